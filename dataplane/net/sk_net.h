@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The dataplane's network stack: Ethernet, ARP, IPv4, ICMP echo and a TCP
+ * server, one independent instance per lcore.
+ *
+ * Shape of use (one lcore, run-to-completion):
+ *
+ * @code
+ *   struct sk_net_conf conf;
+ *   sk_net_conf_defaults(&conf);
+ *   conf.ip = RTE_IPV4(198, 18, 0, 1); ... conf.port_id = port; conf.tx_queue = q;
+ *   struct sk_net_lcore *net = sk_net_lcore_create(&conf, lcore, pool, socket, &ops, app);
+ *   for (;;) {
+ *           n = rte_eth_rx_burst(port, q, pkts, 32);
+ *           now = rte_rdtsc();
+ *           sk_net_rx(net, pkts, n, now);   // owns the mbufs from here on
+ *           sk_net_timers(net, now);        // cheap when nothing is due
+ *           ...app work, sk_tcp_resume() of parked connections...
+ *           sk_net_tx_flush(net);           // EVERY pass: ACKs, replies, resumes
+ *   }
+ * @endcode
+ *
+ * TCP is passive-open only (one listening port) with SYN cookies: no state
+ * exists for a connection until the client's final handshake ACK carries a
+ * valid cookie, so a SYN flood costs no memory. Connections live in a
+ * fixed-size table allocated at create time; each has a bounded receive
+ * buffer and a bounded retransmission (send) buffer, both fixed-size areas
+ * carved out at create time. Every connection is on the per-lcore timer wheel
+ * in every state. See docs/tcp.md for the state diagram and what the stack
+ * deliberately does not do (no SACK, no window scaling, no timestamps, no
+ * active open, no IP fragment reassembly, no IP options).
+ *
+ * Byte order: every IPv4 address and port in this API is in HOST byte order
+ * (RTE_IPV4(198, 18, 0, 1) style).
+ *
+ * Threading: an sk_net_lcore and all its connections belong to the lcore
+ * that created them; no function here may be called concurrently on the same
+ * sk_net_lcore (or its connections) from two threads. Different lcores share
+ * nothing and need no synchronisation. Nothing on the packet path allocates
+ * memory (mbufs come from the mempool's per-lcore cache), takes a lock or
+ * makes a system call, and every loop is bounded.
+ *
+ * Callback rules (struct sk_net_app_ops):
+ *  - on_open(app, c): a connection was established. The per-connection area
+ *    sk_tcp_app_data(c) is zeroed before the call.
+ *  - on_data(app, c, data, len): @data is ALL unconsumed in-order bytes of
+ *    the connection, contiguous. Return how many leading bytes were consumed
+ *    (0..len); the rest stays buffered and is offered again, followed by any
+ *    newer bytes, at the next call. The buffer is bounded
+ *    (sk_net_conf.rcv_buf_size): when it is full the advertised window is
+ *    zero and the peer stops sending. The app may "park" a request by not
+ *    consuming it; on_data is then called again only when new bytes arrive
+ *    or after sk_tcp_resume(c). Parked connections cost nothing per poll
+ *    pass. on_data is also called once with whatever is buffered (possibly
+ *    len == 0) when the peer's FIN arrives; sk_tcp_peer_closed(c) is then
+ *    true, and the app should answer and call sk_tcp_close().
+ *  - on_close(app, c): called exactly once for every connection that got
+ *    on_open, when the app can no longer use it (peer reset, retransmission
+ *    cap, idle timeout, after sk_tcp_abort(), or once a graceful close has
+ *    finished). It is never called from inside an sk_tcp_* call made by the
+ *    app: closures are reported from the stack's own entry points
+ *    (sk_net_rx, sk_net_timers, sk_net_tx_flush). After on_close returns,
+ *    @c and its app area may be reused for another connection.
+ *  - Callbacks may call sk_tcp_send/close/abort/resume on any connection of
+ *    the same lcore, but must not call sk_net_rx/timers/tx_flush/lcore_free.
+ */
+#ifndef SK_NET_H
+#define SK_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sk_net_lcore;
+struct sk_tcp_conn;
+
+/** Length of the SYN-cookie secret (SipHash-2-4 key). */
+#define SK_NET_COOKIE_SECRET_LEN 16
+
+/** Smallest per-connection app area sk_tcp_app_data() guarantees. */
+#define SK_TCP_APP_DATA_MIN 128
+
+/**
+ * TX hook: same contract as rte_eth_tx_burst(): takes ownership of the first
+ * N mbufs it returns the count of; the stack frees the rest. Used by tests,
+ * the fuzzer and the software dispatcher instead of the NIC.
+ */
+typedef uint16_t (*sk_net_tx_fn)(void *ctx, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Configuration of one lcore's stack. Fill with sk_net_conf_defaults() and
+ * override; sk_net_lcore_create() copies it. Addresses in host byte order.
+ */
+struct sk_net_conf {
+	/* --- addressing --- */
+	uint32_t ip;		   /**< our IPv4 address (required, != 0) */
+	uint8_t prefix_len;	   /**< subnet prefix length, 0..32 (default 24) */
+	uint32_t gateway;	   /**< default gateway, 0 = none; resolved by ARP */
+	struct rte_ether_addr mac; /**< our MAC (required, unicast) */
+	uint16_t port_id;	   /**< DPDK port for rte_eth_tx_burst */
+	uint16_t tx_queue;	   /**< TX queue of this lcore on port_id */
+	uint16_t tcp_port;	   /**< listening TCP port (default 80) */
+
+	/* --- capacity --- */
+	uint32_t max_conns; /**< connection table size per lcore (default 4096), incl. TIME_WAIT */
+	uint16_t mss;	    /**< our MSS, 88..9000 (default 1460 = MTU 1500) */
+	uint32_t rcv_buf_size;	/**< per-conn receive buffer, 1..65535 (default 10240) */
+	uint32_t snd_buf_size;	/**< per-conn unacked-send buffer, >= 64 (default 8192) */
+	uint32_t app_data_size; /**< per-conn app area, >= SK_TCP_APP_DATA_MIN (default 256) */
+	uint16_t
+		tx_burst_max; /**< TX queue depth before an internal flush, 1..1024 (default 256) */
+
+	/* --- TCP timers (milliseconds) --- */
+	uint32_t rto_initial_ms;  /**< RTO before any RTT sample (default 1000, RFC 6298) */
+	uint32_t rto_min_ms;	  /**< lower bound of the RTO (default 200) */
+	uint32_t rto_max_ms;	  /**< upper bound after backoff (default 8000) */
+	uint8_t max_retries;	  /**< retransmissions of one segment before RST (default 6) */
+	uint32_t idle_timeout_ms; /**< keep-alive idle timeout (default 60000) */
+	uint32_t time_wait_ms;	  /**< TIME_WAIT duration (default 2000: short on purpose) */
+	uint32_t time_wait_max; /**< TIME_WAIT entries per lcore; oldest recycled (default 1024) */
+	uint32_t challenge_ack_per_s; /**< RFC 5961 challenge ACKs per second per lcore (default
+					 100) */
+	uint32_t timer_tick_us;	      /**< timer wheel tick (default 1000) */
+	uint32_t timer_slots;	      /**< wheel slots, power of two (default 4096) */
+	uint32_t timer_budget; /**< max timer entries visited per sk_net_timers() (default 4096) */
+	uint32_t cookie_period_s; /**< SYN-cookie time slot; a cookie lives 1..2 slots (default 64)
+				   */
+	uint8_t cookie_secret[SK_NET_COOKIE_SECRET_LEN]; /**< keyed-hash secret; set it per boot */
+
+	/* --- port capabilities (set by the port code) --- */
+	bool tx_ip_cksum_offload;  /**< NIC computes the IPv4 header checksum */
+	bool tx_tcp_cksum_offload; /**< NIC computes the TCP checksum */
+	/* RX checksums: mbuf ol_flags GOOD/BAD are honoured; otherwise software. */
+
+	/* --- testing / dispatch --- */
+	uint64_t tsc_hz;    /**< TSC frequency, 0 = rte_get_tsc_hz() */
+	sk_net_tx_fn tx_fn; /**< NULL = rte_eth_tx_burst(port_id, tx_queue, ...) */
+	void *tx_ctx;	    /**< first argument of tx_fn */
+};
+
+/**
+ * Application callbacks; see "Callback rules" in the file comment.
+ * All three must be non-NULL.
+ */
+struct sk_net_app_ops {
+	void (*on_open)(void *app, struct sk_tcp_conn *c);
+	size_t (*on_data)(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len);
+	void (*on_close)(void *app, struct sk_tcp_conn *c);
+};
+
+/**
+ * Counters of one lcore's stack. Monotonic unless marked "gauge". Every drop
+ * and refusal has its own counter.
+ */
+struct sk_net_stats {
+	/* link / network layer */
+	uint64_t rx_pkts;	  /**< frames handed to sk_net_rx */
+	uint64_t rx_bytes;	  /**< their bytes */
+	uint64_t tx_pkts;	  /**< frames accepted by the NIC (or tx_fn) */
+	uint64_t tx_bytes;	  /**< their bytes */
+	uint64_t tx_dropped;	  /**< frames the NIC refused (freed) */
+	uint64_t tx_nombuf;	  /**< segments not sent: mempool empty */
+	uint64_t drop_short;	  /**< truncated Ethernet/ARP/IP/ICMP/TCP header */
+	uint64_t drop_ethertype;  /**< neither IPv4 nor ARP (incl. VLAN-tagged) */
+	uint64_t drop_not_us;	  /**< unicast MAC or IPv4 destination not ours */
+	uint64_t drop_nonlinear;  /**< multi-segment mbuf (not supported) */
+	uint64_t drop_ip_version; /**< IPv4 version != 4 or IHL < 5 */
+	uint64_t drop_ip_cksum;	  /**< bad IPv4 header checksum */
+	uint64_t drop_ip_len;	  /**< total length inconsistent with the frame */
+	uint64_t drop_ip_options; /**< IHL > 5 (options are not supported) */
+	uint64_t drop_ip_frag;	  /**< fragment (MF set or offset != 0) */
+	uint64_t drop_ip_proto;	  /**< neither ICMP nor TCP */
+	uint64_t drop_ip_src;	  /**< source is broadcast/multicast/zero/ours */
+	/* ARP */
+	uint64_t arp_rx;	 /**< ARP frames received */
+	uint64_t arp_reply_tx;	 /**< replies sent to requests for our IP */
+	uint64_t arp_request_tx; /**< requests sent (gateway resolution) */
+	uint64_t arp_drop;	 /**< malformed or not for us */
+	/* ICMP */
+	uint64_t icmp_echo_rx;	  /**< echo requests received */
+	uint64_t icmp_echo_tx;	  /**< echo replies sent */
+	uint64_t icmp_drop_cksum; /**< bad ICMP checksum */
+	uint64_t icmp_drop_other; /**< ICMP types we ignore */
+	/* TCP input */
+	uint64_t tcp_rx;	       /**< TCP segments passing IP checks */
+	uint64_t tcp_drop_cksum;       /**< bad TCP checksum */
+	uint64_t tcp_drop_hdr;	       /**< bad data offset / flag combination */
+	uint64_t tcp_drop_port;	       /**< not our listening port (RST sent unless RST) */
+	uint64_t tcp_syn_rx;	       /**< SYNs to the listening port */
+	uint64_t tcp_synack_tx;	       /**< SYN-ACKs sent (cookies) */
+	uint64_t tcp_cookie_ok;	       /**< handshake ACKs with a valid cookie */
+	uint64_t tcp_cookie_bad;       /**< ACKs for no connection with a bad cookie (RST sent) */
+	uint64_t tcp_conn_full;	       /**< valid cookie but the table was full (dropped) */
+	uint64_t tcp_conn_opened;      /**< connections established */
+	uint64_t tcp_conn_closed;      /**< connections released (any reason) */
+	uint64_t tcp_conns;	       /**< gauge: connections in the table (incl. TIME_WAIT) */
+	uint64_t tcp_time_wait;	       /**< gauge: connections in TIME_WAIT */
+	uint64_t tcp_tw_recycled;      /**< TIME_WAIT entries recycled before expiry */
+	uint64_t tcp_rx_data;	       /**< in-order payload bytes accepted */
+	uint64_t tcp_ooo_drop;	       /**< out-of-order segments dropped (dup ACK sent) */
+	uint64_t tcp_win_trim;	       /**< segments trimmed at the right window edge */
+	uint64_t tcp_unacceptable;     /**< segments outside the window (ACK sent) */
+	uint64_t tcp_ack_invalid;      /**< ACK of unsent data or too old (ACK sent / dropped) */
+	uint64_t tcp_data_after_close; /**< bytes discarded after sk_tcp_close() */
+	uint64_t tcp_zwp_rx;	       /**< zero-window probes answered */
+	/* TCP output / timers */
+	uint64_t tcp_tx_segs;	   /**< segments built (data, ACK, FIN, RST, SYN-ACK) */
+	uint64_t tcp_tx_data;	   /**< payload bytes sent (incl. retransmissions) */
+	uint64_t tcp_retransmits;  /**< RTO-driven retransmissions */
+	uint64_t tcp_zwp_tx;	   /**< zero-window probes sent */
+	uint64_t tcp_rto_reset;	   /**< connections reset after max_retries */
+	uint64_t tcp_idle_timeout; /**< connections closed by the idle timer */
+	uint64_t tcp_rst_tx;	   /**< RSTs sent */
+	uint64_t tcp_rst_rx;	   /**< RSTs that reset a connection (SEQ == RCV.NXT) */
+	uint64_t
+		tcp_rst_ignored; /**< RSTs outside the window, for no connection, or in TIME_WAIT */
+	uint64_t tcp_challenge_ack;	/**< RFC 5961 challenge ACKs sent */
+	uint64_t tcp_challenge_limited; /**< challenge ACKs suppressed by the rate limit */
+	uint64_t timer_expired;		/**< timer entries fired */
+};
+
+/**
+ * Fill @conf with the documented defaults. ip, mac and cookie_secret are left
+ * zero: the caller must set them (use a random secret per boot).
+ *
+ * @param conf  [out] configuration to fill; must not be NULL.
+ */
+void sk_net_conf_defaults(struct sk_net_conf *conf);
+
+/**
+ * Create the stack state of one lcore: connection table, buffers, timer
+ * wheel, ARP cache, TX queue. Allocates with rte_zmalloc_socket(); call at
+ * start-up only.
+ *
+ * @param conf    configuration (copied); validated.
+ * @param lcore   lcore id (recorded for logs/stats; no affinity is checked).
+ * @param pool    mempool for the frames the stack builds (SYN-ACK, ACK,
+ *                data, RST, ARP requests); mbuf data room must hold
+ *                RTE_PKTMBUF_HEADROOM + 54 + mss bytes.
+ * @param socket  NUMA socket for the allocations (SOCKET_ID_ANY allowed).
+ * @param ops     application callbacks (copied; all three non-NULL).
+ * @param app     opaque first argument of every callback.
+ * @return the new lcore stack, or NULL with rte_errno set to:
+ *   - EINVAL: a NULL argument, or a conf value out of its documented range;
+ *   - ENOMEM: the allocation failed (size overflow included).
+ */
+struct sk_net_lcore *sk_net_lcore_create(const struct sk_net_conf *conf, unsigned lcore,
+					 struct rte_mempool *pool, int socket,
+					 const struct sk_net_app_ops *ops, void *app);
+
+/**
+ * Free an lcore stack: frees queued TX mbufs and all memory. Connections are
+ * dropped silently (no RST, no on_close). NULL is a no-op. The owning lcore
+ * must have stopped using it.
+ */
+void sk_net_lcore_free(struct sk_net_lcore *net);
+
+/**
+ * Process received frames. Takes ownership of all @n mbufs (each is freed or
+ * reused for a reply). Replies (ARP, ICMP, RST, SYN-ACK) are queued for
+ * transmission; ACKs and data are generated at sk_net_tx_flush(). Calls the
+ * app callbacks. Frames must be single-segment (others are dropped).
+ *
+ * @param net      lcore stack.
+ * @param pkts     received frames (Ethernet).
+ * @param n        number of frames.
+ * @param now_tsc  current TSC (rte_rdtsc()); must not go backwards.
+ */
+void sk_net_rx(struct sk_net_lcore *net, struct rte_mbuf **pkts, uint16_t n, uint64_t now_tsc);
+
+/**
+ * Run the timer wheel up to @now_tsc: retransmissions (RTO with exponential
+ * backoff, reset after max_retries), zero-window probes, idle timeouts,
+ * TIME_WAIT expiry, gateway ARP resolution. Work per call is bounded by
+ * conf.timer_budget; what is left is done by the next call.
+ *
+ * @param net      lcore stack.
+ * @param now_tsc  current TSC; must not go backwards.
+ */
+void sk_net_timers(struct sk_net_lcore *net, uint64_t now_tsc);
+
+/**
+ * End of a poll pass: calls on_data for connections resumed with
+ * sk_tcp_resume(), builds the pending ACK/data/FIN segments of every
+ * connection that has output, reports closed connections (on_close), then
+ * sends all queued frames with rte_eth_tx_burst() (or conf.tx_fn) and frees
+ * what the NIC refused (counted in stats.tx_dropped). Call it at the end of
+ * EVERY poll pass, even when nothing was received.
+ *
+ * @return number of frames the NIC accepted.
+ */
+uint16_t sk_net_tx_flush(struct sk_net_lcore *net);
+
+/**
+ * Symmetric flow hash of a frame: the same value for both directions of a
+ * TCP/IPv4 flow (endpoints are ordered before hashing). For the software
+ * dispatch when a port has a single RX queue. Returns 0 for ARP, non-IPv4,
+ * fragments and truncated frames (so they all go to one lcore). Pure, thread
+ * safe, does not touch the mbuf.
+ */
+uint32_t sk_net_flow_hash(const struct rte_mbuf *m);
+
+/**
+ * Counters of an lcore stack. The pointer stays valid until
+ * sk_net_lcore_free(). Other threads (telemetry) may read it; values are
+ * plain uint64_t written by the owning lcore, so a reader sees each counter
+ * atomically on 64-bit targets but not a consistent snapshot.
+ */
+const struct sk_net_stats *sk_net_lcore_stats(const struct sk_net_lcore *net);
+
+/**
+ * Look up the ARP cache of an lcore stack (learnt from ARP requests for our
+ * address and from replies, e.g. the gateway's).
+ *
+ * @param net  lcore stack.
+ * @param ip   IPv4 address (host order).
+ * @param mac  [out] the MAC if found.
+ * @return 0 if found, -ENOENT if not (yet) known.
+ */
+int sk_net_arp_lookup(const struct sk_net_lcore *net, uint32_t ip, struct rte_ether_addr *mac);
+
+/**
+ * Queue @len bytes to send on @c. The bytes are copied into the
+ * connection's send buffer and kept until ACKed (for retransmission); they
+ * are segmented and sent at the next sk_net_tx_flush(). All-or-nothing.
+ *
+ * @return 0 on success, or:
+ *   - -EINVAL: NULL data with len > 0;
+ *   - -EMSGSIZE: @len exceeds conf.snd_buf_size (can never fit);
+ *   - -ENOBUFS: not enough free space now (unacked data fills the buffer);
+ *   - -ENOTCONN: the connection is closing or closed (sk_tcp_close() or
+ *     sk_tcp_abort() was called, or it was reset and on_close is pending).
+ */
+int sk_tcp_send(struct sk_tcp_conn *c, const void *data, size_t len);
+
+/**
+ * Graceful close: a FIN is sent after all queued data. Bytes that arrive
+ * afterwards are ACKed and discarded (on_data is not called any more).
+ * on_close follows once the close completes (or fails). Idempotent.
+ */
+void sk_tcp_close(struct sk_tcp_conn *c);
+
+/**
+ * Abortive close: sends an RST now, drops unsent/unacked data and removes
+ * the connection from the table. on_close is reported later, from the
+ * stack's next entry point. Idempotent.
+ */
+void sk_tcp_abort(struct sk_tcp_conn *c);
+
+/**
+ * Ask for on_data to be called again for @c at the next sk_net_tx_flush(),
+ * with whatever is buffered (used after a parked request can be answered).
+ * Costs O(1); no-op if @c is closed. Idempotent until then.
+ */
+void sk_tcp_resume(struct sk_tcp_conn *c);
+
+/**
+ * The connection's app area: conf.app_data_size (>= 128) bytes, 16-byte
+ * aligned, zeroed before on_open, owned by the app until on_close returns.
+ */
+void *sk_tcp_app_data(struct sk_tcp_conn *c);
+
+/** Remote IPv4 address (host order). */
+uint32_t sk_tcp_remote_ip(const struct sk_tcp_conn *c);
+
+/** Remote TCP port (host order). */
+uint16_t sk_tcp_remote_port(const struct sk_tcp_conn *c);
+
+/** True once the peer's FIN has been received (no more bytes will come). */
+bool sk_tcp_peer_closed(const struct sk_tcp_conn *c);
+
+/** Free bytes in the send buffer now (what sk_tcp_send() would accept). */
+size_t sk_tcp_send_space(const struct sk_tcp_conn *c);
+
+/** The lcore stack that owns @c. */
+struct sk_net_lcore *sk_tcp_lcore(const struct sk_tcp_conn *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_NET_H */
