@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Buy and cancel: the composition of dedup, stock, ids, status and rings.
+ */
+#include <errno.h>
+
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "sk_buy.h"
+
+static const char *const buy_names[SK_BUY_STATUS_MAX] = {
+	[SK_BUY_OK] = "ok",	      [SK_BUY_DUPLICATE] = "duplicate",
+	[SK_BUY_LIMIT] = "limit",     [SK_BUY_SOLD_OUT] = "sold_out",
+	[SK_BUY_SHORT] = "short",     [SK_BUY_BUSY] = "busy",
+	[SK_BUY_FULL] = "full",	      [SK_BUY_CLOSED] = "closed",
+	[SK_BUY_INVALID] = "invalid",
+};
+
+const char *sk_buy_status_name(unsigned status)
+{
+	return status < SK_BUY_STATUS_MAX ? buy_names[status] : "unknown";
+}
+
+int sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcore,
+		      struct rte_ring *ring)
+{
+	if (lcore >= shm->nlcores || ring == NULL)
+		return -EINVAL;
+	*lc = (struct sk_buy_lcore){
+		.shm = shm,
+		.ring = ring,
+		.lcore = lcore,
+		.next_seq =
+			1, /* seq 0 of lcore 0 would make id == epoch << 32 only; keep 0 unused */
+		.seq_limit = UINT32_C(1) << shm->status_bits,
+	};
+	sk_shm_status(shm, &lc->status);
+	return 0;
+}
+
+static void sort_lines(struct sk_buy_line *l, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && l[j - 1].item->id > l[j].item->id; j--) {
+			struct sk_buy_line t = l[j];
+			l[j] = l[j - 1];
+			l[j - 1] = t;
+		}
+}
+
+static enum sk_buy_status from_dedup(int rc, const struct sk_item *it, uint32_t qty)
+{
+	switch (rc) {
+	case SK_DEDUP_LIMIT:
+		/* A limit-1 item bought once: the client is retrying a win. */
+		return it->per_user_limit == 1 && qty == 1 ? SK_BUY_DUPLICATE : SK_BUY_LIMIT;
+	case SK_DEDUP_PENDING:
+		return SK_BUY_BUSY;
+	case SK_DEDUP_FULL:
+		return SK_BUY_FULL;
+	default:
+		return SK_BUY_INVALID;
+	}
+}
+
+static enum sk_buy_status from_stock(int rc)
+{
+	switch (rc) {
+	case SK_STOCK_SOLD_OUT:
+		return SK_BUY_SOLD_OUT;
+	case SK_STOCK_SHORT:
+		return SK_BUY_SHORT;
+	case SK_STOCK_BUSY:
+		return SK_BUY_BUSY;
+	default:
+		return SK_BUY_INVALID;
+	}
+}
+
+static void rollback(struct sk_buy_lcore *lc, struct sk_buy_line *lines,
+		     struct sk_dedup_slot **slots, unsigned done, unsigned reserved)
+{
+	for (unsigned i = 0; i < done; i++)
+		sk_stock_untake(lines[i].item, lc->lcore, lines[i].qty);
+	for (unsigned i = 0; i < reserved; i++)
+		sk_dedup_abort(slots[i]);
+}
+
+static enum sk_buy_status buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
+			      struct sk_buy_line *lines, unsigned n, uint64_t *order)
+{
+	struct sk_dedup_slot *slots[SK_BUY_MAX_LINES];
+	struct sk_order_rec recs[SK_BUY_MAX_LINES];
+	unsigned i;
+	int rc;
+
+	*order = 0;
+	if (sk_unlikely(n == 0 || n > SK_BUY_MAX_LINES || req->user == 0))
+		return SK_BUY_INVALID;
+	for (i = 0; i < n; i++) {
+		if (sk_stock_is_sold_out(lines[i].item))
+			return SK_BUY_SOLD_OUT;
+		if (lines[i].qty == 0 || lines[i].qty > SK_STOCK_MAX_QTY)
+			return SK_BUY_INVALID;
+		if (atomic_load_explicit(&lines[i].item->state, memory_order_relaxed) !=
+		    SK_ITEM_ACTIVE)
+			return SK_BUY_CLOSED;
+	}
+	if (sk_unlikely(lc->next_seq >= lc->seq_limit))
+		return SK_BUY_FULL;
+	if (n > 1) {
+		sort_lines(lines, n);
+		for (i = 1; i < n; i++)
+			if (lines[i].item == lines[i - 1].item)
+				return SK_BUY_INVALID;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct sk_item *it = lines[i].item;
+		struct sk_dedup d;
+
+		sk_shm_dedup(lc->shm, it, &d);
+		rc = sk_dedup_acquire(&d, req->user, lines[i].qty, it->per_user_limit, &slots[i],
+				      order);
+		if (rc != SK_DEDUP_OK) {
+			rollback(lc, lines, slots, i, i);
+			return from_dedup(rc, it, lines[i].qty);
+		}
+		rc = sk_stock_take(it, lc->lcore, lines[i].qty);
+		if (rc != SK_STOCK_OK) {
+			rollback(lc, lines, slots, i, i + 1);
+			*order = 0;
+			return from_stock(rc);
+		}
+	}
+
+	uint32_t seq = lc->next_seq;
+	uint64_t id = sk_order_id_make(lc->status.epoch, lc->lcore, seq);
+	for (i = 0; i < n; i++)
+		recs[i] = (struct sk_order_rec){
+			.id = id,
+			.user = req->user,
+			.price = lines[i].item->price,
+			.time_ns = req->now_ns,
+			.item = lines[i].item->id,
+			.client_ip = req->client_ip,
+			.qty = (uint16_t)lines[i].qty,
+			.line = (uint8_t)i,
+			.nlines = (uint8_t)n,
+		};
+
+	/* QUEUED before the enqueue: the control plane may confirm at once. */
+	_Atomic uint8_t *st = sk_status_slot(&lc->status, id);
+	atomic_store(st, SK_ORDER_QUEUED);
+	if (rte_ring_sp_enqueue_bulk_elem(lc->ring, recs, sizeof(recs[0]), n, NULL) != n) {
+		atomic_store(st, SK_ORDER_NONE);
+		rollback(lc, lines, slots, n, n);
+		*order = 0;
+		return SK_BUY_BUSY;
+	}
+	lc->next_seq = seq + 1;
+	for (i = 0; i < n; i++)
+		sk_dedup_commit(slots[i], lines[i].qty, id);
+	*order = id;
+	return SK_BUY_OK;
+}
+
+enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
+			  struct sk_buy_line *lines, unsigned n, uint64_t *order)
+{
+	enum sk_buy_status s = buy(lc, req, lines, n, order);
+
+	lc->count[s]++;
+	return s;
+}
+
+int sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigned to)
+{
+	struct sk_item *items[SK_BUY_MAX_LINES];
+	struct sk_status st;
+	unsigned i;
+
+	if (n == 0 || n > SK_BUY_MAX_LINES || (to != SK_ORDER_CANCELLED && to != SK_ORDER_FAILED))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (recs[i].id != recs[0].id || recs[i].user != recs[0].user)
+			return -EINVAL;
+		items[i] = sk_shm_item_find(shm, recs[i].item);
+		if (items[i] == NULL)
+			return -ENOENT;
+	}
+
+	sk_shm_status(shm, &st);
+	_Atomic uint8_t *s = sk_status_slot(&st, recs[0].id);
+	if (s == NULL)
+		return -ENOENT;
+	uint8_t cur = atomic_load(s);
+	do {
+		if (!sk_order_transition_ok(cur, to))
+			return -EALREADY;
+	} while (!atomic_compare_exchange_weak(s, &cur, (uint8_t)to));
+
+	/* This caller won the order: it alone returns the units. */
+	for (i = 0; i < n; i++) {
+		uint32_t left = recs[i].qty - recs[i].returned;
+		struct sk_dedup d;
+
+		if (left == 0)
+			continue;
+		SK_ASSERT(sk_stock_return(items[i], &recs[i].returned, recs[i].qty, left) == 0);
+		sk_shm_dedup(shm, items[i], &d);
+		/* -ENOENT/-ERANGE: the set was rebuilt without this order
+		 * (recovery); the user holds nothing more to release. */
+		(void)sk_dedup_release(&d, recs[i].user, left);
+	}
+	return 0;
+}

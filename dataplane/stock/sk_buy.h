@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The engine's buy and cancel: dedup, stock, order id, status and ring put
+ * together so that a unit is sold exactly once and every sale reaches the
+ * control plane.
+ *
+ * A buy of one or more lines (a cart), on lcore c:
+ *
+ *   1. sold-out fast refusal (one load per line);
+ *   2. per line, in item-id order: reserve in the user's dedup slot, then
+ *      take the units (sk_stock_take); any failure rolls back the lines
+ *      already done (untake + dedup abort);
+ *   3. one order id (epoch | c | seq); status QUEUED; one record per line
+ *      enqueued all-or-nothing on c's ring. A full ring undoes everything and
+ *      answers BUSY: a sale is never lost;
+ *   4. the dedup slots record the order id.
+ *
+ * Cancel (control plane): status CAS to CANCELLED (first writer wins), then
+ * each line's units go back to the pool and the user's holding drops.
+ *
+ * Thread-safety: a struct sk_buy_lcore belongs to one thread (its lcore);
+ * different lcores run sk_buy() concurrently on the same items without
+ * locks. sk_buy_cancel() may run on any thread, concurrently with buys.
+ */
+#ifndef SK_BUY_H
+#define SK_BUY_H
+
+#include <stdint.h>
+
+#include "sk_order.h"
+#include "sk_shm.h"
+
+/** Most lines in one cart. */
+#define SK_BUY_MAX_LINES 8
+
+/** Outcome of a buy, one per answer the front door gives. */
+enum sk_buy_status {
+	SK_BUY_OK = 0,	  /**< sold: order id set */
+	SK_BUY_DUPLICATE, /**< limit-1 item already won by this user: that order id */
+	SK_BUY_LIMIT,	  /**< the user holds the per-user limit already */
+	SK_BUY_SOLD_OUT,  /**< no unit left */
+	SK_BUY_SHORT,	  /**< fewer units left than asked */
+	SK_BUY_BUSY,	  /**< transient: user's other buy in flight, ring full, races */
+	SK_BUY_FULL,	  /**< dedup slice or this run's order sequence exhausted */
+	SK_BUY_CLOSED,	  /**< item closed by an operator */
+	SK_BUY_INVALID,	  /**< bad request: user 0, qty 0 or too large, too many lines */
+	SK_BUY_STATUS_MAX
+};
+
+/** One line of a buy. */
+struct sk_buy_line {
+	struct sk_item *item;
+	uint32_t qty;
+};
+
+/** The buyer. */
+struct sk_buy_req {
+	uint64_t user;	    /**< authenticated user id, non-zero */
+	uint32_t client_ip; /**< IPv4, network byte order */
+	int64_t now_ns;	    /**< wall clock */
+};
+
+/** Per-lcore engine state; one cache-aligned struct per lcore. */
+struct sk_buy_lcore {
+	struct sk_shm *shm;
+	struct rte_ring *ring;		   /**< this lcore's order ring (SP side) */
+	struct sk_status status;	   /**< view of the status table */
+	unsigned lcore;			   /**< bucket index and order-id lcore field */
+	uint32_t next_seq;		   /**< next order sequence of this run */
+	uint32_t seq_limit;		   /**< sequences available per run */
+	uint64_t count[SK_BUY_STATUS_MAX]; /**< outcomes, for telemetry */
+} sk_cache_aligned;
+
+/**
+ * sk_buy_lcore_init - prepare lcore @p lcore's engine state.
+ * @param ring  the lcore's order ring (sk_order_ring_create()); not owned
+ * @return 0, or -EINVAL if @p lcore >= shm->nlcores or @p ring is NULL.
+ */
+int sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcore,
+		      struct rte_ring *ring);
+
+/**
+ * sk_buy - sell @p lines to @p req->user, all or nothing.
+ *
+ * @param lc      the calling lcore's state
+ * @param req     the buyer
+ * @param lines   1..SK_BUY_MAX_LINES lines with distinct items; reordered
+ *                in place by item id
+ * @param n       number of lines
+ * @param order   [out] the order id for SK_BUY_OK, the earlier order's id
+ *                for SK_BUY_DUPLICATE and SK_BUY_LIMIT (0 if none)
+ * @return an enum sk_buy_status; never blocks, allocates or locks.
+ */
+enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
+			  struct sk_buy_line *lines, unsigned n, uint64_t *order);
+
+/**
+ * sk_buy_cancel - cancel an order and give its units back (payment timeout,
+ * refund, or an order that could not be stored).
+ *
+ * @param shm    the arena
+ * @param recs   every line of the order (same id); each line's returned
+ *               counter is updated
+ * @param n      number of lines
+ * @param to     SK_ORDER_CANCELLED or SK_ORDER_FAILED
+ * @return 0 (units returned), -EALREADY (the order is not queued/confirmed:
+ *         already paid, cancelled or failed - nothing changed), -ENOENT (not
+ *         an order of this run, or an item is unknown), -EINVAL (bad @p to or
+ *         lines that disagree).
+ */
+int sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigned to);
+
+/** sk_buy_status_name - short name of a buy outcome ("ok", "sold_out", ...). */
+const char *sk_buy_status_name(unsigned status);
+
+#endif /* SK_BUY_H */

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Orders as the dataplane hands them to the control plane: 64-bit ids made
+ * without coordination, fixed-size records carried by one
+ * single-producer/single-consumer rte_ring per lcore, and the status table
+ * (one byte per order) through which the control plane tells the dataplane
+ * what became of each order.
+ *
+ * Order id layout (most significant first):
+ *
+ *     | epoch: 32 bits | lcore: 6 bits | sequence: 26 bits |
+ *
+ * The epoch is the dataplane's start time in seconds, so ids from different
+ * runs never collide; lcore and sequence index the status table directly.
+ * Ids are never 0.
+ *
+ * Thread-safety: the id helpers are pure. A status table may be read and
+ * written from any thread (bytes are atomic); the dataplane lcore that owns
+ * a sequence range writes QUEUED/NONE, the control plane moves orders on
+ * with compare-and-set. Rings are SP/SC: one lcore enqueues, one control
+ * thread dequeues.
+ */
+#ifndef SK_ORDER_H
+#define SK_ORDER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sk_common.h"
+
+struct rte_ring;
+
+#define SK_ORDER_SEQ_BITS   26
+#define SK_ORDER_LCORE_BITS 6
+#define SK_ORDER_SEQ_MAX    (UINT32_C(1) << SK_ORDER_SEQ_BITS)
+
+/** What became of an order. Stored as one byte. */
+enum sk_order_status {
+	SK_ORDER_NONE = 0,  /**< no such order (in this run) */
+	SK_ORDER_QUEUED,    /**< sold, handed to the control plane, not yet on disk */
+	SK_ORDER_CONFIRMED, /**< durable in the order store */
+	SK_ORDER_PAID,	    /**< payment received */
+	SK_ORDER_CANCELLED, /**< unpaid at its deadline or refunded; units returned */
+	SK_ORDER_FAILED,    /**< could not be stored; units returned */
+};
+
+/**
+ * An order line: what the dataplane enqueues. A cart of n items produces n
+ * records with the same id and line = 0..n-1. 48 bytes, no pointers.
+ */
+struct sk_order_rec {
+	uint64_t id;	    /**< order id (shared by the lines of one cart) */
+	uint64_t user;	    /**< buyer */
+	uint64_t price;	    /**< unit price at sale time, minor units */
+	int64_t time_ns;    /**< wall clock of the sale */
+	uint32_t item;	    /**< item id */
+	uint32_t client_ip; /**< IPv4, network byte order */
+	uint16_t qty;	    /**< units of this line */
+	uint8_t line;	    /**< index of this line in the cart */
+	uint8_t nlines;	    /**< lines in the cart, >= 1 */
+	uint32_t returned;  /**< units returned so far (control plane's copy) */
+};
+
+_Static_assert(sizeof(struct sk_order_rec) == 48, "order record must stay 48 bytes");
+
+/** sk_order_id_make - build an id; @p epoch must be non-zero. */
+static inline uint64_t sk_order_id_make(uint32_t epoch, unsigned lcore, uint32_t seq)
+{
+	return (uint64_t)epoch << 32 | (uint64_t)lcore << SK_ORDER_SEQ_BITS |
+	       (seq & (SK_ORDER_SEQ_MAX - 1));
+}
+
+/** sk_order_id_epoch - the run that made @p id. */
+static inline uint32_t sk_order_id_epoch(uint64_t id)
+{
+	return (uint32_t)(id >> 32);
+}
+
+/** sk_order_id_lcore - the lcore that made @p id. */
+static inline unsigned sk_order_id_lcore(uint64_t id)
+{
+	return (unsigned)(id >> SK_ORDER_SEQ_BITS) & ((1u << SK_ORDER_LCORE_BITS) - 1);
+}
+
+/** sk_order_id_seq - the lcore's sequence number of @p id. */
+static inline uint32_t sk_order_id_seq(uint64_t id)
+{
+	return (uint32_t)id & (SK_ORDER_SEQ_MAX - 1);
+}
+
+/** sk_order_status_name - "queued", "confirmed", ...; "none" for unknown values. */
+const char *sk_order_status_name(unsigned status);
+
+/**
+ * sk_order_transition_ok - whether an order may move from @p from to @p to:
+ * queued -> confirmed | failed | cancelled, confirmed -> paid | cancelled.
+ * Everything else (including leaving paid, cancelled or failed) is refused.
+ */
+bool sk_order_transition_ok(unsigned from, unsigned to);
+
+/**
+ * A view of the status table: per lcore, 2^bits bytes indexed by sequence.
+ * The bytes live in shared memory (sk_shm); the view is a per-process
+ * handle and owns nothing.
+ */
+struct sk_status {
+	_Atomic uint8_t *base; /**< nlcores << bits bytes */
+	uint32_t nlcores;
+	uint32_t bits;	/**< log2 of the bytes per lcore */
+	uint32_t epoch; /**< only ids of this epoch are in the table */
+};
+
+/**
+ * sk_status_slot - the status byte of @p id, or NULL if @p id is not of this
+ * table's epoch or out of its range.
+ */
+static inline _Atomic uint8_t *sk_status_slot(const struct sk_status *st, uint64_t id)
+{
+	unsigned lc = sk_order_id_lcore(id);
+	uint32_t seq = sk_order_id_seq(id);
+
+	if (sk_order_id_epoch(id) != st->epoch || lc >= st->nlcores || seq >> st->bits)
+		return NULL;
+	return &st->base[((size_t)lc << st->bits) + seq];
+}
+
+/** sk_status_get - status of @p id; SK_ORDER_NONE if unknown to this table. */
+static inline unsigned sk_status_get(const struct sk_status *st, uint64_t id)
+{
+	_Atomic uint8_t *s = sk_status_slot(st, id);
+
+	return s ? atomic_load(s) : SK_ORDER_NONE;
+}
+
+/**
+ * sk_status_move - compare-and-set @p id from @p from to @p to, only along
+ * an allowed transition (sk_order_transition_ok()).
+ * @return 0, -ENOENT if @p id is not in the table, -EINVAL if the transition
+ *         is not allowed, -EALREADY if the order was not in @p from (another
+ *         writer moved it first).
+ */
+int sk_status_move(const struct sk_status *st, uint64_t id, unsigned from, unsigned to);
+
+/**
+ * sk_order_ring_create - create lcore @p lcore's order ring ("sk_orders_<n>")
+ * of @p count records (a power of two), SP/SC. Needs an initialised EAL.
+ * @return the ring, or NULL with rte_errno set (EEXIST, ENOMEM, EINVAL).
+ */
+struct rte_ring *sk_order_ring_create(unsigned lcore, unsigned count, int socket);
+
+/**
+ * sk_order_ring_lookup - the ring of @p lcore made by another process
+ * (control plane, DPDK secondary). @return the ring or NULL (rte_errno).
+ */
+struct rte_ring *sk_order_ring_lookup(unsigned lcore);
+
+#endif /* SK_ORDER_H */

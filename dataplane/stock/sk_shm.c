@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Layout of the shared arena (see sk_shm.h): header, items, id hash, dedup
+ * slots, status bytes - each section cache-line aligned.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sk_shm.h"
+
+#define MAX_PROBE 64
+
+static inline _Atomic uint32_t *index_base(const struct sk_shm *shm)
+{
+	return (_Atomic uint32_t *)((uintptr_t)shm + shm->index_off);
+}
+
+static inline struct sk_item *item_base(const struct sk_shm *shm)
+{
+	return (struct sk_item *)((uintptr_t)shm + shm->items_off);
+}
+
+static inline uint32_t id_hash(uint32_t id)
+{
+	return id * UINT32_C(0x9e3779b1);
+}
+
+static uint32_t pow2_at_least(uint64_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (UINT32_C(1) << 31))
+		p <<= 1;
+	return p;
+}
+
+/* Offsets of each section for @conf; false on overflow. */
+static bool layout(const struct sk_shm_conf *conf, struct sk_shm *l)
+{
+	size_t off = sk_align_up(sizeof(struct sk_shm), SK_CACHE_LINE), n;
+
+	l->index_mask = pow2_at_least(2 * (uint64_t)conf->max_items) - 1;
+	l->items_off = off;
+	if (!sk_mul_size(conf->max_items, sizeof(struct sk_item), &n) || !sk_add_size(off, n, &off))
+		return false;
+	l->index_off = off;
+	if (!sk_add_size(off, ((size_t)l->index_mask + 1) * sizeof(uint32_t), &off))
+		return false;
+	off = sk_align_up(off, SK_CACHE_LINE);
+	l->dedup_off = off;
+	if (!sk_mul_size(conf->dedup_slots, sizeof(struct sk_dedup_slot), &n) ||
+	    !sk_add_size(off, n, &off))
+		return false;
+	l->status_off = off;
+	if (!sk_add_size(off, (size_t)conf->nlcores << conf->status_bits, &off))
+		return false;
+	l->size = sk_align_up(off, SK_CACHE_LINE);
+	return l->size >= off;
+}
+
+static bool conf_valid(const struct sk_shm_conf *c)
+{
+	return c->nlcores >= 1 && c->nlcores <= SK_MAX_LCORES && c->max_items >= 1 &&
+	       c->max_items <= (UINT32_C(1) << 20) && c->dedup_slots >= SK_SHM_DEDUP_MIN &&
+	       c->status_bits >= 10 && c->status_bits <= SK_ORDER_SEQ_BITS && c->epoch != 0;
+}
+
+size_t sk_shm_size(const struct sk_shm_conf *conf)
+{
+	struct sk_shm l;
+
+	if (!conf_valid(conf) || !layout(conf, &l))
+		return 0;
+	return l.size;
+}
+
+struct sk_shm *sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
+{
+	struct sk_shm l = {0};
+
+	if (!conf_valid(conf) || !layout(conf, &l) || len < l.size ||
+	    ((uintptr_t)mem & (SK_CACHE_LINE - 1)))
+		return NULL;
+	memset(mem, 0, l.size);
+
+	struct sk_shm *shm = mem;
+	shm->magic = SK_SHM_MAGIC;
+	shm->version = SK_SHM_VERSION;
+	shm->nlcores = conf->nlcores;
+	shm->max_items = conf->max_items;
+	shm->index_mask = l.index_mask;
+	shm->status_bits = conf->status_bits;
+	shm->epoch = conf->epoch;
+	shm->size = l.size;
+	shm->items_off = l.items_off;
+	shm->index_off = l.index_off;
+	shm->dedup_off = l.dedup_off;
+	shm->dedup_slots = conf->dedup_slots;
+	shm->status_off = l.status_off;
+	return shm;
+}
+
+struct sk_shm *sk_shm_attach(void *mem, size_t len)
+{
+	struct sk_shm *shm = mem;
+
+	if (len < sizeof(*shm) || shm->magic != SK_SHM_MAGIC || shm->version != SK_SHM_VERSION ||
+	    shm->size > len)
+		return NULL;
+	return shm;
+}
+
+struct sk_item *sk_shm_item_find(const struct sk_shm *shm, uint32_t id)
+{
+	_Atomic uint32_t *index = index_base(shm);
+	uint32_t h = id_hash(id);
+
+	for (uint32_t i = 0; i < MAX_PROBE && i <= shm->index_mask; i++) {
+		uint32_t v = atomic_load_explicit(&index[(h + i) & shm->index_mask],
+						  memory_order_acquire);
+		if (v == 0)
+			return NULL;
+		struct sk_item *it = &item_base(shm)[v - 1];
+		if (it->id == id)
+			return it;
+	}
+	return NULL;
+}
+
+struct sk_item *sk_shm_item_at(const struct sk_shm *shm, uint32_t i)
+{
+	if (i >= atomic_load_explicit(&((struct sk_shm *)shm)->nitems, memory_order_acquire))
+		return NULL;
+	return &item_base(shm)[i];
+}
+
+int sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
+		    struct sk_item **out)
+{
+	if (conf->id == 0)
+		return -EINVAL;
+	if (sk_shm_item_find(shm, conf->id) != NULL)
+		return -EEXIST;
+
+	uint32_t n = atomic_load(&shm->nitems);
+	if (n >= shm->max_items)
+		return -ENOSPC;
+
+	uint64_t used = atomic_load(&shm->dedup_used);
+	uint64_t left = shm->dedup_slots - used;
+	if (dedup == 0) {
+		dedup = conf->total > left / 8 ? left : conf->total * 8;
+		if (dedup < SK_SHM_DEDUP_MIN)
+			dedup = SK_SHM_DEDUP_MIN;
+		/* the largest power of two that fits what is asked and left */
+		uint64_t p = pow2_at_least(dedup);
+		while (p > left && p > 1)
+			p >>= 1;
+		dedup = p;
+	} else {
+		dedup = pow2_at_least(dedup);
+	}
+	if (dedup > left || dedup < SK_SHM_DEDUP_MIN)
+		return -ENOSPC;
+
+	/* Find the hash slot before touching anything, so failure leaves no trace. */
+	_Atomic uint32_t *index = index_base(shm);
+	uint32_t h = id_hash(conf->id), slot = UINT32_MAX;
+	for (uint32_t i = 0; i < MAX_PROBE && i <= shm->index_mask; i++) {
+		if (atomic_load(&index[(h + i) & shm->index_mask]) == 0) {
+			slot = (h + i) & shm->index_mask;
+			break;
+		}
+	}
+	if (slot == UINT32_MAX)
+		return -ENOSPC;
+
+	struct sk_stock_conf c = *conf;
+	c.nlcores = shm->nlcores;
+	struct sk_item *it = &item_base(shm)[n];
+	int rc = sk_stock_init(it, &c);
+	if (rc != 0)
+		return rc;
+	it->dedup_off = used;
+	it->dedup_mask = dedup - 1;
+	memset((char *)shm + shm->dedup_off + used * sizeof(struct sk_dedup_slot), 0,
+	       dedup * sizeof(struct sk_dedup_slot));
+
+	atomic_store(&shm->dedup_used, used + dedup);
+	atomic_store_explicit(&shm->nitems, n + 1, memory_order_release);
+	atomic_store_explicit(&index[slot], n + 1, memory_order_release);
+	if (out != NULL)
+		*out = it;
+	return 0;
+}
+
+void sk_shm_dedup(const struct sk_shm *shm, const struct sk_item *it, struct sk_dedup *d)
+{
+	d->slot = (struct sk_dedup_slot *)((uintptr_t)shm + shm->dedup_off) + it->dedup_off;
+	d->mask = it->dedup_mask;
+}
+
+void sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
+{
+	st->base = (_Atomic uint8_t *)((uintptr_t)shm + shm->status_off);
+	st->nlcores = shm->nlcores;
+	st->bits = shm->status_bits;
+	st->epoch = shm->epoch;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The shared-memory arena: the one block that the dataplane creates and the
+ * control plane maps. It holds, at fixed offsets recorded in its header:
+ *
+ *   - the item table (struct sk_item[max_items]) and an id -> index hash,
+ *   - the dedup slot array, handed out to items in power-of-two slices,
+ *   - the order status table (nlcores << status_bits bytes).
+ *
+ * Nothing in the arena is a pointer, so it means the same in every process
+ * whatever address it is mapped at. In the dataplane the arena is the
+ * memzone SK_SHM_MEMZONE; unit tests use plain memory.
+ *
+ * Thread-safety: sk_shm_init() and sk_shm_item_add() are for one writer at
+ * a time (start-up, or the control plane's preheat); items become visible to
+ * readers atomically, fully initialised. Lookups are lock-free and may run
+ * on any thread concurrently with one adder.
+ */
+#ifndef SK_SHM_H
+#define SK_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sk_dedup.h"
+#include "sk_order.h"
+#include "sk_stock.h"
+
+#define SK_SHM_MEMZONE "sk_shm"
+#define SK_SHM_MAGIC   UINT64_C(0x736b696c6c73686d) /* "skillshm" */
+#define SK_SHM_VERSION 1
+
+/** Smallest dedup slice given to an item. */
+#define SK_SHM_DEDUP_MIN 1024
+
+/** Sizes of an arena. */
+struct sk_shm_conf {
+	uint32_t nlcores;     /**< dataplane lcores, 1..SK_MAX_LCORES */
+	uint32_t max_items;   /**< item slots, >= 1 */
+	uint64_t dedup_slots; /**< dedup slots shared by all items, >= SK_SHM_DEDUP_MIN */
+	uint32_t status_bits; /**< log2 of orders per lcore per run, 10..SK_ORDER_SEQ_BITS */
+	uint32_t epoch;	      /**< this run's order-id epoch, non-zero */
+};
+
+/** The arena's header, at offset 0. */
+struct sk_shm {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t nlcores;
+	uint32_t max_items;
+	uint32_t index_mask; /**< id hash size - 1 */
+	uint32_t status_bits;
+	uint32_t epoch;
+	uint64_t size;	    /**< bytes of the whole arena */
+	uint64_t items_off; /**< struct sk_item[max_items] */
+	uint64_t index_off; /**< _Atomic uint32_t[index_mask + 1]: item index + 1, 0 = empty */
+	uint64_t dedup_off; /**< struct sk_dedup_slot[dedup_slots] */
+	uint64_t dedup_slots;
+	uint64_t status_off;	     /**< uint8_t[nlcores << status_bits] */
+	_Atomic uint64_t dedup_used; /**< slots already handed to items */
+	_Atomic uint32_t nitems;     /**< items published so far */
+};
+
+/**
+ * sk_shm_size - bytes needed for an arena of @p conf.
+ * @return the size, or 0 if @p conf is invalid or the size overflows.
+ */
+size_t sk_shm_size(const struct sk_shm_conf *conf);
+
+/**
+ * sk_shm_init - lay out an empty arena in @p mem (zeroed by this call).
+ * @param mem  at least sk_shm_size(conf) bytes, 64-byte aligned
+ * @param len  bytes at @p mem
+ * @return the arena, or NULL if @p conf is invalid or @p len too small.
+ */
+struct sk_shm *sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf);
+
+/**
+ * sk_shm_attach - check that @p mem holds an arena of this build's layout.
+ * @return the arena, or NULL if the magic, version or size do not match.
+ */
+struct sk_shm *sk_shm_attach(void *mem, size_t len);
+
+/**
+ * sk_shm_item_add - publish a new item with its dedup slice.
+ *
+ * @param shm    the arena
+ * @param conf   the item (conf->nlcores is forced to the arena's)
+ * @param dedup  slots for its dedup slice, rounded up to a power of two;
+ *               0 = automatic: 8 x total, at least SK_SHM_DEDUP_MIN, at most
+ *               what is left
+ * @param out    [out] the item (may be NULL)
+ * @return 0, -EEXIST (id already present), -ENOSPC (no item slot or not
+ *         enough dedup slots left), -EINVAL (bad item parameters).
+ */
+int sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
+		    struct sk_item **out);
+
+/** sk_shm_item_find - the item with id @p id, or NULL. Lock-free, O(1) expected. */
+struct sk_item *sk_shm_item_find(const struct sk_shm *shm, uint32_t id);
+
+/** sk_shm_item_at - the @p i-th published item (0 <= i < nitems), or NULL. */
+struct sk_item *sk_shm_item_at(const struct sk_shm *shm, uint32_t i);
+
+/** sk_shm_dedup - fill @p d with the dedup slice of @p it. */
+void sk_shm_dedup(const struct sk_shm *shm, const struct sk_item *it, struct sk_dedup *d);
+
+/** sk_shm_status - fill @p st with a view of the arena's status table. */
+void sk_shm_status(const struct sk_shm *shm, struct sk_status *st);
+
+#endif /* SK_SHM_H */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Items and their stock: the part of the engine that decides whether a unit
+ * can be sold.
+ *
+ * An item's units live in three places: a shared @c pool, one @c bucket per
+ * lcore (its own cache line), and - for a few nanoseconds - "in transit"
+ * between the pool and a bucket. A buy on lcore c takes from bucket[c]
+ * (uncontended, so cheap); an empty bucket refills from the pool in a batch
+ * that shrinks as the pool shrinks; an empty pool makes the buyer steal from
+ * the other buckets. The item is declared sold out only when the pool, every
+ * bucket and the transit counter all read zero, and the declaring core
+ * re-checks after raising the flag. See docs/stock.md for the protocol and
+ * why it never strands a unit.
+ *
+ * Invariant at any quiescent point (no call in progress):
+ *
+ *     total + added == pool + sum(bucket) + (sum(sold) - returned)
+ *
+ * Memory: a struct sk_item holds no pointers, so the item table can live in a
+ * DPDK memzone shared by the dataplane (primary) and the control plane
+ * (secondary), or in plain memory in unit tests.
+ *
+ * Thread-safety: every function here is lock-free and may be called
+ * concurrently, with one rule: an lcore index is used by one thread at a
+ * time (its bucket's @c sold counter has a single writer).
+ */
+#ifndef SK_STOCK_H
+#define SK_STOCK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "sk_common.h"
+
+/** Highest number of lcores (buckets per item). */
+#define SK_MAX_LCORES 64
+
+/** Largest quantity of one buy line. */
+#define SK_STOCK_MAX_QTY 1000
+
+/** Largest stock an item may ever hold (total + added), 2^48 units. */
+#define SK_STOCK_MAX_UNITS (UINT64_C(1) << 48)
+
+/** Default cap on the units a bucket takes from the pool at once. */
+#define SK_STOCK_BATCH_MAX_DEFAULT 256
+
+/** Administrative state of an item slot. */
+enum sk_item_state {
+	SK_ITEM_FREE = 0, /**< slot unused */
+	SK_ITEM_ACTIVE,	  /**< selling within [start_ns, end_ns) */
+	SK_ITEM_CLOSED,	  /**< closed by an operator: refuse everything */
+};
+
+/** One lcore's share of an item: written mostly by its owner. */
+struct sk_bucket {
+	_Atomic uint64_t avail; /**< units ready to sell; owner and thieves CAS it */
+	_Atomic uint64_t sold;	/**< units sold by this lcore; owner writes only */
+} sk_cache_aligned;
+
+/**
+ * An item on sale. All fields are written by the control plane (or the
+ * standalone loader) before the item is published, except the atomics.
+ */
+struct sk_item {
+	/* Cache line 0: read on every request. */
+	uint32_t id;		   /**< item id, non-zero */
+	_Atomic uint32_t state;	   /**< enum sk_item_state */
+	_Atomic uint32_t sold_out; /**< 1 once pool, buckets and transit read zero */
+	uint32_t per_user_limit;   /**< units one user may hold, >= 1 */
+	int64_t start_ns;	   /**< sale opens (wall clock, ns since epoch) */
+	int64_t end_ns;		   /**< sale ends (wall clock); INT64_MAX = never */
+	uint64_t price;		   /**< price in minor units (cents) */
+	uint64_t total;		   /**< units put on sale at preheat */
+	uint32_t nlcores;	   /**< buckets in use, 1..SK_MAX_LCORES */
+	uint32_t batch_max;	   /**< cap of one pool -> bucket refill */
+	uint64_t dedup_off;	   /**< first slot of this item's dedup slice */
+	uint64_t dedup_mask;	   /**< slice size - 1 (size is a power of two) */
+
+	/* Cache line 1: shared counters, touched on refills and returns only. */
+	_Atomic uint64_t pool sk_cache_aligned; /**< units not yet in any bucket */
+	_Atomic uint64_t transit;		/**< cores moving units pool -> bucket right now */
+	_Atomic uint64_t returned;		/**< units given back (timeouts, refunds) */
+	_Atomic uint64_t added;			/**< units added by restocks after preheat */
+
+	struct sk_bucket bucket[SK_MAX_LCORES];
+};
+
+/** Outcome of a stock operation. */
+enum sk_stock_result {
+	SK_STOCK_OK = 0,   /**< the units were taken */
+	SK_STOCK_SOLD_OUT, /**< no unit is left anywhere */
+	SK_STOCK_SHORT,	   /**< some units are left, fewer than asked */
+	SK_STOCK_BUSY,	   /**< lost too many races in a row; nothing taken, retry */
+};
+
+/** Parameters of sk_stock_init(). */
+struct sk_stock_conf {
+	uint32_t id;		 /**< non-zero */
+	uint32_t per_user_limit; /**< >= 1 */
+	int64_t start_ns;
+	int64_t end_ns;
+	uint64_t price;
+	uint64_t total;	    /**< <= SK_STOCK_MAX_UNITS */
+	uint32_t nlcores;   /**< 1..SK_MAX_LCORES */
+	uint32_t batch_max; /**< 0 = SK_STOCK_BATCH_MAX_DEFAULT */
+};
+
+/**
+ * sk_stock_init - lay out an item with all its units in the pool.
+ *
+ * Not thread-safe: the item must not be visible to other threads yet.
+ * Leaves the dedup slice fields to the caller (sk_shm).
+ *
+ * @param it    item to initialise (zeroed first)
+ * @param conf  its parameters
+ * @return 0, or -EINVAL if a parameter is out of range (id 0, limit 0,
+ *         nlcores 0 or > SK_MAX_LCORES, total > SK_STOCK_MAX_UNITS,
+ *         end_ns <= start_ns).
+ */
+int sk_stock_init(struct sk_item *it, const struct sk_stock_conf *conf);
+
+/**
+ * sk_stock_take - take @p qty units for a buy on lcore @p lcore.
+ *
+ * Fast path: one CAS on the lcore's own bucket. Slow path: refill from the
+ * pool, steal from other buckets, and - only when every place reads zero -
+ * declare the item sold out. The work is bounded: a fixed number of rounds
+ * over at most nlcores buckets.
+ *
+ * @param it     the item
+ * @param lcore  caller's lcore index, < it->nlcores
+ * @param qty    units wanted, 1..SK_STOCK_MAX_QTY
+ * @return SK_STOCK_OK (units taken, counted as sold on @p lcore),
+ *         SK_STOCK_SOLD_OUT, SK_STOCK_SHORT (fewer than @p qty left, nothing
+ *         taken), SK_STOCK_BUSY (raced too often, nothing taken), or
+ *         -EINVAL for a bad @p qty or @p lcore.
+ */
+int sk_stock_take(struct sk_item *it, unsigned lcore, uint32_t qty);
+
+/**
+ * sk_stock_untake - undo a successful sk_stock_take() of the same lcore
+ * (a later step of the buy failed: cart line, full order ring).
+ *
+ * The units go back to the lcore's bucket and its sold counter drops; this is
+ * not a "return" (nothing was sold). Clears the sold-out flag if it was set.
+ *
+ * @param it     the item
+ * @param lcore  the lcore that took the units
+ * @param qty    exactly what that take got
+ */
+void sk_stock_untake(struct sk_item *it, unsigned lcore, uint32_t qty);
+
+/**
+ * sk_stock_return - give back units of a sold order (payment timeout,
+ * refund) so they can be sold again.
+ *
+ * The caller owns the order's record and passes its returned counter; the
+ * engine refuses to return more than the order took. Idempotence across
+ * callers (two cancellers of one order) is the caller's business: it moves
+ * the order's status with a compare-and-set first.
+ *
+ * @param it         the item
+ * @param returned   the order line's running count of returned units
+ *                   (updated on success); single writer
+ * @param order_qty  units the order line took
+ * @param n          units to return now, >= 1
+ * @return 0, -EINVAL if @p n is 0, -ERANGE if *returned + n > order_qty.
+ */
+int sk_stock_return(struct sk_item *it, uint32_t *returned, uint32_t order_qty, uint32_t n);
+
+/**
+ * sk_stock_add - restock: add @p n units to the pool and reopen a sold-out
+ * item.
+ *
+ * @return 0, -EINVAL if @p n is 0, -EOVERFLOW if total + added would exceed
+ *         SK_STOCK_MAX_UNITS.
+ */
+int sk_stock_add(struct sk_item *it, uint64_t n);
+
+/**
+ * sk_stock_remaining - units not yet sold (pool + every bucket). A snapshot:
+ * exact only when no call is in progress.
+ */
+uint64_t sk_stock_remaining(const struct sk_item *it);
+
+/** sk_stock_sold - units sold minus units returned (snapshot). */
+uint64_t sk_stock_sold(const struct sk_item *it);
+
+/**
+ * sk_stock_is_sold_out - true if the item refuses every buy because no unit
+ * is left. One relaxed load: the hot check of the 99% case.
+ */
+static inline bool sk_stock_is_sold_out(const struct sk_item *it)
+{
+	return atomic_load_explicit(&it->sold_out, memory_order_relaxed) != 0;
+}
+
+/**
+ * sk_stock_check - check the accounting invariant of a quiescent item.
+ * @return true if total + added == pool + sum(bucket) + sold - returned and
+ *         the sold-out flag is set only when no unit is left.
+ */
+bool sk_stock_check(const struct sk_item *it);
+
+#endif /* SK_STOCK_H */
