@@ -320,7 +320,7 @@ static inline enum sk_http_conn sk_http_request_conn(const struct sk_http_reques
 
 /** What sk_http_response_write() writes. All-zero except status is valid. */
 struct sk_http_response {
-	uint16_t status;      /**< 100..599; reason phrase from a built-in table */
+	uint16_t status;      /**< 200..599 but 204/304; reason phrase from a table */
 	uint8_t conn;	      /**< enum sk_http_conn */
 	bool no_body;	      /**< HEAD request: Content-Length of body, no body */
 	uint32_t retry_after; /**< seconds for Retry-After; 0: no field */
@@ -340,7 +340,8 @@ struct sk_http_response {
  * @param[in]  r    what to write; @r->body and @r->extra are copied
  * @return bytes written (> 0), or
  *   -ENOSPC if the response does not fit in @cap (@buf content undefined),
- *   -EINVAL if @r->status is outside 100..599 or @r->conn is out of range.
+ *   -EINVAL if @r->status is not 200..599, is 204 or 304 (no content), or
+ *           @r->conn is out of range.
  * Thread-safe (writes only @buf).
  */
 int sk_http_response_write(void *buf, size_t cap, const struct sk_http_response *r);

@@ -1,0 +1,749 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_http_parse.c - the resumable, zero-copy HTTP/1.1 request parser.
+ *
+ * A byte-level state machine in the manner of nginx's ngx_http_parse.c: each
+ * call looks only at bytes it has not seen, keeps its place as an offset and
+ * returns AGAIN when input runs out. Because the net stack always hands us
+ * the request from its first byte, earlier bytes can be re-read at no cost;
+ * the parser uses that to interpret a field line's value only once its line
+ * is complete, so the state stays a handful of 16-bit offsets.
+ *
+ * Character classes come from one 256-entry table. Header values, the longest
+ * part of a request (Bearer tokens), are scanned 16 bytes at a time with SSE2
+ * when available, with a scalar fallback.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sk_common.h"
+#include "sk_http.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Character classes                                                         */
+/* ------------------------------------------------------------------------ */
+
+enum {
+	C_TCHAR = 1 << 0,  /* token character (RFC 9110 5.6.2) */
+	C_TARGET = 1 << 1, /* origin-form byte other than '%' (pchar / "/" / "?") */
+	C_VALUE = 1 << 2,  /* field-value byte: VCHAR, obs-text, SP, HTAB */
+	C_HEX = 1 << 3,	   /* hex digit */
+	C_HOST = 1 << 4,   /* Host value byte: reg-name, IP-literal, port */
+};
+
+/* Built at compile time with designated initialisers (GNU ranges). */
+static const uint8_t cclass[256] = {
+	['0' ... '9'] = C_TCHAR | C_TARGET | C_VALUE | C_HEX | C_HOST,
+	['A' ... 'F'] = C_TCHAR | C_TARGET | C_VALUE | C_HEX | C_HOST,
+	['a' ... 'f'] = C_TCHAR | C_TARGET | C_VALUE | C_HEX | C_HOST,
+	['G' ... 'Z'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['g' ... 'z'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	/* tchar-only punctuation */
+	['#'] = C_TCHAR | C_VALUE,
+	['^'] = C_TCHAR | C_VALUE,
+	['`'] = C_TCHAR | C_VALUE,
+	['|'] = C_TCHAR | C_VALUE,
+	/* unreserved: tchar and target */
+	['-'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['.'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['_'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['~'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	/* sub-delims that are also tchar */
+	['!'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['$'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['&'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['\''] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['*'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	['+'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
+	/* '%' is a tchar; in a target it starts an escape (handled apart) */
+	['%'] = C_TCHAR | C_VALUE | C_HOST,
+	/* sub-delims that are not tchar */
+	['('] = C_TARGET | C_VALUE | C_HOST,
+	[')'] = C_TARGET | C_VALUE | C_HOST,
+	[','] = C_TARGET | C_VALUE | C_HOST,
+	[';'] = C_TARGET | C_VALUE | C_HOST,
+	['='] = C_TARGET | C_VALUE | C_HOST,
+	/* gen-delims allowed in origin-form */
+	[':'] = C_TARGET | C_VALUE | C_HOST,
+	['@'] = C_TARGET | C_VALUE,
+	['/'] = C_TARGET | C_VALUE,
+	['?'] = C_TARGET | C_VALUE,
+	/* IP-literal brackets (Host only) */
+	['['] = C_VALUE | C_HOST,
+	[']'] = C_VALUE | C_HOST,
+	/* the rest of VCHAR */
+	['"'] = C_VALUE,
+	['<'] = C_VALUE,
+	['>'] = C_VALUE,
+	['\\'] = C_VALUE,
+	['{'] = C_VALUE,
+	['}'] = C_VALUE,
+	[' '] = C_VALUE,
+	['\t'] = C_VALUE,
+	[0x80 ... 0xff] = C_VALUE, /* obs-text */
+};
+
+static inline bool is_class(uint8_t c, unsigned cls)
+{
+	return (cclass[c] & cls) != 0;
+}
+
+static inline uint8_t lower(uint8_t c)
+{
+	return (c >= 'A' && c <= 'Z') ? (uint8_t)(c | 0x20) : c;
+}
+
+/* eq_lower - true if @s[0..n) equals the lowercase ASCII @lit, ignoring case. */
+static bool eq_lower(const uint8_t *s, size_t n, const char *lit, size_t litlen)
+{
+	if (n != litlen)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (lower(s[i]) != (uint8_t)lit[i])
+			return false;
+	return true;
+}
+
+#define EQ_LOWER(s, n, lit) eq_lower((s), (n), (lit), sizeof(lit) - 1)
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                     */
+/* ------------------------------------------------------------------------ */
+
+enum {
+	ST_START = 0, /* before the request line; empty lines are skipped */
+	ST_START_LF,  /* CR of an empty line seen */
+	ST_METHOD,    /* in the method token */
+	ST_TARGET0,   /* first byte of the target */
+	ST_TARGET,    /* in the target */
+	ST_VERSION,   /* in "HTTP/x.y" or its CR/LF */
+	ST_RL_LF,     /* CR after the version seen */
+	ST_FIELD,     /* at the start of a field line (or of the final CRLF) */
+	ST_NAME,      /* in a field name */
+	ST_VALUE,     /* after the colon: OWS, value, OWS */
+	ST_FIELD_LF,  /* CR after a field value seen */
+	ST_HEAD_LF,   /* CR of the final empty line seen */
+	ST_BODY,      /* head complete, waiting for the body */
+	ST_FINAL,     /* result is final (DONE or an error); see p->result */
+};
+
+enum {
+	F_HOST = 1 << 0,
+	F_AUTH = 1 << 1,
+	F_UID = 1 << 2,
+	F_CL = 1 << 3,
+	F_TE = 1 << 4,
+	F_TE_CHUNKED = 1 << 5, /* last transfer coding seen is "chunked" */
+	F_CLOSE = 1 << 6,
+	F_KEEPALIVE = 1 << 7,
+	F_EXPECT = 1 << 8,
+	F_QUERY = 1 << 9, /* a '?' was seen: path_len is set */
+};
+
+/* "HTTP/" "1" "." "1": the longest method is 7 bytes (OPTIONS, CONNECT). */
+#define METHOD_MAX  7
+#define VERSION_LEN 8
+
+int sk_http_parser_init(struct sk_http_parser *p, const struct sk_http_limits *limits)
+{
+	struct sk_http_limits l = {0};
+	int rc = 0;
+
+	if (limits != NULL)
+		l = *limits;
+	if (l.head_max == 0)
+		l.head_max = SK_HTTP_HEAD_MAX_DEFAULT;
+	if (l.target_max == 0)
+		l.target_max = SK_HTTP_TARGET_MAX_DEFAULT < l.head_max - 16
+				       ? SK_HTTP_TARGET_MAX_DEFAULT
+				       : l.head_max - 16;
+	if (l.body_max == 0 && (limits == NULL || limits->body_max == 0))
+		l.body_max = SK_HTTP_BODY_MAX_DEFAULT;
+	if (l.fields_max == 0)
+		l.fields_max = SK_HTTP_FIELDS_MAX_DEFAULT;
+
+	if (l.head_max < 64 || l.head_max > SK_HTTP_HEAD_MAX_LIMIT || l.target_max < 1 ||
+	    l.target_max > l.head_max - 16 || l.body_max > (1u << 30) || l.fields_max < 1 ||
+	    l.fields_max > 1024) {
+		l = (struct sk_http_limits){SK_HTTP_HEAD_MAX_DEFAULT, SK_HTTP_TARGET_MAX_DEFAULT,
+					    SK_HTTP_BODY_MAX_DEFAULT, SK_HTTP_FIELDS_MAX_DEFAULT};
+		rc = -EINVAL;
+	}
+
+	memset(p, 0, sizeof(*p));
+	p->head_max = (uint16_t)l.head_max;
+	p->target_max = (uint16_t)l.target_max;
+	p->body_max = l.body_max;
+	p->fields_max = (uint16_t)l.fields_max;
+	p->state = ST_START;
+	return rc;
+}
+
+void sk_http_parser_reset(struct sk_http_parser *p)
+{
+	uint32_t body_max = p->body_max;
+	uint16_t head_max = p->head_max, target_max = p->target_max, fields_max = p->fields_max;
+
+	memset(p, 0, sizeof(*p));
+	p->body_max = body_max;
+	p->head_max = head_max;
+	p->target_max = target_max;
+	p->fields_max = fields_max;
+	p->state = ST_START;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const struct {
+	uint16_t status;
+	const char *name;
+} result_info[SK_HTTP_RESULT_MAX] = {
+	[SK_HTTP_DONE] = {200, "done"},
+	[SK_HTTP_AGAIN] = {200, "again"},
+	[SK_HTTP_HEAD] = {200, "head"},
+	[SK_HTTP_E_REQUEST_LINE] = {400, "bad_request_line"},
+	[SK_HTTP_E_TARGET] = {400, "bad_target"},
+	[SK_HTTP_E_HEADER] = {400, "bad_header"},
+	[SK_HTTP_E_FRAMING] = {400, "bad_framing"},
+	[SK_HTTP_E_HOST] = {400, "bad_host"},
+	[SK_HTTP_E_DUPLICATE] = {400, "duplicate_field"},
+	[SK_HTTP_E_METHOD] = {405, "method_not_allowed"},
+	[SK_HTTP_E_LENGTH_REQUIRED] = {411, "length_required"},
+	[SK_HTTP_E_BODY_TOO_LARGE] = {413, "body_too_large"},
+	[SK_HTTP_E_TARGET_TOO_LONG] = {414, "target_too_long"},
+	[SK_HTTP_E_HEAD_TOO_LARGE] = {431, "head_too_large"},
+	[SK_HTTP_E_METHOD_UNKNOWN] = {501, "method_unknown"},
+	[SK_HTTP_E_VERSION] = {505, "version_not_supported"},
+};
+
+int sk_http_result_status(enum sk_http_result r)
+{
+	if ((unsigned)r >= SK_HTTP_RESULT_MAX)
+		return 500;
+	return result_info[r].status;
+}
+
+const char *sk_http_result_name(enum sk_http_result r)
+{
+	if ((unsigned)r >= SK_HTTP_RESULT_MAX)
+		return "unknown";
+	return result_info[r].name;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Field semantics (run once per complete field line)                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * list_next - next element of a comma-separated list in [*s, end): skips
+ * empty elements and OWS, stores the element in [*es, *ee) and advances *s.
+ * Returns false when the list is exhausted.
+ */
+static bool list_next(const uint8_t **s, const uint8_t *end, const uint8_t **es, const uint8_t **ee)
+{
+	const uint8_t *c = *s;
+
+	while (c < end && (*c == ',' || *c == ' ' || *c == '\t'))
+		c++;
+	if (c == end)
+		return false;
+	*es = c;
+	while (c < end && *c != ',')
+		c++;
+	*s = c;
+	while (c > *es && (c[-1] == ' ' || c[-1] == '\t'))
+		c--;
+	*ee = c;
+	return true;
+}
+
+static enum sk_http_result field_content_length(struct sk_http_parser *p, const uint8_t *v,
+						size_t n)
+{
+	uint64_t cl = 0;
+
+	if (p->flags & F_CL)
+		return SK_HTTP_E_FRAMING; /* duplicates refused, even equal ones */
+	if (n == 0)
+		return SK_HTTP_E_FRAMING;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return SK_HTTP_E_FRAMING;
+		cl = cl * 10 + (uint64_t)(v[i] - '0');
+		if (cl > UINT32_MAX)
+			cl = (uint64_t)UINT32_MAX + 1; /* saturate: only "too large" matters */
+	}
+	p->flags |= F_CL;
+	/* saturated values read as UINT32_MAX, above any body_max (<= 1 GiB) */
+	p->body_len = cl > UINT32_MAX ? UINT32_MAX : (uint32_t)cl;
+	return SK_HTTP_DONE;
+}
+
+static enum sk_http_result field_transfer_encoding(struct sk_http_parser *p, const uint8_t *v,
+						   size_t n)
+{
+	const uint8_t *s = v, *es = NULL, *ee = NULL, *last = NULL, *last_end = NULL;
+
+	while (list_next(&s, v + n, &es, &ee)) {
+		last = es;
+		last_end = ee;
+	}
+	if (last == NULL)
+		return SK_HTTP_E_FRAMING; /* 1#transfer-coding: at least one */
+	p->flags |= F_TE;
+	if (EQ_LOWER(last, (size_t)(last_end - last), "chunked"))
+		p->flags |= F_TE_CHUNKED;
+	else
+		p->flags &= (uint16_t)~F_TE_CHUNKED;
+	return SK_HTTP_DONE;
+}
+
+static void field_connection(struct sk_http_parser *p, const uint8_t *v, size_t n)
+{
+	const uint8_t *s = v, *es = NULL, *ee = NULL;
+
+	while (list_next(&s, v + n, &es, &ee)) {
+		if (EQ_LOWER(es, (size_t)(ee - es), "close"))
+			p->flags |= F_CLOSE;
+		else if (EQ_LOWER(es, (size_t)(ee - es), "keep-alive"))
+			p->flags |= F_KEEPALIVE;
+	}
+}
+
+/*
+ * field_line - interpret the complete field line [p->line, vend): name up to
+ * p->colon, value after it. Only the fields the appliance cares about are
+ * looked at; the others were already checked for syntax byte by byte.
+ */
+static enum sk_http_result field_line(struct sk_http_parser *p, const uint8_t *buf, size_t vend)
+{
+	const uint8_t *name = buf + p->line;
+	size_t nlen = (size_t)p->colon - p->line;
+	size_t vs = (size_t)p->colon + 1, ve = vend;
+
+	while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
+		vs++;
+	while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
+		ve--;
+	const uint8_t *v = buf + vs;
+	size_t vlen = ve - vs;
+
+	switch (nlen) {
+	case 4:
+		if (!EQ_LOWER(name, nlen, "host"))
+			break;
+		if (p->flags & F_HOST)
+			return SK_HTTP_E_HOST;
+		for (size_t i = 0; i < vlen; i++)
+			if (!is_class(v[i], C_HOST))
+				return SK_HTTP_E_HOST;
+		p->flags |= F_HOST;
+		p->host_off = (uint16_t)vs;
+		p->host_len = (uint16_t)vlen;
+		break;
+	case 6:
+		if (EQ_LOWER(name, nlen, "expect") && EQ_LOWER(v, vlen, "100-continue"))
+			p->flags |= F_EXPECT;
+		break;
+	case 9:
+		if (!EQ_LOWER(name, nlen, "x-user-id"))
+			break;
+		if (p->flags & F_UID)
+			return SK_HTTP_E_DUPLICATE;
+		p->flags |= F_UID;
+		p->uid_off = (uint16_t)vs;
+		p->uid_len = (uint16_t)vlen;
+		break;
+	case 10:
+		if (EQ_LOWER(name, nlen, "connection"))
+			field_connection(p, v, vlen);
+		break;
+	case 13:
+		if (!EQ_LOWER(name, nlen, "authorization"))
+			break;
+		if (p->flags & F_AUTH)
+			return SK_HTTP_E_DUPLICATE;
+		p->flags |= F_AUTH;
+		p->auth_off = (uint16_t)vs;
+		p->auth_len = (uint16_t)vlen;
+		break;
+	case 14:
+		if (EQ_LOWER(name, nlen, "content-length"))
+			return field_content_length(p, v, vlen);
+		break;
+	case 17:
+		if (EQ_LOWER(name, nlen, "transfer-encoding"))
+			return field_transfer_encoding(p, v, vlen);
+		break;
+	default:
+		break;
+	}
+	return SK_HTTP_DONE;
+}
+
+/*
+ * head_end - checks that need the whole head (RFC 9112 3.2, 6.1, 6.3), in a
+ * fixed order so the result does not depend on field order.
+ */
+static enum sk_http_result head_end(const struct sk_http_parser *p)
+{
+	if (p->version == 11 && !(p->flags & F_HOST))
+		return SK_HTTP_E_HOST;
+	if (p->flags & F_TE) {
+		if (p->version == 10 || (p->flags & F_CL))
+			return SK_HTTP_E_FRAMING;
+		return (p->flags & F_TE_CHUNKED) ? SK_HTTP_E_LENGTH_REQUIRED : SK_HTTP_E_FRAMING;
+	}
+	if (p->body_len > p->body_max)
+		return SK_HTTP_E_BODY_TOO_LARGE;
+	return SK_HTTP_DONE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The state machine                                                         */
+/* ------------------------------------------------------------------------ */
+
+static enum sk_http_result method_lookup(const uint8_t *m, size_t n, uint8_t *method)
+{
+#define M(lit) (n == sizeof(lit) - 1 && memcmp(m, lit, sizeof(lit) - 1) == 0)
+	if (M("GET"))
+		*method = SK_HTTP_METHOD_GET;
+	else if (M("POST"))
+		*method = SK_HTTP_METHOD_POST;
+	else if (M("HEAD"))
+		*method = SK_HTTP_METHOD_HEAD;
+	else if (M("PUT") || M("DELETE") || M("PATCH") || M("OPTIONS") || M("TRACE") ||
+		 M("CONNECT"))
+		return SK_HTTP_E_METHOD;
+	else
+		return SK_HTTP_E_METHOD_UNKNOWN;
+	return SK_HTTP_DONE;
+#undef M
+}
+
+/* scan_value - first offset in [pos, end) that is not a field-value byte. */
+static inline size_t scan_value(const uint8_t *buf, size_t pos, size_t end)
+{
+	while (pos < end) {
+#ifdef __SSE2__
+		/* Special bytes: 0x00..0x1f (HTAB included, handled below) and 0x7f. */
+		const __m128i minus1 = _mm_set1_epi8(-1);
+		const __m128i space = _mm_set1_epi8(0x20);
+		const __m128i del = _mm_set1_epi8(0x7f);
+		while (pos + 16 <= end) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + pos));
+			__m128i ctl =
+				_mm_and_si128(_mm_cmpgt_epi8(v, minus1), _mm_cmplt_epi8(v, space));
+			int m = _mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, del)));
+			if (m != 0) {
+				pos += (size_t)__builtin_ctz((unsigned)m);
+				break;
+			}
+			pos += 16;
+		}
+#endif
+		if (pos < end && is_class(buf[pos], C_VALUE)) {
+			pos++;
+			continue;
+		}
+		break;
+	}
+	return pos;
+}
+
+static void fill_request(const struct sk_http_parser *p, const uint8_t *buf,
+			 struct sk_http_request *req)
+{
+	const char *b = (const char *)buf;
+
+	req->target = b + p->target_off;
+	req->target_len = p->target_len;
+	req->path_len = p->path_len;
+	req->host = (p->flags & F_HOST) ? b + p->host_off : NULL;
+	req->host_len = p->host_len;
+	req->authorization = (p->flags & F_AUTH) ? b + p->auth_off : NULL;
+	req->authorization_len = p->auth_len;
+	req->user_id = (p->flags & F_UID) ? b + p->uid_off : NULL;
+	req->user_id_len = p->uid_len;
+	req->head_len = p->head_len;
+	req->body_len = p->body_len;
+	req->len = (uint32_t)p->head_len + p->body_len;
+	req->body = NULL;
+	req->nfields = p->nfields;
+	req->method = p->method;
+	req->version = p->version;
+	req->has_content_length = (p->flags & F_CL) != 0;
+	req->expect_continue = p->version == 11 && (p->flags & F_EXPECT);
+	if (p->version == 11) {
+		req->keep_alive = !(p->flags & F_CLOSE);
+		req->keep_alive_header = false;
+	} else {
+		req->keep_alive = (p->flags & (F_CLOSE | F_KEEPALIVE)) == F_KEEPALIVE;
+		req->keep_alive_header = req->keep_alive;
+	}
+}
+
+static enum sk_http_result finish(struct sk_http_parser *p, enum sk_http_result r)
+{
+	p->state = ST_FINAL;
+	p->result = (uint8_t)r;
+	return r;
+}
+
+/* body_wait - the head is complete: DONE if the body is all there. */
+static enum sk_http_result body_wait(struct sk_http_parser *p, const uint8_t *buf, size_t len,
+				     struct sk_http_request *req, bool first)
+{
+	if (len >= p->head_len && len - p->head_len >= p->body_len) {
+		if (req != NULL) {
+			fill_request(p, buf, req);
+			req->body = buf + p->head_len;
+		}
+		return finish(p, SK_HTTP_DONE);
+	}
+	if (!first)
+		return SK_HTTP_AGAIN;
+	p->state = ST_BODY;
+	if (req != NULL)
+		fill_request(p, buf, req);
+	return SK_HTTP_HEAD;
+}
+
+enum sk_http_result sk_http_parse(struct sk_http_parser *p, const void *data, size_t len,
+				  struct sk_http_request *req)
+{
+	const uint8_t *buf = data;
+	size_t pos = p->pos;
+	size_t end = len < p->head_max ? len : p->head_max;
+	enum sk_http_result r;
+	uint8_t c;
+
+	switch (p->state) {
+	case ST_FINAL:
+		r = (enum sk_http_result)p->result;
+		if (r == SK_HTTP_DONE && req != NULL) {
+			SK_DEBUG_ASSERT(len >= (size_t)p->head_len + p->body_len);
+			fill_request(p, buf, req);
+			req->body = buf + p->head_len;
+		}
+		return r;
+	case ST_BODY:
+		return body_wait(p, buf, len, req, false);
+	default:
+		break;
+	}
+	SK_DEBUG_ASSERT(len >= pos);
+
+	while (pos < end) {
+		c = buf[pos];
+		switch (p->state) {
+		case ST_START:
+			if (c == '\r') {
+				p->state = ST_START_LF;
+			} else if (c == '\n') {
+				/* RFC 9112 2.2: ignore empty lines before the request line */
+			} else if (is_class(c, C_TCHAR)) {
+				p->start = (uint16_t)pos;
+				p->state = ST_METHOD;
+				continue;
+			} else {
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+			}
+			pos++;
+			break;
+
+		case ST_START_LF:
+			if (c != '\n')
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+			p->state = ST_START;
+			pos++;
+			break;
+
+		case ST_METHOD:
+			while (pos < end && is_class(buf[pos], C_TCHAR)) {
+				if (pos - p->start >= METHOD_MAX)
+					return finish(p, SK_HTTP_E_METHOD_UNKNOWN);
+				pos++;
+			}
+			if (pos == end)
+				goto out;
+			if (buf[pos] != ' ')
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+			r = method_lookup(buf + p->start, pos - p->start, &p->method);
+			if (r != SK_HTTP_DONE)
+				return finish(p, r);
+			p->state = ST_TARGET0;
+			pos++;
+			break;
+
+		case ST_TARGET0:
+			if (c != '/')
+				return finish(p, (c == ' ' || c == '\t') ? SK_HTTP_E_REQUEST_LINE
+									 : SK_HTTP_E_TARGET);
+			p->target_off = (uint16_t)pos;
+			p->state = ST_TARGET;
+			pos++;
+			break;
+
+		case ST_TARGET:
+			for (; pos < end; pos++) {
+				c = buf[pos];
+				if (p->pct != 0) {
+					if (!is_class(c, C_HEX))
+						return finish(p, SK_HTTP_E_TARGET);
+					p->pct--;
+				} else if (c == ' ') {
+					break;
+				} else if (c == '%') {
+					p->pct = 2;
+				} else if (c == '?') {
+					if (!(p->flags & F_QUERY)) {
+						p->flags |= F_QUERY;
+						p->path_len = (uint16_t)(pos - p->target_off);
+					}
+				} else if (!is_class(c, C_TARGET)) {
+					return finish(p, (c == '\r' || c == '\n')
+								 ? SK_HTTP_E_REQUEST_LINE
+								 : SK_HTTP_E_TARGET);
+				}
+				if (pos - p->target_off >= p->target_max)
+					return finish(p, SK_HTTP_E_TARGET_TOO_LONG);
+			}
+			if (pos == end)
+				goto out;
+			p->target_len = (uint16_t)(pos - p->target_off);
+			if (!(p->flags & F_QUERY))
+				p->path_len = p->target_len;
+			p->state = ST_VERSION;
+			pos++;
+			break;
+
+		case ST_VERSION: {
+			/* "HTTP/" DIGIT "." DIGIT, then CR LF (or bare LF) */
+			size_t vstart = (size_t)p->target_off + p->target_len + 1;
+			size_t i = pos - vstart;
+
+			if (i < 5) {
+				if (c != (uint8_t) "HTTP/"[i])
+					return finish(p, SK_HTTP_E_REQUEST_LINE);
+			} else if (i == 5 || i == 7) {
+				if (c < '0' || c > '9')
+					return finish(p, SK_HTTP_E_REQUEST_LINE);
+			} else if (i == 6) {
+				if (c != '.')
+					return finish(p, SK_HTTP_E_REQUEST_LINE);
+			} else {
+				if (c != '\r' && c != '\n')
+					return finish(p, SK_HTTP_E_REQUEST_LINE);
+				if (buf[vstart + 5] != '1')
+					return finish(p, SK_HTTP_E_VERSION);
+				/* RFC 9110 2.5: a higher 1.x minor is processed as 1.1 */
+				p->version = buf[vstart + 7] == '0' ? 10 : 11;
+				if (c == '\r') {
+					p->state = ST_RL_LF;
+				} else {
+					p->state = ST_FIELD;
+				}
+			}
+			pos++;
+			break;
+		}
+
+		case ST_RL_LF:
+			if (c != '\n')
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+			p->state = ST_FIELD;
+			pos++;
+			break;
+
+		case ST_FIELD:
+			if (c == '\r') {
+				p->state = ST_HEAD_LF;
+				pos++;
+				break;
+			}
+			if (c == '\n')
+				goto head_done;
+			/* SP/HTAB here is obs-fold (or space after the start line): 400 */
+			if (!is_class(c, C_TCHAR))
+				return finish(p, SK_HTTP_E_HEADER);
+			if (p->nfields >= p->fields_max)
+				return finish(p, SK_HTTP_E_HEAD_TOO_LARGE);
+			p->nfields++;
+			p->line = (uint16_t)pos;
+			p->state = ST_NAME;
+			pos++;
+			break;
+
+		case ST_NAME:
+			while (pos < end && is_class(buf[pos], C_TCHAR))
+				pos++;
+			if (pos == end)
+				goto out;
+			/* whitespace before the colon (RFC 9112 5.1) and CR/LF land here */
+			if (buf[pos] != ':')
+				return finish(p, SK_HTTP_E_HEADER);
+			p->colon = (uint16_t)pos;
+			p->state = ST_VALUE;
+			pos++;
+			break;
+
+		case ST_VALUE:
+			pos = scan_value(buf, pos, end);
+			if (pos == end)
+				goto out;
+			c = buf[pos];
+			if (c == '\r') {
+				p->state = ST_FIELD_LF;
+				pos++;
+				break;
+			}
+			if (c != '\n')
+				return finish(p, SK_HTTP_E_HEADER);
+			r = field_line(p, buf, pos);
+			if (r != SK_HTTP_DONE)
+				return finish(p, r);
+			p->state = ST_FIELD;
+			pos++;
+			break;
+
+		case ST_FIELD_LF:
+			if (c != '\n')
+				return finish(p, SK_HTTP_E_HEADER);
+			r = field_line(p, buf, pos - 1);
+			if (r != SK_HTTP_DONE)
+				return finish(p, r);
+			p->state = ST_FIELD;
+			pos++;
+			break;
+
+		case ST_HEAD_LF:
+			if (c != '\n')
+				return finish(p, SK_HTTP_E_HEADER);
+			goto head_done;
+
+		default:
+			SK_ASSERT(0 && "sk_http_parser state corrupt");
+		}
+	}
+
+out:
+	if (pos >= p->head_max)
+		return finish(p, SK_HTTP_E_HEAD_TOO_LARGE);
+	p->pos = (uint32_t)pos;
+	return SK_HTTP_AGAIN;
+
+head_done:
+	p->head_len = (uint16_t)(pos + 1);
+	p->pos = (uint32_t)(pos + 1);
+	r = head_end(p);
+	if (r != SK_HTTP_DONE)
+		return finish(p, r);
+	return body_wait(p, buf, len, req, true);
+}
