@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_ratelimit.c - per-lcore GCRA token buckets: global, per item, per IP.
+ *
+ * Memory layout of one limiter (one block, 64-byte aligned):
+ *   struct sk_ratelimit | item buckets[n_items] | IP sets[ip_slots / 4]
+ * Each IP set is one cache line of 4 entries, so a lookup touches one line.
+ */
+#include "sk_ratelimit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_common.h"
+
+#define SK_RL_WAYS 4
+
+/* One per-IP entry: key is the address tagged with bit 32, 0 = empty. */
+struct sk_rl_ip_entry {
+	uint64_t key;
+	uint64_t tat;
+};
+
+struct sk_rl_ip_set {
+	struct sk_rl_ip_entry e[SK_RL_WAYS];
+} sk_cache_aligned;
+
+struct sk_ratelimit {
+	struct sk_ratelimit_stats stats; /* written on every request */
+	struct sk_rl_bucket global;	 /* this lcore's share of the global limit */
+	uint64_t ip_interval;		 /* per-IP bucket shape, shared by entries */
+	uint64_t ip_tolerance;
+	uint64_t seed;		    /* per-IP hash seed */
+	uint64_t hz;		    /* for sk_ratelimit_item_set() */
+	struct sk_rl_bucket *items; /* n_items buckets, right after this struct */
+	struct sk_rl_ip_set *sets;  /* ip_slots / 4 sets, after the items; NULL if off */
+	uint32_t n_items;
+	uint32_t set_mask; /* number of sets - 1 */
+	uint32_t n_lcores;
+} sk_cache_aligned;
+
+void sk_ratelimit_config_defaults(struct sk_ratelimit_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ip_rate = 20;
+	cfg->ip_burst = 40;
+	cfg->ip_slots = 16384;
+	cfg->n_lcores = 1;
+}
+
+/* div_up - @a / @b rounded up (b > 0). */
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+int sk_rl_bucket_init(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64_t hz)
+{
+	uint64_t interval, tol;
+
+	if (b == NULL || hz == 0 || burst > SK_RL_BURST_MAX)
+		return -EINVAL;
+	if (burst == 0)
+		burst = 1;
+	if (rate == 0) {
+		interval = 0;
+		tol = 0;
+	} else {
+		interval = hz / rate;
+		if (interval == 0)
+			interval = 1; /* faster than the TSC: one request per cycle */
+		if (__builtin_mul_overflow(burst - 1, interval, &tol))
+			return -EINVAL;
+	}
+	b->tat = 0;
+	b->interval = interval;
+	b->tolerance = tol;
+	return 0;
+}
+
+/* share - this lcore's part of an appliance-wide rate or burst. */
+static uint64_t share(uint64_t v, uint32_t n_lcores)
+{
+	return v == 0 ? 0 : div_up(v, n_lcores);
+}
+
+/* bucket_init_shared - a bucket with the appliance-wide values divided. */
+static int bucket_init_shared(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64_t hz,
+			      uint32_t n_lcores)
+{
+	if (burst > SK_RL_BURST_MAX)
+		return -EINVAL;
+	return sk_rl_bucket_init(b, share(rate, n_lcores), share(burst, n_lcores), hz);
+}
+
+/* layout - offsets of the item array and IP sets; false if cfg is invalid. */
+static bool layout(const struct sk_ratelimit_config *cfg, size_t *items_off, size_t *sets_off,
+		   size_t *total)
+{
+	size_t items_bytes, sets_bytes;
+
+	if (cfg == NULL || cfg->hz == 0 || cfg->n_lcores == 0 || cfg->n_items > SK_RL_ITEMS_MAX ||
+	    cfg->global_burst > SK_RL_BURST_MAX || cfg->item_burst > SK_RL_BURST_MAX ||
+	    cfg->ip_burst > SK_RL_BURST_MAX)
+		return false;
+	if (cfg->ip_slots != 0 && (!sk_is_pow2(cfg->ip_slots) || cfg->ip_slots < SK_RL_WAYS ||
+				   cfg->ip_slots > SK_RL_IP_SLOTS_MAX))
+		return false;
+	/* Bounded above: neither product nor sum can overflow size_t. */
+	items_bytes =
+		sk_align_up((size_t)cfg->n_items * sizeof(struct sk_rl_bucket), SK_CACHE_LINE);
+	sets_bytes = (size_t)(cfg->ip_slots / SK_RL_WAYS) * sizeof(struct sk_rl_ip_set);
+	*items_off = sizeof(struct sk_ratelimit);
+	*sets_off = *items_off + items_bytes;
+	*total = *sets_off + sets_bytes;
+	return true;
+}
+
+ssize_t sk_ratelimit_memsize(const struct sk_ratelimit_config *cfg)
+{
+	size_t io, so, total;
+
+	if (!layout(cfg, &io, &so, &total))
+		return -EINVAL;
+	return (ssize_t)total;
+}
+
+struct sk_ratelimit *sk_ratelimit_init(void *mem, size_t size,
+				       const struct sk_ratelimit_config *cfg)
+{
+	struct sk_rl_bucket tmp;
+	struct sk_ratelimit *rl = mem;
+	size_t io, so, total;
+	uint32_t i;
+
+	if (mem == NULL || ((uintptr_t)mem & (SK_CACHE_LINE - 1)) != 0 ||
+	    !layout(cfg, &io, &so, &total)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (size < total) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	memset(mem, 0, total);
+	rl->hz = cfg->hz;
+	rl->n_lcores = cfg->n_lcores;
+	rl->seed = cfg->seed;
+	rl->n_items = cfg->n_items;
+	rl->items = (struct sk_rl_bucket *)((char *)mem + io);
+	if (bucket_init_shared(&rl->global, cfg->global_rate, cfg->global_burst, cfg->hz,
+			       cfg->n_lcores) != 0 ||
+	    bucket_init_shared(&tmp, cfg->item_rate, cfg->item_burst, cfg->hz, cfg->n_lcores) !=
+		    0 ||
+	    sk_rl_bucket_init(&tmp, cfg->ip_rate, cfg->ip_burst, cfg->hz) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	bucket_init_shared(&tmp, cfg->item_rate, cfg->item_burst, cfg->hz, cfg->n_lcores);
+	for (i = 0; i < cfg->n_items; i++)
+		rl->items[i] = tmp;
+	sk_rl_bucket_init(&tmp, cfg->ip_rate, cfg->ip_burst, cfg->hz);
+	rl->ip_interval = tmp.interval;
+	rl->ip_tolerance = tmp.tolerance;
+	if (cfg->ip_slots != 0 && tmp.interval != 0) {
+		rl->sets = (struct sk_rl_ip_set *)((char *)mem + so);
+		rl->set_mask = cfg->ip_slots / SK_RL_WAYS - 1;
+	}
+	return rl;
+}
+
+int sk_ratelimit_create(const struct sk_ratelimit_config *cfg, struct sk_ratelimit **out)
+{
+	ssize_t sz = sk_ratelimit_memsize(cfg);
+	void *mem;
+
+	if (sz < 0 || out == NULL)
+		return -EINVAL;
+	mem = aligned_alloc(SK_CACHE_LINE, (size_t)sz);
+	if (mem == NULL)
+		return -ENOMEM;
+	*out = sk_ratelimit_init(mem, (size_t)sz, cfg);
+	if (*out == NULL) {
+		free(mem);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void sk_ratelimit_free(struct sk_ratelimit *rl)
+{
+	free(rl);
+}
+
+int sk_ratelimit_item_set(struct sk_ratelimit *rl, uint32_t slot, uint64_t rate, uint64_t burst)
+{
+	if (rl == NULL || slot >= rl->n_items)
+		return -EINVAL;
+	return bucket_init_shared(&rl->items[slot], rate, burst, rl->hz, rl->n_lcores);
+}
+
+/* ip_hash - set index for @ip (splitmix64 finaliser over ip ^ seed). */
+static inline uint32_t ip_hash(const struct sk_ratelimit *rl, uint32_t ip)
+{
+	uint64_t z = (uint64_t)ip ^ rl->seed;
+
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (uint32_t)(z >> 32) & rl->set_mask;
+}
+
+/*
+ * ip_entry - the entry of @ip, taking one over if absent: an empty or idle
+ * one first, else the one with the least debt (counted as an eviction).
+ */
+static inline struct sk_rl_ip_entry *ip_entry(struct sk_ratelimit *rl, uint32_t ip, uint64_t now)
+{
+	struct sk_rl_ip_set *set = &rl->sets[ip_hash(rl, ip)];
+	uint64_t key = (uint64_t)ip | (1ULL << 32);
+	struct sk_rl_ip_entry *victim = NULL, *e;
+	int w;
+
+	for (w = 0; w < SK_RL_WAYS; w++)
+		if (set->e[w].key == key)
+			return &set->e[w];
+	for (w = 0; w < SK_RL_WAYS; w++) {
+		e = &set->e[w];
+		if (e->key == 0 || e->tat <= now) {
+			victim = e;
+			break;
+		}
+		if (victim == NULL || e->tat < victim->tat)
+			victim = e;
+	}
+	if (victim->key != 0 && victim->tat > now)
+		rl->stats.ip_evictions++;
+	victim->key = key;
+	victim->tat = 0;
+	return victim;
+}
+
+/* ip_wait - like sk_rl_bucket_wait() for an entry with the shared shape. */
+static inline uint64_t ip_wait(const struct sk_ratelimit *rl, const struct sk_rl_ip_entry *e,
+			       uint64_t now)
+{
+	uint64_t t = e->tat > now ? e->tat : now;
+
+	return t - now <= rl->ip_tolerance ? 0 : t - now - rl->ip_tolerance;
+}
+
+enum sk_rl_verdict sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip,
+				      uint64_t now, uint64_t *wait)
+{
+	struct sk_rl_ip_entry *ipe = NULL;
+	struct sk_rl_bucket *ib = NULL;
+	enum sk_rl_verdict v = SK_RL_PASS;
+	uint64_t w, wmax = 0;
+
+	SK_DEBUG_ASSERT(item_slot == SK_RL_NO_ITEM || item_slot < rl->n_items);
+	if (rl->sets != NULL) {
+		ipe = ip_entry(rl, ip, now);
+		w = ip_wait(rl, ipe, now);
+		if (w != 0) {
+			v = SK_RL_REFUSED_IP;
+			wmax = w;
+		}
+	}
+	if (item_slot < rl->n_items) {
+		ib = &rl->items[item_slot];
+		w = sk_rl_bucket_wait(ib, now);
+		if (w != 0) {
+			if (v == SK_RL_PASS)
+				v = SK_RL_REFUSED_ITEM;
+			wmax = w > wmax ? w : wmax;
+		}
+	}
+	w = sk_rl_bucket_wait(&rl->global, now);
+	if (w != 0) {
+		if (v == SK_RL_PASS)
+			v = SK_RL_REFUSED_GLOBAL;
+		wmax = w > wmax ? w : wmax;
+	}
+	if (v != SK_RL_PASS) {
+		rl->stats.refused[v]++;
+		if (wait != NULL)
+			*wait = wmax;
+		return v;
+	}
+	if (ipe != NULL)
+		ipe->tat = (ipe->tat > now ? ipe->tat : now) + rl->ip_interval;
+	if (ib != NULL)
+		sk_rl_bucket_charge(ib, now);
+	sk_rl_bucket_charge(&rl->global, now);
+	rl->stats.passed++;
+	return SK_RL_PASS;
+}
+
+const struct sk_ratelimit_stats *sk_ratelimit_stats_get(const struct sk_ratelimit *rl)
+{
+	return &rl->stats;
+}
+
+uint32_t sk_ratelimit_retry_after(uint64_t wait, uint64_t hz)
+{
+	uint64_t s;
+
+	if (hz == 0)
+		return 1;
+	s = div_up(wait, hz);
+	if (s < 1)
+		return 1;
+	return s > SK_RL_RETRY_AFTER_MAX ? SK_RL_RETRY_AFTER_MAX : (uint32_t)s;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Rate limits for the buy path: token buckets on TSC time, one set per lcore.
+ *
+ * Three limits are checked for each request, all owned by the lcore that
+ * handles it (plain fields, no atomics: the limiter of an lcore is touched
+ * by that lcore only):
+ *
+ *  - global:   all buy requests of this lcore;
+ *  - per item: one bucket per item slot;
+ *  - per IP:   a fixed-memory, 4-way set-associative table of small buckets
+ *              keyed by the client's IPv4 address.
+ *
+ * Each bucket is a GCRA ("virtual scheduling") token bucket: one 64-bit
+ * "theoretical arrival time" per bucket; a request conforms if it arrives no
+ * earlier than tat - (burst - 1) * interval, and then tat moves on by one
+ * interval (= hz / rate cycles). This is exactly a token bucket of capacity
+ * `burst` refilled at `rate` per second, with the bucket full at start.
+ *
+ * A request passes only if it conforms to all three limits, and only then is
+ * it charged to all three: a refused request costs no tokens anywhere. It is
+ * counted under the first limit that refused it, in the order IP, item,
+ * global (struct sk_ratelimit_stats). The Retry-After is the longest wait of
+ * the limits that refused.
+ *
+ * Sharing across lcores: the global and per-item rates and bursts given in
+ * struct sk_ratelimit_config are for the whole appliance and are divided by
+ * n_lcores (rounded up, burst at least 1), since RSS spreads many clients
+ * evenly. The per-IP values are NOT divided: one client's connections may all
+ * land on one lcore. A client spreading connections over k lcores can thus get
+ * up to k times the per-IP rate.
+ *
+ * Per-IP table collisions: an address maps to one set of 4 entries (hash with
+ * a seed chosen at init). A new address takes an empty entry, else an idle
+ * one (bucket full again: forgetting it loses nothing), else evicts the entry
+ * with the least debt, which then starts again with a full bucket; evictions
+ * are counted (ip_evictions). So under more concurrently active addresses
+ * than entries the per-IP limit errs on the lenient side, never refuses a
+ * client because of another one. Memory is fixed at init: 16 bytes per entry.
+ *
+ * Time is the caller's TSC reading (rte_rdtsc()) and frequency
+ * (rte_get_tsc_hz()), passed in, so tests can simulate time.
+ *
+ * Thread-safety: one struct sk_ratelimit per lcore; every function on it must
+ * be called by its owning lcore, or while that lcore is not running. Stats
+ * may be read by another thread (64-bit aligned loads; values may be a few
+ * requests stale).
+ */
+#ifndef SK_RATELIMIT_H
+#define SK_RATELIMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest burst accepted for any bucket. */
+#define SK_RL_BURST_MAX 1000000000ULL
+
+/** Largest number of per-IP entries (16 bytes each: 1 GiB). */
+#define SK_RL_IP_SLOTS_MAX (1u << 26)
+
+/** Largest number of item slots. */
+#define SK_RL_ITEMS_MAX (1u << 20)
+
+/** Largest Retry-After sk_ratelimit_retry_after() returns, seconds. */
+#define SK_RL_RETRY_AFTER_MAX 3600u
+
+/** Item slot meaning "this request concerns no item": item limit skipped. */
+#define SK_RL_NO_ITEM UINT32_MAX
+
+/**
+ * One GCRA token bucket. All-zero is valid and means "unlimited". Plain
+ * fields: owned by one lcore.
+ */
+struct sk_rl_bucket {
+	uint64_t tat;	    /**< theoretical arrival time, TSC cycles */
+	uint64_t interval;  /**< cycles per request (hz / rate); 0 = unlimited */
+	uint64_t tolerance; /**< (burst - 1) * interval */
+};
+
+/** Why a request was refused (or SK_RL_PASS). */
+enum sk_rl_verdict {
+	SK_RL_PASS = 0,	      /**< conforms to every limit; charged */
+	SK_RL_REFUSED_IP,     /**< the client address is over its rate */
+	SK_RL_REFUSED_ITEM,   /**< the item is over its rate */
+	SK_RL_REFUSED_GLOBAL, /**< this lcore is over the global rate */
+	SK_RL__COUNT
+};
+
+/** Counters of one lcore's limiter. */
+struct sk_ratelimit_stats {
+	uint64_t passed;		/**< requests that passed */
+	uint64_t refused[SK_RL__COUNT]; /**< refusals by verdict ([SK_RL_PASS] unused) */
+	uint64_t ip_evictions;		/**< busy per-IP entries taken over */
+};
+
+/**
+ * Limiter settings. Rates are requests per second, 0 meaning "no limit";
+ * a burst of 0 is taken as 1. See the file comment for how global and item
+ * values are divided among lcores.
+ */
+struct sk_ratelimit_config {
+	uint64_t hz;	       /**< TSC frequency, cycles per second (> 0) */
+	uint64_t global_rate;  /**< whole appliance, all items */
+	uint64_t global_burst; /**< whole appliance */
+	uint64_t item_rate;    /**< default for each item, whole appliance */
+	uint64_t item_burst;   /**< default for each item, whole appliance */
+	uint64_t ip_rate;      /**< per client address, per lcore */
+	uint64_t ip_burst;     /**< per client address, per lcore */
+	uint64_t seed;	       /**< per-IP hash seed (pick it at random) */
+	uint32_t n_items;      /**< item slots 0..n_items-1 (<= SK_RL_ITEMS_MAX) */
+	uint32_t ip_slots;     /**< per-IP entries: 0 (per-IP limit off) or a power
+				    of two in 4..SK_RL_IP_SLOTS_MAX */
+	uint32_t n_lcores;     /**< lcores sharing global/item limits, >= 1 */
+};
+
+/** Per-lcore limiter (opaque). */
+struct sk_ratelimit;
+
+/**
+ * sk_ratelimit_config_defaults - fill @p cfg with the defaults: global and
+ * item limits off, 20 requests/s per IP with a burst of 40, 16384 per-IP
+ * entries (256 KiB), 1 lcore, no items. The caller still sets hz, seed,
+ * n_items and n_lcores.
+ */
+void sk_ratelimit_config_defaults(struct sk_ratelimit_config *cfg);
+
+/**
+ * sk_rl_bucket_init - set a bucket to @p rate per second with @p burst,
+ * full (the first @p burst requests pass at once).
+ *
+ * @param b
+ *   The bucket.
+ * @param rate
+ *   Requests per second; 0 = unlimited.
+ * @param burst
+ *   Bucket capacity; 0 is taken as 1.
+ * @param hz
+ *   TSC frequency.
+ * @return
+ *   0, or -EINVAL if @p hz is 0 or @p burst > SK_RL_BURST_MAX.
+ */
+int sk_rl_bucket_init(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64_t hz);
+
+/**
+ * sk_rl_bucket_wait - 0 if a request at @p now conforms to @p b, else the
+ * number of cycles until it would. Does not charge.
+ */
+static inline uint64_t sk_rl_bucket_wait(const struct sk_rl_bucket *b, uint64_t now)
+{
+	uint64_t t = b->tat > now ? b->tat : now;
+
+	if (b->interval == 0 || t - now <= b->tolerance)
+		return 0;
+	return t - now - b->tolerance;
+}
+
+/** sk_rl_bucket_charge - account one request at @p now (call after a 0 wait). */
+static inline void sk_rl_bucket_charge(struct sk_rl_bucket *b, uint64_t now)
+{
+	if (b->interval != 0)
+		b->tat = (b->tat > now ? b->tat : now) + b->interval;
+}
+
+/**
+ * sk_rl_bucket_take - charge one request if it conforms.
+ * @return true if it passed, false if refused (@p wait, if not NULL, then
+ * receives the cycles to wait).
+ */
+static inline bool sk_rl_bucket_take(struct sk_rl_bucket *b, uint64_t now, uint64_t *wait)
+{
+	uint64_t w = sk_rl_bucket_wait(b, now);
+
+	if (w != 0) {
+		if (wait != NULL)
+			*wait = w;
+		return false;
+	}
+	sk_rl_bucket_charge(b, now);
+	return true;
+}
+
+/**
+ * sk_ratelimit_memsize - bytes needed for a limiter with @p cfg.
+ * @return
+ *   The size (a multiple of 64), or -EINVAL if @p cfg is invalid (hz 0,
+ *   n_lcores 0, n_items or ip_slots out of range, a burst too large).
+ */
+ssize_t sk_ratelimit_memsize(const struct sk_ratelimit_config *cfg);
+
+/**
+ * sk_ratelimit_init - lay out a limiter in caller-provided memory (e.g.
+ * rte_zmalloc_socket() on the lcore's socket). All buckets start full.
+ *
+ * @param mem
+ *   At least sk_ratelimit_memsize(cfg) bytes, 64-byte aligned; the caller
+ *   keeps ownership and must keep it alive while the limiter is used.
+ * @param size
+ *   Size of @p mem.
+ * @param cfg
+ *   Settings; copied.
+ * @return
+ *   The limiter (== @p mem) or NULL with errno set: EINVAL (bad cfg,
+ *   misaligned @p mem), ENOSPC (@p size too small).
+ */
+struct sk_ratelimit *sk_ratelimit_init(void *mem, size_t size,
+				       const struct sk_ratelimit_config *cfg);
+
+/**
+ * sk_ratelimit_create - allocate (aligned_alloc) and init a limiter.
+ * @param cfg
+ *   Settings.
+ * @param[out] out
+ *   The limiter; free with sk_ratelimit_free().
+ * @return
+ *   0, -EINVAL (bad cfg) or -ENOMEM.
+ */
+int sk_ratelimit_create(const struct sk_ratelimit_config *cfg, struct sk_ratelimit **out);
+
+/** sk_ratelimit_free - free a limiter from sk_ratelimit_create(); NULL ok. */
+void sk_ratelimit_free(struct sk_ratelimit *rl);
+
+/**
+ * sk_ratelimit_item_set - give item slot @p slot its own limit (whole
+ * appliance values, divided among n_lcores like the defaults). The bucket
+ * starts full. Call on every lcore's limiter.
+ *
+ * @return
+ *   0, or -EINVAL (@p slot >= n_items, @p burst too large).
+ */
+int sk_ratelimit_item_set(struct sk_ratelimit *rl, uint32_t slot, uint64_t rate, uint64_t burst);
+
+/**
+ * sk_ratelimit_check - decide one request; fast path (no allocation, no
+ * lock, at most 4 table entries probed).
+ *
+ * @param rl
+ *   This lcore's limiter.
+ * @param item_slot
+ *   The item's slot (< n_items), or SK_RL_NO_ITEM. A slot out of range is a
+ *   caller bug: it asserts in debug builds and skips the item limit otherwise.
+ * @param ip
+ *   The client's IPv4 address (any byte order, used consistently).
+ * @param now
+ *   TSC now.
+ * @param[out] wait
+ *   If not NULL and the request is refused, the cycles until it could pass
+ *   (for Retry-After, see sk_ratelimit_retry_after()).
+ * @return
+ *   SK_RL_PASS (the request was charged), or the refusal reason (counted).
+ */
+enum sk_rl_verdict sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip,
+				      uint64_t now, uint64_t *wait);
+
+/**
+ * sk_ratelimit_stats_get - this limiter's counters (live; read-only for the
+ * caller; valid as long as the limiter).
+ */
+const struct sk_ratelimit_stats *sk_ratelimit_stats_get(const struct sk_ratelimit *rl);
+
+/**
+ * sk_ratelimit_retry_after - seconds for a Retry-After header: @p wait
+ * cycles rounded up, at least 1, at most SK_RL_RETRY_AFTER_MAX.
+ */
+uint32_t sk_ratelimit_retry_after(uint64_t wait, uint64_t hz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_RATELIMIT_H */

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * seckill-token - mint a buy-path token (JWT HS256) for tests and operators.
+ *
+ *   seckill-token (--secret-file F | --secret S) --sub USER [--item ID]
+ *                 [--ttl SECONDS] [--nbf SECONDS] [--now UNIX]
+ *
+ * Prints the token and a newline on stdout. Exit status: 0 success,
+ * 1 runtime failure (secret file unreadable, secret too short), 2 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+
+#include "sk_token.h"
+
+#define EXIT_USAGE 2
+
+/* Largest secret file read; a secret is a few dozen bytes. */
+#define SECRET_FILE_MAX 4096
+
+static const char usage[] =
+	"usage: seckill-token (--secret-file FILE | --secret SECRET) --sub USER\n"
+	"                     [--item ID] [--ttl SECONDS] [--nbf SECONDS] [--now UNIX]\n"
+	"\n"
+	"Mint a JWT HS256 token for POST /v1/seckill/{item} and print it.\n"
+	"\n"
+	"  --secret-file FILE  shared secret, read from FILE (one trailing newline,\n"
+	"                      \\n or \\r\\n, is dropped); at least 32 bytes\n"
+	"  --secret SECRET     shared secret given inline (visible in ps: tests only)\n"
+	"  --sub USER          user id, decimal 1..18446744073709551615\n"
+	"  --item ID           restrict the token to item ID (default: any item)\n"
+	"  --ttl SECONDS       lifetime: exp = now + SECONDS (default 300)\n"
+	"  --nbf SECONDS       not valid before now + SECONDS (may be negative)\n"
+	"  --now UNIX          use this as the current time (reproducible tokens)\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"Exit status: 0 ok, 1 failure (secret unreadable or too short), 2 usage.\n";
+
+/* parse_i64 - strict signed decimal into @out; false on junk or overflow. */
+static bool parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (*s == '\0' || *s == ' ' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return false;
+	*out = v;
+	return true;
+}
+
+/* read_secret - the contents of @path, minus one trailing newline. */
+static int read_secret(const char *path, char *buf, size_t cap, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	int rc = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "seckill-token: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, cap, f);
+	if (ferror(f)) {
+		fprintf(stderr, "seckill-token: %s: read error\n", path);
+		rc = -1;
+	} else if (n == cap) {
+		fprintf(stderr, "seckill-token: %s: secret longer than %zu bytes\n", path, cap - 1);
+		rc = -1;
+	}
+	fclose(f);
+	if (rc != 0)
+		return rc;
+	if (n > 0 && buf[n - 1] == '\n') {
+		n--;
+		if (n > 0 && buf[n - 1] == '\r')
+			n--;
+	}
+	*len = n;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"secret-file", required_argument, NULL, 'f'},
+		{"secret", required_argument, NULL, 's'},
+		{"sub", required_argument, NULL, 'u'},
+		{"item", required_argument, NULL, 'i'},
+		{"ttl", required_argument, NULL, 't'},
+		{"nbf", required_argument, NULL, 'n'},
+		{"now", required_argument, NULL, 'N'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *secret_file = NULL, *secret_arg = NULL;
+	static char secret[SECRET_FILE_MAX + 1];
+	char tok[SK_TOKEN_MAX_LEN + 1];
+	struct sk_token_claims c;
+	struct sk_token_key *key = NULL;
+	int64_t ttl = 300, nbf_off = 0, now = (int64_t)time(NULL);
+	bool have_sub = false, have_nbf = false;
+	size_t secret_len = 0;
+	int opt, rc;
+
+	memset(&c, 0, sizeof(c));
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			secret_file = optarg;
+			break;
+		case 's':
+			secret_arg = optarg;
+			break;
+		case 'u':
+			if (sk_token_user_id_parse(optarg, strlen(optarg), &c.user) != 0) {
+				fprintf(stderr,
+					"seckill-token: --sub: '%s' is not a user id "
+					"(decimal, 1..18446744073709551615)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			have_sub = true;
+			break;
+		case 'i':
+			/* item ids are u64; 0 is allowed here, the stock module decides */
+			if (strcmp(optarg, "0") == 0) {
+				c.item = 0;
+			} else if (sk_token_user_id_parse(optarg, strlen(optarg), &c.item) != 0) {
+				fprintf(stderr, "seckill-token: --item: '%s' is not an item id\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			c.has_item = true;
+			break;
+		case 't':
+			if (!parse_i64(optarg, &ttl) || ttl <= 0 || ttl > SK_TOKEN_TIME_MAX) {
+				fprintf(stderr,
+					"seckill-token: --ttl: '%s' is not a positive number of "
+					"seconds\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (!parse_i64(optarg, &nbf_off) || nbf_off < -SK_TOKEN_TIME_MAX ||
+			    nbf_off > SK_TOKEN_TIME_MAX) {
+				fprintf(stderr,
+					"seckill-token: --nbf: '%s' is not a number of seconds\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			have_nbf = true;
+			break;
+		case 'N':
+			if (!parse_i64(optarg, &now) || now < 0 || now > SK_TOKEN_TIME_MAX) {
+				fprintf(stderr, "seckill-token: --now: '%s' is not a unix time\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "seckill-token: unexpected argument '%s'\n%s", argv[optind], usage);
+		return EXIT_USAGE;
+	}
+	if ((secret_file == NULL) == (secret_arg == NULL)) {
+		fprintf(stderr, "seckill-token: give exactly one of --secret-file and --secret\n%s",
+			usage);
+		return EXIT_USAGE;
+	}
+	if (!have_sub) {
+		fprintf(stderr, "seckill-token: --sub is required\n%s", usage);
+		return EXIT_USAGE;
+	}
+
+	if (secret_file != NULL) {
+		if (read_secret(secret_file, secret, sizeof(secret), &secret_len) != 0)
+			return EXIT_FAILURE;
+	} else {
+		secret_len = strlen(secret_arg);
+		if (secret_len > SECRET_FILE_MAX) {
+			fprintf(stderr, "seckill-token: --secret longer than %d bytes\n",
+				SECRET_FILE_MAX);
+			return EXIT_USAGE;
+		}
+		memcpy(secret, secret_arg, secret_len);
+	}
+	rc = sk_token_key_create(secret, secret_len, &key);
+	OPENSSL_cleanse(secret, sizeof(secret));
+	if (rc == -EINVAL) {
+		fprintf(stderr, "seckill-token: secret is %zu bytes; at least %d are required\n",
+			secret_len, SK_TOKEN_SECRET_MIN);
+		return EXIT_FAILURE;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "seckill-token: cannot build key: %s\n", strerror(-rc));
+		return EXIT_FAILURE;
+	}
+
+	c.exp = now + ttl;
+	c.iat = now;
+	c.has_iat = true;
+	if (have_nbf) {
+		c.nbf = now + nbf_off;
+		c.has_nbf = true;
+	}
+	if (c.exp > SK_TOKEN_TIME_MAX || (c.has_nbf && (c.nbf < 0 || c.nbf > SK_TOKEN_TIME_MAX))) {
+		fprintf(stderr, "seckill-token: exp or nbf out of range\n");
+		sk_token_key_free(key);
+		return EXIT_USAGE;
+	}
+	rc = sk_token_mint(key, &c, tok, sizeof(tok), NULL);
+	sk_token_key_free(key);
+	if (rc != 0) {
+		fprintf(stderr, "seckill-token: cannot mint: %s\n", strerror(-rc));
+		return EXIT_FAILURE;
+	}
+	if (printf("%s\n", tok) < 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "seckill-token: cannot write the token: %s\n", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
