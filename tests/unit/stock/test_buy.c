@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of sk_buy/sk_buy_cancel and the order helpers: ids, status
+ * transitions, rings. Runs with the EAL in --no-huge mode (rte_ring).
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_errno.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "sk_buy.h"
+#include "test_eal.h"
+
+#define EPOCH 1764000000u
+
+struct fx {
+	void *mem;
+	struct sk_shm *shm;
+	struct rte_ring *ring[2];
+	struct sk_buy_lcore lc[2];
+};
+
+static struct fx F;
+static unsigned ring_gen;
+
+/* Two lcores, status for 2^10 orders each, rings of @ring_size records. */
+static void fx_setup(unsigned ring_size)
+{
+	struct sk_shm_conf c = {.nlcores = 2,
+				.max_items = 8,
+				.dedup_slots = 8192,
+				.status_bits = 10,
+				.epoch = EPOCH};
+	size_t sz = sk_shm_size(&c);
+
+	F.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
+	F.shm = sk_shm_init(F.mem, sz, &c);
+	ck_assert_ptr_nonnull(F.shm);
+	for (unsigned i = 0; i < 2; i++) {
+		/* lcore numbers 10+ keep ring names unique across tests */
+		F.ring[i] = sk_order_ring_create(10 + ring_gen++, ring_size, SOCKET_ID_ANY);
+		ck_assert_ptr_nonnull(F.ring[i]);
+		ck_assert_int_eq(sk_buy_lcore_init(&F.lc[i], F.shm, i, F.ring[i]), 0);
+	}
+}
+
+static void fx_teardown(void)
+{
+	for (unsigned i = 0; i < 2; i++)
+		rte_ring_free(F.ring[i]);
+	free(F.mem);
+}
+
+static void setup_big(void)
+{
+	fx_setup(1024);
+}
+
+static struct sk_item *add_item(uint32_t id, uint64_t total, uint32_t limit)
+{
+	struct sk_stock_conf c = {.id = id,
+				  .per_user_limit = limit,
+				  .end_ns = INT64_MAX,
+				  .price = 1999,
+				  .total = total};
+	struct sk_item *it;
+
+	ck_assert_int_eq(sk_shm_item_add(F.shm, &c, 0, &it), 0);
+	return it;
+}
+
+static enum sk_buy_status buy1(unsigned lcore, uint64_t user, struct sk_item *it, uint32_t qty,
+			       uint64_t *order)
+{
+	struct sk_buy_req r = {.user = user, .client_ip = 0x0100a8c6, .now_ns = 5};
+	struct sk_buy_line l = {.item = it, .qty = qty};
+
+	return sk_buy(&F.lc[lcore], &r, &l, 1, order);
+}
+
+static unsigned drain(struct rte_ring *r, struct sk_order_rec *out, unsigned max)
+{
+	return rte_ring_sc_dequeue_burst_elem(r, out, sizeof(*out), max, NULL);
+}
+
+/* ------------------------------------------------------------------ ids */
+
+START_TEST(order_id_layout)
+{
+	uint64_t id = sk_order_id_make(EPOCH, 5, 123456);
+
+	ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH);
+	ck_assert_uint_eq(sk_order_id_lcore(id), 5);
+	ck_assert_uint_eq(sk_order_id_seq(id), 123456);
+	ck_assert_uint_ne(sk_order_id_make(EPOCH, 0, 0), sk_order_id_make(EPOCH + 1, 0, 0));
+	ck_assert_uint_eq(sk_order_id_lcore(sk_order_id_make(1, 63, SK_ORDER_SEQ_MAX - 1)), 63);
+	ck_assert_uint_eq(sk_order_id_seq(sk_order_id_make(1, 63, SK_ORDER_SEQ_MAX - 1)),
+			  SK_ORDER_SEQ_MAX - 1);
+}
+END_TEST
+
+START_TEST(status_transitions)
+{
+	static const struct {
+		unsigned from, to;
+		bool ok;
+	} t[] = {
+		{SK_ORDER_QUEUED, SK_ORDER_CONFIRMED, true},
+		{SK_ORDER_QUEUED, SK_ORDER_FAILED, true},
+		{SK_ORDER_QUEUED, SK_ORDER_CANCELLED, true},
+		{SK_ORDER_QUEUED, SK_ORDER_PAID, false},
+		{SK_ORDER_CONFIRMED, SK_ORDER_PAID, true},
+		{SK_ORDER_CONFIRMED, SK_ORDER_CANCELLED, true},
+		{SK_ORDER_CONFIRMED, SK_ORDER_QUEUED, false},
+		{SK_ORDER_PAID, SK_ORDER_CANCELLED, false},
+		{SK_ORDER_CANCELLED, SK_ORDER_PAID, false},
+		{SK_ORDER_FAILED, SK_ORDER_CONFIRMED, false},
+		{SK_ORDER_NONE, SK_ORDER_QUEUED, false},
+	};
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(t); i++)
+		ck_assert_msg(sk_order_transition_ok(t[i].from, t[i].to) == t[i].ok, "row %zu", i);
+	ck_assert_str_eq(sk_order_status_name(SK_ORDER_CONFIRMED), "confirmed");
+	ck_assert_str_eq(sk_order_status_name(200), "none");
+}
+END_TEST
+
+START_TEST(status_move)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t id;
+
+	ck_assert_int_eq(buy1(0, 5, it, 1, &id), SK_BUY_OK);
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, id), SK_ORDER_QUEUED);
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_QUEUED, SK_ORDER_PAID),
+			 -EINVAL);
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
+			 0);
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
+			 -EALREADY);
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_CONFIRMED, SK_ORDER_PAID), 0);
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, id), SK_ORDER_PAID);
+	/* an id of another run, or out of range, is unknown */
+	uint64_t other = sk_order_id_make(EPOCH + 1, 0, sk_order_id_seq(id));
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, other), SK_ORDER_NONE);
+	ck_assert_int_eq(
+		sk_status_move(&F.lc[0].status, other, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
+		-ENOENT);
+	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH, 0, 1u << 10)));
+	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH, 2, 1)));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ buy */
+
+START_TEST(buy_ok_and_record)
+{
+	struct sk_item *it = add_item(3, 10, 1);
+	struct sk_order_rec rec[4];
+	uint64_t id;
+
+	ck_assert_int_eq(buy1(1, 77, it, 1, &id), SK_BUY_OK);
+	ck_assert_uint_eq(sk_order_id_lcore(id), 1);
+	ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH);
+	ck_assert_uint_eq(drain(F.ring[1], rec, 4), 1);
+	ck_assert_uint_eq(drain(F.ring[0], rec + 1, 3), 0);
+	ck_assert_uint_eq(rec[0].id, id);
+	ck_assert_uint_eq(rec[0].user, 77);
+	ck_assert_uint_eq(rec[0].item, 3);
+	ck_assert_uint_eq(rec[0].qty, 1);
+	ck_assert_uint_eq(rec[0].price, 1999);
+	ck_assert_uint_eq(rec[0].client_ip, 0x0100a8c6);
+	ck_assert_uint_eq(rec[0].nlines, 1);
+	ck_assert_uint_eq(F.lc[1].count[SK_BUY_OK], 1);
+}
+END_TEST
+
+START_TEST(buy_duplicate_and_limit)
+{
+	struct sk_item *one = add_item(1, 10, 1);
+	struct sk_item *five = add_item(2, 10, 5);
+	uint64_t id, again;
+
+	ck_assert_int_eq(buy1(0, 9, one, 1, &id), SK_BUY_OK);
+	/* a retry on any lcore returns the winner's order */
+	ck_assert_int_eq(buy1(1, 9, one, 1, &again), SK_BUY_DUPLICATE);
+	ck_assert_uint_eq(again, id);
+	ck_assert_uint_eq(sk_stock_sold(one), 1);
+
+	ck_assert_int_eq(buy1(0, 9, five, 3, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(1, 9, five, 2, &again), SK_BUY_OK);
+	ck_assert_uint_ne(again, id);
+	ck_assert_int_eq(buy1(0, 9, five, 1, &id), SK_BUY_LIMIT);
+	ck_assert_uint_eq(id, again);
+	ck_assert_uint_eq(sk_stock_sold(five), 5);
+	ck_assert_int_eq(buy1(0, 0, five, 1, &id), SK_BUY_INVALID);
+	ck_assert_int_eq(buy1(0, 10, five, 0, &id), SK_BUY_INVALID);
+}
+END_TEST
+
+START_TEST(buy_sold_out_and_short)
+{
+	struct sk_item *it = add_item(4, 3, 5);
+	uint64_t id;
+
+	ck_assert_int_eq(buy1(0, 1, it, 4, &id), SK_BUY_SHORT);
+	ck_assert_uint_eq(id, 0);
+	/* the short buyer holds nothing and may buy what is left */
+	ck_assert_int_eq(buy1(0, 1, it, 3, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(1, 2, it, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_is_sold_out(it));
+	ck_assert_int_eq(buy1(0, 3, it, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_check(it));
+}
+END_TEST
+
+START_TEST(buy_closed_item)
+{
+	struct sk_item *it = add_item(5, 3, 1);
+	uint64_t id;
+
+	atomic_store(&it->state, SK_ITEM_CLOSED);
+	ck_assert_int_eq(buy1(0, 1, it, 1, &id), SK_BUY_CLOSED);
+	ck_assert_uint_eq(sk_stock_remaining(it), 3);
+}
+END_TEST
+
+START_TEST(ring_full_loses_nothing)
+{
+	struct sk_item *it = add_item(6, 100, 1);
+	struct sk_order_rec rec[8];
+	uint64_t id;
+
+	/* ring of 4 holds 3 records */
+	for (uint64_t u = 1; u <= 3; u++)
+		ck_assert_int_eq(buy1(0, u, it, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(0, 4, it, 1, &id), SK_BUY_BUSY);
+	ck_assert_uint_eq(id, 0);
+	ck_assert_uint_eq(sk_stock_sold(it), 3);
+	ck_assert_uint_eq(sk_stock_remaining(it), 97);
+	ck_assert(sk_stock_check(it));
+	/* the refused user holds nothing: after a drain it buys normally */
+	ck_assert_uint_eq(drain(F.ring[0], rec, 8), 3);
+	ck_assert_int_eq(buy1(0, 4, it, 1, &id), SK_BUY_OK);
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, id), SK_ORDER_QUEUED);
+	/* the refused attempt did not burn a sequence or leave a status */
+	ck_assert_uint_eq(sk_order_id_seq(id), 4);
+	ck_assert_uint_eq(drain(F.ring[0], rec, 8), 1);
+	ck_assert_uint_eq(rec[0].user, 4);
+}
+END_TEST
+
+static void setup_small_ring(void)
+{
+	fx_setup(4);
+}
+
+START_TEST(sequence_exhausted)
+{
+	struct sk_item *it = add_item(7, 5000, 1);
+	struct sk_order_rec rec[64];
+	uint64_t id;
+	uint64_t user = 1;
+
+	/* 2^10 sequences per run, seq 0 unused */
+	for (; user < 1024; user++) {
+		ck_assert_int_eq(buy1(0, user, it, 1, &id), SK_BUY_OK);
+		while (drain(F.ring[0], rec, 64) > 0)
+			;
+	}
+	ck_assert_int_eq(buy1(0, user, it, 1, &id), SK_BUY_FULL);
+	ck_assert_int_eq(buy1(1, user, it, 1, &id), SK_BUY_OK); /* other lcore unaffected */
+	ck_assert(sk_stock_check(it));
+}
+END_TEST
+
+START_TEST(cart_all_or_nothing)
+{
+	struct sk_item *a = add_item(20, 5, 1);
+	struct sk_item *b = add_item(10, 1, 1);
+	struct sk_buy_req r = {.user = 50, .now_ns = 1};
+	struct sk_order_rec rec[4];
+	uint64_t id;
+
+	struct sk_buy_line cart[2] = {{a, 1}, {b, 1}};
+	ck_assert_int_eq(sk_buy(&F.lc[0], &r, cart, 2, &id), SK_BUY_OK);
+	ck_assert_ptr_eq(cart[0].item, b); /* sorted by item id */
+	ck_assert_uint_eq(drain(F.ring[0], rec, 4), 2);
+	ck_assert_uint_eq(rec[0].id, id);
+	ck_assert_uint_eq(rec[1].id, id);
+	ck_assert_uint_eq(rec[0].item, 10);
+	ck_assert_uint_eq(rec[1].item, 20);
+	ck_assert_uint_eq(rec[1].line, 1);
+	ck_assert_uint_eq(rec[1].nlines, 2);
+
+	/* b is sold out now: a second cart must leave a untouched */
+	r.user = 51;
+	struct sk_buy_line cart2[2] = {{a, 1}, {b, 1}};
+	ck_assert_int_eq(sk_buy(&F.lc[1], &r, cart2, 2, &id), SK_BUY_SOLD_OUT);
+	ck_assert_uint_eq(sk_stock_remaining(a), 4);
+
+	/* fail on the second line (a short): the first line (b) rolls back */
+	ck_assert_int_eq(sk_stock_add(b, 1), 0);
+	struct sk_buy_line cart3[2] = {{a, 5}, {b, 1}};
+	ck_assert_int_eq(sk_buy(&F.lc[1], &r, cart3, 2, &id), SK_BUY_LIMIT); /* limit 1 < 5 */
+	struct sk_item *c = add_item(30, 5, 10);
+	struct sk_buy_line cart4[2] = {{c, 6}, {b, 1}};
+	ck_assert_int_eq(sk_buy(&F.lc[1], &r, cart4, 2, &id), SK_BUY_SHORT);
+	ck_assert_uint_eq(sk_stock_remaining(b), 1);
+	ck_assert_uint_eq(sk_stock_remaining(c), 5);
+	ck_assert(sk_stock_check(b));
+	ck_assert(sk_stock_check(c));
+	uint32_t units = 9;
+	struct sk_dedup d;
+	sk_shm_dedup(F.shm, b, &d);
+	ck_assert_int_eq(sk_dedup_lookup(&d, 51, &units, NULL), 0);
+	ck_assert_uint_eq(units, 0);
+
+	/* duplicate items in one cart are refused */
+	struct sk_buy_line cart5[2] = {{c, 1}, {c, 1}};
+	ck_assert_int_eq(sk_buy(&F.lc[1], &r, cart5, 2, &id), SK_BUY_INVALID);
+	ck_assert_int_eq(sk_buy(&F.lc[1], &r, cart5, 0, &id), SK_BUY_INVALID);
+	ck_assert_int_eq(sk_buy(&F.lc[1], &r, cart5, SK_BUY_MAX_LINES + 1, &id), SK_BUY_INVALID);
+}
+END_TEST
+
+START_TEST(cancel_returns_once)
+{
+	struct sk_item *it = add_item(40, 2, 2);
+	struct sk_order_rec rec[4];
+	uint64_t id;
+
+	ck_assert_int_eq(buy1(0, 8, it, 2, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(1, 9, it, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert_uint_eq(drain(F.ring[0], rec, 4), 1);
+
+	ck_assert_int_eq(sk_buy_cancel(F.shm, rec, 1, SK_ORDER_PAID), -EINVAL);
+	ck_assert_int_eq(sk_buy_cancel(F.shm, rec, 1, SK_ORDER_CANCELLED), 0);
+	ck_assert_uint_eq(rec[0].returned, 2);
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, rec[0].id), SK_ORDER_CANCELLED);
+	ck_assert(!sk_stock_is_sold_out(it));
+	ck_assert_uint_eq(sk_stock_remaining(it), 2);
+	/* second cancel changes nothing */
+	ck_assert_int_eq(sk_buy_cancel(F.shm, rec, 1, SK_ORDER_CANCELLED), -EALREADY);
+	ck_assert_uint_eq(sk_stock_remaining(it), 2);
+	/* the user may buy again, and the units sell to others */
+	ck_assert_int_eq(buy1(1, 8, it, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(1, 9, it, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(1, 10, it, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_check(it));
+
+	/* a paid order cannot be cancelled */
+	ck_assert_uint_eq(drain(F.ring[1], rec, 4), 2);
+	ck_assert_int_eq(
+		sk_status_move(&F.lc[1].status, rec[0].id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED), 0);
+	ck_assert_int_eq(
+		sk_status_move(&F.lc[1].status, rec[0].id, SK_ORDER_CONFIRMED, SK_ORDER_PAID), 0);
+	ck_assert_int_eq(sk_buy_cancel(F.shm, rec, 1, SK_ORDER_CANCELLED), -EALREADY);
+	ck_assert_uint_eq(sk_stock_sold(it), 2);
+	/* unknown order / item */
+	rec[1].id = sk_order_id_make(EPOCH + 1, 1, 5);
+	ck_assert_int_eq(sk_buy_cancel(F.shm, &rec[1], 1, SK_ORDER_CANCELLED), -ENOENT);
+	rec[1].item = 999;
+	ck_assert_int_eq(sk_buy_cancel(F.shm, &rec[1], 1, SK_ORDER_CANCELLED), -ENOENT);
+}
+END_TEST
+
+START_TEST(ring_create_lookup)
+{
+	struct rte_ring *r = sk_order_ring_create(60, 64, SOCKET_ID_ANY);
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_eq(sk_order_ring_lookup(60), r);
+	ck_assert_ptr_null(sk_order_ring_create(60, 64, SOCKET_ID_ANY));
+	ck_assert_int_eq(rte_errno, EEXIST);
+	ck_assert_ptr_null(sk_order_ring_lookup(61));
+	rte_ring_free(r);
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[0], F.shm, 2, F.ring[0]), -EINVAL);
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[0], F.shm, 0, NULL), -EINVAL);
+	ck_assert_str_eq(sk_buy_status_name(SK_BUY_SOLD_OUT), "sold_out");
+}
+END_TEST
+
+static Suite *buy_suite(void)
+{
+	Suite *s = suite_create("buy");
+	TCase *tc = tcase_create("orders");
+
+	tcase_add_checked_fixture(tc, setup_big, fx_teardown);
+	tcase_add_test(tc, order_id_layout);
+	tcase_add_test(tc, status_transitions);
+	tcase_add_test(tc, status_move);
+	tcase_add_test(tc, ring_create_lookup);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("buy");
+	tcase_add_checked_fixture(tc, setup_big, fx_teardown);
+	tcase_add_test(tc, buy_ok_and_record);
+	tcase_add_test(tc, buy_duplicate_and_limit);
+	tcase_add_test(tc, buy_sold_out_and_short);
+	tcase_add_test(tc, buy_closed_item);
+	tcase_add_test(tc, sequence_exhausted);
+	tcase_add_test(tc, cart_all_or_nothing);
+	tcase_add_test(tc, cancel_returns_once);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ring_full");
+	tcase_add_checked_fixture(tc, setup_small_ring, fx_teardown);
+	tcase_add_test(tc, ring_full_loses_nothing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	if (sk_test_eal_init("test-buy") != 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return EXIT_FAILURE;
+	}
+	SRunner *sr = srunner_create(buy_suite());
+	/* rings live in EAL memory: run the tests in this process */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	rte_eal_cleanup();
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
