@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Configuration of the appliance: an INI file read with libinih into one
+ * plain struct sk_config.
+ *
+ * File format
+ * -----------
+ * @code
+ *	# comments start a line with '#' or ';'; a " #" or " ;" ends a value
+ *	[dataplane]
+ *	mbufs = 16383            # mbufs in the packet pool
+ *
+ *	[port0]                  # port0 .. port3, in order, no gaps
+ *	device  = net_tap0,iface=sktap0   # vdev spec, or a PCI address
+ *	address = 198.18.0.1/24
+ *
+ *	[tcp]
+ *	max_conns = 16384        # connection table per lcore
+ *
+ *	[http]
+ *	head_max = 8192
+ * @endcode
+ *
+ * Every key is listed with its range and default in docs/operations.md and
+ * in config/seckill.ini. Unknown sections and keys, keys set twice, values
+ * out of range and lines that are neither "[section]" nor "key = value" are
+ * errors: the loader stops at the first one and describes it in one line
+ * that names the file, the line and the key ("seckill.ini:12: tcp.mss: 80
+ * is out of range 536..9000"). A config either loads completely or not at
+ * all; nothing in it is applied half.
+ *
+ * Numeric keys of [tcp] and [http] that are absent stay 0, which means "the
+ * module's own default" (sk_net_conf_defaults(), sk_http_parser_init()), so
+ * the defaults live in one place. Sizes are plain integers (no suffixes);
+ * durations are in milliseconds and their key says so (_ms).
+ *
+ * The loader allocates nothing that outlives a call and needs no DPDK: the
+ * control plane and the unit tests use it without an EAL.
+ *
+ * Thread-safety: functions here touch only the struct they are given; use
+ * one struct per thread or lock around it.
+ */
+#ifndef SK_CONFIG_H
+#define SK_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most ports one dataplane drives ([port0] .. [port3]). */
+#define SK_CONFIG_MAX_PORTS 4
+/** Longest device string (devargs), NUL included. */
+#define SK_CONFIG_DEVICE_MAX 256
+/** Bytes of the SYN-cookie secret ([tcp] syncookie_secret, 32 hex digits). */
+#define SK_CONFIG_SECRET_LEN 16
+/** Size of an error-message buffer that never truncates a key name. */
+#define SK_CONFIG_ERR_MAX 512
+
+/** One [portN] section. */
+struct sk_config_port {
+	/** devargs: "net_tap0,iface=sktap0", "net_memif0,role=server", a PCI address */
+	char device[SK_CONFIG_DEVICE_MAX];
+	uint32_t addr;	    /**< IPv4 address, host byte order (address = A.B.C.D/P) */
+	uint32_t gateway;   /**< IPv4 gateway, host byte order; 0: none (gateway) */
+	uint8_t prefix;	    /**< prefix length 1..32 */
+	bool has_mac;	    /**< mac was set: program it into the port */
+	uint8_t mac[6];	    /**< mac = 02:00:00:00:00:01 */
+	uint16_t rx_queues; /**< rx_queues = N, or 0 for "auto" (RSS if possible) */
+	uint16_t rx_desc;   /**< RX descriptors per queue (rx_desc) */
+	uint16_t tx_desc;   /**< TX descriptors per queue (tx_desc) */
+	bool rss;	    /**< rss = on|off: allowed to use several RX queues */
+	bool csum_offload;  /**< checksum_offload = on|off: use the port's offloads */
+};
+
+/** The whole configuration. All-zero is not valid: use sk_config_defaults(). */
+struct sk_config {
+	/* [dataplane] */
+	uint32_t mbufs;		/**< mbufs in the pool of each NUMA socket used */
+	uint32_t mbuf_cache;	/**< per-lcore mempool cache, 0..512 */
+	uint16_t burst;		/**< RX/TX burst size, 1..256 */
+	uint32_t dispatch_ring; /**< per-lcore software-dispatch ring, power of two */
+	uint32_t idle_sleep_us; /**< sleep this long when idle; 0: pure polling */
+	uint32_t idle_after_us; /**< ... after this long without a packet */
+
+	/* [port0] .. [port3] */
+	uint16_t nb_ports;
+	struct sk_config_port ports[SK_CONFIG_MAX_PORTS];
+
+	/* [tcp] - 0 means the net stack's default */
+	uint16_t tcp_port;	   /**< listening TCP port */
+	uint32_t max_conns;	   /**< connection table size per lcore and port */
+	uint16_t mss;		   /**< MSS announced, 536..9000 */
+	uint32_t rcv_buf_size;	   /**< per-connection receive buffer, bytes */
+	uint32_t snd_buf_size;	   /**< per-connection unacked-send buffer, bytes */
+	uint32_t rto_initial_ms;   /**< RTO before any RTT sample */
+	uint32_t rto_min_ms;	   /**< lower bound of the RTO */
+	uint32_t rto_max_ms;	   /**< upper bound of the RTO after backoff */
+	uint32_t max_retries;	   /**< retransmissions of a segment before a reset */
+	uint32_t idle_timeout_ms;  /**< keep-alive idle timeout */
+	uint32_t time_wait_ms;	   /**< TIME_WAIT duration */
+	uint32_t time_wait_max;	   /**< TIME_WAIT entries per lcore */
+	bool has_syncookie_secret; /**< false: random secret at start */
+	uint8_t syncookie_secret[SK_CONFIG_SECRET_LEN];
+
+	/* [http] - 0 means the parser's default */
+	uint32_t head_max;   /**< request head bytes (431 above) */
+	uint32_t target_max; /**< request-target bytes (414 above) */
+	uint32_t body_max;   /**< Content-Length limit (413 above) */
+	uint32_t fields_max; /**< header field lines (431 above) */
+};
+
+/**
+ * sk_config_defaults - fill @p cfg with the defaults of every key and no port.
+ * @param[out] cfg  configuration to initialise
+ */
+void sk_config_defaults(struct sk_config *cfg);
+
+/**
+ * sk_config_load - read the INI file @p path into @p cfg.
+ *
+ * @p cfg is first reset with sk_config_defaults(); keys of the file then
+ * override the defaults. At least one port must be configured.
+ *
+ * @param[out] cfg     configuration; on error its content is unspecified
+ * @param[in]  path    file to read
+ * @param[out] err     on error, a one-line NUL-terminated description that
+ *                     names the file, the line and the key; may be NULL
+ * @param[in]  errlen  bytes at @p err (SK_CONFIG_ERR_MAX never truncates)
+ * @return 0 on success, or
+ *   -ENOENT (or another negative errno) if the file cannot be opened,
+ *   -EINVAL if the file is malformed, names an unknown section or key, sets
+ *           a key twice, has a value out of range, or lacks a required key,
+ *   -ENOMEM if the parser ran out of memory.
+ */
+int sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen);
+
+/**
+ * sk_config_port_name - the DPDK device name of @p port: its device string
+ * up to the first ',' ("net_tap0" for "net_tap0,iface=sktap0").
+ * @param[in]  port  a configured port
+ * @param[out] out   destination, NUL-terminated on success
+ * @param[in]  len   bytes at @p out
+ * @return 0 on success, -ENOSPC if the name does not fit in @p len.
+ */
+int sk_config_port_name(const struct sk_config_port *port, char *out, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_CONFIG_H */
