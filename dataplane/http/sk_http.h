@@ -85,7 +85,7 @@ extern "C" {
 struct sk_http_limits {
 	uint32_t head_max;   /**< head bytes, 64..65535; exceeded: 431 */
 	uint32_t target_max; /**< request-target bytes, 1..head_max-16; exceeded: 414 */
-	uint32_t body_max;   /**< Content-Length limit, 0..(1<<30); exceeded: 413 */
+	uint32_t body_max;   /**< Content-Length limit, 1..(1<<30); exceeded: 413 */
 	uint32_t fields_max; /**< header field lines, 1..1024; exceeded: 431 */
 };
 

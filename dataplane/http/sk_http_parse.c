@@ -161,7 +161,7 @@ int sk_http_parser_init(struct sk_http_parser *p, const struct sk_http_limits *l
 		l.target_max = SK_HTTP_TARGET_MAX_DEFAULT < l.head_max - 16
 				       ? SK_HTTP_TARGET_MAX_DEFAULT
 				       : l.head_max - 16;
-	if (l.body_max == 0 && (limits == NULL || limits->body_max == 0))
+	if (l.body_max == 0)
 		l.body_max = SK_HTTP_BODY_MAX_DEFAULT;
 	if (l.fields_max == 0)
 		l.fields_max = SK_HTTP_FIELDS_MAX_DEFAULT;
