@@ -363,7 +363,7 @@ static bool js_skip(struct sk_js *j, unsigned depth)
 	default:
 		return js_number(j, &t);
 	}
-	if (depth >= SK_TOKEN_MAX_DEPTH)
+	if (depth > SK_TOKEN_MAX_DEPTH)
 		return false;
 	open = *j->p++;
 	close = open == '{' ? '}' : ']';
