@@ -17,13 +17,15 @@ static const char *const buy_names[SK_BUY_STATUS_MAX] = {
 	[SK_BUY_INVALID] = "invalid",
 };
 
-const char *sk_buy_status_name(unsigned status)
+const char *
+sk_buy_status_name(unsigned status)
 {
 	return status < SK_BUY_STATUS_MAX ? buy_names[status] : "unknown";
 }
 
-int sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcore,
-		      struct rte_ring *ring)
+int
+sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcore,
+		  struct rte_ring *ring)
 {
 	if (lcore >= shm->nlcores || ring == NULL)
 		return -EINVAL;
@@ -39,7 +41,8 @@ int sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcor
 	return 0;
 }
 
-static void sort_lines(struct sk_buy_line *l, unsigned n)
+static void
+sort_lines(struct sk_buy_line *l, unsigned n)
 {
 	for (unsigned i = 1; i < n; i++)
 		for (unsigned j = i; j > 0 && l[j - 1].item->id > l[j].item->id; j--) {
@@ -49,7 +52,8 @@ static void sort_lines(struct sk_buy_line *l, unsigned n)
 		}
 }
 
-static enum sk_buy_status from_dedup(int rc, const struct sk_item *it, uint32_t qty)
+static enum sk_buy_status
+from_dedup(int rc, const struct sk_item *it, uint32_t qty)
 {
 	switch (rc) {
 	case SK_DEDUP_LIMIT:
@@ -64,7 +68,8 @@ static enum sk_buy_status from_dedup(int rc, const struct sk_item *it, uint32_t 
 	}
 }
 
-static enum sk_buy_status from_stock(int rc)
+static enum sk_buy_status
+from_stock(int rc)
 {
 	switch (rc) {
 	case SK_STOCK_SOLD_OUT:
@@ -78,8 +83,9 @@ static enum sk_buy_status from_stock(int rc)
 	}
 }
 
-static void rollback(struct sk_buy_lcore *lc, struct sk_buy_line *lines,
-		     struct sk_dedup_slot **slots, unsigned done, unsigned reserved)
+static void
+rollback(struct sk_buy_lcore *lc, struct sk_buy_line *lines, struct sk_dedup_slot **slots,
+	 unsigned done, unsigned reserved)
 {
 	for (unsigned i = 0; i < done; i++)
 		sk_stock_untake(lines[i].item, lc->lcore, lines[i].qty);
@@ -87,8 +93,9 @@ static void rollback(struct sk_buy_lcore *lc, struct sk_buy_line *lines,
 		sk_dedup_abort(slots[i]);
 }
 
-static enum sk_buy_status buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
-			      struct sk_buy_line *lines, unsigned n, uint64_t *order)
+static enum sk_buy_status
+buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *lines, unsigned n,
+    uint64_t *order)
 {
 	struct sk_dedup_slot *slots[SK_BUY_MAX_LINES];
 	struct sk_order_rec recs[SK_BUY_MAX_LINES];
@@ -166,8 +173,9 @@ static enum sk_buy_status buy(struct sk_buy_lcore *lc, const struct sk_buy_req *
 	return SK_BUY_OK;
 }
 
-enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
-			  struct sk_buy_line *lines, unsigned n, uint64_t *order)
+enum sk_buy_status
+sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *lines, unsigned n,
+       uint64_t *order)
 {
 	enum sk_buy_status s = buy(lc, req, lines, n, order);
 
@@ -175,7 +183,8 @@ enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
 	return s;
 }
 
-int sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigned to)
+int
+sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigned to)
 {
 	struct sk_item *items[SK_BUY_MAX_LINES];
 	struct sk_status st;

@@ -7,7 +7,8 @@
 #include "sk_dedup.h"
 
 /* Murmur3's 64-bit finaliser: user ids are often sequential. */
-static inline uint64_t mix64(uint64_t x)
+static inline uint64_t
+mix64(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= UINT64_C(0xff51afd7ed558ccd);
@@ -22,7 +23,8 @@ static inline uint64_t mix64(uint64_t x)
  * Returns NULL if the probe limit is hit (or the user is absent and
  * !claim).
  */
-static struct sk_dedup_slot *find_slot(const struct sk_dedup *d, uint64_t user, bool claim)
+static struct sk_dedup_slot *
+find_slot(const struct sk_dedup *d, uint64_t user, bool claim)
 {
 	uint64_t h = mix64(user);
 	uint64_t probes = d->mask + 1 < SK_DEDUP_MAX_PROBE ? d->mask + 1 : SK_DEDUP_MAX_PROBE;
@@ -45,8 +47,9 @@ static struct sk_dedup_slot *find_slot(const struct sk_dedup *d, uint64_t user, 
 	return NULL;
 }
 
-int sk_dedup_acquire(const struct sk_dedup *d, uint64_t user, uint32_t qty, uint32_t limit,
-		     struct sk_dedup_slot **slot, uint64_t *order)
+int
+sk_dedup_acquire(const struct sk_dedup *d, uint64_t user, uint32_t qty, uint32_t limit,
+		 struct sk_dedup_slot **slot, uint64_t *order)
 {
 	if (user == 0 || qty == 0)
 		return -EINVAL;
@@ -72,7 +75,8 @@ int sk_dedup_acquire(const struct sk_dedup *d, uint64_t user, uint32_t qty, uint
 	return SK_DEDUP_PENDING;
 }
 
-void sk_dedup_commit(struct sk_dedup_slot *slot, uint32_t qty, uint64_t order)
+void
+sk_dedup_commit(struct sk_dedup_slot *slot, uint32_t qty, uint64_t order)
 {
 	SK_DEBUG_ASSERT(atomic_load(&slot->ctl) & SK_DEDUP_CTL_PENDING);
 	atomic_store(&slot->order, order);
@@ -81,13 +85,15 @@ void sk_dedup_commit(struct sk_dedup_slot *slot, uint32_t qty, uint64_t order)
 	atomic_fetch_add(&slot->ctl, qty - SK_DEDUP_CTL_PENDING);
 }
 
-void sk_dedup_abort(struct sk_dedup_slot *slot)
+void
+sk_dedup_abort(struct sk_dedup_slot *slot)
 {
 	SK_DEBUG_ASSERT(atomic_load(&slot->ctl) & SK_DEDUP_CTL_PENDING);
 	atomic_fetch_sub(&slot->ctl, SK_DEDUP_CTL_PENDING);
 }
 
-int sk_dedup_release(const struct sk_dedup *d, uint64_t user, uint32_t qty)
+int
+sk_dedup_release(const struct sk_dedup *d, uint64_t user, uint32_t qty)
 {
 	struct sk_dedup_slot *s = find_slot(d, user, false);
 
@@ -103,7 +109,8 @@ int sk_dedup_release(const struct sk_dedup *d, uint64_t user, uint32_t qty)
 	return 0;
 }
 
-int sk_dedup_lookup(const struct sk_dedup *d, uint64_t user, uint32_t *units, uint64_t *order)
+int
+sk_dedup_lookup(const struct sk_dedup *d, uint64_t user, uint32_t *units, uint64_t *order)
 {
 	struct sk_dedup_slot *s = find_slot(d, user, false);
 
@@ -116,7 +123,8 @@ int sk_dedup_lookup(const struct sk_dedup *d, uint64_t user, uint32_t *units, ui
 	return 0;
 }
 
-int sk_dedup_restore(const struct sk_dedup *d, uint64_t user, uint32_t units, uint64_t order)
+int
+sk_dedup_restore(const struct sk_dedup *d, uint64_t user, uint32_t units, uint64_t order)
 {
 	if (user == 0)
 		return -EINVAL;

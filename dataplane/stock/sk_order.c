@@ -16,12 +16,14 @@ static const char *const status_names[] = {
 	[SK_ORDER_CANCELLED] = "cancelled", [SK_ORDER_FAILED] = "failed",
 };
 
-const char *sk_order_status_name(unsigned status)
+const char *
+sk_order_status_name(unsigned status)
 {
 	return status < SK_ARRAY_SIZE(status_names) ? status_names[status] : "none";
 }
 
-bool sk_order_transition_ok(unsigned from, unsigned to)
+bool
+sk_order_transition_ok(unsigned from, unsigned to)
 {
 	switch (from) {
 	case SK_ORDER_QUEUED:
@@ -34,7 +36,8 @@ bool sk_order_transition_ok(unsigned from, unsigned to)
 	}
 }
 
-int sk_status_move(const struct sk_status *st, uint64_t id, unsigned from, unsigned to)
+int
+sk_status_move(const struct sk_status *st, uint64_t id, unsigned from, unsigned to)
 {
 	_Atomic uint8_t *s = sk_status_slot(st, id);
 
@@ -46,12 +49,14 @@ int sk_status_move(const struct sk_status *st, uint64_t id, unsigned from, unsig
 	return atomic_compare_exchange_strong(s, &expect, (uint8_t)to) ? 0 : -EALREADY;
 }
 
-static void ring_name(char *buf, size_t len, unsigned lcore)
+static void
+ring_name(char *buf, size_t len, unsigned lcore)
 {
 	snprintf(buf, len, "sk_orders_%u", lcore);
 }
 
-struct rte_ring *sk_order_ring_create(unsigned lcore, unsigned count, int socket)
+struct rte_ring *
+sk_order_ring_create(unsigned lcore, unsigned count, int socket)
 {
 	char name[RTE_RING_NAMESIZE];
 
@@ -60,7 +65,8 @@ struct rte_ring *sk_order_ring_create(unsigned lcore, unsigned count, int socket
 				    RING_F_SP_ENQ | RING_F_SC_DEQ);
 }
 
-struct rte_ring *sk_order_ring_lookup(unsigned lcore)
+struct rte_ring *
+sk_order_ring_lookup(unsigned lcore)
 {
 	char name[RTE_RING_NAMESIZE];
 

@@ -66,26 +66,30 @@ struct sk_order_rec {
 _Static_assert(sizeof(struct sk_order_rec) == 48, "order record must stay 48 bytes");
 
 /** sk_order_id_make - build an id; @p epoch must be non-zero. */
-static inline uint64_t sk_order_id_make(uint32_t epoch, unsigned lcore, uint32_t seq)
+static inline uint64_t
+sk_order_id_make(uint32_t epoch, unsigned lcore, uint32_t seq)
 {
 	return (uint64_t)epoch << 32 | (uint64_t)lcore << SK_ORDER_SEQ_BITS |
 	       (seq & (SK_ORDER_SEQ_MAX - 1));
 }
 
 /** sk_order_id_epoch - the run that made @p id. */
-static inline uint32_t sk_order_id_epoch(uint64_t id)
+static inline uint32_t
+sk_order_id_epoch(uint64_t id)
 {
 	return (uint32_t)(id >> 32);
 }
 
 /** sk_order_id_lcore - the lcore that made @p id. */
-static inline unsigned sk_order_id_lcore(uint64_t id)
+static inline unsigned
+sk_order_id_lcore(uint64_t id)
 {
 	return (unsigned)(id >> SK_ORDER_SEQ_BITS) & ((1u << SK_ORDER_LCORE_BITS) - 1);
 }
 
 /** sk_order_id_seq - the lcore's sequence number of @p id. */
-static inline uint32_t sk_order_id_seq(uint64_t id)
+static inline uint32_t
+sk_order_id_seq(uint64_t id)
 {
 	return (uint32_t)id & (SK_ORDER_SEQ_MAX - 1);
 }
@@ -116,7 +120,8 @@ struct sk_status {
  * sk_status_slot - the status byte of @p id, or NULL if @p id is not of this
  * table's epoch or out of its range.
  */
-static inline _Atomic uint8_t *sk_status_slot(const struct sk_status *st, uint64_t id)
+static inline _Atomic uint8_t *
+sk_status_slot(const struct sk_status *st, uint64_t id)
 {
 	unsigned lc = sk_order_id_lcore(id);
 	uint32_t seq = sk_order_id_seq(id);
@@ -127,7 +132,8 @@ static inline _Atomic uint8_t *sk_status_slot(const struct sk_status *st, uint64
 }
 
 /** sk_status_get - status of @p id; SK_ORDER_NONE if unknown to this table. */
-static inline unsigned sk_status_get(const struct sk_status *st, uint64_t id)
+static inline unsigned
+sk_status_get(const struct sk_status *st, uint64_t id)
 {
 	_Atomic uint8_t *s = sk_status_slot(st, id);
 

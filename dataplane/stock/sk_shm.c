@@ -10,22 +10,26 @@
 
 #define MAX_PROBE 64
 
-static inline _Atomic uint32_t *index_base(const struct sk_shm *shm)
+static inline _Atomic uint32_t *
+index_base(const struct sk_shm *shm)
 {
 	return (_Atomic uint32_t *)((uintptr_t)shm + shm->index_off);
 }
 
-static inline struct sk_item *item_base(const struct sk_shm *shm)
+static inline struct sk_item *
+item_base(const struct sk_shm *shm)
 {
 	return (struct sk_item *)((uintptr_t)shm + shm->items_off);
 }
 
-static inline uint32_t id_hash(uint32_t id)
+static inline uint32_t
+id_hash(uint32_t id)
 {
 	return id * UINT32_C(0x9e3779b1);
 }
 
-static uint32_t pow2_at_least(uint64_t v)
+static uint32_t
+pow2_at_least(uint64_t v)
 {
 	uint32_t p = 1;
 
@@ -35,7 +39,8 @@ static uint32_t pow2_at_least(uint64_t v)
 }
 
 /* Offsets of each section for @conf; false on overflow. */
-static bool layout(const struct sk_shm_conf *conf, struct sk_shm *l)
+static bool
+layout(const struct sk_shm_conf *conf, struct sk_shm *l)
 {
 	size_t off = sk_align_up(sizeof(struct sk_shm), SK_CACHE_LINE), n;
 
@@ -58,14 +63,16 @@ static bool layout(const struct sk_shm_conf *conf, struct sk_shm *l)
 	return l->size >= off;
 }
 
-static bool conf_valid(const struct sk_shm_conf *c)
+static bool
+conf_valid(const struct sk_shm_conf *c)
 {
 	return c->nlcores >= 1 && c->nlcores <= SK_MAX_LCORES && c->max_items >= 1 &&
 	       c->max_items <= (UINT32_C(1) << 20) && c->dedup_slots >= SK_SHM_DEDUP_MIN &&
 	       c->status_bits >= 10 && c->status_bits <= SK_ORDER_SEQ_BITS && c->epoch != 0;
 }
 
-size_t sk_shm_size(const struct sk_shm_conf *conf)
+size_t
+sk_shm_size(const struct sk_shm_conf *conf)
 {
 	struct sk_shm l;
 
@@ -74,7 +81,8 @@ size_t sk_shm_size(const struct sk_shm_conf *conf)
 	return l.size;
 }
 
-struct sk_shm *sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
+struct sk_shm *
+sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
 {
 	struct sk_shm l = {0};
 
@@ -100,7 +108,8 @@ struct sk_shm *sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf
 	return shm;
 }
 
-struct sk_shm *sk_shm_attach(void *mem, size_t len)
+struct sk_shm *
+sk_shm_attach(void *mem, size_t len)
 {
 	struct sk_shm *shm = mem;
 
@@ -110,7 +119,8 @@ struct sk_shm *sk_shm_attach(void *mem, size_t len)
 	return shm;
 }
 
-struct sk_item *sk_shm_item_find(const struct sk_shm *shm, uint32_t id)
+struct sk_item *
+sk_shm_item_find(const struct sk_shm *shm, uint32_t id)
 {
 	_Atomic uint32_t *index = index_base(shm);
 	uint32_t h = id_hash(id);
@@ -127,15 +137,17 @@ struct sk_item *sk_shm_item_find(const struct sk_shm *shm, uint32_t id)
 	return NULL;
 }
 
-struct sk_item *sk_shm_item_at(const struct sk_shm *shm, uint32_t i)
+struct sk_item *
+sk_shm_item_at(const struct sk_shm *shm, uint32_t i)
 {
 	if (i >= atomic_load_explicit(&((struct sk_shm *)shm)->nitems, memory_order_acquire))
 		return NULL;
 	return &item_base(shm)[i];
 }
 
-int sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
-		    struct sk_item **out)
+int
+sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
+		struct sk_item **out)
 {
 	if (conf->id == 0)
 		return -EINVAL;
@@ -194,13 +206,15 @@ int sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64
 	return 0;
 }
 
-void sk_shm_dedup(const struct sk_shm *shm, const struct sk_item *it, struct sk_dedup *d)
+void
+sk_shm_dedup(const struct sk_shm *shm, const struct sk_item *it, struct sk_dedup *d)
 {
 	d->slot = (struct sk_dedup_slot *)((uintptr_t)shm + shm->dedup_off) + it->dedup_off;
 	d->mask = it->dedup_mask;
 }
 
-void sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
+void
+sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
 {
 	st->base = (_Atomic uint8_t *)((uintptr_t)shm + shm->status_off);
 	st->nlcores = shm->nlcores;

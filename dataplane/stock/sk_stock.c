@@ -24,14 +24,33 @@
 #define fadd(p, v)   atomic_fetch_add(p, v)
 #define fsub(p, v)   atomic_fetch_sub(p, v)
 
-static inline void cpu_relax(void)
+/*
+ * Test hooks: a unit test compiles this file with SK_STOCK_TEST_HOOKS to
+ * stop a core inside the protocol's windows and run another core's steps
+ * there, deterministically. Release builds have no hook.
+ */
+#ifdef SK_STOCK_TEST_HOOKS
+#include "sk_stock_test.h"
+sk_stock_test_hook_fn *sk_stock_test_hook;
+#define TEST_HOOK(it, lcore, point)                                                                \
+	do {                                                                                       \
+		if (sk_stock_test_hook != NULL)                                                    \
+			sk_stock_test_hook(it, lcore, point);                                      \
+	} while (0)
+#else
+#define TEST_HOOK(it, lcore, point) ((void)0)
+#endif
+
+static inline void
+cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #endif
 }
 
-int sk_stock_init(struct sk_item *it, const struct sk_stock_conf *conf)
+int
+sk_stock_init(struct sk_item *it, const struct sk_stock_conf *conf)
 {
 	if (conf->id == 0 || conf->per_user_limit == 0 || conf->nlcores == 0 ||
 	    conf->nlcores > SK_MAX_LCORES || conf->total > SK_STOCK_MAX_UNITS ||
@@ -54,7 +73,8 @@ int sk_stock_init(struct sk_item *it, const struct sk_stock_conf *conf)
 }
 
 /* sold is written by its owner only: a plain load and store suffice. */
-static inline void sold_add(struct sk_bucket *b, int64_t delta)
+static inline void
+sold_add(struct sk_bucket *b, int64_t delta)
 {
 	uint64_t v = atomic_load_explicit(&b->sold, memory_order_relaxed);
 	atomic_store_explicit(&b->sold, v + (uint64_t)delta, memory_order_relaxed);
@@ -65,7 +85,8 @@ static inline void sold_add(struct sk_bucket *b, int64_t delta)
  * bucket, return or restock to the pool). A flag that was raised before the
  * units appeared must not survive them.
  */
-static inline void clear_sold_out(struct sk_item *it)
+static inline void
+clear_sold_out(struct sk_item *it)
 {
 	if (ld(&it->sold_out))
 		atomic_store(&it->sold_out, 0);
@@ -75,7 +96,8 @@ static inline void clear_sold_out(struct sk_item *it)
  * grab - take up to @want units from counter @c. Returns what was taken
  * (0 if it read zero or lost SK_STOCK_CAS_TRIES races).
  */
-static uint64_t grab(_Atomic uint64_t *c, uint64_t want)
+static uint64_t
+grab(_Atomic uint64_t *c, uint64_t want)
 {
 	uint64_t v = ld(c);
 
@@ -92,7 +114,8 @@ static uint64_t grab(_Atomic uint64_t *c, uint64_t want)
  * bucket: shrinks with the pool so that the last units are not all parked
  * on one core, never less than the @need of the current buy.
  */
-static inline uint64_t refill_batch(const struct sk_item *it, uint64_t p, uint64_t need)
+static inline uint64_t
+refill_batch(const struct sk_item *it, uint64_t p, uint64_t need)
 {
 	uint64_t b = p / (2 * (uint64_t)it->nlcores);
 
@@ -109,7 +132,8 @@ static inline uint64_t refill_batch(const struct sk_item *it, uint64_t p, uint64
  * read is either still in its mover's hands (transit > 0 when we read it) or
  * already credited, which the re-scan after raising the flag catches.
  */
-static bool everything_empty(const struct sk_item *it)
+static bool
+everything_empty(const struct sk_item *it)
 {
 	if (ld(&it->pool) != 0)
 		return false;
@@ -124,11 +148,13 @@ static bool everything_empty(const struct sk_item *it)
  * again: anything that reappeared in between clears it.
  * Returns true if the item is (still) sold out.
  */
-static bool declare_sold_out(struct sk_item *it)
+static bool
+declare_sold_out(struct sk_item *it)
 {
 	if (!everything_empty(it))
 		return false;
 	atomic_store(&it->sold_out, 1);
+	TEST_HOOK(it, 0, SK_STOCK_HOOK_FLAG_RAISED);
 	if (everything_empty(it))
 		return true;
 	atomic_store(&it->sold_out, 0);
@@ -142,7 +168,8 @@ static bool declare_sold_out(struct sk_item *it)
  * units are sold; on failure what was gathered goes back to the own bucket.
  * Returns the units gathered (qty on success).
  */
-static uint64_t gather(struct sk_item *it, unsigned lcore, uint64_t qty)
+static uint64_t
+gather(struct sk_item *it, unsigned lcore, uint64_t qty)
 {
 	struct sk_bucket *mine = &it->bucket[lcore];
 	uint64_t got = 0;
@@ -172,6 +199,7 @@ static uint64_t gather(struct sk_item *it, unsigned lcore, uint64_t qty)
 		got += grab(&it->bucket[victim].avail, qty - got);
 	}
 
+	TEST_HOOK(it, lcore, SK_STOCK_HOOK_GATHERED);
 	if (got < qty && got > 0) {
 		fadd(&mine->avail, got);
 		credited = true;
@@ -182,7 +210,8 @@ static uint64_t gather(struct sk_item *it, unsigned lcore, uint64_t qty)
 	return got;
 }
 
-int sk_stock_take(struct sk_item *it, unsigned lcore, uint32_t qty)
+int
+sk_stock_take(struct sk_item *it, unsigned lcore, uint32_t qty)
 {
 	if (sk_unlikely(qty == 0 || qty > SK_STOCK_MAX_QTY || lcore >= it->nlcores))
 		return -EINVAL;
@@ -213,7 +242,8 @@ int sk_stock_take(struct sk_item *it, unsigned lcore, uint32_t qty)
 	return SK_STOCK_BUSY;
 }
 
-void sk_stock_untake(struct sk_item *it, unsigned lcore, uint32_t qty)
+void
+sk_stock_untake(struct sk_item *it, unsigned lcore, uint32_t qty)
 {
 	struct sk_bucket *mine = &it->bucket[lcore];
 
@@ -224,7 +254,8 @@ void sk_stock_untake(struct sk_item *it, unsigned lcore, uint32_t qty)
 	clear_sold_out(it);
 }
 
-int sk_stock_return(struct sk_item *it, uint32_t *returned, uint32_t order_qty, uint32_t n)
+int
+sk_stock_return(struct sk_item *it, uint32_t *returned, uint32_t order_qty, uint32_t n)
 {
 	if (n == 0)
 		return -EINVAL;
@@ -237,7 +268,8 @@ int sk_stock_return(struct sk_item *it, uint32_t *returned, uint32_t order_qty, 
 	return 0;
 }
 
-int sk_stock_add(struct sk_item *it, uint64_t n)
+int
+sk_stock_add(struct sk_item *it, uint64_t n)
 {
 	if (n == 0)
 		return -EINVAL;
@@ -253,7 +285,8 @@ int sk_stock_add(struct sk_item *it, uint64_t n)
 	return 0;
 }
 
-uint64_t sk_stock_remaining(const struct sk_item *it)
+uint64_t
+sk_stock_remaining(const struct sk_item *it)
 {
 	uint64_t r = ld(&it->pool);
 
@@ -262,7 +295,8 @@ uint64_t sk_stock_remaining(const struct sk_item *it)
 	return r;
 }
 
-uint64_t sk_stock_sold(const struct sk_item *it)
+uint64_t
+sk_stock_sold(const struct sk_item *it)
 {
 	uint64_t s = 0;
 
@@ -271,7 +305,8 @@ uint64_t sk_stock_sold(const struct sk_item *it)
 	return s - ld(&it->returned);
 }
 
-bool sk_stock_check(const struct sk_item *it)
+bool
+sk_stock_check(const struct sk_item *it)
 {
 	uint64_t left = sk_stock_remaining(it);
 

@@ -192,7 +192,8 @@ uint64_t sk_stock_sold(const struct sk_item *it);
  * sk_stock_is_sold_out - true if the item refuses every buy because no unit
  * is left. One relaxed load: the hot check of the 99% case.
  */
-static inline bool sk_stock_is_sold_out(const struct sk_item *it)
+static inline bool
+sk_stock_is_sold_out(const struct sk_item *it)
 {
 	return atomic_load_explicit(&it->sold_out, memory_order_relaxed) != 0;
 }

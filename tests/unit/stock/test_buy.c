@@ -27,7 +27,8 @@ static struct fx F;
 static unsigned ring_gen;
 
 /* Two lcores, status for 2^10 orders each, rings of @ring_size records. */
-static void fx_setup(unsigned ring_size)
+static void
+fx_setup(unsigned ring_size)
 {
 	struct sk_shm_conf c = {.nlcores = 2,
 				.max_items = 8,
@@ -47,19 +48,22 @@ static void fx_setup(unsigned ring_size)
 	}
 }
 
-static void fx_teardown(void)
+static void
+fx_teardown(void)
 {
 	for (unsigned i = 0; i < 2; i++)
 		rte_ring_free(F.ring[i]);
 	free(F.mem);
 }
 
-static void setup_big(void)
+static void
+setup_big(void)
 {
 	fx_setup(1024);
 }
 
-static struct sk_item *add_item(uint32_t id, uint64_t total, uint32_t limit)
+static struct sk_item *
+add_item(uint32_t id, uint64_t total, uint32_t limit)
 {
 	struct sk_stock_conf c = {.id = id,
 				  .per_user_limit = limit,
@@ -72,8 +76,8 @@ static struct sk_item *add_item(uint32_t id, uint64_t total, uint32_t limit)
 	return it;
 }
 
-static enum sk_buy_status buy1(unsigned lcore, uint64_t user, struct sk_item *it, uint32_t qty,
-			       uint64_t *order)
+static enum sk_buy_status
+buy1(unsigned lcore, uint64_t user, struct sk_item *it, uint32_t qty, uint64_t *order)
 {
 	struct sk_buy_req r = {.user = user, .client_ip = 0x0100a8c6, .now_ns = 5};
 	struct sk_buy_line l = {.item = it, .qty = qty};
@@ -81,7 +85,8 @@ static enum sk_buy_status buy1(unsigned lcore, uint64_t user, struct sk_item *it
 	return sk_buy(&F.lc[lcore], &r, &l, 1, order);
 }
 
-static unsigned drain(struct rte_ring *r, struct sk_order_rec *out, unsigned max)
+static unsigned
+drain(struct rte_ring *r, struct sk_order_rec *out, unsigned max)
 {
 	return rte_ring_sc_dequeue_burst_elem(r, out, sizeof(*out), max, NULL);
 }
@@ -253,7 +258,8 @@ START_TEST(ring_full_loses_nothing)
 }
 END_TEST
 
-static void setup_small_ring(void)
+static void
+setup_small_ring(void)
 {
 	fx_setup(4);
 }
@@ -384,7 +390,8 @@ START_TEST(ring_create_lookup)
 }
 END_TEST
 
-static Suite *buy_suite(void)
+static Suite *
+buy_suite(void)
 {
 	Suite *s = suite_create("buy");
 	TCase *tc = tcase_create("orders");
@@ -414,7 +421,8 @@ static Suite *buy_suite(void)
 	return s;
 }
 
-int main(void)
+int
+main(void)
 {
 	if (sk_test_eal_init("test-buy") != 0) {
 		fprintf(stderr, "EAL init failed\n");

@@ -11,7 +11,8 @@
 
 #include <rte_eal.h>
 
-static inline int sk_test_eal_init(const char *name)
+static inline int
+sk_test_eal_init(const char *name)
 {
 	char prefix[64];
 

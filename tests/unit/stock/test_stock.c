@@ -13,7 +13,8 @@
 #include "sk_shm.h"
 #include "sk_stock.h"
 
-static struct sk_item *new_item(uint64_t total, uint32_t nlcores, uint32_t limit)
+static struct sk_item *
+new_item(uint64_t total, uint32_t nlcores, uint32_t limit)
 {
 	struct sk_item *it = aligned_alloc(SK_CACHE_LINE, sizeof(*it));
 	struct sk_stock_conf c = {
@@ -265,7 +266,8 @@ struct dedup_fixture {
 	struct sk_dedup d;
 };
 
-static void dedup_new(struct dedup_fixture *f, uint64_t slots)
+static void
+dedup_new(struct dedup_fixture *f, uint64_t slots)
 {
 	f->mem = calloc(slots, sizeof(*f->mem));
 	ck_assert_ptr_nonnull(f->mem);
@@ -368,7 +370,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ shm */
 
-static struct sk_shm *new_shm(uint32_t max_items, uint64_t dedup, void **mem)
+static struct sk_shm *
+new_shm(uint32_t max_items, uint64_t dedup, void **mem)
 {
 	struct sk_shm_conf c = {.nlcores = 2,
 				.max_items = max_items,
@@ -454,7 +457,8 @@ START_TEST(shm_items)
 }
 END_TEST
 
-static Suite *stock_suite(void)
+static Suite *
+stock_suite(void)
 {
 	Suite *s = suite_create("stock");
 	TCase *tc = tcase_create("stock");
@@ -488,7 +492,8 @@ static Suite *stock_suite(void)
 	return s;
 }
 
-int main(void)
+int
+main(void)
 {
 	SRunner *sr = srunner_create(stock_suite());
 
