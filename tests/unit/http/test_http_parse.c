@@ -29,7 +29,8 @@
 static uint8_t *guard_base; /* GUARD_AREA bytes, then a PROT_NONE page */
 static size_t page_size;
 
-static void guard_setup(void)
+static void
+guard_setup(void)
 {
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
 	uint8_t *m = mmap(NULL, GUARD_AREA + page_size, PROT_READ | PROT_WRITE,
@@ -39,14 +40,16 @@ static void guard_setup(void)
 	guard_base = m;
 }
 
-static void guard_teardown(void)
+static void
+guard_teardown(void)
 {
 	munmap(guard_base, GUARD_AREA + page_size);
 	guard_base = NULL;
 }
 
 /* at_guard - copy @len bytes of @s so that they end right at the guard page. */
-static const uint8_t *at_guard(const void *s, size_t len)
+static const uint8_t *
+at_guard(const void *s, size_t len)
 {
 	ck_assert_uint_le(len, GUARD_AREA);
 	uint8_t *d = guard_base + GUARD_AREA - len;
@@ -67,7 +70,8 @@ END_TEST
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static enum sk_http_result parse_once(const void *buf, size_t len, struct sk_http_request *req)
+static enum sk_http_result
+parse_once(const void *buf, size_t len, struct sk_http_request *req)
 {
 	struct sk_http_parser p;
 
@@ -80,8 +84,8 @@ static enum sk_http_result parse_once(const void *buf, size_t len, struct sk_htt
  * segments arrive; checks the result sequence (AGAIN..., at most one HEAD,
  * AGAIN..., final) and returns the final result.
  */
-static enum sk_http_result parse_bytewise(const uint8_t *buf, size_t len,
-					  struct sk_http_request *req)
+static enum sk_http_result
+parse_bytewise(const uint8_t *buf, size_t len, struct sk_http_request *req)
 {
 	struct sk_http_parser p;
 	enum sk_http_result r = SK_HTTP_AGAIN;
@@ -102,8 +106,9 @@ static enum sk_http_result parse_bytewise(const uint8_t *buf, size_t len,
 }
 
 /* Compares two parsed requests field by field, pointers as offsets. */
-static void req_eq(const struct sk_http_request *a, const uint8_t *abase,
-		   const struct sk_http_request *b, const uint8_t *bbase)
+static void
+req_eq(const struct sk_http_request *a, const uint8_t *abase, const struct sk_http_request *b,
+       const uint8_t *bbase)
 {
 #define OFF(r, base, f) ((r)->f == NULL ? -1 : (long)((const uint8_t *)(r)->f - (base)))
 	ck_assert_int_eq(OFF(a, abase, target), OFF(b, bbase, target));
@@ -129,7 +134,8 @@ static void req_eq(const struct sk_http_request *a, const uint8_t *abase,
 	ck_assert_int_eq(a->has_content_length, b->has_content_length);
 }
 
-static void field_eq(const char *got, size_t got_len, const char *want)
+static void
+field_eq(const char *got, size_t got_len, const char *want)
 {
 	if (want == NULL) {
 		ck_assert_ptr_null(got);
@@ -219,8 +225,8 @@ static const struct valid_case valid[] = {
 	 SK_HTTP_METHOD_GET, "/", 1, 11, true, false, false, 0, "a", NULL, NULL, 3, NULL},
 };
 
-static void check_valid(const struct valid_case *v, const uint8_t *buf,
-			const struct sk_http_request *req)
+static void
+check_valid(const struct valid_case *v, const uint8_t *buf, const struct sk_http_request *req)
 {
 	size_t len = strlen(v->raw);
 
@@ -554,7 +560,8 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 
 /* make_head - a GET whose head is exactly @head_len bytes (one padding field). */
-static size_t make_head(char *out, size_t head_len)
+static size_t
+make_head(char *out, size_t head_len)
 {
 	static const char pre[] = "GET / HTTP/1.1\r\nHost: a\r\nX-Pad: ";
 	size_t n = sizeof(pre) - 1;
@@ -726,11 +733,12 @@ START_TEST(test_custom_limits)
 	ck_assert_int_eq(PARSE_LIT(&p, "GET / HTTP/1.0\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", &req),
 			 SK_HTTP_E_HEAD_TOO_LARGE);
 	sk_http_parser_reset(&p);
-	ck_assert_int_eq(PARSE_LIT(&p,
-				   "GET / HTTP/1.0\r\nA: 01234567890123456789012345678901234567890123456789"
-				   "\r\n\r\n",
-				   &req),
-			 SK_HTTP_E_HEAD_TOO_LARGE);
+	ck_assert_int_eq(
+		PARSE_LIT(&p,
+			  "GET / HTTP/1.0\r\nA: 01234567890123456789012345678901234567890123456789"
+			  "\r\n\r\n",
+			  &req),
+		SK_HTTP_E_HEAD_TOO_LARGE);
 }
 END_TEST
 
@@ -859,7 +867,8 @@ END_TEST
 /* Random splits and mutations (fixed seed)                                  */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t xorshift(uint64_t *s)
+static uint64_t
+xorshift(uint64_t *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;
@@ -935,7 +944,8 @@ END_TEST
 
 /* ------------------------------------------------------------------------ */
 
-static Suite *http_parse_suite(void)
+static Suite *
+http_parse_suite(void)
 {
 	Suite *s = suite_create("http_parse");
 	TCase *tc = tcase_create("parse");
@@ -967,7 +977,8 @@ static Suite *http_parse_suite(void)
 	return s;
 }
 
-int main(void)
+int
+main(void)
 {
 	SRunner *sr = srunner_create(http_parse_suite());
 	int failed;
