@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Run every test: installs what is missing, reserves hugepages, builds a
+# release and a sanitizer (ASan+UBSan) build, runs the unit and integration
+# tests on the release build, the unit tests again under the sanitizers, the
+# libFuzzer targets for a bounded time, and the format check.
+#
+#   ./scripts/test.sh            everything
+#   SK_FUZZ_SECONDS=20 ./scripts/test.sh   shorter fuzzing (per target)
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+cd "$SK_ROOT"
+
+sk_need_root
+sk_install_pkgs "${SK_BUILD_PKGS[@]}" "${SK_TEST_PKGS[@]}"
+sk_hugepages 1024
+
+mkdir -p build
+fail=0
+
+sk_log "release build"
+sk_build build/release -Dbuildtype=debugoptimized
+sk_log "sanitizer build (ASan + UBSan)"
+sk_build build/sanitize -Db_sanitize=address,undefined -Db_lundef=false
+
+sk_log "format check (clang-format)"
+if ! git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>build/format.log; then
+	head -40 build/format.log
+	sk_log "FAIL: files not formatted (run: git ls-files '*.[ch]' | xargs clang-format -i)"
+	fail=1
+fi
+
+sk_log "unit + integration tests (release)"
+meson test -C build/release --print-errorlogs --num-processes 1 || fail=1
+
+sk_log "unit tests (ASan + UBSan)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	meson test -C build/sanitize --suite unit --print-errorlogs --num-processes 1 || fail=1
+
+if command -v clang >/dev/null; then
+	secs=${SK_FUZZ_SECONDS:-30}
+	sk_log "fuzzing (clang libFuzzer, ${secs}s per target)"
+	CC=clang sk_build build/fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dtests=true
+	found=0
+	while IFS= read -r f; do
+		found=1
+		name=$(basename "$f")
+		corpus=build/fuzz-corpus/$name
+		mkdir -p "$corpus"
+		dirs=("$corpus")
+		[ -d "tests/fuzz/${name#fuzz_}/corpus" ] && dirs+=("tests/fuzz/${name#fuzz_}/corpus")
+		if "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			"${dirs[@]}" >"build/$name.log" 2>&1; then
+			sk_log "fuzz $name: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "build/$name.log" | grep -o '[0-9]*$') runs, no crash"
+		else
+			tail -40 "build/$name.log"
+			sk_log "FAIL: fuzz $name found a crash (build/$name.log)"
+			fail=1
+		fi
+	done < <(find build/fuzz/tests/fuzz -type f -name 'fuzz_*' -executable | sort)
+	[ "$found" = 1 ] || sk_log "no fuzz targets built"
+fi
+
+if [ "$fail" -ne 0 ]; then
+	sk_log "SOME TESTS FAILED"
+	exit 1
+fi
+sk_log "all tests passed"
