@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Private types of the network stack, shared by the files of dataplane/net/
+ * only: the per-lcore state (struct sk_net_lcore), the connection
+ * (struct sk_tcp_conn), sequence arithmetic, and the cross-file entry points
+ * (one section per protocol file). Not installed, not for the app.
+ */
+#ifndef SK_NET_PRIV_H
+#define SK_NET_PRIV_H
+
+#include <sys/queue.h>
+
+#include <rte_ip.h>
+#include <rte_tcp.h>
+
+#include "sk_common.h"
+#include "sk_net.h"
+#include "sk_syncookie.h"
+#include "sk_timer_wheel.h"
+
+/* ------------------------------------------------------------------------ */
+/* Sequence-number arithmetic (RFC 9293 §3.4), modulo 2^32.                 */
+
+static inline bool
+sk_seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool
+sk_seq_leq(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) <= 0;
+}
+
+static inline bool
+sk_seq_gt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static inline bool
+sk_seq_geq(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) >= 0;
+}
+
+/** sk_seq_in - true if lo <= x < hi (modulo 2^32). */
+static inline bool
+sk_seq_in(uint32_t x, uint32_t lo, uint32_t hi)
+{
+	return sk_seq_leq(lo, x) && sk_seq_lt(x, hi);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connection                                                               */
+
+enum sk_tcp_state {
+	SK_TCP_CLOSED = 0, /* slot free or awaiting on_close */
+	SK_TCP_ESTABLISHED,
+	SK_TCP_CLOSE_WAIT,
+	SK_TCP_FIN_WAIT_1,
+	SK_TCP_FIN_WAIT_2,
+	SK_TCP_CLOSING,
+	SK_TCP_LAST_ACK,
+	SK_TCP_TIME_WAIT,
+};
+
+enum {
+	SK_TCPF_APP_OPEN = 1u << 0,    /* on_open done, on_close not yet */
+	SK_TCPF_APP_CLOSED = 1u << 1,  /* close requested: no on_data, no send */
+	SK_TCPF_FIN_QUEUED = 1u << 2,  /* send a FIN after the data */
+	SK_TCPF_FIN_SENT = 1u << 3,    /* our FIN went out at least once */
+	SK_TCPF_FIN_ACKED = 1u << 4,   /* our FIN is acknowledged */
+	SK_TCPF_PEER_FIN = 1u << 5,    /* the peer's FIN was received */
+	SK_TCPF_FIN_NOTIFY = 1u << 6,  /* on_data still owes the app the FIN */
+	SK_TCPF_ACK_NOW = 1u << 7,     /* an ACK is owed at the next flush */
+	SK_TCPF_RTO_ARMED = 1u << 8,   /* rto_deadline is meaningful */
+	SK_TCPF_RTT_ACTIVE = 1u << 9,  /* timing one segment (rtt_seq) */
+	SK_TCPF_IN_OUTQ = 1u << 10,    /* on net->outq */
+	SK_TCPF_IN_RESUMEQ = 1u << 11, /* on net->resumeq */
+	SK_TCPF_IN_CLOSEQ = 1u << 12,  /* on net->closeq */
+	SK_TCPF_IN_TWQ = 1u << 13,     /* on net->twq */
+};
+
+/*
+ * One TCP connection. Slots live in net->conns[], allocated at create time;
+ * the receive buffer, send ring and app area are fixed slices of three
+ * arrays, so a slot never allocates. Hot fields first.
+ */
+struct sk_tcp_conn {
+	struct sk_timer timer;	    /* the one timer of the connection: must be first */
+	struct sk_tcp_conn *hnext;  /* hash chain, or free list */
+	struct sk_net_lcore *net;   /* owner */
+	uint32_t rip, lip;	    /* remote / local IPv4, host order */
+	uint16_t rport, lport;	    /* host order */
+	uint8_t state;		    /* enum sk_tcp_state */
+	uint16_t mss;		    /* effective send MSS */
+	uint32_t flags;		    /* SK_TCPF_* */
+	struct rte_ether_addr rmac; /* next hop: source MAC of the peer's last segment */
+
+	/* receive side */
+	uint32_t rcv_nxt;     /* next sequence number expected */
+	uint32_t rcv_len;     /* bytes buffered in rcv_buf (always from offset 0) */
+	uint32_t rcv_adv_wnd; /* window in our last segment */
+
+	/* send side: bytes [snd_una, snd_una + snd_len) sit in the snd ring */
+	uint32_t snd_una;     /* oldest unacknowledged */
+	uint32_t snd_nxt;     /* next to send (rewinds on RTO) */
+	uint32_t snd_max;     /* highest ever sent */
+	uint32_t snd_wnd;     /* peer's window */
+	uint32_t max_snd_wnd; /* largest window seen (RFC 5961 ACK check) */
+	uint32_t snd_wl1;     /* seq of the segment that last updated snd_wnd */
+	uint32_t snd_wl2;     /* ack of that segment */
+	uint32_t snd_len;     /* data bytes in the ring from snd_una */
+	uint32_t snd_head;    /* ring offset of snd_una */
+	uint32_t fin_seq;     /* sequence number of our FIN once sent */
+
+	/* timers, in wheel ticks */
+	uint64_t last_rx;      /* last acceptable segment (idle timer) */
+	uint64_t rto_deadline; /* retransmit / persist deadline if RTO_ARMED */
+	uint64_t tw_deadline;  /* TIME_WAIT end */
+	uint64_t rtt_start;    /* tick rtt_seq was sent */
+	uint32_t rtt_seq;      /* ACK that completes the RTT sample */
+	uint32_t rto;	       /* current RTO (ticks) */
+	uint32_t srtt8;	       /* smoothed RTT x8 (ticks), 0 = no sample */
+	uint32_t rttvar4;      /* RTT variance x4 (ticks) */
+	uint8_t retries;       /* consecutive RTO expiries */
+
+	TAILQ_ENTRY(sk_tcp_conn) outq;	  /* has output at the next flush */
+	TAILQ_ENTRY(sk_tcp_conn) resumeq; /* on_data owed (sk_tcp_resume) */
+	TAILQ_ENTRY(sk_tcp_conn) closeq;  /* on_close owed / slot to free */
+	TAILQ_ENTRY(sk_tcp_conn) twq;	  /* TIME_WAIT, oldest first */
+
+	uint8_t *rcv_buf; /* conf.rcv_buf_size bytes */
+	uint8_t *snd_buf; /* conf.snd_buf_size bytes (ring) */
+	void *app_data;	  /* conf.app_data_size bytes */
+};
+
+TAILQ_HEAD(sk_tcp_conn_list, sk_tcp_conn);
+
+/* ------------------------------------------------------------------------ */
+/* Per-lcore state                                                          */
+
+#define SK_ARP_CACHE_SIZE 64 /* direct-mapped, power of two */
+
+struct sk_arp_entry {
+	uint32_t ip; /* 0 = empty */
+	struct rte_ether_addr mac;
+};
+
+/* What a timer entry belongs to (sk_timer.kind). */
+enum { SK_TIMER_CONN = 1, SK_TIMER_ARP = 2 };
+
+struct sk_net_lcore {
+	struct sk_net_conf conf;
+	struct sk_net_app_ops ops;
+	void *app;
+	struct rte_mempool *pool;
+	unsigned lcore;
+
+	/* time */
+	uint64_t now_tsc;
+	uint64_t now_tick;
+	uint64_t tick_tsc; /* TSC cycles per wheel tick */
+	uint32_t rto_init; /* the conf timeouts converted to ticks */
+	uint32_t rto_min;
+	uint32_t rto_max;
+	uint32_t idle_ticks;
+	uint32_t tw_ticks;
+
+	uint32_t netmask; /* host order */
+	struct sk_syncookie cookie;
+	uint32_t hash_seed;
+
+	/* connection table */
+	struct sk_tcp_conn *conns;
+	struct sk_tcp_conn **buckets;
+	uint32_t bucket_mask;
+	struct sk_tcp_conn *free_list;
+	uint8_t *rcv_mem;
+	uint8_t *snd_mem;
+	uint8_t *app_mem;
+	struct sk_tcp_conn_list outq;
+	struct sk_tcp_conn_list resumeq;
+	struct sk_tcp_conn_list closeq;
+	struct sk_tcp_conn_list twq;
+
+	/* timers */
+	struct sk_timer_wheel wheel;
+	struct sk_timer arp_timer;
+
+	/* ARP */
+	struct sk_arp_entry arp[SK_ARP_CACHE_SIZE];
+
+	/* RFC 5961 challenge-ACK rate limit: count in the current second */
+	uint64_t chal_second;
+	uint32_t chal_count;
+
+	struct sk_net_stats stats;
+
+	/* TX queue, flushed by sk_net_tx_flush() or when full */
+	uint16_t txn;
+	struct rte_mbuf *txq[];
+};
+
+/* ------------------------------------------------------------------------ */
+/* sk_net.c: TX queue                                                       */
+
+/** Queue @m for transmission; takes ownership. Flushes when the queue is full. */
+void sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m);
+
+/** Send the TX queue now; returns frames accepted. */
+uint16_t sk_net_tx_burst(struct sk_net_lcore *net);
+
+/** Convert milliseconds to wheel ticks (at least 1). */
+uint32_t sk_net_ms_to_ticks(const struct sk_net_lcore *net, uint32_t ms);
+
+/* sk_eth.c */
+void sk_eth_input(struct sk_net_lcore *net, struct rte_mbuf *m);
+
+/* sk_arp.c */
+void sk_arp_input(struct sk_net_lcore *net, struct rte_mbuf *m);
+void sk_arp_on_timer(struct sk_net_lcore *net);
+
+/* sk_ipv4.c */
+void sk_ipv4_input(struct sk_net_lcore *net, struct rte_mbuf *m);
+/** Fill an IPv4 header from us to @dst (host order) with @l4_len bytes of payload. */
+void sk_ipv4_fill(const struct sk_net_lcore *net, struct rte_ipv4_hdr *ip, uint32_t dst,
+		  uint8_t proto, uint16_t l4_len);
+/** Set the IPv4 checksum (or its offload flags) of a frame built in @m. */
+void sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
+
+/* sk_icmp.c */
+void sk_icmp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
+
+/* sk_tcp_in.c */
+void sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
+
+/* sk_tcp_out.c */
+/** Build the pending segments of @c; @force sends one segment even into a zero window. */
+void sk_tcp_output(struct sk_tcp_conn *c, bool force);
+/** A pure ACK now (challenge ACK, dup ACK, TIME_WAIT). */
+void sk_tcp_send_ack(struct sk_tcp_conn *c);
+/** RST for connection @c (SEQ = SND.MAX). */
+void sk_tcp_send_rst_conn(struct sk_tcp_conn *c);
+/** RST or SYN-ACK for a segment that matched no connection. */
+void sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t dip,
+		     uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t mss_opt);
+/** Current receive window of @c. */
+uint32_t sk_tcp_rcv_wnd(const struct sk_tcp_conn *c);
+/** Connection timer fired (kind SK_TIMER_CONN). */
+void sk_tcp_on_timer(struct sk_tcp_conn *c);
+
+/* sk_tcp_conn.c */
+struct sk_tcp_conn *sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
+				       uint32_t lip, uint16_t lport);
+/** New ESTABLISHED slot (recycles the oldest TIME_WAIT if full), or NULL. */
+struct sk_tcp_conn *sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
+				      uint32_t lip, uint16_t lport);
+/** Remove from table, lists and wheel; report on_close if the app had it; free. */
+void sk_tcp_conn_destroy(struct sk_tcp_conn *c);
+/** Enter TIME_WAIT (reports on_close, caps the TIME_WAIT population). */
+void sk_tcp_conn_time_wait(struct sk_tcp_conn *c);
+/** Put @c on the output queue (ACK or data at the next flush). */
+void sk_tcp_conn_want_output(struct sk_tcp_conn *c);
+/** (Re)arm the connection timer for the earliest of its deadlines. */
+void sk_tcp_conn_timer_update(struct sk_tcp_conn *c);
+/** Offer buffered bytes (and a pending FIN) to on_data. */
+void sk_tcp_conn_deliver(struct sk_tcp_conn *c);
+/** Drain the resume, close and output queues (see sk_net_tx_flush). */
+void sk_tcp_conn_run_resumes(struct sk_net_lcore *net);
+void sk_tcp_conn_run_closes(struct sk_net_lcore *net);
+void sk_tcp_conn_run_output(struct sk_net_lcore *net);
+
+#endif /* SK_NET_PRIV_H */

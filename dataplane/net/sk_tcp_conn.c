@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_tcp_conn.c - the connection table and the connection's life cycle.
+ *
+ * The table is a fixed array of slots (allocated at create time) indexed by
+ * a chained hash of the 4-tuple. Free slots form a stack. A slot leaves the
+ * table in three ways: TIME_WAIT expiry or recycling, a reset/abort
+ * (sk_tcp_conn_destroy) or the end of LAST_ACK. If the app knew the
+ * connection, the slot first goes on the close queue and is freed only
+ * after on_close has been called from a stack entry point; so a callback
+ * never sees a connection reused under its feet.
+ *
+ * Also here: the output/resume/close queues, delivery to on_data, and the
+ * app-facing sk_tcp_* functions.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_jhash.h>
+
+#include "sk_net_priv.h"
+
+/* ------------------------------------------------------------------------ */
+/* Hash table                                                               */
+
+static inline uint32_t
+conn_hash(const struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
+	  uint16_t lport)
+{
+	return rte_jhash_3words(rip, lip, ((uint32_t)rport << 16) | lport, net->hash_seed);
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
+		   uint16_t lport)
+{
+	struct sk_tcp_conn *c =
+		net->buckets[conn_hash(net, rip, rport, lip, lport) & net->bucket_mask];
+
+	for (; c != NULL; c = c->hnext)
+		if (c->rip == rip && c->rport == rport && c->lport == lport && c->lip == lip)
+			return c;
+	return NULL;
+}
+
+static void
+conn_unhash(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+	struct sk_tcp_conn **pp = &net->buckets[conn_hash(net, c->rip, c->rport, c->lip, c->lport) &
+						net->bucket_mask];
+
+	/* Chains are short: the table has at least twice as many buckets as slots. */
+	for (; *pp != NULL; pp = &(*pp)->hnext) {
+		if (*pp == c) {
+			*pp = c->hnext;
+			c->hnext = NULL;
+			return;
+		}
+	}
+	SK_DEBUG_ASSERT(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Slot life cycle                                                          */
+
+static void
+conn_free_slot(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+
+	SK_DEBUG_ASSERT(c->state == SK_TCP_CLOSED && !(c->flags & SK_TCPF_IN_CLOSEQ));
+	c->flags = 0;
+	c->hnext = net->free_list;
+	net->free_list = c;
+	net->stats.tcp_conns--;
+	net->stats.tcp_conn_closed++;
+}
+
+/* Take @c out of the table, the wheel and every queue; state becomes CLOSED. */
+static void
+conn_detach(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+
+	if (c->state == SK_TCP_CLOSED)
+		return;
+	conn_unhash(c);
+	sk_timer_wheel_cancel(&net->wheel, &c->timer);
+	if (c->flags & SK_TCPF_IN_OUTQ)
+		TAILQ_REMOVE(&net->outq, c, outq);
+	if (c->flags & SK_TCPF_IN_RESUMEQ)
+		TAILQ_REMOVE(&net->resumeq, c, resumeq);
+	if (c->flags & SK_TCPF_IN_TWQ) {
+		TAILQ_REMOVE(&net->twq, c, twq);
+		net->stats.tcp_time_wait--;
+	}
+	c->flags &= ~(SK_TCPF_IN_OUTQ | SK_TCPF_IN_RESUMEQ | SK_TCPF_IN_TWQ);
+	c->state = SK_TCP_CLOSED;
+}
+
+static void
+conn_queue_close(struct sk_tcp_conn *c)
+{
+	if (!(c->flags & SK_TCPF_IN_CLOSEQ)) {
+		c->flags |= SK_TCPF_IN_CLOSEQ;
+		TAILQ_INSERT_TAIL(&c->net->closeq, c, closeq);
+	}
+}
+
+void
+sk_tcp_conn_destroy(struct sk_tcp_conn *c)
+{
+	if (c->state == SK_TCP_CLOSED)
+		return;
+	conn_detach(c);
+	if (c->flags & (SK_TCPF_APP_OPEN | SK_TCPF_IN_CLOSEQ))
+		conn_queue_close(c);
+	else
+		conn_free_slot(c);
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
+		  uint16_t lport)
+{
+	struct sk_tcp_conn *c = net->free_list;
+	struct sk_tcp_conn **bucket;
+
+	if (c == NULL) {
+		/* Full: recycle the oldest TIME_WAIT whose slot is free right away. */
+		struct sk_tcp_conn *tw = TAILQ_FIRST(&net->twq);
+
+		if (tw == NULL || (tw->flags & SK_TCPF_IN_CLOSEQ))
+			return NULL;
+		net->stats.tcp_tw_recycled++;
+		sk_tcp_conn_destroy(tw);
+		c = net->free_list;
+		SK_ASSERT(c == tw);
+	}
+	net->free_list = c->hnext;
+
+	/* Reset the per-connection fields; the buffers keep their (stale) bytes. */
+	c->flags = 0;
+	c->rip = rip;
+	c->lip = lip;
+	c->rport = rport;
+	c->lport = lport;
+	c->state = SK_TCP_ESTABLISHED;
+	c->rcv_len = 0;
+	c->snd_len = 0;
+	c->snd_head = 0;
+	c->retries = 0;
+	c->srtt8 = 0;
+	c->rttvar4 = 0;
+	c->rto = net->rto_init;
+	c->last_rx = net->now_tick;
+	c->timer.next = NULL;
+	c->timer.prev = NULL;
+
+	bucket = &net->buckets[conn_hash(net, rip, rport, lip, lport) & net->bucket_mask];
+	c->hnext = *bucket;
+	*bucket = c;
+	net->stats.tcp_conns++;
+	net->stats.tcp_conn_opened++;
+	return c;
+}
+
+void
+sk_tcp_conn_time_wait(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+
+	c->state = SK_TCP_TIME_WAIT;
+	c->flags &= ~SK_TCPF_RTO_ARMED;
+	c->tw_deadline = net->now_tick + net->tw_ticks;
+	c->flags |= SK_TCPF_IN_TWQ;
+	TAILQ_INSERT_TAIL(&net->twq, c, twq);
+	net->stats.tcp_time_wait++;
+	if (c->flags & SK_TCPF_IN_RESUMEQ) {
+		TAILQ_REMOVE(&net->resumeq, c, resumeq);
+		c->flags &= ~SK_TCPF_IN_RESUMEQ;
+	}
+	if (c->flags & SK_TCPF_APP_OPEN)
+		conn_queue_close(c);
+	sk_tcp_conn_timer_update(c);
+
+	/* Cap the population: the oldest goes first (RFC 6191 is not needed for a server). */
+	while (net->stats.tcp_time_wait > net->conf.time_wait_max) {
+		struct sk_tcp_conn *old = TAILQ_FIRST(&net->twq);
+
+		net->stats.tcp_tw_recycled++;
+		sk_tcp_conn_destroy(old);
+	}
+}
+
+void
+sk_tcp_conn_timer_update(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+	uint64_t due;
+
+	if (c->state == SK_TCP_CLOSED)
+		return;
+	if (c->state == SK_TCP_TIME_WAIT) {
+		due = c->tw_deadline;
+	} else {
+		due = c->last_rx + net->idle_ticks;
+		if ((c->flags & SK_TCPF_RTO_ARMED) && c->rto_deadline < due)
+			due = c->rto_deadline;
+	}
+	/* Lazy: an entry that fires early re-arms itself for the real deadline. */
+	if (!sk_timer_armed(&c->timer) || due < c->timer.expire)
+		sk_timer_wheel_arm(&net->wheel, &c->timer, due);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queues drained by sk_net_tx_flush                                        */
+
+void
+sk_tcp_conn_want_output(struct sk_tcp_conn *c)
+{
+	if (!(c->flags & SK_TCPF_IN_OUTQ) && c->state != SK_TCP_CLOSED) {
+		c->flags |= SK_TCPF_IN_OUTQ;
+		TAILQ_INSERT_TAIL(&c->net->outq, c, outq);
+	}
+}
+
+void
+sk_tcp_conn_deliver(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+	bool fin = c->flags & SK_TCPF_FIN_NOTIFY;
+	size_t used;
+
+	if (!(c->flags & SK_TCPF_APP_OPEN) || (c->flags & SK_TCPF_APP_CLOSED)) {
+		c->rcv_len = 0;
+		return;
+	}
+	if (c->rcv_len == 0 && !fin)
+		return;
+	c->flags &= ~SK_TCPF_FIN_NOTIFY;
+	used = net->ops.on_data(net->app, c, c->rcv_buf, c->rcv_len);
+	if (c->state == SK_TCP_CLOSED || c->state == SK_TCP_TIME_WAIT)
+		return; /* aborted (or closed) from the callback */
+	if (c->flags & SK_TCPF_APP_CLOSED) {
+		c->rcv_len = 0;
+		return;
+	}
+	SK_DEBUG_ASSERT(used <= c->rcv_len);
+	if (used > c->rcv_len)
+		used = c->rcv_len;
+	if (used == 0)
+		return;
+	c->rcv_len -= (uint32_t)used;
+	if (c->rcv_len)
+		memmove(c->rcv_buf, c->rcv_buf + used, c->rcv_len);
+	/* Window update when the window reopens from (nearly) closed. */
+	if (c->rcv_adv_wnd < c->mss &&
+	    sk_tcp_rcv_wnd(c) >= RTE_MIN((uint32_t)c->mss, net->conf.rcv_buf_size / 2)) {
+		c->flags |= SK_TCPF_ACK_NOW;
+		sk_tcp_conn_want_output(c);
+	}
+}
+
+void
+sk_tcp_conn_run_resumes(struct sk_net_lcore *net)
+{
+	struct sk_tcp_conn_list todo;
+	struct sk_tcp_conn *c;
+
+	/* Only those queued before this call: a callback resuming itself waits a pass. */
+	TAILQ_INIT(&todo);
+	TAILQ_CONCAT(&todo, &net->resumeq, resumeq);
+	while ((c = TAILQ_FIRST(&todo)) != NULL) {
+		TAILQ_REMOVE(&todo, c, resumeq);
+		c->flags &= ~SK_TCPF_IN_RESUMEQ;
+		sk_tcp_conn_deliver(c);
+	}
+}
+
+void
+sk_tcp_conn_run_closes(struct sk_net_lcore *net)
+{
+	struct sk_tcp_conn *c;
+
+	while ((c = TAILQ_FIRST(&net->closeq)) != NULL) {
+		TAILQ_REMOVE(&net->closeq, c, closeq);
+		c->flags &= ~SK_TCPF_IN_CLOSEQ;
+		if (c->flags & SK_TCPF_APP_OPEN) {
+			c->flags &= ~SK_TCPF_APP_OPEN;
+			net->ops.on_close(net->app, c);
+		}
+		if (c->state == SK_TCP_CLOSED)
+			conn_free_slot(c);
+	}
+}
+
+void
+sk_tcp_conn_run_output(struct sk_net_lcore *net)
+{
+	struct sk_tcp_conn_list todo;
+	struct sk_tcp_conn *c;
+
+	TAILQ_INIT(&todo);
+	TAILQ_CONCAT(&todo, &net->outq, outq);
+	while ((c = TAILQ_FIRST(&todo)) != NULL) {
+		TAILQ_REMOVE(&todo, c, outq);
+		c->flags &= ~SK_TCPF_IN_OUTQ;
+		sk_tcp_output(c, false);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* App API                                                                  */
+
+int
+sk_tcp_send(struct sk_tcp_conn *c, const void *data, size_t len)
+{
+	uint32_t size, tail, first;
+
+	if ((c->flags & (SK_TCPF_APP_CLOSED | SK_TCPF_FIN_QUEUED)) ||
+	    !(c->flags & SK_TCPF_APP_OPEN) ||
+	    (c->state != SK_TCP_ESTABLISHED && c->state != SK_TCP_CLOSE_WAIT))
+		return -ENOTCONN;
+	if (len == 0)
+		return 0;
+	if (data == NULL)
+		return -EINVAL;
+	size = c->net->conf.snd_buf_size;
+	if (len > size)
+		return -EMSGSIZE;
+	if (len > size - c->snd_len)
+		return -ENOBUFS;
+	tail = (c->snd_head + c->snd_len) % size;
+	first = RTE_MIN((uint32_t)len, size - tail);
+	memcpy(c->snd_buf + tail, data, first);
+	if (first < len)
+		memcpy(c->snd_buf, (const uint8_t *)data + first, len - first);
+	c->snd_len += (uint32_t)len;
+	sk_tcp_conn_want_output(c);
+	return 0;
+}
+
+void
+sk_tcp_close(struct sk_tcp_conn *c)
+{
+	if (c->state == SK_TCP_CLOSED || c->state == SK_TCP_TIME_WAIT ||
+	    (c->flags & SK_TCPF_APP_CLOSED))
+		return;
+	c->flags |= SK_TCPF_APP_CLOSED | SK_TCPF_FIN_QUEUED;
+	c->rcv_len = 0;
+	if (c->flags & SK_TCPF_IN_RESUMEQ) {
+		TAILQ_REMOVE(&c->net->resumeq, c, resumeq);
+		c->flags &= ~SK_TCPF_IN_RESUMEQ;
+	}
+	sk_tcp_conn_want_output(c);
+}
+
+void
+sk_tcp_abort(struct sk_tcp_conn *c)
+{
+	if (c->state == SK_TCP_CLOSED)
+		return;
+	if (c->state != SK_TCP_TIME_WAIT) {
+		sk_tcp_send_rst_conn(c);
+		c->net->stats.tcp_rst_tx++;
+	}
+	sk_tcp_conn_destroy(c);
+}
+
+void
+sk_tcp_resume(struct sk_tcp_conn *c)
+{
+	if (c->state == SK_TCP_CLOSED || c->state == SK_TCP_TIME_WAIT ||
+	    !(c->flags & SK_TCPF_APP_OPEN) ||
+	    (c->flags & (SK_TCPF_APP_CLOSED | SK_TCPF_IN_RESUMEQ)))
+		return;
+	c->flags |= SK_TCPF_IN_RESUMEQ;
+	TAILQ_INSERT_TAIL(&c->net->resumeq, c, resumeq);
+}
+
+void *
+sk_tcp_app_data(struct sk_tcp_conn *c)
+{
+	return c->app_data;
+}
+
+uint32_t
+sk_tcp_remote_ip(const struct sk_tcp_conn *c)
+{
+	return c->rip;
+}
+
+uint16_t
+sk_tcp_remote_port(const struct sk_tcp_conn *c)
+{
+	return c->rport;
+}
+
+bool
+sk_tcp_peer_closed(const struct sk_tcp_conn *c)
+{
+	return (c->flags & SK_TCPF_PEER_FIN) != 0;
+}
+
+size_t
+sk_tcp_send_space(const struct sk_tcp_conn *c)
+{
+	if ((c->flags & (SK_TCPF_APP_CLOSED | SK_TCPF_FIN_QUEUED)) ||
+	    (c->state != SK_TCP_ESTABLISHED && c->state != SK_TCP_CLOSE_WAIT))
+		return 0;
+	return c->net->conf.snd_buf_size - c->snd_len;
+}
+
+struct sk_net_lcore *
+sk_tcp_lcore(const struct sk_tcp_conn *c)
+{
+	return c->net;
+}

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_tcp_in.c - TCP input: segment checks, the SYN-cookie listener, and the
+ * per-state processing of RFC 9293 §3.10.7 with the RFC 5961 hardening.
+ *
+ * Order of processing for a connection: RST (only SEQ == RCV.NXT resets;
+ * another in-window RST earns a rate-limited challenge ACK), SYN (always a
+ * challenge ACK), sequence acceptability (unacceptable -> ACK), ACK field
+ * (ACK of unsent data -> ACK; too old -> challenge ACK; new -> free the send
+ * ring, RTT sample, FIN acknowledged?), window update, then in-order data
+ * into the bounded receive buffer (out-of-order -> dropped and dup-ACKed;
+ * beyond the window -> trimmed), then FIN. Data is offered to the app with
+ * on_data once per segment; ACKs go out at the next sk_net_tx_flush().
+ */
+#include <string.h>
+
+#include "sk_net_priv.h"
+
+/* A parsed segment (host order). */
+struct tcp_seg {
+	uint32_t seq, ack;
+	uint32_t len; /* payload bytes */
+	const uint8_t *data;
+	uint16_t win;
+	uint16_t mss; /* MSS option, 0 = absent */
+	uint8_t flags;
+	uint32_t sip, dip;
+	uint16_t sport, dport;
+	const struct rte_ether_addr *smac;
+};
+
+static uint16_t
+parse_mss(const uint8_t *opt, unsigned optlen)
+{
+	unsigned i = 0;
+
+	while (i < optlen) {
+		uint8_t kind = opt[i], len;
+
+		if (kind == 0) /* end of list */
+			break;
+		if (kind == 1) { /* NOP */
+			i++;
+			continue;
+		}
+		if (i + 1 >= optlen)
+			break;
+		len = opt[i + 1];
+		if (len < 2 || i + len > optlen)
+			break;
+		if (kind == 2 && len == 4)
+			return (uint16_t)(opt[i + 2] << 8 | opt[i + 3]);
+		i += len;
+	}
+	return 0;
+}
+
+static inline uint32_t
+seg_seqlen(const struct tcp_seg *s)
+{
+	return s->len + ((s->flags & RTE_TCP_SYN_FLAG) ? 1 : 0) +
+	       ((s->flags & RTE_TCP_FIN_FLAG) ? 1 : 0);
+}
+
+/* RST for a segment that matched no connection (RFC 9293 §3.10.7.1). */
+static void
+reset_for(struct sk_net_lcore *net, const struct tcp_seg *s)
+{
+	if (s->flags & RTE_TCP_RST_FLAG)
+		return;
+	net->stats.tcp_rst_tx++;
+	if (s->flags & RTE_TCP_ACK_FLAG)
+		sk_tcp_send_raw(net, s->smac, s->sip, s->sport, s->ack, 0, RTE_TCP_RST_FLAG, 0);
+	else
+		sk_tcp_send_raw(net, s->smac, s->sip, s->sport, 0, s->seq + seg_seqlen(s),
+				RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0);
+}
+
+/* RFC 5961 challenge ACK, at most conf.challenge_ack_per_s per second per lcore. */
+static void
+challenge_ack(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+	uint64_t sec = net->now_tick / sk_net_ms_to_ticks(net, 1000);
+
+	if (sec != net->chal_second) {
+		net->chal_second = sec;
+		net->chal_count = 0;
+	}
+	if (net->chal_count >= net->conf.challenge_ack_per_s) {
+		net->stats.tcp_challenge_limited++;
+		return;
+	}
+	net->chal_count++;
+	net->stats.tcp_challenge_ack++;
+	sk_tcp_send_ack(c);
+}
+
+static inline void
+ack_soon(struct sk_tcp_conn *c)
+{
+	c->flags |= SK_TCPF_ACK_NOW;
+	sk_tcp_conn_want_output(c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Listener: SYN -> cookie SYN-ACK; ACK with a valid cookie -> connection    */
+
+static void tcp_input_conn(struct sk_tcp_conn *c, const struct tcp_seg *s);
+
+static void
+tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
+{
+	struct sk_syncookie_flow f = {
+		.saddr = s->sip,
+		.daddr = s->dip,
+		.sport = s->sport,
+		.dport = s->dport,
+	};
+	struct sk_tcp_conn *c;
+	uint16_t mss;
+
+	if (s->flags & RTE_TCP_RST_FLAG) {
+		net->stats.tcp_rst_ignored++;
+		return;
+	}
+	if (s->flags & RTE_TCP_SYN_FLAG) {
+		uint32_t cookie;
+
+		if (s->flags & RTE_TCP_ACK_FLAG) {
+			reset_for(net, s); /* a SYN-ACK to a server port */
+			return;
+		}
+		if (s->flags & RTE_TCP_FIN_FLAG) {
+			net->stats.tcp_drop_hdr++;
+			return;
+		}
+		net->stats.tcp_syn_rx++;
+		f.client_isn = s->seq;
+		/* Data on the SYN is ignored (no state to keep it in); the client resends it. */
+		cookie = sk_syncookie_make(&net->cookie, &f, s->mss ? s->mss : 536, net->now_tsc,
+					   NULL);
+		net->stats.tcp_synack_tx++;
+		sk_tcp_send_raw(net, s->smac, s->sip, s->sport, cookie, s->seq + 1,
+				RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, net->conf.mss);
+		return;
+	}
+	if (!(s->flags & RTE_TCP_ACK_FLAG)) {
+		net->stats.tcp_drop_hdr++;
+		return;
+	}
+	f.client_isn = s->seq - 1;
+	if (!sk_syncookie_check(&net->cookie, &f, s->ack - 1, net->now_tsc, &mss)) {
+		net->stats.tcp_cookie_bad++;
+		reset_for(net, s);
+		return;
+	}
+	net->stats.tcp_cookie_ok++;
+	c = sk_tcp_conn_alloc(net, s->sip, s->sport, s->dip, s->dport);
+	if (c == NULL) {
+		/* No RST: the client's retransmission may find a free slot. */
+		net->stats.tcp_conn_full++;
+		return;
+	}
+	c->rmac = *s->smac;
+	c->mss = RTE_MIN(mss, net->conf.mss);
+	c->rcv_nxt = s->seq;
+	c->rcv_adv_wnd = RTE_MIN(net->conf.rcv_buf_size, 65535u);
+	c->snd_una = c->snd_nxt = c->snd_max = s->ack;
+	c->snd_wnd = c->max_snd_wnd = s->win;
+	c->snd_wl1 = s->seq;
+	c->snd_wl2 = s->ack;
+	c->flags = SK_TCPF_APP_OPEN;
+	memset(c->app_data, 0, net->conf.app_data_size);
+	sk_tcp_conn_timer_update(c);
+	net->ops.on_open(net->app, c);
+	if (c->state != SK_TCP_ESTABLISHED)
+		return; /* aborted or closed from on_open */
+	/* The handshake ACK may carry data (and even a FIN). */
+	if (s->len || (s->flags & RTE_TCP_FIN_FLAG))
+		tcp_input_conn(c, s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Established and closing states                                           */
+
+static void
+rtt_sample(struct sk_tcp_conn *c, uint32_t r)
+{
+	struct sk_net_lcore *net = c->net;
+	uint32_t rto;
+
+	if (r == 0)
+		r = 1;
+	if (c->srtt8 == 0) {
+		c->srtt8 = r << 3;
+		c->rttvar4 = r << 1;
+	} else {
+		int32_t delta = (int32_t)r - (int32_t)(c->srtt8 >> 3);
+		int32_t adelta = delta < 0 ? -delta : delta;
+
+		c->srtt8 = (uint32_t)((int32_t)c->srtt8 + delta);
+		c->rttvar4 = (uint32_t)((int32_t)c->rttvar4 + adelta - (int32_t)(c->rttvar4 >> 2));
+	}
+	rto = (c->srtt8 >> 3) + RTE_MAX(1u, c->rttvar4);
+	c->rto = RTE_MIN(RTE_MAX(rto, net->rto_min), net->rto_max);
+}
+
+/* @ack acknowledges new data (snd_una < ack <= snd_max). */
+static void
+tcp_ack_new(struct sk_tcp_conn *c, uint32_t ack)
+{
+	struct sk_net_lcore *net = c->net;
+	uint32_t acked = ack - c->snd_una;
+	bool fin_acked = false;
+
+	if ((c->flags & SK_TCPF_FIN_SENT) && !(c->flags & SK_TCPF_FIN_ACKED) &&
+	    sk_seq_gt(ack, c->fin_seq)) {
+		fin_acked = true;
+		c->flags |= SK_TCPF_FIN_ACKED;
+		acked--;
+	}
+	if (acked > c->snd_len)
+		acked = c->snd_len;
+	c->snd_head = (c->snd_head + acked) % net->conf.snd_buf_size;
+	c->snd_len -= acked;
+	c->snd_una = ack;
+	if (sk_seq_lt(c->snd_nxt, c->snd_una))
+		c->snd_nxt = c->snd_una;
+	if ((c->flags & SK_TCPF_RTT_ACTIVE) && sk_seq_geq(ack, c->rtt_seq)) {
+		c->flags &= ~SK_TCPF_RTT_ACTIVE;
+		rtt_sample(c, (uint32_t)(net->now_tick - c->rtt_start));
+	}
+	c->retries = 0;
+	if (c->snd_una == c->snd_max) {
+		c->flags &= ~SK_TCPF_RTO_ARMED;
+	} else {
+		c->flags |= SK_TCPF_RTO_ARMED;
+		c->rto_deadline = net->now_tick + c->rto;
+	}
+	if (!fin_acked)
+		return;
+	switch (c->state) {
+	case SK_TCP_FIN_WAIT_1:
+		c->state = SK_TCP_FIN_WAIT_2;
+		break;
+	case SK_TCP_CLOSING:
+		sk_tcp_conn_time_wait(c);
+		break;
+	case SK_TCP_LAST_ACK:
+		sk_tcp_conn_destroy(c); /* graceful end: on_close is queued */
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+tcp_input_conn(struct sk_tcp_conn *c, const struct tcp_seg *s)
+{
+	struct sk_net_lcore *net = c->net;
+	uint32_t wnd = sk_tcp_rcv_wnd(c);
+	uint32_t seglen = seg_seqlen(s);
+	uint32_t seq = s->seq, len = s->len;
+	const uint8_t *data = s->data;
+	bool fin = s->flags & RTE_TCP_FIN_FLAG, ok, deliver = false;
+
+	/* RST (RFC 5961 §3) */
+	if (s->flags & RTE_TCP_RST_FLAG) {
+		if (seq == c->rcv_nxt) {
+			net->stats.tcp_rst_rx++;
+			sk_tcp_conn_destroy(c);
+		} else if (wnd > 0 && sk_seq_in(seq, c->rcv_nxt, c->rcv_nxt + wnd)) {
+			challenge_ack(c);
+		} else {
+			net->stats.tcp_rst_ignored++;
+		}
+		return;
+	}
+	/* SYN in a synchronised state (RFC 5961 §4) */
+	if (s->flags & RTE_TCP_SYN_FLAG) {
+		challenge_ack(c);
+		return;
+	}
+	/* Sequence acceptability (RFC 9293 §3.10.7.4) */
+	if (seglen == 0)
+		ok = wnd == 0 ? seq == c->rcv_nxt : sk_seq_in(seq, c->rcv_nxt, c->rcv_nxt + wnd);
+	else if (wnd == 0)
+		ok = seq == c->rcv_nxt; /* zero-window probe: take its ACK, trim its byte */
+	else
+		ok = sk_seq_in(seq, c->rcv_nxt, c->rcv_nxt + wnd) ||
+		     sk_seq_in(seq + seglen - 1, c->rcv_nxt, c->rcv_nxt + wnd);
+	if (!ok) {
+		net->stats.tcp_unacceptable++;
+		ack_soon(c);
+		return;
+	}
+	if (!(s->flags & RTE_TCP_ACK_FLAG)) {
+		net->stats.tcp_drop_hdr++;
+		return;
+	}
+	c->last_rx = net->now_tick;
+	c->rmac = *s->smac;
+
+	/* ACK (RFC 5961 §5) */
+	if (sk_seq_gt(s->ack, c->snd_max)) {
+		net->stats.tcp_ack_invalid++;
+		ack_soon(c);
+		return;
+	}
+	if (sk_seq_lt(s->ack, c->snd_una - c->max_snd_wnd)) {
+		net->stats.tcp_ack_invalid++;
+		challenge_ack(c);
+		return;
+	}
+	if (sk_seq_gt(s->ack, c->snd_una)) {
+		tcp_ack_new(c, s->ack);
+		if (c->state == SK_TCP_CLOSED || c->state == SK_TCP_TIME_WAIT)
+			return;
+	}
+	if (sk_seq_lt(c->snd_wl1, seq) || (c->snd_wl1 == seq && sk_seq_leq(c->snd_wl2, s->ack))) {
+		c->snd_wnd = s->win;
+		c->snd_wl1 = seq;
+		c->snd_wl2 = s->ack;
+		if (s->win > c->max_snd_wnd)
+			c->max_snd_wnd = s->win;
+	}
+	if (sk_seq_lt(c->snd_nxt, c->snd_una + c->snd_len) ||
+	    ((c->flags & SK_TCPF_FIN_QUEUED) && !(c->flags & SK_TCPF_FIN_SENT)))
+		sk_tcp_conn_want_output(c);
+
+	/* Data and FIN: only before the peer's FIN. */
+	if (c->state != SK_TCP_ESTABLISHED && c->state != SK_TCP_FIN_WAIT_1 &&
+	    c->state != SK_TCP_FIN_WAIT_2)
+		goto out;
+	if (len == 0 && !fin)
+		goto out;
+	if (sk_seq_lt(seq, c->rcv_nxt)) { /* overlap with what we have */
+		uint32_t skip = c->rcv_nxt - seq;
+
+		if (skip > len)
+			skip = len;
+		data += skip;
+		len -= skip;
+		seq += skip;
+	}
+	if (seq != c->rcv_nxt) {
+		/* Out of order: no reassembly. Drop, and dup-ACK so the peer resends. */
+		net->stats.tcp_ooo_drop++;
+		ack_soon(c);
+		goto out;
+	}
+	if (len > wnd) {
+		if (wnd == 0)
+			net->stats.tcp_zwp_rx++;
+		else
+			net->stats.tcp_win_trim++;
+		len = wnd;
+		fin = false; /* the FIN lies beyond what we keep */
+		ack_soon(c);
+	}
+	if (len) {
+		if (c->flags & SK_TCPF_APP_CLOSED) {
+			net->stats.tcp_data_after_close += len;
+		} else {
+			memcpy(c->rcv_buf + c->rcv_len, data, len);
+			c->rcv_len += len;
+			deliver = true;
+		}
+		c->rcv_nxt += len;
+		net->stats.tcp_rx_data += len;
+		ack_soon(c);
+	}
+	if (fin) {
+		c->rcv_nxt++;
+		c->flags |= SK_TCPF_PEER_FIN | SK_TCPF_FIN_NOTIFY;
+		ack_soon(c);
+		deliver = true;
+		if (c->state == SK_TCP_ESTABLISHED) {
+			c->state = SK_TCP_CLOSE_WAIT;
+		} else if (c->state == SK_TCP_FIN_WAIT_1) {
+			c->state = SK_TCP_CLOSING;
+		} else {
+			sk_tcp_conn_time_wait(c);
+			return;
+		}
+	}
+	if (deliver) {
+		sk_tcp_conn_deliver(c);
+		if (c->state == SK_TCP_CLOSED)
+			return;
+	}
+out:
+	sk_tcp_conn_timer_update(c);
+}
+
+static void
+tcp_input_time_wait(struct sk_tcp_conn *c, const struct tcp_seg *s)
+{
+	struct sk_net_lcore *net = c->net;
+
+	if (s->flags & RTE_TCP_RST_FLAG) {
+		net->stats.tcp_rst_ignored++; /* RFC 1337: no TIME_WAIT assassination */
+		return;
+	}
+	if ((s->flags & RTE_TCP_SYN_FLAG) && !(s->flags & RTE_TCP_ACK_FLAG)) {
+		/* A new connection on the same 4-tuple: recycle and answer with a cookie. */
+		net->stats.tcp_tw_recycled++;
+		sk_tcp_conn_destroy(c);
+		tcp_input_listen(net, s);
+		return;
+	}
+	if (s->len || (s->flags & RTE_TCP_FIN_FLAG)) {
+		/* Typically the peer's FIN again: our last ACK was lost. */
+		c->rmac = *s->smac;
+		sk_tcp_send_ack(c);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry point                                                              */
+
+void
+sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+	uint32_t l4len = rte_be_to_cpu_16(ip->total_length) - (uint32_t)sizeof(*ip);
+	uint32_t doff;
+	uint64_t ck;
+	struct tcp_seg s;
+	struct sk_tcp_conn *c;
+
+	if (l4len < sizeof(*th)) {
+		net->stats.drop_short++;
+		goto out;
+	}
+	doff = (uint32_t)(th->data_off >> 4) * 4;
+	if (doff < sizeof(*th) || doff > l4len) {
+		net->stats.tcp_drop_hdr++;
+		goto out;
+	}
+	ck = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	if (ck == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
+	    (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD && rte_ipv4_udptcp_cksum_verify(ip, th) != 0)) {
+		net->stats.tcp_drop_cksum++;
+		goto out;
+	}
+	net->stats.tcp_rx++;
+	s.seq = rte_be_to_cpu_32(th->sent_seq);
+	s.ack = rte_be_to_cpu_32(th->recv_ack);
+	s.win = rte_be_to_cpu_16(th->rx_win);
+	s.flags = th->tcp_flags & (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG |
+				   RTE_TCP_PSH_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_URG_FLAG);
+	s.data = (const uint8_t *)th + doff;
+	s.len = l4len - doff;
+	s.mss = (s.flags & RTE_TCP_SYN_FLAG)
+			? parse_mss((const uint8_t *)(th + 1), doff - sizeof(*th))
+			: 0;
+	s.sip = rte_be_to_cpu_32(ip->src_addr);
+	s.dip = rte_be_to_cpu_32(ip->dst_addr);
+	s.sport = rte_be_to_cpu_16(th->src_port);
+	s.dport = rte_be_to_cpu_16(th->dst_port);
+	s.smac = &eth->src_addr;
+
+	if (s.sport == 0) {
+		net->stats.tcp_drop_hdr++;
+		goto out;
+	}
+	if (s.dport != net->conf.tcp_port) {
+		net->stats.tcp_drop_port++;
+		reset_for(net, &s);
+		goto out;
+	}
+	c = sk_tcp_conn_lookup(net, s.sip, s.sport, s.dip, s.dport);
+	if (c == NULL)
+		tcp_input_listen(net, &s);
+	else if (c->state == SK_TCP_TIME_WAIT)
+		tcp_input_time_wait(c, &s);
+	else
+		tcp_input_conn(c, &s);
+out:
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_tcp_out.c - TCP output and the connection timer.
+ *
+ * Segment building: every frame is a fresh mbuf from the lcore's pool
+ * (Ethernet + IPv4 + TCP [+ MSS option] + payload copied from the send ring),
+ * checksummed in software unless the port offloads it.
+ *
+ * Sending: sk_tcp_output() sends what the peer's window allows from snd_nxt,
+ * then the FIN once all data is out; it piggybacks the owed ACK, or sends a
+ * pure ACK. Retransmission is go-back-N from snd_una when the RTO fires
+ * (responses are a few segments at most). The RTO follows RFC 6298 (SRTT /
+ * RTTVAR, Karn's rule, exponential backoff up to rto_max); after
+ * max_retries consecutive expiries the connection is reset. With a zero
+ * peer window the same timer sends one-byte zero-window probes.
+ *
+ * Timer: one wheel entry per connection, armed for the earliest of its RTO,
+ * idle and TIME_WAIT deadlines; see sk_tcp_on_timer().
+ */
+#include <string.h>
+
+#include "sk_net_priv.h"
+
+#define TCP_HDR_LEN   20
+#define TCP_MSS_OPT   4
+#define SEGS_PER_CALL 64 /* bound on segments per output call */
+
+uint32_t
+sk_tcp_rcv_wnd(const struct sk_tcp_conn *c)
+{
+	uint32_t size = c->net->conf.rcv_buf_size;
+	uint32_t w = (c->flags & SK_TCPF_APP_CLOSED) ? size : size - c->rcv_len;
+
+	return RTE_MIN(w, 65535u);
+}
+
+/*
+ * Build one segment to (dmac, dip, dport) and queue it. Payload, if any,
+ * comes from @c's send ring at offset @off from snd_una.
+ */
+static bool
+tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t dip, uint16_t dport,
+	 uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, uint16_t mss_opt,
+	 const struct sk_tcp_conn *c, uint32_t off, uint32_t len)
+{
+	uint32_t optlen = mss_opt ? TCP_MSS_OPT : 0;
+	uint32_t l4 = TCP_HDR_LEN + optlen + len;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(net->pool);
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	uint8_t *p;
+
+	if (m == NULL) {
+		net->stats.tx_nombuf++;
+		return false;
+	}
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(
+		m, (uint16_t)(sizeof(*eth) + sizeof(*ip) + l4));
+	if (eth == NULL) {
+		rte_pktmbuf_free(m);
+		net->stats.tx_nombuf++;
+		return false;
+	}
+	eth->dst_addr = *dmac;
+	eth->src_addr = net->conf.mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	sk_ipv4_fill(net, ip, dip, IPPROTO_TCP, (uint16_t)l4);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	th->src_port = rte_cpu_to_be_16(net->conf.tcp_port);
+	th->dst_port = rte_cpu_to_be_16(dport);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = (uint8_t)(((TCP_HDR_LEN + optlen) / 4) << 4);
+	th->tcp_flags = flags;
+	th->rx_win = rte_cpu_to_be_16(win);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	p = (uint8_t *)(th + 1);
+	if (mss_opt) {
+		p[0] = 2; /* kind MSS */
+		p[1] = 4;
+		p[2] = (uint8_t)(mss_opt >> 8);
+		p[3] = (uint8_t)mss_opt;
+		p += TCP_MSS_OPT;
+	}
+	if (len) {
+		uint32_t size = net->conf.snd_buf_size;
+		uint32_t pos = (c->snd_head + off) % size;
+		uint32_t first = RTE_MIN(len, size - pos);
+
+		memcpy(p, c->snd_buf + pos, first);
+		if (first < len)
+			memcpy(p + first, c->snd_buf, len - first);
+	}
+	sk_ipv4_finish(net, m, ip);
+	if (net->conf.tx_tcp_cksum_offload) {
+		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+		m->l4_len = (uint8_t)(TCP_HDR_LEN + optlen);
+		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+	} else {
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	}
+	net->stats.tcp_tx_segs++;
+	net->stats.tcp_tx_data += len;
+	sk_net_tx_enqueue(net, m);
+	return true;
+}
+
+void
+sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t dip,
+		uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t mss_opt)
+{
+	uint16_t win = 0;
+
+	if (flags & RTE_TCP_SYN_FLAG)
+		win = (uint16_t)RTE_MIN(net->conf.rcv_buf_size, 65535u);
+	tcp_xmit(net, dmac, dip, dport, seq, ack, flags, win, mss_opt, NULL, 0, 0);
+}
+
+static bool
+conn_xmit(struct sk_tcp_conn *c, uint32_t seq, uint8_t flags, uint32_t off, uint32_t len)
+{
+	uint32_t wnd = sk_tcp_rcv_wnd(c);
+
+	if (!tcp_xmit(c->net, &c->rmac, c->rip, c->rport, seq, c->rcv_nxt, flags, (uint16_t)wnd, 0,
+		      c, off, len))
+		return false;
+	c->rcv_adv_wnd = wnd;
+	c->flags &= ~SK_TCPF_ACK_NOW;
+	return true;
+}
+
+void
+sk_tcp_send_ack(struct sk_tcp_conn *c)
+{
+	conn_xmit(c, c->snd_nxt, RTE_TCP_ACK_FLAG, 0, 0);
+}
+
+void
+sk_tcp_send_rst_conn(struct sk_tcp_conn *c)
+{
+	tcp_xmit(c->net, &c->rmac, c->rip, c->rport, c->snd_max, c->rcv_nxt,
+		 RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0, 0, NULL, 0, 0);
+}
+
+static void
+rto_arm(struct sk_tcp_conn *c)
+{
+	c->flags |= SK_TCPF_RTO_ARMED;
+	c->rto_deadline = c->net->now_tick + c->rto;
+}
+
+void
+sk_tcp_output(struct sk_tcp_conn *c, bool force)
+{
+	struct sk_net_lcore *net = c->net;
+	uint32_t data_end, avail = 0;
+	bool sent = false;
+	unsigned i;
+
+	if (c->state == SK_TCP_CLOSED)
+		return;
+	if (c->state == SK_TCP_TIME_WAIT) {
+		if (c->flags & SK_TCPF_ACK_NOW)
+			sk_tcp_send_ack(c);
+		return;
+	}
+	data_end = c->snd_una + c->snd_len;
+	for (i = 0; i < SEGS_PER_CALL; i++) {
+		uint32_t wend = c->snd_una + c->snd_wnd;
+		uint32_t usable = sk_seq_lt(c->snd_nxt, wend) ? wend - c->snd_nxt : 0;
+		uint32_t n;
+		bool probe = false, fin;
+		uint8_t flags = RTE_TCP_ACK_FLAG;
+
+		avail = sk_seq_lt(c->snd_nxt, data_end) ? data_end - c->snd_nxt : 0;
+		n = RTE_MIN(RTE_MIN(avail, usable), (uint32_t)c->mss);
+		if (force && !sent && n == 0 && avail > 0) {
+			n = 1; /* zero-window probe: one byte of real data */
+			probe = true;
+		}
+		fin = (c->flags & SK_TCPF_FIN_QUEUED) && !(c->flags & SK_TCPF_FIN_ACKED) &&
+		      c->snd_nxt + n == data_end;
+		if (n == 0 && !fin)
+			break;
+		if (n)
+			flags |= RTE_TCP_PSH_FLAG;
+		if (fin)
+			flags |= RTE_TCP_FIN_FLAG;
+		if (!conn_xmit(c, c->snd_nxt, flags, c->snd_nxt - c->snd_una, n))
+			break;
+		if (n && !(c->flags & SK_TCPF_RTT_ACTIVE) && c->snd_nxt == c->snd_max) {
+			c->flags |= SK_TCPF_RTT_ACTIVE;
+			c->rtt_seq = c->snd_nxt + n;
+			c->rtt_start = net->now_tick;
+		}
+		c->snd_nxt += n + (fin ? 1 : 0);
+		if (sk_seq_gt(c->snd_nxt, c->snd_max))
+			c->snd_max = c->snd_nxt;
+		sent = true;
+		if (probe)
+			net->stats.tcp_zwp_tx++;
+		if (fin) {
+			c->flags |= SK_TCPF_FIN_SENT;
+			c->fin_seq = data_end;
+			if (c->state == SK_TCP_ESTABLISHED)
+				c->state = SK_TCP_FIN_WAIT_1;
+			else if (c->state == SK_TCP_CLOSE_WAIT)
+				c->state = SK_TCP_LAST_ACK;
+		}
+		if (probe || fin)
+			break;
+	}
+	if (!sent && (c->flags & SK_TCPF_ACK_NOW))
+		sk_tcp_send_ack(c);
+
+	/* RTO for data/FIN in flight, or persist for data held back by a zero window. */
+	avail = sk_seq_lt(c->snd_nxt, data_end) ? data_end - c->snd_nxt : 0;
+	if (c->snd_una != c->snd_max || avail > 0) {
+		if (!(c->flags & SK_TCPF_RTO_ARMED))
+			rto_arm(c);
+	} else {
+		c->flags &= ~SK_TCPF_RTO_ARMED;
+	}
+	if (i == SEGS_PER_CALL)
+		sk_tcp_conn_want_output(c); /* more than SEGS_PER_CALL: next flush */
+	sk_tcp_conn_timer_update(c);
+}
+
+/* The RTO (or persist timer) expired. */
+static void
+tcp_rto_expired(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+	uint32_t data_end = c->snd_una + c->snd_len;
+
+	c->flags &= ~SK_TCPF_RTO_ARMED;
+	if (c->snd_una == c->snd_max && !sk_seq_lt(c->snd_nxt, data_end))
+		return; /* nothing outstanding any more */
+	if (++c->retries > net->conf.max_retries) {
+		net->stats.tcp_rto_reset++;
+		net->stats.tcp_rst_tx++;
+		sk_tcp_send_rst_conn(c);
+		sk_tcp_conn_destroy(c);
+		return;
+	}
+	c->rto = RTE_MIN(c->rto * 2, net->rto_max);
+	c->flags &= ~SK_TCPF_RTT_ACTIVE; /* Karn: no sample from a retransmission */
+	if (c->snd_una != c->snd_max)
+		net->stats.tcp_retransmits++;
+	c->snd_nxt = c->snd_una;
+	rto_arm(c);
+	sk_tcp_output(c, true);
+}
+
+void
+sk_tcp_on_timer(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+	uint64_t now = net->now_tick;
+
+	if (c->state == SK_TCP_TIME_WAIT) {
+		if (now >= c->tw_deadline)
+			sk_tcp_conn_destroy(c);
+		else
+			sk_tcp_conn_timer_update(c);
+		return;
+	}
+	if ((c->flags & SK_TCPF_RTO_ARMED) && now >= c->rto_deadline) {
+		tcp_rto_expired(c);
+		if (c->state == SK_TCP_CLOSED)
+			return;
+	}
+	if (now >= c->last_rx + net->idle_ticks) {
+		net->stats.tcp_idle_timeout++;
+		if (c->state == SK_TCP_ESTABLISHED && !(c->flags & SK_TCPF_APP_CLOSED)) {
+			/* Idle keep-alive connection: close it politely (FIN at the flush). */
+			c->last_rx = now;
+			sk_tcp_close(c);
+		} else {
+			/* Half-closed or closing and silent: reset. */
+			net->stats.tcp_rst_tx++;
+			sk_tcp_send_rst_conn(c);
+			sk_tcp_conn_destroy(c);
+			return;
+		}
+	}
+	sk_tcp_conn_timer_update(c);
+}
