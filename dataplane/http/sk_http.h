@@ -154,7 +154,8 @@ enum sk_http_result {
 #define SK_HTTP_E_FIRST SK_HTTP_E_REQUEST_LINE
 
 /** sk_http_result_is_error - true if @r is one of the SK_HTTP_E_* results. */
-static inline bool sk_http_result_is_error(enum sk_http_result r)
+static inline bool
+sk_http_result_is_error(enum sk_http_result r)
 {
 	return r >= SK_HTTP_E_FIRST;
 }
@@ -209,7 +210,8 @@ struct sk_http_request {
 	uint8_t method;		 /**< enum sk_http_method */
 	uint8_t version;	 /**< 10 for HTTP/1.0, 11 for HTTP/1.1 (and 1.2..1.9) */
 	bool keep_alive;	 /**< false: send "Connection: close" and close */
-	bool expect_continue;	 /**< HTTP/1.1 request with Expect: 100-continue */
+	bool expect_continue;	 /**< HTTP/1.1 Expect: 100-continue; act on it on HEAD only
+				      (on DONE the body is already here: no 100 needed) */
 	bool has_content_length; /**< a Content-Length field was present */
 	bool keep_alive_header;	 /**< HTTP/1.0 keep-alive: answer with
 				      "Connection: keep-alive" (SK_HTTP_CONN_KEEP_ALIVE_10) */
@@ -311,7 +313,8 @@ enum sk_http_conn {
 };
 
 /** sk_http_request_conn - the enum sk_http_conn that answers @req. */
-static inline enum sk_http_conn sk_http_request_conn(const struct sk_http_request *req)
+static inline enum sk_http_conn
+sk_http_request_conn(const struct sk_http_request *req)
 {
 	if (!req->keep_alive)
 		return SK_HTTP_CONN_CLOSE;
