@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main.c - seckill-dataplane: the front door of the appliance.
+ *
+ *   seckill-dataplane [EAL options] -- --config FILE
+ *
+ * Reads the config (before the EAL starts, so a bad file costs nothing),
+ * starts the EAL, probes and starts the ports, builds one TCP stack + app per
+ * lcore and port, registers the telemetry commands, then runs the loop on
+ * every lcore - the main lcore included: with "-l 1" the whole dataplane is
+ * one thread on core 1, and the EAL's control threads (interrupts,
+ * telemetry) run on the cores left out of -l. SIGINT/SIGTERM stop the loops;
+ * every lcore resets its connections, then the ports are stopped and all
+ * memory (memzones included) is released before exit.
+ *
+ * Exit status: 0 after a clean stop, 1 on a start-up error (one line on
+ * stderr naming the config key), 2 on a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "sk_app.h"
+#include "sk_common.h"
+#include "sk_config.h"
+#include "sk_dispatch.h"
+#include "sk_http.h"
+#include "sk_lcore.h"
+#include "sk_net.h"
+#include "sk_port.h"
+#include "sk_telemetry.h"
+
+#define PROG "seckill-dataplane"
+
+/* Set by the signal handler; the lcores read it once per pass. */
+static atomic_bool stop_flag;
+
+/* Everything the dataplane built; torn down in reverse by dataplane_free(). */
+struct dataplane {
+	struct sk_config cfg;
+	unsigned nb_lcores;
+	unsigned lcore_ids[RTE_MAX_LCORE];
+	struct sk_port ports[SK_CONFIG_MAX_PORTS];
+	uint16_t nb_ports_probed;
+	struct rte_mempool *pool;
+	struct sk_dispatch *disp[SK_CONFIG_MAX_PORTS];
+	struct sk_lcore *lcores[RTE_MAX_LCORE];
+	uint8_t secret[SK_NET_COOKIE_SECRET_LEN];
+	char err[SK_CONFIG_ERR_MAX];
+};
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&stop_flag, true);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " [EAL options] -- --config FILE\n"
+		   "  --config FILE  INI configuration (see config/seckill.ini)\n"
+		   "  --help         this text\n");
+}
+
+/* parse_app_args - the options after "--". Returns 0, 1 for --help, or -EINVAL. */
+static int
+parse_app_args(int argc, char **argv, const char **config)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int i, opt;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		;
+	if (i == argc) {
+		fprintf(stderr, PROG ": missing '-- --config FILE'\n");
+		return -EINVAL;
+	}
+	argv[i] = argv[0]; /* getopt wants a program name first */
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc - i, argv + i, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			*config = optarg;
+			break;
+		case 'h':
+			argv[i] = (char *)"--";
+			return 1;
+		default:
+			fprintf(stderr, PROG ": unknown or incomplete option '%s'\n",
+				argv[i + optind - 1]);
+			argv[i] = (char *)"--";
+			return -EINVAL;
+		}
+	}
+	if (optind < argc - i) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[i + optind]);
+		argv[i] = (char *)"--";
+		return -EINVAL;
+	}
+	argv[i] = (char *)"--";
+	if (*config == NULL) {
+		fprintf(stderr, PROG ": missing --config FILE\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set-up                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int fail(struct dataplane *dp, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail(struct dataplane *dp, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dp->err, sizeof(dp->err), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* net_conf - the TCP stack settings of lcore @lc on port @p. */
+static void
+net_conf(const struct dataplane *dp, const struct sk_port *p, const struct sk_lcore *lc,
+	 struct sk_net_conf *nc)
+{
+	const struct sk_config *cfg = &dp->cfg;
+	const struct sk_config_port *pc = &cfg->ports[p->index];
+
+	sk_net_conf_defaults(nc);
+	nc->ip = pc->addr;
+	nc->prefix_len = pc->prefix;
+	nc->gateway = pc->gateway;
+	nc->mac = p->mac;
+	nc->port_id = p->port_id;
+	nc->tx_queue = p->dispatch ? 0 : (uint16_t)lc->index;
+#define OVERRIDE(field, key)                                                                       \
+	do {                                                                                       \
+		if (cfg->key != 0)                                                                 \
+			nc->field = cfg->key;                                                      \
+	} while (0)
+	OVERRIDE(tcp_port, tcp_port);
+	OVERRIDE(max_conns, max_conns);
+	OVERRIDE(mss, mss);
+	OVERRIDE(rcv_buf_size, rcv_buf_size);
+	OVERRIDE(snd_buf_size, snd_buf_size);
+	OVERRIDE(rto_initial_ms, rto_initial_ms);
+	OVERRIDE(rto_min_ms, rto_min_ms);
+	OVERRIDE(rto_max_ms, rto_max_ms);
+	OVERRIDE(idle_timeout_ms, idle_timeout_ms);
+	OVERRIDE(time_wait_ms, time_wait_ms);
+	OVERRIDE(time_wait_max, time_wait_max);
+#undef OVERRIDE
+	if (cfg->max_retries != 0)
+		nc->max_retries = (uint8_t)cfg->max_retries;
+	if (nc->app_data_size < sizeof(struct sk_app_conn))
+		nc->app_data_size = sizeof(struct sk_app_conn);
+	nc->tx_burst_max = RTE_MAX(nc->tx_burst_max, cfg->burst);
+	nc->tx_ip_cksum_offload = p->tx_ip_cksum;
+	nc->tx_tcp_cksum_offload = p->tx_tcp_cksum;
+	memcpy(nc->cookie_secret, dp->secret, sizeof(nc->cookie_secret));
+	if (p->dispatch && lc->index != p->owner) {
+		nc->tx_fn = sk_dispatch_tx;
+		nc->tx_ctx = sk_dispatch_tx_ctx(dp->disp[p->index], lc->index);
+	}
+}
+
+/* check_limits - rules between [tcp] and [http] that need both modules'
+ * defaults; the config loader cannot see those. */
+static int
+check_limits(struct dataplane *dp)
+{
+	struct sk_net_conf nc;
+	uint32_t head_max = dp->cfg.head_max ? dp->cfg.head_max : SK_HTTP_HEAD_MAX_DEFAULT;
+	uint32_t rcv, snd;
+
+	sk_net_conf_defaults(&nc);
+	rcv = dp->cfg.rcv_buf_size ? dp->cfg.rcv_buf_size : nc.rcv_buf_size;
+	snd = dp->cfg.snd_buf_size ? dp->cfg.snd_buf_size : nc.snd_buf_size;
+	if (rcv <= head_max)
+		return fail(dp, -EINVAL,
+			    "tcp.rcv_buf_size: %u must exceed http.head_max (%u) so that an "
+			    "oversized head is seen and refused",
+			    rcv, head_max);
+	if (snd < SK_APP_REPLY_MAX)
+		return fail(dp, -EINVAL, "tcp.snd_buf_size: %u is less than one reply (%u)", snd,
+			    SK_APP_REPLY_MAX);
+	return 0;
+}
+
+static int
+setup_ports_and_pool(struct dataplane *dp)
+{
+	const struct sk_config *cfg = &dp->cfg;
+	uint64_t need = 0;
+	uint32_t room;
+	uint16_t mss;
+	int rc;
+
+	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
+		rc = sk_port_probe(&cfg->ports[i], i, dp->nb_lcores, &dp->ports[i], dp->err,
+				   sizeof(dp->err));
+		if (rc != 0)
+			return rc;
+		dp->nb_ports_probed = i + 1;
+		need += sk_port_mbufs_needed(&dp->ports[i]);
+	}
+	/* Caches can hold 1.5x their size; each lcore keeps a few bursts in flight. */
+	need += (uint64_t)dp->nb_lcores * (cfg->mbuf_cache * 3 / 2 + 4u * cfg->burst);
+	if (need > cfg->mbufs)
+		return fail(dp, -EINVAL,
+			    "dataplane.mbufs: %u is too small: queues and caches hold %" PRIu64
+			    " at idle",
+			    cfg->mbufs, need);
+
+	mss = cfg->mss ? cfg->mss : 1460;
+	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, (uint32_t)mss + 128u);
+	dp->pool = rte_pktmbuf_pool_create("sk_mbuf", cfg->mbufs, cfg->mbuf_cache, 0,
+					   (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+					   dp->ports[0].socket);
+	if (dp->pool == NULL)
+		return fail(dp, -rte_errno, "dataplane.mbufs: cannot create a pool of %u mbufs: %s",
+			    cfg->mbufs, rte_strerror(rte_errno));
+
+	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
+		struct sk_port *p = &dp->ports[i];
+
+		rc = sk_port_start(&cfg->ports[i], p, dp->pool, dp->err, sizeof(dp->err));
+		if (rc != 0)
+			return rc;
+		if (p->dispatch) {
+			dp->disp[i] = sk_dispatch_create(p->port_id, p->owner, dp->nb_lcores,
+							 cfg->dispatch_ring, p->socket, dp->pool);
+			if (dp->disp[i] == NULL)
+				return fail(dp, -rte_errno,
+					    "dataplane.dispatch_ring: port%u: cannot create the "
+					    "dispatch rings: %s",
+					    i, rte_strerror(rte_errno));
+		}
+	}
+	return 0;
+}
+
+static int
+setup_lcores(struct dataplane *dp)
+{
+	const struct sk_config *cfg = &dp->cfg;
+	struct sk_app_conf ac = {
+		.limits = {cfg->head_max, cfg->target_max, cfg->body_max, cfg->fields_max},
+	};
+
+	for (unsigned i = 0; i < dp->nb_lcores; i++) {
+		unsigned id = dp->lcore_ids[i];
+		int socket = (int)rte_lcore_to_socket_id(id);
+		struct sk_lcore *lc;
+
+		lc = rte_zmalloc_socket("sk_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE, socket);
+		if (lc == NULL)
+			return fail(dp, -ENOMEM, "lcore %u: out of memory", id);
+		dp->lcores[i] = lc;
+		lc->lcore_id = id;
+		lc->index = i;
+		lc->burst = cfg->burst;
+		lc->idle_sleep_us = cfg->idle_sleep_us;
+		lc->idle_after_tsc = rte_get_tsc_hz() / 1000000 * cfg->idle_after_us;
+		lc->stop = &stop_flag;
+		ac.lcore_id = id;
+		ac.socket = socket;
+		lc->app = sk_app_create(&ac);
+		if (lc->app == NULL)
+			return fail(dp, -rte_errno,
+				    rte_errno == EINVAL
+					    ? "http.head_max: the HTTP limits are out of range"
+					    : "lcore %u: cannot create the app: out of memory",
+				    id);
+		for (uint16_t p = 0; p < cfg->nb_ports; p++) {
+			const struct sk_port *port = &dp->ports[p];
+			struct sk_lcore_port *lp = &lc->port[p];
+			struct sk_net_conf nc;
+
+			lp->port_id = port->port_id;
+			lp->disp = dp->disp[p];
+			lp->poll_nic = !port->dispatch || port->owner == i;
+			lp->queue = port->dispatch ? 0 : (uint16_t)i;
+			net_conf(dp, port, lc, &nc);
+			lp->net = sk_net_lcore_create(&nc, id, dp->pool, socket, sk_app_ops(),
+						      lc->app);
+			if (lp->net == NULL)
+				return fail(
+					dp, -rte_errno,
+					"tcp: the TCP stack refuses the [tcp] settings of port%u "
+					"on lcore %u: %s",
+					p, id, rte_strerror(rte_errno));
+			lc->nb_ports = p + 1;
+		}
+	}
+	return 0;
+}
+
+static void
+dataplane_free(struct dataplane *dp)
+{
+	sk_telemetry_stop();
+	for (unsigned i = 0; i < dp->nb_lcores; i++) {
+		struct sk_lcore *lc = dp->lcores[i];
+
+		if (lc == NULL)
+			continue;
+		for (unsigned p = 0; p < lc->nb_ports; p++)
+			sk_net_lcore_free(lc->port[p].net);
+		sk_app_free(lc->app);
+		rte_free(lc);
+		dp->lcores[i] = NULL;
+	}
+	for (unsigned p = 0; p < SK_CONFIG_MAX_PORTS; p++) {
+		sk_dispatch_free(dp->disp[p]);
+		dp->disp[p] = NULL;
+	}
+	for (unsigned p = 0; p < dp->nb_ports_probed; p++)
+		sk_port_close(&dp->ports[p]);
+	rte_mempool_free(dp->pool);
+	dp->pool = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Run                                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void
+print_ready(const struct dataplane *dp)
+{
+	printf(PROG ": ready lcores=%u", dp->nb_lcores);
+	for (uint16_t i = 0; i < dp->cfg.nb_ports; i++) {
+		const struct sk_port *p = &dp->ports[i];
+		const struct sk_config_port *pc = &dp->cfg.ports[i];
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+		printf(" port%u=%s mac=%s addr=%u.%u.%u.%u/%u mode=%s queues=%u", i, p->name, mac,
+		       pc->addr >> 24, (pc->addr >> 16) & 255, (pc->addr >> 8) & 255,
+		       pc->addr & 255, pc->prefix,
+		       p->dispatch ? "dispatch" : (p->rss ? "rss" : "direct"), p->nb_rxq);
+	}
+	printf(" mbufs=%u mbuf_idle=%u\n", dp->pool->size, rte_mempool_in_use_count(dp->pool));
+	fflush(stdout);
+}
+
+static int
+run(struct dataplane *dp)
+{
+	struct sk_telemetry_src tsrc;
+	unsigned id, i = 0;
+	int rc;
+
+	RTE_LCORE_FOREACH(id)
+	{
+		dp->lcore_ids[i++] = id;
+	}
+	dp->nb_lcores = i;
+	if (dp->cfg.has_syncookie_secret)
+		memcpy(dp->secret, dp->cfg.syncookie_secret, sizeof(dp->secret));
+	else if (getrandom(dp->secret, sizeof(dp->secret), 0) != (ssize_t)sizeof(dp->secret))
+		return fail(dp, -errno, "tcp.syncookie_secret: no random secret: %s",
+			    strerror(errno));
+	rc = check_limits(dp);
+	if (rc == 0)
+		rc = setup_ports_and_pool(dp);
+	if (rc == 0)
+		rc = setup_lcores(dp);
+	if (rc != 0)
+		return rc;
+
+	memset(&tsrc, 0, sizeof(tsrc));
+	tsrc.nb_lcores = dp->nb_lcores;
+	tsrc.lcores = dp->lcores;
+	tsrc.nb_ports = dp->cfg.nb_ports;
+	memcpy(tsrc.disp, dp->disp, sizeof(tsrc.disp));
+	tsrc.pool = dp->pool;
+	tsrc.mbuf_idle = rte_mempool_in_use_count(dp->pool);
+	tsrc.tsc_hz = rte_get_tsc_hz();
+	tsrc.start_tsc = rte_rdtsc();
+	rc = sk_telemetry_start(&tsrc);
+	if (rc != 0)
+		fprintf(stderr, PROG ": warning: telemetry commands unavailable: %s\n",
+			rte_strerror(-rc));
+
+	print_ready(dp);
+
+	for (i = 1; i < dp->nb_lcores; i++)
+		rte_eal_remote_launch(sk_lcore_main, dp->lcores[i], dp->lcore_ids[i]);
+	sk_lcore_main(dp->lcores[0]); /* the main lcore is lcore index 0 */
+	rte_eal_mp_wait_lcore();
+
+	/* Lcores are gone: push out the RSTs still queued for dispatch owners. */
+	for (unsigned p = 0; p < dp->cfg.nb_ports; p++) {
+		struct rte_mbuf *scratch[SK_LCORE_BURST_MAX];
+
+		if (dp->disp[p] != NULL)
+			sk_dispatch_tx_drain(dp->disp[p], scratch, SK_LCORE_BURST_MAX);
+	}
+	{
+		uint64_t req = 0, conns = 0;
+
+		for (i = 0; i < dp->nb_lcores; i++) {
+			req += sk_app_stats(dp->lcores[i]->app)->requests;
+			conns += sk_app_stats(dp->lcores[i]->app)->aborted;
+		}
+		printf(PROG ": stopped requests=%" PRIu64 " connections_reset=%" PRIu64 "\n", req,
+		       conns);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *config = NULL;
+	struct dataplane *dp;
+	struct sigaction sa;
+	int rc, status = 1;
+
+	rc = parse_app_args(argc, argv, &config);
+	if (rc != 0) {
+		usage(rc > 0 ? stdout : stderr);
+		return rc > 0 ? 0 : 2;
+	}
+	dp = calloc(1, sizeof(*dp));
+	if (dp == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	rc = sk_config_load(&dp->cfg, config, dp->err, sizeof(dp->err));
+	if (rc != 0) {
+		fprintf(stderr, PROG ": %s\n", dp->err);
+		free(dp);
+		return 1;
+	}
+	/* Before the EAL: a signal during set-up still ends in a clean stop. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, PROG ": EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		free(dp);
+		return 1;
+	}
+	rc = run(dp);
+	if (rc != 0)
+		fprintf(stderr, PROG ": %s\n", dp->err);
+	else
+		status = 0;
+	dataplane_free(dp);
+	rte_eal_cleanup();
+	free(dp);
+	return status;
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_app.c - TCP callbacks -> HTTP parser -> route table -> response.
+ *
+ * Sections: route table and handlers; replies; the TCP callbacks; life cycle.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "sk_app.h"
+
+enum { CONN_OPEN = 0, CONN_CLOSING };
+
+struct sk_app {
+	struct sk_app_stats stats; /* first: written on every request */
+	struct sk_app_conn *conns; /* open connections (list head) */
+	struct sk_http_limits limits;
+	unsigned lcore_id;
+	char reply[SK_APP_REPLY_MAX]; /* scratch for sk_app_reply() */
+} sk_cache_aligned;
+
+#define M(m) ((uint8_t)(1u << SK_HTTP_METHOD_##m))
+
+/* ------------------------------------------------------------------------ */
+/* Route table and handlers                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* route_healthz - GET|HEAD /healthz: the appliance is up. */
+static enum sk_app_verdict
+route_healthz(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	      const char *arg, size_t arg_len)
+{
+	(void)arg;
+	(void)arg_len;
+	sk_app_reply_canned(app, ac, req, SK_HTTP_CANNED_HEALTHZ);
+	return SK_APP_DONE;
+}
+
+#define ROUTE_EXACT(p, m, f)                                                                       \
+	{                                                                                          \
+		p, sizeof(p) - 1, false, m, f                                                      \
+	}
+#define ROUTE_PREFIX(p, m, f)                                                                      \
+	{                                                                                          \
+		p, sizeof(p) - 1, true, m, f                                                       \
+	}
+
+/*
+ * Matched in order; first match by path wins. Issue 4 adds:
+ *   ROUTE_PREFIX("/v1/seckill/", M(POST), route_buy),
+ *   ROUTE_PREFIX("/v1/orders/", M(GET) | M(HEAD), route_order),
+ *   ROUTE_PREFIX("/v1/items/", M(GET) | M(HEAD), route_item),
+ */
+static const struct sk_app_route routes[] = {
+	ROUTE_EXACT("/healthz", M(GET) | M(HEAD), route_healthz),
+};
+
+/* app_route - dispatch @req to its handler, or answer 404/405 here. */
+static enum sk_app_verdict
+app_route(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req)
+{
+	const char *path = req->target;
+	size_t len = req->path_len;
+	bool path_known = false;
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(routes); i++) {
+		const struct sk_app_route *r = &routes[i];
+
+		if (r->prefix ? (len <= r->path_len || memcmp(path, r->path, r->path_len) != 0)
+			      : (len != r->path_len || memcmp(path, r->path, len) != 0))
+			continue;
+		path_known = true;
+		if ((r->methods & (1u << req->method)) == 0)
+			continue;
+		return r->fn(app, ac, req, path + r->path_len, len - r->path_len);
+	}
+	sk_app_reply_canned(app, ac, req,
+			    path_known ? SK_HTTP_CANNED_METHOD : SK_HTTP_CANNED_NOT_FOUND);
+	return SK_APP_DONE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Replies                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const uint16_t status_codes[SK_APP_STATUS_SLOTS] = {
+#define SK_APP_CODE(code) [SK_APP_S##code] = code,
+	SK_APP_STATUS_LIST(SK_APP_CODE)
+#undef SK_APP_CODE
+};
+
+uint16_t
+sk_app_status_code(unsigned slot)
+{
+	return slot < SK_APP_STATUS_SLOTS ? status_codes[slot] : 0;
+}
+
+static unsigned
+status_slot(unsigned code)
+{
+	switch (code) {
+#define SK_APP_CASE(c)                                                                             \
+	case c:                                                                                    \
+		return SK_APP_S##c;
+		SK_APP_STATUS_LIST(SK_APP_CASE)
+#undef SK_APP_CASE
+	default:
+		return SK_APP_S_OTHER;
+	}
+}
+
+/* app_send - queue @len bytes of a response with status @status. */
+static int
+app_send(struct sk_app *app, struct sk_app_conn *ac, const void *data, size_t len, unsigned status)
+{
+	int rc = sk_tcp_send(ac->conn, data, len);
+
+	if (sk_unlikely(rc != 0)) {
+		app->stats.send_errors++;
+		return rc;
+	}
+	app->stats.responses++;
+	app->stats.status[status_slot(status)]++;
+	return 0;
+}
+
+/* canned_status - the status code in a canned response's status line. */
+static unsigned
+canned_status(const struct sk_http_canned *c)
+{
+	const char *d = c->data + sizeof("HTTP/1.1 ") - 1;
+
+	return (unsigned)(d[0] - '0') * 100 + (unsigned)(d[1] - '0') * 10 + (unsigned)(d[2] - '0');
+}
+
+int
+sk_app_reply_canned(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+		    enum sk_http_canned_id id)
+{
+	const struct sk_http_canned *c = sk_http_canned_get(id, sk_http_request_conn(req));
+
+	if (c == NULL)
+		return -EINVAL;
+	return app_send(app, ac, c->data, req->method == SK_HTTP_METHOD_HEAD ? c->head_len : c->len,
+			canned_status(c));
+}
+
+int
+sk_app_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	     struct sk_http_response *r)
+{
+	int n;
+
+	if (r->conn != SK_HTTP_CONN_CLOSE)
+		r->conn = (uint8_t)sk_http_request_conn(req);
+	r->no_body = req->method == SK_HTTP_METHOD_HEAD;
+	n = sk_http_response_write(app->reply, sizeof(app->reply), r);
+	if (n < 0)
+		return n;
+	return app_send(app, ac, app->reply, (size_t)n, r->status);
+}
+
+/* ------------------------------------------------------------------------ */
+/* TCP callbacks                                                             */
+/* ------------------------------------------------------------------------ */
+
+static void
+conn_list_del(struct sk_app *app, struct sk_app_conn *ac)
+{
+	if (ac->prev != NULL)
+		ac->prev->next = ac->next;
+	else if (app->conns == ac)
+		app->conns = ac->next;
+	if (ac->next != NULL)
+		ac->next->prev = ac->prev;
+	ac->prev = ac->next = NULL;
+}
+
+static void
+app_on_open(void *arg, struct sk_tcp_conn *c)
+{
+	struct sk_app *app = arg;
+	struct sk_app_conn *ac = sk_tcp_app_data(c);
+
+	/* The limits were validated at create time: init cannot fail here. */
+	sk_http_parser_init(&ac->http, &app->limits);
+	ac->conn = c;
+	ac->next = app->conns;
+	if (app->conns != NULL)
+		app->conns->prev = ac;
+	app->conns = ac;
+	app->stats.conns_opened++;
+	app->stats.conns_open++;
+}
+
+/* app_close - stop reading @ac: FIN after the queued responses. */
+static size_t
+app_close(struct sk_app_conn *ac, size_t len)
+{
+	ac->state = CONN_CLOSING;
+	sk_tcp_close(ac->conn);
+	return len;
+}
+
+/* app_blocked - stop here and come back at the next pass (send space short). */
+static void
+app_blocked(struct sk_app *app, struct sk_app_conn *ac)
+{
+	app->stats.send_blocked++;
+	sk_tcp_resume(ac->conn);
+}
+
+/*
+ * app_on_data - answer every complete request in @data, in order. Returns
+ * the bytes of the requests answered; a parked or incomplete request stays
+ * in the buffer. Bounded: at most SK_APP_PIPELINE_MAX requests per call.
+ */
+static size_t
+app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
+{
+	struct sk_app *app = arg;
+	struct sk_app_conn *ac = sk_tcp_app_data(c);
+	size_t used = 0;
+
+	if (sk_unlikely(ac->state == CONN_CLOSING))
+		return len;
+	for (unsigned n = 0;; n++) {
+		struct sk_http_request req;
+		enum sk_http_result r;
+
+		if (sk_unlikely(n == SK_APP_PIPELINE_MAX)) {
+			app->stats.pipeline_yield++;
+			sk_tcp_resume(c);
+			return used;
+		}
+		if (sk_unlikely(sk_tcp_send_space(c) < SK_APP_REPLY_MAX)) {
+			app_blocked(app, ac);
+			return used;
+		}
+		r = sk_http_parse(&ac->http, data + used, len - used, &req);
+		if (r == SK_HTTP_AGAIN)
+			break;
+		if (r == SK_HTTP_HEAD) {
+			if (req.expect_continue && !ac->continue_sent) {
+				ac->continue_sent = true;
+				app_send(app, ac, SK_HTTP_100_CONTINUE, SK_HTTP_100_CONTINUE_LEN,
+					 100);
+			}
+			break;
+		}
+		if (sk_unlikely(sk_http_result_is_error(r))) {
+			const struct sk_http_canned *e = sk_http_canned_error(r);
+
+			app->stats.parse_errors++;
+			if (e != NULL)
+				app_send(app, ac, e->data, e->len, canned_status(e));
+			return app_close(ac, len);
+		}
+		/* SK_HTTP_DONE */
+		if (app_route(app, ac, &req) == SK_APP_PARK) {
+			if (!ac->parked) {
+				ac->parked = true;
+				app->stats.parked++;
+			}
+			return used;
+		}
+		if (ac->parked) {
+			ac->parked = false;
+			app->stats.parked--;
+		}
+		app->stats.requests++;
+		ac->requests++;
+		ac->continue_sent = false;
+		used += req.len;
+		sk_http_parser_reset(&ac->http);
+		if (!req.keep_alive)
+			return app_close(ac, len);
+	}
+	if (sk_tcp_peer_closed(c))
+		return app_close(ac, len);
+	return used;
+}
+
+static void
+app_on_close(void *arg, struct sk_tcp_conn *c)
+{
+	struct sk_app *app = arg;
+	struct sk_app_conn *ac = sk_tcp_app_data(c);
+
+	conn_list_del(app, ac);
+	if (ac->parked)
+		app->stats.parked--;
+	app->stats.conns_closed++;
+	app->stats.conns_open--;
+}
+
+static const struct sk_net_app_ops app_ops = {
+	.on_open = app_on_open,
+	.on_data = app_on_data,
+	.on_close = app_on_close,
+};
+
+const struct sk_net_app_ops *
+sk_app_ops(void)
+{
+	return &app_ops;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                                */
+/* ------------------------------------------------------------------------ */
+
+struct sk_app *
+sk_app_create(const struct sk_app_conf *conf)
+{
+	struct sk_http_parser probe;
+	struct sk_app *app;
+
+	if (conf == NULL || sk_http_parser_init(&probe, &conf->limits) != 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	app = rte_zmalloc_socket("sk_app", sizeof(*app), RTE_CACHE_LINE_SIZE, conf->socket);
+	if (app == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	app->limits = conf->limits;
+	app->lcore_id = conf->lcore_id;
+	return app;
+}
+
+void
+sk_app_free(struct sk_app *app)
+{
+	rte_free(app);
+}
+
+void
+sk_app_poll(struct sk_app *app, uint64_t now_tsc)
+{
+	(void)app;
+	(void)now_tsc;
+}
+
+unsigned
+sk_app_abort_all(struct sk_app *app)
+{
+	unsigned n = 0;
+
+	/* sk_tcp_abort() never calls on_close itself, so the list is stable. */
+	for (struct sk_app_conn *ac = app->conns; ac != NULL; ac = ac->next) {
+		sk_tcp_abort(ac->conn);
+		n++;
+	}
+	app->stats.aborted += n;
+	return n;
+}
+
+const struct sk_app_stats *
+sk_app_stats(const struct sk_app *app)
+{
+	return &app->stats;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The application glue of one lcore: TCP callbacks (sk_net_app_ops) ->
+ * HTTP parser -> route table -> response, with keep-alive, pipelining,
+ * HTTP/1.0, "Expect: 100-continue" and parking.
+ *
+ * Routes
+ * ------
+ * The route table is an array of struct sk_app_route in sk_app.c, matched
+ * in order against the request path (the target before '?'): an exact
+ * route matches the whole path, a prefix route matches a path that starts
+ * with its text and passes the rest as @c arg ("/v1/items/" + "42"). A path
+ * that matches no route gets 404; a path whose routes all refuse the method
+ * gets 405. Issue 4's routes (POST /v1/seckill/{item}, GET /v1/orders/{id},
+ * GET /v1/items/{id}) are rows of that table.
+ *
+ * A handler answers with sk_app_reply() or sk_app_reply_canned() and
+ * returns SK_APP_DONE; or it returns SK_APP_PARK without answering to keep
+ * the request (and every pipelined request behind it) waiting, e.g. for the
+ * group commit of an order. The request's bytes stay in the TCP receive
+ * buffer; the parser keeps its DONE result. Later, sk_tcp_resume() on the
+ * connection makes the stack call on_data again: the handler is called
+ * again for the same request with sk_app_conn::parked set, and answers or
+ * parks again. A parked connection costs nothing per poll pass; whoever
+ * parks it must resume it (and may keep its own state in
+ * sk_app_conn::route_data).
+ *
+ * Every handler call is guaranteed SK_APP_REPLY_MAX bytes of TCP send
+ * space, so one reply never fails for lack of room and a handler with side
+ * effects (a buy) never has to be repeated. When the space is short,
+ * processing stops and resumes at the next poll pass.
+ *
+ * Thread-safety: one struct sk_app per lcore, used only by that lcore (its
+ * callbacks run inside that lcore's sk_net_* calls). sk_app_stats() may be
+ * read from any thread.
+ */
+#ifndef SK_APP_H
+#define SK_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sk_common.h"
+#include "sk_http.h"
+#include "sk_net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sk_app;
+
+/** Largest reply a handler may send (head + body); send space reserved. */
+#define SK_APP_REPLY_MAX 1024
+
+/** Most requests answered in one on_data call (the rest: next pass). */
+#define SK_APP_PIPELINE_MAX 64
+
+/** HTTP statuses counted one by one; everything else is "other". */
+#define SK_APP_STATUS_LIST(X)                                                                      \
+	X(100)                                                                                     \
+	X(200) X(202) X(400) X(401) X(403) X(404) X(405) X(409) X(410) X(411) X(413) X(414) X(425) \
+		X(429) X(431) X(500) X(501) X(503) X(505)
+
+enum sk_app_status_slot {
+#define SK_APP_SLOT(code) SK_APP_S##code,
+	SK_APP_STATUS_LIST(SK_APP_SLOT)
+#undef SK_APP_SLOT
+		SK_APP_S_OTHER,
+	SK_APP_STATUS_SLOTS
+};
+
+/** sk_app_status_code - the HTTP status of slot @p slot (0 for "other"). */
+uint16_t sk_app_status_code(unsigned slot);
+
+/** Counters of one lcore's app; monotonic unless marked gauge. */
+struct sk_app_stats {
+	uint64_t requests;		      /**< requests answered (complete ones) */
+	uint64_t responses;		      /**< responses sent, 100 Continue included */
+	uint64_t status[SK_APP_STATUS_SLOTS]; /**< responses by status */
+	uint64_t parse_errors;		      /**< requests refused by the parser */
+	uint64_t conns_opened;		      /**< on_open calls */
+	uint64_t conns_closed;		      /**< on_close calls */
+	uint64_t conns_open;		      /**< gauge: open connections */
+	uint64_t parked;		      /**< gauge: connections parked now */
+	uint64_t send_blocked;		      /**< on_data stopped: send space short */
+	uint64_t send_errors;		      /**< sk_tcp_send() failures (should stay 0) */
+	uint64_t pipeline_yield;	      /**< on_data stopped after SK_APP_PIPELINE_MAX */
+	uint64_t aborted;		      /**< connections reset at shutdown */
+} sk_cache_aligned;
+
+/**
+ * The per-connection app state, in the connection's app area
+ * (sk_tcp_app_data()); zeroed by the stack before on_open.
+ */
+struct sk_app_conn {
+	struct sk_http_parser http;	 /**< request parser (one cache line) */
+	struct sk_tcp_conn *conn;	 /**< the connection this area belongs to */
+	struct sk_app_conn *prev, *next; /**< list of open connections of the lcore */
+	uint32_t requests;		 /**< requests answered on this connection */
+	uint8_t state;			 /**< private: open / closing */
+	bool parked;			 /**< a handler parked the current request */
+	bool continue_sent;		 /**< 100 Continue sent for the current request */
+	uint8_t pad;
+	uint8_t route_data[24] __attribute__((aligned(8))); /**< for the handler that parks */
+};
+
+_Static_assert(sizeof(struct sk_app_conn) <= SK_TCP_APP_DATA_MIN,
+	       "sk_app_conn must fit the guaranteed app area");
+
+/** What a route handler did with a request. */
+enum sk_app_verdict {
+	SK_APP_DONE = 0, /**< answered (sk_app_reply*()); consume the request */
+	SK_APP_PARK,	 /**< not answered yet; call me again after sk_tcp_resume() */
+};
+
+/**
+ * A route handler.
+ * @param app  the lcore's app
+ * @param ac   the connection (ac->parked: this is a call after a resume)
+ * @param req  the request (pointers valid during the call only)
+ * @param arg  for prefix routes, the path after the prefix (not NUL-terminated)
+ * @param arg_len  bytes of @p arg
+ */
+typedef enum sk_app_verdict (*sk_app_handler_fn)(struct sk_app *app, struct sk_app_conn *ac,
+						 const struct sk_http_request *req, const char *arg,
+						 size_t arg_len);
+
+/** One row of the route table. */
+struct sk_app_route {
+	const char *path;     /**< exact path, or prefix when @c prefix */
+	uint16_t path_len;    /**< strlen(path) */
+	bool prefix;	      /**< match paths starting with @c path; rest is the arg */
+	uint8_t methods;      /**< bit (1 << enum sk_http_method) per allowed method */
+	sk_app_handler_fn fn; /**< the handler */
+};
+
+/** Settings of an lcore's app. */
+struct sk_app_conf {
+	struct sk_http_limits limits; /**< parser limits (zero: defaults) */
+	unsigned lcore_id;	      /**< for logs */
+	int socket;		      /**< NUMA socket for the allocation */
+};
+
+/**
+ * sk_app_create - the app of one lcore.
+ * @return the app, or NULL with rte_errno = EINVAL (limits out of range) or
+ *   ENOMEM.
+ */
+struct sk_app *sk_app_create(const struct sk_app_conf *conf);
+
+/** sk_app_free - free @p app (NULL: no-op). Its connections must be gone. */
+void sk_app_free(struct sk_app *app);
+
+/** sk_app_ops - the callbacks to give sk_net_lcore_create() with @c app. */
+const struct sk_net_app_ops *sk_app_ops(void);
+
+/**
+ * sk_app_poll - once per poll pass: room for time-driven work (parked
+ * requests that waited too long). Cheap when there is nothing to do.
+ */
+void sk_app_poll(struct sk_app *app, uint64_t now_tsc);
+
+/**
+ * sk_app_abort_all - reset (RST) every open connection of the lcore, at
+ * shutdown. The on_close calls follow from the next sk_net_tx_flush().
+ * @return the number of connections reset.
+ */
+unsigned sk_app_abort_all(struct sk_app *app);
+
+/**
+ * sk_app_reply - write response @p r for @p req on @p ac (status counted,
+ * connection handling taken from @p req unless @p r->conn says close).
+ * @return 0, -ENOSPC if the response is larger than SK_APP_REPLY_MAX,
+ *   -EINVAL from sk_http_response_write(), or an error of sk_tcp_send().
+ */
+int sk_app_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+		 struct sk_http_response *r);
+
+/**
+ * sk_app_reply_canned - send canned response @p id for @p req (HEAD gets
+ * the head only).
+ * @return 0, -EINVAL for a bad @p id, or an error of sk_tcp_send().
+ */
+int sk_app_reply_canned(struct sk_app *app, struct sk_app_conn *ac,
+			const struct sk_http_request *req, enum sk_http_canned_id id);
+
+/** sk_app_stats - counters of @p app; valid until sk_app_free(). */
+const struct sk_app_stats *sk_app_stats(const struct sk_app *app);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_APP_H */

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_telemetry.c - /seckill/stats and /seckill/net (see sk_telemetry.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_telemetry.h>
+
+#include "sk_telemetry.h"
+
+/* Every counter of struct sk_net_stats, by name, for /seckill/net. */
+#define NET_STATS(X)                                                                                     \
+	X(rx_pkts)                                                                                       \
+	X(rx_bytes) X(tx_pkts) X(tx_bytes) X(tx_dropped) X(tx_nombuf) X(drop_short) X(drop_ethertype) X( \
+		drop_not_us) X(drop_nonlinear) X(drop_ip_version) X(drop_ip_cksum) X(drop_ip_len)        \
+		X(drop_ip_options) X(drop_ip_frag) X(drop_ip_proto) X(drop_ip_src) X(arp_rx) X(          \
+			arp_reply_tx) X(arp_request_tx) X(arp_drop) X(icmp_echo_rx) X(icmp_echo_tx)      \
+			X(icmp_drop_cksum) X(icmp_drop_other) X(tcp_rx) X(tcp_drop_cksum) X(             \
+				tcp_drop_hdr) X(tcp_drop_port) X(tcp_syn_rx) X(tcp_synack_tx)            \
+				X(tcp_cookie_ok) X(tcp_cookie_bad) X(tcp_conn_full) X(                   \
+					tcp_conn_opened) X(tcp_conn_closed) X(tcp_conns)                 \
+					X(tcp_time_wait) X(tcp_tw_recycled) X(tcp_rx_data) X(            \
+						tcp_ooo_drop) X(tcp_win_trim) X(tcp_unacceptable)        \
+						X(tcp_ack_invalid) X(tcp_data_after_close) X(            \
+							tcp_zwp_rx) X(tcp_tx_segs) X(tcp_tx_data)        \
+							X(tcp_retransmits) X(tcp_zwp_tx) X(              \
+								tcp_rto_reset) X(tcp_idle_timeout)       \
+								X(tcp_rst_tx) X(tcp_rst_rx) X(           \
+									tcp_rst_ignored)                 \
+									X(tcp_challenge_ack) X(          \
+										tcp_challenge_limited)   \
+										X(timer_expired)
+
+/* The per-lcore summary of /seckill/stats; summed into "total". */
+struct summary {
+	uint64_t rx_pkts, tx_pkts, rx_drops, tx_drops;
+	uint64_t conns_open, tcp_conns, tcp_time_wait;
+	uint64_t requests, responses, parse_errors, parked, send_blocked;
+	uint64_t http[SK_APP_STATUS_SLOTS];
+	uint64_t tcp_syn, tcp_syncookies_sent, tcp_cookie_ok, tcp_cookie_bad, tcp_conn_full;
+	uint64_t tcp_retransmits, tcp_rst_tx, tcp_rst_rx, tcp_idle_timeout, tcp_rto_reset;
+	uint64_t icmp_echo, arp_rx;
+	uint64_t dispatch_out, dispatch_drops;
+	uint64_t busy_tsc, idle_tsc, passes, busy_passes, sleeps;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	bool registered;
+	bool alive;
+	struct sk_telemetry_src src;
+} tel = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* sum_lcore - add lcore @i's counters to @s. Caller holds tel.lock. */
+static void
+sum_lcore(unsigned i, struct summary *s)
+{
+	const struct sk_lcore *lc = tel.src.lcores[i];
+	const struct sk_app_stats *as = sk_app_stats(lc->app);
+
+	for (unsigned p = 0; p < lc->nb_ports; p++) {
+		const struct sk_net_stats *n = sk_net_lcore_stats(lc->port[p].net);
+
+		s->rx_pkts += n->rx_pkts;
+		s->tx_pkts += n->tx_pkts;
+		s->rx_drops += n->drop_short + n->drop_ethertype + n->drop_not_us +
+			       n->drop_nonlinear + n->drop_ip_version + n->drop_ip_cksum +
+			       n->drop_ip_len + n->drop_ip_options + n->drop_ip_frag +
+			       n->drop_ip_proto + n->drop_ip_src + n->arp_drop +
+			       n->icmp_drop_cksum + n->tcp_drop_cksum + n->tcp_drop_hdr +
+			       n->tcp_conn_full + n->tcp_ooo_drop;
+		s->tx_drops += n->tx_dropped + n->tx_nombuf;
+		s->tcp_conns += n->tcp_conns;
+		s->tcp_time_wait += n->tcp_time_wait;
+		s->tcp_syn += n->tcp_syn_rx;
+		s->tcp_syncookies_sent += n->tcp_synack_tx;
+		s->tcp_cookie_ok += n->tcp_cookie_ok;
+		s->tcp_cookie_bad += n->tcp_cookie_bad;
+		s->tcp_conn_full += n->tcp_conn_full;
+		s->tcp_retransmits += n->tcp_retransmits;
+		s->tcp_rst_tx += n->tcp_rst_tx;
+		s->tcp_rst_rx += n->tcp_rst_rx;
+		s->tcp_idle_timeout += n->tcp_idle_timeout;
+		s->tcp_rto_reset += n->tcp_rto_reset;
+		s->icmp_echo += n->icmp_echo_rx;
+		s->arp_rx += n->arp_rx;
+		if (tel.src.disp[p] != NULL) {
+			const struct sk_dispatch_stats *d = sk_dispatch_stats(tel.src.disp[p], i);
+
+			s->dispatch_out += d->rx_out;
+			s->dispatch_drops += d->rx_out_drop + d->arp_copy_fail;
+			s->rx_drops += d->rx_out_drop;
+			s->tx_drops += d->tx_in_drop + d->tx_out_drop;
+		}
+	}
+	s->conns_open += as->conns_open;
+	s->requests += as->requests;
+	s->responses += as->responses;
+	s->parse_errors += as->parse_errors;
+	s->parked += as->parked;
+	s->send_blocked += as->send_blocked;
+	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++)
+		s->http[k] += as->status[k];
+	s->busy_tsc += lc->stats.busy_tsc;
+	s->idle_tsc += lc->stats.idle_tsc;
+	s->passes += lc->stats.passes;
+	s->busy_passes += lc->stats.busy_passes;
+	s->sleeps += lc->stats.sleeps;
+}
+
+/* summary_dict - @s as a flat telemetry dict (a container of /seckill/stats). */
+static struct rte_tel_data *
+summary_dict(const struct summary *s)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	char name[32];
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+#define U64(f) rte_tel_data_add_dict_u64(d, #f, s->f)
+	U64(rx_pkts);
+	U64(tx_pkts);
+	U64(rx_drops);
+	U64(tx_drops);
+	U64(conns_open);
+	U64(tcp_conns);
+	U64(tcp_time_wait);
+	U64(requests);
+	U64(responses);
+	U64(parse_errors);
+	U64(parked);
+	U64(send_blocked);
+	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++) {
+		uint16_t code = sk_app_status_code(k);
+
+		if (code != 0)
+			snprintf(name, sizeof(name), "http_%u", code);
+		else
+			snprintf(name, sizeof(name), "http_other");
+		rte_tel_data_add_dict_u64(d, name, s->http[k]);
+	}
+	U64(tcp_syn);
+	U64(tcp_syncookies_sent);
+	U64(tcp_cookie_ok);
+	U64(tcp_cookie_bad);
+	U64(tcp_conn_full);
+	U64(tcp_retransmits);
+	U64(tcp_rst_tx);
+	U64(tcp_rst_rx);
+	U64(tcp_idle_timeout);
+	U64(tcp_rto_reset);
+	U64(icmp_echo);
+	U64(arp_rx);
+	U64(dispatch_out);
+	U64(dispatch_drops);
+	U64(busy_tsc);
+	U64(idle_tsc);
+	U64(passes);
+	U64(busy_passes);
+	U64(sleeps);
+#undef U64
+	return d;
+}
+
+static int
+cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct summary total;
+	char name[32];
+	int rc = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&tel.lock);
+	if (!tel.alive) {
+		rte_tel_data_add_dict_string(d, "state", "stopped");
+		goto out;
+	}
+	rte_tel_data_add_dict_string(d, "state", "running");
+	rte_tel_data_add_dict_u64(d, "lcores", tel.src.nb_lcores);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", tel.src.tsc_hz);
+	rte_tel_data_add_dict_u64(d, "uptime_s",
+				  (rte_rdtsc() - tel.src.start_tsc) / tel.src.tsc_hz);
+	rte_tel_data_add_dict_u64(d, "mbuf_total", tel.src.pool->size);
+	rte_tel_data_add_dict_u64(d, "mbuf_in_use", rte_mempool_in_use_count(tel.src.pool));
+	rte_tel_data_add_dict_u64(d, "mbuf_idle", tel.src.mbuf_idle);
+
+	memset(&total, 0, sizeof(total));
+	for (unsigned i = 0; i < tel.src.nb_lcores; i++) {
+		struct summary s;
+		struct rte_tel_data *c;
+
+		memset(&s, 0, sizeof(s));
+		sum_lcore(i, &s);
+		sum_lcore(i, &total);
+		c = summary_dict(&s);
+		if (c == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		snprintf(name, sizeof(name), "lcore%u", tel.src.lcores[i]->lcore_id);
+		if (rte_tel_data_add_dict_container(d, name, c, 0) != 0) {
+			rte_tel_data_free(c);
+			rc = -ENOSPC;
+			goto out;
+		}
+	}
+	{
+		struct rte_tel_data *c = summary_dict(&total);
+
+		if (c == NULL || rte_tel_data_add_dict_container(d, "total", c, 0) != 0) {
+			rte_tel_data_free(c);
+			rc = -ENOMEM;
+		}
+	}
+out:
+	pthread_mutex_unlock(&tel.lock);
+	return rc;
+}
+
+/* cmd_net - /seckill/net,<lcore index>[,<port index>] */
+static int
+cmd_net(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned li = 0, pi = 0;
+	int rc = 0;
+
+	(void)cmd;
+	if (params != NULL && *params != '\0' && sscanf(params, "%u,%u", &li, &pi) < 1)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&tel.lock);
+	if (!tel.alive) {
+		rte_tel_data_add_dict_string(d, "state", "stopped");
+		goto out;
+	}
+	if (li >= tel.src.nb_lcores || pi >= tel.src.lcores[li]->nb_ports) {
+		rc = -EINVAL;
+		goto out;
+	}
+	{
+		const struct sk_net_stats *n = sk_net_lcore_stats(tel.src.lcores[li]->port[pi].net);
+
+		rte_tel_data_add_dict_u64(d, "lcore", tel.src.lcores[li]->lcore_id);
+		rte_tel_data_add_dict_u64(d, "port", pi);
+#define NET_U64(f) rte_tel_data_add_dict_u64(d, #f, n->f);
+		NET_STATS(NET_U64)
+#undef NET_U64
+	}
+out:
+	pthread_mutex_unlock(&tel.lock);
+	return rc;
+}
+
+int
+sk_telemetry_start(const struct sk_telemetry_src *src)
+{
+	int rc;
+
+	pthread_mutex_lock(&tel.lock);
+	tel.src = *src;
+	tel.alive = true;
+	pthread_mutex_unlock(&tel.lock);
+	if (tel.registered)
+		return 0;
+	rc = rte_telemetry_register_cmd(
+		"/seckill/stats", cmd_stats,
+		"Dataplane counters per lcore and in total. No parameters.");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/seckill/net", cmd_net,
+						"Every TCP/IP counter of one lcore's stack. "
+						"Parameters: lcore index[,port]");
+	if (rc != 0) {
+		sk_telemetry_stop();
+		return rc;
+	}
+	tel.registered = true;
+	return 0;
+}
+
+void
+sk_telemetry_stop(void)
+{
+	pthread_mutex_lock(&tel.lock);
+	tel.alive = false;
+	pthread_mutex_unlock(&tel.lock);
+}

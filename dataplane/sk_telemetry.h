@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * DPDK telemetry commands of the dataplane, read by operators with
+ * `dpdk-telemetry.py -f <file-prefix>` (or any client of the telemetry
+ * socket /var/run/dpdk/<prefix>/dpdk_telemetry.v2):
+ *
+ *  - /seckill/stats: per lcore ("lcore<id>") and summed ("total"): rx/tx
+ *    packets and drops, open connections, requests and responses by HTTP
+ *    status (http_200 ...), TCP events (SYN, SYN cookies sent/accepted/bad,
+ *    retransmits, RST sent/received), busy and idle TSC cycles; at the top:
+ *    lcores, tsc_hz, uptime_s, and the packet mempool (mbuf_total,
+ *    mbuf_in_use, mbuf_idle = in use right after start, with the RX rings
+ *    filled and no traffic).
+ *  - /seckill/net,<lcore index>[,<port index>]: every counter of one TCP
+ *    stack (struct sk_net_stats).
+ *
+ * Busy cycles per request under load = delta(total.busy_tsc) /
+ * delta(total.requests) between two reads.
+ *
+ * The telemetry thread reads counters that the lcores write without
+ * synchronisation: each value is read atomically, the set is not a snapshot.
+ *
+ * Thread-safety: sk_telemetry_start() and sk_telemetry_stop() on the main
+ * thread; the callbacks run on DPDK's telemetry thread and hold a mutex
+ * that sk_telemetry_stop() takes, so no callback reads freed memory after
+ * it returns. DPDK cannot unregister a command: after stop they answer
+ * {"state": "stopped"}. The registered source is process-wide state
+ * (telemetry callbacks have no user argument); it is never touched by the
+ * fast path.
+ */
+#ifndef SK_TELEMETRY_H
+#define SK_TELEMETRY_H
+
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "sk_config.h"
+#include "sk_dispatch.h"
+#include "sk_lcore.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What the commands read; the arrays must outlive sk_telemetry_stop(). */
+struct sk_telemetry_src {
+	unsigned nb_lcores;			       /**< entries of @c lcores */
+	struct sk_lcore *const *lcores;		       /**< the lcores, by index */
+	uint16_t nb_ports;			       /**< configured ports */
+	struct sk_dispatch *disp[SK_CONFIG_MAX_PORTS]; /**< per port; NULL: no dispatch */
+	struct rte_mempool *pool;		       /**< the packet mempool */
+	uint32_t mbuf_idle;			       /**< in-use mbufs at idle */
+	uint64_t tsc_hz;			       /**< rte_get_tsc_hz() */
+	uint64_t start_tsc;			       /**< TSC at start */
+};
+
+/**
+ * sk_telemetry_start - make the commands answer from @p src (copied).
+ * Registers them on the first call.
+ * @return 0, or a negative errno of rte_telemetry_register_cmd() (-EINVAL,
+ *   -ENOENT if telemetry is disabled (--no-telemetry)), or -ENOMEM.
+ */
+int sk_telemetry_start(const struct sk_telemetry_src *src);
+
+/** sk_telemetry_stop - the commands stop reading the source. Idempotent. */
+void sk_telemetry_stop(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_TELEMETRY_H */

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# sandbox.sh - a dataplane anyone can poke, on a net_tap port whose kernel
+# side lives in a network namespace of its own. Nothing touches the host's
+# interfaces: the tap is created by the dataplane, moved into the namespace
+# and addressed there from 198.18.0.0/15.
+#
+#   scripts/sandbox.sh up [--config FILE] [--lcores N] [--bin PATH]
+#       reserve hugepages, start seckill-dataplane on a net_tap port, move
+#       the tap into the namespace, wait for /healthz, print
+#       "server=<ip> netns=<ns>"
+#   scripts/sandbox.sh exec CMD...     run CMD inside the namespace
+#   scripts/sandbox.sh telemetry [CMD] a DPDK telemetry command (JSON),
+#                                      default /seckill/stats
+#   scripts/sandbox.sh status          what is up (exit 1 if nothing)
+#   scripts/sandbox.sh down            stop what up started (by PID), free
+#                                      its hugepages, delete the namespace
+#
+# Environment:
+#   SK_SBX        sandbox name = namespace name (default seckill-sbx); lets
+#                 tests run their own sandbox next to a developer's
+#   SK_DATAPLANE  the binary (default: build/dataplane/seckill-dataplane)
+#   SK_SBX_PAGES  2 MiB hugepages wanted free before start (default 512)
+#
+# Cores: the dataplane's lcores are the LAST N cpus (N=1 on a 2-core box:
+# core 1); its single lcore is the EAL main lcore and runs the loop itself.
+# Run load generators on core 0: scripts/sandbox.sh exec taskset -c 0 wrk ...
+set -euo pipefail
+
+NAME=${SK_SBX:-seckill-sbx}
+STATE=/run/$NAME
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HERE")
+PAGES=${SK_SBX_PAGES:-512}
+
+die() {
+	echo "sandbox: $*" >&2
+	exit 1
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die "must run as root (network namespaces, hugepages)"
+	[ -c /dev/net/tun ] || die "/dev/net/tun missing: net_tap cannot work here"
+}
+
+# state KEY - a value saved by "up" (empty if none).
+state() {
+	[ -f "$STATE/env" ] || return 0
+	sed -n "s/^$1=//p" "$STATE/env"
+}
+
+hugetlbfs_dir() {
+	awk '$3 == "hugetlbfs" { print $2; exit }' /proc/mounts
+}
+
+# reserve_hugepages - make sure PAGES 2 MiB pages are free and hugetlbfs is mounted.
+reserve_hugepages() {
+	local f=/sys/kernel/mm/hugepages/hugepages-2048kB
+	local total free
+	total=$(cat $f/nr_hugepages)
+	free=$(cat $f/free_hugepages)
+	if [ "$free" -lt "$PAGES" ]; then
+		echo $((total + PAGES - free)) >$f/nr_hugepages
+		free=$(cat $f/free_hugepages)
+		[ "$free" -ge "$PAGES" ] || die "only $free free hugepages of 2 MiB (wanted $PAGES)"
+	fi
+	if [ -z "$(hugetlbfs_dir)" ]; then
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs nodev /dev/hugepages
+	fi
+}
+
+# config_addr FILE - "A.B.C.D/P" of [port0] address.
+config_addr() {
+	awk -F= '
+		/^[ \t]*\[/ { sec = $0; gsub(/[ \t\[\]]/, "", sec); next }
+		sec == "port0" {
+			key = $1; gsub(/[ \t]/, "", key)
+			if (key == "address") { v = $2; sub(/[ \t]+[#;].*/, "", v); gsub(/[ \t]/, "", v); print v; exit }
+		}' "$1"
+}
+
+# lcore_list N - the last N cpus as an EAL -l list.
+lcore_list() {
+	local n=$1 ncpu
+	ncpu=$(nproc)
+	[ "$n" -ge 1 ] && [ "$n" -le "$ncpu" ] || die "--lcores must be 1..$ncpu"
+	if [ "$n" = 1 ]; then echo $((ncpu - 1)); else echo "$((ncpu - n))-$((ncpu - 1))"; fi
+}
+
+alive() {
+	local pid=$1
+	[ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -q seckill-dataplane "/proc/$pid/cmdline" 2>/dev/null
+}
+
+# cleanup_dpdk PREFIX - remove what a dead DPDK process of PREFIX left behind.
+cleanup_dpdk() {
+	local prefix=$1 dir
+	[ -n "$prefix" ] || return 0
+	dir=$(hugetlbfs_dir)
+	[ -n "$dir" ] && rm -f "$dir/${prefix}map_"*
+	rm -rf "/var/run/dpdk/$prefix"
+}
+
+cmd_down() {
+	local pid prefix ns
+	pid=$(state pid)
+	prefix=$(state prefix)
+	ns=$(state netns)
+	if alive "$pid"; then
+		kill -TERM "$pid"
+		for _ in $(seq 1 100); do
+			alive "$pid" || break
+			sleep 0.1
+		done
+		if alive "$pid"; then
+			echo "sandbox: dataplane $pid ignored SIGTERM for 10 s, killing it" >&2
+			kill -KILL "$pid" 2>/dev/null || true
+			for _ in $(seq 1 50); do
+				alive "$pid" || break
+				sleep 0.1
+			done
+		fi
+	fi
+	cleanup_dpdk "$prefix"
+	if [ -n "$ns" ] && ip netns list | grep -qw "^$ns"; then
+		ip netns del "$ns"
+	fi
+	if [ -f "$STATE/log" ]; then
+		grep -E "seckill-dataplane: stopped" "$STATE/log" || true
+	fi
+	rm -rf "$STATE"
+}
+
+cmd_up() {
+	local config=$REPO/config/sandbox.ini lcores=1
+	local bin=${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--config) config=${2:?--config FILE}; shift 2 ;;
+		--lcores) lcores=${2:?--lcores N}; shift 2 ;;
+		--bin) bin=${2:?--bin PATH}; shift 2 ;;
+		*) die "unknown option '$1' (up [--config FILE] [--lcores N] [--bin PATH])" ;;
+		esac
+	done
+	need_root
+	[ -x "$bin" ] || die "no dataplane binary at $bin (build it, or set SK_DATAPLANE)"
+	[ -r "$config" ] || die "cannot read $config"
+	if [ -d "$STATE" ]; then
+		alive "$(state pid)" && die "already up (pid $(state pid)); run: $0 down"
+		cmd_down # leftovers of a crashed run
+	fi
+
+	local cidr server prefixlen client tap prefix ns=$NAME lcl pid
+	cidr=$(config_addr "$config")
+	[ -n "$cidr" ] || die "$config: no [port0] address"
+	server=${cidr%/*}
+	prefixlen=${cidr#*/}
+	case $server in
+	198.18.* | 198.19.*) ;;
+	*) die "$config: port0.address $server is outside 198.18.0.0/15" ;;
+	esac
+	if [ "${server##*.}" = 2 ]; then client=${server%.*}.1; else client=${server%.*}.2; fi
+	lcl=$(lcore_list "$lcores")
+	# Unique per run: tap name (<= 15 chars) and EAL file prefix.
+	tap=sk$(printf '%x' $$)$(printf '%x' $((RANDOM % 4096)))
+	prefix=sksbx_${NAME//[^a-zA-Z0-9]/_}_$$
+
+	reserve_hugepages
+	ip netns list | grep -qw "^$ns" && ip netns del "$ns"
+	mkdir -p "$STATE"
+	cat >"$STATE/env" <<-EOF
+		prefix=$prefix
+		tap=$tap
+		netns=$ns
+		server=$server
+		client=$client
+		config=$config
+	EOF
+
+	# --no-pci: never probe the host's NICs. stdin/stdout detached so callers
+	# (meson, ssh) do not wait for the dataplane.
+	"$bin" -l "$lcl" --file-prefix "$prefix" --no-pci \
+		--vdev "net_tap0,iface=$tap" -- --config "$config" \
+		</dev/null >"$STATE/log" 2>&1 &
+	pid=$!
+	echo "pid=$pid" >>"$STATE/env"
+
+	for _ in $(seq 1 300); do
+		grep -q "seckill-dataplane: ready" "$STATE/log" && break
+		if ! kill -0 "$pid" 2>/dev/null; then
+			tail -n 20 "$STATE/log" >&2
+			cmd_down
+			die "dataplane exited during start-up"
+		fi
+		sleep 0.1
+	done
+	grep -q "seckill-dataplane: ready" "$STATE/log" || {
+		tail -n 20 "$STATE/log" >&2
+		cmd_down
+		die "dataplane not ready after 30 s"
+	}
+
+	ip netns add "$ns"
+	ip link set "$tap" netns "$ns"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr add "$client/$prefixlen" dev "$tap"
+	ip -n "$ns" link set "$tap" up
+
+	for _ in $(seq 1 60); do
+		if ip netns exec "$ns" curl -sf -m 1 -o /dev/null "http://$server/healthz"; then
+			echo "server=$server netns=$ns"
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	tail -n 20 "$STATE/log" >&2
+	cmd_down
+	die "/healthz did not answer"
+}
+
+cmd_exec() {
+	local ns
+	ns=$(state netns)
+	[ -n "$ns" ] || die "not up"
+	[ $# -gt 0 ] || die "exec CMD..."
+	exec ip netns exec "$ns" "$@"
+}
+
+# cmd_telemetry [CMD] - one telemetry command through the DPDK socket, JSON out.
+cmd_telemetry() {
+	local prefix sock
+	prefix=$(state prefix)
+	[ -n "$prefix" ] || die "not up"
+	sock=/var/run/dpdk/$prefix/dpdk_telemetry.v2
+	[ -S "$sock" ] || die "no telemetry socket $sock"
+	python3 - "$sock" "${1:-/seckill/stats}" <<-'EOF'
+		import json, socket, sys
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+		s.connect(sys.argv[1])
+		info = json.loads(s.recv(1024))
+		s.send(sys.argv[2].encode())
+		reply = json.loads(s.recv(info["max_output_len"]))
+		print(json.dumps(reply.get(sys.argv[2].split(",")[0], reply), indent=1))
+	EOF
+}
+
+cmd_status() {
+	local pid
+	pid=$(state pid)
+	if alive "$pid"; then
+		echo "up: pid=$pid $(tr '\n' ' ' <"$STATE/env")"
+		return 0
+	fi
+	echo "down"
+	return 1
+}
+
+case ${1:-} in
+up) shift; cmd_up "$@" ;;
+down) need_root; cmd_down ;;
+exec) shift; cmd_exec "$@" ;;
+telemetry) shift; cmd_telemetry "$@" ;;
+status) cmd_status ;;
+*)
+	sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac
