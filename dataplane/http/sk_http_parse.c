@@ -87,18 +87,21 @@ static const uint8_t cclass[256] = {
 	[0x80 ... 0xff] = C_VALUE, /* obs-text */
 };
 
-static inline bool is_class(uint8_t c, unsigned cls)
+static inline bool
+is_class(uint8_t c, unsigned cls)
 {
 	return (cclass[c] & cls) != 0;
 }
 
-static inline uint8_t lower(uint8_t c)
+static inline uint8_t
+lower(uint8_t c)
 {
 	return (c >= 'A' && c <= 'Z') ? (uint8_t)(c | 0x20) : c;
 }
 
 /* eq_lower - true if @s[0..n) equals the lowercase ASCII @lit, ignoring case. */
-static bool eq_lower(const uint8_t *s, size_t n, const char *lit, size_t litlen)
+static bool
+eq_lower(const uint8_t *s, size_t n, const char *lit, size_t litlen)
 {
 	if (n != litlen)
 		return false;
@@ -148,7 +151,8 @@ enum {
 #define METHOD_MAX  7
 #define VERSION_LEN 8
 
-int sk_http_parser_init(struct sk_http_parser *p, const struct sk_http_limits *limits)
+int
+sk_http_parser_init(struct sk_http_parser *p, const struct sk_http_limits *limits)
 {
 	struct sk_http_limits l = {0};
 	int rc = 0;
@@ -183,7 +187,8 @@ int sk_http_parser_init(struct sk_http_parser *p, const struct sk_http_limits *l
 	return rc;
 }
 
-void sk_http_parser_reset(struct sk_http_parser *p)
+void
+sk_http_parser_reset(struct sk_http_parser *p)
 {
 	uint32_t body_max = p->body_max;
 	uint16_t head_max = p->head_max, target_max = p->target_max, fields_max = p->fields_max;
@@ -222,14 +227,16 @@ static const struct {
 	[SK_HTTP_E_VERSION] = {505, "version_not_supported"},
 };
 
-int sk_http_result_status(enum sk_http_result r)
+int
+sk_http_result_status(enum sk_http_result r)
 {
 	if ((unsigned)r >= SK_HTTP_RESULT_MAX)
 		return 500;
 	return result_info[r].status;
 }
 
-const char *sk_http_result_name(enum sk_http_result r)
+const char *
+sk_http_result_name(enum sk_http_result r)
 {
 	if ((unsigned)r >= SK_HTTP_RESULT_MAX)
 		return "unknown";
@@ -245,7 +252,8 @@ const char *sk_http_result_name(enum sk_http_result r)
  * empty elements and OWS, stores the element in [*es, *ee) and advances *s.
  * Returns false when the list is exhausted.
  */
-static bool list_next(const uint8_t **s, const uint8_t *end, const uint8_t **es, const uint8_t **ee)
+static bool
+list_next(const uint8_t **s, const uint8_t *end, const uint8_t **es, const uint8_t **ee)
 {
 	const uint8_t *c = *s;
 
@@ -263,8 +271,8 @@ static bool list_next(const uint8_t **s, const uint8_t *end, const uint8_t **es,
 	return true;
 }
 
-static enum sk_http_result field_content_length(struct sk_http_parser *p, const uint8_t *v,
-						size_t n)
+static enum sk_http_result
+field_content_length(struct sk_http_parser *p, const uint8_t *v, size_t n)
 {
 	uint64_t cl = 0;
 
@@ -285,8 +293,8 @@ static enum sk_http_result field_content_length(struct sk_http_parser *p, const 
 	return SK_HTTP_DONE;
 }
 
-static enum sk_http_result field_transfer_encoding(struct sk_http_parser *p, const uint8_t *v,
-						   size_t n)
+static enum sk_http_result
+field_transfer_encoding(struct sk_http_parser *p, const uint8_t *v, size_t n)
 {
 	const uint8_t *s = v, *es = NULL, *ee = NULL, *last = NULL, *last_end = NULL;
 
@@ -304,7 +312,8 @@ static enum sk_http_result field_transfer_encoding(struct sk_http_parser *p, con
 	return SK_HTTP_DONE;
 }
 
-static void field_connection(struct sk_http_parser *p, const uint8_t *v, size_t n)
+static void
+field_connection(struct sk_http_parser *p, const uint8_t *v, size_t n)
 {
 	const uint8_t *s = v, *es = NULL, *ee = NULL;
 
@@ -321,7 +330,8 @@ static void field_connection(struct sk_http_parser *p, const uint8_t *v, size_t 
  * p->colon, value after it. Only the fields the appliance cares about are
  * looked at; the others were already checked for syntax byte by byte.
  */
-static enum sk_http_result field_line(struct sk_http_parser *p, const uint8_t *buf, size_t vend)
+static enum sk_http_result
+field_line(struct sk_http_parser *p, const uint8_t *buf, size_t vend)
 {
 	const uint8_t *name = buf + p->line;
 	size_t nlen = (size_t)p->colon - p->line;
@@ -391,7 +401,8 @@ static enum sk_http_result field_line(struct sk_http_parser *p, const uint8_t *b
  * head_end - checks that need the whole head (RFC 9112 3.2, 6.1, 6.3), in a
  * fixed order so the result does not depend on field order.
  */
-static enum sk_http_result head_end(const struct sk_http_parser *p)
+static enum sk_http_result
+head_end(const struct sk_http_parser *p)
 {
 	if (p->version == 11 && !(p->flags & F_HOST))
 		return SK_HTTP_E_HOST;
@@ -409,7 +420,8 @@ static enum sk_http_result head_end(const struct sk_http_parser *p)
 /* The state machine                                                         */
 /* ------------------------------------------------------------------------ */
 
-static enum sk_http_result method_lookup(const uint8_t *m, size_t n, uint8_t *method)
+static enum sk_http_result
+method_lookup(const uint8_t *m, size_t n, uint8_t *method)
 {
 #define M(lit) (n == sizeof(lit) - 1 && memcmp(m, lit, sizeof(lit) - 1) == 0)
 	if (M("GET"))
@@ -428,7 +440,8 @@ static enum sk_http_result method_lookup(const uint8_t *m, size_t n, uint8_t *me
 }
 
 /* scan_value - first offset in [pos, end) that is not a field-value byte. */
-static inline size_t scan_value(const uint8_t *buf, size_t pos, size_t end)
+static inline size_t
+scan_value(const uint8_t *buf, size_t pos, size_t end)
 {
 	while (pos < end) {
 #ifdef __SSE2__
@@ -457,8 +470,8 @@ static inline size_t scan_value(const uint8_t *buf, size_t pos, size_t end)
 	return pos;
 }
 
-static void fill_request(const struct sk_http_parser *p, const uint8_t *buf,
-			 struct sk_http_request *req)
+static void
+fill_request(const struct sk_http_parser *p, const uint8_t *buf, struct sk_http_request *req)
 {
 	const char *b = (const char *)buf;
 
@@ -489,7 +502,8 @@ static void fill_request(const struct sk_http_parser *p, const uint8_t *buf,
 	}
 }
 
-static enum sk_http_result finish(struct sk_http_parser *p, enum sk_http_result r)
+static enum sk_http_result
+finish(struct sk_http_parser *p, enum sk_http_result r)
 {
 	p->state = ST_FINAL;
 	p->result = (uint8_t)r;
@@ -497,8 +511,9 @@ static enum sk_http_result finish(struct sk_http_parser *p, enum sk_http_result 
 }
 
 /* body_wait - the head is complete: DONE if the body is all there. */
-static enum sk_http_result body_wait(struct sk_http_parser *p, const uint8_t *buf, size_t len,
-				     struct sk_http_request *req, bool first)
+static enum sk_http_result
+body_wait(struct sk_http_parser *p, const uint8_t *buf, size_t len, struct sk_http_request *req,
+	  bool first)
 {
 	if (len >= p->head_len && len - p->head_len >= p->body_len) {
 		if (req != NULL) {
@@ -515,8 +530,22 @@ static enum sk_http_result body_wait(struct sk_http_parser *p, const uint8_t *bu
 	return SK_HTTP_HEAD;
 }
 
-enum sk_http_result sk_http_parse(struct sk_http_parser *p, const void *data, size_t len,
-				  struct sk_http_request *req)
+/*
+ * The states are labels: the stored state is dispatched once per call, then
+ * the code falls or jumps from state to state without going back through a
+ * switch (an indirect jump per transition was the main cost). NEED() saves
+ * the state and returns AGAIN when the input (or the head limit) runs out.
+ */
+#define NEED(st)                                                                                   \
+	do {                                                                                       \
+		if (sk_unlikely(pos >= end)) {                                                     \
+			p->state = (st);                                                           \
+			goto out;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+enum sk_http_result
+sk_http_parse(struct sk_http_parser *p, const void *data, size_t len, struct sk_http_request *req)
 {
 	const uint8_t *buf = data;
 	size_t pos = p->pos;
@@ -535,209 +564,210 @@ enum sk_http_result sk_http_parse(struct sk_http_parser *p, const void *data, si
 		return r;
 	case ST_BODY:
 		return body_wait(p, buf, len, req, false);
+	case ST_START:
+		goto st_start;
+	case ST_START_LF:
+		goto st_start_lf;
+	case ST_METHOD:
+		goto st_method;
+	case ST_TARGET0:
+		goto st_target0;
+	case ST_TARGET:
+		goto st_target;
+	case ST_VERSION:
+		goto st_version;
+	case ST_RL_LF:
+		goto st_rl_lf;
+	case ST_FIELD:
+		goto st_field;
+	case ST_NAME:
+		goto st_name;
+	case ST_VALUE:
+		goto st_value;
+	case ST_FIELD_LF:
+		goto st_field_lf;
+	case ST_HEAD_LF:
+		goto st_head_lf;
 	default:
+		SK_ASSERT(0 && "sk_http_parser state corrupt");
+	}
+
+st_start:
+	/* RFC 9112 2.2: ignore empty lines before the request line */
+	for (;;) {
+		NEED(ST_START);
+		c = buf[pos];
+		if (c == '\n') {
+			pos++;
+			continue;
+		}
+		if (c == '\r') {
+			pos++;
+			goto st_start_lf;
+		}
 		break;
 	}
-	SK_DEBUG_ASSERT(len >= pos);
+	if (!is_class(c, C_TCHAR))
+		return finish(p, SK_HTTP_E_REQUEST_LINE);
+	p->start = (uint16_t)pos;
+	goto st_method;
 
-	while (pos < end) {
-		c = buf[pos];
-		switch (p->state) {
-		case ST_START:
-			if (c == '\r') {
-				p->state = ST_START_LF;
-			} else if (c == '\n') {
-				/* RFC 9112 2.2: ignore empty lines before the request line */
-			} else if (is_class(c, C_TCHAR)) {
-				p->start = (uint16_t)pos;
-				p->state = ST_METHOD;
-				continue;
-			} else {
-				return finish(p, SK_HTTP_E_REQUEST_LINE);
-			}
-			pos++;
-			break;
+st_start_lf:
+	NEED(ST_START_LF);
+	if (buf[pos] != '\n')
+		return finish(p, SK_HTTP_E_REQUEST_LINE);
+	pos++;
+	goto st_start;
 
-		case ST_START_LF:
-			if (c != '\n')
-				return finish(p, SK_HTTP_E_REQUEST_LINE);
-			p->state = ST_START;
-			pos++;
-			break;
-
-		case ST_METHOD:
-			while (pos < end && is_class(buf[pos], C_TCHAR)) {
-				if (pos - p->start >= METHOD_MAX)
-					return finish(p, SK_HTTP_E_METHOD_UNKNOWN);
-				pos++;
-			}
-			if (pos == end)
-				goto out;
-			if (buf[pos] != ' ')
-				return finish(p, SK_HTTP_E_REQUEST_LINE);
-			r = method_lookup(buf + p->start, pos - p->start, &p->method);
-			if (r != SK_HTTP_DONE)
-				return finish(p, r);
-			p->state = ST_TARGET0;
-			pos++;
-			break;
-
-		case ST_TARGET0:
-			if (c != '/')
-				return finish(p, (c == ' ' || c == '\t') ? SK_HTTP_E_REQUEST_LINE
-									 : SK_HTTP_E_TARGET);
-			p->target_off = (uint16_t)pos;
-			p->state = ST_TARGET;
-			pos++;
-			break;
-
-		case ST_TARGET:
-			for (; pos < end; pos++) {
-				c = buf[pos];
-				if (p->pct != 0) {
-					if (!is_class(c, C_HEX))
-						return finish(p, SK_HTTP_E_TARGET);
-					p->pct--;
-				} else if (c == ' ') {
-					break;
-				} else if (c == '%') {
-					p->pct = 2;
-				} else if (c == '?') {
-					if (!(p->flags & F_QUERY)) {
-						p->flags |= F_QUERY;
-						p->path_len = (uint16_t)(pos - p->target_off);
-					}
-				} else if (!is_class(c, C_TARGET)) {
-					return finish(p, (c == '\r' || c == '\n')
-								 ? SK_HTTP_E_REQUEST_LINE
-								 : SK_HTTP_E_TARGET);
-				}
-				if (pos - p->target_off >= p->target_max)
-					return finish(p, SK_HTTP_E_TARGET_TOO_LONG);
-			}
-			if (pos == end)
-				goto out;
-			p->target_len = (uint16_t)(pos - p->target_off);
-			if (!(p->flags & F_QUERY))
-				p->path_len = p->target_len;
-			p->state = ST_VERSION;
-			pos++;
-			break;
-
-		case ST_VERSION: {
-			/* "HTTP/" DIGIT "." DIGIT, then CR LF (or bare LF) */
-			size_t vstart = (size_t)p->target_off + p->target_len + 1;
-			size_t i = pos - vstart;
-
-			if (i < 5) {
-				if (c != (uint8_t) "HTTP/"[i])
-					return finish(p, SK_HTTP_E_REQUEST_LINE);
-			} else if (i == 5 || i == 7) {
-				if (c < '0' || c > '9')
-					return finish(p, SK_HTTP_E_REQUEST_LINE);
-			} else if (i == 6) {
-				if (c != '.')
-					return finish(p, SK_HTTP_E_REQUEST_LINE);
-			} else {
-				if (c != '\r' && c != '\n')
-					return finish(p, SK_HTTP_E_REQUEST_LINE);
-				if (buf[vstart + 5] != '1')
-					return finish(p, SK_HTTP_E_VERSION);
-				/* RFC 9110 2.5: a higher 1.x minor is processed as 1.1 */
-				p->version = buf[vstart + 7] == '0' ? 10 : 11;
-				if (c == '\r') {
-					p->state = ST_RL_LF;
-				} else {
-					p->state = ST_FIELD;
-				}
-			}
-			pos++;
-			break;
-		}
-
-		case ST_RL_LF:
-			if (c != '\n')
-				return finish(p, SK_HTTP_E_REQUEST_LINE);
-			p->state = ST_FIELD;
-			pos++;
-			break;
-
-		case ST_FIELD:
-			if (c == '\r') {
-				p->state = ST_HEAD_LF;
-				pos++;
-				break;
-			}
-			if (c == '\n')
-				goto head_done;
-			/* SP/HTAB here is obs-fold (or space after the start line): 400 */
-			if (!is_class(c, C_TCHAR))
-				return finish(p, SK_HTTP_E_HEADER);
-			if (p->nfields >= p->fields_max)
-				return finish(p, SK_HTTP_E_HEAD_TOO_LARGE);
-			p->nfields++;
-			p->line = (uint16_t)pos;
-			p->state = ST_NAME;
-			pos++;
-			break;
-
-		case ST_NAME:
-			while (pos < end && is_class(buf[pos], C_TCHAR))
-				pos++;
-			if (pos == end)
-				goto out;
-			/* whitespace before the colon (RFC 9112 5.1) and CR/LF land here */
-			if (buf[pos] != ':')
-				return finish(p, SK_HTTP_E_HEADER);
-			p->colon = (uint16_t)pos;
-			p->state = ST_VALUE;
-			pos++;
-			break;
-
-		case ST_VALUE:
-			pos = scan_value(buf, pos, end);
-			if (pos == end)
-				goto out;
-			c = buf[pos];
-			if (c == '\r') {
-				p->state = ST_FIELD_LF;
-				pos++;
-				break;
-			}
-			if (c != '\n')
-				return finish(p, SK_HTTP_E_HEADER);
-			r = field_line(p, buf, pos);
-			if (r != SK_HTTP_DONE)
-				return finish(p, r);
-			p->state = ST_FIELD;
-			pos++;
-			break;
-
-		case ST_FIELD_LF:
-			if (c != '\n')
-				return finish(p, SK_HTTP_E_HEADER);
-			r = field_line(p, buf, pos - 1);
-			if (r != SK_HTTP_DONE)
-				return finish(p, r);
-			p->state = ST_FIELD;
-			pos++;
-			break;
-
-		case ST_HEAD_LF:
-			if (c != '\n')
-				return finish(p, SK_HTTP_E_HEADER);
-			goto head_done;
-
-		default:
-			SK_ASSERT(0 && "sk_http_parser state corrupt");
-		}
+st_method:
+	while (pos < end && is_class(buf[pos], C_TCHAR)) {
+		if (pos - p->start >= METHOD_MAX)
+			return finish(p, SK_HTTP_E_METHOD_UNKNOWN);
+		pos++;
 	}
+	NEED(ST_METHOD);
+	if (buf[pos] != ' ')
+		return finish(p, SK_HTTP_E_REQUEST_LINE);
+	r = method_lookup(buf + p->start, pos - p->start, &p->method);
+	if (r != SK_HTTP_DONE)
+		return finish(p, r);
+	pos++;
 
-out:
-	if (pos >= p->head_max)
+st_target0:
+	NEED(ST_TARGET0);
+	c = buf[pos];
+	if (c != '/')
+		return finish(p,
+			      (c == ' ' || c == '\t') ? SK_HTTP_E_REQUEST_LINE : SK_HTTP_E_TARGET);
+	p->target_off = (uint16_t)pos;
+	pos++;
+
+st_target:
+	for (; pos < end; pos++) {
+		c = buf[pos];
+		if (sk_likely(is_class(c, C_TARGET) && p->pct == 0)) {
+			if (c == '?' && !(p->flags & F_QUERY)) {
+				p->flags |= F_QUERY;
+				p->path_len = (uint16_t)(pos - p->target_off);
+			}
+		} else if (p->pct != 0) {
+			if (!is_class(c, C_HEX))
+				return finish(p, SK_HTTP_E_TARGET);
+			p->pct--;
+		} else if (c == '%') {
+			p->pct = 2;
+		} else if (c == ' ') {
+			break;
+		} else {
+			return finish(p, (c == '\r' || c == '\n') ? SK_HTTP_E_REQUEST_LINE
+								  : SK_HTTP_E_TARGET);
+		}
+		if (pos - p->target_off >= p->target_max)
+			return finish(p, SK_HTTP_E_TARGET_TOO_LONG);
+	}
+	NEED(ST_TARGET);
+	p->target_len = (uint16_t)(pos - p->target_off);
+	if (!(p->flags & F_QUERY))
+		p->path_len = p->target_len;
+	pos++;
+
+st_version : {
+	/* "HTTP/" DIGIT "." DIGIT, then CR LF (or a bare LF) */
+	size_t vstart = (size_t)p->target_off + p->target_len + 1;
+
+	for (;;) {
+		NEED(ST_VERSION);
+		c = buf[pos];
+		size_t i = pos - vstart;
+		if (i < 5) {
+			if (c != (uint8_t) "HTTP/"[i])
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+		} else if (i == 5 || i == 7) {
+			if (c < '0' || c > '9')
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+		} else if (i == 6) {
+			if (c != '.')
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+		} else {
+			if (c != '\r' && c != '\n')
+				return finish(p, SK_HTTP_E_REQUEST_LINE);
+			if (buf[vstart + 5] != '1')
+				return finish(p, SK_HTTP_E_VERSION);
+			/* RFC 9110 2.5: a higher 1.x minor is processed as 1.1 */
+			p->version = buf[vstart + 7] == '0' ? 10 : 11;
+			pos++;
+			if (c == '\n')
+				goto st_field;
+			goto st_rl_lf;
+		}
+		pos++;
+	}
+}
+
+st_rl_lf:
+	NEED(ST_RL_LF);
+	if (buf[pos] != '\n')
+		return finish(p, SK_HTTP_E_REQUEST_LINE);
+	pos++;
+
+st_field:
+	NEED(ST_FIELD);
+	c = buf[pos];
+	if (c == '\r') {
+		pos++;
+		goto st_head_lf;
+	}
+	if (c == '\n')
+		goto head_done;
+	/* SP/HTAB here is obs-fold (or space after the start line): 400 */
+	if (!is_class(c, C_TCHAR))
+		return finish(p, SK_HTTP_E_HEADER);
+	if (p->nfields >= p->fields_max)
 		return finish(p, SK_HTTP_E_HEAD_TOO_LARGE);
-	p->pos = (uint32_t)pos;
-	return SK_HTTP_AGAIN;
+	p->nfields++;
+	p->line = (uint16_t)pos;
+	pos++;
+
+st_name:
+	while (pos < end && is_class(buf[pos], C_TCHAR))
+		pos++;
+	NEED(ST_NAME);
+	/* whitespace before the colon (RFC 9112 5.1) and CR/LF land here */
+	if (buf[pos] != ':')
+		return finish(p, SK_HTTP_E_HEADER);
+	p->colon = (uint16_t)pos;
+	pos++;
+
+st_value:
+	pos = scan_value(buf, pos, end);
+	NEED(ST_VALUE);
+	c = buf[pos];
+	if (c == '\r') {
+		pos++;
+		goto st_field_lf;
+	}
+	if (c != '\n')
+		return finish(p, SK_HTTP_E_HEADER);
+	r = field_line(p, buf, pos);
+	if (r != SK_HTTP_DONE)
+		return finish(p, r);
+	pos++;
+	goto st_field;
+
+st_field_lf:
+	NEED(ST_FIELD_LF);
+	if (buf[pos] != '\n')
+		return finish(p, SK_HTTP_E_HEADER);
+	r = field_line(p, buf, pos - 1);
+	if (r != SK_HTTP_DONE)
+		return finish(p, r);
+	pos++;
+	goto st_field;
+
+st_head_lf:
+	NEED(ST_HEAD_LF);
+	if (buf[pos] != '\n')
+		return finish(p, SK_HTTP_E_HEADER);
 
 head_done:
 	p->head_len = (uint16_t)(pos + 1);
@@ -746,4 +776,10 @@ head_done:
 	if (r != SK_HTTP_DONE)
 		return finish(p, r);
 	return body_wait(p, buf, len, req, true);
+
+out:
+	if (pos >= p->head_max)
+		return finish(p, SK_HTTP_E_HEAD_TOO_LARGE);
+	p->pos = (uint32_t)pos;
+	return SK_HTTP_AGAIN;
 }
