@@ -148,7 +148,7 @@ fail(struct dataplane *dp, int rc, const char *fmt, ...)
 
 /* net_conf - the TCP stack settings of lcore @lc on port @p. */
 static void
-net_conf(const struct dataplane *dp, const struct sk_port *p, const struct sk_lcore *lc,
+net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lcore *lc,
 	 struct sk_net_conf *nc)
 {
 	const struct sk_config *cfg = &dp->cfg;
@@ -189,6 +189,9 @@ net_conf(const struct dataplane *dp, const struct sk_port *p, const struct sk_lc
 	if (p->dispatch && lc->index != p->owner) {
 		nc->tx_fn = sk_dispatch_tx;
 		nc->tx_ctx = sk_dispatch_tx_ctx(dp->disp[p->index], lc->index);
+	} else {
+		nc->tx_fn = sk_lcore_tx; /* rte_eth_tx_burst, timed */
+		nc->tx_ctx = (void *)&lc->port[p->index];
 	}
 }
 
@@ -309,6 +312,7 @@ setup_lcores(struct dataplane *dp)
 			lp->disp = dp->disp[p];
 			lp->poll_nic = !port->dispatch || port->owner == i;
 			lp->queue = port->dispatch ? 0 : (uint16_t)i;
+			lp->stats = &lc->stats;
 			net_conf(dp, port, lc, &nc);
 			lp->net = sk_net_lcore_create(&nc, id, dp->pool, socket, sk_app_ops(),
 						      lc->app);

@@ -17,7 +17,10 @@ port_rx(struct sk_lcore *lc, struct sk_lcore_port *p, struct rte_mbuf **pkts, ui
 	uint16_t n;
 
 	if (p->poll_nic) {
+		uint64_t t = rte_rdtsc();
+
 		n = rte_eth_rx_burst(p->port_id, p->queue, pkts, lc->burst);
+		lc->stats.pmd_tsc += rte_rdtsc() - t;
 		work += n;
 		if (p->disp != NULL && n > 0)
 			n = sk_dispatch_split(p->disp, pkts, n);
@@ -46,15 +49,30 @@ port_tx(struct sk_lcore *lc, struct sk_lcore_port *p, struct rte_mbuf **scratch,
 
 	sk_net_timers(p->net, now);
 	sent = sk_net_tx_flush(p->net);
-	if (p->disp != NULL && p->poll_nic)
+	if (p->disp != NULL && p->poll_nic) {
+		uint64_t t = rte_rdtsc();
+
 		sent += sk_dispatch_tx_drain(p->disp, scratch, lc->burst);
+		lc->stats.pmd_tsc += rte_rdtsc() - t;
+	}
 	lc->stats.tx_pkts += sent;
+	return sent;
+}
+
+uint16_t
+sk_lcore_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sk_lcore_port *p = ctx;
+	uint64_t t = rte_rdtsc();
+	uint16_t sent = rte_eth_tx_burst(p->port_id, p->queue, pkts, n);
+
+	p->stats->pmd_tsc += rte_rdtsc() - t;
 	return sent;
 }
 
 /* account - count the pass as busy or idle; sleep after a long idle spell. */
 static inline void
-account(struct sk_lcore *lc, uint64_t t0, unsigned work, uint64_t *last_work)
+account(struct sk_lcore *lc, uint64_t t0, uint64_t pmd0, unsigned work, uint64_t *last_work)
 {
 	uint64_t t1 = rte_rdtsc();
 
@@ -62,6 +80,7 @@ account(struct sk_lcore *lc, uint64_t t0, unsigned work, uint64_t *last_work)
 	if (work != 0) {
 		lc->stats.busy_passes++;
 		lc->stats.busy_tsc += t1 - t0;
+		lc->stats.busy_pmd_tsc += lc->stats.pmd_tsc - pmd0;
 		*last_work = t1;
 		return;
 	}
@@ -92,7 +111,7 @@ sk_lcore_main(void *arg)
 	uint64_t last_work = rte_rdtsc();
 
 	while (!atomic_load_explicit(lc->stop, memory_order_relaxed)) {
-		uint64_t t0 = rte_rdtsc();
+		uint64_t t0 = rte_rdtsc(), pmd0 = lc->stats.pmd_tsc;
 		unsigned work = 0;
 
 		for (unsigned i = 0; i < lc->nb_ports; i++)
@@ -100,7 +119,7 @@ sk_lcore_main(void *arg)
 		sk_app_poll(lc->app, t0);
 		for (unsigned i = 0; i < lc->nb_ports; i++)
 			work += port_tx(lc, &lc->port[i], pkts, t0);
-		account(lc, t0, work, &last_work);
+		account(lc, t0, pmd0, work, &last_work);
 	}
 	shutdown_lcore(lc, pkts);
 	return 0;

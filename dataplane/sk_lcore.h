@@ -39,22 +39,27 @@ extern "C" {
 
 /** Loop counters of one lcore. */
 struct sk_lcore_stats {
-	uint64_t rx_pkts;     /**< frames taken from NIC queues and dispatch rings */
-	uint64_t tx_pkts;     /**< frames handed to the NIC (or to the owner's ring) */
-	uint64_t passes;      /**< loop passes */
-	uint64_t busy_passes; /**< passes that moved at least one frame */
-	uint64_t busy_tsc;    /**< TSC cycles of busy passes */
-	uint64_t idle_tsc;    /**< TSC cycles of idle passes (sleeps included) */
-	uint64_t sleeps;      /**< idle sleeps taken (idle_sleep_us) */
+	uint64_t rx_pkts;      /**< frames taken from NIC queues and dispatch rings */
+	uint64_t tx_pkts;      /**< frames handed to the NIC (or to the owner's ring) */
+	uint64_t passes;       /**< loop passes */
+	uint64_t busy_passes;  /**< passes that moved at least one frame */
+	uint64_t busy_tsc;     /**< TSC cycles of busy passes */
+	uint64_t idle_tsc;     /**< TSC cycles of idle passes (sleeps included) */
+	uint64_t sleeps;       /**< idle sleeps taken (idle_sleep_us) */
+	uint64_t pmd_tsc;      /**< TSC cycles inside rte_eth_rx/tx_burst (part of busy/idle):
+				    large for net_tap, whose bursts are system calls */
+	uint64_t busy_pmd_tsc; /**< the part of pmd_tsc spent in busy passes: busy_tsc -
+				    busy_pmd_tsc is the dataplane's own work */
 } sk_cache_aligned;
 
 /** One port as seen by one lcore. */
 struct sk_lcore_port {
-	struct sk_net_lcore *net; /**< this lcore's TCP stack on the port */
-	struct sk_dispatch *disp; /**< dispatch mode: the port's dispatch, else NULL */
-	uint16_t port_id;	  /**< DPDK port */
-	uint16_t queue;		  /**< RX/TX queue polled when poll_nic */
-	bool poll_nic;		  /**< this lcore polls the NIC queue */
+	struct sk_net_lcore *net;     /**< this lcore's TCP stack on the port */
+	struct sk_dispatch *disp;     /**< dispatch mode: the port's dispatch, else NULL */
+	uint16_t port_id;	      /**< DPDK port */
+	uint16_t queue;		      /**< RX/TX queue polled when poll_nic */
+	bool poll_nic;		      /**< this lcore polls the NIC queue */
+	struct sk_lcore_stats *stats; /**< the owning lcore's counters (for sk_lcore_tx) */
 };
 
 /** State of one lcore: built by main, then owned by the lcore. */
@@ -70,6 +75,14 @@ struct sk_lcore {
 	struct sk_lcore_port port[SK_CONFIG_MAX_PORTS];
 	struct sk_lcore_stats stats;
 };
+
+/**
+ * sk_lcore_tx - the sk_net_conf.tx_fn of a port the lcore transmits on
+ * directly: rte_eth_tx_burst() on (port_id, queue) of the struct
+ * sk_lcore_port @p ctx, with the cycles counted in pmd_tsc. Same contract as
+ * rte_eth_tx_burst().
+ */
+uint16_t sk_lcore_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * sk_lcore_main - the loop; an lcore_function_t for rte_eal_remote_launch()

@@ -15,26 +15,29 @@
 #include "sk_telemetry.h"
 
 /* Every counter of struct sk_net_stats, by name, for /seckill/net. */
-#define NET_STATS(X)                                                                                     \
-	X(rx_pkts)                                                                                       \
-	X(rx_bytes) X(tx_pkts) X(tx_bytes) X(tx_dropped) X(tx_nombuf) X(drop_short) X(drop_ethertype) X( \
-		drop_not_us) X(drop_nonlinear) X(drop_ip_version) X(drop_ip_cksum) X(drop_ip_len)        \
-		X(drop_ip_options) X(drop_ip_frag) X(drop_ip_proto) X(drop_ip_src) X(arp_rx) X(          \
-			arp_reply_tx) X(arp_request_tx) X(arp_drop) X(icmp_echo_rx) X(icmp_echo_tx)      \
-			X(icmp_drop_cksum) X(icmp_drop_other) X(tcp_rx) X(tcp_drop_cksum) X(             \
-				tcp_drop_hdr) X(tcp_drop_port) X(tcp_syn_rx) X(tcp_synack_tx)            \
-				X(tcp_cookie_ok) X(tcp_cookie_bad) X(tcp_conn_full) X(                   \
-					tcp_conn_opened) X(tcp_conn_closed) X(tcp_conns)                 \
-					X(tcp_time_wait) X(tcp_tw_recycled) X(tcp_rx_data) X(            \
-						tcp_ooo_drop) X(tcp_win_trim) X(tcp_unacceptable)        \
-						X(tcp_ack_invalid) X(tcp_data_after_close) X(            \
-							tcp_zwp_rx) X(tcp_tx_segs) X(tcp_tx_data)        \
-							X(tcp_retransmits) X(tcp_zwp_tx) X(              \
-								tcp_rto_reset) X(tcp_idle_timeout)       \
-								X(tcp_rst_tx) X(tcp_rst_rx) X(           \
-									tcp_rst_ignored)                 \
-									X(tcp_challenge_ack) X(          \
-										tcp_challenge_limited)   \
+#define NET_STATS(X)                                                                                   \
+	X(rx_pkts)                                                                                     \
+	X(rx_bytes)                                                                                    \
+	X(tx_pkts)                                                                                     \
+	X(tx_bytes)                                                                                    \
+	X(tx_dropped) X(tx_nombuf) X(drop_short) X(drop_ethertype) X(drop_not_us) X(                   \
+		drop_nonlinear) X(drop_ip_version) X(drop_ip_cksum) X(drop_ip_len)                     \
+		X(drop_ip_options) X(drop_ip_frag) X(drop_ip_proto) X(drop_ip_src) X(arp_rx) X(        \
+			arp_reply_tx) X(arp_request_tx) X(arp_drop) X(icmp_echo_rx) X(icmp_echo_tx)    \
+			X(icmp_drop_cksum) X(icmp_drop_other) X(tcp_rx) X(tcp_drop_cksum) X(           \
+				tcp_drop_hdr) X(tcp_drop_port) X(tcp_syn_rx) X(tcp_synack_tx)          \
+				X(tcp_cookie_ok) X(tcp_cookie_bad) X(tcp_conn_full) X(                 \
+					tcp_conn_opened) X(tcp_conn_closed) X(tcp_conns)               \
+					X(tcp_time_wait) X(tcp_tw_recycled) X(tcp_rx_data) X(          \
+						tcp_ooo_drop) X(tcp_win_trim) X(tcp_unacceptable)      \
+						X(tcp_ack_invalid) X(tcp_data_after_close) X(          \
+							tcp_zwp_rx) X(tcp_tx_segs) X(tcp_tx_data)      \
+							X(tcp_retransmits) X(tcp_zwp_tx) X(            \
+								tcp_rto_reset) X(tcp_idle_timeout)     \
+								X(tcp_rst_tx) X(tcp_rst_rx) X(         \
+									tcp_rst_ignored)               \
+									X(tcp_challenge_ack) X(        \
+										tcp_challenge_limited) \
 										X(timer_expired)
 
 /* The per-lcore summary of /seckill/stats; summed into "total". */
@@ -47,7 +50,7 @@ struct summary {
 	uint64_t tcp_retransmits, tcp_rst_tx, tcp_rst_rx, tcp_idle_timeout, tcp_rto_reset;
 	uint64_t icmp_echo, arp_rx;
 	uint64_t dispatch_out, dispatch_drops;
-	uint64_t busy_tsc, idle_tsc, passes, busy_passes, sleeps;
+	uint64_t busy_tsc, idle_tsc, pmd_tsc, busy_pmd_tsc, passes, busy_passes, sleeps;
 };
 
 static struct {
@@ -109,6 +112,8 @@ sum_lcore(unsigned i, struct summary *s)
 		s->http[k] += as->status[k];
 	s->busy_tsc += lc->stats.busy_tsc;
 	s->idle_tsc += lc->stats.idle_tsc;
+	s->pmd_tsc += lc->stats.pmd_tsc;
+	s->busy_pmd_tsc += lc->stats.busy_pmd_tsc;
 	s->passes += lc->stats.passes;
 	s->busy_passes += lc->stats.busy_passes;
 	s->sleeps += lc->stats.sleeps;
@@ -162,6 +167,8 @@ summary_dict(const struct summary *s)
 	U64(dispatch_drops);
 	U64(busy_tsc);
 	U64(idle_tsc);
+	U64(pmd_tsc);
+	U64(busy_pmd_tsc);
 	U64(passes);
 	U64(busy_passes);
 	U64(sleeps);
