@@ -21,7 +21,8 @@
 /* ------------------------------------------------------------------------ */
 
 /* reason - the RFC 9110 reason phrase of @status, "" when not listed. */
-static const char *reason(unsigned status)
+static const char *
+reason(unsigned status)
 {
 	switch (status) {
 	case 200:
@@ -86,7 +87,8 @@ struct out {
 	bool full;
 };
 
-static inline void put(struct out *o, const void *s, size_t len)
+static inline void
+put(struct out *o, const void *s, size_t len)
 {
 	if (o->full || len > o->cap - o->n) {
 		o->full = true;
@@ -99,7 +101,8 @@ static inline void put(struct out *o, const void *s, size_t len)
 #define PUT_LIT(o, lit) put((o), (lit), sizeof(lit) - 1)
 
 /* put_u64 - decimal @v without leading zeros. */
-static void put_u64(struct out *o, uint64_t v)
+static void
+put_u64(struct out *o, uint64_t v)
 {
 	char tmp[20];
 	size_t i = sizeof(tmp);
@@ -117,7 +120,8 @@ static const char *const conn_line[SK_HTTP_CONN_MAX] = {
 	[SK_HTTP_CONN_KEEP_ALIVE_10] = "Connection: keep-alive\r\n",
 };
 
-int sk_http_response_write(void *buf, size_t cap, const struct sk_http_response *r)
+int
+sk_http_response_write(void *buf, size_t cap, const struct sk_http_response *r)
 {
 	struct out o = {.p = buf, .n = 0, .cap = cap < INT_MAX ? cap : INT_MAX, .full = false};
 	const char *why;
@@ -161,7 +165,8 @@ int sk_http_response_write(void *buf, size_t cap, const struct sk_http_response 
 	return (int)o.n;
 }
 
-int sk_http_date_format(char out[SK_HTTP_DATE_SIZE], time_t t)
+int
+sk_http_date_format(char out[SK_HTTP_DATE_SIZE], time_t t)
 {
 	static const char wday[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 	static const char mon[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -259,14 +264,16 @@ static const struct sk_http_canned canned[SK_HTTP_CANNED_MAX][SK_HTTP_CONN_MAX] 
 					  "{\"status\":\"version_not_supported\"}"),
 };
 
-const struct sk_http_canned *sk_http_canned_get(enum sk_http_canned_id id, enum sk_http_conn conn)
+const struct sk_http_canned *
+sk_http_canned_get(enum sk_http_canned_id id, enum sk_http_conn conn)
 {
 	if ((unsigned)id >= SK_HTTP_CANNED_MAX || (unsigned)conn >= SK_HTTP_CONN_MAX)
 		return NULL;
 	return &canned[id][conn];
 }
 
-const struct sk_http_canned *sk_http_canned_error(enum sk_http_result r)
+const struct sk_http_canned *
+sk_http_canned_error(enum sk_http_result r)
 {
 	enum sk_http_canned_id id;
 
