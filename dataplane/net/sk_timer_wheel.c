@@ -45,8 +45,7 @@ sk_timer_wheel_init(struct sk_timer_wheel *w, struct sk_timer *slots, uint32_t n
 		return -EINVAL;
 	w->slots = slots;
 	w->mask = nslots - 1;
-	w->cur = 0;
-	w->started = false;
+	w->cur = 0; /* the first advance sweeps every slot once (long-gap rule) */
 	w->armed = 0;
 	for (uint32_t i = 0; i < nslots; i++)
 		list_init(&slots[i]);
@@ -61,7 +60,7 @@ sk_timer_wheel_arm(struct sk_timer_wheel *w, struct sk_timer *t, uint64_t expire
 	else
 		w->armed++;
 	/* A past expiry goes to the slot visited next so it is not a revolution late. */
-	if (w->started && expire < w->cur)
+	if (expire < w->cur)
 		expire = w->cur;
 	t->expire = expire;
 	list_add_tail(&w->slots[expire & w->mask], t);
@@ -83,10 +82,6 @@ sk_timer_wheel_advance(struct sk_timer_wheel *w, uint64_t now, uint32_t budget, 
 	uint32_t fired = 0, visited = 0;
 	uint64_t nslots = (uint64_t)w->mask + 1;
 
-	if (!w->started) {
-		w->started = true;
-		w->cur = now;
-	}
 	/* After a long gap one revolution ending at now covers every slot. */
 	if (now >= w->cur && now - w->cur >= nslots)
 		w->cur = now - nslots + 1;

@@ -35,7 +35,6 @@ struct sk_timer_wheel {
 	struct sk_timer *slots; /**< nslots list heads (circular lists) */
 	uint32_t mask;		/**< nslots - 1 */
 	uint64_t cur;		/**< next tick to visit; ticks < cur are done */
-	bool started;		/**< cur is set by the first advance */
 	uint64_t armed;		/**< number of armed entries */
 };
 

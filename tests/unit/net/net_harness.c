@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_harness.c - see net_harness.h.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "net_harness.h"
+
+const struct rte_ether_addr h_srv_mac = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}};
+const struct rte_ether_addr h_cli_mac = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x02}};
+
+#define POOL_SIZE 4095
+
+static struct rte_mempool *g_pool;
+
+void
+h_eal_init(const char *argv0)
+{
+	char prefix[64];
+	char *argv[16];
+	int argc = 0;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=sk-net-test-%d", (int)getpid());
+	argv[argc++] = (char *)argv0;
+	argv[argc++] = "--no-huge";
+	argv[argc++] = "--no-pci";
+	argv[argc++] = "-m";
+	argv[argc++] = "256";
+	argv[argc++] = "-l";
+	argv[argc++] = "0";
+	argv[argc++] = prefix;
+	argv[argc++] = "--log-level=lib.eal:error";
+	argv[argc++] = "--no-telemetry";
+	argv[argc] = NULL;
+	if (rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, "rte_eal_init failed\n");
+		exit(1);
+	}
+	g_pool = rte_pktmbuf_pool_create("h_pool", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 SOCKET_ID_ANY);
+	if (g_pool == NULL) {
+		fprintf(stderr, "mempool create failed\n");
+		exit(1);
+	}
+}
+
+struct rte_mempool *
+h_pool(void)
+{
+	return g_pool;
+}
+
+/* ------------------------------------------------------------------------ */
+/* App                                                                      */
+
+static void
+app_open(void *app, struct sk_tcp_conn *c)
+{
+	struct h_app *a = app;
+
+	a->opened++;
+	a->conn = c;
+}
+
+static size_t
+app_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
+{
+	struct h_app *a = app;
+	size_t n = len < a->consume_max ? len : a->consume_max;
+
+	a->data_calls++;
+	a->last_offered = len;
+	if (sk_tcp_peer_closed(c))
+		a->fin_calls++;
+	if (a->rx_len + n <= sizeof(a->rx)) {
+		memcpy(a->rx + a->rx_len, data, n);
+		a->rx_len += n;
+	}
+	if (n > 0 && a->reply != NULL) {
+		ck_assert_int_eq(sk_tcp_send(c, a->reply, strlen(a->reply)), 0);
+		if (a->close_after_reply)
+			sk_tcp_close(c);
+	}
+	if (a->close_on_fin && sk_tcp_peer_closed(c))
+		sk_tcp_close(c);
+	return n;
+}
+
+static void
+app_close(void *app, struct sk_tcp_conn *c)
+{
+	struct h_app *a = app;
+
+	a->closed++;
+	if (a->conn == c)
+		a->conn = NULL;
+}
+
+static const struct sk_net_app_ops h_ops = {app_open, app_data, app_close};
+
+/* ------------------------------------------------------------------------ */
+/* Fixture                                                                  */
+
+static uint16_t
+h_txfn(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct h_env *e = ctx;
+	uint16_t i;
+
+	for (i = 0; i < n && e->ntx < H_TX_MAX; i++)
+		e->tx[e->ntx++] = pkts[i];
+	return i;
+}
+
+void
+h_conf(struct h_env *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->pool = g_pool;
+	e->pool_avail0 = rte_mempool_avail_count(g_pool);
+	sk_net_conf_defaults(&e->conf);
+	e->conf.ip = H_SRV_IP;
+	e->conf.mac = h_srv_mac;
+	e->conf.tcp_port = H_PORT;
+	e->conf.max_conns = 16;
+	e->conf.rcv_buf_size = 2048;
+	e->conf.snd_buf_size = 4096;
+	e->conf.time_wait_max = 8;
+	e->conf.timer_slots = 256;
+	e->conf.tsc_hz = H_HZ;
+	for (int i = 0; i < SK_NET_COOKIE_SECRET_LEN; i++)
+		e->conf.cookie_secret[i] = (uint8_t)(0x40 + i);
+	e->conf.tx_fn = h_txfn;
+	e->conf.tx_ctx = e;
+	e->app.consume_max = SIZE_MAX;
+	e->now = 1000000ull * H_MS; /* 1000 s after boot */
+}
+
+void
+h_start(struct h_env *e)
+{
+	e->net = sk_net_lcore_create(&e->conf, 0, e->pool, SOCKET_ID_ANY, &h_ops, &e->app);
+	ck_assert_ptr_nonnull(e->net);
+}
+
+void
+h_clear(struct h_env *e)
+{
+	h_track(e); /* remember what the server sent before dropping the frames */
+	for (unsigned i = 0; i < e->ntx; i++)
+		rte_pktmbuf_free(e->tx[i]);
+	e->ntx = 0;
+}
+
+void
+h_stop(struct h_env *e)
+{
+	h_clear(e);
+	sk_net_lcore_free(e->net);
+	e->net = NULL;
+	ck_assert_uint_eq(rte_mempool_avail_count(e->pool), e->pool_avail0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                   */
+
+struct rte_mbuf *
+h_tcp_from(struct h_env *e, uint32_t sip, uint16_t sport, uint16_t dport, uint32_t seq,
+	   uint32_t ack, uint8_t flags, uint16_t win, const void *data, uint32_t len,
+	   uint16_t mss_opt)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(e->pool);
+	uint32_t optlen = mss_opt ? 4 : 0;
+	uint32_t l4 = 20 + optlen + len;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+
+	ck_assert_ptr_nonnull(m);
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + l4));
+	ck_assert_ptr_nonnull(eth);
+	eth->dst_addr = h_srv_mac;
+	eth->src_addr = h_cli_mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + l4));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = rte_cpu_to_be_32(sip);
+	ip->dst_addr = rte_cpu_to_be_32(H_SRV_IP);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(th, 0, sizeof(*th));
+	th->src_port = rte_cpu_to_be_16(sport);
+	th->dst_port = rte_cpu_to_be_16(dport);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = (uint8_t)(((20 + optlen) / 4) << 4);
+	th->tcp_flags = flags;
+	th->rx_win = rte_cpu_to_be_16(win);
+	if (mss_opt) {
+		uint8_t *o = (uint8_t *)(th + 1);
+
+		o[0] = 2;
+		o[1] = 4;
+		o[2] = (uint8_t)(mss_opt >> 8);
+		o[3] = (uint8_t)mss_opt;
+	}
+	if (len)
+		memcpy((uint8_t *)(th + 1) + optlen, data, len);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
+}
+
+struct rte_mbuf *
+h_tcp(struct h_env *e, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, const void *data,
+      uint32_t len, uint16_t mss_opt)
+{
+	return h_tcp_from(e, H_CLI_IP, e->cport, H_PORT, seq, ack, flags, win, data, len, mss_opt);
+}
+
+void
+h_flush(struct h_env *e)
+{
+	sk_net_timers(e->net, e->now);
+	sk_net_tx_flush(e->net);
+}
+
+void
+h_rx(struct h_env *e, struct rte_mbuf *m)
+{
+	sk_net_rx(e->net, &m, 1, e->now);
+	sk_net_tx_flush(e->net);
+}
+
+void
+h_advance(struct h_env *e, uint64_t ms)
+{
+	for (uint64_t i = 0; i < ms; i++) {
+		e->now += H_MS;
+		h_flush(e);
+	}
+}
+
+unsigned
+h_ntx(const struct h_env *e)
+{
+	return e->ntx;
+}
+
+bool
+h_parse(const struct h_env *e, unsigned i, struct h_pkt *p)
+{
+	struct rte_mbuf *m;
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv4_hdr *ip;
+
+	if (i >= e->ntx)
+		return false;
+	memset(p, 0, sizeof(*p));
+	m = e->tx[i];
+	p->m = m;
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	p->dst = eth->dst_addr;
+	p->src = eth->src_addr;
+	p->ethertype = rte_be_to_cpu_16(eth->ether_type);
+	if (p->ethertype != RTE_ETHER_TYPE_IPV4)
+		return true;
+	ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	p->ip_ok = rte_raw_cksum(ip, sizeof(*ip)) == 0xffff;
+	p->sip = rte_be_to_cpu_32(ip->src_addr);
+	p->dip = rte_be_to_cpu_32(ip->dst_addr);
+	p->proto = ip->next_proto_id;
+	ck_assert_uint_eq(rte_pktmbuf_data_len(m), 14 + rte_be_to_cpu_16(ip->total_length));
+	if (p->proto == IPPROTO_TCP) {
+		const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
+		uint32_t doff = (th->data_off >> 4) * 4u;
+
+		p->l4_ok = rte_ipv4_udptcp_cksum_verify(ip, th) == 0;
+		p->sport = rte_be_to_cpu_16(th->src_port);
+		p->dport = rte_be_to_cpu_16(th->dst_port);
+		p->seq = rte_be_to_cpu_32(th->sent_seq);
+		p->ack = rte_be_to_cpu_32(th->recv_ack);
+		p->flags = th->tcp_flags;
+		p->win = rte_be_to_cpu_16(th->rx_win);
+		if (doff >= 24 && ((const uint8_t *)(th + 1))[0] == 2) {
+			const uint8_t *o = (const uint8_t *)(th + 1);
+
+			p->mss = (uint16_t)(o[2] << 8 | o[3]);
+		}
+		p->data = (const uint8_t *)th + doff;
+		p->len = rte_be_to_cpu_16(ip->total_length) - 20 - doff;
+	} else if (p->proto == IPPROTO_ICMP) {
+		uint32_t l = rte_be_to_cpu_16(ip->total_length) - 20;
+
+		p->l4_ok = rte_raw_cksum(ip + 1, l) == 0xffff;
+		p->data = (const uint8_t *)(ip + 1);
+		p->len = l;
+	}
+	return true;
+}
+
+void
+h_track(struct h_env *e)
+{
+	struct h_pkt p;
+
+	for (unsigned i = 0; i < e->ntx; i++) {
+		if (!h_parse(e, i, &p) || p.proto != IPPROTO_TCP || p.dport != e->cport)
+			continue;
+		uint32_t end = p.seq + p.len + ((p.flags & RTE_TCP_FIN_FLAG) ? 1 : 0);
+
+		if ((int32_t)(end - e->rcvd) > 0)
+			e->rcvd = end;
+	}
+}
+
+struct sk_tcp_conn *
+h_connect(struct h_env *e, uint16_t cport)
+{
+	struct h_pkt p;
+	int opened = e->app.opened;
+
+	e->cport = cport;
+	e->cisn = 0x10000000u + cport * 7919u;
+	h_clear(e);
+	h_rx(e, h_tcp(e, e->cisn, 0, RTE_TCP_SYN_FLAG, 65535, NULL, 0, 1460));
+	ck_assert_uint_eq(h_ntx(e), 1);
+	ck_assert(h_parse(e, 0, &p));
+	ck_assert_uint_eq(p.flags, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	e->srv = p.seq + 1;
+	e->rcvd = e->srv;
+	e->snd = e->cisn + 1;
+	h_clear(e);
+	h_rx(e, h_tcp(e, e->snd, e->srv, RTE_TCP_ACK_FLAG, 65535, NULL, 0, 0));
+	ck_assert_int_eq(e->app.opened, opened + 1);
+	ck_assert_uint_eq(h_ntx(e), 0);
+	return e->app.conn;
+}
+
+void
+h_send(struct h_env *e, const void *data, uint32_t len)
+{
+	h_rx(e,
+	     h_tcp(e, e->snd, e->rcvd, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, 65535, data, len, 0));
+	e->snd += len;
+	h_track(e);
+}
+
+void
+h_ack_all(struct h_env *e)
+{
+	h_track(e);
+	h_rx(e, h_tcp(e, e->snd, e->rcvd, RTE_TCP_ACK_FLAG, 65535, NULL, 0, 0));
+}
