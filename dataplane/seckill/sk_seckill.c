@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The seckill API: buy, order poll, item read (see sk_seckill.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sk_seckill.h"
+
+static const char *const outcome_names[SK_SECKILL__COUNT] = {
+	[SK_SECKILL_WON] = "won",
+	[SK_SECKILL_DUPLICATE] = "duplicate",
+	[SK_SECKILL_LIMIT] = "limit",
+	[SK_SECKILL_SOLD_OUT] = "sold_out",
+	[SK_SECKILL_NOT_STARTED] = "not_started",
+	[SK_SECKILL_ENDED] = "ended",
+	[SK_SECKILL_UNAUTHORIZED] = "unauthorized",
+	[SK_SECKILL_RATE_LIMITED] = "rate_limited",
+	[SK_SECKILL_BUSY] = "busy",
+	[SK_SECKILL_UNAVAILABLE] = "unavailable",
+	[SK_SECKILL_NOT_FOUND] = "not_found",
+	[SK_SECKILL_BAD_REQUEST] = "bad_request",
+};
+
+const char *
+sk_seckill_outcome_name(unsigned outcome)
+{
+	return outcome < SK_SECKILL__COUNT ? outcome_names[outcome] : "unknown";
+}
+
+int
+sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsigned lcore,
+		      struct rte_ring *ring, const struct sk_seckill_conf *conf,
+		      struct sk_ratelimit *rl, uint64_t tsc_hz)
+{
+	if (conf == NULL || (conf->auth && conf->key == NULL) || tsc_hz == 0)
+		return -EINVAL;
+	memset(lc, 0, sizeof(*lc));
+	int rc = sk_buy_lcore_init(&lc->buy, shm, lcore, ring);
+	if (rc != 0)
+		return rc;
+	lc->conf = conf;
+	lc->rl = rl;
+	lc->tsc_hz = tsc_hz;
+	return 0;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* parse_u64 - strict decimal, 1..UINT64_MAX, no sign, no leading zero. */
+static bool
+parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 20 || (s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (d > 9 || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d, &v))
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+static struct sk_item *
+find_item(const struct sk_seckill_lcore *lc, const char *arg, size_t len, uint64_t *id)
+{
+	if (!parse_u64(arg, len, id) || *id > UINT32_MAX)
+		return NULL;
+	return sk_shm_item_find(lc->buy.shm, (uint32_t)*id);
+}
+
+static void
+canned(struct sk_seckill_reply *out, uint16_t status, enum sk_http_canned_id id)
+{
+	out->status = status;
+	out->retry_after = 0;
+	out->body_len = 0;
+	out->canned = (int16_t)id;
+}
+
+static void json(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+json(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(out->body, sizeof(out->body), fmt, ap);
+	va_end(ap);
+	SK_ASSERT(n > 0 && (size_t)n < sizeof(out->body));
+	out->status = status;
+	out->retry_after = retry_after;
+	out->canned = -1;
+	out->body_len = (uint16_t)n;
+}
+
+/* identify - the buyer's user id, or 0 (401). */
+static uint64_t
+identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_t item,
+	 int64_t now_ns)
+{
+	uint64_t user = 0;
+
+	if (!lc->conf->auth) {
+		if (req->user_id == NULL ||
+		    sk_token_user_id_parse(req->user_id, req->user_id_len, &user) != 0)
+			return 0;
+		return user;
+	}
+	/* "Bearer" is case-insensitive (RFC 6750 §2.1, RFC 9110 §11.1) */
+	if (req->authorization == NULL || req->authorization_len < 8 ||
+	    strncasecmp(req->authorization, "Bearer ", 7) != 0) {
+		lc->stats.token[SK_TOKEN_E_MALFORMED]++;
+		return 0;
+	}
+	const char *tok = req->authorization + 7;
+	size_t len = req->authorization_len - 7;
+	while (len > 0 && *tok == ' ')
+		tok++, len--;
+	enum sk_token_status st = sk_token_verify(
+		lc->conf->key, tok, len, item, now_ns / 1000000000, lc->conf->token_skew_s, &user);
+	lc->stats.token[st < SK_TOKEN__COUNT ? st : SK_TOKEN_E_MALFORMED]++;
+	return st == SK_TOKEN_OK ? user : 0;
+}
+
+static uint32_t
+item_slot(const struct sk_seckill_lcore *lc, const struct sk_item *it)
+{
+	return (uint32_t)(it - sk_shm_item_at(lc->buy.shm, 0));
+}
+
+/* ------------------------------------------------------------ routes */
+
+static enum sk_seckill_outcome
+buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct sk_http_request *req,
+    uint32_t client_ip, int64_t now_ns, uint64_t now_tsc, struct sk_seckill_reply *out)
+{
+	uint64_t id;
+	struct sk_item *it = find_item(lc, arg, arg_len, &id);
+
+	if (it == NULL) {
+		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+		return SK_SECKILL_NOT_FOUND;
+	}
+	/* The 99 %: one flag, a prebuilt answer. */
+	if (sk_stock_is_sold_out(it)) {
+		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
+		return SK_SECKILL_SOLD_OUT;
+	}
+	if (now_ns < it->start_ns) {
+		int64_t ms = (it->start_ns - now_ns + 999999) / 1000000;
+		json(out, 425, 0, "{\"status\":\"not_started\",\"starts_in_ms\":%lld}",
+		     (long long)ms);
+		return SK_SECKILL_NOT_STARTED;
+	}
+	if (now_ns >= it->end_ns ||
+	    atomic_load_explicit(&it->state, memory_order_relaxed) != SK_ITEM_ACTIVE) {
+		canned(out, 403, SK_HTTP_CANNED_ENDED);
+		return SK_SECKILL_ENDED;
+	}
+
+	struct sk_buy_req br = {.user = identify(lc, req, it->id, now_ns),
+				.client_ip = client_ip,
+				.now_ns = now_ns};
+	if (br.user == 0) {
+		canned(out, 401, SK_HTTP_CANNED_UNAUTHORIZED);
+		return SK_SECKILL_UNAUTHORIZED;
+	}
+
+	if (lc->rl != NULL) {
+		uint64_t wait = 0;
+		if (sk_ratelimit_check(lc->rl, item_slot(lc, it), client_ip, now_tsc, &wait) !=
+		    SK_RL_PASS) {
+			json(out, 429, sk_ratelimit_retry_after(wait, lc->tsc_hz),
+			     "{\"status\":\"busy\"}");
+			return SK_SECKILL_RATE_LIMITED;
+		}
+	}
+
+	struct sk_buy_line line = {.item = it, .qty = 1};
+	uint64_t order;
+	enum sk_buy_status s = sk_buy(&lc->buy, &br, &line, 1, &order);
+	switch (s) {
+	case SK_BUY_OK:
+		json(out, 202, 0, "{\"status\":\"queued\",\"order\":\"%llu\"}",
+		     (unsigned long long)order);
+		return SK_SECKILL_WON;
+	case SK_BUY_DUPLICATE: {
+		/* Answer as the original order stands now. */
+		unsigned st = sk_status_get(&lc->buy.status, order);
+		bool durable = st == SK_ORDER_CONFIRMED || st == SK_ORDER_PAID;
+		json(out, durable ? 200 : 202, 0,
+		     "{\"status\":\"%s\",\"order\":\"%llu\",\"duplicate\":true}",
+		     st == SK_ORDER_NONE ? "queued" : sk_order_status_name(st),
+		     (unsigned long long)order);
+		return SK_SECKILL_DUPLICATE;
+	}
+	case SK_BUY_LIMIT:
+		json(out, 409, 0, "{\"status\":\"limit\",\"order\":\"%llu\"}",
+		     (unsigned long long)order);
+		return SK_SECKILL_LIMIT;
+	case SK_BUY_SOLD_OUT:
+	case SK_BUY_SHORT:
+		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
+		return SK_SECKILL_SOLD_OUT;
+	case SK_BUY_CLOSED:
+		canned(out, 403, SK_HTTP_CANNED_ENDED);
+		return SK_SECKILL_ENDED;
+	case SK_BUY_BUSY:
+		json(out, 429, 1, "{\"status\":\"busy\"}");
+		return SK_SECKILL_BUSY;
+	case SK_BUY_FULL:
+		json(out, 503, 1, "{\"status\":\"unavailable\"}");
+		return SK_SECKILL_UNAVAILABLE;
+	default:
+		canned(out, 400, SK_HTTP_CANNED_BAD_REQUEST);
+		return SK_SECKILL_BAD_REQUEST;
+	}
+}
+
+enum sk_seckill_outcome
+sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
+	       const struct sk_http_request *req, uint32_t client_ip, int64_t now_ns,
+	       uint64_t now_tsc, struct sk_seckill_reply *out)
+{
+	enum sk_seckill_outcome o = buy(lc, arg, arg_len, req, client_ip, now_ns, now_tsc, out);
+
+	lc->stats.outcome[o]++;
+	return o;
+}
+
+void
+sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
+		 struct sk_seckill_reply *out)
+{
+	uint64_t id;
+	unsigned st = SK_ORDER_NONE;
+
+	lc->stats.order_polls++;
+	if (parse_u64(arg, arg_len, &id))
+		st = sk_status_get(&lc->buy.status, id);
+	if (st == SK_ORDER_NONE) {
+		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+		return;
+	}
+	json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"%s\"}", (unsigned long long)id,
+	     sk_order_status_name(st));
+}
+
+static const char *
+item_state(const struct sk_item *it, int64_t now_ns)
+{
+	if (atomic_load_explicit(&it->state, memory_order_relaxed) != SK_ITEM_ACTIVE ||
+	    now_ns >= it->end_ns)
+		return "ended";
+	if (now_ns < it->start_ns)
+		return "scheduled";
+	return sk_stock_is_sold_out(it) ? "sold_out" : "open";
+}
+
+void
+sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, int64_t now_ns,
+		struct sk_seckill_reply *out)
+{
+	uint64_t id;
+	const struct sk_item *it = find_item(lc, arg, arg_len, &id);
+
+	lc->stats.item_reads++;
+	if (it == NULL) {
+		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+		return;
+	}
+	char ends[24] = "null";
+	if (it->end_ns != INT64_MAX)
+		snprintf(ends, sizeof(ends), "%lld", (long long)(it->end_ns / 1000000));
+	json(out, 200, 0,
+	     "{\"item\":%u,\"state\":\"%s\",\"remaining\":%llu,\"starts_at\":%lld,\"ends_at\":%s}",
+	     it->id, item_state(it, now_ns), (unsigned long long)sk_stock_remaining(it),
+	     (long long)(it->start_ns / 1000000), ends);
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The seckill API of the front door (design §4), independent of the network:
+ * each call takes a parsed HTTP request and the route's argument and decides
+ * the answer - status, JSON body, Retry-After - in the order that makes the
+ * 99% case cheapest:
+ *
+ *   POST /v1/seckill/{item}:  item lookup → sold out (410) → time window
+ *     (425 not_started / 403 ended) → identity (Bearer JWT, or X-User-Id
+ *     when auth is off; 401) → rate limits (429 + Retry-After) → sk_buy()
+ *     → 202 queued | 200/202 duplicate | 409 limit | 410 | 429 | 503.
+ *   GET /v1/orders/{id}:      the status table (404 if unknown to this run).
+ *   GET /v1/items/{item}:     state and remaining units merged over lcores.
+ *
+ * A refused request never touches stock: everything before sk_buy() reads
+ * only. Nothing here allocates, locks or makes a system call.
+ *
+ * Thread-safety: one struct sk_seckill_lcore per lcore, used by that lcore
+ * only; the conf (and its token key) is shared read-only. Stats may be read
+ * by another thread (plain 64-bit counters, possibly a little stale).
+ */
+#ifndef SK_SECKILL_H
+#define SK_SECKILL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sk_buy.h"
+#include "sk_http.h"
+#include "sk_ratelimit.h"
+#include "sk_token.h"
+
+/** Largest JSON body an answer carries. */
+#define SK_SECKILL_BODY_MAX 192
+
+/** How the front door identifies buyers. */
+struct sk_seckill_conf {
+	bool auth;			/**< true: Bearer JWT; false: X-User-Id */
+	uint32_t token_skew_s;		/**< clock skew allowed on exp/nbf */
+	const struct sk_token_key *key; /**< required when auth; not owned */
+};
+
+/** Outcomes of the buy route, one counter each. */
+enum sk_seckill_outcome {
+	SK_SECKILL_WON = 0,	 /**< 202 queued */
+	SK_SECKILL_DUPLICATE,	 /**< winner's retry: its order again */
+	SK_SECKILL_LIMIT,	 /**< 409 */
+	SK_SECKILL_SOLD_OUT,	 /**< 410 (flag, or found empty by the buy) */
+	SK_SECKILL_NOT_STARTED,	 /**< 425 */
+	SK_SECKILL_ENDED,	 /**< 403 (ended or closed) */
+	SK_SECKILL_UNAUTHORIZED, /**< 401 */
+	SK_SECKILL_RATE_LIMITED, /**< 429 from the rate limits */
+	SK_SECKILL_BUSY,	 /**< 429 from the engine (pending buy, ring full) */
+	SK_SECKILL_UNAVAILABLE,	 /**< 503: dedup slice or order sequence exhausted */
+	SK_SECKILL_NOT_FOUND,	 /**< 404 unknown item */
+	SK_SECKILL_BAD_REQUEST,	 /**< 400 */
+	SK_SECKILL__COUNT
+};
+
+/** Counters of one lcore. */
+struct sk_seckill_stats {
+	uint64_t outcome[SK_SECKILL__COUNT];
+	uint64_t token[SK_TOKEN__COUNT]; /**< verification results */
+	uint64_t order_polls;
+	uint64_t item_reads;
+};
+
+/** Per-lcore state. */
+struct sk_seckill_lcore {
+	struct sk_buy_lcore buy;	    /**< the engine, this lcore's part */
+	const struct sk_seckill_conf *conf; /**< shared, read-only */
+	struct sk_ratelimit *rl;	    /**< this lcore's limiter; NULL: none */
+	uint64_t tsc_hz;		    /**< for Retry-After */
+	struct sk_seckill_stats stats;
+} sk_cache_aligned;
+
+/**
+ * An answer: a prebuilt response (@c canned >= 0: an enum sk_http_canned_id,
+ * sent in the variant matching the connection), or @c status with the JSON
+ * @c body and an optional Retry-After.
+ */
+struct sk_seckill_reply {
+	uint16_t status;      /**< HTTP status */
+	int16_t canned;	      /**< enum sk_http_canned_id, or -1 */
+	uint32_t retry_after; /**< seconds; 0: no Retry-After */
+	uint16_t body_len;
+	char body[SK_SECKILL_BODY_MAX];
+};
+
+/**
+ * sk_seckill_lcore_init - set up lcore @p lcore's state.
+ * @param shm    the arena; its items are looked up per request
+ * @param ring   the lcore's order ring (not owned)
+ * @param conf   identification settings (kept by pointer)
+ * @param rl     the lcore's rate limiter, or NULL for none (kept by pointer)
+ * @param tsc_hz TSC frequency
+ * @return 0, -EINVAL (bad lcore or ring; auth without a key; tsc_hz 0).
+ */
+int sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsigned lcore,
+			  struct rte_ring *ring, const struct sk_seckill_conf *conf,
+			  struct sk_ratelimit *rl, uint64_t tsc_hz);
+
+/**
+ * sk_seckill_buy - POST /v1/seckill/{item}.
+ * @param arg       the path after "/v1/seckill/" (the item id, decimal)
+ * @param arg_len   its length
+ * @param req       the parsed request (Authorization / X-User-Id read)
+ * @param client_ip IPv4 of the client, network byte order
+ * @param now_ns    wall clock, ns since the epoch
+ * @param now_tsc   TSC now (rate limits)
+ * @param out       the answer
+ * @return the outcome (also counted in lc->stats).
+ */
+enum sk_seckill_outcome sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
+				       const struct sk_http_request *req, uint32_t client_ip,
+				       int64_t now_ns, uint64_t now_tsc,
+				       struct sk_seckill_reply *out);
+
+/**
+ * sk_seckill_order - GET /v1/orders/{id}: 200 with the order's status, or
+ * 404 if @p arg is not an order id of this run.
+ */
+void sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
+		      struct sk_seckill_reply *out);
+
+/**
+ * sk_seckill_item - GET /v1/items/{item}: 200 with state (scheduled, open,
+ * sold_out, ended), remaining units (pool + every bucket) and the window, or
+ * 404.
+ */
+void sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, int64_t now_ns,
+		     struct sk_seckill_reply *out);
+
+/** sk_seckill_outcome_name - metrics label of an outcome ("won", "sold_out", ...). */
+const char *sk_seckill_outcome_name(unsigned outcome);
+
+#endif /* SK_SECKILL_H */

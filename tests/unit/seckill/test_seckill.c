@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the seckill API logic (sk_seckill): statuses and bodies of
+ * design §4 for every outcome, identity by token and by X-User-Id, the time
+ * window, rate limits, and that a refused request never touches stock.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "sk_seckill.h"
+#include "test_eal.h"
+
+#define EPOCH  1764000002u
+#define NOW_S  1800000000LL
+#define NOW_NS (NOW_S * 1000000000LL)
+#define HZ     1000000000ULL
+#define SECRET "a-test-secret-of-32-bytes-length"
+
+static struct {
+	void *mem;
+	struct sk_shm *shm;
+	struct rte_ring *ring;
+	struct sk_token_key *key;
+	struct sk_seckill_conf conf;
+	struct sk_seckill_lcore lc;
+	struct sk_ratelimit *rl;
+} T;
+
+static unsigned ring_gen;
+
+static struct sk_item *
+add_item(uint32_t id, uint64_t total, int64_t start, int64_t end)
+{
+	struct sk_stock_conf c = {.id = id,
+				  .per_user_limit = 1,
+				  .start_ns = start,
+				  .end_ns = end,
+				  .price = 500,
+				  .total = total};
+	struct sk_item *it;
+
+	ck_assert_int_eq(sk_shm_item_add(T.shm, &c, 0, &it), 0);
+	return it;
+}
+
+static void
+setup_common(bool auth, bool limits)
+{
+	struct sk_shm_conf c = {.nlcores = 1,
+				.max_items = 8,
+				.dedup_slots = 8192,
+				.status_bits = 12,
+				.epoch = EPOCH};
+	size_t sz = sk_shm_size(&c);
+
+	T.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
+	T.shm = sk_shm_init(T.mem, sz, &c);
+	ck_assert_ptr_nonnull(T.shm);
+	T.ring = sk_order_ring_create(200 + ring_gen++, 1024, SOCKET_ID_ANY);
+	ck_assert_ptr_nonnull(T.ring);
+	ck_assert_int_eq(sk_token_key_create(SECRET, strlen(SECRET), &T.key), 0);
+	T.conf = (struct sk_seckill_conf){.auth = auth, .token_skew_s = 5, .key = T.key};
+	T.rl = NULL;
+	if (limits) {
+		struct sk_ratelimit_config rc;
+		sk_ratelimit_config_defaults(&rc);
+		rc.hz = HZ;
+		rc.n_items = 8;
+		rc.n_lcores = 1;
+		rc.ip_rate = 1;
+		rc.ip_burst = 3;
+		ck_assert_int_eq(sk_ratelimit_create(&rc, &T.rl), 0);
+	}
+	ck_assert_int_eq(sk_seckill_lcore_init(&T.lc, T.shm, 0, T.ring, &T.conf, T.rl, HZ), 0);
+	add_item(1, 3, NOW_NS - 1000000000LL, INT64_MAX);
+	add_item(2, 5, NOW_NS + 1500000000LL, INT64_MAX); /* starts in 1.5 s */
+	add_item(3, 5, NOW_NS - 20000000000LL, NOW_NS);	  /* ended just now */
+}
+
+static void
+setup_noauth(void)
+{
+	setup_common(false, false);
+}
+
+static void
+setup_auth(void)
+{
+	setup_common(true, false);
+}
+
+static void
+setup_limits(void)
+{
+	setup_common(false, true);
+}
+
+static void
+teardown(void)
+{
+	rte_ring_free(T.ring);
+	sk_token_key_free(T.key);
+	sk_ratelimit_free(T.rl);
+	free(T.mem);
+}
+
+static struct sk_http_request
+req_user(const char *user)
+{
+	struct sk_http_request r = {.method = SK_HTTP_METHOD_POST, .version = 11};
+
+	if (user != NULL) {
+		r.user_id = user;
+		r.user_id_len = (uint16_t)strlen(user);
+	}
+	return r;
+}
+
+static struct sk_http_request
+req_auth(const char *value)
+{
+	struct sk_http_request r = {.method = SK_HTTP_METHOD_POST, .version = 11};
+
+	r.authorization = value;
+	r.authorization_len = (uint16_t)strlen(value);
+	return r;
+}
+
+static enum sk_seckill_outcome
+buy(const char *item, const struct sk_http_request *r, struct sk_seckill_reply *out)
+{
+	return sk_seckill_buy(&T.lc, item, strlen(item), r, 0x0200a8c6, NOW_NS, 1000, out);
+}
+
+static void
+body_is(const struct sk_seckill_reply *out, const char *want)
+{
+	ck_assert_int_eq(out->canned, -1);
+	ck_assert_uint_eq(out->body_len, strlen(want));
+	ck_assert_msg(memcmp(out->body, want, out->body_len) == 0, "body %.*s, want %s",
+		      out->body_len, out->body, want);
+}
+
+static uint64_t
+remaining(uint32_t id)
+{
+	return sk_stock_remaining(sk_shm_item_find(T.shm, id));
+}
+
+/* ------------------------------------------------------------------ buy */
+
+START_TEST(win_then_duplicate_then_sold_out)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("42");
+	char want[128];
+
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(out.status, 202);
+	struct sk_order_rec rec;
+	ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.ring, &rec, sizeof(rec)), 0);
+	ck_assert_uint_eq(rec.user, 42);
+	snprintf(want, sizeof(want), "{\"status\":\"queued\",\"order\":\"%llu\"}",
+		 (unsigned long long)rec.id);
+	body_is(&out, want);
+
+	/* the retry gets the same order; once confirmed, a 200 */
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
+	ck_assert_uint_eq(out.status, 202);
+	snprintf(want, sizeof(want),
+		 "{\"status\":\"queued\",\"order\":\"%llu\",\"duplicate\":true}",
+		 (unsigned long long)rec.id);
+	body_is(&out, want);
+	ck_assert_int_eq(
+		sk_status_move(&T.lc.buy.status, rec.id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED), 0);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
+	ck_assert_uint_eq(out.status, 200);
+	snprintf(want, sizeof(want),
+		 "{\"status\":\"confirmed\",\"order\":\"%llu\",\"duplicate\":true}",
+		 (unsigned long long)rec.id);
+	body_is(&out, want);
+
+	struct sk_http_request r2 = req_user("43"), r3 = req_user("44"), r4 = req_user("45");
+	ck_assert_int_eq(buy("1", &r2, &out), SK_SECKILL_WON);
+	ck_assert_int_eq(buy("1", &r3, &out), SK_SECKILL_WON);
+	ck_assert_int_eq(buy("1", &r4, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_uint_eq(out.status, 410);
+	ck_assert_int_eq(out.canned, SK_HTTP_CANNED_SOLD_OUT);
+	/* from now on the flag answers before identity is even looked at */
+	struct sk_http_request anon = req_user(NULL);
+	ck_assert_int_eq(buy("1", &anon, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_uint_eq(T.lc.stats.outcome[SK_SECKILL_WON], 3);
+	ck_assert_uint_eq(T.lc.stats.outcome[SK_SECKILL_SOLD_OUT], 2);
+}
+END_TEST
+
+START_TEST(window_and_lookup)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("7");
+
+	ck_assert_int_eq(buy("2", &r, &out), SK_SECKILL_NOT_STARTED);
+	ck_assert_uint_eq(out.status, 425);
+	body_is(&out, "{\"status\":\"not_started\",\"starts_in_ms\":1500}");
+	ck_assert_int_eq(buy("3", &r, &out), SK_SECKILL_ENDED);
+	ck_assert_uint_eq(out.status, 403);
+	ck_assert_int_eq(out.canned, SK_HTTP_CANNED_ENDED);
+	atomic_store(&sk_shm_item_find(T.shm, 1)->state, SK_ITEM_CLOSED);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_ENDED);
+	atomic_store(&sk_shm_item_find(T.shm, 1)->state, SK_ITEM_ACTIVE);
+
+	static const char *const bad[] = {"9",	"0",  "01",	    "",
+					  "1x", "-1", "4294967296", "99999999999999999999999"};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++) {
+		ck_assert_int_eq(buy(bad[i], &r, &out), SK_SECKILL_NOT_FOUND);
+		ck_assert_uint_eq(out.status, 404);
+	}
+	ck_assert_uint_eq(remaining(1), 3);
+	ck_assert_uint_eq(remaining(2), 5);
+	ck_assert_uint_eq(remaining(3), 5);
+}
+END_TEST
+
+START_TEST(user_id_header)
+{
+	struct sk_seckill_reply out;
+	static const char *const bad[] = {
+		NULL, "", "0", "abc", "-5", "007", "18446744073709551616"};
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++) {
+		struct sk_http_request r = req_user(bad[i]);
+		ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_UNAUTHORIZED);
+		ck_assert_uint_eq(out.status, 401);
+	}
+	ck_assert_uint_eq(remaining(1), 3);
+	struct sk_http_request r = req_user("18446744073709551615");
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+}
+END_TEST
+
+static void
+mint(char *out, size_t cap, uint64_t user, int64_t exp, bool has_item, uint64_t item)
+{
+	struct sk_token_claims c = {.user = user, .exp = exp, .has_item = has_item, .item = item};
+	char tok[SK_TOKEN_MAX_LEN + 1];
+
+	ck_assert_int_eq(sk_token_mint(T.key, &c, tok, sizeof(tok), NULL), 0);
+	snprintf(out, cap, "Bearer %s", tok);
+}
+
+START_TEST(tokens)
+{
+	struct sk_seckill_reply out;
+	char h[SK_TOKEN_MAX_LEN + 16];
+
+	/* X-User-Id is ignored when auth is on */
+	struct sk_http_request r = req_user("5");
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_UNAUTHORIZED);
+
+	mint(h, sizeof(h), 5, NOW_S - 10, false, 0); /* expired beyond the skew */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_UNAUTHORIZED);
+	ck_assert_uint_eq(T.lc.stats.token[SK_TOKEN_E_EXPIRED], 1);
+
+	mint(h, sizeof(h), 5, NOW_S + 60, true, 2); /* for another item */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_UNAUTHORIZED);
+	ck_assert_uint_eq(T.lc.stats.token[SK_TOKEN_E_WRONG_ITEM], 1);
+
+	mint(h, sizeof(h), 5, NOW_S + 60, true, 1);
+	h[strlen(h) - 2] ^= 1; /* forged signature */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_UNAUTHORIZED);
+	ck_assert_uint_eq(
+		T.lc.stats.token[SK_TOKEN_E_SIGNATURE] + T.lc.stats.token[SK_TOKEN_E_BASE64], 1);
+
+	static const char *const junk[] = {"Basic dXNlcjpwdw==", "Bearer", "Bearer ",
+					   "bearer x.y.z"};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(junk); i++) {
+		r = req_auth(junk[i]);
+		ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_UNAUTHORIZED);
+		ck_assert_uint_eq(out.status, 401);
+		ck_assert_int_eq(out.canned, SK_HTTP_CANNED_UNAUTHORIZED);
+	}
+	ck_assert_uint_eq(remaining(1), 3); /* stock never touched */
+
+	mint(h, sizeof(h), 5, NOW_S + 60, true, 1);
+	h[0] = 'b'; /* scheme is case-insensitive */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	mint(h, sizeof(h), 6, NOW_S + 60, false, 0); /* a token for any item */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(remaining(1), 1);
+}
+END_TEST
+
+START_TEST(rate_limit)
+{
+	struct sk_seckill_reply out;
+	char user[8];
+
+	/* one client address: a burst of 3, then 429 with Retry-After */
+	for (int i = 0; i < 3; i++) {
+		snprintf(user, sizeof(user), "%d", 100 + i);
+		struct sk_http_request r = req_user(user);
+		ck_assert_int_ne(buy("1", &r, &out), SK_SECKILL_RATE_LIMITED);
+	}
+	struct sk_http_request r = req_user("200");
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_RATE_LIMITED);
+	ck_assert_uint_eq(out.status, 429);
+	ck_assert_uint_ge(out.retry_after, 1);
+	body_is(&out, "{\"status\":\"busy\"}");
+	ck_assert_uint_eq(remaining(1), 0);
+	/* a second later one more passes (and finds the item sold out) */
+	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x0200a8c6, NOW_NS, 1000 + HZ, &out),
+			 SK_SECKILL_SOLD_OUT);
+	/* sold-out answers do not even reach the limiter */
+	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x0200a8c6, NOW_NS, 1000 + HZ, &out),
+			 SK_SECKILL_SOLD_OUT);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ reads */
+
+START_TEST(order_poll)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("42");
+	struct sk_order_rec rec;
+	char id[24], want[96];
+
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.ring, &rec, sizeof(rec)), 0);
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)rec.id);
+	sk_seckill_order(&T.lc, id, strlen(id), &out);
+	ck_assert_uint_eq(out.status, 200);
+	snprintf(want, sizeof(want), "{\"order\":\"%s\",\"status\":\"queued\"}", id);
+	body_is(&out, want);
+	ck_assert_int_eq(
+		sk_status_move(&T.lc.buy.status, rec.id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED), 0);
+	sk_seckill_order(&T.lc, id, strlen(id), &out);
+	snprintf(want, sizeof(want), "{\"order\":\"%s\",\"status\":\"confirmed\"}", id);
+	body_is(&out, want);
+
+	static const char *const bad[] = {"", "0", "abc", "1", "18446744073709551616"};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++) {
+		sk_seckill_order(&T.lc, bad[i], strlen(bad[i]), &out);
+		ck_assert_uint_eq(out.status, 404);
+	}
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)sk_order_id_make(EPOCH + 1, 0, 1));
+	sk_seckill_order(&T.lc, id, strlen(id), &out);
+	ck_assert_uint_eq(out.status, 404);
+}
+END_TEST
+
+START_TEST(item_read)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("42");
+
+	sk_seckill_item(&T.lc, "1", 1, NOW_NS, &out);
+	body_is(&out, "{\"item\":1,\"state\":\"open\",\"remaining\":3,\"starts_at\":1799999999000,"
+		      "\"ends_at\":null}");
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	sk_seckill_item(&T.lc, "1", 1, NOW_NS, &out);
+	body_is(&out, "{\"item\":1,\"state\":\"open\",\"remaining\":2,\"starts_at\":1799999999000,"
+		      "\"ends_at\":null}");
+	sk_seckill_item(&T.lc, "2", 1, NOW_NS, &out);
+	body_is(&out,
+		"{\"item\":2,\"state\":\"scheduled\",\"remaining\":5,\"starts_at\":1800000001500,"
+		"\"ends_at\":null}");
+	sk_seckill_item(&T.lc, "3", 1, NOW_NS, &out);
+	body_is(&out, "{\"item\":3,\"state\":\"ended\",\"remaining\":5,\"starts_at\":1799999980000,"
+		      "\"ends_at\":1800000000000}");
+	sk_seckill_item(&T.lc, "4", 1, NOW_NS, &out);
+	ck_assert_uint_eq(out.status, 404);
+}
+END_TEST
+
+int
+main(void)
+{
+	if (sk_test_eal_init("test-seckill") != 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return EXIT_FAILURE;
+	}
+	Suite *s = suite_create("seckill");
+	TCase *tc = tcase_create("noauth");
+	tcase_add_checked_fixture(tc, setup_noauth, teardown);
+	tcase_add_test(tc, win_then_duplicate_then_sold_out);
+	tcase_add_test(tc, window_and_lookup);
+	tcase_add_test(tc, user_id_header);
+	tcase_add_test(tc, order_poll);
+	tcase_add_test(tc, item_read);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("auth");
+	tcase_add_checked_fixture(tc, setup_auth, teardown);
+	tcase_add_test(tc, tokens);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("limits");
+	tcase_add_checked_fixture(tc, setup_limits, teardown);
+	tcase_add_test(tc, rate_limit);
+	suite_add_tcase(s, tc);
+
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	rte_eal_cleanup();
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
