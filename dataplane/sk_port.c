@@ -90,27 +90,24 @@ sk_port_probe(const struct sk_config_port *pc, uint16_t index, unsigned nb_lcore
 	can_rss = pc->rss && info.reta_size > 0 && (info.flow_type_rss_offloads & SK_RSS_HF) != 0 &&
 		  info.max_rx_queues >= nb_lcores && info.max_tx_queues >= nb_lcores;
 
-	if (nb_lcores == 1) {
-		port->nb_rxq = 1;
-	} else if (pc->rx_queues == 0) { /* auto */
-		port->nb_rxq = can_rss ? (uint16_t)nb_lcores : 1;
-	} else if (pc->rx_queues == 1) {
-		port->nb_rxq = 1;
-	} else if (pc->rx_queues == nb_lcores) {
-		if (!pc->rss)
-			return port_fail(err, errlen, -EINVAL,
-					 "port%u.rx_queues: %u queues need port%u.rss = on", index,
-					 pc->rx_queues, index);
-		if (info.max_rx_queues < nb_lcores || info.max_tx_queues < nb_lcores)
-			return port_fail(err, errlen, -EINVAL,
-					 "port%u.rx_queues: %s has at most %u RX / %u TX queues",
-					 index, port->name, info.max_rx_queues, info.max_tx_queues);
-		port->nb_rxq = pc->rx_queues;
-	} else {
+	if (pc->rx_queues > 1 && pc->rx_queues != nb_lcores)
 		return port_fail(err, errlen, -EINVAL,
 				 "port%u.rx_queues: must be auto, 1 or the number of lcores (%u)",
 				 index, nb_lcores);
-	}
+	if (pc->rx_queues > 1 && !pc->rss)
+		return port_fail(err, errlen, -EINVAL,
+				 "port%u.rx_queues: %u queues need port%u.rss = on", index,
+				 pc->rx_queues, index);
+	if (pc->rx_queues > 1 && (info.max_rx_queues < nb_lcores || info.max_tx_queues < nb_lcores))
+		return port_fail(err, errlen, -EINVAL,
+				 "port%u.rx_queues: %s has at most %u RX / %u TX queues", index,
+				 port->name, info.max_rx_queues, info.max_tx_queues);
+	if (nb_lcores == 1 || pc->rx_queues == 1)
+		port->nb_rxq = 1;
+	else if (pc->rx_queues == 0) /* auto */
+		port->nb_rxq = can_rss ? (uint16_t)nb_lcores : 1;
+	else
+		port->nb_rxq = pc->rx_queues;
 	port->nb_txq = port->nb_rxq;
 	port->dispatch = port->nb_rxq == 1 && nb_lcores > 1;
 	port->owner = port->dispatch ? (uint16_t)(index % nb_lcores) : 0;

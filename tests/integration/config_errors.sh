@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# config_errors.sh - a bad config or a bad argument gives a one-line error
+# naming the key and a non-zero exit, and nothing half-starts: no EAL state
+# for errors found in the file, no tap left behind for errors found later.
+. "$(dirname "$0")/lib.sh"
+require_env
+tmp=$(mktemp -d)
+prefix=skit_cfg_$$
+trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
+
+# run EXPECTED_STATUS NEEDLE CONFIG_TEXT [EAL args...]: the last stderr line
+# must contain NEEDLE; stdout must not say "ready".
+run() {
+	local want=$1 needle=$2 text=$3 rc=0 last
+	shift 3
+	printf '%b' "$text" >"$tmp/c.ini"
+	"$SK_DATAPLANE" --no-huge -m 256 --no-pci --file-prefix "$prefix" "$@" \
+		-- --config "$tmp/c.ini" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	last=$(tail -n 1 "$tmp/err")
+	if [ "$rc" = "$want" ] && [[ $last == *"$needle"* ]] && ! grep -q ready "$tmp/out"; then
+		ok "exit $rc: $last"
+	else
+		bad "want exit $want and '$needle'; got exit $rc: $last"
+	fi
+}
+
+PORT0='[port0]\ndevice = net_tap0\naddress = 198.18.0.1/24\n'
+tap=skcfg$$
+VDEV="--vdev=net_tap0,iface=$tap"
+
+# Found in the file, before the EAL starts: no EAL state at all.
+run 1 "c.ini:5: tcp.msss: unknown key" "$PORT0[tcp]\nmsss = 1460\n" "$VDEV"
+check "no EAL runtime dir after a file error" test ! -e "/var/run/dpdk/$prefix"
+run 1 "c.ini:4: port0.rx_queues: 'many' is not a decimal number or 'auto'" "${PORT0}rx_queues = many\n" "$VDEV"
+run 1 "c.ini: port0.device: no port configured" "[dataplane]\nmbufs = 4096\n" "$VDEV"
+rc=0
+"$SK_DATAPLANE" --no-huge --no-pci -- --config /nonexistent/sk.ini >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "missing file: exit 1" "$rc" 1
+check "missing file: one line naming it" grep -qx "seckill-dataplane: /nonexistent/sk.ini: No such file or directory" "$tmp/err"
+
+# Arguments.
+rc=0
+"$SK_DATAPLANE" --no-huge --no-pci >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "no '--': usage error" "$rc" 2
+check "no '--': says so" grep -q "missing '-- --config FILE'" "$tmp/err"
+rc=0
+"$SK_DATAPLANE" --no-huge --no-pci -- --config "$tmp/c.ini" --bogus >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "unknown option: usage error" "$rc" 2
+check "unknown option: named" grep -q "'--bogus'" "$tmp/err"
+rc=0
+"$SK_DATAPLANE" --no-huge --no-pci -- >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "missing --config: usage error" "$rc" 2
+rc=0
+"$SK_DATAPLANE" -- --help >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "--help exits 0" "$rc" 0
+check "--help prints usage" grep -q "usage: seckill-dataplane" "$tmp/out"
+
+# Found after the EAL started: the process cleans up (tap removed).
+run 1 "port1.device: cannot probe 'net_bogus0'" \
+	"${PORT0}[port1]\ndevice = net_bogus0\naddress = 198.18.1.1/24\n" "$VDEV"
+check "tap of port0 removed after a later port failed" bash -c "! ip link show $tap >/dev/null 2>&1"
+run 1 "dataplane.mbufs: 300 is too small" "[dataplane]\nmbufs = 300\nmbuf_cache = 32\n${PORT0}" "$VDEV"
+run 1 "port0.rx_queues: must be auto, 1 or the number of lcores (1)" "${PORT0}rx_queues = 3\n" "$VDEV" -l 0
+run 1 "tcp.rcv_buf_size: 4096 must exceed http.head_max (8192)" "${PORT0}[tcp]\nrcv_buf_size = 4096\n" "$VDEV"
+check "no tap left behind" bash -c "! ip link show $tap >/dev/null 2>&1"
+finish

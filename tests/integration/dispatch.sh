@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# dispatch.sh - two lcores on a one-queue tap: the software dispatch spreads
+# flows by hash; every request is answered, both lcores serve, ICMP and ARP
+# work, and the mbufs come back.
+. "$(dirname "$0")/lib.sh"
+require_env curl ab ping
+[ "$(nproc)" -ge 2 ] || skip "needs 2 cpus"
+sbx_up --lcores 2
+
+ping3() {
+	sbx_exec ping -c 3 -i 0.2 -W 2 -q "$SERVER" >/dev/null
+}
+check "ping answers (3 of 3)" ping3
+tmp=$(mktemp)
+sbx_exec timeout 60 ab -q -n 2000 -c 20 "$URL/healthz" >"$tmp"
+expect_eq "ab (new connections): failed" "$(awk '/^Failed requests:/ {print $3}' "$tmp")" 0
+expect_eq "ab (new connections): complete" "$(awk '/^Complete requests:/ {print $3}' "$tmp")" 2000
+sbx_exec timeout 60 ab -q -k -n 4000 -c 20 "$URL/healthz" >"$tmp"
+expect_eq "ab -k (keep-alive): failed" "$(awk '/^Failed requests:/ {print $3}' "$tmp")" 0
+rm -f "$tmp"
+
+"$SBX" telemetry >"/tmp/$SK_SBX.json"
+per_lcore=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(str(v["requests"]) for k, v in sorted(d.items()) if k.startswith("lcore") and isinstance(v, dict)))' "/tmp/$SK_SBX.json")
+echo "requests per lcore: $per_lcore"
+check "both lcores served requests" python3 -c 'import sys; v = sys.argv[1:]; sys.exit(not (len(v) == 2 and all(int(x) > 0 for x in v)))' $per_lcore
+check "frames were dispatched" test "$(tele dispatch_out)" -gt 0
+expect_eq "no dispatch drops" "$(tele dispatch_drops)" 0
+rm -f "/tmp/$SK_SBX.json"
+
+for _ in $(seq 1 30); do
+	[ "$(tele conns_open)" = 0 ] && [ "$(tele mbuf_in_use top)" = "$(tele mbuf_idle top)" ] && break
+	sleep 0.5
+done
+expect_eq "mbuf pool back at its idle level" "$(tele mbuf_in_use top)" "$(tele mbuf_idle top)"
+finish

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# hostile.sh - a hostile pass (random bytes, half-closed and half-open
+# connections, RST mid-request, a SYN flood, 1,000 idle connections), after
+# which /healthz still answers, no connection is left open and the mbuf
+# pool is back at its idle level.
+. "$(dirname "$0")/lib.sh"
+require_env curl timeout
+sbx_up
+H="timeout 120 python3 $IT_DIR/hostile.py $SERVER"
+
+check "random bytes (100 connections)" sbx_exec $H random 100
+check "half-closed requests (200)" sbx_exec $H halfclose 200
+check "half-open requests (200), then RST" sbx_exec $H halfopen 200
+check "RST mid-request (300)" sbx_exec $H rst 300
+check "SYN flood (2000 raw SYNs)" sbx_exec $H synflood 2000
+
+sbx_exec $H idle 1000 6 &
+idle_pid=$!
+sleep 4
+open=$(tele conns_open)
+check "1000 idle connections open at once (telemetry: $open)" test "$open" -ge 1000
+check "1000 idle connections held, /healthz answered meanwhile" wait $idle_pid
+
+check "/healthz still answers" sbx_exec curl -sf -m 5 -o /dev/null "$URL/healthz"
+
+# Everything drains: connections closed, mbufs back (bounded wait).
+for _ in $(seq 1 30); do
+	[ "$(tele conns_open)" = 0 ] && [ "$(tele mbuf_in_use top)" = "$(tele mbuf_idle top)" ] && break
+	sleep 0.5
+done
+expect_eq "no connection left open" "$(tele conns_open)" 0
+expect_eq "mbuf pool back at its idle level" "$(tele mbuf_in_use top)" "$(tele mbuf_idle top)"
+echo "telemetry after the hostile pass:"
+"$SBX" telemetry | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["total"]
+print(" ".join(f"{k}={t[k]}" for k in ("requests", "parse_errors", "tcp_syn", "tcp_cookie_ok",
+      "tcp_cookie_bad", "tcp_rst_rx", "tcp_rst_tx", "rx_drops", "tx_drops")))'
+finish

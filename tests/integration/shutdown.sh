@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# shutdown.sh - SIGINT with connections open: every connection is reset,
+# the dataplane exits 0 by itself, and "down" leaves no hugepage file, no
+# EAL runtime dir and no namespace behind.
+. "$(dirname "$0")/lib.sh"
+require_env curl
+sbx_up
+state=/run/$SK_SBX/env
+pid=$(sed -n 's/^pid=//p' "$state")
+prefix=$(sed -n 's/^prefix=//p' "$state")
+huge=$(awk '$3 == "hugetlbfs" { print $2; exit }' /proc/mounts)
+
+# 20 idle connections that report how they ended.
+sbx_exec timeout 30 python3 - "$SERVER" >"/tmp/$SK_SBX.clients" 2>&1 <<'PY' &
+import socket, sys
+socks = [socket.create_connection((sys.argv[1], 80), timeout=20) for _ in range(20)]
+print("open", len(socks), flush=True)
+resets = 0
+for s in socks:
+    try:
+        resets += s.recv(1) == b"" and 0
+    except ConnectionResetError:
+        resets += 1
+    except OSError:
+        pass
+print("reset", resets, flush=True)
+PY
+clients=$!
+for _ in $(seq 1 50); do
+	grep -q "^open 20" "/tmp/$SK_SBX.clients" 2>/dev/null && break
+	sleep 0.1
+done
+expect_eq "20 connections open" "$(tele conns_open)" 20
+
+kill -INT "$pid"
+for _ in $(seq 1 100); do
+	[ -d "/proc/$pid" ] || break
+	sleep 0.1
+done
+check "dataplane exited after SIGINT" test ! -d "/proc/$pid"
+wait "$clients" || true
+expect_eq "clients saw a reset on every connection" \
+	"$(sed -n 's/^reset //p' "/tmp/$SK_SBX.clients")" 20
+check "dataplane reported the resets" grep -q "stopped requests=[0-9]* connections_reset=20" "/run/$SK_SBX/log"
+rm -f "/tmp/$SK_SBX.clients"
+
+"$SBX" down >/dev/null
+check "no hugepage files of the run" bash -c "! ls '$huge/${prefix}map_'* >/dev/null 2>&1"
+check "no EAL runtime dir" test ! -e "/var/run/dpdk/$prefix"
+check "namespace removed" bash -c "! ip netns list | grep -qw '$SK_SBX'"
+finish
