@@ -9,7 +9,7 @@
  * @code
  *   struct sk_net_conf conf;
  *   sk_net_conf_defaults(&conf);
- *   conf.ip = RTE_IPV4(198, 18, 0, 1); ... conf.port_id = port; conf.tx_queue = q;
+ *   conf.ip = SK_IPV4(198, 18, 0, 1); ... conf.port_id = port; conf.tx_queue = q;
  *   struct sk_net_lcore *net = sk_net_lcore_create(&conf, lcore, pool, socket, &ops, app);
  *   for (;;) {
  *           n = rte_eth_rx_burst(port, q, pkts, 32);
@@ -32,7 +32,8 @@
  * active open, no IP fragment reassembly, no IP options).
  *
  * Byte order: every IPv4 address and port in this API is in HOST byte order
- * (RTE_IPV4(198, 18, 0, 1) style).
+ * (SK_IPV4(198, 18, 0, 1)). Prefer SK_IPV4 to DPDK's RTE_IPV4: the latter
+ * shifts an int left by 24, which UBSan reports for a >= 128.
  *
  * Threading: an sk_net_lcore and all its connections belong to the lcore
  * that created them; no function here may be called concurrently on the same
@@ -82,6 +83,11 @@ extern "C" {
 
 struct sk_net_lcore;
 struct sk_tcp_conn;
+
+/** IPv4 address a.b.c.d in host byte order (no signed shift, unlike RTE_IPV4). */
+#define SK_IPV4(a, b, c, d)                                                                        \
+	((uint32_t)((((uint32_t)(a)&0xff) << 24) | (((uint32_t)(b)&0xff) << 16) |                  \
+		    (((uint32_t)(c)&0xff) << 8) | ((uint32_t)(d)&0xff)))
 
 /** Length of the SYN-cookie secret (SipHash-2-4 key). */
 #define SK_NET_COOKIE_SECRET_LEN 16

@@ -20,9 +20,9 @@
 
 #define H_HZ	  1000000000ull
 #define H_MS	  (H_HZ / 1000)
-#define H_SRV_IP  RTE_IPV4(198, 18, 0, 1)
-#define H_CLI_IP  RTE_IPV4(198, 18, 0, 2)
-#define H_GW_IP	  RTE_IPV4(198, 18, 0, 254)
+#define H_SRV_IP  SK_IPV4(198, 18, 0, 1)
+#define H_CLI_IP  SK_IPV4(198, 18, 0, 2)
+#define H_GW_IP	  SK_IPV4(198, 18, 0, 254)
 #define H_PORT	  80
 #define H_TX_MAX  512
 #define H_RX_KEEP 65536

@@ -86,7 +86,7 @@ START_TEST(arp_first_request)
 		const struct rte_ether_addr *dst;
 		uint32_t sip, tip;
 	} t[] = {
-		{RTE_ARP_OP_REQUEST, &bcast, H_CLI_IP, RTE_IPV4(198, 18, 0, 77)}, /* not us */
+		{RTE_ARP_OP_REQUEST, &bcast, H_CLI_IP, SK_IPV4(198, 18, 0, 77)}, /* not us */
 		{RTE_ARP_OP_REQUEST, &other, H_CLI_IP, H_SRV_IP},   /* unicast to someone else */
 		{RTE_ARP_OP_REQUEST, &bcast, H_SRV_IP, H_SRV_IP},   /* gratuitous / conflict */
 		{RTE_ARP_OP_REPLY, &h_srv_mac, H_CLI_IP, H_SRV_IP}, /* a reply: learn only */
@@ -316,10 +316,10 @@ START_TEST(ipv4_drops)
 			ip->total_length = rte_cpu_to_be_16(19);
 			break;
 		case M_DST:
-			ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(198, 18, 0, 9));
+			ip->dst_addr = rte_cpu_to_be_32(SK_IPV4(198, 18, 0, 9));
 			break;
 		case M_SRC_BCAST:
-			ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(198, 18, 0, 255));
+			ip->src_addr = rte_cpu_to_be_32(SK_IPV4(198, 18, 0, 255));
 			break;
 		case M_SRC_SELF:
 			ip->src_addr = rte_cpu_to_be_32(H_SRV_IP);
