@@ -44,7 +44,8 @@ static const char usage[] =
 	"Exit status: 0 ok, 1 failure (secret unreadable or too short), 2 usage.\n";
 
 /* parse_i64 - strict signed decimal into @out; false on junk or overflow. */
-static bool parse_i64(const char *s, int64_t *out)
+static bool
+parse_i64(const char *s, int64_t *out)
 {
 	char *end;
 	long long v;
@@ -60,7 +61,8 @@ static bool parse_i64(const char *s, int64_t *out)
 }
 
 /* read_secret - the contents of @path, minus one trailing newline. */
-static int read_secret(const char *path, char *buf, size_t cap, size_t *len)
+static int
+read_secret(const char *path, char *buf, size_t cap, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	size_t n;
@@ -90,7 +92,8 @@ static int read_secret(const char *path, char *buf, size_t cap, size_t *len)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"secret-file", required_argument, NULL, 'f'},

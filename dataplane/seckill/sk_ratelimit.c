@@ -40,7 +40,8 @@ struct sk_ratelimit {
 	uint32_t n_lcores;
 } sk_cache_aligned;
 
-void sk_ratelimit_config_defaults(struct sk_ratelimit_config *cfg)
+void
+sk_ratelimit_config_defaults(struct sk_ratelimit_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ip_rate = 20;
@@ -50,12 +51,14 @@ void sk_ratelimit_config_defaults(struct sk_ratelimit_config *cfg)
 }
 
 /* div_up - @a / @b rounded up (b > 0). */
-static uint64_t div_up(uint64_t a, uint64_t b)
+static uint64_t
+div_up(uint64_t a, uint64_t b)
 {
 	return a / b + (a % b != 0);
 }
 
-int sk_rl_bucket_init(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64_t hz)
+int
+sk_rl_bucket_init(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64_t hz)
 {
 	uint64_t interval, tol;
 
@@ -80,14 +83,16 @@ int sk_rl_bucket_init(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uin
 }
 
 /* share - this lcore's part of an appliance-wide rate or burst. */
-static uint64_t share(uint64_t v, uint32_t n_lcores)
+static uint64_t
+share(uint64_t v, uint32_t n_lcores)
 {
 	return v == 0 ? 0 : div_up(v, n_lcores);
 }
 
 /* bucket_init_shared - a bucket with the appliance-wide values divided. */
-static int bucket_init_shared(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64_t hz,
-			      uint32_t n_lcores)
+static int
+bucket_init_shared(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64_t hz,
+		   uint32_t n_lcores)
 {
 	if (burst > SK_RL_BURST_MAX)
 		return -EINVAL;
@@ -95,8 +100,8 @@ static int bucket_init_shared(struct sk_rl_bucket *b, uint64_t rate, uint64_t bu
 }
 
 /* layout - offsets of the item array and IP sets; false if cfg is invalid. */
-static bool layout(const struct sk_ratelimit_config *cfg, size_t *items_off, size_t *sets_off,
-		   size_t *total)
+static bool
+layout(const struct sk_ratelimit_config *cfg, size_t *items_off, size_t *sets_off, size_t *total)
 {
 	size_t items_bytes, sets_bytes;
 
@@ -117,7 +122,8 @@ static bool layout(const struct sk_ratelimit_config *cfg, size_t *items_off, siz
 	return true;
 }
 
-ssize_t sk_ratelimit_memsize(const struct sk_ratelimit_config *cfg)
+ssize_t
+sk_ratelimit_memsize(const struct sk_ratelimit_config *cfg)
 {
 	size_t io, so, total;
 
@@ -126,8 +132,8 @@ ssize_t sk_ratelimit_memsize(const struct sk_ratelimit_config *cfg)
 	return (ssize_t)total;
 }
 
-struct sk_ratelimit *sk_ratelimit_init(void *mem, size_t size,
-				       const struct sk_ratelimit_config *cfg)
+struct sk_ratelimit *
+sk_ratelimit_init(void *mem, size_t size, const struct sk_ratelimit_config *cfg)
 {
 	struct sk_rl_bucket tmp;
 	struct sk_ratelimit *rl = mem;
@@ -170,7 +176,8 @@ struct sk_ratelimit *sk_ratelimit_init(void *mem, size_t size,
 	return rl;
 }
 
-int sk_ratelimit_create(const struct sk_ratelimit_config *cfg, struct sk_ratelimit **out)
+int
+sk_ratelimit_create(const struct sk_ratelimit_config *cfg, struct sk_ratelimit **out)
 {
 	ssize_t sz = sk_ratelimit_memsize(cfg);
 	void *mem;
@@ -188,12 +195,14 @@ int sk_ratelimit_create(const struct sk_ratelimit_config *cfg, struct sk_ratelim
 	return 0;
 }
 
-void sk_ratelimit_free(struct sk_ratelimit *rl)
+void
+sk_ratelimit_free(struct sk_ratelimit *rl)
 {
 	free(rl);
 }
 
-int sk_ratelimit_item_set(struct sk_ratelimit *rl, uint32_t slot, uint64_t rate, uint64_t burst)
+int
+sk_ratelimit_item_set(struct sk_ratelimit *rl, uint32_t slot, uint64_t rate, uint64_t burst)
 {
 	if (rl == NULL || slot >= rl->n_items)
 		return -EINVAL;
@@ -201,7 +210,8 @@ int sk_ratelimit_item_set(struct sk_ratelimit *rl, uint32_t slot, uint64_t rate,
 }
 
 /* ip_hash - set index for @ip (splitmix64 finaliser over ip ^ seed). */
-static inline uint32_t ip_hash(const struct sk_ratelimit *rl, uint32_t ip)
+static inline uint32_t
+ip_hash(const struct sk_ratelimit *rl, uint32_t ip)
 {
 	uint64_t z = (uint64_t)ip ^ rl->seed;
 
@@ -216,7 +226,8 @@ static inline uint32_t ip_hash(const struct sk_ratelimit *rl, uint32_t ip)
  * ip_entry - the entry of @ip, taking one over if absent: an empty or idle
  * one first, else the one with the least debt (counted as an eviction).
  */
-static inline struct sk_rl_ip_entry *ip_entry(struct sk_ratelimit *rl, uint32_t ip, uint64_t now)
+static inline struct sk_rl_ip_entry *
+ip_entry(struct sk_ratelimit *rl, uint32_t ip, uint64_t now)
 {
 	struct sk_rl_ip_set *set = &rl->sets[ip_hash(rl, ip)];
 	uint64_t key = (uint64_t)ip | (1ULL << 32);
@@ -243,16 +254,17 @@ static inline struct sk_rl_ip_entry *ip_entry(struct sk_ratelimit *rl, uint32_t 
 }
 
 /* ip_wait - like sk_rl_bucket_wait() for an entry with the shared shape. */
-static inline uint64_t ip_wait(const struct sk_ratelimit *rl, const struct sk_rl_ip_entry *e,
-			       uint64_t now)
+static inline uint64_t
+ip_wait(const struct sk_ratelimit *rl, const struct sk_rl_ip_entry *e, uint64_t now)
 {
 	uint64_t t = e->tat > now ? e->tat : now;
 
 	return t - now <= rl->ip_tolerance ? 0 : t - now - rl->ip_tolerance;
 }
 
-enum sk_rl_verdict sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip,
-				      uint64_t now, uint64_t *wait)
+enum sk_rl_verdict
+sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip, uint64_t now,
+		   uint64_t *wait)
 {
 	struct sk_rl_ip_entry *ipe = NULL;
 	struct sk_rl_bucket *ib = NULL;
@@ -298,12 +310,14 @@ enum sk_rl_verdict sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slo
 	return SK_RL_PASS;
 }
 
-const struct sk_ratelimit_stats *sk_ratelimit_stats_get(const struct sk_ratelimit *rl)
+const struct sk_ratelimit_stats *
+sk_ratelimit_stats_get(const struct sk_ratelimit *rl)
 {
 	return &rl->stats;
 }
 
-uint32_t sk_ratelimit_retry_after(uint64_t wait, uint64_t hz)
+uint32_t
+sk_ratelimit_retry_after(uint64_t wait, uint64_t hz)
 {
 	uint64_t s;
 

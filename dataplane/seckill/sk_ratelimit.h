@@ -152,7 +152,8 @@ int sk_rl_bucket_init(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uin
  * sk_rl_bucket_wait - 0 if a request at @p now conforms to @p b, else the
  * number of cycles until it would. Does not charge.
  */
-static inline uint64_t sk_rl_bucket_wait(const struct sk_rl_bucket *b, uint64_t now)
+static inline uint64_t
+sk_rl_bucket_wait(const struct sk_rl_bucket *b, uint64_t now)
 {
 	uint64_t t = b->tat > now ? b->tat : now;
 
@@ -162,7 +163,8 @@ static inline uint64_t sk_rl_bucket_wait(const struct sk_rl_bucket *b, uint64_t 
 }
 
 /** sk_rl_bucket_charge - account one request at @p now (call after a 0 wait). */
-static inline void sk_rl_bucket_charge(struct sk_rl_bucket *b, uint64_t now)
+static inline void
+sk_rl_bucket_charge(struct sk_rl_bucket *b, uint64_t now)
 {
 	if (b->interval != 0)
 		b->tat = (b->tat > now ? b->tat : now) + b->interval;
@@ -173,7 +175,8 @@ static inline void sk_rl_bucket_charge(struct sk_rl_bucket *b, uint64_t now)
  * @return true if it passed, false if refused (@p wait, if not NULL, then
  * receives the cycles to wait).
  */
-static inline bool sk_rl_bucket_take(struct sk_rl_bucket *b, uint64_t now, uint64_t *wait)
+static inline bool
+sk_rl_bucket_take(struct sk_rl_bucket *b, uint64_t now, uint64_t *wait)
 {
 	uint64_t w = sk_rl_bucket_wait(b, now);
 

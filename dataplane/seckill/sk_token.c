@@ -55,7 +55,8 @@ struct sk_token_key {
 	SHA256_CTX outer; /* state after (K ^ opad), one block absorbed */
 };
 
-int sk_token_key_create(const void *secret, size_t len, struct sk_token_key **out)
+int
+sk_token_key_create(const void *secret, size_t len, struct sk_token_key **out)
 {
 	uint8_t k[SK_HMAC_BLOCK], pad[SK_HMAC_BLOCK];
 	struct sk_token_key *key;
@@ -88,7 +89,8 @@ int sk_token_key_create(const void *secret, size_t len, struct sk_token_key **ou
 	return 0;
 }
 
-void sk_token_key_free(struct sk_token_key *key)
+void
+sk_token_key_free(struct sk_token_key *key)
 {
 	if (key == NULL)
 		return;
@@ -97,8 +99,8 @@ void sk_token_key_free(struct sk_token_key *key)
 }
 
 /* sk_hmac - HMAC-SHA256 of @msg with @key into @mac; copies the states. */
-static void sk_hmac(const struct sk_token_key *key, const void *msg, size_t len,
-		    uint8_t mac[SK_MAC_LEN])
+static void
+sk_hmac(const struct sk_token_key *key, const void *msg, size_t len, uint8_t mac[SK_MAC_LEN])
 {
 	uint8_t ih[SK_MAC_LEN];
 	SHA256_CTX c;
@@ -141,7 +143,8 @@ static const uint8_t b64url_dec[256] = {
  * non-zero unused bits in the last char (so each byte string has exactly one
  * accepted encoding). Returns the decoded length, or -1.
  */
-static ssize_t b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap)
+static ssize_t
+b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap)
 {
 	const uint8_t *s = (const uint8_t *)in;
 	size_t full = n / 4, rest = n % 4, i, o = 0;
@@ -181,13 +184,15 @@ static ssize_t b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap)
 }
 
 /* b64url_encoded_len - chars needed for @n bytes, unpadded. */
-static size_t b64url_encoded_len(size_t n)
+static size_t
+b64url_encoded_len(size_t n)
 {
 	return n / 3 * 4 + (n % 3 ? n % 3 + 1 : 0);
 }
 
 /* b64url_encode - encode @n bytes into @out (room checked by the caller). */
-static size_t b64url_encode(const uint8_t *in, size_t n, char *out)
+static size_t
+b64url_encode(const uint8_t *in, size_t n, char *out)
 {
 	size_t i, o = 0;
 	uint32_t v;
@@ -230,29 +235,34 @@ struct sk_js_tok {
 	bool escaped; /* string contained at least one backslash escape */
 };
 
-static void js_ws(struct sk_js *j)
+static void
+js_ws(struct sk_js *j)
 {
 	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
 		j->p++;
 }
 
-static bool js_peek(const struct sk_js *j, uint8_t c)
+static bool
+js_peek(const struct sk_js *j, uint8_t c)
 {
 	return j->p < j->end && *j->p == c;
 }
 
-static bool is_hex(uint8_t c)
+static bool
+is_hex(uint8_t c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-static bool is_digit(uint8_t c)
+static bool
+is_digit(uint8_t c)
 {
 	return c >= '0' && c <= '9';
 }
 
 /* js_string - scan a string starting at '"'; false if invalid. */
-static bool js_string(struct sk_js *j, struct sk_js_tok *t)
+static bool
+js_string(struct sk_js *j, struct sk_js_tok *t)
 {
 	int k;
 
@@ -295,7 +305,8 @@ static bool js_string(struct sk_js *j, struct sk_js_tok *t)
 }
 
 /* js_number - scan a JSON number; false if invalid. */
-static bool js_number(struct sk_js *j, struct sk_js_tok *t)
+static bool
+js_number(struct sk_js *j, struct sk_js_tok *t)
 {
 	const uint8_t *p = j->p, *e = j->end;
 
@@ -332,7 +343,8 @@ static bool js_number(struct sk_js *j, struct sk_js_tok *t)
 	return true;
 }
 
-static bool js_literal(struct sk_js *j, const char *lit, size_t n)
+static bool
+js_literal(struct sk_js *j, const char *lit, size_t n)
 {
 	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n) != 0)
 		return false;
@@ -341,7 +353,8 @@ static bool js_literal(struct sk_js *j, const char *lit, size_t n)
 }
 
 /* js_skip - skip any value (after whitespace); depth bounds nesting. */
-static bool js_skip(struct sk_js *j, unsigned depth)
+static bool
+js_skip(struct sk_js *j, unsigned depth)
 {
 	struct sk_js_tok t;
 	uint8_t open, close;
@@ -402,7 +415,8 @@ static bool js_skip(struct sk_js *j, unsigned depth)
  * caller must consume with js_value() or js_skip()), 0 at the closing brace
  * (after checking only whitespace follows), -1 on a syntax error.
  */
-static bool js_obj_begin(struct sk_js *j, bool *empty)
+static bool
+js_obj_begin(struct sk_js *j, bool *empty)
 {
 	js_ws(j);
 	if (!js_peek(j, '{'))
@@ -413,7 +427,8 @@ static bool js_obj_begin(struct sk_js *j, bool *empty)
 	return true;
 }
 
-static int js_obj_next(struct sk_js *j, bool first, struct sk_js_tok *key)
+static int
+js_obj_next(struct sk_js *j, bool first, struct sk_js_tok *key)
 {
 	js_ws(j);
 	if (!first) {
@@ -437,7 +452,8 @@ static int js_obj_next(struct sk_js *j, bool first, struct sk_js_tok *key)
 	return 1;
 }
 
-static bool js_obj_end_empty(struct sk_js *j)
+static bool
+js_obj_end_empty(struct sk_js *j)
 {
 	j->p++; /* the '}' seen by js_obj_begin() */
 	js_ws(j);
@@ -445,7 +461,8 @@ static bool js_obj_end_empty(struct sk_js *j)
 }
 
 /* tok_is - key @t is exactly the ASCII name @name (escaped keys never are). */
-static bool tok_is(const struct sk_js_tok *t, const char *name, size_t n)
+static bool
+tok_is(const struct sk_js_tok *t, const char *name, size_t n)
 {
 	return !t->escaped && t->len == n && memcmp(t->s, name, n) == 0;
 }
@@ -457,7 +474,8 @@ static bool tok_is(const struct sk_js_tok *t, const char *name, size_t n)
  */
 
 /* parse_u64 - strict decimal (no sign, no leading zero); 0 / -EINVAL / -ERANGE. */
-static int parse_u64(const uint8_t *s, size_t len, uint64_t *out)
+static int
+parse_u64(const uint8_t *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
@@ -480,7 +498,8 @@ static int parse_u64(const uint8_t *s, size_t len, uint64_t *out)
 	return 0;
 }
 
-int sk_token_user_id_parse(const char *s, size_t len, uint64_t *user)
+int
+sk_token_user_id_parse(const char *s, size_t len, uint64_t *user)
 {
 	uint64_t v;
 	int rc;
@@ -501,7 +520,8 @@ int sk_token_user_id_parse(const char *s, size_t len, uint64_t *user)
  * Consumes the value; returns 0, -EINVAL (bad syntax for this claim: the
  * JSON is still valid), or -EPROTO (not valid JSON at all).
  */
-static int id_value(struct sk_js *j, uint64_t *out)
+static int
+id_value(struct sk_js *j, uint64_t *out)
 {
 	struct sk_js_tok t;
 
@@ -525,7 +545,8 @@ static int id_value(struct sk_js *j, uint64_t *out)
  * fraction rounds up (nbf: never early) or down (exp: never late).
  * Returns 0, -EINVAL (valid JSON, unusable here) or -EPROTO (invalid JSON).
  */
-static int time_value(struct sk_js *j, bool round_up, int64_t *out)
+static int
+time_value(struct sk_js *j, bool round_up, int64_t *out)
 {
 	struct sk_js_tok t;
 	size_t i, n;
@@ -557,7 +578,8 @@ static int time_value(struct sk_js *j, bool round_up, int64_t *out)
 }
 
 /* check_header - the decoded JOSE header; SK_TOKEN_OK, _E_HEADER or _E_ALG. */
-static enum sk_token_status check_header(const uint8_t *h, size_t n)
+static enum sk_token_status
+check_header(const uint8_t *h, size_t n)
 {
 	struct sk_js j = {h, h + n};
 	struct sk_js_tok key, v;
@@ -613,7 +635,8 @@ struct sk_claims_seen {
 enum { C_SUB = 1, C_ITEM = 2, C_EXP = 4, C_NBF = 8 };
 
 /* check_payload - scan the claims; SK_TOKEN_OK or SK_TOKEN_E_MALFORMED. */
-static enum sk_token_status check_payload(const uint8_t *p, size_t n, struct sk_claims_seen *c)
+static enum sk_token_status
+check_payload(const uint8_t *p, size_t n, struct sk_claims_seen *c)
 {
 	struct sk_js j = {p, p + n};
 	struct sk_js_tok key;
@@ -667,8 +690,9 @@ static enum sk_token_status check_payload(const uint8_t *p, size_t n, struct sk_
  * Verify.
  */
 
-enum sk_token_status sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len,
-				     uint64_t item, int64_t now, uint32_t skew, uint64_t *user)
+enum sk_token_status
+sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len, uint64_t item,
+		int64_t now, uint32_t skew, uint64_t *user)
 {
 	uint8_t hdr[SK_SEG_MAX], pay[SK_SEG_MAX], sig[SK_SEG_MAX], mac[SK_MAC_LEN];
 	const char *d1, *d2;
@@ -740,13 +764,15 @@ enum sk_token_status sk_token_verify(const struct sk_token_key *key, const char 
 /* base64url of {"alg":"HS256","typ":"JWT"} */
 static const char mint_header[] = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9";
 
-static bool time_ok(int64_t t)
+static bool
+time_ok(int64_t t)
 {
 	return t >= 0 && t <= SK_TOKEN_TIME_MAX;
 }
 
-int sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *claims, char *out,
-		  size_t cap, size_t *len)
+int
+sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *claims, char *out,
+	      size_t cap, size_t *len)
 {
 	char payload[SK_MINT_PAYLOAD_MAX];
 	uint8_t mac[SK_MAC_LEN];
@@ -793,7 +819,8 @@ int sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *
 	return 0;
 }
 
-const char *sk_token_status_str(enum sk_token_status st)
+const char *
+sk_token_status_str(enum sk_token_status st)
 {
 	static const char *const names[SK_TOKEN__COUNT] = {
 		[SK_TOKEN_OK] = "ok",

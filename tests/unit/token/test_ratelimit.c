@@ -101,7 +101,8 @@ END_TEST
  * The per-lcore limiter.
  */
 
-static struct sk_ratelimit_config base_cfg(void)
+static struct sk_ratelimit_config
+base_cfg(void)
 {
 	struct sk_ratelimit_config c;
 
@@ -112,7 +113,8 @@ static struct sk_ratelimit_config base_cfg(void)
 	return c;
 }
 
-static struct sk_ratelimit *make(const struct sk_ratelimit_config *c)
+static struct sk_ratelimit *
+make(const struct sk_ratelimit_config *c)
 {
 	struct sk_ratelimit *rl = NULL;
 
@@ -121,7 +123,8 @@ static struct sk_ratelimit *make(const struct sk_ratelimit_config *c)
 	return rl;
 }
 
-static void check_totals(const struct sk_ratelimit *rl, uint64_t requests)
+static void
+check_totals(const struct sk_ratelimit *rl, uint64_t requests)
 {
 	const struct sk_ratelimit_stats *s = sk_ratelimit_stats_get(rl);
 
@@ -356,7 +359,8 @@ START_TEST(test_init_memory)
 END_TEST
 
 /* Each case breaks one field of a valid config. */
-static void edit_cfg(int which, struct sk_ratelimit_config *c)
+static void
+edit_cfg(int which, struct sk_ratelimit_config *c)
 {
 	switch (which) {
 	case 0:
@@ -427,7 +431,8 @@ START_TEST(test_retry_after)
 }
 END_TEST
 
-static Suite *ratelimit_suite(void)
+static Suite *
+ratelimit_suite(void)
 {
 	Suite *s = suite_create("ratelimit");
 	TCase *tc = tcase_create("core");
@@ -451,7 +456,8 @@ static Suite *ratelimit_suite(void)
 	return s;
 }
 
-int main(void)
+int
+main(void)
 {
 	SRunner *sr = srunner_create(ratelimit_suite());
 	int failed;

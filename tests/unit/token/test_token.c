@@ -31,7 +31,8 @@ static const char other_secret[] = "another-secret-0123456789-abcdefghijklm";
  * Helpers: base64url, signing with OpenSSL's HMAC(), guard-page buffers.
  */
 
-static size_t b64url(const void *in, size_t n, char *out)
+static size_t
+b64url(const void *in, size_t n, char *out)
 {
 	unsigned char tmp[4096];
 	size_t i, len;
@@ -49,7 +50,8 @@ static size_t b64url(const void *in, size_t n, char *out)
 enum sig_mode { SIG_GOOD, SIG_WRONG_KEY, SIG_EMPTY, SIG_FLIP };
 
 /* make_token - b64url(hdr) "." b64url(pay) "." sig into @out. */
-static size_t make_token(const char *hdr, const char *pay, enum sig_mode mode, char *out)
+static size_t
+make_token(const char *hdr, const char *pay, enum sig_mode mode, char *out)
 {
 	unsigned char mac[32];
 	unsigned int maclen = 0;
@@ -79,7 +81,8 @@ struct guard {
 };
 
 /* guarded - a copy of @p (@n bytes) ending right before a PROT_NONE page. */
-static const char *guarded(struct guard *g, const char *p, size_t n)
+static const char *
+guarded(struct guard *g, const char *p, size_t n)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t data = ((n + (size_t)pg - 1) / (size_t)pg + 1) * (size_t)pg;
@@ -94,12 +97,14 @@ static const char *guarded(struct guard *g, const char *p, size_t n)
 	return dst;
 }
 
-static void unguard(struct guard *g)
+static void
+unguard(struct guard *g)
 {
 	munmap(g->base, g->size);
 }
 
-static struct sk_token_key *new_key(const char *s)
+static struct sk_token_key *
+new_key(const char *s)
 {
 	struct sk_token_key *k = NULL;
 
@@ -108,9 +113,9 @@ static struct sk_token_key *new_key(const char *s)
 	return k;
 }
 
-static enum sk_token_status verify_guarded(const struct sk_token_key *k, const char *tok,
-					   size_t len, uint64_t item, int64_t now, uint32_t skew,
-					   uint64_t *user)
+static enum sk_token_status
+verify_guarded(const struct sk_token_key *k, const char *tok, size_t len, uint64_t item,
+	       int64_t now, uint32_t skew, uint64_t *user)
 {
 	struct guard g;
 	enum sk_token_status st;
@@ -357,7 +362,8 @@ static const struct vcase vcases[] = {
 };
 
 /* Raw cases with an embedded NUL need their real length. */
-static size_t raw_len(const struct vcase *c)
+static size_t
+raw_len(const struct vcase *c)
 {
 	if (strcmp(c->name, "NUL inside") == 0)
 		return sizeof("eyJhbGciOiJIUzI1NiJ9.e3\0000.AAAA") - 1;
@@ -456,7 +462,8 @@ END_TEST
  */
 
 /* xorshift64*, fixed seed: reproducible "random" inputs. */
-static uint64_t rnd(uint64_t *s)
+static uint64_t
+rnd(uint64_t *s)
 {
 	*s ^= *s >> 12;
 	*s ^= *s << 25;
@@ -676,7 +683,8 @@ START_TEST(test_status_str)
 }
 END_TEST
 
-static Suite *token_suite(void)
+static Suite *
+token_suite(void)
 {
 	Suite *s = suite_create("token");
 	TCase *tc = tcase_create("core");
@@ -696,7 +704,8 @@ static Suite *token_suite(void)
 	return s;
 }
 
-int main(void)
+int
+main(void)
 {
 	SRunner *sr = srunner_create(token_suite());
 	int failed;
