@@ -424,16 +424,5 @@ buy_suite(void)
 int
 main(void)
 {
-	if (sk_test_eal_init("test-buy") != 0) {
-		fprintf(stderr, "EAL init failed\n");
-		return EXIT_FAILURE;
-	}
-	SRunner *sr = srunner_create(buy_suite());
-	/* rings live in EAL memory: run the tests in this process */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	rte_eal_cleanup();
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sk_test_run(buy_suite(), "test-buy", true);
 }

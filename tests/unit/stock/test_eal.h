@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * EAL start-up for unit tests that need rte_ring: no hugepages, no PCI, a
- * file prefix unique to the process, quiet logs.
+ * Shared by the Check tests of the engine: EAL start-up for tests that need
+ * rte_ring (no hugepages, no PCI, a file prefix unique to the process, quiet
+ * logs) and the runner boilerplate.
  */
 #ifndef SK_TEST_EAL_H
 #define SK_TEST_EAL_H
 
+#include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -23,6 +26,29 @@ sk_test_eal_init(const char *name)
 	int argc = (int)(sizeof(argv) / sizeof(argv[0]));
 
 	return rte_eal_init(argc, argv) < 0 ? -1 : 0;
+}
+
+/*
+ * sk_test_run - run @s and exit with its verdict. With @eal, the EAL is
+ * started first (named @name) and the tests run in this process (rings
+ * live in EAL memory that a forked child must not share).
+ */
+static inline int
+sk_test_run(Suite *s, const char *name, bool eal)
+{
+	if (eal && sk_test_eal_init(name) != 0) {
+		fprintf(stderr, "%s: EAL init failed\n", name);
+		return EXIT_FAILURE;
+	}
+	SRunner *sr = srunner_create(s);
+	if (eal)
+		srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (eal)
+		rte_eal_cleanup();
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 #endif /* SK_TEST_EAL_H */

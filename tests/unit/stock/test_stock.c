@@ -12,6 +12,7 @@
 #include "sk_dedup.h"
 #include "sk_shm.h"
 #include "sk_stock.h"
+#include "test_eal.h"
 
 static struct sk_item *
 new_item(uint64_t total, uint32_t nlcores, uint32_t limit)
@@ -495,10 +496,5 @@ stock_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(stock_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sk_test_run(stock_suite(), "test-stock", false);
 }

@@ -528,10 +528,6 @@ END_TEST
 int
 main(void)
 {
-	if (sk_test_eal_init("test-stress") != 0) {
-		fprintf(stderr, "EAL init failed\n");
-		return EXIT_FAILURE;
-	}
 	Suite *s = suite_create("stress");
 	TCase *tc = tcase_create("stress");
 	tcase_set_timeout(tc, 300);
@@ -541,11 +537,5 @@ main(void)
 	tcase_add_test(tc, sellout_rounds_8_threads);
 	suite_add_tcase(s, tc);
 
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	rte_eal_cleanup();
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sk_test_run(s, "test-stress", true);
 }
