@@ -44,6 +44,19 @@ struct sk_shm_conf {
 	uint32_t epoch;	      /**< this run's order-id epoch, non-zero */
 };
 
+/**
+ * How far the control plane got with one lcore's orders: every order of
+ * that lcore with a sequence below @c settled is durable (confirmed) or
+ * failed. Orders leave a ring in sequence order, so one number says it all:
+ * the dataplane answers its parked winners by comparing their sequence with
+ * it, without scanning anything.
+ */
+struct sk_shm_progress {
+	_Atomic uint32_t settled; /**< written by the control plane only */
+	uint32_t reserved;
+	_Atomic uint64_t heartbeat_ns; /**< control plane's last pass (wall clock) */
+} sk_cache_aligned;
+
 /** The arena's header, at offset 0. */
 struct sk_shm {
 	uint64_t magic;
@@ -58,9 +71,10 @@ struct sk_shm {
 	uint64_t index_off; /**< _Atomic uint32_t[index_mask + 1]: item index + 1, 0 = empty */
 	uint64_t dedup_off; /**< struct sk_dedup_slot[dedup_slots] */
 	uint64_t dedup_slots;
-	uint64_t status_off;	     /**< uint8_t[nlcores << status_bits] */
-	_Atomic uint64_t dedup_used; /**< slots already handed to items */
-	_Atomic uint32_t nitems;     /**< items published so far */
+	uint64_t status_off;				/**< uint8_t[nlcores << status_bits] */
+	_Atomic uint64_t dedup_used;			/**< slots already handed to items */
+	_Atomic uint32_t nitems;			/**< items published so far */
+	struct sk_shm_progress progress[SK_MAX_LCORES]; /**< per lcore */
 };
 
 /**
@@ -109,5 +123,30 @@ void sk_shm_dedup(const struct sk_shm *shm, const struct sk_item *it, struct sk_
 
 /** sk_shm_status - fill @p st with a view of the arena's status table. */
 void sk_shm_status(const struct sk_shm *shm, struct sk_status *st);
+
+/**
+ * sk_shm_settle - control plane: every order of @p lcore with a sequence
+ * below @p seq is now confirmed or failed. Monotonic: a lower value than the
+ * current one is ignored. Single writer (the control plane's drain thread).
+ */
+static inline void
+sk_shm_settle(struct sk_shm *shm, unsigned lcore, uint32_t seq)
+{
+	_Atomic uint32_t *s = &shm->progress[lcore].settled;
+
+	if (seq > atomic_load_explicit(s, memory_order_relaxed))
+		atomic_store_explicit(s, seq, memory_order_release);
+}
+
+/**
+ * sk_shm_settled - dataplane: the first sequence of @p lcore not yet
+ * settled; orders below it have their final status in the status table.
+ */
+static inline uint32_t
+sk_shm_settled(const struct sk_shm *shm, unsigned lcore)
+{
+	return atomic_load_explicit(&((struct sk_shm *)shm)->progress[lcore].settled,
+				    memory_order_acquire);
+}
 
 #endif /* SK_SHM_H */

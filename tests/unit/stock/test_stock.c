@@ -450,6 +450,13 @@ START_TEST(shm_items)
 	sk_shm_dedup(shm, sk_shm_item_find(shm, 12), &d2);
 	ck_assert_ptr_eq(d1.slot + 1024, d2.slot); /* slices do not overlap */
 
+	/* settled sequences only move forward */
+	ck_assert_uint_eq(sk_shm_settled(shm, 1), 0);
+	sk_shm_settle(shm, 1, 10);
+	sk_shm_settle(shm, 1, 7);
+	ck_assert_uint_eq(sk_shm_settled(shm, 1), 10);
+	ck_assert_uint_eq(sk_shm_settled(shm, 0), 0);
+
 	struct sk_status st;
 	sk_shm_status(shm, &st);
 	ck_assert_uint_eq(st.epoch, 1000);
