@@ -127,10 +127,19 @@ cmd_down() {
 	if [ -n "$ns" ] && ip netns list | grep -qw "^$ns"; then
 		ip netns del "$ns"
 	fi
+	local rc=0
 	if [ -f "$STATE/log" ]; then
 		grep -E "seckill-dataplane: stopped" "$STATE/log" || true
+		# Sanitizer builds: a report must not vanish with the state dir.
+		if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$STATE/log"; then
+			cp "$STATE/log" "/tmp/$NAME.log"
+			echo "sandbox: sanitizer report in the dataplane log, kept as /tmp/$NAME.log" >&2
+			grep -E -A3 "ERROR: (Address|Leak)Sanitizer|runtime error:" "$STATE/log" >&2
+			rc=1
+		fi
 	fi
 	rm -rf "$STATE"
+	return $rc
 }
 
 cmd_up() {

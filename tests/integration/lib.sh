@@ -78,9 +78,14 @@ sbx_up() {
 	URL=http://$SERVER
 }
 
+# sbx_down - the EXIT trap: take the sandbox down; a sanitizer report in the
+# dataplane's log (sandbox.sh down fails then) fails the test.
 sbx_down() {
 	local rc=$?
-	"$SBX" down >/dev/null 2>&1 || true
+	if ! "$SBX" down >/dev/null; then
+		echo "FAIL - sandbox down reported a problem (see above)"
+		[ "$rc" != 0 ] || rc=1
+	fi
 	exit "$rc"
 }
 
