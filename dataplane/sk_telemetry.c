@@ -20,10 +20,11 @@
 	X(rx_bytes)                                                                                    \
 	X(tx_pkts)                                                                                     \
 	X(tx_bytes)                                                                                    \
-	X(tx_dropped) X(tx_nombuf) X(drop_short) X(drop_ethertype) X(drop_not_us) X(                   \
-		drop_nonlinear) X(drop_ip_version) X(drop_ip_cksum) X(drop_ip_len)                     \
-		X(drop_ip_options) X(drop_ip_frag) X(drop_ip_proto) X(drop_ip_src) X(arp_rx) X(        \
-			arp_reply_tx) X(arp_request_tx) X(arp_drop) X(icmp_echo_rx) X(icmp_echo_tx)    \
+	X(tx_dropped)                                                                                  \
+	X(tx_nombuf) X(drop_short) X(drop_ethertype) X(drop_not_us) X(drop_nonlinear) X(               \
+		drop_ip_version) X(drop_ip_cksum) X(drop_ip_len) X(drop_ip_options)                    \
+		X(drop_ip_frag) X(drop_ip_proto) X(drop_ip_src) X(arp_rx) X(arp_reply_tx) X(           \
+			arp_request_tx) X(arp_drop) X(icmp_echo_rx) X(icmp_echo_tx)                    \
 			X(icmp_drop_cksum) X(icmp_drop_other) X(tcp_rx) X(tcp_drop_cksum) X(           \
 				tcp_drop_hdr) X(tcp_drop_port) X(tcp_syn_rx) X(tcp_synack_tx)          \
 				X(tcp_cookie_ok) X(tcp_cookie_bad) X(tcp_conn_full) X(                 \
@@ -42,7 +43,7 @@
 
 /* The per-lcore summary of /seckill/stats; summed into "total". */
 struct summary {
-	uint64_t rx_pkts, tx_pkts, rx_drops, tx_drops;
+	uint64_t rx_pkts, tx_pkts, rx_drops, rx_ignored, tx_drops;
 	uint64_t conns_open, tcp_conns, tcp_time_wait;
 	uint64_t requests, responses, parse_errors, parked, send_blocked;
 	uint64_t http[SK_APP_STATUS_SLOTS];
@@ -72,10 +73,10 @@ sum_lcore(unsigned i, struct summary *s)
 
 		s->rx_pkts += n->rx_pkts;
 		s->tx_pkts += n->tx_pkts;
-		s->rx_drops += n->drop_short + n->drop_ethertype + n->drop_not_us +
-			       n->drop_nonlinear + n->drop_ip_version + n->drop_ip_cksum +
-			       n->drop_ip_len + n->drop_ip_options + n->drop_ip_frag +
-			       n->drop_ip_proto + n->drop_ip_src + n->arp_drop +
+		s->rx_ignored += n->drop_ethertype + n->drop_not_us;
+		s->rx_drops += n->drop_short + n->drop_nonlinear + n->drop_ip_version +
+			       n->drop_ip_cksum + n->drop_ip_len + n->drop_ip_options +
+			       n->drop_ip_frag + n->drop_ip_proto + n->drop_ip_src + n->arp_drop +
 			       n->icmp_drop_cksum + n->tcp_drop_cksum + n->tcp_drop_hdr +
 			       n->tcp_conn_full + n->tcp_ooo_drop;
 		s->tx_drops += n->tx_dropped + n->tx_nombuf;
@@ -133,6 +134,7 @@ summary_dict(const struct summary *s)
 	U64(rx_pkts);
 	U64(tx_pkts);
 	U64(rx_drops);
+	U64(rx_ignored);
 	U64(tx_drops);
 	U64(conns_open);
 	U64(tcp_conns);

@@ -6,7 +6,8 @@
  * socket /var/run/dpdk/<prefix>/dpdk_telemetry.v2):
  *
  *  - /seckill/stats: per lcore ("lcore<id>") and summed ("total"): rx/tx
- *    packets and drops, open connections, requests and responses by HTTP
+ *    packets, drops and ignored frames (not IPv4/ARP, not for us), open
+ *    connections, requests and responses by HTTP
  *    status (http_200 ...), TCP events (SYN, SYN cookies sent/accepted/bad,
  *    retransmits, RST sent/received), busy and idle TSC cycles; at the top:
  *    lcores, tsc_hz, uptime_s, and the packet mempool (mbuf_total,
