@@ -370,7 +370,11 @@ print_ready(const struct dataplane *dp)
 		printf(" port%u=%s mac=%s addr=%u.%u.%u.%u/%u mode=%s queues=%u", i, p->name, mac,
 		       pc->addr >> 24, (pc->addr >> 16) & 255, (pc->addr >> 8) & 255,
 		       pc->addr & 255, pc->prefix,
-		       p->dispatch ? "dispatch" : p->rss ? "rss" : p->nb_rxq > 1 ? "spread" : "direct", p->nb_rxq);
+		       p->dispatch     ? "dispatch"
+		       : p->rss	       ? "rss"
+		       : p->nb_rxq > 1 ? "spread"
+				       : "direct",
+		       p->nb_rxq);
 	}
 	printf(" mbufs=%u mbuf_idle=%u\n", dp->pool->size, rte_mempool_in_use_count(dp->pool));
 	fflush(stdout);
@@ -383,7 +387,9 @@ run(struct dataplane *dp)
 	unsigned id, i = 0;
 	int rc;
 
-	RTE_LCORE_FOREACH(id)
+	/* Index 0 is the main lcore, which runs its loop on this thread. */
+	dp->lcore_ids[i++] = rte_get_main_lcore();
+	RTE_LCORE_FOREACH_WORKER(id)
 	{
 		dp->lcore_ids[i++] = id;
 	}

@@ -85,12 +85,13 @@ sk_dispatch_create(uint16_t port_id, unsigned owner, unsigned nb_lcores, unsigne
 
 		lc->d = d;
 		lc->self = i;
-		if (i == owner)
-			continue;
+		/* The owner's rx ring only carries copies of ARP replies. */
 		snprintf(name, sizeof(name), "skd_rx_p%u_%u", port_id, i);
 		lc->rx = rte_ring_create(name, ring_size, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (lc->rx == NULL)
 			goto err;
+		if (i == owner)
+			continue;
 		snprintf(name, sizeof(name), "skd_tx_p%u_%u", port_id, i);
 		lc->tx = rte_ring_create(name, ring_size, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (lc->tx == NULL)
@@ -148,14 +149,15 @@ send_to(struct sk_dispatch *d, unsigned k, struct rte_mbuf **pkts, unsigned n)
 	}
 }
 
-/* copy_arp_reply - a copy of @m for every lcore but the owner. */
+/* copy_arp_reply - a copy of @m for every lcore but @dst, which gets @m
+ * itself (the owner's copy goes through its own rx ring). */
 static void
-copy_arp_reply(struct sk_dispatch *d, const struct rte_mbuf *m)
+copy_arp_reply(struct sk_dispatch *d, const struct rte_mbuf *m, unsigned dst)
 {
 	for (unsigned k = 0; k < d->nb_lcores; k++) {
 		struct rte_mbuf *c;
 
-		if (k == d->owner)
+		if (k == dst)
 			continue;
 		c = rte_pktmbuf_copy(m, d->pool, 0, UINT32_MAX);
 		if (c == NULL) {
@@ -175,9 +177,12 @@ sk_dispatch_split(struct sk_dispatch *d, struct rte_mbuf **pkts, uint16_t n)
 
 	SK_DEBUG_ASSERT(n <= SPLIT_MAX);
 	for (uint16_t i = 0; i < n; i++) {
-		dst[i] = (uint16_t)lcore_of(d, sk_net_flow_hash(pkts[i]));
-		if (sk_unlikely(dst[i] == d->owner && is_arp_reply(pkts[i])))
-			copy_arp_reply(d, pkts[i]);
+		uint32_t h = sk_net_flow_hash(pkts[i]);
+
+		dst[i] = (uint16_t)lcore_of(d, h);
+		/* Hash 0: not TCP/UDP over IPv4, e.g. ARP; replies go to every stack. */
+		if (sk_unlikely(h == 0 && is_arp_reply(pkts[i])))
+			copy_arp_reply(d, pkts[i], dst[i]);
 	}
 	/* O(n * lcores): small bursts and few lcores; cheaper than per-frame enqueues. */
 	for (unsigned k = 0; k < d->nb_lcores; k++) {

@@ -16,7 +16,8 @@
  * @endcode
  *
  * ARP replies are copied to every lcore (each stack resolves its gateway
- * itself); every other frame, ARP requests included, goes to exactly one.
+ * itself; the owner gets its copy through an rx ring of its own); every
+ * other frame, ARP requests included, goes to exactly one lcore.
  *
  * Rings are single-producer/single-consumer (one producer: the owner for RX
  * rings, lcore k for its TX ring). Ownership of mbufs: a frame enqueued on a

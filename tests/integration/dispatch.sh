@@ -6,7 +6,13 @@
 . "$(dirname "$0")/lib.sh"
 require_env curl ab ping
 [ "$(nproc)" -ge 2 ] || skip "needs 2 cpus"
-sbx_up --lcores 2
+# A gateway makes every stack ARP for it: the replies arrive on one queue
+# and must be copied to both lcores.
+cfg=$(mktemp --suffix=.ini)
+sed 's/^address = 198.18.0.1\/24$/address = 198.18.0.1\/24\ngateway = 198.18.0.2/' "$REPO/config/sandbox.ini" >"$cfg"
+grep -q '^gateway = 198.18.0.2' "$cfg" || { echo "could not derive the config"; exit 1; }
+sbx_up --lcores 2 --config "$cfg"
+rm -f "$cfg"
 
 ping3() {
 	sbx_exec ping -c 3 -i 0.2 -W 2 -q "$SERVER" >/dev/null
@@ -25,6 +31,12 @@ per_lcore=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(" ".join(str(v["requests"]) for k, v in sorted(d.items()) if k.startswith("lcore") and isinstance(v, dict)))' "/tmp/$SK_SBX.json")
+arp=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(str(v["arp_rx"]) for k, v in sorted(d.items()) if k.startswith("lcore") and isinstance(v, dict)))' "/tmp/$SK_SBX.json")
+echo "ARP frames per lcore: $arp"
+check "both lcores got ARP (replies copied to every stack)" python3 -c 'import sys; v = sys.argv[1:]; sys.exit(not (len(v) == 2 and all(int(x) > 0 for x in v)))' $arp
 echo "requests per lcore: $per_lcore"
 check "both lcores served requests" python3 -c 'import sys; v = sys.argv[1:]; sys.exit(not (len(v) == 2 and all(int(x) > 0 for x in v)))' $per_lcore
 check "frames were dispatched" test "$(tele dispatch_out)" -gt 0
