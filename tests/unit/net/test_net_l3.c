@@ -437,6 +437,53 @@ START_TEST(create_rejects_bad_conf)
 }
 END_TEST
 
+static uint16_t
+refuse_all(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	(void)ctx;
+	(void)pkts;
+	(void)n;
+	return 0;
+}
+
+START_TEST(tx_refused_and_offload)
+{
+	struct h_pkt p;
+
+	/* Frames the NIC refuses are freed and counted (h_stop checks the pool). */
+	h_conf(&E);
+	E.conf.tx_fn = refuse_all;
+	h_start(&E);
+	for (int i = 0; i < 3; i++)
+		h_rx(&E, mk_arp(RTE_ARP_OP_REQUEST, &bcast, &h_cli_mac, H_CLI_IP, H_SRV_IP));
+	ck_assert_uint_eq(st()->tx_dropped, 3);
+	ck_assert_uint_eq(st()->tx_pkts, 0);
+	h_stop(&E);
+
+	/* With offload: flags and lengths for the NIC, pseudo-header sum in the TCP field. */
+	h_conf(&E);
+	E.conf.tx_ip_cksum_offload = true;
+	E.conf.tx_tcp_cksum_offload = true;
+	h_start(&E);
+	E.cport = 4444;
+	h_rx(&E, h_tcp(&E, 1, 0, RTE_TCP_SYN_FLAG, 65535, NULL, 0, 1460));
+	ck_assert_uint_eq(h_ntx(&E), 1);
+	ck_assert(h_parse(&E, 0, &p));
+	ck_assert_uint_eq(p.m->ol_flags & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+					   RTE_MBUF_F_TX_TCP_CKSUM),
+			  RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_TCP_CKSUM);
+	ck_assert_uint_eq(p.m->l2_len, 14);
+	ck_assert_uint_eq(p.m->l3_len, 20);
+	ck_assert_uint_eq(p.m->l4_len, 24);
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(p.m, const struct rte_ipv4_hdr *, 14);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
+	ck_assert_uint_eq(ip->hdr_checksum, 0);
+	ck_assert_uint_eq(th->cksum, rte_ipv4_phdr_cksum(ip, p.m->ol_flags));
+	h_stop(&E);
+}
+END_TEST
+
 static Suite *
 l3_suite(void)
 {
@@ -450,6 +497,7 @@ l3_suite(void)
 	tcase_add_test(tc, ipv4_drops);
 	tcase_add_test(tc, flow_hash_symmetric);
 	tcase_add_test(tc, create_rejects_bad_conf);
+	tcase_add_test(tc, tx_refused_and_offload);
 	suite_add_tcase(s, tc);
 	return s;
 }
