@@ -140,7 +140,8 @@ static int ctx_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
 
 /* ctx_fail - record the first error (later ones are consequences); returns 0,
  * which is also what a failing libinih handler returns. */
-static int ctx_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
+static int
+ctx_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -156,7 +157,8 @@ static int ctx_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
 }
 
 /* section_lookup - id of section @name, or -1 if unknown. */
-static int section_lookup(const char *name)
+static int
+section_lookup(const char *name)
 {
 	for (int i = 0; i < (int)SK_ARRAY_SIZE(sections); i++)
 		if (strcmp(name, sections[i].name) == 0)
@@ -167,7 +169,8 @@ static int section_lookup(const char *name)
 	return -1;
 }
 
-static const struct key *section_keys(int id, size_t *n)
+static const struct key *
+section_keys(int id, size_t *n)
 {
 	if (id >= SEC_PORT0) {
 		*n = SK_ARRAY_SIZE(port_keys);
@@ -183,7 +186,8 @@ static const struct key *section_keys(int id, size_t *n)
 
 /* strip_line - cut comments and surrounding blanks of @s in place. A '#' or
  * ';' starts a comment at the start of the line or after a blank. */
-static char *strip_line(char *s)
+static char *
+strip_line(char *s)
 {
 	char *end;
 
@@ -203,7 +207,8 @@ static char *strip_line(char *s)
 
 /* check_section_line - @s starts with '['; refuse unknown sections here,
  * where the line number is known and even an empty section is seen. */
-static bool check_section_line(struct load_ctx *ctx, const char *s)
+static bool
+check_section_line(struct load_ctx *ctx, const char *s)
 {
 	const char *close = strchr(s, ']');
 	char name[64];
@@ -231,7 +236,8 @@ static bool check_section_line(struct load_ctx *ctx, const char *s)
 
 /* reader - libinih's fgets(): one cleaned line per call, or NULL to stop
  * (end of file, or an error recorded in ctx). */
-static char *reader(char *str, int num, void *stream)
+static char *
+reader(char *str, int num, void *stream)
 {
 	struct load_ctx *ctx = stream;
 	char *s;
@@ -264,7 +270,8 @@ static char *reader(char *str, int num, void *stream)
 /* ------------------------------------------------------------------------ */
 
 /* parse_u64 - decimal digits only, no sign, no blanks. */
-static bool parse_u64(const char *v, uint64_t *out)
+static bool
+parse_u64(const char *v, uint64_t *out)
 {
 	char *end;
 
@@ -278,7 +285,8 @@ static bool parse_u64(const char *v, uint64_t *out)
 	return true;
 }
 
-static bool parse_bool(const char *v, bool *out)
+static bool
+parse_bool(const char *v, bool *out)
 {
 	static const char *const yes[] = {"on", "true", "yes", "1"};
 	static const char *const no[] = {"off", "false", "no", "0"};
@@ -297,7 +305,8 @@ static bool parse_bool(const char *v, bool *out)
 }
 
 /* parse_ipv4 - dotted quad into host byte order. */
-static bool parse_ipv4(const char *v, uint32_t *out)
+static bool
+parse_ipv4(const char *v, uint32_t *out)
 {
 	struct in_addr a;
 
@@ -307,7 +316,8 @@ static bool parse_ipv4(const char *v, uint32_t *out)
 	return true;
 }
 
-static int hexval(char c)
+static int
+hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -318,7 +328,8 @@ static int hexval(char c)
 	return -1;
 }
 
-static bool parse_mac(const char *v, uint8_t mac[6])
+static bool
+parse_mac(const char *v, uint8_t mac[6])
 {
 	for (int i = 0; i < 6; i++) {
 		int hi = hexval(v[0]), lo = hi < 0 ? -1 : hexval(v[1]);
@@ -331,7 +342,8 @@ static bool parse_mac(const char *v, uint8_t mac[6])
 	return true;
 }
 
-static bool parse_hex(const char *v, uint8_t *out, size_t len)
+static bool
+parse_hex(const char *v, uint8_t *out, size_t len)
 {
 	if (strlen(v) != 2 * len)
 		return false;
@@ -346,8 +358,8 @@ static bool parse_hex(const char *v, uint8_t *out, size_t len)
 }
 
 /* set_value - parse @v for key @k into @base; on error record it. */
-static int set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base,
-		     const char *v)
+static int
+set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base, const char *v)
 {
 	uint8_t *p = (uint8_t *)base + k->off;
 	struct sk_config_port *port = base;
@@ -457,7 +469,8 @@ static int set_value(struct load_ctx *ctx, const char *sec, const struct key *k,
 }
 
 /* handler - libinih callback: one key = value. Returns 1 to go on, 0 on error. */
-static int handler(void *user, const char *section, const char *name, const char *value)
+static int
+handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct load_ctx *ctx = user;
 	const struct key *keys;
@@ -489,7 +502,8 @@ static int handler(void *user, const char *section, const char *name, const char
 /* Whole-file checks                                                         */
 /* ------------------------------------------------------------------------ */
 
-static bool port_key_seen(const struct load_ctx *ctx, int port, const char *key)
+static bool
+port_key_seen(const struct load_ctx *ctx, int port, const char *key)
 {
 	for (size_t i = 0; i < SK_ARRAY_SIZE(port_keys); i++)
 		if (strcmp(port_keys[i].name, key) == 0)
@@ -498,7 +512,8 @@ static bool port_key_seen(const struct load_ctx *ctx, int port, const char *key)
 }
 
 /* check_whole - rules that involve several keys; errors name the file only. */
-static int check_whole(struct load_ctx *ctx)
+static int
+check_whole(struct load_ctx *ctx)
 {
 	struct sk_config *cfg = ctx->cfg;
 	int nports = 0;
@@ -562,7 +577,8 @@ static int check_whole(struct load_ctx *ctx)
 /* Public API                                                                */
 /* ------------------------------------------------------------------------ */
 
-void sk_config_defaults(struct sk_config *cfg)
+void
+sk_config_defaults(struct sk_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mbufs = 16383;
@@ -579,7 +595,8 @@ void sk_config_defaults(struct sk_config *cfg)
 	}
 }
 
-int sk_config_port_name(const struct sk_config_port *port, char *out, size_t len)
+int
+sk_config_port_name(const struct sk_config_port *port, char *out, size_t len)
 {
 	size_t n = strcspn(port->device, ",");
 
@@ -590,7 +607,8 @@ int sk_config_port_name(const struct sk_config_port *port, char *out, size_t len
 	return 0;
 }
 
-int sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen)
+int
+sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen)
 {
 	struct load_ctx *ctx;
 	int rc, ret = 0;

@@ -59,13 +59,29 @@ struct sk_app;
 #define SK_APP_PIPELINE_MAX 64
 
 /** HTTP statuses counted one by one; everything else is "other". */
-#define SK_APP_STATUS_LIST(X)                                                                      \
-	X(100)                                                                                     \
-	X(200)                                                                                     \
-	X(202)                                                                                     \
-	X(400)                                                                                     \
-	X(401) X(403) X(404) X(405) X(409) X(410) X(411) X(413) X(414) X(425) X(429) X(431) X(500) \
-		X(501) X(503) X(505)
+/* clang-format off */
+#define SK_APP_STATUS_LIST(X) \
+	X(100) \
+	X(200) \
+	X(202) \
+	X(400) \
+	X(401) \
+	X(403) \
+	X(404) \
+	X(405) \
+	X(409) \
+	X(410) \
+	X(411) \
+	X(413) \
+	X(414) \
+	X(425) \
+	X(429) \
+	X(431) \
+	X(500) \
+	X(501) \
+	X(503) \
+	X(505)
+/* clang-format on */
 
 enum sk_app_status_slot {
 #define SK_APP_SLOT(code) SK_APP_S##code,

@@ -15,31 +15,59 @@
 #include "sk_telemetry.h"
 
 /* Every counter of struct sk_net_stats, by name, for /seckill/net. */
-#define NET_STATS(X)                                                                                   \
-	X(rx_pkts)                                                                                     \
-	X(rx_bytes)                                                                                    \
-	X(tx_pkts)                                                                                     \
-	X(tx_bytes)                                                                                    \
-	X(tx_dropped)                                                                                  \
-	X(tx_nombuf) X(drop_short) X(drop_ethertype) X(drop_not_us) X(drop_nonlinear) X(               \
-		drop_ip_version) X(drop_ip_cksum) X(drop_ip_len) X(drop_ip_options)                    \
-		X(drop_ip_frag) X(drop_ip_proto) X(drop_ip_src) X(arp_rx) X(arp_reply_tx) X(           \
-			arp_request_tx) X(arp_drop) X(icmp_echo_rx) X(icmp_echo_tx)                    \
-			X(icmp_drop_cksum) X(icmp_drop_other) X(tcp_rx) X(tcp_drop_cksum) X(           \
-				tcp_drop_hdr) X(tcp_drop_port) X(tcp_syn_rx) X(tcp_synack_tx)          \
-				X(tcp_cookie_ok) X(tcp_cookie_bad) X(tcp_conn_full) X(                 \
-					tcp_conn_opened) X(tcp_conn_closed) X(tcp_conns)               \
-					X(tcp_time_wait) X(tcp_tw_recycled) X(tcp_rx_data) X(          \
-						tcp_ooo_drop) X(tcp_win_trim) X(tcp_unacceptable)      \
-						X(tcp_ack_invalid) X(tcp_data_after_close) X(          \
-							tcp_zwp_rx) X(tcp_tx_segs) X(tcp_tx_data)      \
-							X(tcp_retransmits) X(tcp_zwp_tx) X(            \
-								tcp_rto_reset) X(tcp_idle_timeout)     \
-								X(tcp_rst_tx) X(tcp_rst_rx) X(         \
-									tcp_rst_ignored)               \
-									X(tcp_challenge_ack) X(        \
-										tcp_challenge_limited) \
-										X(timer_expired)
+/* clang-format off */
+#define NET_STATS(X) \
+	X(rx_pkts) \
+	X(rx_bytes) \
+	X(tx_pkts) \
+	X(tx_bytes) \
+	X(tx_dropped) \
+	X(tx_nombuf) \
+	X(drop_short) \
+	X(drop_ethertype) \
+	X(drop_not_us) \
+	X(drop_nonlinear) \
+	X(drop_ip_version) \
+	X(drop_ip_len) \
+	X(drop_ip_options) \
+	X(drop_ip_frag) \
+	X(drop_ip_proto) \
+	X(drop_ip_src) \
+	X(arp_rx) \
+	X(arp_reply_tx) \
+	X(arp_request_tx) \
+	X(arp_drop) \
+	X(icmp_echo_tx) \
+	X(icmp_drop_cksum) \
+	X(icmp_drop_other) \
+	X(tcp_rx) \
+	X(tcp_drop_cksum) \
+	X(tcp_drop_hdr) \
+	X(tcp_drop_port) \
+	X(tcp_synack_tx) \
+	X(tcp_cookie_ok) \
+	X(tcp_cookie_bad) \
+	X(tcp_conn_full) \
+	X(tcp_conn_opened) \
+	X(tcp_conn_closed) \
+	X(tcp_time_wait) \
+	X(tcp_tw_recycled) \
+	X(tcp_rx_data) \
+	X(tcp_ooo_drop) \
+	X(tcp_win_trim) \
+	X(tcp_unacceptable) \
+	X(tcp_data_after_close) \
+	X(tcp_zwp_rx) \
+	X(tcp_tx_segs) \
+	X(tcp_tx_data) \
+	X(tcp_zwp_tx) \
+	X(tcp_rto_reset) \
+	X(tcp_idle_timeout) \
+	X(tcp_rst_rx) \
+	X(tcp_rst_ignored) \
+	X(tcp_challenge_limited) \
+	X(timer_expired)
+/* clang-format on */
 
 /* The per-lcore summary of /seckill/stats; summed into "total". */
 struct summary {

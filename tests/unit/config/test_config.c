@@ -17,7 +17,8 @@
 #define PORT0 "[port0]\ndevice = net_tap0,iface=sk0\naddress = 198.18.0.1/24\n"
 
 /* write_tmp - @text into a fresh temporary file; returns its path (static). */
-static const char *write_tmp(const char *text)
+static const char *
+write_tmp(const char *text)
 {
 	static char path[64];
 	int fd;
@@ -30,7 +31,8 @@ static const char *write_tmp(const char *text)
 	return path;
 }
 
-static int load_text(const char *text, struct sk_config *cfg, char *err, size_t errlen)
+static int
+load_text(const char *text, struct sk_config *cfg, char *err, size_t errlen)
 {
 	const char *path = write_tmp(text);
 	int rc = sk_config_load(cfg, path, err, errlen);
@@ -298,7 +300,8 @@ START_TEST(test_examples)
 }
 END_TEST
 
-static Suite *config_suite(void)
+static Suite *
+config_suite(void)
 {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("load");
@@ -313,7 +316,8 @@ static Suite *config_suite(void)
 	return s;
 }
 
-int main(void)
+int
+main(void)
 {
 	SRunner *sr = srunner_create(config_suite());
 	int failed;
