@@ -267,6 +267,8 @@ struct sk_net_lcore *sk_net_lcore_create(const struct sk_net_conf *conf, unsigne
  * Free an lcore stack: frees queued TX mbufs and all memory. Connections are
  * dropped silently (no RST, no on_close). NULL is a no-op. The owning lcore
  * must have stopped using it.
+ *
+ * @param net  lcore stack to free (may be NULL).
  */
 void sk_net_lcore_free(struct sk_net_lcore *net);
 
@@ -302,6 +304,7 @@ void sk_net_timers(struct sk_net_lcore *net, uint64_t now_tsc);
  * what the NIC refused (counted in stats.tx_dropped). Call it at the end of
  * EVERY poll pass, even when nothing was received.
  *
+ * @param net  lcore stack.
  * @return number of frames the NIC accepted.
  */
 uint16_t sk_net_tx_flush(struct sk_net_lcore *net);
@@ -312,6 +315,9 @@ uint16_t sk_net_tx_flush(struct sk_net_lcore *net);
  * dispatch when a port has a single RX queue. Returns 0 for ARP, non-IPv4,
  * fragments and truncated frames (so they all go to one lcore). Pure, thread
  * safe, does not touch the mbuf.
+ *
+ * @param m  a received frame (only its first segment is read).
+ * @return the hash; 0 for frames without a TCP/UDP/IPv4 flow.
  */
 uint32_t sk_net_flow_hash(const struct rte_mbuf *m);
 
@@ -320,6 +326,9 @@ uint32_t sk_net_flow_hash(const struct rte_mbuf *m);
  * sk_net_lcore_free(). Other threads (telemetry) may read it; values are
  * plain uint64_t written by the owning lcore, so a reader sees each counter
  * atomically on 64-bit targets but not a consistent snapshot.
+ *
+ * @param net  lcore stack.
+ * @return its counters (never NULL).
  */
 const struct sk_net_stats *sk_net_lcore_stats(const struct sk_net_lcore *net);
 
@@ -339,6 +348,9 @@ int sk_net_arp_lookup(const struct sk_net_lcore *net, uint32_t ip, struct rte_et
  * connection's send buffer and kept until ACKed (for retransmission); they
  * are segmented and sent at the next sk_net_tx_flush(). All-or-nothing.
  *
+ * @param c     connection (app-owned: between on_open and on_close).
+ * @param data  bytes to send (copied; the caller keeps ownership).
+ * @param len   number of bytes.
  * @return 0 on success, or:
  *   - -EINVAL: NULL data with len > 0;
  *   - -EMSGSIZE: @len exceeds conf.snd_buf_size (can never fit);
@@ -352,6 +364,8 @@ int sk_tcp_send(struct sk_tcp_conn *c, const void *data, size_t len);
  * Graceful close: a FIN is sent after all queued data. Bytes that arrive
  * afterwards are ACKed and discarded (on_data is not called any more).
  * on_close follows once the close completes (or fails). Idempotent.
+ *
+ * @param c  connection.
  */
 void sk_tcp_close(struct sk_tcp_conn *c);
 
@@ -359,6 +373,8 @@ void sk_tcp_close(struct sk_tcp_conn *c);
  * Abortive close: sends an RST now, drops unsent/unacked data and removes
  * the connection from the table. on_close is reported later, from the
  * stack's next entry point. Idempotent.
+ *
+ * @param c  connection; the app must not use it after on_close.
  */
 void sk_tcp_abort(struct sk_tcp_conn *c);
 
@@ -366,28 +382,36 @@ void sk_tcp_abort(struct sk_tcp_conn *c);
  * Ask for on_data to be called again for @c at the next sk_net_tx_flush(),
  * with whatever is buffered (used after a parked request can be answered).
  * Costs O(1); no-op if @c is closed. Idempotent until then.
+ *
+ * @param c  connection.
  */
 void sk_tcp_resume(struct sk_tcp_conn *c);
 
 /**
  * The connection's app area: conf.app_data_size (>= 128) bytes, 16-byte
  * aligned, zeroed before on_open, owned by the app until on_close returns.
+ *
+ * @param c  connection.
+ * @return the area (never NULL).
  */
 void *sk_tcp_app_data(struct sk_tcp_conn *c);
 
-/** Remote IPv4 address (host order). */
+/** sk_tcp_remote_ip - @return the remote IPv4 address of @c (host order). */
 uint32_t sk_tcp_remote_ip(const struct sk_tcp_conn *c);
 
-/** Remote TCP port (host order). */
+/** sk_tcp_remote_port - @return the remote TCP port of @c (host order). */
 uint16_t sk_tcp_remote_port(const struct sk_tcp_conn *c);
 
-/** True once the peer's FIN has been received (no more bytes will come). */
+/** sk_tcp_peer_closed - @return true once the peer's FIN on @c was received. */
 bool sk_tcp_peer_closed(const struct sk_tcp_conn *c);
 
-/** Free bytes in the send buffer now (what sk_tcp_send() would accept). */
+/**
+ * sk_tcp_send_space - @return the free bytes in @c's send buffer now (the
+ * largest sk_tcp_send() that would succeed); 0 once the connection is closing.
+ */
 size_t sk_tcp_send_space(const struct sk_tcp_conn *c);
 
-/** The lcore stack that owns @c. */
+/** sk_tcp_lcore - @return the lcore stack that owns @c. */
 struct sk_net_lcore *sk_tcp_lcore(const struct sk_tcp_conn *c);
 
 #ifdef __cplusplus
