@@ -36,6 +36,7 @@ enum key_type {
 	KEY_IPV4,     /* uint32_t host order, "A.B.C.D" */
 	KEY_MAC,      /* port: has_mac + mac[6] */
 	KEY_SECRET,   /* config: has_syncookie_secret + 32 bytes in hex */
+	KEY_CORELIST, /* char[SK_CONFIG_LCORES_MAX]: "1", "0-3", "1,3-5", ids min..max */
 };
 
 struct key {
@@ -49,6 +50,7 @@ struct key {
 #define PORT(field) offsetof(struct sk_config_port, field)
 
 static const struct key dataplane_keys[] = {
+	{"lcores", KEY_CORELIST, CFG(lcores), 0, 1023},
 	{"mbufs", KEY_U32, CFG(mbufs), 255, 1u << 26},
 	{"mbuf_cache", KEY_U32, CFG(mbuf_cache), 0, 512},
 	{"burst", KEY_U16, CFG(burst), 1, 256},
@@ -357,6 +359,33 @@ parse_hex(const char *v, uint8_t *out, size_t len)
 	return true;
 }
 
+/* parse_corelist - "N", "N-M" items separated by ',', ids <= @max, N <= M. */
+static bool
+parse_corelist(const char *v, uint32_t max)
+{
+	for (;;) {
+		char *end;
+		unsigned long a, b;
+
+		if (*v < '0' || *v > '9')
+			return false;
+		a = strtoul(v, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return false;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (a > max || b > max || a > b)
+			return false;
+		if (*end == '\0')
+			return true;
+		if (*end != ',')
+			return false;
+		v = end + 1;
+	}
+}
+
 /* set_value - parse @v for key @k into @base; on error record it. */
 static int
 set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base, const char *v)
@@ -457,6 +486,15 @@ set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base
 			return ctx_fail(ctx, ctx->line, "%s.%s: %s is not a unicast MAC", sec,
 					k->name, v);
 		port->has_mac = true;
+		return 1;
+	case KEY_CORELIST:
+		if (!parse_corelist(v, k->max) || strlen(v) >= SK_CONFIG_LCORES_MAX)
+			return ctx_fail(
+				ctx, ctx->line,
+				"%s.%s: '%s' is not an lcore list like 1 or 1-3,6 (ids 0..%" PRIu32
+				")",
+				sec, k->name, v, k->max);
+		memcpy(p, v, strlen(v) + 1);
 		return 1;
 	case KEY_SECRET:
 		if (!parse_hex(v, p, SK_CONFIG_SECRET_LEN))

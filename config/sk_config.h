@@ -58,6 +58,8 @@ extern "C" {
 #define SK_CONFIG_DEVICE_MAX 256
 /** Bytes of the SYN-cookie secret ([tcp] syncookie_secret, 32 hex digits). */
 #define SK_CONFIG_SECRET_LEN 16
+/** Longest lcore list ([dataplane] lcores), NUL included. */
+#define SK_CONFIG_LCORES_MAX 128
 /** Size of an error-message buffer that never truncates a key name. */
 #define SK_CONFIG_ERR_MAX 512
 
@@ -80,12 +82,13 @@ struct sk_config_port {
 /** The whole configuration. All-zero is not valid: use sk_config_defaults(). */
 struct sk_config {
 	/* [dataplane] */
-	uint32_t mbufs;		/**< mbufs in the pool of each NUMA socket used */
-	uint32_t mbuf_cache;	/**< per-lcore mempool cache, 0..512 */
-	uint16_t burst;		/**< RX/TX burst size, 1..256 */
-	uint32_t dispatch_ring; /**< per-lcore software-dispatch ring, power of two */
-	uint32_t idle_sleep_us; /**< sleep this long when idle; 0: pure polling */
-	uint32_t idle_after_us; /**< ... after this long without a packet */
+	char lcores[SK_CONFIG_LCORES_MAX]; /**< EAL lcore list ("1", "1-3,6"); "": from -l */
+	uint32_t mbufs;			   /**< mbufs in the pool of each NUMA socket used */
+	uint32_t mbuf_cache;		   /**< per-lcore mempool cache, 0..512 */
+	uint16_t burst;			   /**< RX/TX burst size, 1..256 */
+	uint32_t dispatch_ring;		   /**< per-lcore software-dispatch ring, power of two */
+	uint32_t idle_sleep_us;		   /**< sleep this long when idle; 0: pure polling */
+	uint32_t idle_after_us;		   /**< ... after this long without a packet */
 
 	/* [port0] .. [port3] */
 	uint16_t nb_ports;

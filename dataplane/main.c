@@ -128,6 +128,17 @@ parse_app_args(int argc, char **argv, const char **config)
 	return 0;
 }
 
+/* eal_has_lcores - true if the EAL options (before "--") choose the lcores. */
+static bool
+eal_has_lcores(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strncmp(argv[i], "-l", 2) == 0 || strncmp(argv[i], "-c", 2) == 0 ||
+		    strncmp(argv[i], "--lcores", 8) == 0)
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Set-up                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -478,8 +489,33 @@ main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (rte_eal_init(argc, argv) < 0) {
+	/* [dataplane] lcores stands in for -l when the command line has none. */
+	char **eal_argv = argv;
+	int eal_argc = argc;
+	char *lopt[] = {(char *)"-l", dp->cfg.lcores};
+
+	if (dp->cfg.lcores[0] != '\0') {
+		if (eal_has_lcores(argc, argv)) {
+			fprintf(stderr, PROG ": note: dataplane.lcores ignored, the EAL options "
+					     "set the lcores\n");
+		} else {
+			eal_argv = calloc((size_t)argc + 3, sizeof(*eal_argv));
+			if (eal_argv == NULL) {
+				fprintf(stderr, PROG ": out of memory\n");
+				free(dp);
+				return 1;
+			}
+			eal_argv[0] = argv[0];
+			eal_argv[1] = lopt[0];
+			eal_argv[2] = lopt[1];
+			memcpy(eal_argv + 3, argv + 1, sizeof(*argv) * (size_t)(argc - 1));
+			eal_argc = argc + 2;
+		}
+	}
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		fprintf(stderr, PROG ": EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		if (eal_argv != argv)
+			free(eal_argv);
 		free(dp);
 		return 1;
 	}
@@ -490,6 +526,8 @@ main(int argc, char **argv)
 		status = 0;
 	dataplane_free(dp);
 	rte_eal_cleanup();
+	if (eal_argv != argv)
+		free(eal_argv);
 	free(dp);
 	return status;
 }

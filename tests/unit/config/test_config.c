@@ -69,6 +69,12 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[tcp]\nsyncookie_secret = 0011\n", "tcp.syncookie_secret: expected 32 hex digits"},
 	{PORT0 "[tcp]\nrto_min_ms = 500\nrto_max_ms = 100\n",
 	 "tcp.rto_min_ms: above tcp.rto_max_ms"},
+	{PORT0 "[dataplane]\nlcores = 1-\n", ":5: dataplane.lcores: '1-' is not an lcore list"},
+	{PORT0 "[dataplane]\nlcores = 3-1\n", "dataplane.lcores: '3-1' is not an lcore list"},
+	{PORT0 "[dataplane]\nlcores = 1,,2\n", "is not an lcore list"},
+	{PORT0 "[dataplane]\nlcores = 2000\n",
+	 "is not an lcore list like 1 or 1-3,6 (ids 0..1023)"},
+	{PORT0 "[dataplane]\nlcores = a\n", "is not an lcore list"},
 	{PORT0 "[dataplane]\ndispatch_ring = 1000\n",
 	 ":5: dataplane.dispatch_ring: 1000 is not a power of two"},
 	{PORT0 "[dataplane]\nmbufs = 511\nmbuf_cache = 512\n",
@@ -166,6 +172,7 @@ START_TEST(test_defaults_only_port)
 	ck_assert_uint_eq(cfg.ports[0].rx_desc, def.ports[0].rx_desc);
 	ck_assert(cfg.ports[0].rss);
 	ck_assert_uint_eq(cfg.mbufs, def.mbufs);
+	ck_assert_str_eq(cfg.lcores, "");
 	ck_assert_uint_eq(cfg.burst, def.burst);
 	/* absent tcp/http keys stay 0: "the module's default" */
 	ck_assert_uint_eq(cfg.max_conns, 0);
@@ -178,6 +185,7 @@ END_TEST
 static const char full_text[] = "# a full file, with every kind of value\n"
 				"; semicolon comments too\n"
 				"[dataplane]\n"
+				"lcores = 1-3,6\n"
 				"  mbufs = 32767     # indented, inline comment\n"
 				"mbuf_cache=128\n"
 				"burst = 64 ; inline semicolon comment\n"
@@ -229,6 +237,7 @@ START_TEST(test_full_file)
 
 	rc = load_text(full_text, &cfg, err, sizeof(err));
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_str_eq(cfg.lcores, "1-3,6");
 	ck_assert_uint_eq(cfg.mbufs, 32767);
 	ck_assert_uint_eq(cfg.mbuf_cache, 128);
 	ck_assert_uint_eq(cfg.burst, 64);
