@@ -274,7 +274,7 @@ exec) shift; cmd_exec "$@" ;;
 telemetry) shift; cmd_telemetry "$@" ;;
 status) cmd_status ;;
 *)
-	sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
