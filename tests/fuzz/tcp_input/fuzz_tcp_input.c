@@ -22,6 +22,8 @@
  * on_open and never for an unknown connection, on_data within the buffer
  * bound, and well-formed, correctly checksummed output frames.
  */
+#include <ftw.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +418,25 @@ mk_arp_icmp(struct rd *r)
 
 /* ------------------------------------------------------------------------ */
 
+static char runtime_dir[PATH_MAX];
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* At exit, remove the EAL runtime folder of our own --file-prefix. */
+static void
+remove_runtime_dir(void)
+{
+	if (strstr(runtime_dir, "sk-net-fuzz-") != NULL)
+		nftw(runtime_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -436,6 +457,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(prefix, sizeof(prefix), "--file-prefix=sk-net-fuzz-%d", (int)getpid());
 	if (rte_eal_init(10, eal) < 0)
 		abort();
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	atexit(remove_runtime_dir);
 	pool = rte_pktmbuf_pool_create("fz_pool", POOLSIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
 	if (pool == NULL)

@@ -3,6 +3,8 @@
  * net_harness.c - see net_harness.h.
  */
 #include <check.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +53,29 @@ h_eal_init(const char *argv0)
 		fprintf(stderr, "mempool create failed\n");
 		exit(1);
 	}
+}
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void
+h_eal_cleanup(void)
+{
+	char dir[PATH_MAX];
+
+	/* EAL leaves its runtime folder behind; the design asks us to remove it. */
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_mempool_free(g_pool);
+	g_pool = NULL;
+	rte_eal_cleanup();
+	if (strstr(dir, "sk-net-test-") != NULL)
+		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 struct rte_mempool *

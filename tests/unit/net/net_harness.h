@@ -79,6 +79,8 @@ struct h_env {
 /* Initialise EAL once per process (--no-huge) and create the mbuf pool. */
 void h_eal_init(const char *argv0);
 struct rte_mempool *h_pool(void);
+/* rte_eal_cleanup() and remove this process's /var/run/dpdk/<prefix> folder. */
+void h_eal_cleanup(void);
 
 /* Default conf (small table) for tests; tweak before h_start(). */
 void h_conf(struct h_env *e);

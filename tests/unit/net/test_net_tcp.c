@@ -806,6 +806,6 @@ main(int argc, char **argv)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	rte_eal_cleanup();
+	h_eal_cleanup();
 	return failed == 0 ? 0 : 1;
 }
