@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""seckill-crowd end to end against crowd_fake_server on 127.0.0.1.
+
+    test_crowd.py SECKILL_CROWD CROWD_FAKE_SERVER
+
+Every scenario starts its own fake front door (a fresh port, a fresh stock),
+runs the client with --json, and checks the exit status and the figures:
+a good server passes every check; each broken variant breaks one promise
+and the client must name it and exit 1. Every process is bounded in time and
+stopped by its own PID.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+
+CROWD, FAKE = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="crowd-test-")
+failures = []
+
+
+class Fake:
+    """The fake server as a context manager: .port while it runs."""
+
+    def __init__(self, *args):
+        self.args = [FAKE, "--max-seconds", "60", *args]
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        line = self.proc.stdout.readline().split()
+        if len(line) != 2 or line[0] != "port":
+            self.proc.kill()
+            raise RuntimeError("fake server did not start: %r" % line)
+        self.port = int(line[1])
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+def crowd(port, *args, timeout=60):
+    """Run the client; returns (exit status, JSON summary or None, stdout)."""
+    out = os.path.join(TMP, "summary.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    argv = [CROWD, "--server", "127.0.0.1", "--port", str(port), "--json", out,
+            "--max-seconds", "30", *args]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    summary = None
+    if os.path.exists(out) and os.path.getsize(out) > 0:
+        with open(out) as f:
+            summary = json.load(f)
+    return p.returncode, summary, p.stdout + p.stderr
+
+
+def check(name, cond, detail=""):
+    if cond:
+        print("ok - %s" % name)
+    else:
+        print("not ok - %s %s" % (name, detail))
+        failures.append(name)
+
+
+BASE = ["--item", "1", "--users", "2000", "--attempts", "5000", "--conns", "32"]
+
+
+def consistent(s):
+    """Accounting identities every summary must satisfy."""
+    http = sum(s["http"].values())
+    status = sum(s["status"].values())
+    return (http == s["answered"] == status and
+            s["answered"] + s["lost"] <= s["sent"] <= s["attempts"] + s["deferred"] and
+            s["latency_ns"]["count"] == s["answered"] and
+            s["latency_ns"]["p50"] <= s["latency_ns"]["p99"] <= s["latency_ns"]["max"])
+
+
+def good_run():
+    orders_path = os.path.join(TMP, "orders.txt")
+    with Fake("--units", "100") as f:
+        rc, s, out = crowd(f.port, *BASE, "--poll", "--expect-units", "100",
+                           "--orders", orders_path)
+    check("good: exit 0", rc == 0, out)
+    if s is None:
+        check("good: summary written", False, out)
+        return
+    check("good: 100 winners, 100 fresh wins", s["winners"] == 100 and s["fresh_wins"] == 100,
+          str(s))
+    check("good: every attempt answered", s["sent"] == s["answered"] == 5000, str(s))
+    check("good: counts add up", consistent(s), str(s))
+    check("good: 202s are wins plus duplicates",
+          s["http"].get("202") == s["fresh_wins"] + s["duplicates"], str(s))
+    check("good: the rest is sold out",
+          s["status"].get("sold_out") == 5000 - 100 - s["duplicates"], str(s))
+    check("good: retriers are 20 % of the users", s["retriers"] == 400, str(s))
+    check("good: winners retried and got duplicates", s["duplicates"] > 0, str(s))
+    check("good: polls 100/100 queued",
+          s["polls"] == {"sent": 100, "ok": 100, "missing": 0, "bad": 0,
+                         "status": {"queued": 100}}, str(s["polls"]))
+    check("good: item read sold_out, 0 remaining",
+          s["item_read"] == {"http": 200, "state": "sold_out", "remaining": 0},
+          str(s["item_read"]))
+    check("good: every check true", all(s["checks"].values()) and s["ok"] and s["exit"] == 0,
+          str(s["checks"]))
+    check("good: human summary", "check: winners == units (100) OK" in out and
+          "attempts 5000 (2000 users, 400 retrying)" in out, out)
+    with open(orders_path) as f:
+        rows = [tuple(map(int, line.split())) for line in f]
+    check("good: --orders has 100 distinct users and orders",
+          len(rows) == 100 and len({u for u, _ in rows}) == 100 and
+          len({o for _, o in rows}) == 100 and all(1 <= u <= 2000 for u, _ in rows))
+
+
+def expect_wrong():
+    with Fake("--units", "100") as f:
+        rc, s, out = crowd(f.port, *BASE, "--expect-units", "99")
+    check("expect-units 99 vs 100 units: exit 1", rc == 1, out)
+    check("expect-units: only that check fails",
+          s is not None and s["checks"]["winners_eq_units"] is False and
+          all(v is not False for k, v in s["checks"].items() if k != "winners_eq_units"),
+          str(s))
+    check("expect-units: human FAIL line", "winners == units (99): 100 winners FAIL" in out, out)
+
+
+def broken(mode, key, violation=None, extra=()):
+    with Fake("--units", "100", "--broken", mode) as f:
+        rc, s, out = crowd(f.port, *BASE, "--poll", *extra)
+    check("broken %s: exit 1" % mode, rc == 1, out)
+    if s is None:
+        check("broken %s: summary written" % mode, False, out)
+        return s
+    check("broken %s: check %s fails" % (mode, key), s["checks"][key] is False, str(s["checks"]))
+    if violation:
+        path, least = violation
+        v = s
+        for p in path:
+            v = v[p]
+        check("broken %s: %s >= %d" % (mode, "/".join(path), least), v >= least, str(s))
+    check("broken %s: counts add up" % mode, consistent(s), str(s))
+    return s
+
+
+def broken_runs():
+    s = broken("two-orders", "one_order_per_user", (("violations", "users_two_orders"), 1))
+    check("two-orders: also won twice", s and s["violations"]["users_won_twice"] >= 1, str(s))
+    check("two-orders: everything else holds",
+          s and s["checks"]["orders_unique"] and s["checks"]["no_errors"], str(s))
+    broken("dup-mismatch", "duplicates_match", (("violations", "dup_mismatch"), 1))
+    broken("shared-order", "orders_unique", (("violations", "orders_shared"), 1))
+    s = broken("poll-missing", "polls_ok", (("polls", "missing"), 1))
+    check("poll-missing: 99 polls fine", s and s["polls"]["ok"] == 99, str(s))
+    s = broken("drop", "no_errors", (("errors", "closed"), 1))
+    check("drop: the dropped attempt is lost", s and s["lost"] >= 1, str(s))
+    broken("garbage", "no_errors", (("errors", "protocol"), 1))
+
+
+def reconnects():
+    with Fake("--units", "100", "--close-every", "7") as f:
+        rc, s, out = crowd(f.port, *BASE, "--poll", "--expect-units", "100")
+    check("close-every 7: exit 0", rc == 0, out)
+    check("close-every 7: reconnects, no errors",
+          s and s["reconnects"] >= 5000 // 7 - 1 and s["errors"]["total"] == 0, str(s))
+
+
+def busy():
+    with Fake("--units", "100", "--busy-every", "10") as f:
+        rc, s, out = crowd(f.port, *BASE, "--expect-units", "100")
+    check("busy-every 10: exit 0", rc == 0, out)
+    check("busy-every 10: 500 busy with Retry-After 1",
+          s and s["status"].get("busy") == 500 and s["http"].get("429") == 500 and
+          s["retry_after"] == {"count": 500, "max_s": 1}, str(s))
+
+
+def auth():
+    good = os.path.join(TMP, "secret")
+    bad = os.path.join(TMP, "secret-other")
+    with open(good, "w") as f:
+        f.write("s" * 40 + "\n")
+    with open(bad, "w") as f:
+        f.write("t" * 40 + "\n")
+    with Fake("--units", "100", "--secret-file", good) as f:
+        rc, s, out = crowd(f.port, *BASE, "--secret-file", good, "--poll",
+                           "--expect-units", "100")
+        check("JWT: exit 0, 100 winners", rc == 0 and s and s["auth"] and s["winners"] == 100,
+              out)
+        rc, s, out = crowd(f.port, "--users", "50", "--secret-file", bad, "--expect-units", "0")
+        check("JWT with another secret: all 401, exit 0 with expect 0",
+              rc == 0 and s and s["http"] == {"401": 50} and s["winners"] == 0, out)
+    short = os.path.join(TMP, "secret-short")
+    with open(short, "w") as f:
+        f.write("short\n")
+    rc, _, out = crowd(1, "--secret-file", short)
+    check("short secret: exit 2", rc == 2 and "shorter than 32" in out, out)
+
+
+def wait_start():
+    with Fake("--units", "100", "--start-in-ms", "1200") as f:
+        rc, s, out = crowd(f.port, *BASE, "--wait-start", "--expect-units", "100", "--poll")
+    check("wait-start: exit 0", rc == 0, out)
+    check("wait-start: waited once, about 1.2 s, then sold out",
+          s and s["waits"] == 1 and 0.9 <= s["waited_s"] <= 5 and
+          s["status"].get("not_started", 0) >= 1 and s["winners"] == 100 and
+          s["deferred"] == s["status"]["not_started"] and
+          s["answered"] == 5000 + s["deferred"] and s["checks"]["all_answered"], str(s))
+    with Fake("--units", "100", "--start-in-ms", "30000") as f:
+        rc, s, out = crowd(f.port, "--users", "200")
+        check("not started, no --wait-start: every answer 425, exit 0",
+              rc == 0 and s and s["http"] == {"425": 200}, out)
+        rc, s, out = crowd(f.port, "--users", "200", "--wait-start", "--max-seconds", "2")
+        check("start beyond --max-seconds: exit 4", rc == 4 and s and s["timebound"], out)
+        check("start beyond --max-seconds: said why", "after --max-seconds" in out, out)
+
+
+def determinism():
+    runs = []
+    for seed in ("7", "7", "8"):
+        path = os.path.join(TMP, "orders-%d.txt" % len(runs))
+        with Fake("--units", "50") as f:
+            rc, _, out = crowd(f.port, "--users", "300", "--attempts", "600", "--conns", "1",
+                               "--seed", seed, "--orders", path)
+        with open(path) as fh:
+            runs.append(fh.read())
+        check("one connection, seed %s: exit 0" % seed, rc == 0, out)
+    check("same seed, one connection: same winners and orders", runs[0] == runs[1])
+    check("another seed: other winners", runs[0] != runs[2])
+
+
+def usage():
+    cases = [
+        ([], "--server is required"),
+        (["--server", "127.0.0.1", "--users", "10", "--attempts", "5"], "every user tries"),
+        (["--server", "127.0.0.1", "--retriers", "1.5"], "--retriers"),
+        (["--server", "127.0.0.1", "--users", "10", "--attempts", "20", "--retriers", "0"],
+         "--retriers > 0"),
+        (["--server", "localhost"], "IPv4 or IPv6"),
+        (["--server", "127.0.0.1", "--port", "70000"], "--port"),
+        (["--server", "127.0.0.1", "--conns", "0"], "--conns"),
+        (["--server", "127.0.0.1", "--bogus"], "unknown option"),
+        (["--server", "127.0.0.1", "extra"], "unexpected argument"),
+        (["--server", "127.0.0.1", "--json", "/nonexistent/dir/x.json"], "--json"),
+    ]
+    for args, msg in cases:
+        p = subprocess.run([CROWD, *args], capture_output=True, text=True, timeout=10)
+        one_line = p.stderr.strip().count("\n") <= 1
+        check("usage %s: exit 2, says %r" % (" ".join(args) or "(none)", msg),
+              p.returncode == 2 and msg in p.stderr and one_line and p.stdout == "",
+              p.stdout + p.stderr)
+    p = subprocess.run([CROWD, "--help"], capture_output=True, text=True, timeout=10)
+    check("--help: exit 0, usage on stdout", p.returncode == 0 and "usage:" in p.stdout)
+
+
+def refused():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))  # bound, not listening: connects are refused
+    port = s.getsockname()[1]
+    try:
+        rc, summary, out = crowd(port, "--users", "10")
+    finally:
+        s.close()
+    check("nothing listening: exit 3", rc == 3 and "refused" in out, out)
+    check("nothing listening: summary still written", summary and summary["exit"] == 3, out)
+
+
+def main():
+    for t in (good_run, expect_wrong, broken_runs, reconnects, busy, auth, wait_start,
+              determinism, usage, refused):
+        try:
+            t()
+        except Exception as e:  # a crash of one scenario must not hide the others
+            check(t.__name__, False, "raised %r" % e)
+    print("%d failed" % len(failures) if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

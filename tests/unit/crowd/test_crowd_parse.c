@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_crowd_parse - seckill-crowd's response parser, body scanner and
+ * histogram. Tables of inputs with the expected results; every prefix of a
+ * valid response must ask for more bytes; every input is parsed just before a
+ * PROT_NONE guard page, so that a read past the end crashes.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "crowd_hist.h"
+#include "crowd_http.h"
+
+/* ------------------------------------------------------------ guard page */
+
+static char *guard_base;
+static size_t guard_page;
+
+static void
+guard_setup(void)
+{
+	guard_page = (size_t)sysconf(_SC_PAGESIZE);
+	/* room for the largest input (> SK_CROWD_HEAD_MAX) plus the guard */
+	size_t pages = (SK_CROWD_HEAD_MAX + SK_CROWD_BODY_MAX) / guard_page + 3;
+	guard_base = mmap(NULL, pages * guard_page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(guard_base, MAP_FAILED);
+	ck_assert_int_eq(mprotect(guard_base + (pages - 1) * guard_page, guard_page, PROT_NONE), 0);
+	guard_base += (pages - 1) * guard_page; /* first byte of the guard page */
+}
+
+/* guarded - a copy of @s (@len bytes) ending right at the guard page. */
+static const char *
+guarded(const char *s, size_t len)
+{
+	char *p = guard_base - len;
+
+	memcpy(p, s, len);
+	return p;
+}
+
+/* ------------------------------------------------------------ responses */
+
+#define JSON_202 "{\"status\":\"queued\",\"order\":\"123\"}"
+
+struct resp_case {
+	const char *in;
+	enum sk_crowd_parse want;
+	uint16_t status;
+	bool close;
+	bool has_retry_after;
+	uint32_t retry_after;
+	const char *body;
+};
+
+static const struct resp_case resp_cases[] = {
+	{"HTTP/1.1 202 Accepted\r\nContent-Type: application/json\r\nContent-Length: "
+	 "33\r\n\r\n" JSON_202,
+	 SK_CROWD_PARSE_OK, 202, false, false, 0, JSON_202},
+	{"HTTP/1.1 410 Gone\r\ncontent-length: 21\r\n\r\n{\"status\":\"sold_out\"}",
+	 SK_CROWD_PARSE_OK, 410, false, false, 0, "{\"status\":\"sold_out\"}"},
+	{"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 2\r\n\r\n{}",
+	 SK_CROWD_PARSE_OK, 429, false, true, 1, "{}"},
+	{"HTTP/1.1 429 X\r\nRetry-After:  17 \r\nContent-Length: 2\r\n\r\n{}", SK_CROWD_PARSE_OK,
+	 429, false, true, 17, "{}"},
+	{"HTTP/1.1 503 X\r\nRetry-After: Wed, 21 Oct 2015 07:28:00 GMT\r\nContent-Length: "
+	 "2\r\n\r\n{}",
+	 SK_CROWD_PARSE_OK, 503, false, false, 0, "{}"},
+	{"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}", SK_CROWD_PARSE_OK,
+	 200, true, false, 0, "{}"},
+	{"HTTP/1.1 200 OK\r\nCONNECTION: keep-alive, Close\r\nContent-Length: 2\r\n\r\n{}",
+	 SK_CROWD_PARSE_OK, 200, true, false, 0, "{}"},
+	{"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}", SK_CROWD_PARSE_OK, 200, true, false, 0,
+	 "{}"},
+	{"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{}",
+	 SK_CROWD_PARSE_OK, 200, false, false, 0, "{}"},
+	{"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n", SK_CROWD_PARSE_OK, 200, false, false, 0, ""},
+	{"HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n", SK_CROWD_PARSE_OK, 200, false, false, 0, ""},
+	{"HTTP/1.1 404 Not \x80 Found\r\nX-Empty:\r\nContent-Length: 1\r\nContent-Length: "
+	 "1\r\n\r\nx",
+	 SK_CROWD_PARSE_OK, 404, false, false, 0, "x"},
+	{"HTTP/1.1 204 No Content\r\n\r\n", SK_CROWD_PARSE_OK, 204, false, false, 0, ""},
+	{"HTTP/1.1 100 Continue\r\n\r\n", SK_CROWD_PARSE_OK, 100, false, false, 0, ""},
+	/* errors */
+	{"HTTP/2 200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.2 200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"http/1.1 200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1 20x OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1 600 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1 099 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1 2000 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1  200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 O\x01K\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nNoColon\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false,
+	 0, NULL},
+	{"HTTP/1.1 200 OK\r\n: x\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nA: b\r\n folded\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0,
+	 NULL},
+	{"HTTP/1.1 200 OK\r\nA: b\x7f\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nA: b\nContent-Length: 0\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false,
+	 false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nA: b\r\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\n\rx", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0,
+	 NULL},
+	{"HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false, false,
+	 0, NULL},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 1, 1\r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false,
+	 false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+	 SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+	 SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", SK_CROWD_PARSE_E_CHUNKED, 0,
+	 false, false, 0, NULL},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 4097\r\n\r\n", SK_CROWD_PARSE_E_TOO_LARGE, 0, false,
+	 false, 0, NULL},
+};
+
+START_TEST(test_resp_table)
+{
+	const struct resp_case *tc = &resp_cases[_i];
+	size_t len = strlen(tc->in);
+	struct sk_crowd_resp r;
+
+	enum sk_crowd_parse got = sk_crowd_resp_parse(guarded(tc->in, len), len, &r);
+	ck_assert_msg(got == tc->want, "case %d: got %s, want %s", _i, sk_crowd_parse_str(got),
+		      sk_crowd_parse_str(tc->want));
+	if (tc->want != SK_CROWD_PARSE_OK)
+		return;
+	ck_assert_uint_eq(r.status, tc->status);
+	ck_assert_uint_eq(r.len, len);
+	ck_assert(r.close == tc->close);
+	ck_assert(r.has_retry_after == tc->has_retry_after);
+	ck_assert_uint_eq(r.retry_after, tc->retry_after);
+	ck_assert_uint_eq(r.body_len, strlen(tc->body));
+	ck_assert(memcmp(r.body, tc->body, r.body_len) == 0);
+
+	/* every strict prefix asks for more bytes, and reads nothing beyond it */
+	for (size_t k = 0; k < len; k++) {
+		got = sk_crowd_resp_parse(guarded(tc->in, k), k, &r);
+		ck_assert_msg(got == SK_CROWD_PARSE_AGAIN, "case %d prefix %zu: %s", _i, k,
+			      sk_crowd_parse_str(got));
+	}
+}
+END_TEST
+
+START_TEST(test_resp_pipelined)
+{
+	static const char two[] = "HTTP/1.1 410 Gone\r\nContent-Length: 2\r\n\r\n{}"
+				  "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n";
+	struct sk_crowd_resp r;
+	size_t len = sizeof(two) - 1;
+	const char *p = guarded(two, len);
+
+	ck_assert_int_eq(sk_crowd_resp_parse(p, len, &r), SK_CROWD_PARSE_OK);
+	ck_assert_uint_eq(r.status, 410);
+	size_t first = r.len;
+	ck_assert_int_eq(sk_crowd_resp_parse(p + first, len - first, &r), SK_CROWD_PARSE_OK);
+	ck_assert_uint_eq(r.status, 202);
+	ck_assert_uint_eq(first + r.len, len);
+}
+END_TEST
+
+START_TEST(test_resp_head_limit)
+{
+	static char big[SK_CROWD_HEAD_MAX + 64];
+	struct sk_crowd_resp r;
+	size_t n = (size_t)snprintf(big, sizeof(big), "HTTP/1.1 200 OK\r\nX: ");
+
+	/* a head that is still open at the limit is refused, not waited for */
+	memset(big + n, 'a', sizeof(big) - n);
+	ck_assert_int_eq(sk_crowd_resp_parse(guarded(big, SK_CROWD_HEAD_MAX - 100),
+					     SK_CROWD_HEAD_MAX - 100, &r),
+			 SK_CROWD_PARSE_AGAIN);
+	ck_assert_int_eq(sk_crowd_resp_parse(guarded(big, sizeof(big)), sizeof(big), &r),
+			 SK_CROWD_PARSE_E_TOO_LARGE);
+	/* one that ends just within the limit is fine */
+	memcpy(big + SK_CROWD_HEAD_MAX - 23, "\r\nContent-Length: 0\r\n\r\n", 23);
+	ck_assert_int_eq(
+		sk_crowd_resp_parse(guarded(big, SK_CROWD_HEAD_MAX), SK_CROWD_HEAD_MAX, &r),
+		SK_CROWD_PARSE_OK);
+	ck_assert_uint_eq(r.len, SK_CROWD_HEAD_MAX);
+}
+END_TEST
+
+/* ------------------------------------------------------------ bodies */
+
+struct body_case {
+	const char *in;
+	int want; /* 0 or -EINVAL */
+	enum sk_crowd_status status;
+	uint64_t order; /* 0: none */
+	bool duplicate;
+	int64_t starts_in_ms; /* -1: none */
+	int64_t remaining;    /* -1: none */
+	const char *state;    /* NULL: none */
+};
+
+static const struct body_case body_cases[] = {
+	{JSON_202, 0, SK_CROWD_ST_QUEUED, 123, false, -1, -1, NULL},
+	{"{\"status\":\"queued\",\"order\":\"7\",\"duplicate\":true}", 0, SK_CROWD_ST_QUEUED, 7,
+	 true, -1, -1, NULL},
+	{"{\"status\":\"confirmed\",\"order\":\"18446744073709551615\",\"duplicate\":false}", 0,
+	 SK_CROWD_ST_CONFIRMED, UINT64_MAX, false, -1, -1, NULL},
+	{" \r\n\t{ \"order\" : 42 , \"status\" : \"limit\" } \n", 0, SK_CROWD_ST_LIMIT, 42, false,
+	 -1, -1, NULL},
+	{"{\"status\":\"sold_out\"}", 0, SK_CROWD_ST_SOLD_OUT, 0, false, -1, -1, NULL},
+	{"{\"status\":\"not_started\",\"starts_in_ms\":1500}", 0, SK_CROWD_ST_NOT_STARTED, 0, false,
+	 1500, -1, NULL},
+	{"{\"status\":\"busy\"}", 0, SK_CROWD_ST_BUSY, 0, false, -1, -1, NULL},
+	{"{\"status\":\"ended\"}", 0, SK_CROWD_ST_ENDED, 0, false, -1, -1, NULL},
+	{"{\"status\":\"unavailable\"}", 0, SK_CROWD_ST_UNAVAILABLE, 0, false, -1, -1, NULL},
+	{"{\"status\":\"unauthorized\"}", 0, SK_CROWD_ST_UNAUTHORIZED, 0, false, -1, -1, NULL},
+	{"{\"order\":\"9\",\"status\":\"cancelled\"}", 0, SK_CROWD_ST_CANCELLED, 9, false, -1, -1,
+	 NULL},
+	{"{\"status\":\"weird\"}", 0, SK_CROWD_ST_OTHER, 0, false, -1, -1, NULL},
+	{"{\"status\":\"s\\u006fld_out\"}", 0, SK_CROWD_ST_OTHER, 0, false, -1, -1, NULL},
+	{"{}", 0, SK_CROWD_ST_NONE, 0, false, -1, -1, NULL},
+	{"{\"item\":7,\"state\":\"open\",\"remaining\":3,\"starts_at\":-1.5e3,\"ends_at\":null}", 0,
+	 SK_CROWD_ST_NONE, 0, false, -1, 3, "open"},
+	{"{\"state\":\"a_very_long_state_name\"}", 0, SK_CROWD_ST_NONE, 0, false, -1, -1,
+	 "a_very_long_sta"},
+	{"{\"x\":{\"a\":[1,2.5,{\"b\":null},\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"],\"c\":[]},\"status\":"
+	 "\"busy\",\"s\\u0074atus\":5}",
+	 0, SK_CROWD_ST_BUSY, 0, false, -1, -1, NULL},
+	{"{\"a\":[[[[[[[1]]]]]]]}", 0, SK_CROWD_ST_NONE, 0, false, -1, -1, NULL},
+	/* errors */
+	{"", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"[]", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"status\":\"queued\"", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"status\":1}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"status\":\"a\",\"status\":\"b\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":\"0\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":0}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":\"012\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":\"12a\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":\"\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":\"1\\u0032\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":-1}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":1.5}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":1e3}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":\"18446744073709551616\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":true}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"order\":\"1\",\"order\":\"1\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"duplicate\":1}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"duplicate\":\"true\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"starts_in_ms\":\"5\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"starts_in_ms\":-5}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"remaining\":null}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":1,}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{,}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\" 1}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{a:1}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{} x", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{}{}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":\"x\ny\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":\"\\x\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":\"\\u12g4\"}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":\"\\", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":01}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":-}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":1.}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":1e}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":tru}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":nul}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":[1,]}", -EINVAL, 0, 0, false, -1, -1, NULL},
+	{"{\"a\":[[[[[[[[1]]]]]]]]}", -EINVAL, 0, 0, false, -1, -1, NULL},
+};
+
+START_TEST(test_body_table)
+{
+	const struct body_case *tc = &body_cases[_i];
+	size_t len = strlen(tc->in);
+	struct sk_crowd_body b;
+
+	int got = sk_crowd_body_scan(guarded(tc->in, len), len, &b);
+	ck_assert_msg(got == tc->want, "case %d (%s): got %d", _i, tc->in, got);
+	if (got != 0)
+		return;
+	ck_assert_int_eq(b.status, tc->status);
+	ck_assert(b.has_order == (tc->order != 0));
+	ck_assert_uint_eq(b.order, tc->order);
+	ck_assert(b.duplicate == tc->duplicate);
+	ck_assert(b.has_starts_in_ms == (tc->starts_in_ms >= 0));
+	if (tc->starts_in_ms >= 0)
+		ck_assert_uint_eq(b.starts_in_ms, (uint64_t)tc->starts_in_ms);
+	ck_assert(b.has_remaining == (tc->remaining >= 0));
+	if (tc->remaining >= 0)
+		ck_assert_uint_eq(b.remaining, (uint64_t)tc->remaining);
+	ck_assert(b.has_state == (tc->state != NULL));
+	if (tc->state != NULL)
+		ck_assert_str_eq(b.state, tc->state);
+
+	/* a valid object cut anywhere before its closing brace is no longer valid */
+	size_t end = len;
+	while (end > 0 && tc->in[end - 1] != '}')
+		end--;
+	for (size_t k = 0; k + 1 < end; k++)
+		ck_assert_msg(sk_crowd_body_scan(guarded(tc->in, k), k, &b) == -EINVAL,
+			      "case %d prefix %zu accepted", _i, k);
+}
+END_TEST
+
+START_TEST(test_status_names)
+{
+	for (unsigned s = 0; s < SK_CROWD_ST__COUNT; s++)
+		ck_assert_ptr_nonnull(sk_crowd_status_str((enum sk_crowd_status)s));
+	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST_SOLD_OUT), "sold_out");
+	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST__COUNT), "unknown");
+	ck_assert_str_eq(sk_crowd_parse_str(SK_CROWD_PARSE__COUNT), "unknown");
+}
+END_TEST
+
+/* ------------------------------------------------------------ histogram */
+
+static void
+check_value(uint64_t v)
+{
+	unsigned i = sk_crowd_hist_index(v);
+
+	ck_assert_uint_lt(i, SK_CROWD_HIST_BUCKETS);
+	ck_assert_uint_ge(sk_crowd_hist_bucket_high(i), v);
+	if (i > 0)
+		ck_assert_uint_lt(sk_crowd_hist_bucket_high(i - 1), v);
+	ck_assert_uint_eq(sk_crowd_hist_index(sk_crowd_hist_bucket_high(i)), i);
+	/* a bucket is at most 1/128 of its values wide */
+	uint64_t low = i > 0 ? sk_crowd_hist_bucket_high(i - 1) + 1 : 0;
+	ck_assert_uint_le(sk_crowd_hist_bucket_high(i) - low, low / 128);
+}
+
+START_TEST(test_hist_buckets)
+{
+	uint64_t s = 42;
+
+	for (uint64_t v = 0; v < 5000; v++)
+		check_value(v);
+	for (unsigned e = 1; e < 64; e++) {
+		check_value((1ull << e) - 1);
+		check_value(1ull << e);
+		check_value((1ull << e) + 1);
+	}
+	check_value(UINT64_MAX);
+	for (int k = 0; k < 100000; k++) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		check_value(s >> (s & 63));
+	}
+	ck_assert_uint_eq(sk_crowd_hist_index(UINT64_MAX), SK_CROWD_HIST_BUCKETS - 1);
+}
+END_TEST
+
+START_TEST(test_hist_quantiles)
+{
+	static struct sk_crowd_hist h;
+
+	sk_crowd_hist_init(&h);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 0.5), 0);
+	for (uint64_t v = 1; v <= 100; v++)
+		sk_crowd_hist_add(&h, v);
+	ck_assert_uint_eq(h.count, 100);
+	ck_assert_uint_eq(h.min, 1);
+	ck_assert_uint_eq(h.max, 100);
+	ck_assert_uint_eq(h.sum, 5050);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 0.0), 1);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 0.5), 50);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 0.9), 90);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 0.99), 99);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 0.999), 100);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 1.0), 100);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 7.0), 100);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, -1.0), 1);
+
+	/* 1 us .. 1 ms in 1 us steps: within 0.8 % and never below the truth */
+	sk_crowd_hist_init(&h);
+	for (uint64_t v = 1; v <= 1000; v++)
+		sk_crowd_hist_add(&h, v * 1000);
+	const double qs[] = {0.5, 0.9, 0.99, 0.999};
+	for (unsigned k = 0; k < 4; k++) {
+		double truth = qs[k] * 1000 * 1000;
+		double got = (double)sk_crowd_hist_quantile(&h, qs[k]);
+		ck_assert_msg(got >= truth && got <= truth * 1.008, "q %.3f: %.0f vs %.0f", qs[k],
+			      got, truth);
+	}
+	/* the top quantile is the exact max, not the bucket's end */
+	sk_crowd_hist_add(&h, 123456789);
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&h, 1.0), 123456789);
+}
+END_TEST
+
+static Suite *
+crowd_suite(void)
+{
+	Suite *s = suite_create("crowd_parse");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_unchecked_fixture(tc, guard_setup, NULL);
+	tcase_add_loop_test(tc, test_resp_table, 0,
+			    (int)(sizeof(resp_cases) / sizeof(resp_cases[0])));
+	tcase_add_test(tc, test_resp_pipelined);
+	tcase_add_test(tc, test_resp_head_limit);
+	tcase_add_loop_test(tc, test_body_table, 0,
+			    (int)(sizeof(body_cases) / sizeof(body_cases[0])));
+	tcase_add_test(tc, test_status_names);
+	tcase_add_test(tc, test_hist_buckets);
+	tcase_add_test(tc, test_hist_quantiles);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(crowd_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
