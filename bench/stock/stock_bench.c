@@ -30,6 +30,7 @@
 #include <rte_ring_elem.h>
 
 #include "sk_buy.h"
+#include "test_eal.h"
 
 #define RUNS 5
 
@@ -298,12 +299,7 @@ main(int argc, char **argv)
 		}
 	}
 
-	char prefix[64];
-	snprintf(prefix, sizeof(prefix), "--file-prefix=sk-stock-bench-%d", (int)getpid());
-	char *eal[] = {argv[0],		"--no-huge",   "--no-pci", "-m",
-		       "256",		"--no-shconf", prefix,	   "--log-level=lib.eal:error",
-		       "--no-telemetry"};
-	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])), eal) < 0) {
+	if (sk_test_eal_init("stock-bench") != 0) {
 		fprintf(stderr, "error: EAL init failed\n");
 		return 1;
 	}
