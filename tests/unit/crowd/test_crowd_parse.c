@@ -3,7 +3,8 @@
  * test_crowd_parse - seckill-crowd's response parser, body scanner and
  * histogram. Tables of inputs with the expected results; every prefix of a
  * valid response must ask for more bytes; every input is parsed just before a
- * PROT_NONE guard page, so that a read past the end crashes.
+ * PROT_NONE guard page, so that a read past the end crashes. The dataplane's
+ * own response writer and canned answers must parse as what they say.
  */
 #include <check.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 
 #include "crowd_hist.h"
 #include "crowd_http.h"
+#include "sk_http.h"
 
 /* ------------------------------------------------------------ guard page */
 
@@ -322,6 +324,118 @@ START_TEST(test_status_names)
 }
 END_TEST
 
+/* ------------------------------------------------------------ the dataplane's answers */
+
+START_TEST(test_dataplane_canned)
+{
+	static const enum sk_crowd_status want[SK_HTTP_CANNED_MAX] = {
+		[SK_HTTP_CANNED_HEALTHZ] = SK_CROWD_ST_OTHER,
+		[SK_HTTP_CANNED_BAD_REQUEST] = SK_CROWD_ST_BAD_REQUEST,
+		[SK_HTTP_CANNED_UNAUTHORIZED] = SK_CROWD_ST_UNAUTHORIZED,
+		[SK_HTTP_CANNED_ENDED] = SK_CROWD_ST_ENDED,
+		[SK_HTTP_CANNED_NOT_FOUND] = SK_CROWD_ST_NOT_FOUND,
+		[SK_HTTP_CANNED_METHOD] = SK_CROWD_ST_OTHER,
+		[SK_HTTP_CANNED_LIMIT] = SK_CROWD_ST_LIMIT,
+		[SK_HTTP_CANNED_SOLD_OUT] = SK_CROWD_ST_SOLD_OUT,
+		[SK_HTTP_CANNED_LENGTH_REQUIRED] = SK_CROWD_ST_OTHER,
+		[SK_HTTP_CANNED_BODY_TOO_LARGE] = SK_CROWD_ST_OTHER,
+		[SK_HTTP_CANNED_URI_TOO_LONG] = SK_CROWD_ST_OTHER,
+		[SK_HTTP_CANNED_BUSY] = SK_CROWD_ST_BUSY,
+		[SK_HTTP_CANNED_HEAD_TOO_LARGE] = SK_CROWD_ST_OTHER,
+		[SK_HTTP_CANNED_NOT_IMPLEMENTED] = SK_CROWD_ST_OTHER,
+		[SK_HTTP_CANNED_VERSION] = SK_CROWD_ST_OTHER,
+	};
+
+	for (unsigned id = 0; id < SK_HTTP_CANNED_MAX; id++) {
+		for (unsigned conn = 0; conn < SK_HTTP_CONN_MAX; conn++) {
+			const struct sk_http_canned *c = sk_http_canned_get(
+				(enum sk_http_canned_id)id, (enum sk_http_conn)conn);
+			struct sk_crowd_resp r;
+			struct sk_crowd_body b;
+
+			ck_assert_ptr_nonnull(c);
+			ck_assert_int_eq(sk_crowd_resp_parse(guarded(c->data, c->len), c->len, &r),
+					 SK_CROWD_PARSE_OK);
+			ck_assert_uint_eq(r.len, c->len);
+			ck_assert(r.close == (conn == SK_HTTP_CONN_CLOSE));
+			ck_assert(r.has_retry_after == (id == SK_HTTP_CANNED_BUSY));
+			ck_assert_int_eq(sk_crowd_body_scan(r.body, r.body_len, &b), 0);
+			ck_assert_msg(b.status == want[id], "canned %u: status %s", id,
+				      sk_crowd_status_str(b.status));
+		}
+	}
+}
+END_TEST
+
+/* The bodies sk_seckill.c writes (design §4), through sk_http_response_write(). */
+static const struct {
+	uint16_t status;
+	uint32_t retry_after;
+	const char *body;
+	enum sk_crowd_status want;
+	uint64_t order;
+	bool duplicate;
+} dataplane_bodies[] = {
+	{202, 0, "{\"status\":\"queued\",\"order\":\"4611686018427387905\"}", SK_CROWD_ST_QUEUED,
+	 4611686018427387905ull, false},
+	{200, 0, "{\"status\":\"confirmed\",\"order\":\"77\",\"duplicate\":true}",
+	 SK_CROWD_ST_CONFIRMED, 77, true},
+	{202, 0, "{\"status\":\"queued\",\"order\":\"77\",\"duplicate\":true}", SK_CROWD_ST_QUEUED,
+	 77, true},
+	{409, 0, "{\"status\":\"limit\",\"order\":\"78\"}", SK_CROWD_ST_LIMIT, 78, false},
+	{425, 0, "{\"status\":\"not_started\",\"starts_in_ms\":1500}", SK_CROWD_ST_NOT_STARTED, 0,
+	 false},
+	{429, 3, "{\"status\":\"busy\"}", SK_CROWD_ST_BUSY, 0, false},
+	{503, 1, "{\"status\":\"unavailable\"}", SK_CROWD_ST_UNAVAILABLE, 0, false},
+	{200, 0, "{\"order\":\"77\",\"status\":\"paid\"}", SK_CROWD_ST_PAID, 77, false},
+	{200, 0,
+	 "{\"item\":7,\"state\":\"sold_out\",\"remaining\":0,\"starts_at\":1700000000000,"
+	 "\"ends_at\":null}",
+	 SK_CROWD_ST_NONE, 0, false},
+};
+
+START_TEST(test_dataplane_written)
+{
+	char buf[1024], date[SK_HTTP_DATE_SIZE];
+	struct sk_crowd_resp r;
+	struct sk_crowd_body b;
+
+	ck_assert_int_eq(sk_http_date_format(date, 784111777), SK_HTTP_DATE_SIZE - 1);
+	for (unsigned k = 0; k < sizeof(dataplane_bodies) / sizeof(dataplane_bodies[0]); k++) {
+		for (unsigned conn = 0; conn < SK_HTTP_CONN_MAX; conn++) {
+			struct sk_http_response w = {
+				.status = dataplane_bodies[k].status,
+				.conn = (uint8_t)conn,
+				.retry_after = dataplane_bodies[k].retry_after,
+				.body = dataplane_bodies[k].body,
+				.body_len = strlen(dataplane_bodies[k].body),
+				.date = conn == 1 ? date : NULL,
+			};
+			int n = sk_http_response_write(buf, sizeof(buf), &w);
+			ck_assert_int_gt(n, 0);
+			ck_assert_int_eq(
+				sk_crowd_resp_parse(guarded(buf, (size_t)n), (size_t)n, &r),
+				SK_CROWD_PARSE_OK);
+			ck_assert_uint_eq(r.len, (size_t)n);
+			ck_assert_uint_eq(r.status, w.status);
+			ck_assert(r.close == (conn == SK_HTTP_CONN_CLOSE));
+			ck_assert(r.has_retry_after == (w.retry_after != 0));
+			ck_assert_uint_eq(r.retry_after, w.retry_after);
+			ck_assert_int_eq(sk_crowd_body_scan(r.body, r.body_len, &b), 0);
+			ck_assert_int_eq(b.status, dataplane_bodies[k].want);
+			ck_assert(b.has_order == (dataplane_bodies[k].order != 0));
+			ck_assert_uint_eq(b.order, dataplane_bodies[k].order);
+			ck_assert(b.duplicate == dataplane_bodies[k].duplicate);
+		}
+	}
+	/* the 100 Continue the dataplane may send first is an interim answer */
+	ck_assert_int_eq(sk_crowd_resp_parse(SK_HTTP_100_CONTINUE, SK_HTTP_100_CONTINUE_LEN, &r),
+			 SK_CROWD_PARSE_OK);
+	ck_assert_uint_eq(r.status, 100);
+	ck_assert_uint_eq(r.len, SK_HTTP_100_CONTINUE_LEN);
+}
+END_TEST
+
 /* ------------------------------------------------------------ histogram */
 
 static void
@@ -411,6 +525,8 @@ crowd_suite(void)
 	tcase_add_loop_test(tc, test_body_table, 0,
 			    (int)(sizeof(body_cases) / sizeof(body_cases[0])));
 	tcase_add_test(tc, test_status_names);
+	tcase_add_test(tc, test_dataplane_canned);
+	tcase_add_test(tc, test_dataplane_written);
 	tcase_add_test(tc, test_hist_buckets);
 	tcase_add_test(tc, test_hist_quantiles);
 	suite_add_tcase(s, tc);
