@@ -12,6 +12,7 @@ stopped by its own PID.
 """
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -277,6 +278,7 @@ def main():
         except Exception as e:  # a crash of one scenario must not hide the others
             check(t.__name__, False, "raised %r" % e)
     print("%d failed" % len(failures) if failures else "all passed")
+    shutil.rmtree(TMP, ignore_errors=True)
     return 1 if failures else 0
 
 
