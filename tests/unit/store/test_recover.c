@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of recovery (sk_recover): sold units and holdings come back
+ * from the order store into a fresh arena; cancelled orders' units do not;
+ * a store that holds more than the item refuses to start.
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_recover.h"
+
+#define EPOCH 1764000003u
+
+static char dir[] = "/tmp/sk-recover-XXXXXX";
+static struct sk_store *st;
+static void *mem;
+static struct sk_shm *shm;
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void
+setup(void)
+{
+	char err[SK_STORE_ERR_MAX];
+	struct sk_store_conf sc = {.flags = SK_STORE_NOSYNC};
+	struct sk_shm_conf c = {.nlcores = 2,
+				.max_items = 4,
+				.dedup_slots = 4096,
+				.status_bits = 10,
+				.epoch = EPOCH};
+	size_t sz = sk_shm_size(&c);
+
+	strcpy(dir, "/tmp/sk-recover-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sk_store_open(&st, dir, &sc, err, sizeof(err)), 0);
+	mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
+	shm = sk_shm_init(mem, sz, &c);
+	ck_assert_ptr_nonnull(shm);
+}
+
+static void
+teardown(void)
+{
+	sk_store_close(st);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(mem);
+}
+
+static struct sk_item *
+add_item(uint32_t id, uint64_t total, uint32_t limit)
+{
+	struct sk_stock_conf c = {
+		.id = id, .per_user_limit = limit, .end_ns = INT64_MAX, .price = 1, .total = total};
+	struct sk_item *it;
+
+	ck_assert_int_eq(sk_shm_item_add(shm, &c, 0, &it), 0);
+	return it;
+}
+
+/* An order of an earlier run (epoch - 1), one line. */
+static struct sk_order_rec
+rec(uint32_t seq, uint32_t item, uint64_t user, uint16_t qty)
+{
+	return (struct sk_order_rec){.id = sk_order_id_make(EPOCH - 1, 0, seq),
+				     .user = user,
+				     .price = 1,
+				     .time_ns = 1,
+				     .item = item,
+				     .qty = qty,
+				     .nlines = 1};
+}
+
+START_TEST(restores_units_and_holdings)
+{
+	struct sk_order_rec r[4] = {rec(1, 7, 100, 1), rec(2, 7, 101, 2), rec(3, 7, 102, 1),
+				    rec(4, 8, 100, 1)};
+	struct sk_recover_stats rs;
+
+	ck_assert_int_eq(sk_store_put_orders(st, r, 4, 0, 1, NULL, NULL), 0);
+	/* user 102 cancelled: its unit is not live */
+	ck_assert_int_eq(
+		sk_store_order_move(st, r[2].id, SK_ORDER_CONFIRMED, SK_ORDER_CANCELLED, 2, NULL),
+		0);
+
+	struct sk_item *it = add_item(7, 10, 2);
+	ck_assert_int_eq(sk_recover_item(st, shm, it, &rs), 0);
+	ck_assert_uint_eq(rs.units, 3);
+	ck_assert_uint_eq(rs.users, 2);
+	ck_assert_uint_eq(sk_stock_remaining(it), 7);
+	ck_assert_uint_eq(sk_stock_sold(it), 3);
+	ck_assert(sk_stock_check(it));
+	ck_assert(!sk_stock_is_sold_out(it));
+
+	struct sk_dedup d;
+	uint32_t units;
+	uint64_t order;
+	sk_shm_dedup(shm, it, &d);
+	ck_assert_int_eq(sk_dedup_lookup(&d, 101, &units, &order), 0);
+	ck_assert_uint_eq(units, 2);
+	ck_assert_uint_eq(order, r[1].id);
+	ck_assert_int_eq(sk_dedup_lookup(&d, 102, &units, &order), -ENOENT);
+	/* a second recovery of the same item is refused (it has sold) */
+	ck_assert_int_eq(sk_recover_item(st, shm, it, NULL), -EBUSY);
+}
+END_TEST
+
+START_TEST(sold_out_and_overfull)
+{
+	struct sk_order_rec r[3] = {rec(1, 7, 100, 1), rec(2, 7, 101, 1), rec(3, 8, 100, 1)};
+
+	ck_assert_int_eq(sk_store_put_orders(st, r, 3, 0, 1, NULL, NULL), 0);
+	struct sk_item *exact = add_item(7, 2, 1);
+	ck_assert_int_eq(sk_recover_item(st, shm, exact, NULL), 0);
+	ck_assert(sk_stock_is_sold_out(exact));
+	ck_assert(sk_stock_check(exact));
+
+	struct sk_item *small = add_item(8, 0, 1);
+	ck_assert_int_eq(sk_recover_item(st, shm, small, NULL), -ERANGE);
+	ck_assert_uint_eq(sk_stock_sold(small), 0); /* nothing half-applied */
+
+	struct sk_item *none = add_item(9, 5, 1);
+	ck_assert_int_eq(sk_recover_item(st, shm, none, NULL), 0);
+	ck_assert_uint_eq(sk_stock_remaining(none), 5);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("recover");
+	TCase *tc = tcase_create("recover");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, restores_units_and_holdings);
+	tcase_add_test(tc, sold_out_and_overfull);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
