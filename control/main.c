@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * seckill-control: the control plane process. A DPDK secondary of the
+ * dataplane: attach to its arena and order rings, open the order store,
+ * serve the admin API, then loop: drain (group commit), payment deadlines,
+ * heartbeat, and a short sleep when idle (this is not a dataplane core).
+ *
+ *   seckill-control [EAL options] -- --store DIR [options]
+ *
+ * --proc-type=secondary is added to the EAL options when missing. SIGINT or
+ * SIGTERM: commit what is waiting, stop the admin API, close the store,
+ * exit 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_eal.h>
+
+#include "sk_admin.h"
+#include "sk_control.h"
+
+#define PROG "seckill-control"
+
+#define MS INT64_C(1000000)
+#define S  INT64_C(1000000000)
+
+/* How often the deadlines are scanned, and how long the loop sleeps. */
+#define EXPIRE_EVERY_NS (100 * MS)
+#define SLEEP_LINGER_NS (50 * 1000)
+#define SLEEP_BUSY_NS	(100 * 1000)
+#define SLEEP_IDLE_NS	(1 * MS)
+#define IDLE_AFTER_NS	(1 * S)
+#define ERROR_SLEEP_NS	(10 * MS)
+#define ATTACH_WAIT_NS	(10 * S)
+
+static volatile sig_atomic_t stop_requested;
+
+struct opts {
+	const char *store;
+	int64_t pay_timeout_s; /* 0 = no deadline */
+	unsigned admin_port;   /* 0 = no TCP listener */
+	const char *admin_socket;
+	int64_t batch_us;
+	unsigned batch_max;
+	uint64_t map_mb;
+	bool nosync;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [EAL options] -- --store DIR [options]\n"
+		"\n"
+		"  --store DIR             LMDB order store directory (created if missing)\n"
+		"  --payment-timeout S     seconds an order may stay unpaid (default 900; 0 = "
+		"none)\n"
+		"  --admin-port N          admin API on 127.0.0.1:N (default %d; 0 = none)\n"
+		"  --admin-socket PATH     admin API on a unix socket too\n"
+		"  --batch-us N            longest wait for a group commit to fill (default 1000)\n"
+		"  --batch-max N           most order records per group commit (default %d)\n"
+		"  --store-map-mb N        LMDB map size in MiB (default 1024)\n"
+		"  --store-nosync          no fsync per commit (tests only: not power-loss safe)\n"
+		"  --help                  this text\n"
+		"\n"
+		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
+		"added when missing.\n",
+		SK_ADMIN_PORT_DEFAULT, SK_CONTROL_BATCH_MAX_DEFAULT);
+}
+
+static void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+logmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* parse_num - @s as a decimal integer in [lo, hi]; false if not. */
+static bool
+parse_num(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* parse_opts - the options after "--". 0, 1 (--help: exit 0), or -1 (error printed). */
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum {
+		O_STORE = 256,
+		O_TIMEOUT,
+		O_PORT,
+		O_SOCKET,
+		O_BATCH_US,
+		O_BATCH_MAX,
+		O_MAP,
+		O_NOSYNC,
+		O_HELP
+	};
+	static const struct option lo[] = {
+		{"store", required_argument, NULL, O_STORE},
+		{"payment-timeout", required_argument, NULL, O_TIMEOUT},
+		{"admin-port", required_argument, NULL, O_PORT},
+		{"admin-socket", required_argument, NULL, O_SOCKET},
+		{"batch-us", required_argument, NULL, O_BATCH_US},
+		{"batch-max", required_argument, NULL, O_BATCH_MAX},
+		{"store-map-mb", required_argument, NULL, O_MAP},
+		{"store-nosync", no_argument, NULL, O_NOSYNC},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	int64_t v;
+
+	*o = (struct opts){.pay_timeout_s = 900,
+			   .admin_port = SK_ADMIN_PORT_DEFAULT,
+			   .batch_us = 1000,
+			   .batch_max = SK_CONTROL_BATCH_MAX_DEFAULT};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+		const char *bad = NULL;
+
+		switch (c) {
+		case O_STORE:
+			o->store = optarg;
+			if (optarg[0] == '\0')
+				bad = "--store";
+			break;
+		case O_TIMEOUT:
+			if (parse_num(optarg, 0, INT64_MAX / S, &v))
+				o->pay_timeout_s = v;
+			else
+				bad = "--payment-timeout";
+			break;
+		case O_PORT:
+			if (parse_num(optarg, 0, 65535, &v))
+				o->admin_port = (unsigned)v;
+			else
+				bad = "--admin-port";
+			break;
+		case O_SOCKET:
+			o->admin_socket = optarg;
+			if (optarg[0] == '\0')
+				bad = "--admin-socket";
+			break;
+		case O_BATCH_US:
+			if (parse_num(optarg, 0, 1000000, &v))
+				o->batch_us = v;
+			else
+				bad = "--batch-us";
+			break;
+		case O_BATCH_MAX:
+			if (parse_num(optarg, 8, 1 << 24, &v))
+				o->batch_max = (unsigned)v;
+			else
+				bad = "--batch-max";
+			break;
+		case O_MAP:
+			if (parse_num(optarg, 1, INT64_C(1) << 24, &v))
+				o->map_mb = (uint64_t)v;
+			else
+				bad = "--store-map-mb";
+			break;
+		case O_NOSYNC:
+			o->nosync = true;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 1;
+		case ':':
+			logmsg("option %s needs a value (see --help)", argv[optind - 1]);
+			return -1;
+		default:
+			logmsg("unknown option '%s' (EAL options go before --; see --help)",
+			       argv[optind - 1]);
+			return -1;
+		}
+		if (bad != NULL) {
+			logmsg("bad value '%s' for %s (see --help)", optarg, bad);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		logmsg("unexpected argument '%s' (see --help)", argv[optind]);
+		return -1;
+	}
+	if (o->store == NULL) {
+		logmsg("--store DIR is required (see --help)");
+		return -1;
+	}
+	if (o->admin_port == 0 && o->admin_socket == NULL)
+		logmsg("admin API disabled (--admin-port 0 and no --admin-socket)");
+	return 0;
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int64_t
+clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * S + ts.tv_nsec;
+}
+
+static void
+sleep_ns(int64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / S, .tv_nsec = ns % S};
+
+	nanosleep(&ts, NULL); /* a signal cuts it short: fine */
+}
+
+/* attach - sk_control_attach(), waiting a little for the dataplane to publish its rings. */
+static int
+attach(struct sk_control **ctl, const struct sk_control_conf *conf)
+{
+	char err[SK_CONTROL_ERR_MAX];
+	int64_t until = clock_ns(CLOCK_MONOTONIC) + ATTACH_WAIT_NS;
+	int rc;
+
+	while ((rc = sk_control_attach(ctl, conf, err, sizeof(err))) == -ENOENT &&
+	       clock_ns(CLOCK_MONOTONIC) < until && !stop_requested)
+		sleep_ns(100 * MS);
+	if (rc != 0)
+		logmsg("%s", err);
+	return rc;
+}
+
+/* records_waiting - whether a batch is filling up (the drain is lingering). */
+static bool
+records_waiting(const struct sk_control *ctl)
+{
+	for (unsigned l = 0; l < sk_control_nrings(ctl); l++)
+		if (sk_control_ring_depth(ctl, l) > 0)
+			return true;
+	return false;
+}
+
+/* run - the main loop, until a signal. */
+static int
+run(struct sk_control *ctl)
+{
+	int64_t last_expire = 0, last_busy = clock_ns(CLOCK_MONOTONIC), last_err_log = 0;
+	int rc;
+
+	while (!stop_requested) {
+		int64_t now = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
+		bool busy = false, failed = false;
+
+		rc = sk_control_drain(ctl, now, 0, NULL);
+		if (rc > 0)
+			busy = true;
+		failed |= rc < 0;
+		if (rc < 0 && mono - last_err_log > S) {
+			logmsg("drain: %s (orders stay queued; retrying)", strerror(-rc));
+			last_err_log = mono;
+		}
+		if (mono - last_expire >= EXPIRE_EVERY_NS) {
+			last_expire = mono;
+			rc = sk_control_expire(ctl, now);
+			if (rc > 0)
+				busy = true;
+			if (rc < 0 && mono - last_err_log > S) {
+				logmsg("payment deadlines: %s", strerror(-rc));
+				last_err_log = mono;
+			}
+			failed |= rc < 0;
+		}
+		sk_control_heartbeat(ctl, now);
+
+		if (busy)
+			last_busy = mono;
+		if (failed)
+			sleep_ns(ERROR_SLEEP_NS);
+		else if (!busy)
+			sleep_ns(records_waiting(ctl)		    ? SLEEP_LINGER_NS
+				 : mono - last_busy > IDLE_AFTER_NS ? SLEEP_IDLE_NS
+								    : SLEEP_BUSY_NS);
+	}
+	/* Commit what is waiting so the parked winners get their answer. */
+	rc = sk_control_drain(ctl, clock_ns(CLOCK_REALTIME), SK_CONTROL_DRAIN_NOW, NULL);
+	if (rc < 0)
+		logmsg("final drain: %s (orders stay queued for the next control plane)",
+		       strerror(-rc));
+	return 0;
+}
+
+/* eal_args - argv[0..n) plus --proc-type=secondary if missing; NULL on ENOMEM. */
+static char **
+eal_args(char **argv, int n, int *eal_argc)
+{
+	static char secondary[] = "--proc-type=secondary";
+	bool has = false;
+	char **v = calloc((size_t)n + 2, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		v[i] = argv[i];
+		if (strncmp(argv[i], "--proc-type", 11) == 0)
+			has = true;
+	}
+	*eal_argc = n;
+	if (!has)
+		v[(*eal_argc)++] = secondary;
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sk_control *ctl = NULL;
+	struct sk_admin *admin = NULL;
+	char **ev = NULL;
+	struct opts o;
+	int dd = argc, eal_argc, rc, status = EXIT_FAILURE;
+	bool eal_up = false;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			dd = i;
+			break;
+		}
+	/* Without "--" every argument is an application option. */
+	int app_first = dd < argc ? dd : 0;
+	rc = parse_opts(argc - app_first, argv + app_first, &o);
+	if (rc != 0)
+		return rc > 0 ? EXIT_SUCCESS : 2;
+
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ev = eal_args(argv, dd < argc ? dd : 1, &eal_argc);
+	if (ev == NULL) {
+		logmsg("out of memory");
+		goto out;
+	}
+	if (rte_eal_init(eal_argc, ev) < 0) {
+		logmsg("EAL init failed (is the dataplane running with this --file-prefix?)");
+		goto out;
+	}
+	eal_up = true;
+
+	struct sk_control_conf cc = {
+		.store_dir = o.store,
+		.store_map_size = o.map_mb << 20,
+		.store_flags = o.nosync ? SK_STORE_NOSYNC : 0,
+		.pay_timeout_ns = o.pay_timeout_s > 0 ? o.pay_timeout_s * S : -1,
+		.batch_max = o.batch_max,
+		.batch_linger_ns = o.batch_us * 1000,
+	};
+	if (attach(&ctl, &cc) != 0)
+		goto out;
+
+	if (o.admin_port != 0 || o.admin_socket != NULL) {
+		char err[SK_CONTROL_ERR_MAX];
+		struct sk_admin_conf ac = {.tcp = o.admin_port != 0,
+					   .port = (uint16_t)o.admin_port,
+					   .socket_path = o.admin_socket};
+		if (sk_admin_start(&admin, ctl, &ac, err, sizeof(err)) != 0) {
+			logmsg("%s", err);
+			goto out;
+		}
+	}
+	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s%u%s%s",
+	       sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store,
+	       o.admin_port ? "127.0.0.1:" : "", o.admin_port, o.admin_socket ? " + " : "",
+	       o.admin_socket ? o.admin_socket : "");
+
+	status = run(ctl) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+
+	struct sk_control_stats s;
+	sk_control_stats(ctl, &s);
+	logmsg("stopped: %" PRIu64 " orders committed in %" PRIu64 " batches, %" PRIu64
+	       " failed, %" PRIu64 " cancelled, %" PRIu64 " paid",
+	       s.orders_committed, s.batches, s.orders_failed, s.cancels,
+	       s.pay[SK_CONTROL_PAY_DONE]);
+out:
+	sk_admin_stop(admin);
+	sk_control_close(ctl);
+	if (eal_up)
+		rte_eal_cleanup();
+	free(ev);
+	return status;
+}

@@ -1,0 +1,859 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * seckillctl: the operators' command line, a thin client of the control
+ * plane's admin API (sk_admin.h) over HTTP/1.1 on 127.0.0.1 or a unix
+ * socket. The HTTP client here is deliberately minimal: one request per
+ * connection (Connection: close), Content-Length or chunked bodies.
+ *
+ * Exit codes: 0 ok, 1 error or reconcile mismatch, 2 usage, 3 the daemon
+ * is unreachable, 4 not found, 5 conflict (e.g. paying a cancelled order).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#define PROG "seckillctl"
+
+enum {
+	EX_OK = 0,
+	EX_ERR = 1,
+	EX_USAGE = 2,
+	EX_UNREACHABLE = 3,
+	EX_NOTFOUND = 4,
+	EX_CONFLICT = 5,
+};
+
+#define DEFAULT_PORT   8081
+#define MAX_RESPONSE   (64u << 20)
+#define IO_TIMEOUT_S   10
+#define RECONCILE_RUNS 3
+
+struct ctl {
+	unsigned port;
+	const char *socket_path;
+	bool json;
+};
+
+/* ------------------------------------------------------------------ output */
+
+static void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+errmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const char *const main_help =
+	"usage: " PROG " [--port N | --socket PATH] [--json] COMMAND [ARGS]\n"
+	"\n"
+	"Talks to seckill-control's admin API (default 127.0.0.1:8081).\n"
+	"\n"
+	"commands:\n"
+	"  order show ID     an order: state, deadline, every line\n"
+	"  order pay ID      record a payment (idempotent)\n"
+	"  items             every item: stock counters and the store's ledger\n"
+	"  item ID           one item\n"
+	"  metrics           the Prometheus metrics, as served\n"
+	"  reconcile         check each item's counters against each other and LMDB\n"
+	"\n"
+	"options (anywhere on the line):\n"
+	"  --port N          admin API TCP port on 127.0.0.1\n"
+	"  --socket PATH     admin API unix socket instead of TCP\n"
+	"  --json            print the API's JSON instead of text\n"
+	"  --help            help (also after any command)\n"
+	"\n"
+	"exit codes: 0 ok, 1 error or mismatch, 2 usage, 3 daemon unreachable,\n"
+	"            4 not found, 5 conflict\n";
+
+static const char *const order_help =
+	"usage: " PROG " order show ID\n"
+	"       " PROG " order pay ID\n"
+	"\n"
+	"show: the order as stored in LMDB (state, payment deadline, lines), or its\n"
+	"      status in the arena while it is queued; exit 4 if unknown.\n"
+	"pay:  confirmed -> paid. Paying a paid order succeeds again (idempotent);\n"
+	"      a cancelled, failed or still-queued order exits 5; unknown exits 4.\n";
+
+static const char *const order_show_help = "usage: " PROG " order show ID\n"
+					   "\n"
+					   "Show order ID (decimal): state, deadline, lines.\n"
+					   "Exit 4 if the order is unknown.\n";
+
+static const char *const order_pay_help =
+	"usage: " PROG " order pay ID\n"
+	"\n"
+	"Record the payment of order ID. Exit 0 when paid (now or before), 5 when\n"
+	"the order was cancelled or failed or is still queued (retry), 4 if unknown.\n";
+
+static const char *const items_help =
+	"usage: " PROG " items\n"
+	"\n"
+	"Every item: arena counters (total, added, remaining, sold,\n"
+	"returned, sold-out flag) and the LMDB ledger (live, paid).\n";
+
+static const char *const item_help = "usage: " PROG " item ID\n"
+				     "\n"
+				     "One item with its activity and ledger. Exit 4 if unknown.\n";
+
+static const char *const metrics_help = "usage: " PROG " metrics\n"
+					"\n"
+					"Print /metrics (Prometheus text format).\n";
+
+static const char *const reconcile_help =
+	"usage: " PROG " reconcile\n"
+	"\n"
+	"For every item in the arena check\n"
+	"  total + added == remaining + sold - returned      (stock accounting)\n"
+	"  LMDB live units == sold - returned                (store vs arena)\n"
+	"The check is repeated up to 3 times, 300 ms apart, so orders still queued\n"
+	"in the rings do not count as a mismatch. Exit 1 on a mismatch.\n";
+
+/* ------------------------------------------------------------- HTTP client */
+
+struct resp {
+	int status;
+	char *raw;  /* the whole response */
+	char *body; /* into raw (or decoded in place), NUL-terminated */
+	size_t len;
+};
+
+static int
+dial(const struct ctl *c)
+{
+	struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
+	int fd, rc;
+
+	if (c->socket_path != NULL) {
+		struct sockaddr_un sun = {.sun_family = AF_UNIX};
+		if (strlen(c->socket_path) >= sizeof(sun.sun_path))
+			return -ENAMETOOLONG;
+		strcpy(sun.sun_path, c->socket_path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	} else {
+		struct sockaddr_in sin = {.sin_family = AF_INET,
+					  .sin_port = htons((uint16_t)c->port),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+	}
+	if (rc != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+static int
+send_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* read_all - the whole response until EOF into a malloc'd buffer. */
+static int
+read_all(int fd, char **out, size_t *outlen)
+{
+	size_t cap = 16384, len = 0;
+	char *buf = malloc(cap + 1);
+
+	if (buf == NULL)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= MAX_RESPONSE) {
+				free(buf);
+				return -EFBIG;
+			}
+			char *nb = realloc(buf, cap * 2 + 1);
+			if (nb == NULL) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = recv(fd, buf + len, cap - len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno == EAGAIN ? -ETIMEDOUT : -errno;
+			free(buf);
+			return e;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+/* header_value - the value of header @name in the block [h, end), or NULL. */
+static const char *
+header_value(const char *h, const char *end, const char *name, size_t *vlen)
+{
+	size_t nl = strlen(name);
+
+	while (h < end) {
+		const char *eol = memchr(h, '\n', (size_t)(end - h));
+		if (eol == NULL)
+			eol = end;
+		if ((size_t)(eol - h) > nl && strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
+			const char *v = h + nl + 1;
+			while (v < eol && (*v == ' ' || *v == '\t'))
+				v++;
+			const char *ve = eol;
+			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
+				ve--;
+			*vlen = (size_t)(ve - v);
+			return v;
+		}
+		h = eol + 1;
+	}
+	return NULL;
+}
+
+/* dechunk - decode a chunked body in place; -EPROTO if malformed. */
+static int
+dechunk(char *p, size_t n, size_t *outlen)
+{
+	size_t in = 0, out = 0;
+
+	for (;;) {
+		char *end;
+		unsigned long sz = strtoul(p + in, &end, 16);
+		char *eol = memchr(p + in, '\n', n - in);
+		if (end == p + in || eol == NULL)
+			return -EPROTO;
+		in = (size_t)(eol - p) + 1;
+		if (sz == 0)
+			break;
+		if (sz > n - in)
+			return -EPROTO;
+		memmove(p + out, p + in, sz);
+		out += sz;
+		in += sz;
+		if (in < n && p[in] == '\r')
+			in++;
+		if (in < n && p[in] == '\n')
+			in++;
+	}
+	*outlen = out;
+	return 0;
+}
+
+/*
+ * request - one HTTP/1.1 exchange. 0 with @r filled, -ECONNREFUSED & co.
+ * when the daemon cannot be reached, -EPROTO for a malformed answer.
+ */
+static int
+request(const struct ctl *c, const char *method, const char *path, struct resp *r)
+{
+	char req[512];
+	int fd, rc;
+
+	memset(r, 0, sizeof(*r));
+	int n = snprintf(req, sizeof(req),
+			 "%s %s HTTP/1.1\r\nHost: localhost\r\nUser-Agent: " PROG
+			 "\r\nAccept: */*\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+			 method, path);
+	if (n < 0 || (size_t)n >= sizeof(req))
+		return -E2BIG;
+	fd = dial(c);
+	if (fd < 0)
+		return fd;
+	rc = send_all(fd, req, (size_t)n);
+	size_t len = 0;
+	if (rc == 0)
+		rc = read_all(fd, &r->raw, &len);
+	close(fd);
+	if (rc != 0)
+		return rc;
+
+	char *hend = strstr(r->raw, "\r\n\r\n");
+	int status;
+	if (hend == NULL || sscanf(r->raw, "HTTP/1.%*1[01] %3d", &status) != 1) {
+		free(r->raw);
+		r->raw = NULL;
+		return -EPROTO;
+	}
+	r->status = status;
+	r->body = hend + 4;
+	r->len = len - (size_t)(r->body - r->raw);
+
+	size_t vl;
+	const char *te = header_value(r->raw, hend, "Transfer-Encoding", &vl);
+	const char *cl = header_value(r->raw, hend, "Content-Length", &vl);
+	if (te != NULL && strncasecmp(te, "chunked", 7) == 0) {
+		rc = dechunk(r->body, r->len, &r->len);
+	} else if (cl != NULL) {
+		unsigned long long want = strtoull(cl, NULL, 10);
+		rc = want <= r->len ? 0 : -EPROTO;
+		if (rc == 0)
+			r->len = (size_t)want;
+	}
+	if (rc != 0) {
+		free(r->raw);
+		r->raw = NULL;
+		return rc;
+	}
+	r->body[r->len] = '\0';
+	return 0;
+}
+
+/* call - request + the common error handling; returns an exit code, EX_OK with @r set. */
+static int
+call(const struct ctl *c, const char *method, const char *path, struct resp *r)
+{
+	int rc = request(c, method, path, r);
+
+	if (rc == -ECONNREFUSED || rc == -ENOENT || rc == -ETIMEDOUT || rc == -EHOSTUNREACH ||
+	    rc == -ECONNRESET || rc == -EACCES || rc == -ENAMETOOLONG) {
+		if (c->socket_path != NULL)
+			errmsg("cannot reach seckill-control at %s: %s", c->socket_path,
+			       strerror(-rc));
+		else
+			errmsg("cannot reach seckill-control at 127.0.0.1:%u: %s", c->port,
+			       strerror(-rc));
+		return EX_UNREACHABLE;
+	}
+	if (rc != 0) {
+		errmsg("%s %s: %s", method, path,
+		       rc == -EPROTO ? "malformed HTTP response" : strerror(-rc));
+		return EX_ERR;
+	}
+	return EX_OK;
+}
+
+static void
+resp_free(struct resp *r)
+{
+	free(r->raw);
+	r->raw = NULL;
+}
+
+/* ------------------------------------------------------------------- JSON */
+
+static json_t *
+parse_body(const struct resp *r)
+{
+	json_error_t e;
+	json_t *j = json_loadb(r->body, r->len, 0, &e);
+
+	if (j == NULL)
+		errmsg("malformed JSON from the daemon: %s", e.text);
+	return j;
+}
+
+static long long
+jnum(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static const char *
+jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "-";
+}
+
+static void
+print_time(const char *label, long long ns)
+{
+	char buf[64];
+
+	if (ns <= 0) {
+		printf("%-11s -\n", label);
+		return;
+	}
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%-11s %s.%03lld UTC\n", label, buf, (ns / 1000000) % 1000);
+}
+
+/* status_exit - the exit code for an HTTP status (after printing an error). */
+static int
+status_exit(const struct resp *r, const char *what)
+{
+	json_error_t e;
+	json_t *j = json_loadb(r->body, r->len, 0, &e);
+	const char *msg = j != NULL ? json_string_value(json_object_get(j, "error")) : NULL;
+	const char *st = j != NULL ? json_string_value(json_object_get(j, "status")) : NULL;
+	int ex = r->status == 404 ? EX_NOTFOUND : r->status == 409 ? EX_CONFLICT : EX_ERR;
+
+	if (st != NULL && r->status == 409)
+		errmsg("%s: %s", what, st);
+	else
+		errmsg("%s: %s (HTTP %d)", what, msg != NULL ? msg : "error", r->status);
+	json_decref(j);
+	return ex;
+}
+
+/* --------------------------------------------------------------- commands */
+
+static bool
+valid_id(const char *s)
+{
+	if (s == NULL || s[0] == '\0' || strlen(s) > 20)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static int
+cmd_order_show(const struct ctl *c, const char *id)
+{
+	char path[64], what[64];
+	struct resp r;
+
+	snprintf(path, sizeof(path), "/v1/orders/%s", id);
+	snprintf(what, sizeof(what), "order %s", id);
+	int ex = call(c, "GET", path, &r);
+	if (ex != EX_OK)
+		return ex;
+	if (r.status != 200) {
+		ex = status_exit(&r, what);
+		resp_free(&r);
+		return ex;
+	}
+	if (c->json) {
+		fwrite(r.body, 1, r.len, stdout);
+		resp_free(&r);
+		return EX_OK;
+	}
+	json_t *j = parse_body(&r);
+	resp_free(&r);
+	if (j == NULL)
+		return EX_ERR;
+	printf("%-11s %s\n", "order", jstr(j, "order"));
+	if (!json_is_true(json_object_get(j, "in_store"))) {
+		printf("%-11s %s (not in the store)\n", "status", jstr(j, "status"));
+		json_decref(j);
+		return EX_OK;
+	}
+	printf("%-11s %s (arena: %s)\n", "status", jstr(j, "status"), jstr(j, "arena_status"));
+	printf("%-11s %lld\n", "user", jnum(j, "user"));
+	printf("%-11s %lld\n", "units", jnum(j, "units"));
+	printf("%-11s %s\n", "client ip", jstr(j, "client_ip"));
+	print_time("sold at", jnum(j, "time_ns"));
+	print_time("stored at", jnum(j, "stored_ns"));
+	print_time("updated at", jnum(j, "updated_ns"));
+	print_time("deadline", jnum(j, "deadline_ns"));
+	printf("lines:\n  %-5s %-10s %-6s %-12s %s\n", "LINE", "ITEM", "QTY", "PRICE", "RETURNED");
+	size_t i;
+	json_t *l;
+	json_array_foreach(json_object_get(j, "lines"), i, l)
+		printf("  %-5lld %-10lld %-6lld %-12lld %lld\n", jnum(l, "line"), jnum(l, "item"),
+		       jnum(l, "qty"), jnum(l, "price"), jnum(l, "returned"));
+	json_decref(j);
+	return EX_OK;
+}
+
+static int
+cmd_order_pay(const struct ctl *c, const char *id)
+{
+	char path[64], what[64];
+	struct resp r;
+
+	snprintf(path, sizeof(path), "/v1/orders/%s/pay", id);
+	snprintf(what, sizeof(what), "order %s", id);
+	int ex = call(c, "POST", path, &r);
+	if (ex != EX_OK)
+		return ex;
+	if (c->json)
+		fwrite(r.body, 1, r.len, stdout);
+	if (r.status == 200) {
+		if (!c->json) {
+			json_t *j = parse_body(&r);
+			printf("order %s: paid%s\n", id,
+			       j != NULL && json_is_true(json_object_get(j, "already"))
+				       ? " (already)"
+				       : "");
+			json_decref(j);
+		}
+		resp_free(&r);
+		return EX_OK;
+	}
+	ex = status_exit(&r, what);
+	resp_free(&r);
+	return ex;
+}
+
+static void
+print_item_row(const json_t *it)
+{
+	const json_t *l = json_object_get(it, "ledger");
+
+	if (!json_is_true(json_object_get(it, "in_arena"))) {
+		printf("%-8lld %-8s %-8s %-10s %-8s %-10s %-10s %-9s %-10lld %lld\n",
+		       jnum(it, "item"), "store", "-", "-", "-", "-", "-", "-", jnum(l, "live"),
+		       jnum(l, "paid"));
+		return;
+	}
+	printf("%-8lld %-8s %-8s %-10lld %-8lld %-10lld %-10lld %-9lld %-10lld %lld\n",
+	       jnum(it, "item"), jstr(it, "state"),
+	       json_is_true(json_object_get(it, "sold_out")) ? "yes" : "no", jnum(it, "total"),
+	       jnum(it, "added"), jnum(it, "remaining"), jnum(it, "sold"), jnum(it, "returned"),
+	       jnum(l, "live"), jnum(l, "paid"));
+}
+
+static int
+get_json(const struct ctl *c, const char *path, const char *what, json_t **out, bool raw)
+{
+	struct resp r;
+	int ex = call(c, "GET", path, &r);
+
+	*out = NULL;
+	if (ex != EX_OK)
+		return ex;
+	if (r.status != 200) {
+		ex = status_exit(&r, what);
+		resp_free(&r);
+		return ex;
+	}
+	if (raw) {
+		fwrite(r.body, 1, r.len, stdout);
+		resp_free(&r);
+		return EX_OK;
+	}
+	*out = parse_body(&r);
+	resp_free(&r);
+	return *out != NULL ? EX_OK : EX_ERR;
+}
+
+static int
+cmd_items(const struct ctl *c)
+{
+	json_t *j, *it;
+	size_t i;
+	int ex = get_json(c, "/v1/items", "items", &j, c->json);
+
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("%-8s %-8s %-8s %-10s %-8s %-10s %-10s %-9s %-10s %s\n", "ITEM", "STATE", "SOLD_OUT",
+	       "TOTAL", "ADDED", "REMAINING", "SOLD", "RETURNED", "LMDB_LIVE", "LMDB_PAID");
+	json_array_foreach(json_object_get(j, "items"), i, it) print_item_row(it);
+	json_decref(j);
+	return EX_OK;
+}
+
+static int
+cmd_item(const struct ctl *c, const char *id)
+{
+	char path[64], what[64];
+	json_t *j;
+
+	snprintf(path, sizeof(path), "/v1/items/%s", id);
+	snprintf(what, sizeof(what), "item %s", id);
+	int ex = get_json(c, path, what, &j, c->json);
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("%-16s %lld\n", "item", jnum(j, "item"));
+	if (json_is_true(json_object_get(j, "in_arena"))) {
+		static const char *const keys[] = {"total",    "added", "remaining",	 "sold",
+						   "returned", "price", "per_user_limit"};
+		printf("%-16s %s\n", "state", jstr(j, "state"));
+		printf("%-16s %s\n", "sold out",
+		       json_is_true(json_object_get(j, "sold_out")) ? "yes" : "no");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			printf("%-16s %lld\n", keys[k], jnum(j, keys[k]));
+		print_time("starts", jnum(j, "start_ns"));
+	} else {
+		printf("%-16s %s\n", "state", "not in the arena (store only)");
+	}
+	const json_t *a = json_object_get(j, "activity");
+	if (json_is_object(a))
+		printf("activity         \"%s\" total %lld added %lld limit %lld%s\n",
+		       jstr(a, "name"), jnum(a, "total"), jnum(a, "added"),
+		       jnum(a, "per_user_limit"),
+		       json_is_true(json_object_get(a, "closed")) ? " (closed)" : "");
+	const json_t *l = json_object_get(j, "ledger");
+	printf("ledger           sold %lld returned %lld live %lld paid %lld lines %lld\n",
+	       jnum(l, "sold"), jnum(l, "returned"), jnum(l, "live"), jnum(l, "paid"),
+	       jnum(l, "lines"));
+	json_decref(j);
+	return EX_OK;
+}
+
+static int
+cmd_metrics(const struct ctl *c)
+{
+	struct resp r;
+	int ex = call(c, "GET", "/metrics", &r);
+
+	if (ex != EX_OK)
+		return ex;
+	if (r.status != 200) {
+		ex = status_exit(&r, "metrics");
+		resp_free(&r);
+		return ex;
+	}
+	fwrite(r.body, 1, r.len, stdout);
+	resp_free(&r);
+	return EX_OK;
+}
+
+/* check_items - the reconcile checks over @items; a JSON report, *bad = mismatches. */
+static json_t *
+check_items(const json_t *items, unsigned *bad)
+{
+	json_t *rep = json_array(), *it;
+	size_t i;
+
+	*bad = 0;
+	json_array_foreach(items, i, it)
+	{
+		const json_t *l = json_object_get(it, "ledger");
+		bool arena = json_is_true(json_object_get(it, "in_arena"));
+		long long total = jnum(it, "total"), added = jnum(it, "added"),
+			  rem = jnum(it, "remaining"), sold = jnum(it, "sold"),
+			  ret = jnum(it, "returned"), live = jnum(l, "live");
+		bool stock_ok = !arena || total + added == rem + sold - ret;
+		bool store_ok = !arena || live == sold - ret;
+
+		if (!stock_ok || !store_ok)
+			(*bad)++;
+		json_array_append_new(rep,
+				      json_pack("{s:I,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b}", "item",
+						jnum(it, "item"), "in_arena", arena, "total", total,
+						"added", added, "remaining", rem, "sold", sold,
+						"returned", ret, "lmdb_live", live, "stock_ok",
+						stock_ok, "store_ok", store_ok));
+	}
+	return rep;
+}
+
+static int
+cmd_reconcile(const struct ctl *c)
+{
+	json_t *j = NULL, *rep = NULL, *it;
+	unsigned bad = 0;
+	size_t i;
+
+	for (int run = 0; run < RECONCILE_RUNS; run++) {
+		if (run > 0) {
+			struct timespec ts = {0, 300 * 1000000};
+			nanosleep(&ts, NULL);
+		}
+		json_decref(j);
+		json_decref(rep);
+		int ex = get_json(c, "/v1/items", "items", &j, false);
+		if (ex != EX_OK)
+			return ex;
+		rep = check_items(json_object_get(j, "items"), &bad);
+		if (bad == 0)
+			break;
+	}
+	if (c->json) {
+		json_t *o = json_pack("{s:b,s:I,s:O}", "ok", bad == 0, "mismatches",
+				      (json_int_t)bad, "items", rep);
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+	} else {
+		json_array_foreach(rep, i, it)
+		{
+			long long sold = jnum(it, "sold"), ret = jnum(it, "returned");
+			if (!json_is_true(json_object_get(it, "in_arena"))) {
+				printf("item %lld: not in the arena (store only), LMDB live %lld\n",
+				       jnum(it, "item"), jnum(it, "lmdb_live"));
+				continue;
+			}
+			printf("item %lld: total %lld + added %lld == remaining %lld + sold %lld - "
+			       "returned %lld: %s\n",
+			       jnum(it, "item"), jnum(it, "total"), jnum(it, "added"),
+			       jnum(it, "remaining"), sold, ret,
+			       json_is_true(json_object_get(it, "stock_ok")) ? "ok" : "MISMATCH");
+			printf("item %lld: LMDB live %lld == sold - returned %lld: %s\n",
+			       jnum(it, "item"), jnum(it, "lmdb_live"), sold - ret,
+			       json_is_true(json_object_get(it, "store_ok")) ? "ok" : "MISMATCH");
+		}
+		printf("reconcile: %s (%zu items)\n", bad == 0 ? "ok" : "MISMATCH",
+		       json_array_size(rep));
+	}
+	json_decref(j);
+	json_decref(rep);
+	return bad == 0 ? EX_OK : EX_ERR;
+}
+
+/* ------------------------------------------------------------------- main */
+
+static int usage_error(const char *help, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int
+usage_error(const char *help, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs(help, stderr);
+	return EX_USAGE;
+}
+
+/* dispatch - run the command in @pos (positional words); @help: --help was given. */
+static int
+dispatch(const struct ctl *c, char **pos, int npos, bool help)
+{
+	const char *cmd = npos > 0 ? pos[0] : NULL;
+
+	if (cmd == NULL || strcmp(cmd, "help") == 0) {
+		if (help || cmd != NULL) {
+			fputs(main_help, stdout);
+			return EX_OK;
+		}
+		return usage_error(main_help, "no command given");
+	}
+	if (strcmp(cmd, "order") == 0) {
+		const char *sub = npos > 1 ? pos[1] : NULL;
+		const char *h = sub == NULL		   ? order_help
+				: strcmp(sub, "show") == 0 ? order_show_help
+				: strcmp(sub, "pay") == 0  ? order_pay_help
+							   : order_help;
+		if (help) {
+			fputs(h, stdout);
+			return EX_OK;
+		}
+		if (sub == NULL)
+			return usage_error(order_help, "order: missing subcommand");
+		if (h == order_help)
+			return usage_error(order_help, "order: unknown subcommand '%s'", sub);
+		if (npos != 3)
+			return usage_error(h, "order %s: expected one order ID", sub);
+		if (!valid_id(pos[2]))
+			return usage_error(h, "order %s: bad order ID '%s' (decimal)", sub, pos[2]);
+		return strcmp(sub, "show") == 0 ? cmd_order_show(c, pos[2])
+						: cmd_order_pay(c, pos[2]);
+	}
+	if (strcmp(cmd, "items") == 0) {
+		if (help) {
+			fputs(items_help, stdout);
+			return EX_OK;
+		}
+		if (npos != 1)
+			return usage_error(items_help, "items: unexpected argument '%s'", pos[1]);
+		return cmd_items(c);
+	}
+	if (strcmp(cmd, "item") == 0) {
+		if (help) {
+			fputs(item_help, stdout);
+			return EX_OK;
+		}
+		if (npos != 2)
+			return usage_error(item_help, "item: expected one item ID");
+		if (!valid_id(pos[1]))
+			return usage_error(item_help, "item: bad item ID '%s' (decimal)", pos[1]);
+		return cmd_item(c, pos[1]);
+	}
+	if (strcmp(cmd, "metrics") == 0 || strcmp(cmd, "reconcile") == 0) {
+		bool m = cmd[0] == 'm';
+		if (help) {
+			fputs(m ? metrics_help : reconcile_help, stdout);
+			return EX_OK;
+		}
+		if (npos != 1)
+			return usage_error(m ? metrics_help : reconcile_help,
+					   "%s: unexpected argument '%s'", cmd, pos[1]);
+		return m ? cmd_metrics(c) : cmd_reconcile(c);
+	}
+	return usage_error(main_help, "unknown command '%s'", cmd);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ctl c = {.port = DEFAULT_PORT};
+	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
+	int npos = 0, ex;
+	bool help = false;
+
+	if (pos == NULL) {
+		errmsg("out of memory");
+		return EX_ERR;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			help = true;
+		} else if (strcmp(a, "--json") == 0) {
+			c.json = true;
+		} else if (strcmp(a, "--port") == 0 || strncmp(a, "--port=", 7) == 0) {
+			const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+			char *end;
+			unsigned long p = v != NULL ? strtoul(v, &end, 10) : 0;
+			if (v == NULL || *v == '\0' || *end != '\0' || p == 0 || p > 65535) {
+				ex = usage_error(main_help, "--port needs a port number 1..65535");
+				goto out;
+			}
+			c.port = (unsigned)p;
+		} else if (strcmp(a, "--socket") == 0 || strncmp(a, "--socket=", 9) == 0) {
+			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (v == NULL || *v == '\0') {
+				ex = usage_error(main_help, "--socket needs a path");
+				goto out;
+			}
+			c.socket_path = v;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			ex = usage_error(main_help, "unknown option '%s'", a);
+			goto out;
+		} else {
+			pos[npos++] = argv[i];
+		}
+	}
+	ex = dispatch(&c, pos, npos, help);
+out:
+	free(pos);
+	return ex;
+}

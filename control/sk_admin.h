@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The control plane's admin REST API and Prometheus endpoint, served with
+ * libmicrohttpd on 127.0.0.1 and/or a unix socket. No authentication: the
+ * listeners are local only (TCP bound to 127.0.0.1, the unix socket created
+ * with mode 0600); whoever can reach them can pay orders.
+ *
+ *   GET  /healthz                 200 "ok"
+ *   GET  /metrics                 Prometheus text format 0.0.4
+ *   GET  /v1/orders/{id}          the order from the store (every line,
+ *                                 state, deadline); a queued or failed order
+ *                                 from the status table
+ *   POST /v1/orders/{id}/pay      200 paid (also when already paid), 409
+ *                                 cancelled / failed / queued, 404 unknown
+ *   GET  /v1/items                every item: arena counters + store ledger
+ *   GET  /v1/items/{id}           one item
+ *
+ * Bodies are JSON; docs/control.md lists every field and status.
+ *
+ * Threading: one libmicrohttpd thread per listener serves requests one at
+ * a time. It reads the arena (atomics) and the store (read transactions)
+ * freely and writes only through sk_control_pay(), which takes the control
+ * handle's write mutex (see sk_control.h), so it never runs an LMDB write
+ * transaction beside the drain's in an unsafe way.
+ */
+#ifndef SK_ADMIN_H
+#define SK_ADMIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sk_control.h"
+
+/** Default TCP port of the admin API (on 127.0.0.1). */
+#define SK_ADMIN_PORT_DEFAULT 8081
+/** Default wait of a pay call for a still-queued order, ms. */
+#define SK_ADMIN_PAY_WAIT_MS_DEFAULT 100
+
+/** Parameters of sk_admin_start(). */
+struct sk_admin_conf {
+	bool tcp;		 /**< listen on 127.0.0.1:@c port */
+	uint16_t port;		 /**< TCP port; 0 = any free port (see sk_admin_port()) */
+	const char *socket_path; /**< unix socket to create; NULL = none */
+	unsigned pay_wait_ms;	 /**< wait for a queued order to commit; 0 = default */
+};
+
+/** A running admin server. Opaque. */
+struct sk_admin;
+
+/**
+ * sk_admin_start - start serving the admin API of @p ctl.
+ *
+ * A stale unix socket at @p conf->socket_path (nobody accepting on it) is
+ * replaced; a live one is an error.
+ *
+ * @param[out] out     the server; set only on success
+ * @param[in]  ctl     the control plane; must outlive the server
+ * @param[in]  conf    listeners (at least one)
+ * @param[out] err     on error, a one-line description; may be NULL
+ * @param[in]  errlen  bytes at @p err
+ * @return 0, -EINVAL (no listener, socket path too long), -EADDRINUSE (the
+ *         port or socket is taken), -EEXIST (@p socket_path exists and is not
+ *         a socket), -ENOMEM, or another negative errno of socket(2)/bind(2).
+ */
+int sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_admin_conf *conf,
+		   char *err, size_t errlen);
+
+/** sk_admin_port - the TCP port listened on, 0 if none. */
+uint16_t sk_admin_port(const struct sk_admin *a);
+
+/**
+ * sk_admin_stop - stop the listeners (waiting for the request in progress),
+ * remove the unix socket, free @p a. NULL is ignored.
+ */
+void sk_admin_stop(struct sk_admin *a);
+
+/** An answer of sk_admin_handle(). */
+struct sk_admin_reply {
+	unsigned status;	  /**< HTTP status */
+	const char *content_type; /**< static string */
+	char *body;		  /**< malloc'd, NUL-terminated; the caller frees it */
+	size_t len;		  /**< bytes of @c body (NUL excluded) */
+	const char *allow;	  /**< Allow header for 405; NULL otherwise */
+	unsigned retry_after;	  /**< Retry-After seconds; 0 = none */
+};
+
+/**
+ * sk_admin_handle - answer one request without any HTTP: what the server
+ * runs for each request, exposed for tests.
+ * @param ctl          the control plane
+ * @param method       "GET", "HEAD", "POST", ...
+ * @param path         the request target (a query string is ignored)
+ * @param pay_wait_ms  wait of a pay for a queued order
+ * @param r            [out] the reply; r->body must be freed on success
+ * @return 0, or -ENOMEM (nothing to free).
+ */
+int sk_admin_handle(struct sk_control *ctl, const char *method, const char *path,
+		    unsigned pay_wait_ms, struct sk_admin_reply *r);
+
+#endif /* SK_ADMIN_H */

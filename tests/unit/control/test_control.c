@@ -1,0 +1,1207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the control plane (control/sk_control.h, sk_admin.h) and of
+ * the seckillctl binary, in one process with the EAL in --no-huge mode: an
+ * arena in plain memory, real rte_rings, buys through sk_buy(), and an LMDB
+ * store in a temporary directory per test.
+ *
+ *   drain:     every sold order lands in LMDB, confirmed, settled advanced;
+ *              carts never split; the linger timer; the attach-by-name layer
+ *   crashes:   replay after commit (before finish, with and without status
+ *              moves), the consumer-head reset (peek without finish), repair
+ *              of a cancel or pay the arena missed
+ *   refusals:  oversell guard and a full map -> failed, units returned
+ *   deadlines: exactly the units come back and a second wave buys exactly
+ *              them; orders of an earlier run; pay racing the timeout (one
+ *              winner per order); pay of a cancelled / failed / queued order
+ *   views:     metrics text parses; every admin route and status; seckillctl
+ *              over TCP and a unix socket, exit codes, reconcile
+ *
+ * argv[1] is the seckillctl binary.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_memzone.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "sk_admin.h"
+#include "sk_buy.h"
+#include "sk_control.h"
+#include "test_eal.h"
+
+#define EPOCH	 1764000000u
+#define S	 INT64_C(1000000000)
+#define MS	 INT64_C(1000000)
+#define T0	 ((int64_t)EPOCH * S + 5 * S) /* sale time of every buy */
+#define TIMEOUT	 (60 * S)		      /* payment timeout of the fixture */
+#define NLCORES	 2
+#define RING_SZ	 1024
+#define MAX_LINE 4096
+
+static const char *seckillctl_path;
+
+struct fx {
+	void *mem;
+	struct sk_shm *shm;
+	struct rte_ring *ring[NLCORES];
+	struct sk_buy_lcore lc[NLCORES];
+	struct sk_control *ctl;
+	struct sk_control_conf conf;
+	char dir[PATH_MAX];
+	char store[PATH_MAX + 16];
+};
+
+static struct fx F;
+static unsigned ring_gen = 100;
+
+/* ------------------------------------------------------------------ fixture */
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void
+ctl_open(void)
+{
+	char err[SK_CONTROL_ERR_MAX];
+	int rc = sk_control_init(&F.ctl, F.shm, F.ring, NLCORES, &F.conf, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "init: %d %s", rc, err);
+}
+
+/* ctl_restart - a new control plane on the same arena, rings and store. */
+static void
+ctl_restart(void)
+{
+	sk_control_close(F.ctl);
+	F.ctl = NULL;
+	ctl_open();
+}
+
+static void
+fx_setup_with(uint32_t batch_max, uint64_t map_size)
+{
+	struct sk_shm_conf c = {.nlcores = NLCORES,
+				.max_items = 8,
+				.dedup_slots = 16384,
+				.status_bits = 12,
+				.epoch = EPOCH};
+	size_t sz = sk_shm_size(&c);
+	const char *tmp = getenv("TMPDIR");
+
+	memset(&F, 0, sizeof(F));
+	F.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
+	F.shm = sk_shm_init(F.mem, sz, &c);
+	ck_assert_ptr_nonnull(F.shm);
+	for (unsigned i = 0; i < NLCORES; i++) {
+		F.ring[i] = sk_order_ring_create(ring_gen++, RING_SZ, SOCKET_ID_ANY);
+		ck_assert_ptr_nonnull(F.ring[i]);
+		ck_assert_int_eq(sk_buy_lcore_init(&F.lc[i], F.shm, i, F.ring[i]), 0);
+	}
+	snprintf(F.dir, sizeof(F.dir), "%s/sk-control-test-XXXXXX",
+		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(F.dir));
+	snprintf(F.store, sizeof(F.store), "%s/store", F.dir);
+	F.conf = (struct sk_control_conf){.store_dir = F.store,
+					  .store_flags = SK_STORE_NOSYNC,
+					  .store_map_size = map_size,
+					  .pay_timeout_ns = TIMEOUT,
+					  .batch_max = batch_max};
+	ctl_open();
+}
+
+static void
+fx_setup(void)
+{
+	fx_setup_with(0, 0);
+}
+
+static void
+fx_setup_small_batch(void)
+{
+	fx_setup_with(16, 0); /* 8 records per ring per drain */
+}
+
+static void
+fx_teardown(void)
+{
+	sk_control_close(F.ctl);
+	for (unsigned i = 0; i < NLCORES; i++)
+		rte_ring_free(F.ring[i]);
+	free(F.mem);
+	nftw(F.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static struct sk_item *
+add_item(uint32_t id, uint64_t total, uint32_t limit)
+{
+	struct sk_stock_conf c = {.id = id,
+				  .per_user_limit = limit,
+				  .end_ns = INT64_MAX,
+				  .price = 1999,
+				  .total = total};
+	struct sk_item *it;
+
+	ck_assert_int_eq(sk_shm_item_add(F.shm, &c, 0, &it), 0);
+	return it;
+}
+
+static enum sk_buy_status
+buy_lines(unsigned lcore, uint64_t user, struct sk_buy_line *l, unsigned n, uint64_t *order)
+{
+	struct sk_buy_req r = {.user = user, .client_ip = 0x0200a8c0, .now_ns = T0};
+
+	return sk_buy(&F.lc[lcore], &r, l, n, order);
+}
+
+static enum sk_buy_status
+buy_one(unsigned lcore, uint64_t user, struct sk_item *it)
+{
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	uint64_t id;
+
+	return buy_lines(lcore, user, &l, 1, &id);
+}
+
+/* buy - one unit of @it for @user on @lcore; the order id (asserts success). */
+static uint64_t
+buy(unsigned lcore, uint64_t user, struct sk_item *it)
+{
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	uint64_t id;
+	enum sk_buy_status s = buy_lines(lcore, user, &l, 1, &id);
+
+	ck_assert_msg(s == SK_BUY_OK, "buy user %lu: %s", (unsigned long)user,
+		      sk_buy_status_name(s));
+	return id;
+}
+
+static int
+drain_now(struct sk_control_drain_info *di)
+{
+	return sk_control_drain(F.ctl, T0 + S, SK_CONTROL_DRAIN_NOW, di);
+}
+
+static unsigned
+store_state(uint64_t id)
+{
+	struct sk_store_line l[SK_STORE_MAX_LINES];
+	unsigned n;
+	int rc = sk_store_order_get(sk_control_store(F.ctl), id, l, SK_STORE_MAX_LINES, &n);
+
+	return rc == 0 ? l[0].state : SK_ORDER_NONE;
+}
+
+static unsigned
+arena_state(uint64_t id)
+{
+	return sk_control_order_status(F.ctl, id);
+}
+
+static void
+assert_store_ok(void)
+{
+	char err[SK_STORE_ERR_MAX];
+	int rc = sk_store_verify(sk_control_store(F.ctl), err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "store verify: %d %s", rc, err);
+}
+
+/* assert_books - arena accounting holds and the store's live units equal sold - returned. */
+static void
+assert_books(struct sk_item *it)
+{
+	struct sk_control_item ci;
+
+	ck_assert(sk_stock_check(it));
+	ck_assert_int_eq(sk_control_item_get(F.ctl, it->id, &ci), 0);
+	ck_assert_uint_eq(ci.total + ci.added, ci.remaining + ci.sold - ci.returned);
+	ck_assert_uint_eq(sk_store_ledger_live(&ci.ledger), ci.sold - ci.returned);
+}
+
+static struct sk_control_stats
+stats(void)
+{
+	struct sk_control_stats s;
+
+	sk_control_stats(F.ctl, &s);
+	return s;
+}
+
+/* ------------------------------------------------------------------- drain */
+
+START_TEST(drain_commits_every_order)
+{
+	struct sk_item *a = add_item(1, 100, 1), *b = add_item(2, 100, 2);
+	uint64_t ids[40];
+	uint32_t last_seq[NLCORES] = {0};
+	struct sk_control_drain_info di;
+
+	for (unsigned u = 0; u < 30; u++)
+		ids[u] = buy(u % NLCORES, 1000 + u, a);
+	for (unsigned u = 0; u < 10; u++) { /* two-line carts */
+		struct sk_buy_line l[2] = {{b, 2}, {a, 1}};
+		ck_assert_int_eq(buy_lines(u % NLCORES, 5000 + u, l, 2, &ids[30 + u]), SK_BUY_OK);
+	}
+	for (unsigned i = 0; i < 40; i++)
+		last_seq[sk_order_id_lcore(ids[i])] = sk_order_id_seq(ids[i]);
+	ck_assert_uint_eq(sk_control_ring_depth(F.ctl, 0) + sk_control_ring_depth(F.ctl, 1), 50);
+
+	ck_assert_int_eq(drain_now(&di), 50);
+	ck_assert_uint_eq(di.records, 50);
+	ck_assert_uint_eq(di.orders_new, 40);
+	ck_assert_uint_eq(di.orders_dup + di.orders_failed, 0);
+	for (unsigned i = 0; i < 40; i++) {
+		ck_assert_uint_eq(store_state(ids[i]), SK_ORDER_CONFIRMED);
+		ck_assert_uint_eq(arena_state(ids[i]), SK_ORDER_CONFIRMED);
+	}
+	for (unsigned l = 0; l < NLCORES; l++) {
+		ck_assert_uint_eq(sk_shm_settled(F.shm, l), last_seq[l] + 1);
+		ck_assert_uint_eq(rte_ring_count(F.ring[l]), 0);
+		ck_assert_uint_eq(F.ring[l]->cons.head, F.ring[l]->cons.tail);
+	}
+	struct sk_control_stats s = stats();
+	ck_assert_uint_eq(s.orders_committed, 40);
+	ck_assert_uint_eq(s.units_committed, 60);
+	ck_assert_uint_eq(s.batches, 1);
+	ck_assert_uint_eq(s.commit_count, 1);
+	ck_assert_uint_eq(s.anomalies, 0);
+
+	/* The payment deadline is the sale time plus the timeout. */
+	struct sk_store_line l[SK_STORE_MAX_LINES];
+	unsigned n;
+	ck_assert_int_eq(sk_store_order_get(sk_control_store(F.ctl), ids[35], l, 8, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(l[0].deadline_ns, T0 + TIMEOUT);
+
+	ck_assert_int_eq(drain_now(&di), 0); /* nothing left */
+	assert_store_ok();
+	assert_books(a);
+	assert_books(b);
+}
+END_TEST
+
+START_TEST(drain_never_splits_a_cart)
+{
+	struct sk_item *it[3] = {add_item(1, 100, 50), add_item(2, 100, 50), add_item(3, 100, 50)};
+	unsigned orders = 0, records = 0;
+
+	/* 3-line carts: 8-record peeks end inside a cart most of the time. */
+	for (unsigned u = 0; u < 40; u++) {
+		struct sk_buy_line l[3] = {{it[0], 1}, {it[1], 1}, {it[2], 1}};
+		uint64_t id;
+		ck_assert_int_eq(buy_lines(u % NLCORES, 100 + u, l, u % 3 + 1, &id), SK_BUY_OK);
+		records += u % 3 + 1;
+	}
+	for (int rounds = 0; rounds < 100 && records > 0; rounds++) {
+		struct sk_control_drain_info di;
+		int rc = drain_now(&di);
+		ck_assert_int_ge(rc, 1);
+		ck_assert_uint_eq(di.orders_failed, 0);
+		orders += di.orders_new;
+		records -= (unsigned)rc;
+	}
+	ck_assert_uint_eq(records, 0);
+	ck_assert_uint_eq(orders, 40);
+	ck_assert_uint_gt(stats().batches, 5);
+	assert_store_ok();
+	for (unsigned i = 0; i < 3; i++)
+		assert_books(it[i]);
+}
+END_TEST
+
+START_TEST(drain_waits_for_linger)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+
+	sk_control_close(F.ctl);
+	F.conf.batch_linger_ns = 5 * MS;
+	ctl_open();
+	buy(0, 1, it);
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0, 0, NULL), 0);
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 4 * MS, 0, NULL), 0);
+	ck_assert_uint_eq(sk_control_ring_depth(F.ctl, 0), 1);
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 5 * MS, 0, NULL), 1);
+	/* A full per-ring share is committed at once. */
+	for (unsigned u = 0; u < 9; u++)
+		buy(0, 10 + u, it);
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 6 * MS, 0, NULL), 0);
+	sk_control_close(F.ctl);
+	F.conf.batch_max = 16; /* quota 8 per ring */
+	ctl_open();
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 6 * MS, 0, NULL), 8);
+}
+END_TEST
+
+START_TEST(attach_by_name)
+{
+	struct sk_shm_conf c = {.nlcores = NLCORES,
+				.max_items = 4,
+				.dedup_slots = 4096,
+				.status_bits = 10,
+				.epoch = EPOCH + 7};
+	size_t sz = sk_shm_size(&c);
+	struct rte_ring *rings[NLCORES];
+	struct sk_control *ctl = NULL;
+	char err[SK_CONTROL_ERR_MAX];
+
+	ck_assert_int_eq(sk_control_attach(&ctl, &F.conf, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "file-prefix"));
+
+	const struct rte_memzone *mz =
+		rte_memzone_reserve_aligned(SK_SHM_MEMZONE, sz, SOCKET_ID_ANY, 0, SK_CACHE_LINE);
+	ck_assert_ptr_nonnull(mz);
+	struct sk_shm *shm = sk_shm_init(mz->addr, mz->len, &c);
+	ck_assert_ptr_nonnull(shm);
+	rings[0] = sk_order_ring_create(0, 64, SOCKET_ID_ANY);
+	ck_assert_ptr_nonnull(rings[0]);
+	ck_assert_int_eq(sk_control_attach(&ctl, &F.conf, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "sk_orders_1"));
+	rings[1] = sk_order_ring_create(1, 64, SOCKET_ID_ANY);
+	ck_assert_ptr_nonnull(rings[1]);
+
+	sk_control_close(F.ctl); /* one store user at a time keeps this simple */
+	F.ctl = NULL;
+	ck_assert_int_eq(sk_control_attach(&ctl, &F.conf, err, sizeof(err)), 0);
+	ck_assert_ptr_eq(sk_control_shm(ctl), shm);
+	ck_assert_uint_eq(sk_control_nrings(ctl), NLCORES);
+
+	struct sk_buy_lcore lc;
+	struct sk_item *it;
+	struct sk_stock_conf ic = {.id = 9, .per_user_limit = 1, .end_ns = INT64_MAX, .total = 5};
+	ck_assert_int_eq(sk_shm_item_add(shm, &ic, 0, &it), 0);
+	ck_assert_int_eq(sk_buy_lcore_init(&lc, shm, 1, rings[1]), 0);
+	struct sk_buy_req r = {.user = 77, .now_ns = T0};
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	uint64_t id;
+	ck_assert_int_eq(sk_buy(&lc, &r, &l, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(sk_control_drain(ctl, T0, SK_CONTROL_DRAIN_NOW, NULL), 1);
+	ck_assert_uint_eq(sk_control_order_status(ctl, id), SK_ORDER_CONFIRMED);
+	sk_control_heartbeat(ctl, T0 + 3);
+	ck_assert_uint_eq(atomic_load(&shm->progress[0].heartbeat_ns), (uint64_t)(T0 + 3));
+
+	sk_control_close(ctl);
+	rte_ring_free(rings[0]);
+	rte_ring_free(rings[1]);
+	rte_memzone_free(mz);
+	ctl_open();
+}
+END_TEST
+
+START_TEST(init_rejects_bad_arguments)
+{
+	struct sk_control *ctl = NULL;
+	struct sk_control_conf c = F.conf;
+	char err[SK_CONTROL_ERR_MAX];
+
+	ck_assert_int_eq(sk_control_init(&ctl, F.shm, F.ring, 1, &c, err, sizeof(err)), -EINVAL);
+	c.store_dir = NULL;
+	ck_assert_int_eq(sk_control_init(&ctl, F.shm, F.ring, NLCORES, &c, err, sizeof(err)),
+			 -EINVAL);
+	c = F.conf;
+	struct rte_ring *mc = rte_ring_create_elem("sk_test_mc", sizeof(struct sk_order_rec), 64,
+						   SOCKET_ID_ANY, 0);
+	struct rte_ring *rings[NLCORES] = {F.ring[0], mc};
+	ck_assert_ptr_nonnull(mc);
+	ck_assert_int_eq(sk_control_init(&ctl, F.shm, rings, NLCORES, &c, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "single-consumer"));
+	rte_ring_free(mc);
+	ck_assert_ptr_null(ctl);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- crashes */
+
+/*
+ * predecessor_commit - what a control plane that died after its commit but
+ * before finishing the dequeue leaves: records peeked (head ahead of tail),
+ * in the store, optionally confirmed in the status table.
+ */
+static unsigned
+predecessor_commit(bool moved_status)
+{
+	struct sk_order_rec recs[2][64];
+	unsigned got[NLCORES];
+
+	for (unsigned l = 0; l < NLCORES; l++) {
+		got[l] = rte_ring_dequeue_burst_elem_start(F.ring[l], recs[l], sizeof(recs[l][0]),
+							   64, NULL);
+		ck_assert_int_eq(sk_store_put_orders(sk_control_store(F.ctl), recs[l], got[l],
+						     TIMEOUT, T0, NULL, NULL),
+				 0);
+		if (moved_status) {
+			struct sk_status st;
+			sk_shm_status(F.shm, &st);
+			for (unsigned i = 0; i < got[l]; i++)
+				(void)sk_status_move(&st, recs[l][i].id, SK_ORDER_QUEUED,
+						     SK_ORDER_CONFIRMED);
+		}
+		ck_assert_uint_ne(F.ring[l]->cons.head, F.ring[l]->cons.tail);
+	}
+	return got[0] + got[1];
+}
+
+static void
+replay_case(bool moved_status)
+{
+	struct sk_item *it = add_item(1, 50, 1);
+	uint64_t ids[20];
+	struct sk_control_drain_info di;
+
+	for (unsigned u = 0; u < 20; u++)
+		ids[u] = buy(u % NLCORES, 1 + u, it);
+	ck_assert_uint_eq(predecessor_commit(moved_status), 20);
+
+	ctl_restart();
+	for (unsigned l = 0; l < NLCORES; l++) {
+		ck_assert_uint_eq(F.ring[l]->cons.head, F.ring[l]->cons.tail);
+		ck_assert_uint_eq(rte_ring_count(F.ring[l]), 10);
+	}
+	ck_assert_int_eq(drain_now(&di), 20);
+	ck_assert_uint_eq(di.orders_new, 0);
+	ck_assert_uint_eq(di.orders_dup, 20);
+	for (unsigned u = 0; u < 20; u++) {
+		ck_assert_uint_eq(store_state(ids[u]), SK_ORDER_CONFIRMED);
+		ck_assert_uint_eq(arena_state(ids[u]), SK_ORDER_CONFIRMED);
+	}
+	for (unsigned l = 0; l < NLCORES; l++) {
+		ck_assert_uint_eq(sk_shm_settled(F.shm, l), 11);
+		ck_assert_uint_eq(rte_ring_count(F.ring[l]), 0);
+	}
+	struct sk_control_item ci;
+	ck_assert_int_eq(sk_control_item_get(F.ctl, 1, &ci), 0);
+	ck_assert_uint_eq(ci.ledger.sold, 20); /* stored once */
+	ck_assert_uint_eq(stats().anomalies, 0);
+	assert_store_ok();
+	assert_books(it);
+}
+
+START_TEST(replay_after_commit)
+{
+	replay_case(false);
+}
+END_TEST
+
+START_TEST(replay_after_status_moves)
+{
+	replay_case(true);
+}
+END_TEST
+
+START_TEST(head_reset_after_peek)
+{
+	struct sk_item *it = add_item(1, 50, 1);
+	struct sk_order_rec recs[16];
+	uint64_t ids[5];
+
+	for (unsigned u = 0; u < 5; u++)
+		ids[u] = buy(0, 1 + u, it);
+	/* Died between dequeue_start and the commit. */
+	ck_assert_uint_eq(
+		rte_ring_dequeue_burst_elem_start(F.ring[0], recs, sizeof(recs[0]), 16, NULL), 5);
+	ck_assert_uint_eq(F.ring[0]->cons.head - F.ring[0]->cons.tail, 5);
+
+	ctl_restart();
+	ck_assert_uint_eq(F.ring[0]->cons.head, F.ring[0]->cons.tail);
+	ck_assert_int_eq(drain_now(NULL), 5);
+	for (unsigned u = 0; u < 5; u++)
+		ck_assert_uint_eq(store_state(ids[u]), SK_ORDER_CONFIRMED);
+	ck_assert_uint_eq(stats().orders_committed, 5);
+	assert_books(it);
+}
+END_TEST
+
+START_TEST(repair_at_attach)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t a = buy(0, 1, it), b = buy(1, 2, it), c = buy(0, 3, it);
+	unsigned cur;
+
+	ck_assert_int_eq(drain_now(NULL), 3);
+	/* A predecessor moved the store and died before the arena move. */
+	ck_assert_int_eq(sk_store_order_move(sk_control_store(F.ctl), a, SK_ORDER_CONFIRMED,
+					     SK_ORDER_CANCELLED, T0, &cur),
+			 0);
+	ck_assert_int_eq(sk_store_order_move(sk_control_store(F.ctl), b, SK_ORDER_CONFIRMED,
+					     SK_ORDER_PAID, T0, &cur),
+			 0);
+	ck_assert_uint_eq(sk_stock_remaining(it), 7);
+
+	ctl_restart();
+	ck_assert_uint_eq(arena_state(a), SK_ORDER_CANCELLED);
+	ck_assert_uint_eq(arena_state(b), SK_ORDER_PAID);
+	ck_assert_uint_eq(arena_state(c), SK_ORDER_CONFIRMED);
+	ck_assert_uint_eq(sk_stock_remaining(it), 8);
+	ck_assert_uint_eq(stats().repaired, 2);
+	ck_assert_uint_eq(stats().anomalies, 0);
+	buy(1, 1, it); /* the cancelled user may buy again */
+	ck_assert_int_eq(drain_now(NULL), 1);
+	assert_books(it);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- refusals */
+
+START_TEST(store_refusal_fails_order)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	struct sk_store_activity act = {
+		.item = 1, .per_user_limit = 1, .total = 6, .end_ns = INT64_MAX, .name = "guarded"};
+	uint64_t ids[10];
+	struct sk_control_drain_info di;
+
+	ck_assert_int_eq(sk_store_activity_put(sk_control_store(F.ctl), &act, T0), 0);
+	for (unsigned u = 0; u < 10; u++)
+		ids[u] = buy(0, 1 + u, it);
+	ck_assert_int_eq(buy_one(0, 99, it), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_is_sold_out(it));
+	ck_assert_int_eq(drain_now(&di), 10);
+	ck_assert_uint_eq(di.orders_new, 6);
+	ck_assert_uint_eq(di.orders_failed, 4);
+	for (unsigned u = 0; u < 10; u++) {
+		ck_assert_uint_eq(arena_state(ids[u]),
+				  u < 6 ? SK_ORDER_CONFIRMED : SK_ORDER_FAILED);
+		ck_assert_uint_eq(store_state(ids[u]), u < 6 ? SK_ORDER_CONFIRMED : SK_ORDER_NONE);
+	}
+	ck_assert_uint_eq(sk_shm_settled(F.shm, 0), sk_order_id_seq(ids[9]) + 1);
+	ck_assert_uint_eq(sk_stock_remaining(it), 4); /* failed units back */
+	ck_assert(!sk_stock_is_sold_out(it));
+	ck_assert_uint_eq(stats().orders_failed, 4);
+	ck_assert_int_eq(sk_control_pay(F.ctl, ids[7], T0, 0), SK_CONTROL_PAY_FAILED);
+	assert_books(it);
+
+	/* A failed order re-read after a crash is not stored again. */
+	struct sk_order_rec r = {.id = ids[8],
+				 .user = 9,
+				 .price = 1999,
+				 .time_ns = T0,
+				 .item = 1,
+				 .qty = 1,
+				 .nlines = 1};
+	ck_assert_int_eq(rte_ring_sp_enqueue_elem(F.ring[0], &r, sizeof(r)), 0);
+	ck_assert_int_eq(drain_now(&di), 1);
+	ck_assert_uint_eq(store_state(ids[8]), SK_ORDER_NONE);
+	ck_assert_uint_eq(stats().orders_failed, 4);
+	assert_books(it);
+	assert_store_ok();
+}
+END_TEST
+
+START_TEST(full_map_fails_orders)
+{
+	struct sk_item *it = add_item(1, 4000, 1);
+	uint64_t ids[1500];
+	unsigned n = 0, confirmed = 0, failed = 0;
+
+	for (unsigned round = 0; round < 3; round++) {
+		for (unsigned u = 0; u < 500; u++, n++)
+			ids[n] = buy(n % NLCORES, 1 + n, it);
+		for (int k = 0; k < 200 && (rte_ring_count(F.ring[0]) || rte_ring_count(F.ring[1]));
+		     k++)
+			ck_assert_int_ge(drain_now(NULL), 0);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned a = arena_state(ids[i]), s = store_state(ids[i]);
+		if (a == SK_ORDER_CONFIRMED && s == SK_ORDER_CONFIRMED)
+			confirmed++;
+		else if (a == SK_ORDER_FAILED && s == SK_ORDER_NONE)
+			failed++;
+		else
+			ck_abort_msg("order %u: arena %u store %u", i, a, s);
+	}
+	ck_assert_uint_gt(confirmed, 0);
+	ck_assert_uint_gt(failed, 0); /* the small map filled up */
+	ck_assert_uint_eq(sk_stock_remaining(it), 4000 - confirmed);
+	assert_books(it);
+}
+END_TEST
+
+static void
+fx_setup_small_map(void)
+{
+	fx_setup_with(64, 256 * 1024);
+}
+
+/* --------------------------------------------------------------- deadlines */
+
+START_TEST(expire_returns_exactly_the_units)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t ids[10];
+
+	for (unsigned u = 0; u < 10; u++)
+		ids[u] = buy(u % NLCORES, 1 + u, it);
+	ck_assert_int_eq(buy_one(1, 99, it), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_is_sold_out(it));
+	ck_assert_int_eq(drain_now(NULL), 10);
+	for (unsigned u = 0; u < 3; u++)
+		ck_assert_int_eq(sk_control_pay(F.ctl, ids[u], T0 + S, 0), SK_CONTROL_PAY_DONE);
+
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT - 1), 0);
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT), 7);
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT + S), 0);
+	for (unsigned u = 0; u < 10; u++) {
+		unsigned want = u < 3 ? SK_ORDER_PAID : SK_ORDER_CANCELLED;
+		ck_assert_uint_eq(arena_state(ids[u]), want);
+		ck_assert_uint_eq(store_state(ids[u]), want);
+	}
+	ck_assert_uint_eq(sk_stock_remaining(it), 7);
+	ck_assert_uint_eq(atomic_load(&it->returned), 7);
+	ck_assert(!sk_stock_is_sold_out(it));
+	ck_assert_uint_eq(stats().cancels, 7);
+	ck_assert_uint_eq(stats().units_returned, 7);
+	assert_books(it);
+
+	/* Second wave: cancelled users and new ones get exactly the 7 units. */
+	uint64_t id;
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	ck_assert_int_eq(buy_lines(0, 1, &l, 1, &id), SK_BUY_DUPLICATE); /* paid user */
+	for (unsigned u = 3; u < 10; u++) {
+		unsigned user = u < 6 ? 1 + u : 100 + u; /* 3 old, 4 new */
+		buy(u % NLCORES, user, it);
+	}
+	ck_assert_int_eq(buy_lines(1, 999, &l, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert_int_eq(drain_now(NULL), 7);
+	assert_books(it);
+	assert_store_ok();
+}
+END_TEST
+
+START_TEST(expire_foreign_order)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t old = sk_order_id_make(EPOCH - 100, 0, 5);
+	struct sk_order_rec r = {.id = old,
+				 .user = 42,
+				 .price = 1999,
+				 .time_ns = T0 - 200 * S,
+				 .item = 1,
+				 .qty = 1,
+				 .nlines = 1};
+	struct sk_dedup d;
+
+	/* As recovery would leave it: the earlier run's unit counted as sold, the user holding it.
+	 */
+	ck_assert_int_eq(sk_store_put_orders(sk_control_store(F.ctl), &r, 1, TIMEOUT, T0 - 200 * S,
+					     NULL, NULL),
+			 0);
+	ck_assert_int_eq(sk_stock_take(it, 0, 1), SK_STOCK_OK);
+	sk_shm_dedup(F.shm, it, &d);
+	ck_assert_int_eq(sk_dedup_restore(&d, 42, 1, old), 0);
+	ck_assert_uint_eq(sk_stock_remaining(it), 9);
+
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0), 1);
+	ck_assert_uint_eq(store_state(old), SK_ORDER_CANCELLED);
+	ck_assert_uint_eq(sk_stock_remaining(it), 10);
+	ck_assert_uint_eq(stats().cancels_foreign, 1);
+	ck_assert_int_eq(sk_control_pay(F.ctl, old, T0, 0), SK_CONTROL_PAY_CANCELLED);
+	buy(0, 42, it); /* released: the user may buy again */
+	ck_assert(sk_stock_check(it));
+	assert_store_ok();
+}
+END_TEST
+
+START_TEST(pay_results)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t a = buy(0, 1, it), b = buy(1, 2, it);
+
+	ck_assert_int_eq(sk_control_pay(F.ctl, a, T0, 0), SK_CONTROL_PAY_QUEUED);
+	ck_assert_int_eq(sk_control_pay(F.ctl, sk_order_id_make(EPOCH, 0, 999), T0, 0),
+			 SK_CONTROL_PAY_UNKNOWN);
+	ck_assert_int_eq(sk_control_pay(F.ctl, 12345, T0, 0), SK_CONTROL_PAY_UNKNOWN);
+	ck_assert_int_eq(drain_now(NULL), 2);
+	ck_assert_int_eq(sk_control_pay(F.ctl, a, T0 + S, 0), SK_CONTROL_PAY_DONE);
+	ck_assert_uint_eq(arena_state(a), SK_ORDER_PAID);
+	ck_assert_uint_eq(store_state(a), SK_ORDER_PAID);
+	ck_assert_int_eq(sk_control_pay(F.ctl, a, T0 + 2 * S, 0), SK_CONTROL_PAY_ALREADY);
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT), 1); /* b only */
+	ck_assert_uint_eq(arena_state(a), SK_ORDER_PAID);
+	ck_assert_int_eq(sk_control_pay(F.ctl, b, T0 + TIMEOUT, 0), SK_CONTROL_PAY_CANCELLED);
+	ck_assert_uint_eq(arena_state(b), SK_ORDER_CANCELLED);
+	struct sk_control_stats s = stats();
+	ck_assert_uint_eq(s.pay[SK_CONTROL_PAY_DONE], 1);
+	ck_assert_uint_eq(s.pay[SK_CONTROL_PAY_ALREADY], 1);
+	ck_assert_uint_eq(s.pay[SK_CONTROL_PAY_CANCELLED], 1);
+	ck_assert_uint_eq(s.pay[SK_CONTROL_PAY_QUEUED], 1);
+	ck_assert_uint_eq(s.pay[SK_CONTROL_PAY_UNKNOWN], 2);
+	ck_assert_str_eq(sk_control_pay_result_name(SK_CONTROL_PAY_ALREADY), "already_paid");
+	assert_books(it);
+}
+END_TEST
+
+struct drainer {
+	volatile bool stop;
+};
+
+static void *
+drain_thread(void *arg)
+{
+	struct drainer *d = arg;
+
+	while (!d->stop) {
+		ck_assert_int_ge(sk_control_drain(F.ctl, T0 + S, 0, NULL), 0);
+		usleep(2000);
+	}
+	return NULL;
+}
+
+START_TEST(pay_waits_for_queued_order)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	struct drainer d = {0};
+	pthread_t t;
+	uint64_t id = buy(0, 1, it);
+
+	ck_assert_int_eq(pthread_create(&t, NULL, drain_thread, &d), 0);
+	int res = sk_control_pay(F.ctl, id, T0 + S, 1000);
+	d.stop = true;
+	pthread_join(t, NULL);
+	ck_assert_int_eq(res, SK_CONTROL_PAY_DONE);
+	ck_assert_uint_eq(arena_state(id), SK_ORDER_PAID);
+}
+END_TEST
+
+#define RACE_ORDERS 300
+
+struct payer {
+	const uint64_t *ids;
+	int res[RACE_ORDERS];
+};
+
+static void *
+pay_thread(void *arg)
+{
+	struct payer *p = arg;
+
+	for (unsigned i = 0; i < RACE_ORDERS; i++)
+		p->res[i] = sk_control_pay(F.ctl, p->ids[i], T0 + TIMEOUT, 0);
+	return NULL;
+}
+
+START_TEST(pay_races_timeout)
+{
+	struct sk_item *it = add_item(1, RACE_ORDERS, 1);
+	static uint64_t ids[RACE_ORDERS];
+	static struct payer p;
+	pthread_t t;
+	unsigned paid = 0, cancelled = 0;
+	int expired = 0, rc;
+
+	for (unsigned u = 0; u < RACE_ORDERS; u++)
+		ids[u] = buy(u % NLCORES, 1 + u, it);
+	ck_assert_int_eq(drain_now(NULL), RACE_ORDERS);
+	sk_control_close(F.ctl);
+	F.conf.expire_max = 7; /* many small passes interleave with the payer */
+	ctl_open();
+
+	p.ids = ids;
+	ck_assert_int_eq(pthread_create(&t, NULL, pay_thread, &p), 0);
+	while ((rc = sk_control_expire(F.ctl, T0 + TIMEOUT)) > 0)
+		expired += rc;
+	ck_assert_int_eq(rc, 0);
+	pthread_join(t, NULL);
+	expired += sk_control_expire(F.ctl, T0 + TIMEOUT);
+
+	for (unsigned i = 0; i < RACE_ORDERS; i++) {
+		unsigned s = store_state(ids[i]);
+		ck_assert_uint_eq(arena_state(ids[i]), s);
+		if (p.res[i] == SK_CONTROL_PAY_DONE) {
+			ck_assert_uint_eq(s, SK_ORDER_PAID);
+			paid++;
+		} else {
+			ck_assert_int_eq(p.res[i], SK_CONTROL_PAY_CANCELLED);
+			ck_assert_uint_eq(s, SK_ORDER_CANCELLED);
+			cancelled++;
+		}
+	}
+	ck_assert_uint_eq(paid + cancelled, RACE_ORDERS);
+	ck_assert_int_eq(expired, (int)cancelled);
+	ck_assert_uint_eq(sk_stock_remaining(it), cancelled);
+	ck_assert_uint_eq(stats().anomalies, 0);
+	assert_books(it);
+	assert_store_ok();
+}
+END_TEST
+
+/* ------------------------------------------------------------------- views */
+
+/* One sample line: name{label="v",...} value */
+static const char metric_re[] =
+	"^[a-zA-Z_:][a-zA-Z0-9_:]*"
+	"(\\{[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"]*\"(,[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"]*\")*\\})?"
+	" (-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?|\\+Inf|-Inf|NaN)$";
+
+static char *
+metrics_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(sk_control_metrics(F.ctl, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void
+assert_metrics_parse(const char *text)
+{
+	regex_t re;
+	char *copy = strdup(text), *save = NULL, *types[64];
+	unsigned ntypes = 0, samples = 0;
+
+	ck_assert_int_eq(regcomp(&re, metric_re, REG_EXTENDED | REG_NOSUB), 0);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "# HELP ", 7) == 0)
+			continue;
+		if (strncmp(line, "# TYPE ", 7) == 0) {
+			for (unsigned i = 0; i < ntypes; i++)
+				ck_assert_msg(strcmp(types[i], line) != 0, "TYPE twice: %s", line);
+			ck_assert_uint_lt(ntypes, 64);
+			types[ntypes++] = line;
+			continue;
+		}
+		ck_assert_msg(regexec(&re, line, 0, NULL, 0) == 0, "bad metric line: '%s'", line);
+		samples++;
+	}
+	ck_assert_uint_gt(samples, 20);
+	regfree(&re);
+	free(copy);
+}
+
+START_TEST(metrics_text_parses)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t a = buy(0, 1, it);
+
+	buy(1, 2, it);
+	buy(1, 3, it);
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0, SK_CONTROL_DRAIN_NOW, NULL), 3);
+	ck_assert_int_eq(sk_control_pay(F.ctl, a, T0, 0), SK_CONTROL_PAY_DONE);
+	buy(0, 4, it); /* one left queued */
+
+	char *m = metrics_text();
+	assert_metrics_parse(m);
+	static const char *const want[] = {
+		"seckill_orders_committed_total 3\n",
+		"seckill_commit_seconds_bucket{le=\"+Inf\"} 1\n",
+		"seckill_commit_seconds_count 1\n",
+		"seckill_ring_depth{lcore=\"0\"} 1\n",
+		"seckill_ring_depth{lcore=\"1\"} 0\n",
+		"seckill_orders{state=\"queued\"} 1\n",
+		"seckill_orders{state=\"confirmed\"} 2\n",
+		"seckill_orders{state=\"paid\"} 1\n",
+		"seckill_stock_remaining{item=\"1\"} 6\n",
+		"seckill_stock_sold{item=\"1\"} 4\n",
+		"seckill_store_live_units{item=\"1\"} 3\n",
+		"seckill_pay_requests_total{result=\"paid\"} 1\n",
+		"# TYPE seckill_commit_seconds histogram\n",
+	};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(want); i++)
+		ck_assert_msg(strstr(m, want[i]) != NULL, "missing: %s", want[i]);
+	free(m);
+}
+END_TEST
+
+static json_t *
+handle(const char *method, const char *path, unsigned want_status, struct sk_admin_reply *out)
+{
+	struct sk_admin_reply r;
+	json_error_t e;
+
+	ck_assert_int_eq(sk_admin_handle(F.ctl, method, path, 0, &r), 0);
+	ck_assert_msg(r.status == want_status, "%s %s: %u, want %u: %s", method, path, r.status,
+		      want_status, r.body);
+	ck_assert_uint_eq(strlen(r.body), r.len);
+	json_t *j =
+		strcmp(r.content_type, "application/json") == 0 ? json_loads(r.body, 0, &e) : NULL;
+	if (out != NULL)
+		*out = r;
+	else
+		free(r.body);
+	return j;
+}
+
+START_TEST(admin_routes)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t a = buy(0, 1, it), b = buy(1, 2, it), q;
+	struct sk_admin_reply r;
+	char path[96];
+	json_t *j;
+
+	ck_assert_int_eq(drain_now(NULL), 2);
+	q = buy(0, 3, it);
+
+	handle("GET", "/healthz", 200, &r);
+	ck_assert_str_eq(r.body, "ok\n");
+	free(r.body);
+	json_decref(handle("POST", "/healthz", 405, &r));
+	ck_assert_str_eq(r.allow, "GET, HEAD");
+	free(r.body);
+	json_decref(handle("GET", "/nope", 404, NULL));
+
+	snprintf(path, sizeof(path), "/v1/orders/%lu", (unsigned long)a);
+	j = handle("GET", path, 200, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "confirmed");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "deadline_ns")), T0 + TIMEOUT);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "lines")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "client_ip")), "192.168.0.2");
+	json_decref(j);
+
+	snprintf(path, sizeof(path), "/v1/orders/%lu/pay", (unsigned long)a);
+	j = handle("POST", path, 200, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "paid");
+	ck_assert_ptr_null(json_object_get(j, "already"));
+	json_decref(j);
+	j = handle("POST", path, 200, NULL);
+	ck_assert(json_is_true(json_object_get(j, "already")));
+	json_decref(j);
+	json_decref(handle("GET", path, 405, NULL));
+
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT), 1);
+	snprintf(path, sizeof(path), "/v1/orders/%lu/pay", (unsigned long)b);
+	j = handle("POST", path, 409, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "cancelled");
+	json_decref(j);
+
+	snprintf(path, sizeof(path), "/v1/orders/%lu", (unsigned long)q);
+	j = handle("GET", path, 200, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "queued");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/v1/orders/%lu/pay", (unsigned long)q);
+	j = handle("POST", path, 409, &r);
+	ck_assert_uint_eq(r.retry_after, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "queued");
+	free(r.body);
+	json_decref(j);
+
+	json_decref(handle("GET", "/v1/orders/77", 404, NULL));
+	json_decref(handle("POST", "/v1/orders/77/pay", 404, NULL));
+	json_decref(handle("GET", "/v1/orders/abc", 400, NULL));
+	json_decref(handle("GET", "/v1/orders/99999999999999999999999", 400, NULL));
+	json_decref(handle("GET", "/v1/orders/0", 400, NULL));
+
+	j = handle("GET", "/v1/items", 200, NULL);
+	json_t *items = json_object_get(j, "items");
+	ck_assert_uint_eq(json_array_size(items), 1);
+	json_t *i0 = json_array_get(items, 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(i0, "remaining")), 8);
+	ck_assert_int_eq(json_integer_value(json_object_get(i0, "sold")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(i0, "returned")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(i0, "ledger"), "live")),
+			 1);
+	json_decref(j);
+	j = handle("GET", "/v1/items/1?x=y", 200, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "item")), 1);
+	json_decref(j);
+	json_decref(handle("GET", "/v1/items/2", 404, NULL));
+	json_decref(handle("GET", "/v1/items/x", 400, NULL));
+
+	handle("GET", "/metrics", 200, &r);
+	ck_assert_ptr_nonnull(strstr(r.body, "seckill_orders_committed_total 2\n"));
+	ck_assert_ptr_nonnull(strstr(r.content_type, "version=0.0.4"));
+	free(r.body);
+}
+END_TEST
+
+/* --------------------------------------------------------------- seckillctl */
+
+/* run_cli - run seckillctl with @args (NULL-terminated); its exit code, stdout in @out. */
+static int
+run_cli(char *out, size_t outlen, const char *const *args)
+{
+	char tmpl[PATH_MAX + 32];
+	const char *argv[16];
+	int n = 0, status;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/cli-out-XXXXXX", F.dir);
+	int fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	argv[n++] = seckillctl_path;
+	while (*args != NULL && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(devnull, 2);
+		execv(seckillctl_path, (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ssize_t got = pread(fd, out, outlen - 1, 0);
+	out[got > 0 ? got : 0] = '\0';
+	close(fd);
+	unlink(tmpl);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+#define CLI(...) run_cli(out, sizeof(out), (const char *const[]){__VA_ARGS__, NULL})
+
+START_TEST(seckillctl_against_admin)
+{
+	static char out[65536];
+	struct sk_item *it = add_item(1, 10, 1);
+	uint64_t a = buy(0, 1, it), b = buy(1, 2, it);
+	char port[16], sock[PATH_MAX + 32], ida[24], idb[24];
+	struct sk_admin *adm;
+	char err[SK_CONTROL_ERR_MAX];
+
+	ck_assert_int_eq(drain_now(NULL), 2);
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT - S), 0);
+	snprintf(sock, sizeof(sock), "%s/admin.sock", F.dir);
+	struct sk_admin_conf ac = {.tcp = true, .port = 0, .socket_path = sock};
+	ck_assert_int_eq(sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err)), 0);
+	ck_assert_uint_ne(sk_admin_port(adm), 0);
+	snprintf(port, sizeof(port), "%u", sk_admin_port(adm));
+	snprintf(ida, sizeof(ida), "%lu", (unsigned long)a);
+	snprintf(idb, sizeof(idb), "%lu", (unsigned long)b);
+
+	/* A second server on the same socket is refused. */
+	struct sk_admin *adm2;
+	struct sk_admin_conf ac2 = {.socket_path = sock};
+	ck_assert_int_eq(sk_admin_start(&adm2, F.ctl, &ac2, err, sizeof(err)), -EADDRINUSE);
+
+	ck_assert_int_eq(CLI("--port", port, "items"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "REMAINING"));
+	ck_assert_int_eq(CLI("--port", port, "order", "show", ida), 0);
+	ck_assert_ptr_nonnull(strstr(out, "confirmed"));
+	ck_assert_int_eq(CLI("--port", port, "--json", "order", "show", ida), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"status\":\"confirmed\""));
+	ck_assert_int_eq(CLI("--port", port, "order", "pay", ida), 0);
+	ck_assert_ptr_nonnull(strstr(out, "paid"));
+	ck_assert_int_eq(CLI("--port", port, "order", "pay", ida), 0);
+	ck_assert_ptr_nonnull(strstr(out, "already"));
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT), 1);
+	ck_assert_int_eq(CLI("--port", port, "order", "pay", idb), 5);
+	ck_assert_int_eq(CLI("--port", port, "order", "show", "4242"), 4);
+	ck_assert_int_eq(CLI("--port", port, "item", "1"), 0);
+	ck_assert_int_eq(CLI("--port", port, "item", "2"), 4);
+	ck_assert_int_eq(CLI("--port", port, "metrics"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "seckill_orders_committed_total 2\n"));
+	ck_assert_int_eq(CLI("--socket", sock, "items"), 0);
+	ck_assert_int_eq(CLI("--socket", sock, "order", "show", ida), 0);
+	ck_assert_ptr_nonnull(strstr(out, "paid"));
+
+	ck_assert_int_eq(CLI("--port", port, "reconcile"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "reconcile: ok"));
+	ck_assert_int_eq(CLI("--port", port, "--json", "reconcile"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"ok\": true"));
+	atomic_fetch_add(&it->returned, 1); /* break the books */
+	ck_assert_int_eq(CLI("--port", port, "reconcile"), 1);
+	ck_assert_ptr_nonnull(strstr(out, "MISMATCH"));
+	atomic_fetch_sub(&it->returned, 1);
+
+	/* usage errors and help */
+	ck_assert_int_eq(CLI("--port", port), 2);
+	ck_assert_int_eq(CLI("--port", port, "frobnicate"), 2);
+	ck_assert_int_eq(CLI("--port", port, "order", "pay"), 2);
+	ck_assert_int_eq(CLI("--port", port, "order", "pay", "12x"), 2);
+	ck_assert_int_eq(CLI("--port", "0", "items"), 2);
+	ck_assert_int_eq(CLI("--bogus", "items"), 2);
+	ck_assert_int_eq(CLI("order", "pay", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: seckillctl order pay ID"));
+	ck_assert_int_eq(CLI("reconcile", "--help"), 0);
+	ck_assert_int_eq(CLI("--help"), 0);
+
+	sk_admin_stop(adm);
+	ck_assert_int_ne(access(sock, F_OK), 0); /* removed */
+	ck_assert_int_eq(CLI("--port", port, "items"), 3);
+	ck_assert_int_eq(CLI("--socket", sock, "items"), 3);
+}
+END_TEST
+
+/* ------------------------------------------------------------------- runner */
+
+static Suite *
+control_suite(void)
+{
+	Suite *s = suite_create("control");
+	TCase *tc;
+
+	tc = tcase_create("drain");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, drain_commits_every_order);
+	tcase_add_test(tc, drain_waits_for_linger);
+	tcase_add_test(tc, attach_by_name);
+	tcase_add_test(tc, init_rejects_bad_arguments);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("small_batch");
+	tcase_add_checked_fixture(tc, fx_setup_small_batch, fx_teardown);
+	tcase_add_test(tc, drain_never_splits_a_cart);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("crashes");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, replay_after_commit);
+	tcase_add_test(tc, replay_after_status_moves);
+	tcase_add_test(tc, head_reset_after_peek);
+	tcase_add_test(tc, repair_at_attach);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refusals");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, store_refusal_fails_order);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("full_map");
+	tcase_add_checked_fixture(tc, fx_setup_small_map, fx_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, full_map_fails_orders);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("deadlines");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, expire_returns_exactly_the_units);
+	tcase_add_test(tc, expire_foreign_order);
+	tcase_add_test(tc, pay_results);
+	tcase_add_test(tc, pay_waits_for_queued_order);
+	tcase_add_test(tc, pay_races_timeout);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("views");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, metrics_text_parses);
+	tcase_add_test(tc, admin_routes);
+	if (seckillctl_path != NULL)
+		tcase_add_test(tc, seckillctl_against_admin);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	seckillctl_path = argc > 1 ? argv[1] : NULL;
+	return sk_test_run(control_suite(), "test_control", true);
+}
