@@ -12,14 +12,18 @@
  * exit 0.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 
@@ -239,6 +243,33 @@ sleep_ns(int64_t ns)
 	nanosleep(&ts, NULL); /* a signal cuts it short: fine */
 }
 
+/*
+ * lock_dataplane - one control plane per dataplane: an exclusive flock on a
+ * file in the EAL runtime directory of this --file-prefix. The rings are
+ * single-consumer and attach resets their consumer heads, which is safe only
+ * if no other control plane is draining them. The kernel drops the lock when
+ * the process dies, kill -9 included. Returns the fd (kept open), or -1.
+ */
+static int
+lock_dataplane(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/seckill-control.lock", rte_eal_get_runtime_dir());
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		logmsg("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		logmsg("another seckill-control is attached to this dataplane (%s)", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* attach - sk_control_attach(), waiting a little for the dataplane to publish its rings. */
 static int
 attach(struct sk_control **ctl, const struct sk_control_conf *conf)
@@ -342,7 +373,7 @@ main(int argc, char **argv)
 	struct sk_admin *admin = NULL;
 	char **ev = NULL;
 	struct opts o;
-	int dd = argc, eal_argc, rc, status = EXIT_FAILURE;
+	int dd = argc, eal_argc, rc, status = EXIT_FAILURE, lock_fd = -1;
 	bool eal_up = false;
 
 	for (int i = 1; i < argc; i++)
@@ -372,6 +403,9 @@ main(int argc, char **argv)
 		goto out;
 	}
 	eal_up = true;
+	lock_fd = lock_dataplane();
+	if (lock_fd < 0)
+		goto out;
 
 	struct sk_control_conf cc = {
 		.store_dir = o.store,
@@ -394,10 +428,14 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s%u%s%s",
-	       sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store,
-	       o.admin_port ? "127.0.0.1:" : "", o.admin_port, o.admin_socket ? " + " : "",
-	       o.admin_socket ? o.admin_socket : "");
+	char where[PATH_MAX + 64];
+	if (o.admin_port != 0)
+		snprintf(where, sizeof(where), "127.0.0.1:%u%s%s", o.admin_port,
+			 o.admin_socket ? " + " : "", o.admin_socket ? o.admin_socket : "");
+	else
+		snprintf(where, sizeof(where), "%s", o.admin_socket ? o.admin_socket : "off");
+	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s", sk_control_nrings(ctl),
+	       sk_control_shm(ctl)->epoch, o.store, where);
 
 	status = run(ctl) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 
@@ -410,6 +448,8 @@ main(int argc, char **argv)
 out:
 	sk_admin_stop(admin);
 	sk_control_close(ctl);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (eal_up)
 		rte_eal_cleanup();
 	free(ev);
