@@ -100,8 +100,12 @@ enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
  * refund, or an order that could not be stored).
  *
  * @param shm    the arena
- * @param recs   every line of the order (same id); each line's returned
- *               counter is updated
+ * @param recs   every line of the order (same id). Each line's @c returned
+ *               counts the units already given back for this cancel and is
+ *               updated: pass 0 for a fresh cancel (records read back from
+ *               the order store after a cancel say returned == qty, which
+ *               would return nothing). Only the caller that wins the status
+ *               CAS returns anything, so a reset to 0 is always safe.
  * @param n      number of lines
  * @param to     SK_ORDER_CANCELLED or SK_ORDER_FAILED
  * @return 0 (units returned), -EALREADY (the order is not queued/confirmed:
