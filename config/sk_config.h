@@ -20,6 +20,17 @@
  *
  *	[http]
  *	head_max = 8192
+ *
+ *	[seckill]
+ *	auth = on
+ *	secret_file = /etc/seckill/token.secret
+ *
+ *	[item.1001]              # one section per activity, id 1..4294967295
+ *	name  = phone
+ *	total = 1000
+ *	price = 99900            # minor units (cents)
+ *	start = +10              # 10 s after the process starts, or unix seconds
+ *	end   = never
  * @endcode
  *
  * Every key is listed with its range and default in docs/operations.md and
@@ -29,6 +40,10 @@
  * that names the file, the line and the key ("seckill.ini:12: tcp.mss: 80
  * is out of range 536..9000"). A config either loads completely or not at
  * all; nothing in it is applied half.
+ *
+ * [seckill] holds the buy path's settings (identity, arena sizes, rate
+ * limits) and every [item.<id>] section one activity; a section name that
+ * appears twice is an error for items (the id would be ambiguous).
  *
  * Numeric keys of [tcp] and [http] that are absent stay 0, which means "the
  * module's own default" (sk_net_conf_defaults(), sk_http_parser_init()), so
@@ -62,6 +77,20 @@ extern "C" {
 #define SK_CONFIG_LCORES_MAX 128
 /** Size of an error-message buffer that never truncates a key name. */
 #define SK_CONFIG_ERR_MAX 512
+/** Most [item.<id>] sections in one file. */
+#define SK_CONFIG_MAX_ITEMS 256
+/** Longest item name, NUL included. */
+#define SK_CONFIG_NAME_MAX 64
+/** Longest path ([seckill] secret_file), NUL included. */
+#define SK_CONFIG_PATH_MAX 256
+/** Shortest token secret (RFC 7518 §3.2; same as SK_TOKEN_SECRET_MIN). */
+#define SK_CONFIG_TOKEN_SECRET_MIN 32
+/** Largest token secret file read by sk_config_read_secret(). */
+#define SK_CONFIG_TOKEN_SECRET_MAX 4096
+/** Largest absolute time accepted (unix seconds, year 2255: ns fit int64). */
+#define SK_CONFIG_TIME_ABS_MAX INT64_C(9000000000)
+/** Largest relative time accepted ("+N" seconds: ten years). */
+#define SK_CONFIG_TIME_REL_MAX INT64_C(315360000)
 
 /** One [portN] section. */
 struct sk_config_port {
@@ -77,6 +106,35 @@ struct sk_config_port {
 	uint16_t tx_desc;   /**< TX descriptors per queue (tx_desc) */
 	bool rss;	    /**< rss = on|off: allowed to use several RX queues */
 	bool csum_offload;  /**< checksum_offload = on|off: use the port's offloads */
+};
+
+/** When the dataplane answers a winner ([seckill] ack). */
+enum sk_config_ack {
+	SK_CONFIG_ACK_QUEUED = 0, /**< 202 queued at once (the only mode for now) */
+	SK_CONFIG_ACK_DURABLE,	  /**< 200 once the order is in LMDB: needs the control plane */
+};
+
+/**
+ * A point in time of an activity: "+N" seconds after the process started,
+ * absolute unix seconds, or (end only) "never".
+ */
+struct sk_config_time {
+	int64_t s;     /**< seconds: offset when @c relative, else unix time */
+	bool relative; /**< written "+N" */
+	bool never;    /**< written "never": no end */
+};
+
+/** One [item.<id>] section: an activity. */
+struct sk_config_item {
+	uint32_t id;		       /**< from the section name, 1..2^32-1 */
+	uint32_t per_user_limit;       /**< units one user may hold (default 1) */
+	char name[SK_CONFIG_NAME_MAX]; /**< display name (default "") */
+	uint64_t total;		       /**< units on sale (required) */
+	uint64_t price;		       /**< unit price, minor units (default 0) */
+	uint32_t batch_max;	       /**< pool -> bucket refill cap; 0: engine default */
+	uint64_t dedup_slots;	       /**< dedup slice; 0: automatic (8 x total) */
+	struct sk_config_time start;   /**< default "+0": at process start */
+	struct sk_config_time end;     /**< default "never" */
 };
 
 /** The whole configuration. All-zero is not valid: use sk_config_defaults(). */
@@ -115,6 +173,25 @@ struct sk_config {
 	uint32_t target_max; /**< request-target bytes (414 above) */
 	uint32_t body_max;   /**< Content-Length limit (413 above) */
 	uint32_t fields_max; /**< header field lines (431 above) */
+
+	/* [seckill]; a rate of 0 is no limit, a burst of 0 is one second's worth
+	 * (= the rate) */
+	bool auth;			      /**< on: Bearer JWT; off: X-User-Id */
+	uint8_t ack;			      /**< enum sk_config_ack */
+	char secret_file[SK_CONFIG_PATH_MAX]; /**< token secret; needed for auth with items */
+	uint32_t token_skew_s;		      /**< clock skew allowed on exp/nbf */
+	uint32_t max_items;		      /**< item slots of the arena */
+	uint64_t dedup_slots;		      /**< dedup slots shared by all items */
+	uint32_t status_bits;		      /**< log2 of orders per lcore per run */
+	uint32_t order_ring;		      /**< records per lcore order ring (power of 2) */
+	uint64_t global_rate, global_burst;   /**< buys/s of the appliance; 0 = off */
+	uint64_t item_rate, item_burst;	      /**< buys/s of each item; 0 = off */
+	uint64_t ip_rate, ip_burst;	      /**< buys/s of one client IP per lcore; 0 = off */
+	uint32_t ip_slots; /**< per-IP limiter entries per lcore (power of 2); 0 = IP limit off */
+
+	/* [item.<id>], in file order */
+	uint32_t nb_items;
+	struct sk_config_item items[SK_CONFIG_MAX_ITEMS];
 };
 
 /**
@@ -141,6 +218,38 @@ void sk_config_defaults(struct sk_config *cfg);
  *   -ENOMEM if the parser ran out of memory.
  */
 int sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen);
+
+/**
+ * sk_config_item_window - the sale window of @p item in wall-clock ns, with
+ * relative times ("+N") counted from @p base_ns (the process start).
+ * @param[in]  item      a loaded item
+ * @param[in]  base_ns   process start, ns since the epoch, >= 0
+ * @param[out] start_ns  when the sale opens
+ * @param[out] end_ns    when it ends; INT64_MAX for "never"
+ * @return 0, or -EINVAL if the end is not after the start (possible only
+ *   when one is relative and the other absolute; the loader refuses the
+ *   other cases).
+ * Thread-safe (pure).
+ */
+int sk_config_item_window(const struct sk_config_item *item, int64_t base_ns, int64_t *start_ns,
+			  int64_t *end_ns);
+
+/**
+ * sk_config_read_secret - read the token secret file @p path: its bytes,
+ * minus one trailing newline ("\n" or "\r\n"), as tools/seckill-token does.
+ * @param[in]  path    the file ([seckill] secret_file)
+ * @param[out] buf     SK_CONFIG_TOKEN_SECRET_MAX bytes; the caller wipes it
+ * @param[out] len     bytes of secret in @p buf
+ * @param[out] err     on error, one line naming the key, the file and the
+ *                     problem; may be NULL
+ * @param[in]  errlen  bytes at @p err
+ * @return 0, or a negative errno of fopen() (-ENOENT, -EACCES, ...), -EIO
+ *   (read error), -EFBIG (more than SK_CONFIG_TOKEN_SECRET_MAX bytes), or
+ *   -EINVAL (fewer than SK_CONFIG_TOKEN_SECRET_MIN bytes).
+ * Allocates nothing; thread-safe.
+ */
+int sk_config_read_secret(const char *path, uint8_t buf[SK_CONFIG_TOKEN_SECRET_MAX], size_t *len,
+			  char *err, size_t errlen);
 
 /**
  * sk_config_port_name - the DPDK device name of @p port: its device string

@@ -15,6 +15,10 @@
 #include "sk_config.h"
 
 #define PORT0 "[port0]\ndevice = net_tap0,iface=sk0\naddress = 198.18.0.1/24\n"
+/* PORT0 plus [seckill] without tokens: items need no secret then. */
+#define NOAUTH PORT0 "[seckill]\nauth = off\n"
+/* NOAUTH is 5 lines: an item section starts on line 6. */
+#define ITEM1 NOAUTH "[item.1]\ntotal = 10\n"
 
 /* write_tmp - @text into a fresh temporary file; returns its path (static). */
 static const char *
@@ -109,6 +113,89 @@ static const struct bad_case bad_cases[] = {
 	 "port1.device: same device as port0"},
 	{PORT0 "[port1]\ndevice = net_tap1\naddress = 198.18.0.1/24\n",
 	 "port1.address: same address as port0"},
+
+	/* [seckill] */
+	{PORT0 "[seckill]\nauth = maybe\n", ":5: seckill.auth: 'maybe' is not on/off"},
+	{PORT0 "[seckill]\nsecret_file = /a b\n",
+	 ":5: seckill.secret_file: blanks and control characters are not allowed"},
+	{PORT0 "[seckill]\nsecret_file =\n", ":5: seckill.secret_file: empty value"},
+	{PORT0 "[seckill]\ntoken_skew_s = 86401\n",
+	 ":5: seckill.token_skew_s: 86401 is out of range 0..86400"},
+	{PORT0 "[seckill]\nmax_items = 0\n", "seckill.max_items: 0 is out of range 1..65536"},
+	{PORT0 "[seckill]\nmax_items = 65537\n", "seckill.max_items: 65537 is out of range"},
+	{PORT0 "[seckill]\ndedup_slots = 1023\n",
+	 "seckill.dedup_slots: 1023 is out of range 1024..2147483648"},
+	{PORT0 "[seckill]\ndedup_slots = 4294967296\n", "seckill.dedup_slots: 4294967296 is out"},
+	{PORT0 "[seckill]\nstatus_bits = 9\n", "seckill.status_bits: 9 is out of range 10..26"},
+	{PORT0 "[seckill]\nstatus_bits = 27\n", "seckill.status_bits: 27 is out of range"},
+	{PORT0 "[seckill]\norder_ring = 65535\n",
+	 ":5: seckill.order_ring: 65535 is not a power of two"},
+	{PORT0 "[seckill]\norder_ring = 32\n",
+	 "seckill.order_ring: 32 is out of range 64..16777216"},
+	{PORT0 "[seckill]\nack = durable\n",
+	 ":5: seckill.ack: durable is not available until the control plane exists"},
+	{PORT0 "[seckill]\nack = later\n", "seckill.ack: 'later' is not queued or durable"},
+	{PORT0 "[seckill]\nglobal_rate = 1000000001\n",
+	 "seckill.global_rate: 1000000001 is out of range 0..1000000000"},
+	{PORT0 "[seckill]\nglobal_burst = x\n",
+	 "seckill.global_burst: 'x' is not a decimal number"},
+	{PORT0 "[seckill]\nitem_rate = -1\n", "seckill.item_rate: '-1' is not a decimal number"},
+	{PORT0 "[seckill]\nitem_burst = 1000000001\n", "seckill.item_burst: 1000000001 is out"},
+	{PORT0 "[seckill]\nip_rate = 1e3\n", "seckill.ip_rate: '1e3' is not a decimal number"},
+	{PORT0 "[seckill]\nip_burst = 1000000001\n", "seckill.ip_burst: 1000000001 is out"},
+	{PORT0 "[seckill]\nip_slots = 1000\n", ":5: seckill.ip_slots: 1000 is not a power of two"},
+	{PORT0 "[seckill]\nip_slots = 2\n", "seckill.ip_slots: 2 is out of range 0 or 4..67108864"},
+	{PORT0 "[seckill]\nip_slots = 134217728\n", "seckill.ip_slots: 134217728 is out of range"},
+	{PORT0 "[seckill]\nauth = on\nauth = off\n", ":6: seckill.auth: set twice"},
+	{PORT0 "[seckill]\nip_rate = 5\nip_slots = 0\n",
+	 "seckill.ip_slots: 0 leaves no room for the per-IP limit that seckill.ip_rate sets"},
+	{PORT0 "[item.1]\ntotal = 1\n",
+	 "seckill.secret_file: required when seckill.auth = on and items are configured"},
+	{PORT0 "[seckill]\nmax_items = 1\nauth = off\n[item.1]\ntotal = 1\n[item.2]\ntotal = 1\n",
+	 "seckill.max_items: 1 is less than the 2 [item.<id>] sections"},
+
+	/* [item.<id>] */
+	{NOAUTH "[item.0]\ntotal = 1\n",
+	 ":6: [item.0]: the item id must be a decimal 1..4294967295"},
+	{NOAUTH "[item.4294967296]\n", ":6: [item.4294967296]: the item id must be"},
+	{NOAUTH "[item.01]\n", "[item.01]: the item id must be"},
+	{NOAUTH "[item.]\n", "[item.]: the item id must be"},
+	{NOAUTH "[item.1x]\n", "[item.1x]: the item id must be"},
+	{NOAUTH "[item]\n", ":6: unknown section [item]"},
+	{ITEM1 "[item.1]\n", ":8: [item.1]: item 1 already defined at line 6"},
+	{NOAUTH "[item.7]\nname = x\n", ":6: item.7.total: required"},
+	{ITEM1 "total = 11\n", ":8: item.1.total: set twice"},
+	{ITEM1 "colour = red\n", ":8: item.1.colour: unknown key"},
+	{NOAUTH "[item.1]\ntotal = 281474976710657\n",
+	 ":7: item.1.total: 281474976710657 is out of range 0..281474976710656"},
+	{ITEM1 "price = 9007199254740993\n",
+	 "item.1.price: 9007199254740993 is out of range 0..9007199254740992"},
+	{ITEM1 "price = 9.99\n", "item.1.price: '9.99' is not a decimal number"},
+	{ITEM1 "per_user_limit = 0\n", "item.1.per_user_limit: 0 is out of range 1..1000000"},
+	{ITEM1 "name = a\"b\n", ":8: item.1.name: control characters, '\"' and '\\' are not"},
+	{ITEM1 "name = a\\b\n", "item.1.name: control characters"},
+	{ITEM1 "name = "
+	       "0123456789012345678901234567890123456789012345678901234567890123\n",
+	 "item.1.name: longer than 63 characters"},
+	{ITEM1 "start = never\n",
+	 ":8: item.1.start: 'never' is not +SECONDS (0..315360000), unix seconds "
+	 "(1..9000000000)"},
+	{ITEM1 "start = -5\n", "item.1.start: '-5' is not +SECONDS"},
+	{ITEM1 "start = +315360001\n", "item.1.start: '+315360001' is not +SECONDS"},
+	{ITEM1 "start = 9000000001\n", "item.1.start: '9000000001' is not"},
+	{ITEM1 "start = 0\n", "item.1.start: '0' is not"},
+	{ITEM1 "start = + 5\n", "item.1.start: '+ 5' is not"},
+	{ITEM1 "end = soon\n", "item.1.end: 'soon' is not +SECONDS (0..315360000), unix seconds "
+			       "(1..9000000000) or never"},
+	{ITEM1 "start = +10\nend = +10\n", ":6: item.1.end: must be after item.1.start"},
+	{ITEM1 "start = 2000000000\nend = 1999999999\n", "item.1.end: must be after item.1.start"},
+	{ITEM1 "end = +0\n", "item.1.end: must be after item.1.start"},
+	{ITEM1 "batch_max = 16777217\n", "item.1.batch_max: 16777217 is out of range 0..16777216"},
+	{ITEM1 "dedup_slots = 1000\n",
+	 ":6: item.1.dedup_slots: 1000 is below the minimum slice of 1024"},
+	{NOAUTH "dedup_slots = 2048\n[item.1]\ntotal = 1\ndedup_slots = 4096\n",
+	 ":7: item.1.dedup_slots: 4096 is more than seckill.dedup_slots (2048)"},
+	{ITEM1 "dedup_slots = 2147483649\n", "item.1.dedup_slots: 2147483649 is out of range"},
 };
 
 START_TEST(test_bad_file)
@@ -291,6 +378,302 @@ START_TEST(test_full_file)
 }
 END_TEST
 
+static const char seckill_text[] = PORT0 "[seckill]\n"
+					 "auth = on\n"
+					 "secret_file = /etc/seckill/token.secret\n"
+					 "token_skew_s = 30\n"
+					 "max_items = 3\n"
+					 "dedup_slots = 1048576\n"
+					 "status_bits = 20\n"
+					 "order_ring = 1024\n"
+					 "ack = queued\n"
+					 "global_rate = 100000\n"
+					 "global_burst = 200000\n"
+					 "item_rate = 50000\n"
+					 "item_burst = 0\n"
+					 "ip_rate = 20\n"
+					 "ip_burst = 40\n"
+					 "ip_slots = 1024\n"
+					 "[item.1001]\n"
+					 "name = phone 15 (black, 256 GB)\n"
+					 "total = 1000\n"
+					 "price = 99900\n"
+					 "per_user_limit = 2\n"
+					 "start = +10\n"
+					 "end = +3600\n"
+					 "batch_max = 64\n"
+					 "dedup_slots = 16384\n"
+					 "[item.4294967295]\n"
+					 "total = 0\n"
+					 "start = 1800000000\n"
+					 "end = 1800000600\n"
+					 "[item.7]\n"
+					 "total = 281474976710656\n"
+					 "start = 1700000000\n";
+
+START_TEST(test_seckill_file)
+{
+	struct sk_config cfg;
+	char err[SK_CONFIG_ERR_MAX] = "";
+	const struct sk_config_item *it;
+	int rc;
+
+	rc = load_text(seckill_text, &cfg, err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert(cfg.auth);
+	ck_assert_str_eq(cfg.secret_file, "/etc/seckill/token.secret");
+	ck_assert_uint_eq(cfg.token_skew_s, 30);
+	ck_assert_uint_eq(cfg.max_items, 3);
+	ck_assert_uint_eq(cfg.dedup_slots, 1048576);
+	ck_assert_uint_eq(cfg.status_bits, 20);
+	ck_assert_uint_eq(cfg.order_ring, 1024);
+	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_QUEUED);
+	ck_assert_uint_eq(cfg.global_rate, 100000);
+	ck_assert_uint_eq(cfg.global_burst, 200000);
+	ck_assert_uint_eq(cfg.item_rate, 50000);
+	ck_assert_uint_eq(cfg.item_burst, 0);
+	ck_assert_uint_eq(cfg.ip_rate, 20);
+	ck_assert_uint_eq(cfg.ip_burst, 40);
+	ck_assert_uint_eq(cfg.ip_slots, 1024);
+
+	ck_assert_uint_eq(cfg.nb_items, 3);
+	it = &cfg.items[0];
+	ck_assert_uint_eq(it->id, 1001);
+	ck_assert_str_eq(it->name, "phone 15 (black, 256 GB)");
+	ck_assert_uint_eq(it->total, 1000);
+	ck_assert_uint_eq(it->price, 99900);
+	ck_assert_uint_eq(it->per_user_limit, 2);
+	ck_assert(it->start.relative && !it->start.never);
+	ck_assert_int_eq(it->start.s, 10);
+	ck_assert(it->end.relative && !it->end.never);
+	ck_assert_int_eq(it->end.s, 3600);
+	ck_assert_uint_eq(it->batch_max, 64);
+	ck_assert_uint_eq(it->dedup_slots, 16384);
+
+	it = &cfg.items[1];
+	ck_assert_uint_eq(it->id, 4294967295u);
+	ck_assert_str_eq(it->name, "");
+	ck_assert_uint_eq(it->total, 0);
+	ck_assert_uint_eq(it->per_user_limit, 1);
+	ck_assert(!it->start.relative);
+	ck_assert_int_eq(it->start.s, 1800000000);
+	ck_assert(!it->end.relative && !it->end.never);
+	ck_assert_int_eq(it->end.s, 1800000600);
+	ck_assert_uint_eq(it->batch_max, 0);
+	ck_assert_uint_eq(it->dedup_slots, 0);
+
+	it = &cfg.items[2];
+	ck_assert_uint_eq(it->id, 7);
+	ck_assert_uint_eq(it->total, UINT64_C(1) << 48);
+	ck_assert(it->end.never);
+}
+END_TEST
+
+START_TEST(test_seckill_defaults)
+{
+	struct sk_config cfg;
+	char err[SK_CONFIG_ERR_MAX] = "";
+	const struct sk_config_item *it;
+
+	ck_assert_int_eq(load_text(PORT0, &cfg, err, sizeof(err)), 0);
+	ck_assert(cfg.auth);
+	ck_assert_str_eq(cfg.secret_file, "");
+	ck_assert_uint_eq(cfg.token_skew_s, 5);
+	ck_assert_uint_eq(cfg.max_items, 64);
+	ck_assert_uint_eq(cfg.dedup_slots, 4194304);
+	ck_assert_uint_eq(cfg.status_bits, 22);
+	ck_assert_uint_eq(cfg.order_ring, 65536);
+	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_QUEUED);
+	ck_assert_uint_eq(cfg.global_rate, 0);
+	ck_assert_uint_eq(cfg.item_rate, 0);
+	ck_assert_uint_eq(cfg.ip_rate, 0);
+	ck_assert_uint_eq(cfg.ip_slots, 16384);
+	ck_assert_uint_eq(cfg.nb_items, 0);
+
+	/* An item with only its total: limit 1, open from the start, no end. */
+	ck_assert_int_eq(load_text(ITEM1, &cfg, err, sizeof(err)), 0);
+	ck_assert(!cfg.auth);
+	ck_assert_uint_eq(cfg.nb_items, 1);
+	it = &cfg.items[0];
+	ck_assert_uint_eq(it->id, 1);
+	ck_assert_uint_eq(it->total, 10);
+	ck_assert_uint_eq(it->price, 0);
+	ck_assert_uint_eq(it->per_user_limit, 1);
+	ck_assert(it->start.relative && it->start.s == 0);
+	ck_assert(it->end.never);
+
+	/* ip_slots 0 is fine while no per-IP rate is set; rates 0 are off. */
+	ck_assert_int_eq(
+		load_text(PORT0 "[seckill]\nip_slots = 0\nip_rate = 0\n", &cfg, err, sizeof(err)),
+		0);
+	ck_assert_uint_eq(cfg.ip_slots, 0);
+
+	/* Items in file order, the other sections in between do not matter. */
+	ck_assert_int_eq(load_text(NOAUTH "[item.3]\ntotal = 1\n[tcp]\nmss = 1400\n[item.2]\n"
+					  "total = 2\n",
+				   &cfg, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(cfg.nb_items, 2);
+	ck_assert_uint_eq(cfg.items[0].id, 3);
+	ck_assert_uint_eq(cfg.items[1].id, 2);
+	ck_assert_uint_eq(cfg.items[1].total, 2);
+	ck_assert_uint_eq(cfg.mss, 1400);
+}
+END_TEST
+
+START_TEST(test_item_limit)
+{
+	/* SK_CONFIG_MAX_ITEMS items load; one more is refused at its line. */
+	size_t cap = 64 * (SK_CONFIG_MAX_ITEMS + 1) + 256;
+	char *text = malloc(cap);
+	struct sk_config *cfg = malloc(sizeof(*cfg));
+	char err[SK_CONFIG_ERR_MAX] = "";
+	size_t n;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(cfg);
+	n = (size_t)snprintf(text, cap, "%s", NOAUTH "max_items = 1000\n");
+	for (int i = 1; i <= SK_CONFIG_MAX_ITEMS; i++)
+		n += (size_t)snprintf(text + n, cap - n, "[item.%d]\ntotal = %d\n", i, i);
+	ck_assert_int_eq(load_text(text, cfg, err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg->nb_items, SK_CONFIG_MAX_ITEMS);
+	ck_assert_uint_eq(cfg->items[SK_CONFIG_MAX_ITEMS - 1].total, SK_CONFIG_MAX_ITEMS);
+	snprintf(text + n, cap - n, "[item.%d]\ntotal = 1\n", SK_CONFIG_MAX_ITEMS + 1);
+	ck_assert_int_eq(load_text(text, cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "more than 256 items") != NULL, "%s", err);
+	free(text);
+	free(cfg);
+}
+END_TEST
+
+/* The window of an item, relative times counted from the base. */
+struct window_case {
+	struct sk_config_time start, end;
+	int64_t base_ns;
+	int rc;
+	int64_t start_ns, end_ns;
+};
+
+#define S(x) ((int64_t)(x)*1000000000LL)
+static const struct window_case window_cases[] = {
+	{{0, true, false}, {0, false, true}, S(1700000000), 0, S(1700000000), INT64_MAX},
+	{{10, true, false},
+	 {70, true, false},
+	 S(1700000000) + 5,
+	 0,
+	 S(1700000010) + 5,
+	 S(1700000070) + 5},
+	{{1600000000, false, false},
+	 {1600000001, false, false},
+	 S(1700000000),
+	 0,
+	 S(1600000000),
+	 S(1600000001)},
+	/* absolute start, relative end: fine if the end comes later ... */
+	{{1700000000, false, false},
+	 {5, true, false},
+	 S(1700000000),
+	 0,
+	 S(1700000000),
+	 S(1700000005)},
+	/* ... refused otherwise (the loader cannot know the base) */
+	{{1800000000, false, false}, {5, true, false}, S(1700000000), -EINVAL, 0, 0},
+	{{5, true, false}, {1700000004, false, false}, S(1700000000), -EINVAL, 0, 0},
+	{{0, true, false},
+	 {SK_CONFIG_TIME_ABS_MAX, false, false},
+	 S(1700000000),
+	 0,
+	 S(1700000000),
+	 S(SK_CONFIG_TIME_ABS_MAX)},
+};
+
+START_TEST(test_item_window)
+{
+	const struct window_case *wc = &window_cases[_i];
+	struct sk_config_item it = {.id = 1, .total = 1, .start = wc->start, .end = wc->end};
+	int64_t a = 0, b = 0;
+
+	ck_assert_int_eq(sk_config_item_window(&it, wc->base_ns, &a, &b), wc->rc);
+	if (wc->rc == 0) {
+		ck_assert_int_eq(a, wc->start_ns);
+		ck_assert_int_eq(b, wc->end_ns);
+	}
+}
+END_TEST
+
+/* The token secret file: one trailing newline dropped, >= 32 bytes. */
+struct secret_case {
+	const char *content;
+	size_t content_len;
+	int rc;
+	size_t len; /* secret bytes kept */
+	const char *needle;
+};
+
+#define SECRET32 "0123456789abcdef0123456789abcdef"
+static const struct secret_case secret_cases[] = {
+	{SECRET32, 32, 0, 32, NULL},
+	{SECRET32 "\n", 33, 0, 32, NULL},
+	{SECRET32 "\r\n", 34, 0, 32, NULL},
+	{SECRET32 "\n\n", 34, 0, 33, NULL},   /* only one newline is dropped */
+	{"\0\1\2" SECRET32, 35, 0, 35, NULL}, /* any bytes */
+	{"0123456789abcdef0123456789abcde\n", 32, -EINVAL, 0, ": 31 bytes, at least 32 are needed"},
+	{"", 0, -EINVAL, 0, ": 0 bytes, at least 32"},
+};
+
+START_TEST(test_secret_file)
+{
+	const struct secret_case *sc = &secret_cases[_i];
+	static uint8_t buf[SK_CONFIG_TOKEN_SECRET_MAX];
+	char path[] = "/tmp/sk_config_secret_XXXXXX";
+	char err[SK_CONFIG_ERR_MAX] = "";
+	size_t len = 0;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, sc->content, sc->content_len), (ssize_t)sc->content_len);
+	close(fd);
+	ck_assert_int_eq(sk_config_read_secret(path, buf, &len, err, sizeof(err)), sc->rc);
+	if (sc->rc == 0) {
+		ck_assert_uint_eq(len, sc->len);
+		ck_assert_mem_eq(buf, sc->content, len);
+	} else {
+		ck_assert_msg(strstr(err, sc->needle) != NULL, "'%s' lacks '%s'", err, sc->needle);
+		ck_assert_msg(strncmp(err, "seckill.secret_file: /tmp/", 26) == 0, "%s", err);
+	}
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_secret_file_errors)
+{
+	static uint8_t buf[SK_CONFIG_TOKEN_SECRET_MAX];
+	static char big[SK_CONFIG_TOKEN_SECRET_MAX + 1];
+	char path[] = "/tmp/sk_config_secret_XXXXXX";
+	char err[SK_CONFIG_ERR_MAX] = "";
+	size_t len = 0;
+	int fd;
+
+	ck_assert_int_eq(sk_config_read_secret("/nonexistent/secret", buf, &len, err, sizeof(err)),
+			 -ENOENT);
+	ck_assert_str_eq(err,
+			 "seckill.secret_file: /nonexistent/secret: No such file or directory");
+
+	/* exactly the maximum is fine, one byte more is not */
+	memset(big, 'k', sizeof(big));
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, big, SK_CONFIG_TOKEN_SECRET_MAX), SK_CONFIG_TOKEN_SECRET_MAX);
+	ck_assert_int_eq(sk_config_read_secret(path, buf, &len, NULL, 0), 0);
+	ck_assert_uint_eq(len, SK_CONFIG_TOKEN_SECRET_MAX);
+	ck_assert_int_eq(write(fd, big, 1), 1);
+	close(fd);
+	ck_assert_int_eq(sk_config_read_secret(path, buf, &len, err, sizeof(err)), -EFBIG);
+	ck_assert_ptr_nonnull(strstr(err, ": longer than 4096 bytes"));
+	unlink(path);
+}
+END_TEST
+
 /* Every shipped example must load (the path comes from meson). */
 START_TEST(test_examples)
 {
@@ -321,6 +704,12 @@ config_suite(void)
 	tcase_add_test(tc, test_defaults_only_port);
 	tcase_add_test(tc, test_full_file);
 	tcase_add_test(tc, test_examples);
+	tcase_add_test(tc, test_seckill_file);
+	tcase_add_test(tc, test_seckill_defaults);
+	tcase_add_test(tc, test_item_limit);
+	tcase_add_loop_test(tc, test_item_window, 0, (int)SK_ARRAY_SIZE(window_cases));
+	tcase_add_loop_test(tc, test_secret_file, 0, (int)SK_ARRAY_SIZE(secret_cases));
+	tcase_add_test(tc, test_secret_file_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
