@@ -4,9 +4,11 @@
  *
  *   seckill-dataplane [EAL options] -- --config FILE
  *
- * Reads the config (before the EAL starts, so a bad file costs nothing),
- * starts the EAL, probes and starts the ports, builds one TCP stack + app per
- * lcore and port, registers the telemetry commands, then runs the loop on
+ * Reads the config and the token secret (before the EAL starts, so a bad
+ * file costs nothing), starts the EAL, lays out the seckill arena (items,
+ * dedup set, status table) in a memzone with one order ring and one rate
+ * limiter per lcore, probes and starts the ports, builds one TCP stack + app
+ * per lcore and port, registers the telemetry commands, then runs the loop on
  * every lcore - the main lcore included: with "-l 1" the whole dataplane is
  * one thread on core 1, and the EAL's control threads (interrupts,
  * telemetry) run on the cores left out of -l. SIGINT/SIGTERM stop the loops;
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -35,6 +38,9 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_memzone.h>
+#include <rte_random.h>
+#include <rte_ring.h>
 
 #include "sk_app.h"
 #include "sk_common.h"
@@ -44,6 +50,8 @@
 #include "sk_lcore.h"
 #include "sk_net.h"
 #include "sk_port.h"
+#include "sk_seckill.h"
+#include "sk_shm.h"
 #include "sk_telemetry.h"
 
 #define PROG "seckill-dataplane"
@@ -63,6 +71,16 @@ struct dataplane {
 	struct sk_lcore *lcores[RTE_MAX_LCORE];
 	uint8_t secret[SK_NET_COOKIE_SECRET_LEN];
 	char err[SK_CONFIG_ERR_MAX];
+
+	/* The buy path (seckill): one arena, per-lcore rings and limiters. */
+	int64_t start_ns;		  /* wall clock at start: epoch and "+N" times */
+	struct sk_token_key *token_key;	  /* NULL when auth is off */
+	struct sk_seckill_conf sk_conf;	  /* shared by the lcores, read-only */
+	const struct rte_memzone *shm_mz; /* the arena (SK_SHM_MEMZONE) */
+	struct sk_shm *shm;
+	struct rte_ring *orders[RTE_MAX_LCORE];		 /* per lcore index */
+	struct sk_ratelimit *rl[RTE_MAX_LCORE];		 /* rte_zmalloc'd; NULL: no limits */
+	struct sk_seckill_lcore *seckill[RTE_MAX_LCORE]; /* rte_zmalloc'd */
 };
 
 static void
@@ -229,6 +247,188 @@ check_limits(struct dataplane *dp)
 	return 0;
 }
 
+/*
+ * load_token_key - before the EAL: the HMAC key from seckill.secret_file.
+ * With auth on and no secret (allowed only without items) the key is random:
+ * nobody can mint a token, so every token is refused, as it should be.
+ */
+static int
+load_token_key(struct dataplane *dp)
+{
+	static uint8_t secret[SK_CONFIG_TOKEN_SECRET_MAX];
+	size_t len = SK_CONFIG_TOKEN_SECRET_MIN;
+	int rc;
+
+	if (!dp->cfg.auth)
+		return 0;
+	if (dp->cfg.secret_file[0] != '\0') {
+		rc = sk_config_read_secret(dp->cfg.secret_file, secret, &len, dp->err,
+					   sizeof(dp->err));
+		if (rc != 0)
+			return rc;
+	} else if (getrandom(secret, len, 0) != (ssize_t)len) {
+		return fail(dp, -errno, "seckill.secret_file: none, and no random key: %s",
+			    strerror(errno));
+	}
+	rc = sk_token_key_create(secret, len, &dp->token_key);
+	explicit_bzero(secret, sizeof(secret)); /* the key keeps only HMAC midstates */
+	if (rc != 0)
+		return fail(dp, rc, "seckill.secret_file: cannot make the token key: %s",
+			    strerror(-rc));
+	return 0;
+}
+
+/* ratelimit_conf - the limiter settings; false if every limit is off. */
+static bool
+ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc)
+{
+	const struct sk_config *cfg = &dp->cfg;
+
+	if (cfg->global_rate == 0 && cfg->item_rate == 0 && cfg->ip_rate == 0)
+		return false;
+	sk_ratelimit_config_defaults(rc);
+	rc->hz = rte_get_tsc_hz();
+	rc->seed = rte_rand();
+	rc->n_items = cfg->max_items;
+	rc->n_lcores = dp->nb_lcores;
+	/* A burst of 0 is one second's worth. */
+	rc->global_rate = cfg->global_rate;
+	rc->global_burst = cfg->global_burst ? cfg->global_burst : cfg->global_rate;
+	rc->item_rate = cfg->item_rate;
+	rc->item_burst = cfg->item_burst ? cfg->item_burst : cfg->item_rate;
+	rc->ip_rate = cfg->ip_rate;
+	rc->ip_burst = cfg->ip_burst ? cfg->ip_burst : cfg->ip_rate;
+	rc->ip_slots = cfg->ip_rate ? cfg->ip_slots : 0;
+	return true;
+}
+
+/* setup_items - the activities of the config into the arena. */
+static int
+setup_items(struct dataplane *dp)
+{
+	for (uint32_t i = 0; i < dp->cfg.nb_items; i++) {
+		const struct sk_config_item *ci = &dp->cfg.items[i];
+		struct sk_stock_conf sc = {
+			.id = ci->id,
+			.per_user_limit = ci->per_user_limit,
+			.price = ci->price,
+			.total = ci->total,
+			.nlcores = dp->nb_lcores,
+			.batch_max = ci->batch_max,
+		};
+		int rc;
+
+		if (sk_config_item_window(ci, dp->start_ns, &sc.start_ns, &sc.end_ns) != 0)
+			return fail(dp, -EINVAL,
+				    "item.%" PRIu32 ".end: must be after item.%" PRIu32
+				    ".start (one is relative to the start, the other absolute)",
+				    ci->id, ci->id);
+		rc = sk_shm_item_add(dp->shm, &sc, ci->dedup_slots, NULL);
+		if (rc == -ENOSPC)
+			return fail(dp, rc,
+				    "item.%" PRIu32 ".dedup_slots: no room left in "
+				    "seckill.dedup_slots (%" PRIu64 " of %" PRIu64 " used)",
+				    ci->id, (uint64_t)atomic_load(&dp->shm->dedup_used),
+				    dp->shm->dedup_slots);
+		if (rc != 0)
+			return fail(dp, rc, "item.%" PRIu32 ": refused by the stock engine: %s",
+				    ci->id, strerror(-rc));
+	}
+	return 0;
+}
+
+/*
+ * setup_seckill - the arena memzone, the items, one order ring, rate
+ * limiter and struct sk_seckill_lcore per lcore. Everything made here is
+ * released by dataplane_free(), also after a failure half-way.
+ */
+static int
+setup_seckill(struct dataplane *dp)
+{
+	const struct sk_config *cfg = &dp->cfg;
+	struct sk_shm_conf sc = {
+		.nlcores = dp->nb_lcores,
+		.max_items = cfg->max_items,
+		.dedup_slots = cfg->dedup_slots,
+		.status_bits = cfg->status_bits,
+		.epoch = (uint32_t)(dp->start_ns / 1000000000),
+	};
+	struct sk_ratelimit_config rlc;
+	bool limits = ratelimit_conf(dp, &rlc);
+	ssize_t rl_size = 0;
+	size_t size;
+	int rc;
+
+	if (dp->nb_lcores > SK_MAX_LCORES)
+		return fail(dp, -EINVAL, "dataplane.lcores: %u lcores, the stock engine has %d",
+			    dp->nb_lcores, SK_MAX_LCORES);
+	size = sk_shm_size(&sc);
+	if (size == 0)
+		return fail(dp, -EINVAL, "seckill.dedup_slots: the arena size overflows");
+	dp->shm_mz = rte_memzone_reserve_aligned(SK_SHM_MEMZONE, size, (int)rte_socket_id(), 0,
+						 SK_CACHE_LINE);
+	if (dp->shm_mz == NULL)
+		return fail(dp, -rte_errno,
+			    "seckill.dedup_slots: cannot reserve the %zu MiB arena (max_items, "
+			    "dedup_slots, status_bits): %s",
+			    size >> 20, rte_strerror(rte_errno));
+	dp->shm = sk_shm_init(dp->shm_mz->addr, dp->shm_mz->len, &sc);
+	if (dp->shm == NULL)
+		return fail(dp, -EINVAL, "seckill.max_items: the arena refuses its layout");
+	rc = setup_items(dp);
+	if (rc != 0)
+		return rc;
+
+	dp->sk_conf.auth = cfg->auth;
+	dp->sk_conf.token_skew_s = cfg->token_skew_s;
+	dp->sk_conf.key = dp->token_key;
+	if (limits) {
+		rl_size = sk_ratelimit_memsize(&rlc);
+		if (rl_size < 0)
+			return fail(dp, -EINVAL,
+				    "seckill.global_rate: the rate limiter refuses these limits");
+	}
+	for (unsigned i = 0; i < dp->nb_lcores; i++) {
+		int socket = (int)rte_lcore_to_socket_id(dp->lcore_ids[i]);
+
+		dp->orders[i] = sk_order_ring_create(i, cfg->order_ring, socket);
+		if (dp->orders[i] == NULL)
+			return fail(dp, -rte_errno,
+				    "seckill.order_ring: cannot create the ring of %u records of "
+				    "lcore %u: %s",
+				    cfg->order_ring, dp->lcore_ids[i], rte_strerror(rte_errno));
+		if (limits) {
+			void *mem = rte_zmalloc_socket("sk_ratelimit", (size_t)rl_size,
+						       RTE_CACHE_LINE_SIZE, socket);
+
+			if (mem == NULL)
+				return fail(dp, -ENOMEM,
+					    "seckill.ip_slots: lcore %u: no memory for a %zd-byte "
+					    "rate limiter",
+					    dp->lcore_ids[i], rl_size);
+			dp->rl[i] = sk_ratelimit_init(mem, (size_t)rl_size, &rlc);
+			if (dp->rl[i] == NULL) {
+				rte_free(mem);
+				return fail(dp, -EINVAL,
+					    "seckill.global_rate: the rate limiter refuses these "
+					    "limits");
+			}
+		}
+		dp->seckill[i] = rte_zmalloc_socket("sk_seckill", sizeof(*dp->seckill[i]),
+						    RTE_CACHE_LINE_SIZE, socket);
+		if (dp->seckill[i] == NULL)
+			return fail(dp, -ENOMEM, "lcore %u: out of memory", dp->lcore_ids[i]);
+		rc = sk_seckill_lcore_init(dp->seckill[i], dp->shm, i, dp->orders[i], &dp->sk_conf,
+					   dp->rl[i], rte_get_tsc_hz());
+		if (rc != 0)
+			return fail(dp, rc,
+				    "seckill.auth: lcore %u: the buy path refuses its "
+				    "settings",
+				    dp->lcore_ids[i]);
+	}
+	return 0;
+}
+
 static int
 setup_ports_and_pool(struct dataplane *dp)
 {
@@ -307,6 +507,7 @@ setup_lcores(struct dataplane *dp)
 		lc->stop = &stop_flag;
 		ac.lcore_id = id;
 		ac.socket = socket;
+		ac.seckill = dp->seckill[i];
 		lc->app = sk_app_create(&ac);
 		if (lc->app == NULL)
 			return fail(dp, -rte_errno,
@@ -362,6 +563,19 @@ dataplane_free(struct dataplane *dp)
 		sk_port_close(&dp->ports[p]);
 	rte_mempool_free(dp->pool);
 	dp->pool = NULL;
+	for (unsigned i = 0; i < RTE_MAX_LCORE; i++) {
+		rte_free(dp->seckill[i]);
+		rte_free(dp->rl[i]); /* the limiter is its own memory (sk_ratelimit_init) */
+		rte_ring_free(dp->orders[i]);
+		dp->seckill[i] = NULL;
+		dp->rl[i] = NULL;
+		dp->orders[i] = NULL;
+	}
+	rte_memzone_free(dp->shm_mz);
+	dp->shm_mz = NULL;
+	dp->shm = NULL;
+	sk_token_key_free(dp->token_key);
+	dp->token_key = NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -387,7 +601,8 @@ print_ready(const struct dataplane *dp)
 				       : "direct",
 		       p->nb_rxq);
 	}
-	printf(" mbufs=%u mbuf_idle=%u\n", dp->pool->size, rte_mempool_in_use_count(dp->pool));
+	printf(" mbufs=%u mbuf_idle=%u items=%u auth=%s ack=queued\n", dp->pool->size,
+	       rte_mempool_in_use_count(dp->pool), dp->cfg.nb_items, dp->cfg.auth ? "on" : "off");
 	fflush(stdout);
 }
 
@@ -412,6 +627,8 @@ run(struct dataplane *dp)
 			    strerror(errno));
 	rc = check_limits(dp);
 	if (rc == 0)
+		rc = setup_seckill(dp);
+	if (rc == 0)
 		rc = setup_ports_and_pool(dp);
 	if (rc == 0)
 		rc = setup_lcores(dp);
@@ -427,6 +644,8 @@ run(struct dataplane *dp)
 	tsrc.mbuf_idle = rte_mempool_in_use_count(dp->pool);
 	tsrc.tsc_hz = rte_get_tsc_hz();
 	tsrc.start_tsc = rte_rdtsc();
+	tsrc.seckill = dp->seckill;
+	tsrc.shm = dp->shm;
 	rc = sk_telemetry_start(&tsrc);
 	if (rc != 0)
 		fprintf(stderr, PROG ": warning: telemetry commands unavailable: %s\n",
@@ -447,14 +666,18 @@ run(struct dataplane *dp)
 			sk_dispatch_tx_drain(dp->disp[p], scratch, SK_LCORE_BURST_MAX);
 	}
 	{
-		uint64_t req = 0, conns = 0;
+		uint64_t req = 0, conns = 0, won = 0, queued = 0;
 
 		for (i = 0; i < dp->nb_lcores; i++) {
 			req += sk_app_stats(dp->lcores[i]->app)->requests;
 			conns += sk_app_stats(dp->lcores[i]->app)->aborted;
+			won += dp->seckill[i]->stats.outcome[SK_SECKILL_WON];
+			queued += rte_ring_count(dp->orders[i]);
 		}
-		printf(PROG ": stopped requests=%" PRIu64 " connections_reset=%" PRIu64 "\n", req,
-		       conns);
+		/* Without a control plane the orders stay in the rings: say so. */
+		printf(PROG ": stopped requests=%" PRIu64 " connections_reset=%" PRIu64
+			    " orders=%" PRIu64 " orders_undrained=%" PRIu64 "\n",
+		       req, conns, won, queued);
 		fflush(stdout);
 	}
 	return 0;
@@ -479,8 +702,16 @@ main(int argc, char **argv)
 		return 1;
 	}
 	rc = sk_config_load(&dp->cfg, config, dp->err, sizeof(dp->err));
+	if (rc == 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		dp->start_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		rc = load_token_key(dp);
+	}
 	if (rc != 0) {
 		fprintf(stderr, PROG ": %s\n", dp->err);
+		sk_token_key_free(dp->token_key);
 		free(dp);
 		return 1;
 	}
@@ -502,6 +733,7 @@ main(int argc, char **argv)
 			eal_argv = calloc((size_t)argc + 3, sizeof(*eal_argv));
 			if (eal_argv == NULL) {
 				fprintf(stderr, PROG ": out of memory\n");
+				sk_token_key_free(dp->token_key);
 				free(dp);
 				return 1;
 			}
@@ -516,6 +748,7 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": EAL initialisation failed: %s\n", rte_strerror(rte_errno));
 		if (eal_argv != argv)
 			free(eal_argv);
+		sk_token_key_free(dp->token_key);
 		free(dp);
 		return 1;
 	}

@@ -2,11 +2,15 @@
 /*
  * sk_app.c - TCP callbacks -> HTTP parser -> route table -> response.
  *
- * Sections: route table and handlers; replies; the TCP callbacks; life cycle.
+ * Sections: route table and handlers; replies; the TCP callbacks; clock
+ * and life cycle.
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -15,8 +19,14 @@
 enum { CONN_OPEN = 0, CONN_CLOSING };
 
 struct sk_app {
-	struct sk_app_stats stats; /* first: written on every request */
-	struct sk_app_conn *conns; /* open connections (list head) */
+	struct sk_app_stats stats;	  /* first: written on every request */
+	struct sk_app_conn *conns;	  /* open connections (list head) */
+	struct sk_seckill_lcore *seckill; /* the buy path of this lcore; NULL: none */
+	uint64_t now_tsc;		  /* TSC of the current pass */
+	int64_t now_ns;			  /* wall clock of the current pass */
+	uint64_t clock_tsc;		  /* TSC of the last clock_gettime() ... */
+	int64_t clock_ns;		  /* ... and what it said */
+	uint64_t tsc_hz;
 	struct sk_http_limits limits;
 	unsigned lcore_id;
 	char reply[SK_APP_REPLY_MAX]; /* scratch for sk_app_reply() */
@@ -39,6 +49,81 @@ route_healthz(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_r
 	return SK_APP_DONE;
 }
 
+/* seckill_reply - send @r (canned in the connection's variant, or status +
+ * JSON body + Retry-After). */
+static void
+seckill_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	      const struct sk_seckill_reply *r)
+{
+	struct sk_http_response resp = {
+		.status = r->status,
+		.retry_after = r->retry_after,
+		.body = r->body,
+		.body_len = r->body_len,
+	};
+
+	if (r->canned >= 0)
+		sk_app_reply_canned(app, ac, req, (enum sk_http_canned_id)r->canned);
+	else
+		sk_app_reply(app, ac, req, &resp);
+}
+
+/* route_buy - POST /v1/seckill/{item}. */
+static enum sk_app_verdict
+route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	  const char *arg, size_t arg_len)
+{
+	struct sk_seckill_reply r;
+
+	if (sk_unlikely(app->seckill == NULL)) {
+		sk_app_reply_canned(app, ac, req, SK_HTTP_CANNED_NOT_FOUND);
+		return SK_APP_DONE;
+	}
+	/*
+	 * ack = durable goes here: when ac->parked is set this is the call after
+	 * sk_tcp_resume() and the order id is in ac->route_data (answer from the
+	 * status table, do not buy again); a fresh SK_SECKILL_WON stores its
+	 * order id there, joins the lcore's FIFO of parked winners (see
+	 * sk_app_poll()) and returns SK_APP_PARK instead of answering.
+	 */
+	sk_seckill_buy(app->seckill, arg, arg_len, req,
+		       rte_cpu_to_be_32(sk_tcp_remote_ip(ac->conn)), app->now_ns, app->now_tsc, &r);
+	seckill_reply(app, ac, req, &r);
+	return SK_APP_DONE;
+}
+
+/* route_order - GET|HEAD /v1/orders/{id}: from the status table. */
+static enum sk_app_verdict
+route_order(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	    const char *arg, size_t arg_len)
+{
+	struct sk_seckill_reply r;
+
+	if (sk_unlikely(app->seckill == NULL)) {
+		sk_app_reply_canned(app, ac, req, SK_HTTP_CANNED_NOT_FOUND);
+		return SK_APP_DONE;
+	}
+	sk_seckill_order(app->seckill, arg, arg_len, &r);
+	seckill_reply(app, ac, req, &r);
+	return SK_APP_DONE;
+}
+
+/* route_item - GET|HEAD /v1/items/{item}: state and units left, all lcores. */
+static enum sk_app_verdict
+route_item(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	   const char *arg, size_t arg_len)
+{
+	struct sk_seckill_reply r;
+
+	if (sk_unlikely(app->seckill == NULL)) {
+		sk_app_reply_canned(app, ac, req, SK_HTTP_CANNED_NOT_FOUND);
+		return SK_APP_DONE;
+	}
+	sk_seckill_item(app->seckill, arg, arg_len, app->now_ns, &r);
+	seckill_reply(app, ac, req, &r);
+	return SK_APP_DONE;
+}
+
 #define ROUTE_EXACT(p, m, f)                                                                       \
 	{                                                                                          \
 		p, sizeof(p) - 1, false, m, f                                                      \
@@ -48,13 +133,12 @@ route_healthz(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_r
 		p, sizeof(p) - 1, true, m, f                                                       \
 	}
 
-/*
- * Matched in order; first match by path wins. Issue 4 adds:
- *   ROUTE_PREFIX("/v1/seckill/", M(POST), route_buy),
- *   ROUTE_PREFIX("/v1/orders/", M(GET) | M(HEAD), route_order),
- *   ROUTE_PREFIX("/v1/items/", M(GET) | M(HEAD), route_item),
- */
+/* Matched in order; first match by path wins. The buy comes first: it is
+ * the request of the flash-sale crowd. */
 static const struct sk_app_route routes[] = {
+	ROUTE_PREFIX("/v1/seckill/", M(POST), route_buy),
+	ROUTE_PREFIX("/v1/orders/", M(GET) | M(HEAD), route_order),
+	ROUTE_PREFIX("/v1/items/", M(GET) | M(HEAD), route_item),
 	ROUTE_EXACT("/healthz", M(GET) | M(HEAD), route_healthz),
 };
 
@@ -310,8 +394,22 @@ sk_app_ops(void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Life cycle                                                                */
+/* Clock and life cycle                                                      */
 /* ------------------------------------------------------------------------ */
+
+/* clock_sync - read the wall clock (vDSO: no system call with a TSC
+ * clocksource) and remember the TSC it goes with. */
+static void
+clock_sync(struct sk_app *app, uint64_t now_tsc)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	app->clock_tsc = now_tsc;
+	app->clock_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	app->now_tsc = now_tsc;
+	app->now_ns = app->clock_ns;
+}
 
 struct sk_app *
 sk_app_create(const struct sk_app_conf *conf)
@@ -330,6 +428,9 @@ sk_app_create(const struct sk_app_conf *conf)
 	}
 	app->limits = conf->limits;
 	app->lcore_id = conf->lcore_id;
+	app->seckill = conf->seckill;
+	app->tsc_hz = rte_get_tsc_hz();
+	clock_sync(app, rte_rdtsc());
 	return app;
 }
 
@@ -342,8 +443,28 @@ sk_app_free(struct sk_app *app)
 void
 sk_app_poll(struct sk_app *app, uint64_t now_tsc)
 {
-	(void)app;
-	(void)now_tsc;
+	uint64_t d = now_tsc - app->clock_tsc;
+
+	/* d < tsc_hz here, so d * 1e9 fits 64 bits up to an 18 GHz TSC. */
+	if (sk_unlikely(d >= app->tsc_hz || now_tsc < app->clock_tsc)) {
+		clock_sync(app, now_tsc);
+	} else {
+		app->now_tsc = now_tsc;
+		app->now_ns = app->clock_ns + (int64_t)(d * UINT64_C(1000000000) / app->tsc_hz);
+	}
+	/*
+	 * ack = durable goes here: pop the FIFO of parked winners while the
+	 * head's order sequence is below sk_shm_settled(shm, lcore) or its
+	 * deadline has passed, and sk_tcp_resume() each (skipping entries whose
+	 * connection closed meanwhile). Sequences grow along the FIFO, so one
+	 * comparison per pass decides when nothing is due.
+	 */
+}
+
+int64_t
+sk_app_now_ns(const struct sk_app *app)
+{
+	return app->now_ns;
 }
 
 unsigned

@@ -12,8 +12,37 @@
  * route matches the whole path, a prefix route matches a path that starts
  * with its text and passes the rest as @c arg ("/v1/items/" + "42"). A path
  * that matches no route gets 404; a path whose routes all refuse the method
- * gets 405. Issue 4's routes (POST /v1/seckill/{item}, GET /v1/orders/{id},
- * GET /v1/items/{id}) are rows of that table.
+ * gets 405. The routes (docs/api.md):
+ *
+ *   GET|HEAD /healthz            200 {"status":"ok"}
+ *   POST     /v1/seckill/{item}  sk_seckill_buy()
+ *   GET|HEAD /v1/orders/{id}     sk_seckill_order()
+ *   GET|HEAD /v1/items/{item}    sk_seckill_item()
+ *
+ * The seckill answers (struct sk_seckill_reply) go out either as a canned
+ * response in the connection's variant or as status + JSON body +
+ * Retry-After through sk_app_reply().
+ *
+ * Clock
+ * -----
+ * Handlers read the time from the app, never from the system: sk_app_poll(),
+ * called at the start of every poll pass, sets the pass's TSC and derives the
+ * wall clock from it (ns = base + TSC delta / hz), re-reading
+ * clock_gettime(CLOCK_REALTIME) (a vDSO call) once a second per lcore, so
+ * NTP corrections are followed within a second and no request pays a
+ * system call.
+ *
+ * Winners and ack = durable
+ * -------------------------
+ * With ack = queued (the only mode until the control plane exists) a winner
+ * gets 202 {"status":"queued","order":"<id>"} at once. ack = durable will
+ * park the winner's connection (SK_APP_PARK, see below) in a per-lcore FIFO
+ * in order-sequence order; sk_app_poll() compares the FIFO head with
+ * sk_shm_settled() (the control plane's "every order below this sequence is
+ * settled") and resumes the connections whose order settled or whose wait
+ * expired; their second handler call answers 200 confirmed (or 202 queued
+ * after the wait) from the status table without buying again. sk_app.c
+ * marks the two places.
  *
  * A handler answers with sk_app_reply() or sk_app_reply_canned() and
  * returns SK_APP_DONE; or it returns SK_APP_PARK without answering to keep
@@ -45,6 +74,7 @@
 #include "sk_common.h"
 #include "sk_http.h"
 #include "sk_net.h"
+#include "sk_seckill.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -158,13 +188,16 @@ struct sk_app_route {
 
 /** Settings of an lcore's app. */
 struct sk_app_conf {
-	struct sk_http_limits limits; /**< parser limits (zero: defaults) */
-	unsigned lcore_id;	      /**< for logs */
-	int socket;		      /**< NUMA socket for the allocation */
+	struct sk_http_limits limits;	  /**< parser limits (zero: defaults) */
+	unsigned lcore_id;		  /**< for logs */
+	int socket;			  /**< NUMA socket for the allocation */
+	struct sk_seckill_lcore *seckill; /**< the lcore's buy path, not owned; NULL: the
+					       seckill routes answer 404 */
 };
 
 /**
  * sk_app_create - the app of one lcore.
+ * @param conf  settings; conf->seckill must outlive the app
  * @return the app, or NULL with rte_errno = EINVAL (limits out of range) or
  *   ENOMEM.
  */
@@ -177,10 +210,20 @@ void sk_app_free(struct sk_app *app);
 const struct sk_net_app_ops *sk_app_ops(void);
 
 /**
- * sk_app_poll - once per poll pass: room for time-driven work (parked
- * requests that waited too long). Cheap when there is nothing to do.
+ * sk_app_poll - at the start of every poll pass: sets the app's clock for
+ * the requests of the pass (see "Clock") and does the time-driven work
+ * (parked winners, with ack = durable). Cheap when there is nothing to do:
+ * one division, and one clock_gettime() (vDSO) a second.
+ * @param app      the lcore's app
+ * @param now_tsc  rte_rdtsc() at the start of the pass
  */
 void sk_app_poll(struct sk_app *app, uint64_t now_tsc);
+
+/**
+ * sk_app_now_ns - the wall clock of the current pass, ns since the epoch
+ * (what the handlers use).
+ */
+int64_t sk_app_now_ns(const struct sk_app *app);
 
 /**
  * sk_app_abort_all - reset (RST) every open connection of the lcore, at

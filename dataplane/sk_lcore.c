@@ -114,9 +114,9 @@ sk_lcore_main(void *arg)
 		uint64_t t0 = rte_rdtsc(), pmd0 = lc->stats.pmd_tsc;
 		unsigned work = 0;
 
+		sk_app_poll(lc->app, t0); /* the pass's clock first: handlers read it */
 		for (unsigned i = 0; i < lc->nb_ports; i++)
 			work += port_rx(lc, &lc->port[i], pkts, t0);
-		sk_app_poll(lc->app, t0);
 		for (unsigned i = 0; i < lc->nb_ports; i++)
 			work += port_tx(lc, &lc->port[i], pkts, t0);
 		account(lc, t0, pmd0, work, &last_work);

@@ -3,10 +3,11 @@
  * @file
  * The per-lcore run-to-completion loop of the dataplane.
  *
- * One pass: for every port, take a burst from the NIC queue this lcore owns
- * (or from its software-dispatch ring) and give it to the lcore's TCP stack
- * for that port (which calls HTTP and the routes through sk_app); run the
- * timers; let the app do its time-driven work; flush TX on every port. A
+ * One pass: set the app's clock and let it do its time-driven work
+ * (sk_app_poll); for every port, take a burst from the NIC queue this lcore
+ * owns (or from its software-dispatch ring) and give it to the lcore's TCP
+ * stack for that port (which calls HTTP and the routes through sk_app); run
+ * the timers; flush TX on every port. A
  * pass that moved no packet counts as idle, any other as busy; the cycles
  * of both are counted, so busy cycles per request can be read from the
  * telemetry under load.

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_ring.h>
 #include <rte_telemetry.h>
 
 #include "sk_telemetry.h"
@@ -80,6 +81,12 @@ struct summary {
 	uint64_t icmp_echo, arp_rx;
 	uint64_t dispatch_out, dispatch_drops;
 	uint64_t busy_tsc, idle_tsc, pmd_tsc, busy_pmd_tsc, passes, busy_passes, sleeps;
+	/* the buy path */
+	uint64_t buy[SK_SECKILL__COUNT];
+	uint64_t token[SK_TOKEN__COUNT];
+	uint64_t rl_passed, rl_refused[SK_RL__COUNT], rl_ip_evictions;
+	uint64_t engine[SK_BUY_STATUS_MAX];
+	uint64_t order_polls, item_reads, orders_queued;
 };
 
 static struct {
@@ -146,6 +153,27 @@ sum_lcore(unsigned i, struct summary *s)
 	s->passes += lc->stats.passes;
 	s->busy_passes += lc->stats.busy_passes;
 	s->sleeps += lc->stats.sleeps;
+	if (tel.src.seckill != NULL && tel.src.seckill[i] != NULL) {
+		const struct sk_seckill_lcore *sk = tel.src.seckill[i];
+
+		for (unsigned k = 0; k < SK_SECKILL__COUNT; k++)
+			s->buy[k] += sk->stats.outcome[k];
+		for (unsigned k = 0; k < SK_TOKEN__COUNT; k++)
+			s->token[k] += sk->stats.token[k];
+		for (unsigned k = 0; k < SK_BUY_STATUS_MAX; k++)
+			s->engine[k] += sk->buy.count[k];
+		s->order_polls += sk->stats.order_polls;
+		s->item_reads += sk->stats.item_reads;
+		s->orders_queued += rte_ring_count(sk->buy.ring);
+		if (sk->rl != NULL) {
+			const struct sk_ratelimit_stats *r = sk_ratelimit_stats_get(sk->rl);
+
+			s->rl_passed += r->passed;
+			for (unsigned k = 0; k < SK_RL__COUNT; k++)
+				s->rl_refused[k] += r->refused[k];
+			s->rl_ip_evictions += r->ip_evictions;
+		}
+	}
 }
 
 /* summary_dict - @s as a flat telemetry dict (a container of /seckill/stats). */
@@ -202,8 +230,73 @@ summary_dict(const struct summary *s)
 	U64(passes);
 	U64(busy_passes);
 	U64(sleeps);
+	for (unsigned k = 0; k < SK_SECKILL__COUNT; k++) {
+		snprintf(name, sizeof(name), "buy_%s", sk_seckill_outcome_name(k));
+		rte_tel_data_add_dict_u64(d, name, s->buy[k]);
+	}
+	for (unsigned k = 0; k < SK_TOKEN__COUNT; k++) {
+		snprintf(name, sizeof(name), "token_%s", sk_token_status_str(k));
+		rte_tel_data_add_dict_u64(d, name, s->token[k]);
+	}
+	U64(rl_passed);
+	rte_tel_data_add_dict_u64(d, "rl_refused_ip", s->rl_refused[SK_RL_REFUSED_IP]);
+	rte_tel_data_add_dict_u64(d, "rl_refused_item", s->rl_refused[SK_RL_REFUSED_ITEM]);
+	rte_tel_data_add_dict_u64(d, "rl_refused_global", s->rl_refused[SK_RL_REFUSED_GLOBAL]);
+	U64(rl_ip_evictions);
+	for (unsigned k = 0; k < SK_BUY_STATUS_MAX; k++) {
+		snprintf(name, sizeof(name), "engine_%s", sk_buy_status_name(k));
+		rte_tel_data_add_dict_u64(d, name, s->engine[k]);
+	}
+	U64(order_polls);
+	U64(item_reads);
+	U64(orders_queued);
 #undef U64
 	return d;
+}
+
+/* item_dict - one item's stock as a telemetry dict. */
+static struct rte_tel_data *
+item_dict(const struct sk_item *it)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "id", it->id);
+	rte_tel_data_add_dict_u64(d, "total", it->total);
+	rte_tel_data_add_dict_u64(d, "remaining", sk_stock_remaining(it));
+	rte_tel_data_add_dict_u64(d, "sold", sk_stock_sold(it));
+	rte_tel_data_add_dict_u64(d, "sold_out", sk_stock_is_sold_out(it));
+	rte_tel_data_add_dict_u64(d, "returned", atomic_load(&it->returned));
+	return d;
+}
+
+/* add_items - "item<id>" dicts for the first @max items into @d. Caller
+ * holds tel.lock. Returns 0 or a negative errno. */
+static int
+add_items(struct rte_tel_data *d, uint32_t max)
+{
+	uint32_t n;
+	char name[32];
+
+	if (tel.src.shm == NULL)
+		return 0;
+	n = atomic_load(&((struct sk_shm *)tel.src.shm)->nitems);
+	rte_tel_data_add_dict_u64(d, "items", n);
+	for (uint32_t i = 0; i < n && i < max; i++) {
+		const struct sk_item *it = sk_shm_item_at(tel.src.shm, i);
+		struct rte_tel_data *c = it ? item_dict(it) : NULL;
+
+		if (c == NULL)
+			return -ENOMEM;
+		snprintf(name, sizeof(name), "item%u", it->id);
+		if (rte_tel_data_add_dict_container(d, name, c, 0) != 0) {
+			rte_tel_data_free(c);
+			return -ENOSPC;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -256,9 +349,29 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (c == NULL || rte_tel_data_add_dict_container(d, "total", c, 0) != 0) {
 			rte_tel_data_free(c);
 			rc = -ENOMEM;
+			goto out;
 		}
 	}
+	rc = add_items(d, SK_TELEMETRY_ITEMS_MAX);
 out:
+	pthread_mutex_unlock(&tel.lock);
+	return rc;
+}
+
+/* cmd_items - /seckill/items: every item (the dict holds at most 255). */
+static int
+cmd_items(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&tel.lock);
+	if (!tel.alive)
+		rte_tel_data_add_dict_string(d, "state", "stopped");
+	else
+		rc = add_items(d, RTE_TEL_MAX_DICT_ENTRIES - 1);
 	pthread_mutex_unlock(&tel.lock);
 	return rc;
 }
@@ -311,6 +424,10 @@ sk_telemetry_start(const struct sk_telemetry_src *src)
 	rc = rte_telemetry_register_cmd(
 		"/seckill/stats", cmd_stats,
 		"Dataplane counters per lcore and in total. No parameters.");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/seckill/items", cmd_items,
+						"Stock of every item: remaining, sold, sold_out. "
+						"No parameters.");
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/seckill/net", cmd_net,
 						"Every TCP/IP counter of one lcore's stack. "

@@ -9,10 +9,18 @@
  *    packets, drops and ignored frames (not IPv4/ARP, not for us), open
  *    connections, requests and responses by HTTP
  *    status (http_200 ...), TCP events (SYN, SYN cookies sent/accepted/bad,
- *    retransmits, RST sent/received), busy and idle TSC cycles; at the top:
- *    lcores, tsc_hz, uptime_s, and the packet mempool (mbuf_total,
- *    mbuf_in_use, mbuf_idle = in use right after start, with the RX rings
- *    filled and no traffic).
+ *    retransmits, RST sent/received), busy and idle TSC cycles, and the buy
+ *    path: outcomes (buy_won, buy_sold_out, ... by sk_seckill_outcome_name()),
+ *    token checks (token_ok, token_expired, ... by sk_token_status_str()),
+ *    rate limits (rl_passed, rl_refused_ip|item|global, rl_ip_evictions),
+ *    engine results (engine_ok, engine_sold_out, ... by
+ *    sk_buy_status_name()), order_polls, item_reads, orders_queued (gauge:
+ *    records waiting in the lcore's order ring); at the top: lcores,
+ *    tsc_hz, uptime_s, the packet mempool (mbuf_total, mbuf_in_use,
+ *    mbuf_idle = in use right after start, with the RX rings filled and no
+ *    traffic), items, and one dict per item ("item<id>": remaining, sold,
+ *    sold_out, total) for the first SK_TELEMETRY_ITEMS_MAX items.
+ *  - /seckill/items: the same item dicts, every item (up to 255).
  *  - /seckill/net,<lcore index>[,<port index>]: every counter of one TCP
  *    stack (struct sk_net_stats).
  *
@@ -40,10 +48,14 @@
 #include "sk_config.h"
 #include "sk_dispatch.h"
 #include "sk_lcore.h"
+#include "sk_seckill.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** Items listed in /seckill/stats (the rest: /seckill/items). */
+#define SK_TELEMETRY_ITEMS_MAX 64
 
 /** What the commands read; the arrays must outlive sk_telemetry_stop(). */
 struct sk_telemetry_src {
@@ -55,6 +67,8 @@ struct sk_telemetry_src {
 	uint32_t mbuf_idle;			       /**< in-use mbufs at idle */
 	uint64_t tsc_hz;			       /**< rte_get_tsc_hz() */
 	uint64_t start_tsc;			       /**< TSC at start */
+	struct sk_seckill_lcore *const *seckill;       /**< per lcore index (buy path) */
+	const struct sk_shm *shm;		       /**< the arena (items) */
 };
 
 /**

@@ -9,10 +9,13 @@
 #   scripts/sandbox.sh up [--config FILE] [--lcores N] [--bin PATH]
 #       reserve hugepages, start seckill-dataplane on a net_tap port, move
 #       the tap into the namespace, wait for /healthz, print
-#       "server=<ip> netns=<ns>"
+#       "server=<ip> netns=<ns>". The default config/sandbox.ini sells
+#       nothing: for a sale, pass a copy with [seckill] keys and
+#       [item.<id>] sections appended (docs/operations.md, "The sandbox")
 #   scripts/sandbox.sh exec CMD...     run CMD inside the namespace
 #   scripts/sandbox.sh telemetry [CMD] a DPDK telemetry command (JSON),
-#                                      default /seckill/stats
+#                                      default /seckill/stats; also
+#                                      /seckill/items, /seckill/net,<lcore>
 #   scripts/sandbox.sh status          what is up (exit 1 if nothing)
 #   scripts/sandbox.sh down            stop what up started (by PID), free
 #                                      its hugepages, delete the namespace
@@ -274,7 +277,7 @@ exec) shift; cmd_exec "$@" ;;
 telemetry) shift; cmd_telemetry "$@" ;;
 status) cmd_status ;;
 *)
-	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

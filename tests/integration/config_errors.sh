@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# config_errors.sh - a bad config or a bad argument gives a one-line error
+# config_errors.sh - a bad config, secret or argument gives a one-line error
 # naming the key and a non-zero exit, and nothing half-starts: no EAL state
 # for errors found in the file, no tap left behind for errors found later.
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +34,17 @@ run 1 "c.ini:5: tcp.msss: unknown key" "$PORT0[tcp]\nmsss = 1460\n" "$VDEV"
 check "no EAL runtime dir after a file error" test ! -e "/var/run/dpdk/$prefix"
 run 1 "c.ini:4: port0.rx_queues: 'many' is not a decimal number or 'auto'" "${PORT0}rx_queues = many\n" "$VDEV"
 run 1 "c.ini: port0.device: no port configured" "[dataplane]\nmbufs = 4096\n" "$VDEV"
+# The buy path's settings, also before the EAL: the secret is read first.
+printf 'too-short-secret\n' >"$tmp/short"
+run 1 "seckill.secret_file: $tmp/short: 16 bytes, at least 32 are needed" \
+	"${PORT0}[seckill]\nsecret_file = $tmp/short\n[item.1]\ntotal = 5\n" "$VDEV"
+run 1 "seckill.secret_file: /nonexistent/secret: No such file or directory" \
+	"${PORT0}[seckill]\nsecret_file = /nonexistent/secret\n" "$VDEV"
+run 1 "c.ini:5: seckill.ack: durable is not available until the control plane exists" \
+	"${PORT0}[seckill]\nack = durable\n" "$VDEV"
+run 1 "c.ini: seckill.secret_file: required when seckill.auth = on and items are configured" \
+	"${PORT0}[item.1]\ntotal = 5\n" "$VDEV"
+check "no EAL runtime dir after the seckill errors" test ! -e "/var/run/dpdk/$prefix"
 rc=0
 "$SK_DATAPLANE" --no-huge --no-pci -- --config /nonexistent/sk.ini >"$tmp/out" 2>"$tmp/err" || rc=$?
 expect_eq "missing file: exit 1" "$rc" 1
@@ -63,5 +74,12 @@ check "tap of port0 removed after a later port failed" bash -c "! ip link show $
 run 1 "dataplane.mbufs: 300 is too small" "[dataplane]\nmbufs = 300\nmbuf_cache = 32\n${PORT0}" "$VDEV"
 run 1 "port0.rx_queues: must be auto, 1 or the number of lcores (1)" "${PORT0}rx_queues = 3\n" "$VDEV" -l 0
 run 1 "tcp.rcv_buf_size: 4096 must exceed http.head_max (8192)" "${PORT0}[tcp]\nrcv_buf_size = 4096\n" "$VDEV"
+# The arena and the items come first after the EAL, before the ports.
+run 1 "seckill.dedup_slots: cannot reserve the 65544 MiB arena" \
+	"${PORT0}[seckill]\ndedup_slots = 2147483648\n" "$VDEV"
+run 1 "item.5.end: must be after item.5.start (one is relative to the start, the other absolute)" \
+	"${PORT0}[seckill]\nauth = off\n[item.5]\ntotal = 1\nstart = 8000000000\nend = +5\n" "$VDEV"
+run 1 "item.6.dedup_slots: no room left in seckill.dedup_slots" \
+	"${PORT0}[seckill]\nauth = off\ndedup_slots = 4096\n[item.5]\ntotal = 1\ndedup_slots = 4096\n[item.6]\ntotal = 1\n" "$VDEV"
 check "no tap left behind" bash -c "! ip link show $tap >/dev/null 2>&1"
 finish

@@ -53,6 +53,11 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi
 }
 
+# expect_match DESC GOT REGEX - ok if GOT matches the bash extended REGEX.
+expect_match() {
+	if [[ $2 =~ $3 ]]; then ok "$1 ($2)"; else bad "$1: got '$2', want /$3/"; fi
+}
+
 sbx_exec() {
 	"$SBX" exec "$@"
 }
