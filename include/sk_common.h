@@ -53,7 +53,8 @@
  * sk_mul_size - @a * @b into @out.
  * @return true on success, false if the product overflows size_t.
  */
-static inline bool sk_mul_size(size_t a, size_t b, size_t *out)
+static inline bool
+sk_mul_size(size_t a, size_t b, size_t *out)
 {
 	return !__builtin_mul_overflow(a, b, out);
 }
@@ -62,19 +63,22 @@ static inline bool sk_mul_size(size_t a, size_t b, size_t *out)
  * sk_add_size - @a + @b into @out.
  * @return true on success, false if the sum overflows size_t.
  */
-static inline bool sk_add_size(size_t a, size_t b, size_t *out)
+static inline bool
+sk_add_size(size_t a, size_t b, size_t *out)
 {
 	return !__builtin_add_overflow(a, b, out);
 }
 
 /** sk_align_up - @v rounded up to @align (a power of two); no overflow check. */
-static inline size_t sk_align_up(size_t v, size_t align)
+static inline size_t
+sk_align_up(size_t v, size_t align)
 {
 	return (v + align - 1) & ~(align - 1);
 }
 
 /** sk_is_pow2 - true if @v is a non-zero power of two. */
-static inline bool sk_is_pow2(uint64_t v)
+static inline bool
+sk_is_pow2(uint64_t v)
 {
 	return v != 0 && (v & (v - 1)) == 0;
 }
