@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# demo.sh - a real flash sale on this machine, start to finish.
+#
+# Installs what is missing, builds, reserves hugepages, brings the sandbox
+# up (the dataplane on a net_tap port whose other side lives in a network
+# namespace of its own, addressed from 198.18.0.0/15), puts 1,000 units on
+# sale a few seconds after start-up, fires a crowd of 50,000 users making
+# 120,000 signed buy attempts at it from inside the namespace, and prints
+# what happened. Then it takes everything down again.
+#
+#   ./scripts/demo.sh                 as root, on Debian 12
+#   SK_DEMO_UNITS=5000 SK_DEMO_USERS=100000 SK_DEMO_ATTEMPTS=250000 ./scripts/demo.sh
+#
+# Cores: the dataplane runs on core 1, the crowd on core 0.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+cd "$SK_ROOT"
+
+UNITS=${SK_DEMO_UNITS:-1000}
+USERS=${SK_DEMO_USERS:-50000}
+ATTEMPTS=${SK_DEMO_ATTEMPTS:-120000}
+CONNS=${SK_DEMO_CONNS:-128}
+START_IN=${SK_DEMO_START_IN:-6}
+ITEM=1001
+GUARD=1002
+export SK_SBX=seckill-demo
+
+sk_need_root
+sk_install_pkgs "${SK_BUILD_PKGS[@]}" iproute2 iputils-ping curl python3 procps
+sk_hugepages 1024
+
+mkdir -p build
+sk_log "building (release)"
+sk_build build/release -Dbuildtype=debugoptimized
+BIN=build/release/dataplane/seckill-dataplane
+CROWD=build/release/tools/crowd/seckill-crowd
+[ -x "$BIN" ] && [ -x "$CROWD" ] || sk_die "build did not produce $BIN and $CROWD"
+
+work=$(mktemp -d /tmp/seckill-demo.XXXXXX)
+cleanup() {
+	scripts/sandbox.sh down >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The shared secret of the token issuer (here: this script) and the front door.
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/secret"
+chmod 600 "$work/secret"
+
+# The sandbox configuration plus the sale.
+{
+	cat config/sandbox.ini
+	cat <<EOF
+
+[seckill]
+auth = on
+secret_file = $work/secret
+order_ring = 262144
+
+[item.$ITEM]
+name = demo phone
+total = $UNITS
+price = 99900
+per_user_limit = 1
+start = +$START_IN
+end = +600
+
+# A second item, open from the start, that nobody is entitled to: it shows
+# a forged token refused while stock remains.
+[item.$GUARD]
+name = guard item
+total = 5
+start = +0
+end = +600
+EOF
+} >"$work/demo.ini"
+
+sk_log "starting the appliance (dataplane on core 1, network namespace $SK_SBX)"
+up=$(scripts/sandbox.sh up --config "$work/demo.ini" --bin "$BIN" --lcores 1)
+server=$(sed -n 's/.*server=\([0-9.]*\).*/\1/p' <<<"$up")
+[ -n "$server" ] || sk_die "sandbox did not report its address: $up"
+
+before=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$ITEM")
+sk_log "item before the sale: $before"
+
+sk_log "the crowd: $USERS users, $ATTEMPTS signed attempts, $CONNS connections, from core 0"
+set +e
+scripts/sandbox.sh exec "$CROWD" --server "$server" --item "$ITEM" --users "$USERS" \
+	--attempts "$ATTEMPTS" --conns "$CONNS" --secret-file "$work/secret" --wait-start \
+	--expect-units "$UNITS" --poll --max-seconds 120 --cpu 0 --json "$work/crowd.json" \
+	| tee "$work/crowd.txt"
+crowd_rc=${PIPESTATUS[0]}
+set -e
+
+after=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$ITEM")
+# A token signed with another secret, for an item that still has stock.
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/wrong"
+forged_tok=$(build/release/tools/seckill-token --secret-file "$work/wrong" --sub 7 --item "$GUARD")
+forged=$(scripts/sandbox.sh exec curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
+	-H "Authorization: Bearer $forged_tok" "http://$server/v1/seckill/$GUARD")
+guard=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$GUARD")
+
+echo
+echo "================ flash sale summary ================"
+echo "item $ITEM before: $before"
+echo "item $ITEM after:  $after"
+echo "a forged token gets HTTP $forged; item $GUARD after it: $guard"
+grep -E '^(attempts|winners|check|latency)' "$work/crowd.txt" || cat "$work/crowd.txt"
+python3 - "$work/crowd.json" "$UNITS" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+units = int(sys.argv[2])
+checks = s.get("checks", {})
+bad = [k for k, v in checks.items() if v is False or (isinstance(v, dict) and v.get("ok") is False)]
+print(f"winners == units ({units}) and nobody won twice: {'yes' if not bad else 'NO: ' + ', '.join(bad)}")
+EOF
+echo "===================================================="
+
+[ "$crowd_rc" -eq 0 ] || sk_die "the crowd's checks failed (exit $crowd_rc)"
