@@ -80,6 +80,7 @@ canned(struct sk_seckill_reply *out, uint16_t status, enum sk_http_canned_id id)
 	out->status = status;
 	out->retry_after = 0;
 	out->body_len = 0;
+	out->order = 0;
 	out->canned = (int16_t)id;
 }
 
@@ -98,6 +99,7 @@ json(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after, const 
 	out->status = status;
 	out->retry_after = retry_after;
 	out->canned = -1;
+	out->order = 0;
 	out->body_len = (uint16_t)n;
 }
 
@@ -191,6 +193,7 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 	case SK_BUY_OK:
 		json(out, 202, 0, "{\"status\":\"queued\",\"order\":\"%llu\"}",
 		     (unsigned long long)order);
+		out->order = order;
 		return SK_SECKILL_WON;
 	case SK_BUY_DUPLICATE: {
 		/* Answer as the original order stands now. */
@@ -200,11 +203,13 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		     "{\"status\":\"%s\",\"order\":\"%llu\",\"duplicate\":true}",
 		     st == SK_ORDER_NONE ? "queued" : sk_order_status_name(st),
 		     (unsigned long long)order);
+		out->order = order;
 		return SK_SECKILL_DUPLICATE;
 	}
 	case SK_BUY_LIMIT:
 		json(out, 409, 0, "{\"status\":\"limit\",\"order\":\"%llu\"}",
 		     (unsigned long long)order);
+		out->order = order;
 		return SK_SECKILL_LIMIT;
 	case SK_BUY_SOLD_OUT:
 	case SK_BUY_SHORT:
@@ -234,6 +239,30 @@ sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 
 	lc->stats.outcome[o]++;
 	return o;
+}
+
+void
+sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, struct sk_seckill_reply *out)
+{
+	unsigned st = sk_status_get(&lc->buy.status, order);
+
+	switch (st) {
+	case SK_ORDER_CONFIRMED:
+	case SK_ORDER_PAID:
+		json(out, 200, 0, "{\"status\":\"confirmed\",\"order\":\"%llu\"}",
+		     (unsigned long long)order);
+		break;
+	case SK_ORDER_FAILED:
+	case SK_ORDER_CANCELLED:
+		json(out, 503, 1, "{\"status\":\"failed\",\"order\":\"%llu\"}",
+		     (unsigned long long)order);
+		break;
+	default:
+		json(out, 202, 0, "{\"status\":\"queued\",\"order\":\"%llu\"}",
+		     (unsigned long long)order);
+		break;
+	}
+	out->order = order;
 }
 
 void

@@ -85,6 +85,7 @@ struct sk_seckill_reply {
 	uint16_t status;      /**< HTTP status */
 	int16_t canned;	      /**< enum sk_http_canned_id, or -1 */
 	uint32_t retry_after; /**< seconds; 0: no Retry-After */
+	uint64_t order;	      /**< order id of a won, duplicate or limit answer; else 0 */
 	uint16_t body_len;
 	char body[SK_SECKILL_BODY_MAX];
 };
@@ -132,6 +133,17 @@ void sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_l
  */
 void sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, int64_t now_ns,
 		     struct sk_seckill_reply *out);
+
+/**
+ * sk_seckill_settled_reply - the answer to a winner whose connection was
+ * parked (ack = durable) until its order @p order settled or the wait ran
+ * out: 200 {"status":"confirmed"} once durable (or paid), 202
+ * {"status":"queued"} if still queued, 503 {"status":"failed"} with
+ * Retry-After if the control plane could not store it (its unit went back).
+ * Reads the status table only.
+ */
+void sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order,
+			      struct sk_seckill_reply *out);
 
 /** sk_seckill_outcome_name - metrics label of an outcome ("won", "sold_out", ...). */
 const char *sk_seckill_outcome_name(unsigned outcome);

@@ -325,6 +325,42 @@ START_TEST(rate_limit)
 }
 END_TEST
 
+START_TEST(settled_reply)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("42");
+	char want[96];
+
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	uint64_t id = out.order;
+	ck_assert_uint_ne(id, 0);
+	sk_seckill_settled_reply(&T.lc, id, &out); /* the wait ran out */
+	ck_assert_uint_eq(out.status, 202);
+	ck_assert_uint_eq(out.order, id);
+	snprintf(want, sizeof(want), "{\"status\":\"queued\",\"order\":\"%llu\"}",
+		 (unsigned long long)id);
+	body_is(&out, want);
+	ck_assert_int_eq(sk_status_move(&T.lc.buy.status, id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
+			 0);
+	sk_seckill_settled_reply(&T.lc, id, &out);
+	ck_assert_uint_eq(out.status, 200);
+	snprintf(want, sizeof(want), "{\"status\":\"confirmed\",\"order\":\"%llu\"}",
+		 (unsigned long long)id);
+	body_is(&out, want);
+
+	struct sk_http_request r2 = req_user("43");
+	ck_assert_int_eq(buy("1", &r2, &out), SK_SECKILL_WON);
+	id = out.order;
+	ck_assert_int_eq(sk_status_move(&T.lc.buy.status, id, SK_ORDER_QUEUED, SK_ORDER_FAILED), 0);
+	sk_seckill_settled_reply(&T.lc, id, &out);
+	ck_assert_uint_eq(out.status, 503);
+	ck_assert_uint_eq(out.retry_after, 1);
+	/* answers that carry no order say so */
+	ck_assert_int_eq(buy("9", &r, &out), SK_SECKILL_NOT_FOUND);
+	ck_assert_uint_eq(out.order, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ reads */
 
 START_TEST(order_poll)
@@ -393,6 +429,7 @@ main(void)
 	tcase_add_test(tc, user_id_header);
 	tcase_add_test(tc, order_poll);
 	tcase_add_test(tc, item_read);
+	tcase_add_test(tc, settled_reply);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("auth");
