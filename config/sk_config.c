@@ -41,7 +41,7 @@ enum key_type {
 	KEY_U32_POW2Z, /* uint32_t: 0, or a power of two in min..max */
 	KEY_PATH,      /* char[SK_CONFIG_PATH_MAX], no blanks or control characters */
 	KEY_NAME,      /* char[SK_CONFIG_NAME_MAX], printable, no '"' or '\\' (JSON-safe) */
-	KEY_ACK,       /* uint8_t enum sk_config_ack: "queued" (durable: refused for now) */
+	KEY_ACK,       /* uint8_t enum sk_config_ack: "queued" or "durable" */
 	KEY_TIME,      /* struct sk_config_time: "+N", unix seconds; "never" if max != 0 */
 };
 
@@ -113,6 +113,8 @@ static const struct key seckill_keys[] = {
 	{"status_bits", KEY_U32, CFG(status_bits), 10, 26},
 	{"order_ring", KEY_U32_POW2, CFG(order_ring), 64, 1u << 24},
 	{"ack", KEY_ACK, CFG(ack), 0, 0},
+	{"ack_wait_ms", KEY_U32, CFG(ack_wait_ms), 1, 60000},
+	{"store", KEY_PATH, CFG(store), 0, 0},
 	{"global_rate", KEY_U64, CFG(global_rate), 0, RATE_MAX},
 	{"global_burst", KEY_U64, CFG(global_burst), 0, RATE_MAX},
 	{"item_rate", KEY_U64, CFG(item_rate), 0, RATE_MAX},
@@ -604,11 +606,10 @@ set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base
 			*p = SK_CONFIG_ACK_QUEUED;
 			return 1;
 		}
-		if (strcmp(v, "durable") == 0)
-			return ctx_fail(ctx, ctx->line,
-					"%s.%s: durable is not available until the control plane "
-					"exists; use queued",
-					sec, k->name);
+		if (strcmp(v, "durable") == 0) {
+			*p = SK_CONFIG_ACK_DURABLE;
+			return 1;
+		}
 		return ctx_fail(ctx, ctx->line, "%s.%s: '%s' is not queued or durable", sec,
 				k->name, v);
 	case KEY_TIME:
@@ -763,12 +764,25 @@ item_key_seen(const struct load_ctx *ctx, int item, const char *key)
 	return false;
 }
 
+static bool
+seckill_key_seen(const struct load_ctx *ctx, const char *key)
+{
+	for (size_t i = 0; i < SK_ARRAY_SIZE(seckill_keys); i++)
+		if (strcmp(seckill_keys[i].name, key) == 0)
+			return ctx->seen[SEC_SECKILL] & (UINT64_C(1) << i);
+	return false;
+}
+
 /* check_seckill - [seckill] and [item.<id>] rules that involve several keys. */
 static int
 check_seckill(struct load_ctx *ctx)
 {
 	struct sk_config *cfg = ctx->cfg;
 
+	/* ack left out: durable when the control plane's store is named (the
+	 * control plane is then part of the deployment), queued otherwise. */
+	if (!seckill_key_seen(ctx, "ack"))
+		cfg->ack = cfg->store[0] != '\0' ? SK_CONFIG_ACK_DURABLE : SK_CONFIG_ACK_QUEUED;
 	/* Without items no buy reaches the token check: a file that only sets
 	 * up the network (sandbox.ini) needs no secret. */
 	if (cfg->auth && cfg->secret_file[0] == '\0' && cfg->nb_items > 0)
@@ -887,7 +901,8 @@ sk_config_defaults(struct sk_config *cfg)
 	cfg->idle_sleep_us = 0;
 	cfg->idle_after_us = 1000;
 	cfg->auth = true;
-	cfg->ack = SK_CONFIG_ACK_QUEUED;
+	cfg->ack = SK_CONFIG_ACK_QUEUED; /* durable when a store is named, see check_seckill() */
+	cfg->ack_wait_ms = 500;
 	cfg->token_skew_s = 5;
 	cfg->max_items = 64;
 	cfg->dedup_slots = 4194304;

@@ -110,8 +110,9 @@ struct sk_config_port {
 
 /** When the dataplane answers a winner ([seckill] ack). */
 enum sk_config_ack {
-	SK_CONFIG_ACK_QUEUED = 0, /**< 202 queued at once (the only mode for now) */
-	SK_CONFIG_ACK_DURABLE,	  /**< 200 once the order is in LMDB: needs the control plane */
+	SK_CONFIG_ACK_QUEUED = 0, /**< 202 queued at once */
+	SK_CONFIG_ACK_DURABLE,	  /**< park the winner: 200 once its order is in LMDB, 202 after
+				       ack_wait_ms (needs the control plane to ever say 200) */
 };
 
 /**
@@ -177,7 +178,9 @@ struct sk_config {
 	/* [seckill]; a rate of 0 is no limit, a burst of 0 is one second's worth
 	 * (= the rate) */
 	bool auth;			      /**< on: Bearer JWT; off: X-User-Id */
-	uint8_t ack;			      /**< enum sk_config_ack */
+	uint8_t ack;			      /**< enum sk_config_ack; default: durable if store */
+	uint32_t ack_wait_ms;		      /**< ack = durable: longest park, then 202 */
+	char store[SK_CONFIG_PATH_MAX];	      /**< control plane's LMDB dir: recovery; "" none */
 	char secret_file[SK_CONFIG_PATH_MAX]; /**< token secret; needed for auth with items */
 	uint32_t token_skew_s;		      /**< clock skew allowed on exp/nbf */
 	uint32_t max_items;		      /**< item slots of the arena */

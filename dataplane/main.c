@@ -50,6 +50,7 @@
 #include "sk_lcore.h"
 #include "sk_net.h"
 #include "sk_port.h"
+#include "sk_recover.h"
 #include "sk_seckill.h"
 #include "sk_shm.h"
 #include "sk_telemetry.h"
@@ -338,6 +339,63 @@ setup_items(struct dataplane *dp)
 }
 
 /*
+ * recover_items - [seckill] store: before any lcore sells, take the units of
+ * every live order in the control plane's LMDB store out of the fresh items
+ * and give their buyers their holdings back (sk_recover_item()). No store
+ * yet: nothing was ever sold. The store is opened read-only and closed
+ * again; the control plane keeps writing it meanwhile (LMDB allows that).
+ */
+static int
+recover_items(struct dataplane *dp)
+{
+	const struct sk_store_conf scf = {.flags = SK_STORE_RDONLY};
+	struct sk_store *st = NULL;
+	char err[SK_CONFIG_ERR_MAX];
+	uint64_t units = 0, users = 0;
+	int rc;
+
+	if (dp->cfg.store[0] == '\0')
+		return 0;
+	rc = sk_store_open(&st, dp->cfg.store, &scf, err, sizeof(err));
+	if (rc == -ENOENT) {
+		printf(PROG ": recovery: no store at %s yet, nothing to restore\n", dp->cfg.store);
+		return 0;
+	}
+	if (rc != 0)
+		return fail(dp, rc, "seckill.store: %s: cannot open it read-only: %s",
+			    dp->cfg.store, err);
+	for (uint32_t i = 0; i < dp->cfg.nb_items && rc == 0; i++) {
+		uint32_t id = dp->cfg.items[i].id;
+		struct sk_item *it = sk_shm_item_find(dp->shm, id);
+		struct sk_recover_stats rs = {0};
+
+		rc = sk_recover_item(st, dp->shm, it, &rs);
+		if (rc == -ERANGE)
+			rc = fail(dp, rc,
+				  "item.%" PRIu32 ".total: %" PRIu64 " is less than the live units "
+				  "the store %s holds: refusing to oversell",
+				  id, dp->cfg.items[i].total, dp->cfg.store);
+		else if (rc == -ENOSPC)
+			rc = fail(dp, rc,
+				  "item.%" PRIu32 ".dedup_slots: too small for the holdings of "
+				  "the store %s",
+				  id, dp->cfg.store);
+		else if (rc != 0)
+			rc = fail(dp, rc,
+				  "seckill.store: %s: item %" PRIu32 ": recovery failed: %s",
+				  dp->cfg.store, id, strerror(-rc));
+		units += rs.units;
+		users += rs.users;
+	}
+	sk_store_close(st);
+	if (rc == 0)
+		printf(PROG ": recovery: store %s: %" PRIu64 " live units of %" PRIu64
+			    " holdings restored over %" PRIu32 " items\n",
+		       dp->cfg.store, units, users, dp->cfg.nb_items);
+	return rc;
+}
+
+/*
  * setup_seckill - the arena memzone, the items, one order ring, rate
  * limiter and struct sk_seckill_lcore per lcore. Everything made here is
  * released by dataplane_free(), also after a failure half-way.
@@ -376,6 +434,8 @@ setup_seckill(struct dataplane *dp)
 	if (dp->shm == NULL)
 		return fail(dp, -EINVAL, "seckill.max_items: the arena refuses its layout");
 	rc = setup_items(dp);
+	if (rc == 0)
+		rc = recover_items(dp);
 	if (rc != 0)
 		return rc;
 
@@ -489,6 +549,9 @@ setup_lcores(struct dataplane *dp)
 	struct sk_app_conf ac = {
 		.limits = {cfg->head_max, cfg->target_max, cfg->body_max, cfg->fields_max},
 	};
+	struct sk_net_conf net_defaults;
+
+	sk_net_conf_defaults(&net_defaults);
 
 	for (unsigned i = 0; i < dp->nb_lcores; i++) {
 		unsigned id = dp->lcore_ids[i];
@@ -508,6 +571,12 @@ setup_lcores(struct dataplane *dp)
 		ac.lcore_id = id;
 		ac.socket = socket;
 		ac.seckill = dp->seckill[i];
+		ac.ack_durable = cfg->ack == SK_CONFIG_ACK_DURABLE;
+		ac.ack_wait_ms = cfg->ack_wait_ms;
+		/* One parked request per connection; twice that for connections
+		 * closed and reused within the wait. */
+		ac.park_slots = 2 * (cfg->max_conns ? cfg->max_conns : net_defaults.max_conns) *
+				cfg->nb_ports;
 		lc->app = sk_app_create(&ac);
 		if (lc->app == NULL)
 			return fail(dp, -rte_errno,
@@ -601,8 +670,9 @@ print_ready(const struct dataplane *dp)
 				       : "direct",
 		       p->nb_rxq);
 	}
-	printf(" mbufs=%u mbuf_idle=%u items=%u auth=%s ack=queued\n", dp->pool->size,
-	       rte_mempool_in_use_count(dp->pool), dp->cfg.nb_items, dp->cfg.auth ? "on" : "off");
+	printf(" mbufs=%u mbuf_idle=%u items=%u auth=%s ack=%s\n", dp->pool->size,
+	       rte_mempool_in_use_count(dp->pool), dp->cfg.nb_items, dp->cfg.auth ? "on" : "off",
+	       dp->cfg.ack == SK_CONFIG_ACK_DURABLE ? "durable" : "queued");
 	fflush(stdout);
 }
 

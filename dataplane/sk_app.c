@@ -15,8 +15,31 @@
 #include <rte_malloc.h>
 
 #include "sk_app.h"
+#include "sk_order.h"
+#include "sk_shm.h"
 
 enum { CONN_OPEN = 0, CONN_CLOSING };
+
+/*
+ * A parked winner (ack = durable). The FIFO holds them in the order they
+ * won, which on one lcore is also order-sequence order and park-time order:
+ * the head is always the first one due.
+ */
+struct park_entry {
+	struct sk_app_conn *ac; /* may have closed or been reused: check park_state */
+	uint64_t order;		/* the order id, also in the connection's route_data */
+	uint64_t tsc;		/* when it parked */
+};
+
+/* What a parked buy keeps in sk_app_conn::route_data. */
+struct park_state {
+	uint64_t order;	 /* 0: nothing parked by the buy route */
+	uint8_t due;	 /* set by sk_app_poll() when it resumes the connection */
+	uint8_t settled; /* ... because the order settled (else: the wait ran out) */
+};
+
+_Static_assert(sizeof(struct park_state) <= sizeof(((struct sk_app_conn *)0)->route_data),
+	       "park_state must fit route_data");
 
 struct sk_app {
 	struct sk_app_stats stats;	  /* first: written on every request */
@@ -29,6 +52,11 @@ struct sk_app {
 	uint64_t tsc_hz;
 	struct sk_http_limits limits;
 	unsigned lcore_id;
+	/* ack = durable: the FIFO of parked winners (a ring of park_cap). */
+	bool durable;
+	uint64_t ack_wait_tsc;	  /* longest park */
+	struct park_entry *parks; /* rte_zmalloc'd, park_cap entries; NULL: ack = queued */
+	uint32_t park_cap, park_head, park_count;
 	char reply[SK_APP_REPLY_MAX]; /* scratch for sk_app_reply() */
 } sk_cache_aligned;
 
@@ -68,26 +96,70 @@ seckill_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_r
 		sk_app_reply(app, ac, req, &resp);
 }
 
-/* route_buy - POST /v1/seckill/{item}. */
+/* park_push - put the winner of @order on @ac at the FIFO's tail; false if full. */
+static bool
+park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order)
+{
+	struct park_state *ps = (struct park_state *)ac->route_data;
+	struct park_entry *e;
+
+	if (sk_unlikely(app->park_count == app->park_cap))
+		return false;
+	e = &app->parks[(app->park_head + app->park_count) % app->park_cap];
+	e->ac = ac;
+	e->order = order;
+	e->tsc = app->now_tsc;
+	app->park_count++;
+	ps->order = order;
+	ps->due = 0;
+	ps->settled = 0;
+	app->stats.durable_parked++;
+	return true;
+}
+
+/*
+ * route_buy - POST /v1/seckill/{item}. With ack = durable a winner is parked
+ * (SK_APP_PARK) until sk_app_poll() finds its order settled or its wait
+ * over; the call after the resume answers from the status table and does
+ * not buy again. A call while parked but not yet due (more bytes arrived on
+ * the connection) parks again.
+ */
 static enum sk_app_verdict
 route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
 	  const char *arg, size_t arg_len)
 {
+	struct park_state *ps = (struct park_state *)ac->route_data;
 	struct sk_seckill_reply r;
+	enum sk_seckill_outcome o;
 
 	if (sk_unlikely(app->seckill == NULL)) {
 		sk_app_reply_canned(app, ac, req, SK_HTTP_CANNED_NOT_FOUND);
 		return SK_APP_DONE;
 	}
-	/*
-	 * ack = durable goes here: when ac->parked is set this is the call after
-	 * sk_tcp_resume() and the order id is in ac->route_data (answer from the
-	 * status table, do not buy again); a fresh SK_SECKILL_WON stores its
-	 * order id there, joins the lcore's FIFO of parked winners (see
-	 * sk_app_poll()) and returns SK_APP_PARK instead of answering.
-	 */
-	sk_seckill_buy(app->seckill, arg, arg_len, req,
-		       rte_cpu_to_be_32(sk_tcp_remote_ip(ac->conn)), app->now_ns, app->now_tsc, &r);
+	if (ac->parked && ps->order != 0) {
+		if (!ps->due)
+			return SK_APP_PARK;
+		sk_seckill_settled_reply(app->seckill, ps->order, &r);
+		if (ps->settled)
+			app->stats.durable_settled++;
+		else
+			app->stats.durable_timeout++;
+		if (r.status == 200)
+			app->stats.durable_200++;
+		ps->order = 0;
+		seckill_reply(app, ac, req, &r);
+		return SK_APP_DONE;
+	}
+	o = sk_seckill_buy(app->seckill, arg, arg_len, req,
+			   rte_cpu_to_be_32(sk_tcp_remote_ip(ac->conn)), app->now_ns, app->now_tsc,
+			   &r);
+	if (app->durable && o == SK_SECKILL_WON && r.order != 0) {
+		if (park_push(app, ac, r.order))
+			return SK_APP_PARK;
+		/* More winners waiting than connections (reused ones): answer now. */
+		app->stats.durable_park_full++;
+		sk_seckill_settled_reply(app->seckill, r.order, &r);
+	}
 	seckill_reply(app, ac, req, &r);
 	return SK_APP_DONE;
 }
@@ -377,6 +449,8 @@ app_on_close(void *arg, struct sk_tcp_conn *c)
 	conn_list_del(app, ac);
 	if (ac->parked)
 		app->stats.parked--;
+	/* Its FIFO entry, if any, is now stale; a reused area starts zeroed. */
+	((struct park_state *)ac->route_data)->order = 0;
 	app->stats.conns_closed++;
 	app->stats.conns_open--;
 }
@@ -430,6 +504,24 @@ sk_app_create(const struct sk_app_conf *conf)
 	app->lcore_id = conf->lcore_id;
 	app->seckill = conf->seckill;
 	app->tsc_hz = rte_get_tsc_hz();
+	if (conf->ack_durable && conf->seckill != NULL) {
+		if (conf->park_slots == 0 || conf->ack_wait_ms == 0) {
+			rte_free(app);
+			rte_errno = EINVAL;
+			return NULL;
+		}
+		app->parks = rte_zmalloc_socket("sk_app_parks",
+						(size_t)conf->park_slots * sizeof(*app->parks),
+						RTE_CACHE_LINE_SIZE, conf->socket);
+		if (app->parks == NULL) {
+			rte_free(app);
+			rte_errno = ENOMEM;
+			return NULL;
+		}
+		app->durable = true;
+		app->park_cap = conf->park_slots;
+		app->ack_wait_tsc = app->tsc_hz / 1000 * conf->ack_wait_ms;
+	}
 	clock_sync(app, rte_rdtsc());
 	return app;
 }
@@ -437,7 +529,42 @@ sk_app_create(const struct sk_app_conf *conf)
 void
 sk_app_free(struct sk_app *app)
 {
+	if (app == NULL)
+		return;
+	rte_free(app->parks);
 	rte_free(app);
+}
+
+/*
+ * park_poll - resume the parked winners that are due: the head's order
+ * settled (its sequence is below the lcore's settled mark) or its wait ran
+ * out. Both grow along the FIFO, so the loop stops at the first entry not
+ * due; bounded by the FIFO's length. Stale entries (the connection closed,
+ * or its area now serves another connection) are dropped.
+ */
+static void
+park_poll(struct sk_app *app)
+{
+	const struct sk_buy_lcore *b = &app->seckill->buy;
+	uint32_t settled = sk_shm_settled(b->shm, b->lcore);
+
+	for (uint32_t n = app->park_count; n > 0; n--) {
+		struct park_entry *e = &app->parks[app->park_head];
+		struct park_state *ps = (struct park_state *)e->ac->route_data;
+		bool done = sk_order_id_seq(e->order) < settled;
+
+		if (!done && app->now_tsc - e->tsc < app->ack_wait_tsc)
+			break;
+		app->park_head = (app->park_head + 1) % app->park_cap;
+		app->park_count--;
+		if (ps->order != e->order || ps->due) {
+			app->stats.durable_stale++;
+			continue;
+		}
+		ps->due = 1;
+		ps->settled = done;
+		sk_tcp_resume(e->ac->conn);
+	}
 }
 
 void
@@ -452,13 +579,8 @@ sk_app_poll(struct sk_app *app, uint64_t now_tsc)
 		app->now_tsc = now_tsc;
 		app->now_ns = app->clock_ns + (int64_t)(d * UINT64_C(1000000000) / app->tsc_hz);
 	}
-	/*
-	 * ack = durable goes here: pop the FIFO of parked winners while the
-	 * head's order sequence is below sk_shm_settled(shm, lcore) or its
-	 * deadline has passed, and sk_tcp_resume() each (skipping entries whose
-	 * connection closed meanwhile). Sequences grow along the FIFO, so one
-	 * comparison per pass decides when nothing is due.
-	 */
+	if (app->park_count != 0)
+		park_poll(app);
 }
 
 int64_t

@@ -34,15 +34,22 @@
  *
  * Winners and ack = durable
  * -------------------------
- * With ack = queued (the only mode until the control plane exists) a winner
- * gets 202 {"status":"queued","order":"<id>"} at once. ack = durable will
- * park the winner's connection (SK_APP_PARK, see below) in a per-lcore FIFO
- * in order-sequence order; sk_app_poll() compares the FIFO head with
+ * With ack = queued a winner gets 202 {"status":"queued","order":"<id>"} at
+ * once. With ack = durable (sk_app_conf::ack_durable) route_buy parks the
+ * winner's connection (SK_APP_PARK) and appends {connection, order id, park
+ * TSC} to a per-lcore FIFO (a fixed ring of sk_app_conf::park_slots
+ * entries); the order id also goes into the connection's route_data.
+ * sk_app_poll() pops the FIFO head while its order sequence is below
  * sk_shm_settled() (the control plane's "every order below this sequence is
- * settled") and resumes the connections whose order settled or whose wait
- * expired; their second handler call answers 200 confirmed (or 202 queued
- * after the wait) from the status table without buying again. sk_app.c
- * marks the two places.
+ * settled") or its ack_wait_ms ran out, and sk_tcp_resume()s it. On one
+ * lcore sequences and park times both grow along the FIFO, so nothing is
+ * scanned: one comparison per pass when nothing is due. The handler, called
+ * again with ac->parked, answers sk_seckill_settled_reply(): 200 confirmed,
+ * 202 queued (wait over) or 503 failed. An entry whose connection closed or
+ * was reused (route_data no longer holds its order id) is dropped. When the
+ * FIFO is full (more parked winners than slots: only with connections
+ * closed and reused within the wait) the winner is answered at once from
+ * the status table (counted durable_park_full).
  *
  * A handler answers with sk_app_reply() or sk_app_reply_canned() and
  * returns SK_APP_DONE; or it returns SK_APP_PARK without answering to keep
@@ -138,6 +145,13 @@ struct sk_app_stats {
 	uint64_t send_errors;		      /**< sk_tcp_send() failures (should stay 0) */
 	uint64_t pipeline_yield;	      /**< on_data stopped after SK_APP_PIPELINE_MAX */
 	uint64_t aborted;		      /**< connections reset at shutdown */
+	/* ack = durable */
+	uint64_t durable_parked;    /**< winners parked for the group commit */
+	uint64_t durable_settled;   /**< ... answered because their order settled */
+	uint64_t durable_timeout;   /**< ... answered because ack_wait_ms ran out */
+	uint64_t durable_200;	    /**< ... of those, answered 200 confirmed */
+	uint64_t durable_stale;	    /**< FIFO entries dropped: connection gone */
+	uint64_t durable_park_full; /**< winners answered at once: FIFO full */
 } sk_cache_aligned;
 
 /**
@@ -193,13 +207,17 @@ struct sk_app_conf {
 	int socket;			  /**< NUMA socket for the allocation */
 	struct sk_seckill_lcore *seckill; /**< the lcore's buy path, not owned; NULL: the
 					       seckill routes answer 404 */
+	bool ack_durable;		  /**< park winners until their order settled */
+	uint32_t ack_wait_ms;		  /**< ack_durable: longest park, then 202 (> 0) */
+	uint32_t park_slots;		  /**< ack_durable: FIFO entries (> 0), e.g. the
+					       lcore's connections (max_conns x ports) */
 };
 
 /**
  * sk_app_create - the app of one lcore.
  * @param conf  settings; conf->seckill must outlive the app
- * @return the app, or NULL with rte_errno = EINVAL (limits out of range) or
- *   ENOMEM.
+ * @return the app, or NULL with rte_errno = EINVAL (limits out of range;
+ *   ack_durable with park_slots or ack_wait_ms 0) or ENOMEM.
  */
 struct sk_app *sk_app_create(const struct sk_app_conf *conf);
 

@@ -75,6 +75,8 @@ struct summary {
 	uint64_t rx_pkts, tx_pkts, rx_drops, rx_ignored, tx_drops;
 	uint64_t conns_open, tcp_conns, tcp_time_wait;
 	uint64_t requests, responses, parse_errors, parked, send_blocked;
+	uint64_t durable_parked, durable_settled, durable_timeout, durable_200, durable_stale,
+		durable_park_full;
 	uint64_t http[SK_APP_STATUS_SLOTS];
 	uint64_t tcp_syn, tcp_syncookies_sent, tcp_cookie_ok, tcp_cookie_bad, tcp_conn_full;
 	uint64_t tcp_retransmits, tcp_rst_tx, tcp_rst_rx, tcp_idle_timeout, tcp_rto_reset;
@@ -144,6 +146,12 @@ sum_lcore(unsigned i, struct summary *s)
 	s->parse_errors += as->parse_errors;
 	s->parked += as->parked;
 	s->send_blocked += as->send_blocked;
+	s->durable_parked += as->durable_parked;
+	s->durable_settled += as->durable_settled;
+	s->durable_timeout += as->durable_timeout;
+	s->durable_200 += as->durable_200;
+	s->durable_stale += as->durable_stale;
+	s->durable_park_full += as->durable_park_full;
 	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++)
 		s->http[k] += as->status[k];
 	s->busy_tsc += lc->stats.busy_tsc;
@@ -200,6 +208,12 @@ summary_dict(const struct summary *s)
 	U64(parse_errors);
 	U64(parked);
 	U64(send_blocked);
+	U64(durable_parked);
+	U64(durable_settled);
+	U64(durable_timeout);
+	U64(durable_200);
+	U64(durable_stale);
+	U64(durable_park_full);
 	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++) {
 		uint16_t code = sk_app_status_code(k);
 

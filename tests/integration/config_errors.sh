@@ -40,8 +40,8 @@ run 1 "seckill.secret_file: $tmp/short: 16 bytes, at least 32 are needed" \
 	"${PORT0}[seckill]\nsecret_file = $tmp/short\n[item.1]\ntotal = 5\n" "$VDEV"
 run 1 "seckill.secret_file: /nonexistent/secret: No such file or directory" \
 	"${PORT0}[seckill]\nsecret_file = /nonexistent/secret\n" "$VDEV"
-run 1 "c.ini:5: seckill.ack: durable is not available until the control plane exists" \
-	"${PORT0}[seckill]\nack = durable\n" "$VDEV"
+run 1 "c.ini:6: seckill.ack_wait_ms: 0 is out of range 1..60000" \
+	"${PORT0}[seckill]\nack = durable\nack_wait_ms = 0\n" "$VDEV"
 run 1 "c.ini: seckill.secret_file: required when seckill.auth = on and items are configured" \
 	"${PORT0}[item.1]\ntotal = 5\n" "$VDEV"
 check "no EAL runtime dir after the seckill errors" test ! -e "/var/run/dpdk/$prefix"

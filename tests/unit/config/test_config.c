@@ -132,8 +132,12 @@ static const struct bad_case bad_cases[] = {
 	 ":5: seckill.order_ring: 65535 is not a power of two"},
 	{PORT0 "[seckill]\norder_ring = 32\n",
 	 "seckill.order_ring: 32 is out of range 64..16777216"},
-	{PORT0 "[seckill]\nack = durable\n",
-	 ":5: seckill.ack: durable is not available until the control plane exists"},
+	{PORT0 "[seckill]\nack_wait_ms = 0\n",
+	 ":5: seckill.ack_wait_ms: 0 is out of range 1..60000"},
+	{PORT0 "[seckill]\nack_wait_ms = 60001\n", "seckill.ack_wait_ms: 60001 is out of range"},
+	{PORT0 "[seckill]\nstore = /a b\n", ":5: seckill.store: blanks and control characters"},
+	{PORT0 "[seckill]\nstore =\n", ":5: seckill.store: empty value"},
+	{PORT0 "[seckill]\nack = queued\nack = durable\n", ":6: seckill.ack: set twice"},
 	{PORT0 "[seckill]\nack = later\n", "seckill.ack: 'later' is not queued or durable"},
 	{PORT0 "[seckill]\nglobal_rate = 1000000001\n",
 	 "seckill.global_rate: 1000000001 is out of range 0..1000000000"},
@@ -387,6 +391,8 @@ static const char seckill_text[] = PORT0 "[seckill]\n"
 					 "status_bits = 20\n"
 					 "order_ring = 1024\n"
 					 "ack = queued\n"
+					 "ack_wait_ms = 250\n"
+					 "store = /var/lib/seckill/orders\n"
 					 "global_rate = 100000\n"
 					 "global_burst = 200000\n"
 					 "item_rate = 50000\n"
@@ -427,7 +433,9 @@ START_TEST(test_seckill_file)
 	ck_assert_uint_eq(cfg.dedup_slots, 1048576);
 	ck_assert_uint_eq(cfg.status_bits, 20);
 	ck_assert_uint_eq(cfg.order_ring, 1024);
-	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_QUEUED);
+	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_QUEUED); /* said so, despite the store */
+	ck_assert_uint_eq(cfg.ack_wait_ms, 250);
+	ck_assert_str_eq(cfg.store, "/var/lib/seckill/orders");
 	ck_assert_uint_eq(cfg.global_rate, 100000);
 	ck_assert_uint_eq(cfg.global_burst, 200000);
 	ck_assert_uint_eq(cfg.item_rate, 50000);
@@ -484,6 +492,15 @@ START_TEST(test_seckill_defaults)
 	ck_assert_uint_eq(cfg.status_bits, 22);
 	ck_assert_uint_eq(cfg.order_ring, 65536);
 	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_QUEUED);
+	ck_assert_uint_eq(cfg.ack_wait_ms, 500);
+	ck_assert_str_eq(cfg.store, "");
+
+	/* ack left out follows the store: durable with one, queued without. */
+	ck_assert_int_eq(load_text(PORT0 "[seckill]\nstore = /tmp/st\n", &cfg, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_DURABLE);
+	ck_assert_int_eq(load_text(PORT0 "[seckill]\nack = durable\n", &cfg, err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_DURABLE);
 	ck_assert_uint_eq(cfg.global_rate, 0);
 	ck_assert_uint_eq(cfg.item_rate, 0);
 	ck_assert_uint_eq(cfg.ip_rate, 0);
