@@ -6,29 +6,47 @@
 # interfaces: the tap is created by the dataplane, moved into the namespace
 # and addressed there from 198.18.0.0/15.
 #
-#   scripts/sandbox.sh up [--config FILE] [--lcores N] [--bin PATH]
+#   scripts/sandbox.sh up [--config FILE] [--lcores N] [--bin PATH] [--no-control]
 #       reserve hugepages, start seckill-dataplane on a net_tap port, move
 #       the tap into the namespace, wait for /healthz, print
 #       "server=<ip> netns=<ns>". The default config/sandbox.ini sells
 #       nothing: for a sale, pass a copy with [seckill] keys and
-#       [item.<id>] sections appended (docs/operations.md, "The sandbox")
+#       [item.<id>] sections appended (docs/operations.md, "The sandbox").
+#       When the config names [seckill] store = DIR, seckill-control is
+#       started too (same --file-prefix, secondary, --store DIR, admin API
+#       on 127.0.0.1:SK_SBX_ADMIN_PORT) and "up" waits until it answers;
+#       the line then ends with " admin=127.0.0.1:<port>"
+#   scripts/sandbox.sh control start|stop|kill
+#                                      (re)start the control plane, stop it
+#                                      (SIGTERM: last drain), or SIGKILL it
+#   scripts/sandbox.sh kill            SIGKILL the dataplane (crash tests);
+#                                      "down" then "up" restarts everything
+#   scripts/sandbox.sh ctl ARGS...     seckillctl against this sandbox
 #   scripts/sandbox.sh exec CMD...     run CMD inside the namespace
 #   scripts/sandbox.sh telemetry [CMD] a DPDK telemetry command (JSON),
 #                                      default /seckill/stats; also
 #                                      /seckill/items, /seckill/net,<lcore>
 #   scripts/sandbox.sh status          what is up (exit 1 if nothing)
-#   scripts/sandbox.sh down            stop what up started (by PID), free
-#                                      its hugepages, delete the namespace
+#   scripts/sandbox.sh down            stop what up started (by PID: the
+#                                      control plane first), free its
+#                                      hugepages, delete the namespace
 #
 # Environment:
 #   SK_SBX        sandbox name = namespace name (default seckill-sbx); lets
 #                 tests run their own sandbox next to a developer's
 #   SK_DATAPLANE  the binary (default: build/dataplane/seckill-dataplane)
 #   SK_SBX_PAGES  2 MiB hugepages wanted free before start (default 512)
+#   SK_CONTROL    seckill-control (default: build/control/seckill-control,
+#                 or next to SK_DATAPLANE's build); SK_SECKILLCTL likewise
+#   SK_SBX_ADMIN_PORT  the control plane's admin port (default 8081)
+#   SK_SBX_CONTROL_ARGS extra seckill-control options, e.g.
+#                 "--payment-timeout 3" (word-split)
 #
 # Cores: the dataplane's lcores are the LAST N cpus (N=1 on a 2-core box:
 # core 1); its single lcore is the EAL main lcore and runs the loop itself.
 # Run load generators on core 0: scripts/sandbox.sh exec taskset -c 0 wrk ...
+# The control plane runs on core 0 too: it sleeps between group commits, and
+# the dataplane's core must stay free for the polling loop.
 set -euo pipefail
 
 NAME=${SK_SBX:-seckill-sbx}
@@ -93,8 +111,84 @@ lcore_list() {
 }
 
 alive() {
-	local pid=$1
-	[ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -q seckill-dataplane "/proc/$pid/cmdline" 2>/dev/null
+	local pid=$1 what=${2:-seckill-dataplane}
+	[ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -q "$what" "/proc/$pid/cmdline" 2>/dev/null
+}
+
+# config_key FILE SECTION KEY - a value of the config (empty if unset).
+config_key() {
+	awk -F= -v want="$2" -v k="$3" '
+		/^[ \t]*\[/ { sec = $0; gsub(/[ \t\[\]]/, "", sec); next }
+		sec == want {
+			key = $1; gsub(/[ \t]/, "", key)
+			if (key == k) { v = $0; sub(/^[^=]*=/, "", v); sub(/[ \t]+[#;].*/, "", v); gsub(/^[ \t]+|[ \t]+$/, "", v); print v; exit }
+		}' "$1"
+}
+
+# stop_pid PID WHAT SIGNAL - signal PID (if it still is WHAT) and wait for it,
+# SIGKILL after 10 s.
+stop_pid() {
+	local pid=$1 what=$2 sig=$3
+	alive "$pid" "$what" || return 0
+	kill "-$sig" "$pid" 2>/dev/null || true
+	for _ in $(seq 1 100); do
+		alive "$pid" "$what" || return 0
+		sleep 0.1
+	done
+	echo "sandbox: $what $pid ignored SIG$sig for 10 s, killing it" >&2
+	kill -KILL "$pid" 2>/dev/null || true
+	for _ in $(seq 1 50); do
+		alive "$pid" "$what" || return 0
+		sleep 0.1
+	done
+}
+
+ctl_bin() {
+	local d
+	d=$(dirname "${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}")
+	echo "${SK_SECKILLCTL:-$d/../control/seckillctl}"
+}
+
+# control_start - start seckill-control for the running dataplane, wait
+# until its admin API answers.
+control_start() {
+	local store prefix port pid bin ctl d
+	store=$(state store)
+	prefix=$(state prefix)
+	port=$(state admin_port)
+	[ -n "$store" ] || die "the config names no [seckill] store: no control plane"
+	alive "$(state pid)" || die "the dataplane is not running"
+	alive "$(state control_pid)" seckill-control && die "control plane already up (pid $(state control_pid))"
+	d=$(dirname "${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}")
+	bin=${SK_CONTROL:-$d/../control/seckill-control}
+	ctl=$(ctl_bin)
+	[ -x "$bin" ] || die "no control plane binary at $bin (build it, or set SK_CONTROL)"
+	# shellcheck disable=SC2086
+	"$bin" -l 0 --file-prefix "$prefix" --proc-type=secondary --no-pci -- \
+		--store "$store" --admin-port "$port" ${SK_SBX_CONTROL_ARGS:-} \
+		</dev/null >>"$STATE/control.log" 2>&1 &
+	pid=$!
+	sed -i '/^control_pid=/d' "$STATE/env"
+	echo "control_pid=$pid" >>"$STATE/env"
+	for _ in $(seq 1 150); do
+		if "$ctl" --port "$port" items >/dev/null 2>&1; then
+			return 0
+		fi
+		alive "$pid" seckill-control || break
+		sleep 0.1
+	done
+	tail -n 20 "$STATE/control.log" >&2
+	echo "sandbox: control plane did not answer on 127.0.0.1:$port" >&2
+	return 1
+}
+
+cmd_control() {
+	case ${1:-} in
+	start) control_start || exit 1 ;;
+	stop) stop_pid "$(state control_pid)" seckill-control TERM ;;
+	kill) stop_pid "$(state control_pid)" seckill-control KILL ;;
+	*) die "control start|stop|kill" ;;
+	esac
 }
 
 # cleanup_dpdk PREFIX - remove what a dead DPDK process of PREFIX left behind.
@@ -111,49 +205,40 @@ cmd_down() {
 	pid=$(state pid)
 	prefix=$(state prefix)
 	ns=$(state netns)
-	if alive "$pid"; then
-		kill -TERM "$pid"
-		for _ in $(seq 1 100); do
-			alive "$pid" || break
-			sleep 0.1
-		done
-		if alive "$pid"; then
-			echo "sandbox: dataplane $pid ignored SIGTERM for 10 s, killing it" >&2
-			kill -KILL "$pid" 2>/dev/null || true
-			for _ in $(seq 1 50); do
-				alive "$pid" || break
-				sleep 0.1
-			done
-		fi
-	fi
+	# The control plane first: it is a secondary of the dataplane's memory,
+	# and its last drain needs the rings.
+	stop_pid "$(state control_pid)" seckill-control TERM
+	stop_pid "$pid" seckill-dataplane TERM
 	cleanup_dpdk "$prefix"
 	if [ -n "$ns" ] && ip netns list | grep -qw "^$ns"; then
 		ip netns del "$ns"
 	fi
-	local rc=0
-	if [ -f "$STATE/log" ]; then
-		grep -E "seckill-dataplane: stopped" "$STATE/log" || true
+	local rc=0 log
+	[ -f "$STATE/log" ] && { grep -E "seckill-dataplane: stopped" "$STATE/log" || true; }
+	for log in "$STATE/log" "$STATE/control.log"; do
+		[ -f "$log" ] || continue
 		# Sanitizer builds: a report must not vanish with the state dir.
-		if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$STATE/log"; then
-			cp "$STATE/log" "/tmp/$NAME.log"
-			echo "sandbox: sanitizer report in the dataplane log, kept as /tmp/$NAME.log" >&2
-			grep -E -A3 "ERROR: (Address|Leak)Sanitizer|runtime error:" "$STATE/log" >&2
+		if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$log"; then
+			cp "$log" "/tmp/$NAME.$(basename "$log")"
+			echo "sandbox: sanitizer report in $log, kept as /tmp/$NAME.$(basename "$log")" >&2
+			grep -E -A3 "ERROR: (Address|Leak)Sanitizer|runtime error:" "$log" >&2
 			rc=1
 		fi
-	fi
+	done
 	rm -rf "$STATE"
 	return $rc
 }
 
 cmd_up() {
-	local config=$REPO/config/sandbox.ini lcores=1
+	local config=$REPO/config/sandbox.ini lcores=1 control=1
 	local bin=${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--config) config=${2:?--config FILE}; shift 2 ;;
 		--lcores) lcores=${2:?--lcores N}; shift 2 ;;
 		--bin) bin=${2:?--bin PATH}; shift 2 ;;
-		*) die "unknown option '$1' (up [--config FILE] [--lcores N] [--bin PATH])" ;;
+		--no-control) control=0; shift ;;
+		*) die "unknown option '$1' (up [--config FILE] [--lcores N] [--bin PATH] [--no-control])" ;;
 		esac
 	done
 	need_root
@@ -164,8 +249,10 @@ cmd_up() {
 		cmd_down # leftovers of a crashed run
 	fi
 
-	local cidr server prefixlen client tap prefix ns=$NAME lcl pid
+	local cidr server prefixlen client tap prefix ns=$NAME lcl pid store
 	cidr=$(config_addr "$config")
+	store=$(config_key "$config" seckill store)
+	[ "$control" = 1 ] || store=
 	[ -n "$cidr" ] || die "$config: no [port0] address"
 	server=${cidr%/*}
 	prefixlen=${cidr#*/}
@@ -189,6 +276,8 @@ cmd_up() {
 		server=$server
 		client=$client
 		config=$config
+		store=$store
+		admin_port=${SK_SBX_ADMIN_PORT:-8081}
 	EOF
 
 	# --no-pci: never probe the host's NICs. stdin/stdout detached so callers
@@ -222,7 +311,12 @@ cmd_up() {
 
 	for _ in $(seq 1 60); do
 		if ip netns exec "$ns" curl -sf -m 1 -o /dev/null "http://$server/healthz"; then
-			echo "server=$server netns=$ns"
+			if [ -n "$store" ]; then
+				control_start || { cmd_down; die "control plane did not start"; }
+				echo "server=$server netns=$ns admin=127.0.0.1:$(state admin_port)"
+			else
+				echo "server=$server netns=$ns"
+			fi
 			return 0
 		fi
 		kill -0 "$pid" 2>/dev/null || break
@@ -264,10 +358,18 @@ cmd_status() {
 	pid=$(state pid)
 	if alive "$pid"; then
 		echo "up: pid=$pid $(tr '\n' ' ' <"$STATE/env")"
+		alive "$(state control_pid)" seckill-control && echo "control: up, pid $(state control_pid)"
 		return 0
 	fi
 	echo "down"
 	return 1
+}
+
+cmd_ctl() {
+	local port
+	port=$(state admin_port)
+	[ -n "$port" ] || die "not up"
+	exec "$(ctl_bin)" --port "$port" "$@"
 }
 
 case ${1:-} in
@@ -276,8 +378,11 @@ down) need_root; cmd_down ;;
 exec) shift; cmd_exec "$@" ;;
 telemetry) shift; cmd_telemetry "$@" ;;
 status) cmd_status ;;
+control) shift; need_root; cmd_control "$@" ;;
+kill) need_root; stop_pid "$(state pid)" seckill-dataplane KILL ;;
+ctl) shift; cmd_ctl "$@" ;;
 *)
-	sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,49p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
