@@ -33,9 +33,10 @@ struct park_entry {
 
 /* What a parked buy keeps in sk_app_conn::route_data. */
 struct park_state {
-	uint64_t order;	 /* 0: nothing parked by the buy route */
-	uint8_t due;	 /* set by sk_app_poll() when it resumes the connection */
-	uint8_t settled; /* ... because the order settled (else: the wait ran out) */
+	uint64_t order;	   /* 0: nothing parked by the buy route */
+	uint8_t due;	   /* set by sk_app_poll() when it resumes the connection */
+	uint8_t settled;   /* ... because the order settled (else: the wait ran out) */
+	uint8_t duplicate; /* a winner's retry: the answer says "duplicate":true */
 };
 
 _Static_assert(sizeof(struct park_state) <= sizeof(((struct sk_app_conn *)0)->route_data),
@@ -96,9 +97,23 @@ seckill_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_r
 		sk_app_reply(app, ac, req, &resp);
 }
 
+/* mark_duplicate - add "duplicate":true to the JSON body of @r (a retry's
+ * answer after the park; sk_seckill_settled_reply() does not know it). */
+static void
+mark_duplicate(struct sk_seckill_reply *r)
+{
+	static const char dup[] = ",\"duplicate\":true}";
+
+	if (r->canned >= 0 || r->body_len == 0 || r->body[r->body_len - 1] != '}' ||
+	    r->body_len + sizeof(dup) - 2 > sizeof(r->body))
+		return;
+	memcpy(r->body + r->body_len - 1, dup, sizeof(dup) - 1);
+	r->body_len = (uint16_t)(r->body_len + sizeof(dup) - 2);
+}
+
 /* park_push - put the winner of @order on @ac at the FIFO's tail; false if full. */
 static bool
-park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order)
+park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order, bool duplicate)
 {
 	struct park_state *ps = (struct park_state *)ac->route_data;
 	struct park_entry *e;
@@ -113,12 +128,14 @@ park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order)
 	ps->order = order;
 	ps->due = 0;
 	ps->settled = 0;
+	ps->duplicate = duplicate;
 	app->stats.durable_parked++;
 	return true;
 }
 
 /*
- * route_buy - POST /v1/seckill/{item}. With ack = durable a winner is parked
+ * route_buy - POST /v1/seckill/{item}. With ack = durable a winner (or the
+ * duplicate of a queued order of this run) is parked
  * (SK_APP_PARK) until sk_app_poll() finds its order settled or its wait
  * over; the call after the resume answers from the status table and does
  * not buy again. A call while parked but not yet due (more bytes arrived on
@@ -147,14 +164,19 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 		if (r.status == 200)
 			app->stats.durable_200++;
 		ps->order = 0;
+		if (ps->duplicate)
+			mark_duplicate(&r);
 		seckill_reply(app, ac, req, &r);
 		return SK_APP_DONE;
 	}
 	o = sk_seckill_buy(app->seckill, arg, arg_len, req,
 			   rte_cpu_to_be_32(sk_tcp_remote_ip(ac->conn)), app->now_ns, app->now_tsc,
 			   &r);
-	if (app->durable && o == SK_SECKILL_WON && r.order != 0) {
-		if (park_push(app, ac, r.order))
+	/* A winner, or a retry of one whose order of this run is still queued. */
+	if (app->durable && r.order != 0 &&
+	    (o == SK_SECKILL_WON || (o == SK_SECKILL_DUPLICATE && r.status == 202 &&
+				     sk_order_id_epoch(r.order) == app->seckill->buy.shm->epoch))) {
+		if (park_push(app, ac, r.order, o == SK_SECKILL_DUPLICATE))
 			return SK_APP_PARK;
 		/* More winners waiting than connections (reused ones): answer now. */
 		app->stats.durable_park_full++;

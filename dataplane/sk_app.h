@@ -36,8 +36,8 @@
  * -------------------------
  * With ack = queued a winner gets 202 {"status":"queued","order":"<id>"} at
  * once. With ack = durable (sk_app_conf::ack_durable) route_buy parks the
- * winner's connection (SK_APP_PARK) and appends {connection, order id, park
- * TSC} to a per-lcore FIFO (a fixed ring of sk_app_conf::park_slots
+ * winner's connection (and a retry's whose order of this run is queued) (SK_APP_PARK) and appends
+ * {connection, order id, park TSC} to a per-lcore FIFO (a fixed ring of sk_app_conf::park_slots
  * entries); the order id also goes into the connection's route_data.
  * sk_app_poll() pops the FIFO head while its order sequence is below
  * sk_shm_settled() (the control plane's "every order below this sequence is

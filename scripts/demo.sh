@@ -8,12 +8,14 @@
 # namespace of its own, addressed from 198.18.0.0/15), puts 1,000 units on
 # sale a few seconds after start-up, fires a crowd of 50,000 users making
 # 120,000 signed buy attempts at it from inside the namespace, and prints
-# what happened. Then it takes everything down again.
+# what happened. The control plane (seckill-control) runs beside the
+# dataplane: with ack = durable each winner is answered 200 once its order
+# is on disk in LMDB. Then it takes everything down again.
 #
 #   ./scripts/demo.sh                 as root, on Debian 12
 #   SK_DEMO_UNITS=5000 SK_DEMO_USERS=100000 SK_DEMO_ATTEMPTS=250000 ./scripts/demo.sh
 #
-# Cores: the dataplane runs on core 1, the crowd on core 0.
+# Cores: the dataplane runs on core 1, the crowd and the control plane on core 0.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$SK_ROOT"
@@ -36,7 +38,11 @@ sk_log "building (release)"
 sk_build build/release -Dbuildtype=debugoptimized
 BIN=build/release/dataplane/seckill-dataplane
 CROWD=build/release/tools/crowd/seckill-crowd
-[ -x "$BIN" ] && [ -x "$CROWD" ] || sk_die "build did not produce $BIN and $CROWD"
+CTL=build/release/control/seckillctl
+[ -x "$BIN" ] && [ -x "$CROWD" ] && [ -x "$CTL" ] ||
+	sk_die "build did not produce $BIN, $CROWD and $CTL"
+export SK_DATAPLANE=$PWD/$BIN
+export SK_SBX_ADMIN_PORT=${SK_DEMO_ADMIN_PORT:-8081}
 
 work=$(mktemp -d /tmp/seckill-demo.XXXXXX)
 cleanup() {
@@ -58,6 +64,9 @@ chmod 600 "$work/secret"
 auth = on
 secret_file = $work/secret
 order_ring = 262144
+store = $work/store
+ack = durable
+ack_wait_ms = 500
 
 [item.$ITEM]
 name = demo phone
@@ -77,7 +86,7 @@ end = +600
 EOF
 } >"$work/demo.ini"
 
-sk_log "starting the appliance (dataplane on core 1, network namespace $SK_SBX)"
+sk_log "starting the appliance (dataplane on core 1, control plane on core 0, network namespace $SK_SBX)"
 up=$(scripts/sandbox.sh up --config "$work/demo.ini" --bin "$BIN" --lcores 1)
 server=$(sed -n 's/.*server=\([0-9.]*\).*/\1/p' <<<"$up")
 [ -n "$server" ] || sk_die "sandbox did not report its address: $up"
@@ -101,12 +110,22 @@ forged_tok=$(build/release/tools/seckill-token --secret-file "$work/wrong" --sub
 forged=$(scripts/sandbox.sh exec curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
 	-H "Authorization: Bearer $forged_tok" "http://$server/v1/seckill/$GUARD")
 guard=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$GUARD")
+# Durable: the store's live orders once the last group commit landed (bounded).
+durable=0
+for _ in $(seq 1 50); do
+	durable=$(scripts/sandbox.sh ctl --json item "$ITEM" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["ledger"]["live"])') || durable=0
+	[ "$durable" -ge "$UNITS" ] && break
+	sleep 0.1
+done
+reconcile=$(scripts/sandbox.sh ctl reconcile 2>&1 | tail -n 1) || true
 
 echo
 echo "================ flash sale summary ================"
 echo "item $ITEM before: $before"
 echo "item $ITEM after:  $after"
 echo "a forged token gets HTTP $forged; item $GUARD after it: $guard"
+echo "durable in LMDB: $durable orders; $reconcile"
 grep -E '^(attempts|winners|check|latency)' "$work/crowd.txt" || cat "$work/crowd.txt"
 python3 - "$work/crowd.json" "$UNITS" <<'EOF'
 import json, sys

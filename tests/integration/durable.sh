@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# durable.sh - ack = durable and recovery, with the control plane in the
+# sandbox (seckill-control + LMDB store), one lcore, X-User-Id:
+#
+#  1. a durable sale: every winner is answered 200 confirmed, every 200's
+#     order is in LMDB, LMDB live units == winners, reconcile passes;
+#  2. kill -9 of the dataplane at a random moment mid-sale (5 seeds), one
+#     round killing the control plane too: restart both (recovery from
+#     LMDB), then every order answered 200 is still in the store, its user
+#     gets the same order back (no user has two orders), reconcile passes,
+#     and a second wave buys exactly the units left;
+#  3. kill -9 of the control plane mid-sale, restart it: every winner ends
+#     in LMDB, reconcile passes;
+#  4. payment timeout (3 s): the unpaid units come back and a second wave
+#     buys exactly those; then pay vs timeout: half the orders are paid
+#     right at their deadline, each order ends paid xor cancelled and the
+#     units add up;
+#  5. /metrics scraped: every line is a comment or "name{labels} value".
+# Every crowd run is bounded (--max-seconds) and small.
+. "$(dirname "$0")/lib.sh"
+require_env curl
+[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
+[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
+[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
+
+tmp=$(mktemp -d)
+trap 'rc=$?; "$SBX" down >/dev/null 2>&1 || rc=1; rm -rf "$tmp"; exit $rc' EXIT
+export SK_SBX_ADMIN_PORT=$((18000 + $$ % 1000))
+ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
+TOTAL=200
+
+# make_config FILE TOTAL - a durable sale of item 1 with its store in $tmp/store.
+make_config() {
+	{
+		cat "$REPO/config/sandbox.ini"
+		cat <<-EOF
+
+			[seckill]
+			auth = off
+			store = $tmp/store
+			ack_wait_ms = 5000
+
+			[item.1]
+			name = durable sale
+			total = $2
+			dedup_slots = 65536
+		EOF
+	} >"$1"
+}
+
+up() {
+	local out
+	out=$("$SBX" up --config "$1") || {
+		bad "sandbox up"
+		finish
+		exit 1
+	}
+	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
+}
+
+crowd() {
+	sbx_exec taskset -c 0 "$SK_CROWD" --server "$SERVER" --item 1 --conns 32 \
+		--timeout-ms 8000 --max-seconds 30 "$@"
+}
+
+# item_field FIELD - a field of the control plane's item 1 ("ledger.live" ...).
+item_field() {
+	curl -sf "$ADMIN/v1/items/1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[k]
+print(d)' "$1"
+}
+
+# json_get FILE EXPR - a value of a crowd summary (python expression on d).
+json_get() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# orders_in_store FILE - every "user order" line of FILE is confirmed or paid
+# in LMDB with that user; prints the number checked, exit 1 otherwise.
+orders_in_store() {
+	python3 - "$1" "$ADMIN" <<-'EOF'
+		import json, sys, urllib.request
+		n = bad = 0
+		for line in open(sys.argv[1]):
+		    user, order = line.split()
+		    n += 1
+		    with urllib.request.urlopen(f"{sys.argv[2]}/v1/orders/{order}", timeout=5) as r:
+		        o = json.load(r)
+		    if not o.get("in_store") or o["status"] not in ("confirmed", "paid") or str(o["user"]) != user:
+		        bad += 1
+		        if bad < 5:
+		            print("not durable:", user, order, o, file=sys.stderr)
+		print(n)
+		sys.exit(1 if bad else 0)
+	EOF
+}
+
+# same_orders A B - every user of orders file A found in B has the same order
+# there (B's wave met a sold-out item before some of them retried: 410).
+same_orders() {
+	python3 - "$1" "$2" <<-'EOF'
+		import sys
+		a = dict(l.split() for l in open(sys.argv[1]))
+		b = dict(l.split() for l in open(sys.argv[2]))
+		bad = [u for u in a if u in b and b[u] != a[u]]
+		for u in bad[:5]:
+		    print("user", u, "had", a[u], "now", b.get(u), file=sys.stderr)
+		sys.exit(1 if bad else 0)
+	EOF
+}
+
+reconcile() {
+	"$SBX" ctl reconcile >"$tmp/reconcile" 2>&1
+}
+
+wait_drained() {
+	# LMDB catches up with the arena within a few commits (bounded 10 s).
+	for _ in $(seq 1 100); do
+		[ "$(item_field ledger.live)" = "$(($(item_field sold) - $(item_field returned)))" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+cfg=$tmp/sale.ini
+make_config "$cfg" $TOTAL
+
+# ------------------------------------------------------------ 1. durable sale
+up "$cfg"
+rc=0
+crowd --users 2000 --attempts 4000 --seed 1 --expect-units $TOTAL \
+	--json "$tmp/c1.json" --orders "$tmp/o1" >"$tmp/c1.out" || rc=$?
+cat "$tmp/c1.out"
+expect_eq "durable sale: crowd checks pass" "$rc" 0
+expect_eq "durable sale: answers only 200 and 410" \
+	"$(json_get "$tmp/c1.json" 'sorted(d["http"])')" "['200', '410']"
+expect_eq "durable sale: every 200 is in LMDB" "$(orders_in_store "$tmp/o1")" $TOTAL
+expect_eq "durable sale: LMDB live units == winners" "$(item_field ledger.live)" \
+	"$(json_get "$tmp/c1.json" 'd["winners"]')"
+expect_eq "durable sale: telemetry durable_200 == winners" "$(tele durable_200)" $TOTAL
+check "durable sale: reconcile passes" reconcile
+"$SBX" down >/dev/null
+
+# --------------------------------------- 2. kill -9 of the dataplane mid-sale
+# Seeds 1..5 kill the dataplane alone; seed 6 kills the control plane too.
+# A bigger sale on 8 connections: each win waits for its group commit, so
+# the sale lasts over a second and the kill lands in the middle of it.
+KTOTAL=1000
+make_config "$tmp/kill.ini" $KTOTAL
+for seed in 1 2 3 4 5 6; do
+	rm -rf "$tmp/store"
+	up "$tmp/kill.ini"
+	RANDOM=$seed
+	delay=$(printf '0.%03d' $((100 + RANDOM % 800)))
+	crowd --users 3000 --attempts 3000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
+		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 12 >"$tmp/k.out" 2>&1 &
+	cpid=$!
+	sleep "$delay"
+	[ "$seed" = 6 ] && "$SBX" control kill
+	"$SBX" kill
+	wait "$cpid" || true
+	wins=$(wc -l <"$tmp/k1")
+	n202=$(json_get "$tmp/k.json" 'd["http"].get("202", 0)')
+	"$SBX" down >/dev/null
+	up "$tmp/kill.ini"
+	restored=$(sed -n 's/.*recovery: store .*: \([0-9]*\) live units.*/\1/p' "/run/$SK_SBX/log")
+	echo "seed $seed: killed after ${delay}s: $wins winners answered, $n202 of them 202; $restored units restored"
+	expect_eq "kill $seed: no winner answered 202 (wait 5 s)" "$n202" 0
+	check "kill $seed: every 200 still in LMDB" orders_in_store "$tmp/k1"
+	check "kill $seed: restored units >= winners answered 200" test "${restored:-0}" -ge "$wins"
+	check "kill $seed: reconcile after restart" reconcile
+	left=$((KTOTAL - restored))
+	# The first wave's users again, and new ones: earlier winners get their
+	# order back (duplicate) while units remain, the rest buy what is left.
+	crowd --users 5000 --attempts 5000 --seed $((seed + 100)) --conns 32 \
+		--json "$tmp/k2.json" --orders "$tmp/k2" >"$tmp/k2.out" 2>&1 || true
+	expect_eq "kill $seed: second wave: one order per user, orders unique, no error" \
+		"$(json_get "$tmp/k2.json" '[d["checks"][k] for k in ("one_order_per_user", "orders_unique", "no_errors")]')" \
+		"[True, True, True]"
+	expect_eq "kill $seed: second wave buys exactly the units left" \
+		"$(json_get "$tmp/k2.json" 'd["fresh_wins"]')" "$left"
+	check "kill $seed: a first-wave winner seen again got the same order" same_orders "$tmp/k1" "$tmp/k2"
+	check "kill $seed: LMDB drained" wait_drained
+	expect_eq "kill $seed: LMDB live units == total" "$(item_field ledger.live)" $KTOTAL
+	check "kill $seed: reconcile after the second wave" reconcile
+	"$SBX" down >/dev/null
+done
+
+# --------------------------------------- 3. kill -9 of the control plane mid-sale
+rm -rf "$tmp/store"
+up "$cfg"
+crowd --users 3000 --attempts 6000 --seed 7 --expect-units $TOTAL --json "$tmp/p.json" \
+	--orders "$tmp/p1" >"$tmp/p.out" 2>&1 &
+cpid=$!
+sleep 0.2
+"$SBX" control kill
+"$SBX" control start
+rc=0
+wait "$cpid" || rc=$?
+cat "$tmp/p.out"
+expect_eq "control killed: crowd checks pass" "$rc" 0
+check "control killed: LMDB drained" wait_drained
+expect_eq "control killed: every winner in LMDB" "$(orders_in_store "$tmp/p1")" $TOTAL
+expect_eq "control killed: LMDB live units == total" "$(item_field ledger.live)" $TOTAL
+check "control killed: reconcile" reconcile
+"$SBX" down >/dev/null
+
+# --------------------------------------- 4. payment timeout, pay vs timeout
+rm -rf "$tmp/store"
+make_config "$cfg" 50
+SK_SBX_CONTROL_ARGS="--payment-timeout 3" up "$cfg"
+crowd --users 500 --seed 8 --expect-units 50 --orders "$tmp/t1" >/dev/null
+expect_eq "timeout: 50 live before the deadline" "$(item_field ledger.live)" 50
+for _ in $(seq 1 100); do
+	[ "$(item_field ledger.live)" = 0 ] && break
+	sleep 0.1
+done
+expect_eq "timeout: unpaid orders cancelled after 3 s" "$(item_field ledger.live)" 0
+expect_eq "timeout: units back in the arena" "$(item_field remaining)" 50
+rc=0
+crowd --users 500 --user-base 1001 --seed 9 --expect-units 50 --json "$tmp/t2.json" \
+	--orders "$tmp/t2" >/dev/null || rc=$?
+expect_eq "timeout: second wave buys exactly the returned units" \
+	"$rc:$(json_get "$tmp/t2.json" 'd["fresh_wins"]')" "0:50"
+
+# Pay the first 25 orders of the second wave right at their deadline.
+python3 - "$tmp/t2" "$ADMIN" >"$tmp/race" <<-'EOF'
+	import json, sys, threading, time, urllib.request, urllib.error
+	adm = sys.argv[2]
+	orders = [l.split()[1] for l in open(sys.argv[1])]
+	def get(o):
+	    with urllib.request.urlopen(f"{adm}/v1/orders/{o}", timeout=5) as r:
+	        return json.load(r)
+	pay = orders[:25]
+	deadline = max(get(o)["deadline_ns"] for o in pay) / 1e9
+	res = {}
+	def do(o):
+	    req = urllib.request.Request(f"{adm}/v1/orders/{o}/pay", method="POST", data=b"")
+	    try:
+	        with urllib.request.urlopen(req, timeout=5) as r:
+	            res[o] = r.status
+	    except urllib.error.HTTPError as e:
+	        res[o] = e.code
+	time.sleep(max(0, deadline - time.time()))
+	ts = [threading.Thread(target=do, args=(o,)) for o in pay]
+	for t in ts: t.start()
+	for t in ts: t.join()
+	time.sleep(1.5)
+	paid = cancelled = bad = 0
+	for o in orders:
+	    s = get(o)["status"]
+	    want = ("paid",) if res.get(o) == 200 else ("cancelled",)
+	    if s not in want:
+	        bad += 1
+	        print("order", o, "pay", res.get(o), "status", s, file=sys.stderr)
+	    paid += s == "paid"
+	    cancelled += s == "cancelled"
+	print(paid, cancelled, bad)
+EOF
+read -r paid cancelled badn <"$tmp/race"
+echo "pay vs timeout: $paid paid, $cancelled cancelled"
+expect_eq "pay vs timeout: each order paid xor cancelled, as its pay answer said" "$badn" 0
+expect_eq "pay vs timeout: paid + cancelled == orders" "$((paid + cancelled))" 50
+expect_eq "pay vs timeout: LMDB live units == paid" "$(item_field ledger.live)" "$paid"
+expect_eq "pay vs timeout: arena remaining == cancelled" "$(item_field remaining)" "$cancelled"
+check "pay vs timeout: reconcile" reconcile
+
+# --------------------------------------- 5. /metrics
+curl -sf "$ADMIN/metrics" >"$tmp/metrics"
+check "metrics: every line a comment or 'name{labels} value'" python3 - "$tmp/metrics" <<-'EOF'
+	import re, sys
+	pat = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)*\})? '
+	                 r'(-?[0-9.]+([eE][-+]?[0-9]+)?|NaN|[+-]Inf)$')
+	n = 0
+	for line in open(sys.argv[1]):
+	    line = line.rstrip("\n")
+	    if line.startswith("#") or line == "":
+	        continue
+	    if not pat.match(line):
+	        print("bad metrics line:", line)
+	        sys.exit(1)
+	    n += 1
+	sys.exit(0 if n > 20 else 1)
+EOF
+check "metrics: orders committed counted" grep -qE '^seckill_orders_committed_total [1-9]' "$tmp/metrics"
+"$SBX" down >/dev/null
+
+finish
