@@ -67,8 +67,15 @@ struct flow {
 	struct sk_tcp_conn *conn;
 };
 
+/* Connections closed by the stack whose on_close is still to come (it is
+ * deferred to the next entry point): a new connection of the same 4-tuple
+ * may open meanwhile - a new handshake after an abort - and that is fine. */
+#define MAXZOMBIE 16
+
 struct fz {
 	struct flow fl[NFLOW];
+	struct sk_tcp_conn *zombie[MAXZOMBIE];
+	int nzombie;
 	int opened, closed;
 	int consume_mode; /* 0 all, 1 none, 2 half, 3 one byte */
 	uint32_t rcv_buf;
@@ -102,7 +109,14 @@ on_open(void *app, struct sk_tcp_conn *c)
 
 	FZ_CHECK(f >= 0);
 	FZ_CHECK(flow_of_conn(z, c) < 0); /* a live conn is never handed out twice */
-	FZ_CHECK(z->fl[f].conn == NULL);
+	for (int i = 0; i < z->nzombie; i++)
+		FZ_CHECK(z->zombie[i] != c); /* nor a slot before its on_close */
+	if (z->fl[f].conn != NULL) {
+		/* The old connection of this tuple must be dead, awaiting on_close:
+		 * it gets no more on_data (checked there), only its on_close. */
+		FZ_CHECK(z->nzombie < MAXZOMBIE);
+		z->zombie[z->nzombie++] = z->fl[f].conn;
+	}
 	z->fl[f].conn = c;
 	z->opened++;
 	/* The app area is zeroed and at least 128 bytes. */
@@ -155,9 +169,17 @@ on_close(void *app, struct sk_tcp_conn *c)
 	struct fz *z = app;
 	int f = flow_of_conn(z, c);
 
-	FZ_CHECK(f >= 0); /* exactly once, and only for a known connection */
-	z->fl[f].conn = NULL;
 	z->closed++;
+	if (f >= 0) {
+		z->fl[f].conn = NULL;
+		return;
+	}
+	for (int i = 0; i < z->nzombie; i++)
+		if (z->zombie[i] == c) {
+			z->zombie[i] = z->zombie[--z->nzombie];
+			return;
+		}
+	FZ_CHECK(!"on_close for an unknown connection"); /* exactly once, known ones only */
 }
 
 static const struct sk_net_app_ops ops = {on_open, on_data, on_close};
