@@ -97,20 +97,6 @@ seckill_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_r
 		sk_app_reply(app, ac, req, &resp);
 }
 
-/* mark_duplicate - add "duplicate":true to the JSON body of @r (a retry's
- * answer after the park; sk_seckill_settled_reply() does not know it). */
-static void
-mark_duplicate(struct sk_seckill_reply *r)
-{
-	static const char dup[] = ",\"duplicate\":true}";
-
-	if (r->canned >= 0 || r->body_len == 0 || r->body[r->body_len - 1] != '}' ||
-	    r->body_len + sizeof(dup) - 2 > sizeof(r->body))
-		return;
-	memcpy(r->body + r->body_len - 1, dup, sizeof(dup) - 1);
-	r->body_len = (uint16_t)(r->body_len + sizeof(dup) - 2);
-}
-
 /* park_push - put the winner of @order on @ac at the FIFO's tail; false if full. */
 static bool
 park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order, bool duplicate)
@@ -156,7 +142,7 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 	if (ac->parked && ps->order != 0) {
 		if (!ps->due)
 			return SK_APP_PARK;
-		sk_seckill_settled_reply(app->seckill, ps->order, &r);
+		sk_seckill_settled_reply(app->seckill, ps->order, ps->duplicate, &r);
 		if (ps->settled)
 			app->stats.durable_settled++;
 		else
@@ -164,8 +150,6 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 		if (r.status == 200)
 			app->stats.durable_200++;
 		ps->order = 0;
-		if (ps->duplicate)
-			mark_duplicate(&r);
 		seckill_reply(app, ac, req, &r);
 		return SK_APP_DONE;
 	}
@@ -180,7 +164,7 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 			return SK_APP_PARK;
 		/* More winners waiting than connections (reused ones): answer now. */
 		app->stats.durable_park_full++;
-		sk_seckill_settled_reply(app->seckill, r.order, &r);
+		sk_seckill_settled_reply(app->seckill, r.order, o == SK_SECKILL_DUPLICATE, &r);
 	}
 	seckill_reply(app, ac, req, &r);
 	return SK_APP_DONE;

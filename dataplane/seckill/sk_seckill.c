@@ -196,8 +196,11 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		out->order = order;
 		return SK_SECKILL_WON;
 	case SK_BUY_DUPLICATE: {
-		/* Answer as the original order stands now. */
-		unsigned st = sk_status_get(&lc->buy.status, order);
+		/* Answer as the original order stands now. An order of an earlier
+		 * run came back from the store at start: it is durable. */
+		unsigned st = sk_order_id_epoch(order) != lc->buy.status.epoch
+				      ? SK_ORDER_CONFIRMED
+				      : sk_status_get(&lc->buy.status, order);
 		bool durable = st == SK_ORDER_CONFIRMED || st == SK_ORDER_PAID;
 		json(out, durable ? 200 : 202, 0,
 		     "{\"status\":\"%s\",\"order\":\"%llu\",\"duplicate\":true}",
@@ -242,24 +245,26 @@ sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 }
 
 void
-sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, struct sk_seckill_reply *out)
+sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool duplicate,
+			 struct sk_seckill_reply *out)
 {
+	const char *dup = duplicate ? ",\"duplicate\":true" : "";
 	unsigned st = sk_status_get(&lc->buy.status, order);
 
 	switch (st) {
 	case SK_ORDER_CONFIRMED:
 	case SK_ORDER_PAID:
-		json(out, 200, 0, "{\"status\":\"confirmed\",\"order\":\"%llu\"}",
-		     (unsigned long long)order);
+		json(out, 200, 0, "{\"status\":\"confirmed\",\"order\":\"%llu\"%s}",
+		     (unsigned long long)order, dup);
 		break;
 	case SK_ORDER_FAILED:
 	case SK_ORDER_CANCELLED:
-		json(out, 503, 1, "{\"status\":\"failed\",\"order\":\"%llu\"}",
-		     (unsigned long long)order);
+		json(out, 503, 1, "{\"status\":\"failed\",\"order\":\"%llu\"%s}",
+		     (unsigned long long)order, dup);
 		break;
 	default:
-		json(out, 202, 0, "{\"status\":\"queued\",\"order\":\"%llu\"}",
-		     (unsigned long long)order);
+		json(out, 202, 0, "{\"status\":\"queued\",\"order\":\"%llu\"%s}",
+		     (unsigned long long)order, dup);
 		break;
 	}
 	out->order = order;

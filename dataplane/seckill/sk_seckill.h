@@ -140,9 +140,10 @@ void sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_le
  * out: 200 {"status":"confirmed"} once durable (or paid), 202
  * {"status":"queued"} if still queued, 503 {"status":"failed"} with
  * Retry-After if the control plane could not store it (its unit went back).
- * Reads the status table only.
+ * With @p duplicate (the parked request was a winner's retry) the body
+ * says "duplicate":true. Reads the status table only.
  */
-void sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order,
+void sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool duplicate,
 			      struct sk_seckill_reply *out);
 
 /** sk_seckill_outcome_name - metrics label of an outcome ("won", "sold_out", ...). */

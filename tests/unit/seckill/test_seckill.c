@@ -198,6 +198,27 @@ START_TEST(win_then_duplicate_then_sold_out)
 }
 END_TEST
 
+START_TEST(duplicate_of_earlier_run)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("77");
+	struct sk_dedup d;
+	uint64_t old = sk_order_id_make(EPOCH - 5, 0, 3);
+	char want[128];
+
+	/* what recovery does for a winner of an earlier run */
+	sk_shm_dedup(T.shm, sk_shm_item_find(T.shm, 1), &d);
+	ck_assert_int_eq(sk_dedup_restore(&d, 77, 1, old), 0);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
+	ck_assert_uint_eq(out.status, 200);
+	ck_assert_uint_eq(out.order, old);
+	snprintf(want, sizeof(want),
+		 "{\"status\":\"confirmed\",\"order\":\"%llu\",\"duplicate\":true}",
+		 (unsigned long long)old);
+	body_is(&out, want);
+}
+END_TEST
+
 START_TEST(window_and_lookup)
 {
 	struct sk_seckill_reply out;
@@ -334,7 +355,7 @@ START_TEST(settled_reply)
 	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
 	uint64_t id = out.order;
 	ck_assert_uint_ne(id, 0);
-	sk_seckill_settled_reply(&T.lc, id, &out); /* the wait ran out */
+	sk_seckill_settled_reply(&T.lc, id, false, &out); /* the wait ran out */
 	ck_assert_uint_eq(out.status, 202);
 	ck_assert_uint_eq(out.order, id);
 	snprintf(want, sizeof(want), "{\"status\":\"queued\",\"order\":\"%llu\"}",
@@ -342,7 +363,7 @@ START_TEST(settled_reply)
 	body_is(&out, want);
 	ck_assert_int_eq(sk_status_move(&T.lc.buy.status, id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
 			 0);
-	sk_seckill_settled_reply(&T.lc, id, &out);
+	sk_seckill_settled_reply(&T.lc, id, false, &out);
 	ck_assert_uint_eq(out.status, 200);
 	snprintf(want, sizeof(want), "{\"status\":\"confirmed\",\"order\":\"%llu\"}",
 		 (unsigned long long)id);
@@ -352,9 +373,14 @@ START_TEST(settled_reply)
 	ck_assert_int_eq(buy("1", &r2, &out), SK_SECKILL_WON);
 	id = out.order;
 	ck_assert_int_eq(sk_status_move(&T.lc.buy.status, id, SK_ORDER_QUEUED, SK_ORDER_FAILED), 0);
-	sk_seckill_settled_reply(&T.lc, id, &out);
+	sk_seckill_settled_reply(&T.lc, id, false, &out);
 	ck_assert_uint_eq(out.status, 503);
 	ck_assert_uint_eq(out.retry_after, 1);
+	sk_seckill_settled_reply(&T.lc, id, true, &out);
+	snprintf(want, sizeof(want),
+		 "{\"status\":\"failed\",\"order\":\"%llu\",\"duplicate\":true}",
+		 (unsigned long long)id);
+	body_is(&out, want);
 	/* answers that carry no order say so */
 	ck_assert_int_eq(buy("9", &r, &out), SK_SECKILL_NOT_FOUND);
 	ck_assert_uint_eq(out.order, 0);
@@ -430,6 +456,7 @@ main(void)
 	tcase_add_test(tc, order_poll);
 	tcase_add_test(tc, item_read);
 	tcase_add_test(tc, settled_reply);
+	tcase_add_test(tc, duplicate_of_earlier_run);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("auth");
