@@ -414,8 +414,8 @@ inline gather_rest()
 	:: else
 	fi;
 
-#ifdef FIX_LINEAR
-	/* experiment: clear the flag before leaving transit */
+#if !defined(OLD_ORDER) && !defined(NO_CREDIT_CLEAR)
+	/* the credit clears the flag before leaving transit (sk_stock.c) */
 	if
 	:: atomic { credited -> credited = 0 }; clear_sold_out(EV_CREDIT_CLEAR)
 	:: else
@@ -424,7 +424,7 @@ inline gather_rest()
 	/* fsub(&transit, 1); what is still in hand now is the buy's (got == q) */
 	atomic { assert(hand[c] == 0 || hand[c] == q || l_model_sanity);
 		 transit--; pend[c] = hand[c]; hand[c] = 0 };
-#if !defined(NO_CREDIT_CLEAR) && !defined(FIX_LINEAR)
+#if !defined(NO_CREDIT_CLEAR) && defined(OLD_ORDER)
 	if
 	:: atomic { credited -> credited = 0 }; clear_sold_out(EV_CREDIT_CLEAR)
 	:: else
@@ -446,8 +446,8 @@ inline declare_sold_out()
 	everything_empty(0);
 	if
 	:: atomic { e -> e = 0; sold_out = 1 }
-#ifdef FIX_LINEAR
-		/* experiment: sold out only if the flag survived the re-scan */
+#ifndef OLD_ORDER
+		/* sold out only if the flag survived the re-scan (sk_stock.c) */
 		everything_empty(0);
 		if
 		:: atomic { e && sold_out -> e = 0; res = R_SOLDOUT; ZANSWER REACHED(EV_SOLDOUT) }
