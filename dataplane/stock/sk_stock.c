@@ -129,8 +129,11 @@ refill_batch(const struct sk_item *it, uint64_t p, uint64_t need)
 /*
  * everything_empty - one scan of pool, buckets and transit. The pool and
  * buckets are read before transit: a unit that left the pool after our pool
- * read is either still in its mover's hands (transit > 0 when we read it) or
- * already credited, which the re-scan after raising the flag catches.
+ * read is either still in its mover's hands (transit > 0 when we read it)
+ * or already back in a bucket. A unit can also move from a place not yet
+ * read to one already read and leave transit before we read it; its mover
+ * then clears the flag before leaving transit, which declare_sold_out()
+ * checks with a last load of the flag (docs/stock-model.md, finding 1).
  */
 static bool
 everything_empty(const struct sk_item *it)
@@ -156,7 +159,9 @@ declare_sold_out(struct sk_item *it)
 	atomic_store(&it->sold_out, 1);
 	TEST_HOOK(it, 0, SK_STOCK_HOOK_FLAG_RAISED);
 	if (everything_empty(it))
-		return true;
+		/* A mover lowers the flag before it leaves transit (gather()):
+		 * if the flag is down, a unit moved behind this scan. */
+		return ld(&it->sold_out) != 0;
 	atomic_store(&it->sold_out, 0);
 	return false;
 }
@@ -204,9 +209,13 @@ gather(struct sk_item *it, unsigned lcore, uint64_t qty)
 		fadd(&mine->avail, got);
 		credited = true;
 	}
-	fsub(&it->transit, 1);
+	/* Clear before leaving transit: a scan that reads transit as zero
+	 * after this also finds the flag down, so it cannot answer sold out
+	 * while the credited units sit in a bucket it already read
+	 * (tests/model, finding 1). */
 	if (credited)
 		clear_sold_out(it);
+	fsub(&it->transit, 1);
 	return got;
 }
 

@@ -35,7 +35,7 @@
  *                also reports deadlocks - invalid end states)
  *   NO_ANSWER_CHECK  do not check P5
  * Stronger properties (the doc, "Findings"; the C code fails the ones
- * marked *):
+ * marked *; LINEAR_SOLDOUT only with OLD_ORDER):
  *   LITERAL_SOLD*   sold - returned <= total + added on the C counters at
  *                   every step
  *   LINEAR_SOLDOUT* a declared sold-out answer,
@@ -46,9 +46,11 @@
  *                   already done - a prophecy: an attempt guesses at its
  *                   start whether it will succeed, a wrong guess is pruned
  *                   at its end, the verdict is asserted at the end
- *   FIX_LINEAR      experiment, not the C code: gather() clears the flag
- *                   before fsub(&transit), declare_sold_out() answers sold
- *                   out only if a last load of the flag still reads 1
+ *   OLD_ORDER       the code before finding 1 was fixed: gather() cleared
+ *                   the flag after fsub(&transit), and declare_sold_out()
+ *                   answered sold out without a last load of the flag (the
+ *                   C code now clears before leaving transit and answers
+ *                   sold out only if the flag still reads 1)
  * Mutants (each must produce a counterexample):
  *   NO_TRANSIT       everything_empty() does not read transit
  *   NO_RESCAN        declare_sold_out() does not scan again after the store
