@@ -73,11 +73,7 @@ if ((deep)); then
 fi
 
 # Mutants: each removes one guard of the protocol.
-# NO_TRANSIT and TRANSIT_FIRST are findings since the fix of finding 1:
-# the model no longer tells them apart from the real protocol (see
-# docs/stock-model.md, "After the fix"); the C test
-# tests/unit/stock/test_interleave.c still shows what transit prevents.
-for m in NO_RESCAN NO_CREDIT_CLEAR NO_RETURN_CLEAR; do
+for m in NO_TRANSIT NO_RESCAN NO_CREDIT_CLEAR NO_RETURN_CLEAR TRANSIT_FIRST; do
 	add mutant "$m" - -DNMULTI=2 "-D$m"
 	if ((deep)); then
 		add mutant "$m-3" -w25,O2 -DNC=3 -DNSINGLE0=0 "-D$m"
@@ -99,8 +95,6 @@ add finding LINEAR_SOLDOUT-old-order - -DTOTAL=1 -DNMULTI=2 -DNSINGLE0=0 -DLINEA
 add finding LINEAR_REFUSED - -DTOTAL=1 -DNMULTI=2 -DNSINGLE0=0 -DNRET=0 -DROUNDS=4 -DLINEAR_REFUSED
 add finding LINEAR_SHORT - -DNMULTI=2 -DLINEAR_SHORT
 add finding LITERAL_SOLD - -DLITERAL_SOLD
-add finding NO_TRANSIT - -DNMULTI=2 -DNO_TRANSIT
-add finding TRANSIT_FIRST - -DNMULTI=2 -DTRANSIT_FIRST
 add finding NO_TRANSIT-P2 - -DNMULTI=2 -DNSINGLE=2 -DNO_TRANSIT -DNO_ANSWER_CHECK
 add finding TRANSIT_FIRST-P2 O2 -DNMULTI=2 -DNSINGLE=2 -DTRANSIT_FIRST -DNO_ANSWER_CHECK
 if ((deep)); then

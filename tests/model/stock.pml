@@ -275,6 +275,8 @@ inline clear_sold_out(ev)
 #else
 #define ANSWER_OK (SUMH == 0)
 #endif
+/* held: P5 failed at the deciding load; asserted when the answer is given */
+#define P5CHECK assert(!held || l_P5_answer); held = 0;
 
 /*
  * everything_empty(): one load each of pool, bucket[0..NC-1], transit, in
@@ -296,7 +298,7 @@ inline everything_empty(ans)
 	:: atomic { e && i < NC -> e = (bucket[i] == 0); i++;
 #if defined(NO_TRANSIT) || defined(TRANSIT_FIRST)
 		if
-		:: ans && e && i == NC -> assert(ANSWER_OK || l_P5_answer)
+		:: ans && e && i == NC -> held = !ANSWER_OK
 		:: else
 		fi
 #endif
@@ -313,7 +315,7 @@ inline everything_empty(ans)
 		    fi;
 #endif
 		    if
-		    :: ans && e -> assert(ANSWER_OK || l_P5_answer)
+		    :: ans && e -> held = !ANSWER_OK
 		    :: else
 		    fi }
 	:: else
@@ -441,7 +443,7 @@ inline declare_sold_out()
 #ifdef NO_RESCAN
 	everything_empty(1);
 	if
-	:: atomic { e -> e = 0; sold_out = 1; res = R_SOLDOUT; ZANSWER REACHED(EV_SOLDOUT) }
+	:: atomic { e -> e = 0; sold_out = 1; res = R_SOLDOUT; P5CHECK ZANSWER REACHED(EV_SOLDOUT) }
 	:: else
 	fi
 #else
@@ -450,16 +452,16 @@ inline declare_sold_out()
 	:: atomic { e -> e = 0; sold_out = 1 }
 #ifndef OLD_ORDER
 		/* sold out only if the flag survived the re-scan (sk_stock.c) */
-		everything_empty(0);
+		everything_empty(1);
 		if
-		:: atomic { e && sold_out -> e = 0; res = R_SOLDOUT; ZANSWER REACHED(EV_SOLDOUT) }
-		:: atomic { e && !sold_out -> e = 0 }
+		:: atomic { e && sold_out -> e = 0; res = R_SOLDOUT; P5CHECK ZANSWER REACHED(EV_SOLDOUT) }
+		:: atomic { e && !sold_out -> e = 0; held = 0 }
 		:: else -> atomic { sold_out = 0; REACHED(EV_RESCAN_CLEAR) }
 		fi
 #else
 		everything_empty(1);
 		if
-		:: atomic { e -> e = 0; res = R_SOLDOUT; ZANSWER REACHED(EV_SOLDOUT) }
+		:: atomic { e -> e = 0; res = R_SOLDOUT; P5CHECK ZANSWER REACHED(EV_SOLDOUT) }
 		:: else -> atomic { sold_out = 0; REACHED(EV_RESCAN_CLEAR) }
 		fi
 #endif
@@ -538,7 +540,7 @@ active [NC] proctype core()
 {
 	byte c = _pid;
 	byte q, n, v, t, p, b, u, got, i, k, round, r, res, tries;
-	bit credited, e;
+	bit credited, e, held;
 
 	do
 	:: atomic { c == 0 && n < NMULTI -> q = 2; n++ }; buy()
