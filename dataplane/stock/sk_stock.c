@@ -271,8 +271,10 @@ sk_stock_return(struct sk_item *it, uint32_t *returned, uint32_t order_qty, uint
 	if (*returned > order_qty || n > order_qty - *returned)
 		return -ERANGE;
 	*returned += n;
-	fadd(&it->pool, n);
+	/* returned before pool: a unit resold in between must not make
+	 * sold - returned read above the stock (docs/stock-model.md, finding 3) */
 	fadd(&it->returned, n);
+	fadd(&it->pool, n);
 	clear_sold_out(it);
 	return 0;
 }

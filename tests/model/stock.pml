@@ -551,8 +551,8 @@ active [NC] proctype core()
 }
 
 /*
- * The control plane: returns sold units (sk_stock_return: pool, then
- * returned, then clear the flag) and restocks (sk_stock_add: added, then
+ * The control plane: returns sold units (sk_stock_return: returned, then
+ * pool, then clear the flag) and restocks (sk_stock_add: added, then
  * pool, then clear). It may stop at any point.
  */
 active proctype control()
@@ -560,8 +560,8 @@ active proctype control()
 	byte nr, na;
 
 	do
-	:: atomic { nr < NRET && sold > retg + untg -> busy++; pool++; retg++; nr++; RIN }
-		atomic { returned++; REACHED(EV_RETURN) }
+	:: atomic { nr < NRET && sold > retg + untg -> busy++; returned++; nr++ }
+		atomic { pool++; retg++; RIN; REACHED(EV_RETURN) }
 #ifndef NO_RETURN_CLEAR
 		clear_sold_out(EV_RETURN_CLEAR);
 #endif
