@@ -97,7 +97,7 @@ static const struct bad_case bad_cases[] = {
 	{"[port0]\ndevice = net_tap0\naddress = 198.18.0.255/24\n", "network or broadcast"},
 	{"[port0]\ndevice = net_tap0\naddress = 224.0.0.1/24\n", "is not a unicast host address"},
 	{"[port0]\ndevice = net_tap0\naddress = 127.0.0.1/8\n", "is not a unicast host address"},
-	{PORT0 "gateway = 10.0.0.1\n", "port0.gateway: not a neighbour inside port0.address"},
+	{PORT0 "gateway = 198.19.0.1\n", "port0.gateway: not a neighbour inside port0.address"},
 	{PORT0 "gateway = 198.18.0.1\n", "port0.gateway: not a neighbour"},
 	{PORT0 "gateway = 198.18.0\n", ":4: port0.gateway: '198.18.0' is not an IPv4 address"},
 	{PORT0 "mac = 01:00:00:00:00:01\n", "port0.mac: 01:00:00:00:00:01 is not a unicast MAC"},
@@ -286,8 +286,8 @@ static const char full_text[] = "# a full file, with every kind of value\n"
 				"\n"
 				"[port0]\n"
 				"device = 0000:03:00.0\n"
-				"address = 10.1.2.3/16\n"
-				"gateway = 10.1.0.1\n"
+				"address = 198.19.2.3/16\n"
+				"gateway = 198.19.0.1\n"
 				"mac = 02:AB:cd:00:00:01\n"
 				"rx_queues = 4\n"
 				"rx_desc = 2048\n"
@@ -338,9 +338,9 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(cfg.nb_ports, 2);
 
 	ck_assert_str_eq(cfg.ports[0].device, "0000:03:00.0");
-	ck_assert_uint_eq(cfg.ports[0].addr, 0x0a010203u);
+	ck_assert_uint_eq(cfg.ports[0].addr, 0xc6130203u);
 	ck_assert_uint_eq(cfg.ports[0].prefix, 16);
-	ck_assert_uint_eq(cfg.ports[0].gateway, 0x0a010001u);
+	ck_assert_uint_eq(cfg.ports[0].gateway, 0xc6130001u);
 	ck_assert(cfg.ports[0].has_mac);
 	ck_assert_mem_eq(cfg.ports[0].mac, mac, 6);
 	ck_assert_uint_eq(cfg.ports[0].rx_queues, 4);

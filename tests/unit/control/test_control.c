@@ -168,7 +168,7 @@ add_item(uint32_t id, uint64_t total, uint32_t limit)
 static enum sk_buy_status
 buy_lines(unsigned lcore, uint64_t user, struct sk_buy_line *l, unsigned n, uint64_t *order)
 {
-	struct sk_buy_req r = {.user = user, .client_ip = 0x0200a8c0, .now_ns = T0};
+	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
 
 	return sk_buy(&F.lc[lcore], &r, l, n, order);
 }
@@ -968,7 +968,7 @@ START_TEST(admin_routes)
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "confirmed");
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "deadline_ns")), T0 + TIMEOUT);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "lines")), 1);
-	ck_assert_str_eq(json_string_value(json_object_get(j, "client_ip")), "192.168.0.2");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "client_ip")), "198.18.0.2");
 	json_decref(j);
 
 	snprintf(path, sizeof(path), "/v1/orders/%lu/pay", (unsigned long)a);

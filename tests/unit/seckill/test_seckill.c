@@ -133,7 +133,7 @@ req_auth(const char *value)
 static enum sk_seckill_outcome
 buy(const char *item, const struct sk_http_request *r, struct sk_seckill_reply *out)
 {
-	return sk_seckill_buy(&T.lc, item, strlen(item), r, 0x0200a8c6, NOW_NS, 1000, out);
+	return sk_seckill_buy(&T.lc, item, strlen(item), r, 0x020012c6, NOW_NS, 1000, out);
 }
 
 static void
@@ -338,10 +338,10 @@ START_TEST(rate_limit)
 	body_is(&out, "{\"status\":\"busy\"}");
 	ck_assert_uint_eq(remaining(1), 0);
 	/* a second later one more passes (and finds the item sold out) */
-	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x0200a8c6, NOW_NS, 1000 + HZ, &out),
+	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x020012c6, NOW_NS, 1000 + HZ, &out),
 			 SK_SECKILL_SOLD_OUT);
 	/* sold-out answers do not even reach the limiter */
-	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x0200a8c6, NOW_NS, 1000 + HZ, &out),
+	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x020012c6, NOW_NS, 1000 + HZ, &out),
 			 SK_SECKILL_SOLD_OUT);
 }
 END_TEST

@@ -79,7 +79,7 @@ add_item(uint32_t id, uint64_t total, uint32_t limit)
 static enum sk_buy_status
 buy1(unsigned lcore, uint64_t user, struct sk_item *it, uint32_t qty, uint64_t *order)
 {
-	struct sk_buy_req r = {.user = user, .client_ip = 0x0100a8c6, .now_ns = 5};
+	struct sk_buy_req r = {.user = user, .client_ip = 0x010012c6, .now_ns = 5};
 	struct sk_buy_line l = {.item = it, .qty = qty};
 
 	return sk_buy(&F.lc[lcore], &r, &l, 1, order);
@@ -177,7 +177,7 @@ START_TEST(buy_ok_and_record)
 	ck_assert_uint_eq(rec[0].item, 3);
 	ck_assert_uint_eq(rec[0].qty, 1);
 	ck_assert_uint_eq(rec[0].price, 1999);
-	ck_assert_uint_eq(rec[0].client_ip, 0x0100a8c6);
+	ck_assert_uint_eq(rec[0].client_ip, 0x010012c6);
 	ck_assert_uint_eq(rec[0].nlines, 1);
 	ck_assert_uint_eq(F.lc[1].count[SK_BUY_OK], 1);
 }
