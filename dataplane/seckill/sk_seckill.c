@@ -49,21 +49,11 @@ sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsigned 
 
 /* ------------------------------------------------------------ helpers */
 
-/* parse_u64 - strict decimal, 1..UINT64_MAX, no sign, no leading zero. */
-static bool
+/* parse_u64 - strict decimal id, 1..UINT64_MAX (the X-User-Id rules). */
+static inline bool
 parse_u64(const char *s, size_t len, uint64_t *out)
 {
-	uint64_t v = 0;
-
-	if (len == 0 || len > 20 || (s[0] == '0'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-		if (d > 9 || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d, &v))
-			return false;
-	}
-	*out = v;
-	return true;
+	return sk_token_user_id_parse(s, len, out) == 0;
 }
 
 static struct sk_item *
