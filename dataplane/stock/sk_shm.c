@@ -119,6 +119,19 @@ sk_shm_attach(void *mem, size_t len)
 	return shm;
 }
 
+/* index_slot - a free slot of the id hash for @id, or UINT32_MAX. */
+static uint32_t
+index_slot(const struct sk_shm *shm, uint32_t id)
+{
+	_Atomic uint32_t *index = index_base(shm);
+	uint32_t h = id_hash(id);
+
+	for (uint32_t i = 0; i < MAX_PROBE && i <= shm->index_mask; i++)
+		if (atomic_load(&index[(h + i) & shm->index_mask]) == 0)
+			return (h + i) & shm->index_mask;
+	return UINT32_MAX;
+}
+
 struct sk_item *
 sk_shm_item_find(const struct sk_shm *shm, uint32_t id)
 {
@@ -146,8 +159,8 @@ sk_shm_item_at(const struct sk_shm *shm, uint32_t i)
 }
 
 int
-sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
-		struct sk_item **out)
+sk_shm_item_prepare(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
+		    struct sk_item **out)
 {
 	if (conf->id == 0)
 		return -EINVAL;
@@ -174,17 +187,7 @@ sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t d
 	}
 	if (dedup > left || dedup < SK_SHM_DEDUP_MIN)
 		return -ENOSPC;
-
-	/* Find the hash slot before touching anything, so failure leaves no trace. */
-	_Atomic uint32_t *index = index_base(shm);
-	uint32_t h = id_hash(conf->id), slot = UINT32_MAX;
-	for (uint32_t i = 0; i < MAX_PROBE && i <= shm->index_mask; i++) {
-		if (atomic_load(&index[(h + i) & shm->index_mask]) == 0) {
-			slot = (h + i) & shm->index_mask;
-			break;
-		}
-	}
-	if (slot == UINT32_MAX)
+	if (index_slot(shm, conf->id) == UINT32_MAX)
 		return -ENOSPC;
 
 	struct sk_stock_conf c = *conf;
@@ -197,13 +200,40 @@ sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t d
 	it->dedup_mask = dedup - 1;
 	memset((char *)shm + shm->dedup_off + used * sizeof(struct sk_dedup_slot), 0,
 	       dedup * sizeof(struct sk_dedup_slot));
-
-	atomic_store(&shm->dedup_used, used + dedup);
-	atomic_store_explicit(&shm->nitems, n + 1, memory_order_release);
-	atomic_store_explicit(&index[slot], n + 1, memory_order_release);
-	if (out != NULL)
-		*out = it;
+	*out = it;
 	return 0;
+}
+
+int
+sk_shm_item_publish(struct sk_shm *shm, struct sk_item *it)
+{
+	uint32_t n = atomic_load(&shm->nitems);
+
+	if (n >= shm->max_items || it != &item_base(shm)[n] ||
+	    it->dedup_off != atomic_load(&shm->dedup_used))
+		return -EINVAL;
+	uint32_t slot = index_slot(shm, it->id);
+	if (slot == UINT32_MAX)
+		return -ENOSPC;
+
+	atomic_store(&shm->dedup_used, it->dedup_off + it->dedup_mask + 1);
+	atomic_store_explicit(&shm->nitems, n + 1, memory_order_release);
+	atomic_store_explicit(&index_base(shm)[slot], n + 1, memory_order_release);
+	return 0;
+}
+
+int
+sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
+		struct sk_item **out)
+{
+	struct sk_item *it;
+	int rc = sk_shm_item_prepare(shm, conf, dedup, &it);
+
+	if (rc == 0)
+		rc = sk_shm_item_publish(shm, it);
+	if (rc == 0 && out != NULL)
+		*out = it;
+	return rc;
 }
 
 void

@@ -12,9 +12,10 @@
  * whatever address it is mapped at. In the dataplane the arena is the
  * memzone SK_SHM_MEMZONE; unit tests use plain memory.
  *
- * Thread-safety: sk_shm_init() and sk_shm_item_add() are for one writer at
- * a time (start-up, or the control plane's preheat); items become visible to
- * readers atomically, fully initialised. Lookups are lock-free and may run
+ * Thread-safety: sk_shm_init() and the item adders (prepare, publish, add)
+ * are for one writer at a time: the dataplane during start-up (before its
+ * order rings exist), then the control plane's preheat. Items become visible
+ * to readers atomically, fully initialised. Lookups are lock-free and may run
  * on any thread concurrently with one adder.
  */
 #ifndef SK_SHM_H
@@ -98,16 +99,40 @@ struct sk_shm *sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf
 struct sk_shm *sk_shm_attach(void *mem, size_t len);
 
 /**
- * sk_shm_item_add - publish a new item with its dedup slice.
+ * sk_shm_item_prepare - lay out a new item and its dedup slice in the next
+ * free item slot without publishing it: readers cannot find it yet, so the
+ * caller may seed it (restocks, sk_recover_item()) single-threaded, then
+ * sk_shm_item_publish() it. Nothing is reserved: an item that is never
+ * published is simply overwritten by the next prepare.
  *
  * @param shm    the arena
  * @param conf   the item (conf->nlcores is forced to the arena's)
  * @param dedup  slots for its dedup slice, rounded up to a power of two;
  *               0 = automatic: 8 x total, at least SK_SHM_DEDUP_MIN, at most
  *               what is left
- * @param out    [out] the item (may be NULL)
- * @return 0, -EEXIST (id already present), -ENOSPC (no item slot or not
- *         enough dedup slots left), -EINVAL (bad item parameters).
+ * @param out    [out] the item, set on success only
+ * @return 0, -EEXIST (id already published), -ENOSPC (no item slot, hash
+ *         slot or not enough dedup slots left), -EINVAL (bad item
+ *         parameters).
+ */
+int sk_shm_item_prepare(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
+			struct sk_item **out);
+
+/**
+ * sk_shm_item_publish - make an item from sk_shm_item_prepare() visible to
+ * every reader, fully initialised (release stores), and reserve its slot
+ * and dedup slice for good. No other add, prepare or publish may have run
+ * since its prepare.
+ * @return 0, -EINVAL (@p it is not the prepared slot: another item was
+ *         added in between), -ENOSPC (the id hash filled in between).
+ */
+int sk_shm_item_publish(struct sk_shm *shm, struct sk_item *it);
+
+/**
+ * sk_shm_item_add - sk_shm_item_prepare() then sk_shm_item_publish(): a new
+ * item, visible at once with all its units in the pool.
+ * @param out  [out] the item (may be NULL)
+ * @return as sk_shm_item_prepare().
  */
 int sk_shm_item_add(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64_t dedup,
 		    struct sk_item **out);

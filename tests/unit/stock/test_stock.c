@@ -414,6 +414,40 @@ START_TEST(shm_conf_validation)
 }
 END_TEST
 
+/* prepare lays an item out unseen; publish shows it; an add in between wins. */
+START_TEST(shm_prepare_publish)
+{
+	void *mem;
+	struct sk_shm *shm = new_shm(3, 4096, &mem);
+	struct sk_stock_conf c = {.id = 21, .per_user_limit = 1, .end_ns = 1, .total = 10};
+	struct sk_item *it, *other;
+
+	ck_assert_int_eq(sk_shm_item_prepare(shm, &c, 0, &it), 0);
+	ck_assert_ptr_null(sk_shm_item_find(shm, 21));
+	ck_assert_ptr_null(sk_shm_item_at(shm, 0));
+	ck_assert_uint_eq(atomic_load(&shm->dedup_used), 0);
+	ck_assert_int_eq(sk_stock_add(it, 5), 0); /* seeded before anyone sees it */
+	ck_assert_int_eq(sk_shm_item_publish(shm, it), 0);
+	ck_assert_ptr_eq(sk_shm_item_find(shm, 21), it);
+	ck_assert_uint_eq(sk_stock_remaining(it), 15);
+	ck_assert_uint_eq(atomic_load(&shm->dedup_used), 1024);
+	ck_assert_int_eq(sk_shm_item_publish(shm, it), -EINVAL); /* not the prepared slot */
+	ck_assert_int_eq(sk_shm_item_prepare(shm, &c, 0, &other), -EEXIST);
+
+	/* an abandoned prepare leaves no trace; an add in between invalidates one */
+	c.id = 22;
+	ck_assert_int_eq(sk_shm_item_prepare(shm, &c, 0, &it), 0);
+	c.id = 23;
+	ck_assert_int_eq(sk_shm_item_add(shm, &c, 0, &other), 0);
+	ck_assert_ptr_eq(other, it); /* same slot, now item 23's */
+	ck_assert_int_eq(sk_shm_item_publish(shm, it), -EINVAL);
+	ck_assert_ptr_null(sk_shm_item_find(shm, 22));
+	ck_assert_uint_eq(sk_shm_item_find(shm, 23)->id, 23);
+	ck_assert_uint_eq(atomic_load(&shm->nitems), 2);
+	free(mem);
+}
+END_TEST
+
 START_TEST(shm_items)
 {
 	void *mem;
@@ -496,6 +530,7 @@ stock_suite(void)
 	tc = tcase_create("shm");
 	tcase_add_test(tc, shm_conf_validation);
 	tcase_add_test(tc, shm_items);
+	tcase_add_test(tc, shm_prepare_publish);
 	suite_add_tcase(s, tc);
 	return s;
 }
