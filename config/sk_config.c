@@ -784,11 +784,13 @@ check_seckill(struct load_ctx *ctx)
 	if (!seckill_key_seen(ctx, "ack"))
 		cfg->ack = cfg->store[0] != '\0' ? SK_CONFIG_ACK_DURABLE : SK_CONFIG_ACK_QUEUED;
 	/* Without items no buy reaches the token check: a file that only sets
-	 * up the network (sandbox.ini) needs no secret. */
-	if (cfg->auth && cfg->secret_file[0] == '\0' && cfg->nb_items > 0)
+	 * up the network (sandbox.ini) needs no secret. A store brings items
+	 * of its own (activities added through the admin API). */
+	if (cfg->auth && cfg->secret_file[0] == '\0' &&
+	    (cfg->nb_items > 0 || cfg->store[0] != '\0'))
 		return ctx_fail(ctx, 0,
 				"seckill.secret_file: required when seckill.auth = on and items "
-				"are configured");
+				"are configured or come from seckill.store");
 	if (cfg->ip_rate != 0 && cfg->ip_slots == 0)
 		return ctx_fail(ctx, 0,
 				"seckill.ip_slots: 0 leaves no room for the per-IP limit that "

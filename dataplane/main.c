@@ -50,7 +50,7 @@
 #include "sk_lcore.h"
 #include "sk_net.h"
 #include "sk_port.h"
-#include "sk_recover.h"
+#include "sk_preheat.h"
 #include "sk_seckill.h"
 #include "sk_shm.h"
 #include "sk_telemetry.h"
@@ -303,95 +303,177 @@ ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc)
 	return true;
 }
 
-/* setup_items - the activities of the config into the arena. */
+/*
+ * activity_from_config - config item @ci as a store activity, its window
+ * made absolute (relative times count from the process start).
+ */
 static int
-setup_items(struct dataplane *dp)
+activity_from_config(struct dataplane *dp, const struct sk_config_item *ci,
+		     struct sk_store_activity *a)
 {
-	for (uint32_t i = 0; i < dp->cfg.nb_items; i++) {
-		const struct sk_config_item *ci = &dp->cfg.items[i];
-		struct sk_stock_conf sc = {
-			.id = ci->id,
-			.per_user_limit = ci->per_user_limit,
-			.price = ci->price,
-			.total = ci->total,
-			.nlcores = dp->nb_lcores,
-			.batch_max = ci->batch_max,
-		};
-		int rc;
-
-		if (sk_config_item_window(ci, dp->start_ns, &sc.start_ns, &sc.end_ns) != 0)
-			return fail(dp, -EINVAL,
-				    "item.%" PRIu32 ".end: must be after item.%" PRIu32
-				    ".start (one is relative to the start, the other absolute)",
-				    ci->id, ci->id);
-		rc = sk_shm_item_add(dp->shm, &sc, ci->dedup_slots, NULL);
-		if (rc == -ENOSPC)
-			return fail(dp, rc,
-				    "item.%" PRIu32 ".dedup_slots: no room left in "
-				    "seckill.dedup_slots (%" PRIu64 " of %" PRIu64 " used)",
-				    ci->id, (uint64_t)atomic_load(&dp->shm->dedup_used),
-				    dp->shm->dedup_slots);
-		if (rc != 0)
-			return fail(dp, rc, "item.%" PRIu32 ": refused by the stock engine: %s",
-				    ci->id, strerror(-rc));
-	}
+	memset(a, 0, sizeof(*a));
+	a->item = ci->id;
+	a->per_user_limit = ci->per_user_limit;
+	a->total = ci->total;
+	a->price = ci->price;
+	snprintf(a->name, sizeof(a->name), "%s", ci->name);
+	if (sk_config_item_window(ci, dp->start_ns, &a->start_ns, &a->end_ns) != 0)
+		return fail(dp, -EINVAL,
+			    "item.%" PRIu32 ".end: must be after item.%" PRIu32
+			    ".start (one is relative to the start, the other absolute)",
+			    ci->id, ci->id);
 	return 0;
 }
 
+/* config_differs - what of config item @ci the stored activity @a overrides. */
+static void
+config_differs(const struct sk_config_item *ci, const struct sk_store_activity *cfg,
+	       const struct sk_store_activity *a)
+{
+	char what[160] = "";
+	size_t n = 0;
+
+#define DIFF(cond, name)                                                                           \
+	do {                                                                                       \
+		if ((cond) && n < sizeof(what))                                                    \
+			n += (size_t)snprintf(what + n, sizeof(what) - n, "%s%s", n ? ", " : "",   \
+					      name);                                               \
+	} while (0)
+	DIFF(a->total != cfg->total, "total");
+	DIFF(a->price != cfg->price, "price");
+	DIFF(a->per_user_limit != cfg->per_user_limit, "per_user_limit");
+	DIFF(!ci->start.relative && a->start_ns != cfg->start_ns, "start");
+	DIFF(!ci->end.relative && a->end_ns != cfg->end_ns, "end");
+#undef DIFF
+	if (n > 0)
+		printf(PROG ": item.%" PRIu32
+			    ": the store's activity differs from the config (%s): "
+			    "the store wins; change a running sale through the admin API\n",
+		       ci->id, what);
+}
+
+/* What setup_items() restored, for its summary line. */
+struct setup_ctx {
+	struct dataplane *dp;
+	struct sk_store *st;
+	uint32_t items;
+	uint64_t units, users;
+	int rc;
+};
+
+/* preheat_one - activity @a into the arena (sk_preheat_item()), errors named. */
+static int
+preheat_one(struct setup_ctx *c, const struct sk_store_activity *a, uint64_t dedup,
+	    uint32_t batch_max)
+{
+	struct dataplane *dp = c->dp;
+	struct sk_recover_stats rs = {0};
+	int rc = sk_preheat_item(c->st, dp->shm, a, dedup, batch_max, NULL, &rs);
+
+	if (rc == -ENOSPC && atomic_load(&dp->shm->nitems) >= dp->shm->max_items)
+		return fail(dp, rc,
+			    "seckill.max_items: no room for item %" PRIu32 " (%" PRIu32 " items)",
+			    a->item, dp->shm->max_items);
+	if (rc == -ENOSPC)
+		return fail(dp, rc,
+			    "item.%" PRIu32 ".dedup_slots: no room left in seckill.dedup_slots "
+			    "(%" PRIu64 " of %" PRIu64 " used) for the item or its holdings",
+			    a->item, (uint64_t)atomic_load(&dp->shm->dedup_used),
+			    dp->shm->dedup_slots);
+	if (rc == -ERANGE)
+		return fail(dp, rc,
+			    "item.%" PRIu32 ".total: %" PRIu64 " + %" PRIu64 " restocked is less "
+			    "than the live units the store %s holds: refusing to oversell",
+			    a->item, a->total, a->added, dp->cfg.store);
+	if (rc != 0)
+		return fail(dp, rc, "item.%" PRIu32 ": refused by the stock engine: %s", a->item,
+			    strerror(-rc));
+	c->items++;
+	c->units += rs.units;
+	c->users += rs.users;
+	return 0;
+}
+
+/* preheat_stored - callback: an open activity of the store not in the config. */
+static int
+preheat_stored(const struct sk_store_activity *a, const struct sk_store_ledger *l, void *arg)
+{
+	struct setup_ctx *c = arg;
+
+	(void)l;
+	if (a->closed_ns != 0 || a->end_ns <= c->dp->start_ns ||
+	    sk_shm_item_find(c->dp->shm, a->item) != NULL)
+		return 0;
+	c->rc = preheat_one(c, a, 0, 0);
+	return c->rc != 0;
+}
+
 /*
- * recover_items - [seckill] store: before any lcore sells, take the units of
- * every live order in the control plane's LMDB store out of the fresh items
- * and give their buyers their holdings back (sk_recover_item()). No store
- * yet: nothing was ever sold. The store is opened read-only and closed
- * again; the control plane keeps writing it meanwhile (LMDB allows that).
+ * setup_items - preheat at start: the sale's items into the fresh arena
+ * before any lcore sells (and before the order rings exist, so the control
+ * plane cannot attach yet). Without [seckill] store: the config's items,
+ * every unit on sale. With a store (the control plane's LMDB, opened
+ * read-only and closed again; the control plane may be writing it): the
+ * store's activities are the truth - an [item.N] the store knows is loaded
+ * as the store has it (restocks included; a closed one is not loaded), one
+ * it does not know yet comes from the config (the control plane records
+ * it), and every other open activity of the store is loaded too - each
+ * with total + restocked - live units and its winners' holdings
+ * (sk_preheat_item()).
  */
 static int
-recover_items(struct dataplane *dp)
+setup_items(struct dataplane *dp)
 {
 	const struct sk_store_conf scf = {.flags = SK_STORE_RDONLY};
-	struct sk_store *st = NULL;
+	struct setup_ctx c = {.dp = dp};
 	char err[SK_CONFIG_ERR_MAX];
-	uint64_t units = 0, users = 0;
-	int rc;
+	int rc = 0;
 
-	if (dp->cfg.store[0] == '\0')
-		return 0;
-	rc = sk_store_open(&st, dp->cfg.store, &scf, err, sizeof(err));
-	if (rc == -ENOENT) {
-		printf(PROG ": recovery: no store at %s yet, nothing to restore\n", dp->cfg.store);
-		return 0;
-	}
-	if (rc != 0)
-		return fail(dp, rc, "seckill.store: %s: cannot open it read-only: %s",
-			    dp->cfg.store, err);
-	for (uint32_t i = 0; i < dp->cfg.nb_items && rc == 0; i++) {
-		uint32_t id = dp->cfg.items[i].id;
-		struct sk_item *it = sk_shm_item_find(dp->shm, id);
-		struct sk_recover_stats rs = {0};
-
-		rc = sk_recover_item(st, dp->shm, it, &rs);
-		if (rc == -ERANGE)
-			rc = fail(dp, rc,
-				  "item.%" PRIu32 ".total: %" PRIu64 " is less than the live units "
-				  "the store %s holds: refusing to oversell",
-				  id, dp->cfg.items[i].total, dp->cfg.store);
-		else if (rc == -ENOSPC)
-			rc = fail(dp, rc,
-				  "item.%" PRIu32 ".dedup_slots: too small for the holdings of "
-				  "the store %s",
-				  id, dp->cfg.store);
+	if (dp->cfg.store[0] != '\0') {
+		rc = sk_store_open(&c.st, dp->cfg.store, &scf, err, sizeof(err));
+		if (rc == -ENOENT)
+			printf(PROG ": recovery: no store at %s yet, nothing to restore\n",
+			       dp->cfg.store);
 		else if (rc != 0)
-			rc = fail(dp, rc,
-				  "seckill.store: %s: item %" PRIu32 ": recovery failed: %s",
-				  dp->cfg.store, id, strerror(-rc));
-		units += rs.units;
-		users += rs.users;
+			return fail(dp, rc, "seckill.store: %s: cannot open it read-only: %s",
+				    dp->cfg.store, err);
+		rc = 0;
 	}
-	sk_store_close(st);
-	if (rc == 0)
-		printf(PROG ": recovery: store %s: %" PRIu64 " live units of %" PRIu64
-			    " holdings restored over %" PRIu32 " items\n",
-		       dp->cfg.store, units, users, dp->cfg.nb_items);
+	for (uint32_t i = 0; i < dp->cfg.nb_items && rc == 0; i++) {
+		const struct sk_config_item *ci = &dp->cfg.items[i];
+		struct sk_store_activity cfg, stored;
+		const struct sk_store_activity *a = &cfg;
+
+		rc = activity_from_config(dp, ci, &cfg);
+		if (rc != 0)
+			break;
+		if (c.st != NULL && sk_store_activity_get(c.st, ci->id, &stored, NULL) == 0) {
+			if (stored.closed_ns != 0) {
+				printf(PROG ": item.%" PRIu32
+					    ": closed in the store: not on sale\n",
+				       ci->id);
+				continue;
+			}
+			config_differs(ci, &cfg, &stored);
+			a = &stored;
+		}
+		rc = preheat_one(&c, a, ci->dedup_slots, ci->batch_max);
+	}
+	if (rc == 0 && c.st != NULL) {
+		rc = sk_store_activity_foreach(c.st, preheat_stored, &c);
+		if (c.rc != 0)
+			rc = c.rc;
+		else if (rc != 0)
+			rc = fail(dp, rc, "seckill.store: %s: cannot read its activities: %s",
+				  dp->cfg.store, strerror(-rc));
+	}
+	if (c.st != NULL) {
+		sk_store_close(c.st);
+		if (rc == 0)
+			printf(PROG ": recovery: store %s: %" PRIu64 " live units of %" PRIu64
+				    " holdings restored over %" PRIu32 " items\n",
+			       dp->cfg.store, c.units, c.users, c.items);
+	}
 	return rc;
 }
 
@@ -434,8 +516,6 @@ setup_seckill(struct dataplane *dp)
 	if (dp->shm == NULL)
 		return fail(dp, -EINVAL, "seckill.max_items: the arena refuses its layout");
 	rc = setup_items(dp);
-	if (rc == 0)
-		rc = recover_items(dp);
 	if (rc != 0)
 		return rc;
 
@@ -671,7 +751,8 @@ print_ready(const struct dataplane *dp)
 		       p->nb_rxq);
 	}
 	printf(" mbufs=%u mbuf_idle=%u items=%u auth=%s ack=%s\n", dp->pool->size,
-	       rte_mempool_in_use_count(dp->pool), dp->cfg.nb_items, dp->cfg.auth ? "on" : "off",
+	       rte_mempool_in_use_count(dp->pool), atomic_load(&dp->shm->nitems),
+	       dp->cfg.auth ? "on" : "off",
 	       dp->cfg.ack == SK_CONFIG_ACK_DURABLE ? "durable" : "queued");
 	fflush(stdout);
 }

@@ -154,7 +154,11 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[seckill]\nip_rate = 5\nip_slots = 0\n",
 	 "seckill.ip_slots: 0 leaves no room for the per-IP limit that seckill.ip_rate sets"},
 	{PORT0 "[item.1]\ntotal = 1\n",
-	 "seckill.secret_file: required when seckill.auth = on and items are configured"},
+	 "seckill.secret_file: required when seckill.auth = on and items are configured or come "
+	 "from seckill.store"},
+	{PORT0 "[seckill]\nstore = /tmp/sk-store\n",
+	 "seckill.secret_file: required when seckill.auth = on and items are configured or come "
+	 "from seckill.store"},
 	{PORT0 "[seckill]\nmax_items = 1\nauth = off\n[item.1]\ntotal = 1\n[item.2]\ntotal = 1\n",
 	 "seckill.max_items: 1 is less than the 2 [item.<id>] sections"},
 
@@ -496,8 +500,9 @@ START_TEST(test_seckill_defaults)
 	ck_assert_str_eq(cfg.store, "");
 
 	/* ack left out follows the store: durable with one, queued without. */
-	ck_assert_int_eq(load_text(PORT0 "[seckill]\nstore = /tmp/st\n", &cfg, err, sizeof(err)),
-			 0);
+	ck_assert_int_eq(
+		load_text(PORT0 "[seckill]\nauth = off\nstore = /tmp/st\n", &cfg, err, sizeof(err)),
+		0);
 	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_DURABLE);
 	ck_assert_int_eq(load_text(PORT0 "[seckill]\nack = durable\n", &cfg, err, sizeof(err)), 0);
 	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_DURABLE);
