@@ -34,6 +34,7 @@ struct park_entry {
 /* What a parked buy keeps in sk_app_conn::route_data. */
 struct park_state {
 	uint64_t order;	   /* 0: nothing parked by the buy route */
+	uint64_t t0;	   /* TSC of the pass that took the request (its latency) */
 	uint8_t due;	   /* set by sk_app_poll() when it resumes the connection */
 	uint8_t settled;   /* ... because the order settled (else: the wait ran out) */
 	uint8_t duplicate; /* a winner's retry: the answer says "duplicate":true */
@@ -41,6 +42,8 @@ struct park_state {
 
 _Static_assert(sizeof(struct park_state) <= sizeof(((struct sk_app_conn *)0)->route_data),
 	       "park_state must fit route_data");
+_Static_assert(SK_APP_STATUS_SLOTS <= SK_SHM_HTTP_SLOTS,
+	       "the status slots must fit the arena's stats block (sk_shm.h)");
 
 struct sk_app {
 	struct sk_app_stats stats;	  /* first: written on every request */
@@ -51,6 +54,8 @@ struct sk_app {
 	uint64_t clock_tsc;		  /* TSC of the last clock_gettime() ... */
 	int64_t clock_ns;		  /* ... and what it said */
 	uint64_t tsc_hz;
+	uint64_t ns_mult;	       /* ns = TSC cycles * ns_mult >> 32 */
+	struct sk_shm_lcore_stats *ls; /* responses by status, buy latency */
 	struct sk_http_limits limits;
 	unsigned lcore_id;
 	/* ack = durable: the FIFO of parked winners (a ring of park_cap). */
@@ -58,7 +63,8 @@ struct sk_app {
 	uint64_t ack_wait_tsc;	  /* longest park */
 	struct park_entry *parks; /* rte_zmalloc'd, park_cap entries; NULL: ack = queued */
 	uint32_t park_cap, park_head, park_count;
-	char reply[SK_APP_REPLY_MAX]; /* scratch for sk_app_reply() */
+	char reply[SK_APP_REPLY_MAX];	  /* scratch for sk_app_reply() */
+	struct sk_shm_lcore_stats own_ls; /* ls without a seckill lcore (no arena) */
 } sk_cache_aligned;
 
 #define M(m) ((uint8_t)(1u << SK_HTTP_METHOD_##m))
@@ -97,6 +103,16 @@ seckill_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_r
 		sk_app_reply(app, ac, req, &resp);
 }
 
+/* buy_timed - count a buy answered now whose request was taken at TSC @t0. */
+static inline void
+buy_timed(struct sk_app *app, uint64_t t0)
+{
+	uint64_t now = rte_rdtsc();
+	uint64_t d = now > t0 ? now - t0 : 0;
+
+	sk_shm_lat_observe(app->ls, (uint64_t)(((unsigned __int128)d * app->ns_mult) >> 32));
+}
+
 /* park_push - put the winner of @order on @ac at the FIFO's tail; false if full. */
 static bool
 park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order, bool duplicate)
@@ -112,6 +128,7 @@ park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order, bool dupli
 	e->tsc = app->now_tsc;
 	app->park_count++;
 	ps->order = order;
+	ps->t0 = app->now_tsc;
 	ps->due = 0;
 	ps->settled = 0;
 	ps->duplicate = duplicate;
@@ -137,6 +154,7 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 
 	if (sk_unlikely(app->seckill == NULL)) {
 		sk_app_reply_canned(app, ac, req, SK_HTTP_CANNED_NOT_FOUND);
+		buy_timed(app, app->now_tsc);
 		return SK_APP_DONE;
 	}
 	if (ac->parked && ps->order != 0) {
@@ -151,6 +169,7 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 			app->stats.durable_200++;
 		ps->order = 0;
 		seckill_reply(app, ac, req, &r);
+		buy_timed(app, ps->t0);
 		return SK_APP_DONE;
 	}
 	o = sk_seckill_buy(app->seckill, arg, arg_len, req,
@@ -167,6 +186,7 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 		sk_seckill_settled_reply(app->seckill, r.order, o == SK_SECKILL_DUPLICATE, &r);
 	}
 	seckill_reply(app, ac, req, &r);
+	buy_timed(app, app->now_tsc);
 	return SK_APP_DONE;
 }
 
@@ -285,7 +305,7 @@ app_send(struct sk_app *app, struct sk_app_conn *ac, const void *data, size_t le
 		return rc;
 	}
 	app->stats.responses++;
-	app->stats.status[status_slot(status)]++;
+	sk_shm_stat_add(&app->ls->http_status[status_slot(status)], 1);
 	return 0;
 }
 
@@ -491,6 +511,16 @@ clock_sync(struct sk_app *app, uint64_t now_tsc)
 	app->now_ns = app->clock_ns;
 }
 
+/* app_stats_init - count in @ls: publish the status code of every slot. */
+static void
+app_stats_init(struct sk_app *app, struct sk_shm_lcore_stats *ls)
+{
+	app->ls = ls;
+	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++)
+		__atomic_store_n(&ls->http_code[k], status_codes[k], __ATOMIC_RELAXED);
+	__atomic_store_n(&ls->http_slots, SK_APP_STATUS_SLOTS, __ATOMIC_RELEASE);
+}
+
 struct sk_app *
 sk_app_create(const struct sk_app_conf *conf)
 {
@@ -510,6 +540,9 @@ sk_app_create(const struct sk_app_conf *conf)
 	app->lcore_id = conf->lcore_id;
 	app->seckill = conf->seckill;
 	app->tsc_hz = rte_get_tsc_hz();
+	/* (1e9 << 32) fits 64 bits; the product is taken in 128 (buy_timed). */
+	app->ns_mult = (UINT64_C(1000000000) << 32) / app->tsc_hz;
+	app_stats_init(app, conf->seckill != NULL ? conf->seckill->astats : &app->own_ls);
 	if (conf->ack_durable && conf->seckill != NULL) {
 		if (conf->park_slots == 0 || conf->ack_wait_ms == 0) {
 			rte_free(app);
@@ -613,4 +646,10 @@ const struct sk_app_stats *
 sk_app_stats(const struct sk_app *app)
 {
 	return &app->stats;
+}
+
+const struct sk_shm_lcore_stats *
+sk_app_lcore_stats(const struct sk_app *app)
+{
+	return app->ls;
 }

@@ -67,9 +67,22 @@
  * effects (a buy) never has to be repeated. When the space is short,
  * processing stops and resumes at the next poll pass.
  *
+ * Counters
+ * --------
+ * struct sk_app_stats (sk_app_stats()) holds the app's private counters.
+ * Responses by HTTP status and the buy latency histogram live in the
+ * lcore's stats block of the arena (struct sk_shm_lcore_stats,
+ * sk_app_lcore_stats()), where the control plane reads them for /metrics;
+ * without a seckill lcore (no arena) the block is the app's own. A buy's
+ * latency runs from the TSC of the poll pass that handled its request (the
+ * pass's RX burst) to the moment its answer was written to the connection
+ * (rte_rdtsc()); for a parked winner that is when its parked answer (200
+ * confirmed, 202 queued, 503 failed) is written. Only POST
+ * /v1/seckill/{item} answers are timed.
+ *
  * Thread-safety: one struct sk_app per lcore, used only by that lcore (its
- * callbacks run inside that lcore's sk_net_* calls). sk_app_stats() may be
- * read from any thread.
+ * callbacks run inside that lcore's sk_net_* calls). sk_app_stats() and
+ * sk_app_lcore_stats() may be read from any thread.
  */
 #ifndef SK_APP_H
 #define SK_APP_H
@@ -131,20 +144,22 @@ enum sk_app_status_slot {
 /** sk_app_status_code - the HTTP status of slot @p slot (0 for "other"). */
 uint16_t sk_app_status_code(unsigned slot);
 
-/** Counters of one lcore's app; monotonic unless marked gauge. */
+/**
+ * Counters of one lcore's app; monotonic unless marked gauge. Responses by
+ * status: sk_app_lcore_stats()->http_status[slot].
+ */
 struct sk_app_stats {
-	uint64_t requests;		      /**< requests answered (complete ones) */
-	uint64_t responses;		      /**< responses sent, 100 Continue included */
-	uint64_t status[SK_APP_STATUS_SLOTS]; /**< responses by status */
-	uint64_t parse_errors;		      /**< requests refused by the parser */
-	uint64_t conns_opened;		      /**< on_open calls */
-	uint64_t conns_closed;		      /**< on_close calls */
-	uint64_t conns_open;		      /**< gauge: open connections */
-	uint64_t parked;		      /**< gauge: connections parked now */
-	uint64_t send_blocked;		      /**< on_data stopped: send space short */
-	uint64_t send_errors;		      /**< sk_tcp_send() failures (should stay 0) */
-	uint64_t pipeline_yield;	      /**< on_data stopped after SK_APP_PIPELINE_MAX */
-	uint64_t aborted;		      /**< connections reset at shutdown */
+	uint64_t requests;	 /**< requests answered (complete ones) */
+	uint64_t responses;	 /**< responses sent, 100 Continue included */
+	uint64_t parse_errors;	 /**< requests refused by the parser */
+	uint64_t conns_opened;	 /**< on_open calls */
+	uint64_t conns_closed;	 /**< on_close calls */
+	uint64_t conns_open;	 /**< gauge: open connections */
+	uint64_t parked;	 /**< gauge: connections parked now */
+	uint64_t send_blocked;	 /**< on_data stopped: send space short */
+	uint64_t send_errors;	 /**< sk_tcp_send() failures (should stay 0) */
+	uint64_t pipeline_yield; /**< on_data stopped after SK_APP_PIPELINE_MAX */
+	uint64_t aborted;	 /**< connections reset at shutdown */
 	/* ack = durable */
 	uint64_t durable_parked;    /**< winners parked for the group commit */
 	uint64_t durable_settled;   /**< ... answered because their order settled */
@@ -269,6 +284,14 @@ int sk_app_reply_canned(struct sk_app *app, struct sk_app_conn *ac,
 
 /** sk_app_stats - counters of @p app; valid until sk_app_free(). */
 const struct sk_app_stats *sk_app_stats(const struct sk_app *app);
+
+/**
+ * sk_app_lcore_stats - the stats block @p app counts responses by status
+ * (slot k of enum sk_app_status_slot: http_status[k], http_code[k]) and buy
+ * latencies in: the arena's block of its seckill lcore, or the app's own
+ * (valid until sk_app_free()). Read its fields with sk_shm_stat_read().
+ */
+const struct sk_shm_lcore_stats *sk_app_lcore_stats(const struct sk_app *app);
 
 #ifdef __cplusplus
 }

@@ -104,6 +104,7 @@ sum_lcore(unsigned i, struct summary *s)
 {
 	const struct sk_lcore *lc = tel.src.lcores[i];
 	const struct sk_app_stats *as = sk_app_stats(lc->app);
+	const struct sk_shm_lcore_stats *ls = sk_app_lcore_stats(lc->app);
 
 	for (unsigned p = 0; p < lc->nb_ports; p++) {
 		const struct sk_net_stats *n = sk_net_lcore_stats(lc->port[p].net);
@@ -152,8 +153,9 @@ sum_lcore(unsigned i, struct summary *s)
 	s->durable_200 += as->durable_200;
 	s->durable_stale += as->durable_stale;
 	s->durable_park_full += as->durable_park_full;
+	/* the same numbers as the control plane's /metrics: the arena's block */
 	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++)
-		s->http[k] += as->status[k];
+		s->http[k] += sk_shm_stat_read(&ls->http_status[k]);
 	s->busy_tsc += lc->stats.busy_tsc;
 	s->idle_tsc += lc->stats.idle_tsc;
 	s->pmd_tsc += lc->stats.pmd_tsc;
@@ -165,13 +167,13 @@ sum_lcore(unsigned i, struct summary *s)
 		const struct sk_seckill_lcore *sk = tel.src.seckill[i];
 
 		for (unsigned k = 0; k < SK_SECKILL__COUNT; k++)
-			s->buy[k] += sk->stats.outcome[k];
+			s->buy[k] += sk_shm_stat_read(&sk->astats->buy_outcome[k]);
 		for (unsigned k = 0; k < SK_TOKEN__COUNT; k++)
 			s->token[k] += sk->stats.token[k];
 		for (unsigned k = 0; k < SK_BUY_STATUS_MAX; k++)
 			s->engine[k] += sk->buy.count[k];
-		s->order_polls += sk->stats.order_polls;
-		s->item_reads += sk->stats.item_reads;
+		s->order_polls += sk_shm_stat_read(&sk->astats->order_polls);
+		s->item_reads += sk_shm_stat_read(&sk->astats->item_reads);
 		s->orders_queued += rte_ring_count(sk->buy.ring);
 		if (sk->rl != NULL) {
 			const struct sk_ratelimit_stats *r = sk_ratelimit_stats_get(sk->rl);

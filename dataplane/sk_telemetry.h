@@ -29,6 +29,9 @@
  *
  * The telemetry thread reads counters that the lcores write without
  * synchronisation: each value is read atomically, the set is not a snapshot.
+ * Responses by status, buy outcomes, order_polls and item_reads are read
+ * from the lcores' stats blocks in the arena (struct sk_shm_lcore_stats),
+ * the same counters the control plane's /metrics exports.
  *
  * Thread-safety: sk_telemetry_start() and sk_telemetry_stop() on the main
  * thread; the callbacks run on DPDK's telemetry thread and hold a mutex

@@ -9,6 +9,9 @@
 
 #include "sk_seckill.h"
 
+_Static_assert(SK_SECKILL__COUNT <= SK_SHM_OUTCOMES,
+	       "the outcomes must fit the arena's stats block (sk_shm.h)");
+
 static const char *const outcome_names[SK_SECKILL__COUNT] = {
 	[SK_SECKILL_WON] = "won",
 	[SK_SECKILL_DUPLICATE] = "duplicate",
@@ -44,6 +47,7 @@ sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsigned 
 	lc->conf = conf;
 	lc->rl = rl;
 	lc->tsc_hz = tsc_hz;
+	lc->astats = sk_shm_lstats(shm, lcore);
 	return 0;
 }
 
@@ -231,6 +235,7 @@ sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 	enum sk_seckill_outcome o = buy(lc, arg, arg_len, req, client_ip, now_ns, now_tsc, out);
 
 	lc->stats.outcome[o]++;
+	sk_shm_stat_add(&lc->astats->buy_outcome[o], 1);
 	return o;
 }
 
@@ -267,7 +272,7 @@ sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 	uint64_t id;
 	unsigned st = SK_ORDER_NONE;
 
-	lc->stats.order_polls++;
+	sk_shm_stat_add(&lc->astats->order_polls, 1);
 	if (parse_u64(arg, arg_len, &id))
 		st = sk_status_get(&lc->buy.status, id);
 	if (st == SK_ORDER_NONE) {
@@ -296,7 +301,7 @@ sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, in
 	uint64_t id;
 	const struct sk_item *it = find_item(lc, arg, arg_len, &id);
 
-	lc->stats.item_reads++;
+	sk_shm_stat_add(&lc->astats->item_reads, 1);
 	if (it == NULL) {
 		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
 		return;

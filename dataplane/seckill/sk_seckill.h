@@ -16,9 +16,15 @@
  * A refused request never touches stock: everything before sk_buy() reads
  * only. Nothing here allocates, locks or makes a system call.
  *
+ * Counters: every buy outcome, order poll and item read is counted in the
+ * lcore's stats block of the arena (struct sk_shm_lcore_stats, read by the
+ * control plane's /metrics); outcomes and token results also in
+ * sk_seckill_lcore::stats.
+ *
  * Thread-safety: one struct sk_seckill_lcore per lcore, used by that lcore
  * only; the conf (and its token key) is shared read-only. Stats may be read
- * by another thread (plain 64-bit counters, possibly a little stale).
+ * by another thread (plain 64-bit counters, possibly a little stale; the
+ * arena block with relaxed atomic loads, sk_shm_stat_read()).
  */
 #ifndef SK_SECKILL_H
 #define SK_SECKILL_H
@@ -59,12 +65,13 @@ enum sk_seckill_outcome {
 	SK_SECKILL__COUNT
 };
 
-/** Counters of one lcore. */
+/**
+ * Private counters of one lcore. Order polls and item reads are counted in
+ * the arena only (sk_seckill_lcore::astats).
+ */
 struct sk_seckill_stats {
-	uint64_t outcome[SK_SECKILL__COUNT];
-	uint64_t token[SK_TOKEN__COUNT]; /**< verification results */
-	uint64_t order_polls;
-	uint64_t item_reads;
+	uint64_t outcome[SK_SECKILL__COUNT]; /**< the same as astats->buy_outcome */
+	uint64_t token[SK_TOKEN__COUNT];     /**< verification results */
 };
 
 /** Per-lcore state. */
@@ -73,6 +80,7 @@ struct sk_seckill_lcore {
 	const struct sk_seckill_conf *conf; /**< shared, read-only */
 	struct sk_ratelimit *rl;	    /**< this lcore's limiter; NULL: none */
 	uint64_t tsc_hz;		    /**< for Retry-After */
+	struct sk_shm_lcore_stats *astats;  /**< this lcore's block in the arena */
 	struct sk_seckill_stats stats;
 } sk_cache_aligned;
 
@@ -92,7 +100,8 @@ struct sk_seckill_reply {
 
 /**
  * sk_seckill_lcore_init - set up lcore @p lcore's state.
- * @param shm    the arena; its items are looked up per request
+ * @param shm    the arena; its items are looked up per request, the
+ *               requests are counted in its stats block of @p lcore
  * @param ring   the lcore's order ring (not owned)
  * @param conf   identification settings (kept by pointer)
  * @param rl     the lcore's rate limiter, or NULL for none (kept by pointer)
@@ -112,7 +121,7 @@ int sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsig
  * @param now_ns    wall clock, ns since the epoch
  * @param now_tsc   TSC now (rate limits)
  * @param out       the answer
- * @return the outcome (also counted in lc->stats).
+ * @return the outcome (also counted in lc->stats and lc->astats).
  */
 enum sk_seckill_outcome sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 				       const struct sk_http_request *req, uint32_t client_ip,

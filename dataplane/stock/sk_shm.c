@@ -10,6 +10,12 @@
 
 #define MAX_PROBE 64
 
+const uint64_t sk_shm_lat_bounds_ns[SK_SHM_LAT_BUCKETS - 1] = {
+	1000,	  2000,	     5000,	10000,	   20000,      50000,	   100000,
+	200000,	  500000,    1000000,	2000000,   5000000,    10000000,   20000000,
+	50000000, 100000000, 200000000, 500000000, 1000000000, 2000000000, 5000000000,
+};
+
 static inline _Atomic uint32_t *
 index_base(const struct sk_shm *shm)
 {

@@ -6,7 +6,12 @@
  *
  *   - the item table (struct sk_item[max_items]) and an id -> index hash,
  *   - the dedup slot array, handed out to items in power-of-two slices,
- *   - the order status table (nlcores << status_bits bytes).
+ *   - the order status table (nlcores << status_bits bytes),
+ *
+ * and, in the header itself, one block per lcore of each side: the control
+ * plane's progress (struct sk_shm_progress) and the dataplane's request
+ * counters and buy latency histogram (struct sk_shm_lcore_stats), which the
+ * control plane turns into Prometheus metrics.
  *
  * Nothing in the arena is a pointer, so it means the same in every process
  * whatever address it is mapped at. In the dataplane the arena is the
@@ -31,7 +36,7 @@
 
 #define SK_SHM_MEMZONE "sk_shm"
 #define SK_SHM_MAGIC   UINT64_C(0x736b696c6c73686d) /* "skillshm" */
-#define SK_SHM_VERSION 1
+#define SK_SHM_VERSION 2
 
 /** Smallest dedup slice given to an item. */
 #define SK_SHM_DEDUP_MIN 1024
@@ -58,6 +63,51 @@ struct sk_shm_progress {
 	_Atomic uint64_t heartbeat_ns; /**< control plane's last pass (wall clock) */
 } sk_cache_aligned;
 
+/** Buy outcome slots of a stats block (enum sk_seckill_outcome fits). */
+#define SK_SHM_OUTCOMES 16
+
+/** HTTP status slots of a stats block (the slots of sk_app fit). */
+#define SK_SHM_HTTP_SLOTS 32
+
+/**
+ * Buckets of the buy latency histogram: SK_SHM_LAT_BUCKETS - 1 upper bounds
+ * (sk_shm_lat_bounds_ns: 1-2-5 steps from 1 us to 5 s) and +Inf.
+ */
+#define SK_SHM_LAT_BUCKETS 22
+
+/** Upper bounds (inclusive, ns) of the latency buckets but the last (+Inf). */
+extern const uint64_t sk_shm_lat_bounds_ns[SK_SHM_LAT_BUCKETS - 1];
+
+/**
+ * The request counters of one dataplane lcore, for readers in other
+ * processes (the control plane's /metrics). Single writer: the lcore, with
+ * relaxed atomic stores (sk_shm_stat_add()); readers load each field with
+ * sk_shm_stat_read() and never see a torn value, but the block is not a
+ * snapshot. All counters are monotonic; zero after sk_shm_init().
+ */
+struct sk_shm_lcore_stats {
+	/** buy requests (POST /v1/seckill/{item}) by enum sk_seckill_outcome */
+	uint64_t buy_outcome[SK_SHM_OUTCOMES];
+	uint64_t order_polls; /**< GET /v1/orders/{id} */
+	uint64_t item_reads;  /**< GET /v1/items/{item} */
+	/**
+	 * HTTP responses by status: http_status[k] counts status http_code[k]
+	 * (0: every status without a slot of its own) for k < http_slots. The
+	 * writer fills the codes once, then publishes http_slots (release).
+	 */
+	uint32_t http_slots;
+	uint16_t http_code[SK_SHM_HTTP_SLOTS];
+	uint64_t http_status[SK_SHM_HTTP_SLOTS];
+	/**
+	 * Buy answers by latency (packet burst received -> answer written):
+	 * lat_bucket[b] counts latencies in (bound[b-1], bound[b]], the last
+	 * bucket everything above 5 s; not cumulative. The count is the sum
+	 * of the buckets.
+	 */
+	uint64_t lat_bucket[SK_SHM_LAT_BUCKETS];
+	uint64_t lat_sum_ns; /**< sum of the latencies counted, ns */
+} sk_cache_aligned;
+
 /** The arena's header, at offset 0. */
 struct sk_shm {
 	uint64_t magic;
@@ -72,10 +122,11 @@ struct sk_shm {
 	uint64_t index_off; /**< _Atomic uint32_t[index_mask + 1]: item index + 1, 0 = empty */
 	uint64_t dedup_off; /**< struct sk_dedup_slot[dedup_slots] */
 	uint64_t dedup_slots;
-	uint64_t status_off;				/**< uint8_t[nlcores << status_bits] */
-	_Atomic uint64_t dedup_used;			/**< slots already handed to items */
-	_Atomic uint32_t nitems;			/**< items published so far */
-	struct sk_shm_progress progress[SK_MAX_LCORES]; /**< per lcore */
+	uint64_t status_off;				 /**< uint8_t[nlcores << status_bits] */
+	_Atomic uint64_t dedup_used;			 /**< slots already handed to items */
+	_Atomic uint32_t nitems;			 /**< items published so far */
+	struct sk_shm_progress progress[SK_MAX_LCORES];	 /**< per lcore */
+	struct sk_shm_lcore_stats lstats[SK_MAX_LCORES]; /**< per dataplane lcore */
 };
 
 /**
@@ -172,6 +223,60 @@ sk_shm_settled(const struct sk_shm *shm, unsigned lcore)
 {
 	return atomic_load_explicit(&((struct sk_shm *)shm)->progress[lcore].settled,
 				    memory_order_acquire);
+}
+
+/**
+ * sk_shm_lstats - the stats block of dataplane lcore @p lcore
+ * (< SK_MAX_LCORES; blocks at and above shm->nlcores stay zero).
+ */
+static inline struct sk_shm_lcore_stats *
+sk_shm_lstats(struct sk_shm *shm, unsigned lcore)
+{
+	return &shm->lstats[lcore];
+}
+
+/**
+ * sk_shm_stat_add - add @p n to counter @p c of a stats block. Only the
+ * block's writer may call it: a relaxed load and store, no locked
+ * instruction, so a reader in another process never sees a torn value.
+ */
+static inline void
+sk_shm_stat_add(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/** sk_shm_stat_read - counter @p c of a stats block (relaxed load). Any thread. */
+static inline uint64_t
+sk_shm_stat_read(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+/**
+ * sk_shm_lat_bucket - the latency bucket of @p ns: the first b with
+ * ns <= sk_shm_lat_bounds_ns[b], or SK_SHM_LAT_BUCKETS - 1 (+Inf). At most
+ * SK_SHM_LAT_BUCKETS - 1 comparisons.
+ */
+static inline unsigned
+sk_shm_lat_bucket(uint64_t ns)
+{
+	unsigned b = 0;
+
+	while (b < SK_SHM_LAT_BUCKETS - 1 && ns > sk_shm_lat_bounds_ns[b])
+		b++;
+	return b;
+}
+
+/**
+ * sk_shm_lat_observe - count one buy answer that took @p ns in @p s. The
+ * block's writer only (see sk_shm_stat_add()).
+ */
+static inline void
+sk_shm_lat_observe(struct sk_shm_lcore_stats *s, uint64_t ns)
+{
+	sk_shm_stat_add(&s->lat_bucket[sk_shm_lat_bucket(ns)], 1);
+	sk_shm_stat_add(&s->lat_sum_ns, ns);
 }
 
 #endif /* SK_SHM_H */
