@@ -22,6 +22,7 @@
 
 #include "sk_buy.h"
 #include "sk_control.h"
+#include "sk_dpmetrics.h"
 
 #define MS INT64_C(1000000)
 
@@ -1265,6 +1266,8 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 	mhead(&m, "seckill_last_commit_timestamp_seconds", "gauge",
 	      "Wall clock of the last group commit.");
 	mprintf(&m, "seckill_last_commit_timestamp_seconds %.3f\n", (double)s.last_commit_ns / 1e9);
+	if (m.err == 0)
+		m.err = sk_dpmetrics_write(ctl->shm, out);
 	if (fflush(out) != 0)
 		m.err = -EIO;
 	return m.err;

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The dataplane's request metrics for /metrics: what the dataplane lcores
+ * count in their stats blocks of the arena (struct sk_shm_lcore_stats,
+ * sk_shm.h), written in the Prometheus text exposition format (version
+ * 0.0.4), summed over the lcores (no lcore label; per-lcore figures are in
+ * the dataplane's /seckill/stats telemetry):
+ *
+ *   - seckill_requests_total{outcome}: buy requests (POST /v1/seckill/{item})
+ *     by outcome: won, duplicate, limit, sold_out, not_started, ended,
+ *     unauthorized, rate_limited, busy, unavailable, not_found, bad_request
+ *     (counter);
+ *   - seckill_order_polls_total, seckill_item_reads_total (counters);
+ *   - seckill_http_responses_total{code}: HTTP responses of the dataplane
+ *     by status ("other": a status without a counter of its own) (counter);
+ *   - seckill_buy_latency_seconds: buy answers by latency, from the poll pass
+ *     that took the request to the answer written, parked (ack = durable)
+ *     winners included (histogram: 1-2-5 buckets from 1 us to 5 s and +Inf,
+ *     _sum, _count).
+ *
+ * Needs only the arena: no EAL call, no allocation.
+ */
+#ifndef SK_DPMETRICS_H
+#define SK_DPMETRICS_H
+
+#include <stdio.h>
+
+#include "sk_shm.h"
+
+/**
+ * sk_dpmetrics_write - write the families above, each with its HELP and
+ * TYPE lines, to @p out.
+ *
+ * Each counter is read with a relaxed atomic load while the lcores keep
+ * counting: a family is not a snapshot of one instant, but every value is
+ * whole, the histogram's buckets are cumulative and non-decreasing and its
+ * _count equals its +Inf bucket (computed from the buckets read).
+ *
+ * @param shm  the arena (not owned; only read)
+ * @param out  where to write (not flushed, not closed)
+ * @return 0, -EINVAL if @p shm or @p out is NULL, -EIO if writing to @p out
+ *         failed (output then incomplete).
+ *
+ * Thread-safety: any thread, any number at once; the dataplane lcores may
+ * be counting meanwhile.
+ */
+int sk_dpmetrics_write(const struct sk_shm *shm, FILE *out);
+
+/**
+ * sk_dpmetrics_outcome_name - the outcome label of slot @p outcome of
+ * sk_shm_lcore_stats::buy_outcome (the names of enum sk_seckill_outcome,
+ * in its order), or NULL for a slot that no outcome uses. Thread-safe.
+ */
+const char *sk_dpmetrics_outcome_name(unsigned outcome);
+
+#endif /* SK_DPMETRICS_H */
