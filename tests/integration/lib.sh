@@ -99,3 +99,79 @@ finish() {
 	echo "$PASSES passed, $FAILS failed"
 	[ "$FAILS" = 0 ]
 }
+
+# ---------------------------------------------------------------------------
+# Control plane helpers (sandboxes with a [seckill] store): ADMIN must hold
+# the admin API's base URL (http://127.0.0.1:$SK_SBX_ADMIN_PORT). A test may
+# define its own function of the same name after sourcing this file.
+
+# json_get FILE EXPR - a value of a JSON file (python expression on d).
+json_get() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# item_field FIELD [ITEM] - a field of the control plane's item (default 1),
+# dotted for nested ones: "ledger.live", "sold" ...
+item_field() {
+	curl -sf "${ADMIN:?}/v1/items/${2:-1}" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[k]
+print(d)' "$1"
+}
+
+# orders_in_store FILE - every "user order" line of FILE is confirmed or paid
+# in LMDB with that user (admin API GET /v1/orders/{id}); prints the number
+# checked, exit 1 otherwise.
+orders_in_store() {
+	python3 - "$1" "${ADMIN:?}" <<-'EOF'
+		import json, sys, urllib.request
+		n = bad = 0
+		for line in open(sys.argv[1]):
+		    user, order = line.split()
+		    n += 1
+		    with urllib.request.urlopen(f"{sys.argv[2]}/v1/orders/{order}", timeout=5) as r:
+		        o = json.load(r)
+		    if not o.get("in_store") or o["status"] not in ("confirmed", "paid") or str(o["user"]) != user:
+		        bad += 1
+		        if bad < 5:
+		            print("not durable:", user, order, o, file=sys.stderr)
+		print(n)
+		sys.exit(1 if bad else 0)
+	EOF
+}
+
+# same_orders A B - every user of orders file A found in B has the same order
+# there.
+same_orders() {
+	python3 - "$1" "$2" <<-'EOF'
+		import sys
+		a = dict(l.split() for l in open(sys.argv[1]))
+		b = dict(l.split() for l in open(sys.argv[2]))
+		bad = [u for u in a if u in b and b[u] != a[u]]
+		for u in bad[:5]:
+		    print("user", u, "had", a[u], "now", b.get(u), file=sys.stderr)
+		sys.exit(1 if bad else 0)
+	EOF
+}
+
+# wait_drained [ITEM] - wait (10 s at most) until LMDB's live units of ITEM
+# (default 1) equal the arena's sold - returned.
+wait_drained() {
+	for _ in $(seq 1 100); do
+		[ "$(item_field ledger.live "${1:-1}")" = "$(($(item_field sold "${1:-1}") - $(item_field returned "${1:-1}")))" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# order_lcores FILE - "lcore:count ..." of the order ids in the "user order"
+# lines of FILE (ids are epoch32 | lcore6 | seq26), lcores in order.
+order_lcores() {
+	python3 - "$1" <<-'EOF'
+		import collections, sys
+		c = collections.Counter((int(l.split()[1]) >> 26) & 63 for l in open(sys.argv[1]) if l.strip())
+		print(" ".join(f"{k}:{c[k]}" for k in sorted(c)))
+	EOF
+}
