@@ -27,6 +27,7 @@
 
 #include <rte_eal.h>
 
+#include "sk_activity.h"
 #include "sk_admin.h"
 #include "sk_control.h"
 
@@ -36,13 +37,14 @@
 #define S  INT64_C(1000000000)
 
 /* How often the deadlines are scanned, and how long the loop sleeps. */
-#define EXPIRE_EVERY_NS (100 * MS)
-#define SLEEP_LINGER_NS (50 * 1000)
-#define SLEEP_BUSY_NS	(100 * 1000)
-#define SLEEP_IDLE_NS	(1 * MS)
-#define IDLE_AFTER_NS	(1 * S)
-#define ERROR_SLEEP_NS	(10 * MS)
-#define ATTACH_WAIT_NS	(10 * S)
+#define EXPIRE_EVERY_NS	 (100 * MS)
+#define PREHEAT_EVERY_NS S
+#define SLEEP_LINGER_NS	 (50 * 1000)
+#define SLEEP_BUSY_NS	 (100 * 1000)
+#define SLEEP_IDLE_NS	 (1 * MS)
+#define IDLE_AFTER_NS	 (1 * S)
+#define ERROR_SLEEP_NS	 (10 * MS)
+#define ATTACH_WAIT_NS	 (10 * S)
 
 static volatile sig_atomic_t stop_requested;
 
@@ -296,11 +298,31 @@ records_waiting(const struct sk_control *ctl)
 	return false;
 }
 
+/*
+ * preheat - bring the arena's items in line with the store's activities
+ * (sk_control_preheat()): at start, then every second, so an activity
+ * whose arena step a crash interrupted is finished. Logs what changed.
+ */
+static void
+preheat(struct sk_control *ctl, int64_t now)
+{
+	struct sk_control_preheat_info pi;
+	int rc = sk_control_preheat(ctl, now, stderr, &pi);
+
+	if (rc != 0)
+		logmsg("preheat: store: %s", strerror(-rc));
+	else if (pi.recorded + pi.loaded + pi.synced > 0)
+		logmsg("preheat: %" PRIu32 " config items recorded as activities, %" PRIu32
+		       " activities put on sale, %" PRIu32 " items restocked or closed",
+		       pi.recorded, pi.loaded, pi.synced);
+}
+
 /* run - the main loop, until a signal. */
 static int
 run(struct sk_control *ctl)
 {
 	int64_t last_expire = 0, last_busy = clock_ns(CLOCK_MONOTONIC), last_err_log = 0;
+	int64_t last_preheat = clock_ns(CLOCK_MONOTONIC);
 	int rc;
 
 	while (!stop_requested) {
@@ -325,6 +347,10 @@ run(struct sk_control *ctl)
 				last_err_log = mono;
 			}
 			failed |= rc < 0;
+		}
+		if (mono - last_preheat >= PREHEAT_EVERY_NS) {
+			last_preheat = mono;
+			preheat(ctl, now);
 		}
 		sk_control_heartbeat(ctl, now);
 
@@ -437,6 +463,7 @@ main(int argc, char **argv)
 	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s", sk_control_nrings(ctl),
 	       sk_control_shm(ctl)->epoch, o.store, where);
 
+	preheat(ctl, clock_ns(CLOCK_REALTIME));
 	status = run(ctl) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 
 	struct sk_control_stats s;

@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "sk_activity.h"
 #include "sk_admin.h"
 
 #define CT_JSON "application/json"
@@ -319,6 +320,284 @@ get_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 	return reply_json(r, 200, item_json(&it));
 }
 
+/* ------------------------------------------------------------- activities */
+
+static int
+activity_append(const struct sk_control_item *it, void *arg)
+{
+	return it->has_activity ? item_append(it, arg) : 0;
+}
+
+static int
+get_activities(struct sk_control *ctl, struct sk_admin_reply *r)
+{
+	json_t *arr = json_array();
+
+	if (arr == NULL)
+		return -ENOMEM;
+	int rc = sk_control_items_foreach(ctl, activity_append, arr);
+	if (rc != 0) {
+		json_decref(arr);
+		return rc == -ENOMEM ? rc : reply_error(r, 503, "store error");
+	}
+	return reply_json(r, 200, json_pack("{s:o}", "activities", arr));
+}
+
+static int
+get_activity(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
+{
+	struct sk_control_item it;
+	int rc = id > UINT32_MAX ? -ENOENT : sk_control_item_get(ctl, (uint32_t)id, &it);
+
+	if (rc == -ENOENT || (rc == 0 && !it.has_activity))
+		return reply_error(r, 404, "unknown activity");
+	if (rc != 0)
+		return reply_error(r, 503, "store error");
+	return reply_json(r, 200, item_json(&it));
+}
+
+/*
+ * parse_body - the JSON object of a request body into @out; on failure a
+ * 400 reply naming what is wrong. @return the object (caller decrefs) or
+ * NULL with @r set (or -ENOMEM in *rc).
+ */
+static json_t *
+parse_body(const char *body, size_t len, struct sk_admin_reply *r, int *rc)
+{
+	json_error_t e;
+	json_t *j;
+
+	*rc = 0;
+	if (body == NULL || len == 0) {
+		*rc = reply_error(r, 400, "a JSON object body is required");
+		return NULL;
+	}
+	j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
+	if (j == NULL || !json_is_object(j)) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "body: %s", j == NULL ? e.text : "not a JSON object");
+		json_decref(j);
+		*rc = reply_error(r, 400, msg);
+		return NULL;
+	}
+	return j;
+}
+
+/*
+ * get_u64 - member @key of @o as an integer in [lo, hi]: 1 found, 0 absent
+ * (or null when @null_ok), -1 wrong (400 set in @r).
+ */
+static int
+get_u64(json_t *o, const char *key, uint64_t lo, uint64_t hi, bool null_ok, uint64_t *v,
+	struct sk_admin_reply *r, int *rc)
+{
+	json_t *m = json_object_get(o, key);
+	char msg[160];
+
+	if (m == NULL || (null_ok && json_is_null(m)))
+		return 0;
+	if (json_is_integer(m) && json_integer_value(m) >= 0 &&
+	    (uint64_t)json_integer_value(m) >= lo && (uint64_t)json_integer_value(m) <= hi) {
+		*v = (uint64_t)json_integer_value(m);
+		return 1;
+	}
+	snprintf(msg, sizeof(msg), "%s: must be an integer %" PRIu64 "..%" PRIu64, key, lo, hi);
+	*rc = reply_error(r, 400, msg);
+	return -1;
+}
+
+static const char *const activity_keys[] = {
+	"item", "name", "total", "price", "per_user_limit", "start_ns", "end_ns", "pay_timeout_ns",
+};
+
+/* activity_from_json - a new activity from a request body (defaults filled). */
+static bool
+activity_from_json(json_t *o, struct sk_store_activity *a, struct sk_admin_reply *r, int *rc)
+{
+	const char *key;
+	json_t *m;
+	uint64_t v;
+	int64_t now = wall_ns();
+
+	json_object_foreach(o, key, m)
+	{
+		bool known = false;
+
+		for (size_t i = 0; i < SK_ARRAY_SIZE(activity_keys); i++)
+			known |= strcmp(key, activity_keys[i]) == 0;
+		if (!known) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "%.64s: unknown field", key);
+			*rc = reply_error(r, 400, msg);
+			return false;
+		}
+	}
+	memset(a, 0, sizeof(*a));
+	a->per_user_limit = 1;
+	a->start_ns = now;
+	a->end_ns = INT64_MAX;
+	int got = get_u64(o, "item", 1, UINT32_MAX, false, &v, r, rc);
+	if (got == 0)
+		*rc = reply_error(r, 400, "item: required, 1..4294967295");
+	if (got != 1)
+		return false;
+	a->item = (uint32_t)v;
+	got = get_u64(o, "total", 1, SK_STOCK_MAX_UNITS, false, &a->total, r, rc);
+	if (got == 0)
+		*rc = reply_error(r, 400, "total: required, 1..2^48");
+	if (got != 1)
+		return false;
+	if (get_u64(o, "price", 0, INT64_MAX, false, &a->price, r, rc) < 0)
+		return false;
+	if (get_u64(o, "per_user_limit", 1, SK_STOCK_MAX_QTY, false, &v, r, rc) < 0)
+		return false;
+	if (json_object_get(o, "per_user_limit") != NULL)
+		a->per_user_limit = (uint32_t)v;
+	if (get_u64(o, "start_ns", 0, INT64_MAX, false, &v, r, rc) < 0)
+		return false;
+	if (json_object_get(o, "start_ns") != NULL)
+		a->start_ns = (int64_t)v;
+	got = get_u64(o, "end_ns", 1, INT64_MAX, true, &v, r, rc);
+	if (got < 0)
+		return false;
+	if (got == 1)
+		a->end_ns = (int64_t)v;
+	if (get_u64(o, "pay_timeout_ns", 0, INT64_MAX, false, &v, r, rc) < 0)
+		return false;
+	if (json_object_get(o, "pay_timeout_ns") != NULL)
+		a->pay_timeout_ns = (int64_t)v;
+	m = json_object_get(o, "name");
+	if (m != NULL && !json_is_string(m)) {
+		*rc = reply_error(r, 400, "name: must be a string");
+		return false;
+	}
+	if (m != NULL) {
+		if (json_string_length(m) > SK_STORE_NAME_MAX ||
+		    strlen(json_string_value(m)) != json_string_length(m)) {
+			*rc = reply_error(r, 400, "name: at most 64 bytes, no NUL");
+			return false;
+		}
+		memcpy(a->name, json_string_value(m), json_string_length(m));
+	}
+	const char *why;
+	if (!sk_activity_valid(a, now, &why)) {
+		*rc = reply_error(r, 400, why);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * activity_reply - the answer of a change to activity @id: its item object
+ * with "result", or an error status for the other outcomes.
+ */
+static int
+activity_reply(struct sk_control *ctl, uint64_t id, int res, unsigned done_status,
+	       const char *conflict, struct sk_admin_reply *r)
+{
+	struct sk_control_item it;
+	char msg[160];
+	int rc;
+
+	switch (res) {
+	case SK_ACTIVITY_DONE:
+	case SK_ACTIVITY_UNCHANGED:
+		rc = sk_control_item_get(ctl, (uint32_t)id, &it);
+		if (rc != 0)
+			return reply_error(r, 503, "store error");
+		json_t *o = item_json(&it);
+		if (o == NULL)
+			return -ENOMEM;
+		json_object_set_new(o, "result", json_string(sk_activity_result_name(res)));
+		return reply_json(r, res == SK_ACTIVITY_DONE ? done_status : 200, o);
+	case SK_ACTIVITY_CONFLICT:
+		return reply_error(r, 409, conflict);
+	case SK_ACTIVITY_CLOSED:
+		return reply_error(r, 409, "the activity is closed");
+	case SK_ACTIVITY_UNKNOWN:
+		return reply_error(r, 404, "unknown activity");
+	case SK_ACTIVITY_NO_ROOM:
+		return reply_error(r, 507,
+				   "no room in the item table (seckill.max_items or "
+				   "seckill.dedup_slots of the dataplane)");
+	case SK_ACTIVITY_INVALID:
+		return reply_error(r, 400, "invalid: the item would exceed 2^48 units");
+	default:
+		snprintf(msg, sizeof(msg), "store: %s", strerror(-res));
+		return reply_error(r, 503, msg);
+	}
+}
+
+static int
+post_activity(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r)
+{
+	struct sk_store_activity a;
+	int rc;
+	json_t *o = parse_body(body, len, r, &rc);
+
+	if (o == NULL)
+		return rc;
+	bool ok = activity_from_json(o, &a, r, &rc);
+	json_decref(o);
+	if (!ok)
+		return rc;
+	return activity_reply(ctl, a.item, sk_control_activity_add(ctl, &a, wall_ns()), 201,
+			      "the activity exists with another definition (an activity does "
+			      "not change: restock it, or close it and use a new item id)",
+			      r);
+}
+
+static int
+post_close(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
+{
+	if (id > UINT32_MAX)
+		return reply_error(r, 404, "unknown activity");
+	return activity_reply(ctl, id, sk_control_activity_close(ctl, (uint32_t)id, wall_ns()), 200,
+			      "", r);
+}
+
+static int
+post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+	     struct sk_admin_reply *r)
+{
+	uint64_t units = 0, rid = 0;
+	const char *key;
+	json_t *m;
+	int rc;
+	json_t *o = parse_body(body, len, r, &rc);
+
+	if (o == NULL)
+		return rc;
+	json_object_foreach(o, key, m)
+	{
+		if (strcmp(key, "units") != 0 && strcmp(key, "restock_id") != 0) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "%.64s: unknown field", key);
+			json_decref(o);
+			return reply_error(r, 400, msg);
+		}
+	}
+	int gu = get_u64(o, "units", 1, SK_STOCK_MAX_UNITS, false, &units, r, &rc);
+	int gi = gu == 1 ? get_u64(o, "restock_id", 1, UINT64_MAX, false, &rid, r, &rc) : 0;
+	json_decref(o);
+	if (gu < 0 || gi < 0)
+		return rc;
+	if (gu == 0)
+		return reply_error(r, 400, "units: required, 1..2^48");
+	if (gi == 0)
+		return reply_error(r, 400,
+				   "restock_id: required, 1..2^64-1 (names the restock so that "
+				   "a retry is applied once)");
+	if (id > UINT32_MAX)
+		return reply_error(r, 404, "unknown activity");
+	return activity_reply(ctl, id,
+			      sk_control_stock_add(ctl, (uint32_t)id, rid, units, wall_ns()), 200,
+			      "restock_id was used before with another number of units", r);
+}
+
 /* ---------------------------------------------------------------- metrics */
 
 static int
@@ -381,8 +660,8 @@ not_allowed(struct sk_admin_reply *r, const char *allow)
 }
 
 static int
-route(struct sk_control *ctl, const char *method, const char *path, unsigned wait_ms,
-      struct sk_admin_reply *r)
+route(struct sk_control *ctl, const char *method, const char *path, const char *body,
+      size_t body_len, unsigned wait_ms, struct sk_admin_reply *r)
 {
 	const char *rest = NULL;
 	uint64_t id;
@@ -401,6 +680,27 @@ route(struct sk_control *ctl, const char *method, const char *path, unsigned wai
 					   id == 0 ? "bad item id" : "not found");
 		return is_get(method) ? get_item(ctl, id, r) : not_allowed(r, "GET, HEAD");
 	}
+	if (strcmp(path, "/v1/activities") == 0 || strcmp(path, "/v1/activities/") == 0) {
+		if (is_get(method))
+			return get_activities(ctl, r);
+		return strcmp(method, "POST") == 0 ? post_activity(ctl, body, body_len, r)
+						   : not_allowed(r, "GET, HEAD, POST");
+	}
+	if (strncmp(path, "/v1/activities/", 15) == 0) {
+		id = parse_id(path + 15, &rest);
+		if (id == 0)
+			return reply_error(r, 400, "bad item id");
+		if (*rest == '\0')
+			return is_get(method) ? get_activity(ctl, id, r)
+					      : not_allowed(r, "GET, HEAD");
+		if (strcmp(rest, "/close") == 0)
+			return strcmp(method, "POST") == 0 ? post_close(ctl, id, r)
+							   : not_allowed(r, "POST");
+		if (strcmp(rest, "/restock") == 0)
+			return strcmp(method, "POST") == 0
+				       ? post_restock(ctl, id, body, body_len, r)
+				       : not_allowed(r, "POST");
+	}
 	if (strncmp(path, "/v1/orders/", 11) == 0) {
 		id = parse_id(path + 11, &rest);
 		if (id == 0)
@@ -415,8 +715,8 @@ route(struct sk_control *ctl, const char *method, const char *path, unsigned wai
 }
 
 int
-sk_admin_handle(struct sk_control *ctl, const char *method, const char *path, unsigned pay_wait_ms,
-		struct sk_admin_reply *r)
+sk_admin_handle(struct sk_control *ctl, const char *method, const char *path, const char *body,
+		size_t body_len, unsigned pay_wait_ms, struct sk_admin_reply *r)
 {
 	char p[512];
 	size_t n = strcspn(path, "?");
@@ -426,29 +726,62 @@ sk_admin_handle(struct sk_control *ctl, const char *method, const char *path, un
 		return reply_error(r, 414, "uri too long");
 	memcpy(p, path, n);
 	p[n] = '\0';
-	return route(ctl, method, p, pay_wait_ms, r);
+	return route(ctl, method, p, body, body_len, pay_wait_ms, r);
 }
 
 /* ------------------------------------------------------- libmicrohttpd glue */
+
+/* A request being received: its body, up to SK_ADMIN_BODY_MAX bytes. */
+struct req_state {
+	size_t len;
+	bool too_big;
+	char body[SK_ADMIN_BODY_MAX];
+};
+
+static void
+on_completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode t)
+{
+	(void)cls, (void)c, (void)t;
+	free(*req_cls);
+	*req_cls = NULL;
+}
 
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	   const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls)
 {
-	static int started;
 	struct sk_admin *a = cls;
+	struct req_state *rs = *req_cls;
 	struct sk_admin_reply r;
+	int rc;
 
-	(void)version, (void)upload_data;
-	if (*req_cls == NULL) { /* headers only: wait for the body (ignored) */
-		*req_cls = &started;
+	(void)version;
+	if (rs == NULL) { /* headers only: the body follows */
+		rs = malloc(sizeof(*rs));
+		if (rs == NULL)
+			return MHD_NO;
+		rs->len = 0;
+		rs->too_big = false;
+		*req_cls = rs;
 		return MHD_YES;
 	}
 	if (*upload_data_size != 0) {
+		if (rs->len + *upload_data_size > sizeof(rs->body))
+			rs->too_big = true;
+		else
+			memcpy(rs->body + rs->len, upload_data, *upload_data_size);
+		if (!rs->too_big)
+			rs->len += *upload_data_size;
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (sk_admin_handle(a->ctl, method, url, a->pay_wait_ms, &r) != 0)
+	if (rs->too_big) {
+		memset(&r, 0, sizeof(r));
+		rc = reply_error(&r, 413, "body larger than 16 KiB");
+	} else {
+		rc = sk_admin_handle(a->ctl, method, url, rs->body, rs->len, a->pay_wait_ms, &r);
+	}
+	if (rc != 0)
 		return MHD_NO; /* out of memory: drop the connection */
 
 	struct MHD_Response *resp =
@@ -479,9 +812,11 @@ start_daemon(struct sk_admin *a, const struct sockaddr *sa, int listen_fd)
 	if (listen_fd >= 0)
 		return MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
 					MHD_OPTION_LISTEN_SOCKET, listen_fd,
+					MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 					MHD_OPTION_CONNECTION_LIMIT, 64U,
 					MHD_OPTION_CONNECTION_TIMEOUT, 30U, MHD_OPTION_END);
 	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_SOCK_ADDR, sa,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 				MHD_OPTION_CONNECTION_LIMIT, 64U, MHD_OPTION_CONNECTION_TIMEOUT,
 				30U, MHD_OPTION_END);
 }

@@ -15,14 +15,20 @@
  *                                 cancelled / failed / queued, 404 unknown
  *   GET  /v1/items                every item: arena counters + store ledger
  *   GET  /v1/items/{id}           one item
+ *   GET  /v1/activities           every item that has an activity (sale)
+ *   POST /v1/activities           create one (JSON body); 201, 200 when
+ *                                 the same exists, 409 another, 507 no room
+ *   GET  /v1/activities/{id}      one
+ *   POST /v1/activities/{id}/close    close it for good
+ *   POST /v1/activities/{id}/restock  {"units":N,"restock_id":R}
  *
  * Bodies are JSON; docs/control.md lists every field and status.
  *
  * Threading: one libmicrohttpd thread per listener serves requests one at
  * a time. It reads the arena (atomics) and the store (read transactions)
- * freely and writes only through sk_control_pay(), which takes the control
- * handle's write mutex (see sk_control.h), so it never runs an LMDB write
- * transaction beside the drain's in an unsafe way.
+ * freely and writes only through sk_control_pay() and the activity calls
+ * (sk_activity.h), which take the control handle's write mutex (see sk_control.h), so it never runs
+ * an LMDB write transaction beside the drain's in an unsafe way.
  */
 #ifndef SK_ADMIN_H
 #define SK_ADMIN_H
@@ -86,17 +92,23 @@ struct sk_admin_reply {
 	unsigned retry_after;	  /**< Retry-After seconds; 0 = none */
 };
 
+/** Largest request body the server takes (413 beyond). */
+#define SK_ADMIN_BODY_MAX 16384
+
 /**
  * sk_admin_handle - answer one request without any HTTP: what the server
  * runs for each request, exposed for tests.
  * @param ctl          the control plane
  * @param method       "GET", "HEAD", "POST", ...
  * @param path         the request target (a query string is ignored)
+ * @param body         the request body (JSON for the POSTs that take one);
+ *                     need not be NUL-terminated; NULL if none. Not kept.
+ * @param body_len     bytes at @p body
  * @param pay_wait_ms  wait of a pay for a queued order
  * @param r            [out] the reply; r->body must be freed on success
  * @return 0, or -ENOMEM (nothing to free).
  */
-int sk_admin_handle(struct sk_control *ctl, const char *method, const char *path,
-		    unsigned pay_wait_ms, struct sk_admin_reply *r);
+int sk_admin_handle(struct sk_control *ctl, const char *method, const char *path, const char *body,
+		    size_t body_len, unsigned pay_wait_ms, struct sk_admin_reply *r);
 
 #endif /* SK_ADMIN_H */

@@ -22,6 +22,7 @@
 
 #include "sk_buy.h"
 #include "sk_control.h"
+#include "sk_control_impl.h"
 #include "sk_dpmetrics.h"
 
 #define MS INT64_C(1000000)
@@ -30,46 +31,6 @@ const uint64_t sk_control_lat_bounds_ns[SK_CONTROL_LAT_BUCKETS] = {
 	50000,	   100000,     200000,	   500000,     1000000,	  2000000,
 	5000000,   10000000,   20000000,   50000000,   100000000, 200000000,
 	500000000, 1000000000, 2000000000, 5000000000, 0, /* +Inf */
-};
-
-/* One ring's share of a drain: where its records sit in buf. */
-struct seg {
-	unsigned off;  /* first record in buf */
-	unsigned got;  /* records peeked (consumer head moved by this much) */
-	unsigned keep; /* records this drain consumes (whole carts) */
-};
-
-struct sk_control {
-	struct sk_shm *shm;
-	struct sk_status status; /* view of the arena's status table */
-	struct sk_store *store;
-	unsigned nrings;
-	unsigned quota; /* records peeked per ring per drain */
-	int64_t pay_timeout_ns;
-	int64_t linger_ns;
-	uint32_t expire_max;
-	int64_t first_seen_ns; /* wall clock the waiting records were first seen; 0: none */
-
-	struct rte_ring *ring[SK_MAX_LCORES];
-	struct seg seg[SK_MAX_LCORES];
-	struct sk_order_rec *buf;  /* quota * nrings: peeked records */
-	struct sk_order_rec *cbuf; /* the carts to commit, compacted from buf */
-	uint8_t *outcome;	   /* per record of cbuf */
-	struct expiry {
-		int64_t deadline_ns;
-		uint64_t id;
-	} * exp; /* expire_max entries */
-
-	/*
-	 * Held around every store write and the arena moves that follow it
-	 * (drain commit, expire, pay, repair). @lines is scratch under it.
-	 */
-	pthread_mutex_t wlock;
-	bool mutex_ok;
-	struct sk_store_line lines[SK_STORE_MAX_LINES];
-
-	/* Counters: written with relaxed atomic adds, read with atomic loads. */
-	struct sk_control_stats st;
 };
 
 _Static_assert(sizeof(struct sk_control_stats) % sizeof(uint64_t) == 0,
@@ -84,12 +45,6 @@ mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void
-stat_add(uint64_t *counter, uint64_t n)
-{
-	__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -116,18 +71,6 @@ cart_end(const struct sk_order_rec *recs, size_t i, size_t n)
 	while (j < n && recs[j].id == recs[i].id && recs[j].line != 0)
 		j++;
 	return j;
-}
-
-static void
-lock(struct sk_control *ctl)
-{
-	SK_ASSERT(pthread_mutex_lock(&ctl->wlock) == 0);
-}
-
-static void
-unlock(struct sk_control *ctl)
-{
-	SK_ASSERT(pthread_mutex_unlock(&ctl->wlock) == 0);
 }
 
 static void
@@ -1215,6 +1158,18 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 		 "Orders brought in line with the store after a crash.", s.repaired);
 	mcounter(&m, "seckill_control_anomalies_total",
 		 "Disagreements between arena and store that could not be repaired.", s.anomalies);
+	mcounter(&m, "seckill_activities_created_total",
+		 "Activities created through the admin API.", s.activities_created);
+	mcounter(&m, "seckill_activities_recorded_total",
+		 "Items of the dataplane's config stored as activities.", s.activities_recorded);
+	mcounter(&m, "seckill_activities_loaded_total",
+		 "Activities put on sale in the item table by preheat.", s.activities_loaded);
+	mcounter(&m, "seckill_activities_closed_total", "Activities closed.", s.activities_closed);
+	mcounter(&m, "seckill_units_restocked_total", "Units added to items by restocks.",
+		 s.units_restocked);
+	mcounter(&m, "seckill_preheat_errors_total",
+		 "Attempts to put an activity on sale that the item table refused.",
+		 s.preheat_errors);
 
 	mhead(&m, "seckill_commit_seconds", "histogram",
 	      "Latency of one group commit (durable LMDB write transaction).");

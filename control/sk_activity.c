@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Activities through the control plane: add, close, restock, preheat
+ * (sk_activity.h). Store first, arena second, under the write lock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_activity.h"
+#include "sk_control_impl.h"
+#include "sk_preheat.h"
+
+static const char *const result_names[] = {
+	[SK_ACTIVITY_DONE] = "done",	     [SK_ACTIVITY_UNCHANGED] = "unchanged",
+	[SK_ACTIVITY_CONFLICT] = "conflict", [SK_ACTIVITY_CLOSED] = "closed",
+	[SK_ACTIVITY_UNKNOWN] = "unknown",   [SK_ACTIVITY_NO_ROOM] = "no_room",
+	[SK_ACTIVITY_INVALID] = "invalid",
+};
+
+const char *
+sk_activity_result_name(int result)
+{
+	if (result < 0 || (size_t)result >= SK_ARRAY_SIZE(result_names))
+		return "error";
+	return result_names[result];
+}
+
+bool
+sk_activity_valid(const struct sk_store_activity *a, int64_t now_ns, const char **why)
+{
+	const char *w = NULL;
+
+	if (a->item == 0)
+		w = "item: must be 1..4294967295";
+	else if (a->total == 0 || a->total > SK_STOCK_MAX_UNITS)
+		w = "total: must be 1..2^48";
+	else if (a->per_user_limit == 0 || a->per_user_limit > SK_STOCK_MAX_QTY)
+		w = "per_user_limit: must be 1..1000";
+	else if (a->end_ns <= a->start_ns)
+		w = "end: must be after start";
+	else if (a->end_ns <= now_ns)
+		w = "end: the sale would be over already";
+	else if (a->pay_timeout_ns < 0)
+		w = "pay_timeout: must not be negative";
+	else if (memchr(a->name, '\0', sizeof(a->name)) == NULL)
+		w = "name: longer than 64 bytes";
+	if (why != NULL)
+		*why = w;
+	return w == NULL;
+}
+
+/* same_definition - what activity_add compares: everything an operator sets. */
+static bool
+same_definition(const struct sk_store_activity *x, const struct sk_store_activity *y)
+{
+	return x->item == y->item && x->per_user_limit == y->per_user_limit &&
+	       x->total == y->total && x->price == y->price && x->start_ns == y->start_ns &&
+	       x->end_ns == y->end_ns && x->pay_timeout_ns == y->pay_timeout_ns &&
+	       strcmp(x->name, y->name) == 0;
+}
+
+/* item_matches - an arena item sells what activity @a defines. */
+static bool
+item_matches(const struct sk_item *it, const struct sk_store_activity *a)
+{
+	return it->id == a->item && it->per_user_limit == a->per_user_limit &&
+	       it->total == a->total && it->price == a->price && it->start_ns == a->start_ns &&
+	       it->end_ns == a->end_ns;
+}
+
+/*
+ * record_item - store an item the dataplane loaded from its config as an
+ * activity (no name, the default payment timeout). Write lock held.
+ */
+static int
+record_item(struct sk_control *ctl, const struct sk_item *it, int64_t now_ns)
+{
+	struct sk_store_activity a = {
+		.item = it->id,
+		.per_user_limit = it->per_user_limit,
+		.total = it->total,
+		.price = it->price,
+		.start_ns = it->start_ns,
+		.end_ns = it->end_ns,
+	};
+
+	return sk_store_activity_put(ctl->store, &a, now_ns);
+}
+
+/*
+ * activity_get - the stored activity of @item; an item of the arena the
+ * store does not know yet is recorded first. Write lock held.
+ * @return 0, -ENOENT (neither knows it), or an error of the store.
+ */
+static int
+activity_get(struct sk_control *ctl, uint32_t item, struct sk_store_activity *a, int64_t now_ns)
+{
+	int rc = sk_store_activity_get(ctl->store, item, a, NULL);
+	const struct sk_item *it;
+
+	if (rc != -ENOENT || (it = sk_shm_item_find(ctl->shm, item)) == NULL)
+		return rc;
+	rc = record_item(ctl, it, now_ns);
+	if (rc < 0)
+		return rc;
+	stat_add(&ctl->st.activities_recorded, 1);
+	return sk_store_activity_get(ctl->store, item, a, NULL);
+}
+
+/* sync_item - the arena's item of @a (if any) in line with @a. Write lock held. */
+static int
+sync_item(struct sk_control *ctl, const struct sk_store_activity *a, bool *changed)
+{
+	struct sk_item *it = sk_shm_item_find(ctl->shm, a->item);
+	struct sk_preheat_sync s;
+	int rc;
+
+	*changed = false;
+	if (it == NULL)
+		return 0;
+	rc = sk_preheat_sync(it, a, &s);
+	if (rc != 0) {
+		stat_add(&ctl->st.anomalies, 1);
+		return rc;
+	}
+	stat_add(&ctl->st.units_restocked, s.added);
+	*changed = s.added != 0 || s.closed;
+	return 0;
+}
+
+/* load_item - put stored activity @a on sale in the arena. Write lock held. */
+static int
+load_item(struct sk_control *ctl, const struct sk_store_activity *a)
+{
+	int rc = sk_preheat_item(ctl->store, ctl->shm, a, 0, 0, NULL, NULL);
+
+	if (rc == 0)
+		stat_add(&ctl->st.activities_loaded, 1);
+	else
+		stat_add(&ctl->st.preheat_errors, 1);
+	return rc;
+}
+
+int
+sk_control_activity_add(struct sk_control *ctl, const struct sk_store_activity *a, int64_t now_ns)
+{
+	struct sk_store_activity cur;
+	struct sk_stock_conf sc;
+	struct sk_item *it;
+	int rc;
+
+	if (!sk_activity_valid(a, now_ns, NULL))
+		return SK_ACTIVITY_INVALID;
+	lock(ctl);
+	rc = sk_store_activity_get(ctl->store, a->item, &cur, NULL);
+	if (rc == 0) {
+		if (cur.closed_ns != 0)
+			rc = SK_ACTIVITY_CLOSED;
+		else if (!same_definition(&cur, a))
+			rc = SK_ACTIVITY_CONFLICT;
+		else if (sk_shm_item_find(ctl->shm, a->item) == NULL)
+			/* stored by a call that died before the arena: finish it */
+			rc = load_item(ctl, &cur) == 0 ? SK_ACTIVITY_UNCHANGED
+						       : SK_ACTIVITY_NO_ROOM;
+		else
+			rc = SK_ACTIVITY_UNCHANGED;
+		goto out;
+	}
+	if (rc != -ENOENT)
+		goto out;
+
+	it = sk_shm_item_find(ctl->shm, a->item);
+	if (it != NULL) {
+		/* on sale from the dataplane's config, not recorded yet */
+		if (!item_matches(it, a)) {
+			rc = SK_ACTIVITY_CONFLICT;
+			goto out;
+		}
+	} else {
+		/* room in the arena first: a prepared item is not reserved */
+		sk_preheat_conf(a, 0, &sc);
+		rc = sk_shm_item_prepare(ctl->shm, &sc, 0, &it);
+		if (rc != 0) {
+			rc = rc == -ENOSPC   ? SK_ACTIVITY_NO_ROOM
+			     : rc == -EEXIST ? SK_ACTIVITY_CONFLICT
+					     : SK_ACTIVITY_INVALID;
+			goto out;
+		}
+		it = NULL;
+	}
+	rc = sk_store_activity_put(ctl->store, a, now_ns);
+	if (rc == -EINVAL || rc == -ERANGE) {
+		rc = SK_ACTIVITY_INVALID;
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	stat_add(&ctl->st.activities_created, 1);
+	rc = SK_ACTIVITY_DONE;
+	if (it == NULL && load_item(ctl, a) != 0)
+		rc = SK_ACTIVITY_NO_ROOM; /* stored; the next preheat pass retries */
+out:
+	unlock(ctl);
+	return rc;
+}
+
+int
+sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now_ns)
+{
+	struct sk_store_activity a;
+	bool changed;
+	int rc;
+
+	lock(ctl);
+	rc = activity_get(ctl, item, &a, now_ns);
+	if (rc == -ENOENT) {
+		rc = SK_ACTIVITY_UNKNOWN;
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	rc = sk_store_activity_close(ctl->store, item, now_ns);
+	if (rc < 0)
+		goto out;
+	if (rc == 0)
+		stat_add(&ctl->st.activities_closed, 1);
+	rc = rc == SK_STORE_UNCHANGED ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
+	if (sk_store_activity_get(ctl->store, item, &a, NULL) == 0)
+		(void)sync_item(ctl, &a, &changed);
+out:
+	unlock(ctl);
+	return rc;
+}
+
+int
+sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id, uint64_t units,
+		     int64_t now_ns)
+{
+	struct sk_store_activity a;
+	bool changed;
+	int rc;
+
+	if (units == 0 || restock_id == 0 || units > SK_STOCK_MAX_UNITS)
+		return SK_ACTIVITY_INVALID;
+	lock(ctl);
+	rc = activity_get(ctl, item, &a, now_ns);
+	if (rc == -ENOENT) {
+		rc = SK_ACTIVITY_UNKNOWN;
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if (a.closed_ns != 0) {
+		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	}
+	rc = sk_store_activity_restock(ctl->store, item, restock_id, units, now_ns);
+	switch (rc) {
+	case 0:
+		rc = SK_ACTIVITY_DONE;
+		break;
+	case SK_STORE_UNCHANGED:
+		rc = SK_ACTIVITY_UNCHANGED;
+		break;
+	case -EEXIST:
+		rc = SK_ACTIVITY_CONFLICT;
+		goto out;
+	case -EPERM:
+		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	case -EINVAL:
+	case -EOVERFLOW:
+		rc = SK_ACTIVITY_INVALID;
+		goto out;
+	default:
+		goto out;
+	}
+	if (sk_store_activity_get(ctl->store, item, &a, NULL) == 0 &&
+	    a.total + a.added > SK_STOCK_MAX_UNITS) {
+		/* stored, but the engine cannot hold it: the next preheat logs it */
+		rc = SK_ACTIVITY_INVALID;
+		goto out;
+	}
+	(void)sync_item(ctl, &a, &changed);
+out:
+	unlock(ctl);
+	return rc;
+}
+
+/* The activities of the store, copied out of the read transaction. */
+struct act_list {
+	struct sk_store_activity *a;
+	size_t n, cap;
+};
+
+static int
+collect(const struct sk_store_activity *a, const struct sk_store_ledger *l, void *arg)
+{
+	struct act_list *v = arg;
+
+	(void)l;
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *p = realloc(v->a, cap * sizeof(*v->a));
+
+		if (p == NULL)
+			return -ENOMEM;
+		v->a = p;
+		v->cap = cap;
+	}
+	v->a[v->n++] = *a;
+	return 0;
+}
+
+int
+sk_control_preheat(struct sk_control *ctl, int64_t now_ns, FILE *log,
+		   struct sk_control_preheat_info *info)
+{
+	struct sk_control_preheat_info pi = {0};
+	struct act_list v = {0};
+	int rc = 0;
+
+	lock(ctl);
+	for (uint32_t i = 0;; i++) {
+		const struct sk_item *it = sk_shm_item_at(ctl->shm, i);
+
+		if (it == NULL)
+			break;
+		rc = sk_store_activity_get(ctl->store, it->id, NULL, NULL);
+		if (rc == -ENOENT) {
+			rc = record_item(ctl, it, now_ns);
+			if (rc >= 0) {
+				stat_add(&ctl->st.activities_recorded, 1);
+				pi.recorded++;
+			}
+		}
+		if (rc < 0)
+			goto out;
+	}
+
+	rc = sk_store_activity_foreach(ctl->store, collect, &v);
+	if (rc != 0)
+		goto out;
+	for (size_t i = 0; i < v.n; i++) {
+		const struct sk_store_activity *a = &v.a[i];
+		bool changed;
+
+		if (sk_shm_item_find(ctl->shm, a->item) != NULL) {
+			if (sync_item(ctl, a, &changed) != 0) {
+				pi.failed++;
+				if (log != NULL && ctl->preheat_failed_last == 0)
+					fprintf(log,
+						"preheat: item %" PRIu32 ": the arena holds more "
+						"restocked units than the store\n",
+						a->item);
+			}
+			pi.synced += changed;
+			continue;
+		}
+		if (a->closed_ns != 0 || a->end_ns <= now_ns)
+			continue;
+		int r = load_item(ctl, a);
+		if (r == 0) {
+			pi.loaded++;
+			continue;
+		}
+		pi.failed++;
+		if (log != NULL && ctl->preheat_failed_last == 0)
+			fprintf(log, "preheat: item %" PRIu32 ": cannot put it on sale: %s\n",
+				a->item,
+				r == -ENOSPC   ? "no item slot or dedup room left in the arena"
+				: r == -ERANGE ? "the store holds more live units than its stock"
+					       : strerror(-r));
+	}
+out:
+	ctl->preheat_failed_last = pi.failed;
+	unlock(ctl);
+	free(v.a);
+	if (info != NULL)
+		*info = pi;
+	return rc < 0 ? rc : 0;
+}

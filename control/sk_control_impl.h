@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to control/: the struct sk_control behind the opaque handle of
+ * sk_control.h, shared by the files that implement it (sk_control.c: drain,
+ * deadlines, pay, views; sk_activity.c: activities and preheat). Nothing
+ * outside control/ includes this.
+ */
+#ifndef SK_CONTROL_IMPL_H
+#define SK_CONTROL_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "sk_common.h"
+#include "sk_control.h"
+
+/* One ring's share of a drain: where its records sit in buf. */
+struct seg {
+	unsigned off;  /* first record in buf */
+	unsigned got;  /* records peeked (consumer head moved by this much) */
+	unsigned keep; /* records this drain consumes (whole carts) */
+};
+
+struct sk_control {
+	struct sk_shm *shm;
+	struct sk_status status; /* view of the arena's status table */
+	struct sk_store *store;
+	unsigned nrings;
+	unsigned quota; /* records peeked per ring per drain */
+	int64_t pay_timeout_ns;
+	int64_t linger_ns;
+	uint32_t expire_max;
+	int64_t first_seen_ns; /* wall clock the waiting records were first seen; 0: none */
+
+	struct rte_ring *ring[SK_MAX_LCORES];
+	struct seg seg[SK_MAX_LCORES];
+	struct sk_order_rec *buf;  /* quota * nrings: peeked records */
+	struct sk_order_rec *cbuf; /* the carts to commit, compacted from buf */
+	uint8_t *outcome;	   /* per record of cbuf */
+	struct expiry {
+		int64_t deadline_ns;
+		uint64_t id;
+	} * exp; /* expire_max entries */
+
+	/*
+	 * Held around every store write and the arena moves that follow it
+	 * (drain commit, expire, pay, repair). @lines is scratch under it.
+	 */
+	pthread_mutex_t wlock;
+	bool mutex_ok;
+	struct sk_store_line lines[SK_STORE_MAX_LINES];
+
+	uint32_t preheat_failed_last; /* failures of the last preheat pass (log once) */
+
+	/* Counters: written with relaxed atomic adds, read with atomic loads. */
+	struct sk_control_stats st;
+};
+
+/* lock - take the write lock (store writes and the arena moves after them). */
+static inline void
+lock(struct sk_control *ctl)
+{
+	SK_ASSERT(pthread_mutex_lock(&ctl->wlock) == 0);
+}
+
+static inline void
+unlock(struct sk_control *ctl)
+{
+	SK_ASSERT(pthread_mutex_unlock(&ctl->wlock) == 0);
+}
+
+/* stat_add - a counter of ctl->st (relaxed: readers take atomic loads). */
+static inline void
+stat_add(uint64_t *counter, uint64_t n)
+{
+	__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
+
+#endif /* SK_CONTROL_IMPL_H */
