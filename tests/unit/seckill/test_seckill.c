@@ -2,15 +2,20 @@
 /*
  * Unit tests of the seckill API logic (sk_seckill): statuses and bodies of
  * design §4 for every outcome, identity by token and by X-User-Id, the time
- * window, rate limits, and that a refused request never touches stock.
+ * window, rate limits, that a refused request never touches stock, and that
+ * every request is counted in the lcore's stats block of the arena (what
+ * the control plane's /metrics exports, through sk_dpmetrics_write()).
  */
 #include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "sk_dpmetrics.h"
 #include "sk_seckill.h"
 #include "test_eal.h"
 
@@ -195,6 +200,104 @@ START_TEST(win_then_duplicate_then_sold_out)
 	ck_assert_int_eq(buy("1", &anon, &out), SK_SECKILL_SOLD_OUT);
 	ck_assert_uint_eq(T.lc.stats.outcome[SK_SECKILL_WON], 3);
 	ck_assert_uint_eq(T.lc.stats.outcome[SK_SECKILL_SOLD_OUT], 2);
+	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_WON], 3);
+	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_DUPLICATE], 2);
+	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_SOLD_OUT], 2);
+}
+END_TEST
+
+/* ---------------------------------------------------------- arena stats */
+
+/* metric - the value of sample @key in @text (which must hold it once). */
+static uint64_t
+metric(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text, *hit = NULL;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == text || p[-1] == '\n') && p[kl] == ' ') {
+			ck_assert_msg(hit == NULL, "%s twice", key);
+			hit = p;
+		}
+		p += kl;
+	}
+	ck_assert_msg(hit != NULL, "no sample %s in:\n%s", key, text);
+	return strtoull(hit + kl + 1, NULL, 10);
+}
+
+/* The control plane labels the outcomes with the dataplane's names. */
+START_TEST(outcome_names_match)
+{
+	for (unsigned k = 0; k < SK_SECKILL__COUNT; k++) {
+		ck_assert_ptr_nonnull(sk_dpmetrics_outcome_name(k));
+		ck_assert_str_eq(sk_dpmetrics_outcome_name(k), sk_seckill_outcome_name(k));
+	}
+	for (unsigned k = SK_SECKILL__COUNT; k < SK_SHM_OUTCOMES; k++)
+		ck_assert_ptr_null(sk_dpmetrics_outcome_name(k));
+}
+END_TEST
+
+/*
+ * Every answer of sk_seckill_buy lands in the lcore's arena block, the same
+ * as in lc->stats; polls and reads too; and sk_dpmetrics_write() reads them
+ * back as seckill_requests_total{outcome=...}.
+ */
+START_TEST(requests_in_arena)
+{
+	static const struct {
+		const char *item, *user;
+		enum sk_seckill_outcome want;
+	} reqs[] = {
+		{"1", "10", SK_SECKILL_WON},	     {"1", "10", SK_SECKILL_DUPLICATE},
+		{"1", "11", SK_SECKILL_WON},	     {"2", "10", SK_SECKILL_NOT_STARTED},
+		{"3", "10", SK_SECKILL_ENDED},	     {"1", NULL, SK_SECKILL_UNAUTHORIZED},
+		{"1", "0", SK_SECKILL_UNAUTHORIZED}, {"9", "10", SK_SECKILL_NOT_FOUND},
+		{"1", "12", SK_SECKILL_WON},	     {"1", "13", SK_SECKILL_SOLD_OUT},
+		{"1", "14", SK_SECKILL_SOLD_OUT},
+	};
+	const struct sk_shm_lcore_stats *ls = sk_shm_lstats(T.shm, 0);
+	uint64_t want[SK_SHM_OUTCOMES] = {0};
+	struct sk_seckill_reply out;
+	char *text = NULL;
+	size_t len = 0;
+	char key[96];
+	FILE *f;
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(reqs); i++) {
+		struct sk_http_request r = req_user(reqs[i].user);
+
+		ck_assert_int_eq(buy(reqs[i].item, &r, &out), reqs[i].want);
+		want[reqs[i].want]++;
+		for (unsigned k = 0; k < SK_SHM_OUTCOMES; k++)
+			ck_assert_msg(sk_shm_stat_read(&ls->buy_outcome[k]) == want[k],
+				      "request %zu: outcome %u counted %" PRIu64 ", want %" PRIu64,
+				      i, k, ls->buy_outcome[k], want[k]);
+	}
+	for (unsigned k = 0; k < SK_SECKILL__COUNT; k++)
+		ck_assert_uint_eq(ls->buy_outcome[k], T.lc.stats.outcome[k]);
+	sk_seckill_order(&T.lc, "1", 1, &out);
+	sk_seckill_order(&T.lc, "2", 1, &out);
+	sk_seckill_item(&T.lc, "1", 1, NOW_NS, &out);
+	ck_assert_uint_eq(ls->order_polls, 2);
+	ck_assert_uint_eq(ls->item_reads, 1);
+	/* the seckill route counts no latency and no HTTP status: sk_app does */
+	for (unsigned b = 0; b < SK_SHM_LAT_BUCKETS; b++)
+		ck_assert_uint_eq(ls->lat_bucket[b], 0);
+
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(sk_dpmetrics_write(T.shm, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	for (unsigned k = 0; k < SK_SECKILL__COUNT; k++) {
+		snprintf(key, sizeof(key), "seckill_requests_total{outcome=\"%s\"}",
+			 sk_seckill_outcome_name(k));
+		ck_assert_uint_eq(metric(text, key), want[k]);
+	}
+	ck_assert_uint_eq(metric(text, "seckill_requests_total{outcome=\"won\"}"), 3);
+	ck_assert_uint_eq(metric(text, "seckill_order_polls_total"), 2);
+	ck_assert_uint_eq(metric(text, "seckill_item_reads_total"), 1);
+	free(text);
 }
 END_TEST
 
@@ -457,6 +560,8 @@ main(void)
 	tcase_add_test(tc, item_read);
 	tcase_add_test(tc, settled_reply);
 	tcase_add_test(tc, duplicate_of_earlier_run);
+	tcase_add_test(tc, outcome_names_match);
+	tcase_add_test(tc, requests_in_arena);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("auth");
