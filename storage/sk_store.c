@@ -409,6 +409,80 @@ rtxn_begin(struct sk_store *st, MDB_txn **txn)
 }
 
 /*
+ * A walk: one cursor over one database, in key order. walk_open() opens it
+ * in @txn, or in a read transaction of its own when @txn is NULL;
+ * walk_get() moves it and is true at a record (key and data set), false
+ * past the end or on an error. The first error sticks in rc: every later
+ * move is false. walk_end() closes what the walk opened. An all-zero walk
+ * is a closed one, safe to end.
+ */
+struct walk {
+	MDB_txn *txn; /* the transaction the cursor lives in */
+	MDB_txn *own; /* txn when the walk began it, else NULL */
+	MDB_cursor *cur;
+	MDB_val key, data;
+	int rc; /* 0, or the first error as a negative errno */
+};
+
+/* walk_open - open @w on @dbi; returns w->rc (0 or an error). */
+static int
+walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi)
+{
+	memset(w, 0, sizeof(*w));
+	if (txn == NULL) {
+		w->rc = rtxn_begin(st, &w->own);
+		if (w->rc != 0) {
+			w->own = NULL;
+			return w->rc;
+		}
+		txn = w->own;
+	}
+	w->txn = txn;
+	w->rc = lmdb_err(mdb_cursor_open(txn, dbi, &w->cur));
+	if (w->rc != 0)
+		w->cur = NULL;
+	return w->rc;
+}
+
+/* walk_get - move by @op (from w->key for the MDB_SET* ops); true at a record. */
+static bool
+walk_get(struct walk *w, MDB_cursor_op op)
+{
+	if (w->rc != 0 || w->cur == NULL)
+		return false;
+	int rc = mdb_cursor_get(w->cur, &w->key, &w->data, op);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		w->rc = lmdb_err(rc);
+	return rc == 0;
+}
+
+/* walk_seek - walk_get() by @op from the @len bytes of key @k. */
+static bool
+walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len)
+{
+	w->key = mval(k, len);
+	return walk_get(w, op);
+}
+
+/*
+ * walk_end - close the cursor and abort the walk's own transaction (its
+ * records are invalid from here). Returns @rc if non-zero, else the walk's
+ * error, else 0. May be called again.
+ */
+static int
+walk_end(struct walk *w, int rc)
+{
+	if (w->cur != NULL)
+		mdb_cursor_close(w->cur);
+	if (w->own != NULL)
+		mdb_txn_abort(w->own);
+	w->cur = NULL;
+	w->own = NULL;
+	w->txn = NULL;
+	return rc != 0 ? rc : w->rc;
+}
+
+/*
  * A small open-addressing table of items touched by one call: their
  * activity limits and ledger, loaded on first touch, written back once at
  * the end (put_orders), or per-item sums (verify). Grows at half load.
@@ -831,22 +905,18 @@ cart_stored(struct sk_store *st, MDB_txn *txn, const struct sk_order_rec *r, siz
 
 /* user_units - units the live orders of @user hold in @item. */
 static int
-user_units(MDB_cursor *cur, uint32_t item, uint64_t user, uint64_t *units)
+user_units(struct walk *bu, uint32_t item, uint64_t user, uint64_t *units)
 {
 	uint8_t k[BYUSER_KEY_LEN];
-	MDB_val key, data;
-	int rc;
 
 	*units = 0;
 	byuser_key(k, item, user);
-	key = mval(k, sizeof(k));
-	for (rc = mdb_cursor_get(cur, &key, &data, MDB_SET); rc == 0;
-	     rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT_DUP)) {
-		if (data.mv_size != BYUSER_VAL_LEN)
+	for (bool at = walk_seek(bu, MDB_SET, k, sizeof(k)); at; at = walk_get(bu, MDB_NEXT_DUP)) {
+		if (bu->data.mv_size != BYUSER_VAL_LEN)
 			return -EIO;
-		*units += get_be32((const uint8_t *)data.mv_data + 8);
+		*units += get_be32((const uint8_t *)bu->data.mv_data + 8);
 	}
-	return rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
+	return bu->rc;
 }
 
 /* item_touch - the batch entry of @item, with its activity and ledger. */
@@ -879,7 +949,7 @@ item_touch(struct sk_store *st, MDB_txn *txn, struct itab *t, uint32_t item, str
  * deadline. Sets *oc to NEW, OVERSELL or OVERLIMIT.
  */
 static int
-cart_guard(struct sk_store *st, MDB_txn *txn, MDB_cursor *bu, struct itab *t,
+cart_guard(struct sk_store *st, MDB_txn *txn, struct walk *bu, struct itab *t,
 	   const struct sk_order_rec *r, size_t len, int64_t default_timeout_ns, uint8_t *oc,
 	   int64_t *deadline)
 {
@@ -984,7 +1054,7 @@ sk_store_put_orders(struct sk_store *st, const struct sk_order_rec *recs, size_t
 	struct sk_store_put_stats s = {0};
 	struct itab t = {0};
 	struct wtxn w = {0};
-	MDB_cursor *bu = NULL;
+	struct walk bu = {0};
 	int rc;
 
 	if (stats != NULL)
@@ -999,7 +1069,7 @@ sk_store_put_orders(struct sk_store *st, const struct sk_order_rec *recs, size_t
 	rc = wtxn_begin(st, &w);
 	if (rc != 0)
 		goto out;
-	rc = lmdb_err(mdb_cursor_open(w.txn, st->by_user, &bu));
+	rc = walk_open(&bu, st, w.txn, st->by_user);
 	if (rc != 0)
 		goto out;
 
@@ -1014,7 +1084,7 @@ sk_store_put_orders(struct sk_store *st, const struct sk_order_rec *recs, size_t
 		if (valid)
 			rc = cart_stored(st, w.txn, r, len, &oc);
 		if (rc == 0 && oc == SK_STORE_NEW)
-			rc = cart_guard(st, w.txn, bu, &t, r, len, default_timeout_ns, &oc,
+			rc = cart_guard(st, w.txn, &bu, &t, r, len, default_timeout_ns, &oc,
 					&deadline);
 		if (rc == 0 && oc == SK_STORE_NEW)
 			rc = cart_write(st, &w, &t, r, len, deadline, now_ns, &units);
@@ -1037,16 +1107,14 @@ sk_store_put_orders(struct sk_store *st, const struct sk_order_rec *recs, size_t
 			rc = ledger_store(st, w.txn, t.e[i].item, &t.e[i].l);
 	if (rc != 0)
 		goto out;
-	mdb_cursor_close(bu);
-	bu = NULL;
+	walk_end(&bu, 0);
 	s.event_first = w.seq_first;
 	s.event_last = w.seq_last;
 	rc = wtxn_commit(st, &w);
 	if (rc == 0 && stats != NULL)
 		*stats = s;
 out:
-	if (bu != NULL)
-		mdb_cursor_close(bu);
+	walk_end(&bu, rc);
 	wtxn_abort(&w);
 	free(t.e);
 	return rc;
@@ -1094,6 +1162,32 @@ line_move(struct sk_store *st, MDB_txn *txn, struct sk_store_line *l, unsigned t
 	return ledger_store(st, txn, l->rec.item, &led);
 }
 
+/*
+ * cart_line - line @j of order @id into @l, the walk on it: line 0 is looked
+ * up, every next one must follow in `orders`. Returns 0, -ENOENT (no line
+ * 0), -EIO (a line missing or out of place) or an error.
+ */
+static int
+cart_line(struct walk *wk, uint64_t id, unsigned j, struct sk_store_line *l)
+{
+	uint8_t k[ORDER_KEY_LEN];
+	bool at;
+
+	if (j == 0) {
+		order_key(k, id, 0);
+		at = walk_seek(wk, MDB_SET_KEY, k, sizeof(k));
+	} else {
+		at = walk_get(wk, MDB_NEXT);
+	}
+	if (!at)
+		return wk->rc != 0 ? wk->rc : j == 0 ? -ENOENT : -EIO;
+	if (wk->key.mv_size != ORDER_KEY_LEN || wk->data.mv_size != ORDER_VAL_LEN ||
+	    get_be64(wk->key.mv_data) != id || ((uint8_t *)wk->key.mv_data)[8] != j)
+		return -EIO;
+	order_dec(l, id, (uint8_t)j, wk->data.mv_data);
+	return 0;
+}
+
 int
 sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to, int64_t now_ns,
 		    unsigned *current)
@@ -1101,7 +1195,7 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 	uint8_t k[DEADLINE_KEY_LEN], v[ORDER_VAL_LEN];
 	struct sk_store_line l, first = {0};
 	struct wtxn w;
-	MDB_cursor *cur = NULL;
+	struct walk wk;
 	MDB_val key, data;
 	uint64_t units = 0;
 	int rc;
@@ -1111,51 +1205,37 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 	rc = wtxn_begin(st, &w);
 	if (rc != 0)
 		return rc;
-	rc = lmdb_err(mdb_cursor_open(w.txn, st->orders, &cur));
-	if (rc != 0)
-		goto out;
-	order_key(k, id, 0);
-	key = mval(k, ORDER_KEY_LEN);
-	rc = lmdb_err(mdb_cursor_get(cur, &key, &data, MDB_SET_KEY));
-	if (rc != 0)
-		goto out;
+	walk_open(&wk, st, w.txn, st->orders);
 	for (unsigned j = 0;; j++) {
-		if (key.mv_size != ORDER_KEY_LEN || data.mv_size != ORDER_VAL_LEN ||
-		    get_be64(key.mv_data) != id || ((uint8_t *)key.mv_data)[8] != j) {
-			rc = -EIO;
-			goto out;
-		}
-		order_dec(&l, id, (uint8_t)j, data.mv_data);
+		rc = cart_line(&wk, id, j, &l);
+		if (rc != 0)
+			break;
 		if (j == 0) {
 			first = l;
 			if (current != NULL)
 				*current = l.state;
 			if (l.state != from) {
 				rc = -EALREADY;
-				goto out;
+				break;
 			}
 		}
 		rc = line_move(st, w.txn, &l, to);
 		if (rc != 0)
-			goto out;
+			break;
 		l.state = (uint8_t)to;
 		l.updated_ns = now_ns;
 		order_enc(v, &l);
 		data = mval(v, ORDER_VAL_LEN);
-		rc = lmdb_err(mdb_cursor_put(cur, &key, &data, MDB_CURRENT));
+		rc = lmdb_err(mdb_cursor_put(wk.cur, &wk.key, &data, MDB_CURRENT));
 		if (rc != 0)
-			goto out;
+			break;
 		units += l.rec.qty;
 		if (j + 1 >= first.rec.nlines)
 			break;
-		rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT);
-		if (rc != 0) {
-			rc = rc == MDB_NOTFOUND ? -EIO : lmdb_err(rc);
-			goto out;
-		}
 	}
-	mdb_cursor_close(cur);
-	cur = NULL;
+	rc = walk_end(&wk, rc);
+	if (rc != 0)
+		goto out;
 	if (first.deadline_ns != 0 && to != SK_ORDER_CONFIRMED) {
 		deadline_key(k, first.deadline_ns, id);
 		key = mval(k, DEADLINE_KEY_LEN);
@@ -1175,8 +1255,6 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 	if (rc == 0)
 		rc = wtxn_commit(st, &w);
 out:
-	if (cur != NULL)
-		mdb_cursor_close(cur);
 	wtxn_abort(&w);
 	return rc;
 }
@@ -1187,133 +1265,87 @@ int
 sk_store_order_get(struct sk_store *st, uint64_t id, struct sk_store_line *lines, unsigned max,
 		   unsigned *nlines)
 {
-	uint8_t k[ORDER_KEY_LEN];
-	MDB_txn *txn;
-	MDB_cursor *cur = NULL;
-	MDB_val key, data;
+	struct sk_store_line l;
+	struct walk wk;
 	unsigned nl = 0;
-	int rc = rtxn_begin(st, &txn);
+	int rc = walk_open(&wk, st, NULL, st->orders);
 
 	if (rc != 0)
-		return rc;
-	rc = lmdb_err(mdb_cursor_open(txn, st->orders, &cur));
-	if (rc != 0)
-		goto out;
-	order_key(k, id, 0);
-	key = mval(k, ORDER_KEY_LEN);
-	rc = lmdb_err(mdb_cursor_get(cur, &key, &data, MDB_SET_KEY));
-	for (unsigned j = 0; rc == 0; j++) {
-		if (key.mv_size != ORDER_KEY_LEN || data.mv_size != ORDER_VAL_LEN ||
-		    get_be64(key.mv_data) != id || ((uint8_t *)key.mv_data)[8] != j) {
-			rc = -EIO;
+		return walk_end(&wk, rc);
+	for (unsigned j = 0;; j++) {
+		rc = cart_line(&wk, id, j, &l);
+		if (rc != 0)
 			break;
-		}
 		if (j == 0) {
-			nl = ((const uint8_t *)data.mv_data)[34];
+			nl = l.rec.nlines;
 			if (nl > max) {
 				rc = -ENOSPC;
 				break;
 			}
 		}
-		order_dec(&lines[j], id, (uint8_t)j, data.mv_data);
+		lines[j] = l;
 		if (j + 1 >= nl)
 			break;
-		rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT);
-		if (rc != 0)
-			rc = rc == MDB_NOTFOUND ? -EIO : lmdb_err(rc);
 	}
 	if (nlines != NULL)
 		*nlines = nl;
-out:
-	if (cur != NULL)
-		mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	return rc;
+	return walk_end(&wk, rc);
 }
 
 int
 sk_store_holdings_foreach(struct sk_store *st, uint32_t item, sk_store_holding_cb cb, void *arg)
 {
 	uint8_t k[BYUSER_KEY_LEN];
-	MDB_txn *txn;
-	MDB_cursor *cur = NULL;
-	MDB_val key, data;
-	int rc = rtxn_begin(st, &txn);
+	struct walk wk;
+	int rc = 0;
 
-	if (rc != 0)
-		return rc;
-	rc = lmdb_err(mdb_cursor_open(txn, st->by_user, &cur));
-	if (rc != 0)
-		goto out;
+	walk_open(&wk, st, NULL, st->by_user);
 	byuser_key(k, item, 0);
-	key = mval(k, sizeof(k));
-	rc = mdb_cursor_get(cur, &key, &data, item != 0 ? MDB_SET_RANGE : MDB_FIRST);
-	while (rc == 0) {
+	bool at = walk_seek(&wk, item != 0 ? MDB_SET_RANGE : MDB_FIRST, k, sizeof(k));
+	while (at) {
 		struct sk_store_holding h = {0};
-		if (key.mv_size != BYUSER_KEY_LEN) {
+		if (wk.key.mv_size != BYUSER_KEY_LEN) {
 			rc = -EIO;
-			goto out;
+			break;
 		}
-		h.item = get_be32(key.mv_data);
-		h.user = get_be64((const uint8_t *)key.mv_data + 4);
+		h.item = get_be32(wk.key.mv_data);
+		h.user = get_be64((const uint8_t *)wk.key.mv_data + 4);
 		if (item != 0 && h.item != item)
 			break;
-		for (; rc == 0; rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT_DUP)) {
-			if (data.mv_size != BYUSER_VAL_LEN) {
+		for (; at; at = walk_get(&wk, MDB_NEXT_DUP)) {
+			if (wk.data.mv_size != BYUSER_VAL_LEN) {
 				rc = -EIO;
-				goto out;
+				break;
 			}
-			h.last_order = get_be64(data.mv_data); /* dups ascend by id */
-			h.units += get_be32((const uint8_t *)data.mv_data + 8);
+			h.last_order = get_be64(wk.data.mv_data); /* dups ascend by id */
+			h.units += get_be32((const uint8_t *)wk.data.mv_data + 8);
 			h.orders++;
 		}
-		if (rc != MDB_NOTFOUND)
+		if (rc != 0 || wk.rc != 0 || (rc = cb(&h, arg)) != 0)
 			break;
-		rc = cb(&h, arg);
-		if (rc != 0)
-			goto out;
-		rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT_NODUP);
+		at = walk_get(&wk, MDB_NEXT_NODUP);
 	}
-	rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
-out:
-	if (cur != NULL)
-		mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	return rc;
+	return walk_end(&wk, rc);
 }
 
 int
 sk_store_deadlines_foreach(struct sk_store *st, int64_t upto_ns, sk_store_deadline_cb cb, void *arg)
 {
-	MDB_txn *txn;
-	MDB_cursor *cur = NULL;
-	MDB_val key, data;
-	int rc = rtxn_begin(st, &txn);
+	struct walk wk;
+	int rc = 0;
 
-	if (rc != 0)
-		return rc;
-	rc = lmdb_err(mdb_cursor_open(txn, st->deadlines, &cur));
-	if (rc != 0)
-		goto out;
-	for (rc = mdb_cursor_get(cur, &key, &data, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT)) {
-		if (key.mv_size != DEADLINE_KEY_LEN) {
+	walk_open(&wk, st, NULL, st->deadlines);
+	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+		if (wk.key.mv_size != DEADLINE_KEY_LEN) {
 			rc = -EIO;
-			goto out;
-		}
-		int64_t d = (int64_t)get_be64(key.mv_data);
-		if (d > upto_ns)
 			break;
-		rc = cb(d, get_be64((const uint8_t *)key.mv_data + 8), arg);
-		if (rc != 0)
-			goto out;
+		}
+		int64_t d = (int64_t)get_be64(wk.key.mv_data);
+		if (d > upto_ns ||
+		    (rc = cb(d, get_be64((const uint8_t *)wk.key.mv_data + 8), arg)) != 0)
+			break;
 	}
-	rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
-out:
-	if (cur != NULL)
-		mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	return rc;
+	return walk_end(&wk, rc);
 }
 
 /* ------------------------------------------------------------------ events */
@@ -1322,36 +1354,24 @@ int
 sk_store_events_foreach(struct sk_store *st, uint64_t from_seq, sk_store_event_cb cb, void *arg)
 {
 	uint8_t k[EVENT_KEY_LEN];
-	MDB_txn *txn;
-	MDB_cursor *cur = NULL;
-	MDB_val key, data;
-	int rc = rtxn_begin(st, &txn);
+	struct walk wk;
+	int rc = 0;
 
-	if (rc != 0)
-		return rc;
-	rc = lmdb_err(mdb_cursor_open(txn, st->events, &cur));
-	if (rc != 0)
-		goto out;
+	walk_open(&wk, st, NULL, st->events);
 	put_be64(k, from_seq);
-	key = mval(k, sizeof(k));
-	for (rc = mdb_cursor_get(cur, &key, &data, MDB_SET_RANGE); rc == 0;
-	     rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT)) {
+	for (bool at = walk_seek(&wk, MDB_SET_RANGE, k, sizeof(k)); at;
+	     at = walk_get(&wk, MDB_NEXT)) {
 		struct sk_store_event ev;
-		if (key.mv_size != EVENT_KEY_LEN || data.mv_size != EVENT_VAL_LEN) {
+		if (wk.key.mv_size != EVENT_KEY_LEN || wk.data.mv_size != EVENT_VAL_LEN) {
 			rc = -EIO;
-			goto out;
+			break;
 		}
-		event_dec(&ev, get_be64(key.mv_data), data.mv_data);
+		event_dec(&ev, get_be64(wk.key.mv_data), wk.data.mv_data);
 		rc = cb(&ev, arg);
 		if (rc != 0)
-			goto out;
+			break;
 	}
-	rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
-out:
-	if (cur != NULL)
-		mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	return rc;
+	return walk_end(&wk, rc);
 }
 
 int
@@ -1378,8 +1398,7 @@ int
 sk_store_events_trim(struct sk_store *st, uint64_t below_seq, uint64_t *removed)
 {
 	struct wtxn w;
-	MDB_cursor *cur = NULL;
-	MDB_val key, data;
+	struct walk wk;
 	uint64_t count = 0;
 	int rc = wtxn_begin(st, &w);
 
@@ -1387,28 +1406,20 @@ sk_store_events_trim(struct sk_store *st, uint64_t below_seq, uint64_t *removed)
 		*removed = 0;
 	if (rc != 0)
 		return rc;
-	rc = lmdb_err(mdb_cursor_open(w.txn, st->events, &cur));
-	if (rc != 0)
-		goto out;
+	walk_open(&wk, st, w.txn, st->events);
 	/* The oldest event each round: O(log n) per delete, obviously right. */
-	while ((rc = mdb_cursor_get(cur, &key, &data, MDB_FIRST)) == 0 &&
-	       key.mv_size == EVENT_KEY_LEN && get_be64(key.mv_data) < below_seq) {
-		rc = mdb_cursor_del(cur, 0);
+	while (walk_get(&wk, MDB_FIRST) && wk.key.mv_size == EVENT_KEY_LEN &&
+	       get_be64(wk.key.mv_data) < below_seq) {
+		rc = lmdb_err(mdb_cursor_del(wk.cur, 0));
 		if (rc != 0)
 			break;
 		count++;
 	}
-	rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
-	if (rc != 0)
-		goto out;
-	mdb_cursor_close(cur);
-	cur = NULL;
-	rc = count != 0 ? wtxn_commit(st, &w) : 0;
+	rc = walk_end(&wk, rc);
+	if (rc == 0 && count != 0)
+		rc = wtxn_commit(st, &w);
 	if (rc == 0 && removed != NULL)
 		*removed = count;
-out:
-	if (cur != NULL)
-		mdb_cursor_close(cur);
 	wtxn_abort(&w);
 	return rc;
 }
@@ -1519,41 +1530,29 @@ sk_store_activity_get(struct sk_store *st, uint32_t item, struct sk_store_activi
 int
 sk_store_activity_foreach(struct sk_store *st, sk_store_activity_cb cb, void *arg)
 {
-	MDB_txn *txn;
-	MDB_cursor *cur = NULL;
-	MDB_val key, data;
-	int rc = rtxn_begin(st, &txn);
+	struct walk wk;
+	int rc = 0;
 
-	if (rc != 0)
-		return rc;
-	rc = lmdb_err(mdb_cursor_open(txn, st->items, &cur));
-	if (rc != 0)
-		goto out;
-	for (rc = mdb_cursor_get(cur, &key, &data, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT)) {
-		const uint8_t *kp = key.mv_data;
-		if (key.mv_size != ITEM_KEY_LEN || kp[4] != ITEM_TAG_DEF)
+	walk_open(&wk, st, NULL, st->items);
+	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+		const uint8_t *kp = wk.key.mv_data;
+		if (wk.key.mv_size != ITEM_KEY_LEN || kp[4] != ITEM_TAG_DEF)
 			continue;
-		if (data.mv_size != ACT_VAL_LEN) {
+		if (wk.data.mv_size != ACT_VAL_LEN) {
 			rc = -EIO;
-			goto out;
+			break;
 		}
 		struct sk_store_activity a;
 		struct sk_store_ledger led;
 		uint32_t item = get_be32(kp);
-		act_dec(&a, item, data.mv_data);
-		rc = ledger_load(st, txn, item, &led, NULL);
+		act_dec(&a, item, wk.data.mv_data);
+		rc = ledger_load(st, wk.txn, item, &led, NULL);
 		if (rc == 0)
 			rc = cb(&a, &led, arg);
 		if (rc != 0)
-			goto out;
+			break;
 	}
-	rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
-out:
-	if (cur != NULL)
-		mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	return rc;
+	return walk_end(&wk, rc);
 }
 
 int
@@ -1759,25 +1758,24 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 	      uint64_t *with_deadline, char *err, size_t errlen)
 {
 	uint8_t k[DEADLINE_KEY_LEN], v[BYUSER_VAL_LEN];
-	MDB_cursor *cur = NULL, *bu = NULL;
-	MDB_val key, data, bk, bd;
+	struct walk wk = {0}, bu = {0};
+	MDB_val bk, bd;
 	struct sk_store_line l, first = {0};
 	int rc;
 
 	*live_lines = *with_deadline = 0;
-	rc = lmdb_err(mdb_cursor_open(txn, st->orders, &cur));
+	rc = walk_open(&wk, st, txn, st->orders);
 	if (rc == 0)
-		rc = lmdb_err(mdb_cursor_open(txn, st->by_user, &bu));
+		rc = walk_open(&bu, st, txn, st->by_user);
 	if (rc != 0)
 		goto out;
 	unsigned expect = 0;
-	for (rc = mdb_cursor_get(cur, &key, &data, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT)) {
-		if (key.mv_size != ORDER_KEY_LEN || data.mv_size != ORDER_VAL_LEN)
+	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+		if (wk.key.mv_size != ORDER_KEY_LEN || wk.data.mv_size != ORDER_VAL_LEN)
 			VERIFY_FAIL("orders: bad key or value size");
-		uint64_t id = get_be64(key.mv_data);
-		uint8_t line = ((uint8_t *)key.mv_data)[8];
-		order_dec(&l, id, line, data.mv_data);
+		uint64_t id = get_be64(wk.key.mv_data);
+		uint8_t line = ((uint8_t *)wk.key.mv_data)[8];
+		order_dec(&l, id, line, wk.data.mv_data);
 		if (line != expect || (line > 0 && id != first.rec.id))
 			VERIFY_FAIL("orders: order %#" PRIx64 " line %u out of place", id, line);
 		if (line == 0)
@@ -1797,7 +1795,7 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 		byuser_key(k, l.rec.item, l.rec.user);
 		byuser_val(v, id, l.rec.qty);
 		bk = mval(k, BYUSER_KEY_LEN), bd = mval(v, BYUSER_VAL_LEN);
-		int br = mdb_cursor_get(bu, &bk, &bd, MDB_GET_BOTH);
+		int br = mdb_cursor_get(bu.cur, &bk, &bd, MDB_GET_BOTH);
 		if (br != 0 && br != MDB_NOTFOUND) {
 			rc = lmdb_err(br);
 			goto out;
@@ -1832,19 +1830,11 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 			*with_deadline += want;
 		}
 	}
-	if (rc != MDB_NOTFOUND) {
-		rc = lmdb_err(rc);
-		goto out;
-	}
-	rc = 0;
-	if (expect != 0)
+	if (wk.rc == 0 && expect != 0)
 		VERIFY_FAIL("orders: order %#" PRIx64 " incomplete", first.rec.id);
 out:
-	if (bu != NULL)
-		mdb_cursor_close(bu);
-	if (cur != NULL)
-		mdb_cursor_close(cur);
-	return rc;
+	rc = walk_end(&bu, rc);
+	return walk_end(&wk, rc);
 }
 
 int
@@ -1879,15 +1869,11 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 			    (size_t)ms.ms_entries, with_deadline);
 
 	/* Every ledger against the live units counted above. */
-	MDB_cursor *cur;
-	MDB_val key, data;
-	rc = lmdb_err(mdb_cursor_open(txn, st->items, &cur));
-	if (rc != 0)
-		goto out;
-	for (rc = mdb_cursor_get(cur, &key, &data, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &key, &data, MDB_NEXT)) {
-		const uint8_t *kp = key.mv_data;
-		if (key.mv_size != ITEM_KEY_LEN || kp[4] != ITEM_TAG_LEDGER)
+	struct walk wk;
+	walk_open(&wk, st, txn, st->items);
+	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+		const uint8_t *kp = wk.key.mv_data;
+		if (wk.key.mv_size != ITEM_KEY_LEN || kp[4] != ITEM_TAG_LEDGER)
 			continue;
 		bool fresh;
 		struct item_ent *e = itab_get(&t, get_be32(kp), &fresh);
@@ -1895,15 +1881,14 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 			rc = -ENOMEM;
 			break;
 		}
-		if (data.mv_size != LEDGER_VAL_LEN) {
+		if (wk.data.mv_size != LEDGER_VAL_LEN) {
 			rc = -EIO;
 			break;
 		}
-		ledger_dec(&e->l, data.mv_data);
+		ledger_dec(&e->l, wk.data.mv_data);
 		e->has_ledger = true;
 	}
-	mdb_cursor_close(cur);
-	rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
+	rc = walk_end(&wk, rc);
 	if (rc != 0)
 		goto out;
 	for (size_t i = 0; i <= t.mask; i++) {
@@ -1918,14 +1903,10 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 	rc = meta_get_u64(st, txn, META_EVENT_NEXT, &next);
 	if (rc != 0)
 		goto out;
-	rc = lmdb_err(mdb_cursor_open(txn, st->events, &cur));
-	if (rc != 0)
-		goto out;
-	rc = mdb_cursor_get(cur, &key, &data, MDB_LAST);
-	if (rc == 0 && key.mv_size == EVENT_KEY_LEN)
-		last = get_be64(key.mv_data);
-	mdb_cursor_close(cur);
-	rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
+	walk_open(&wk, st, txn, st->events);
+	if (walk_get(&wk, MDB_LAST) && wk.key.mv_size == EVENT_KEY_LEN)
+		last = get_be64(wk.key.mv_data);
+	rc = walk_end(&wk, 0);
 	if (rc != 0)
 		goto out;
 	if (next == 0 || last >= next)
