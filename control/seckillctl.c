@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -41,10 +42,25 @@ enum {
 #define IO_TIMEOUT_S   10
 #define RECONCILE_RUNS 3
 
+/* Options of single commands (activity add, stock add), by index. */
+enum copt { O_TOTAL, O_PRICE, O_LIMIT, O_NAME, O_START, O_END, O_PAY_TIMEOUT, O_REQUEST_ID, O__N };
+
+static const char *const copt_names[O__N] = {
+	[O_TOTAL] = "--total",
+	[O_PRICE] = "--price",
+	[O_LIMIT] = "--limit",
+	[O_NAME] = "--name",
+	[O_START] = "--start",
+	[O_END] = "--end",
+	[O_PAY_TIMEOUT] = "--pay-timeout",
+	[O_REQUEST_ID] = "--request-id",
+};
+
 struct ctl {
 	unsigned port;
 	const char *socket_path;
 	bool json;
+	const char *opt[O__N]; /* command options given, NULL if not */
 };
 
 /* ------------------------------------------------------------------ output */
@@ -73,6 +89,11 @@ static const char *const main_help =
 	"  order pay ID      record a payment (idempotent)\n"
 	"  items             every item: stock counters and the store's ledger\n"
 	"  item ID           one item\n"
+	"  activity add ID --total N [...]   create a sale (see activity --help)\n"
+	"  activity list     every activity: definition, stock and ledger\n"
+	"  activity show ID  one activity\n"
+	"  activity close ID close a sale for good\n"
+	"  stock add ID N    restock: N more units of item ID\n"
 	"  metrics           the Prometheus metrics, as served\n"
 	"  reconcile         check each item's counters against each other and LMDB\n"
 	"\n"
@@ -127,6 +148,60 @@ static const char *const reconcile_help =
 	"  LMDB live units == sold - returned                (store vs arena)\n"
 	"The check is repeated up to 3 times, 300 ms apart, so orders still queued\n"
 	"in the rings do not count as a mismatch. Exit 1 on a mismatch.\n";
+
+static const char *const activity_help =
+	"usage: " PROG " activity add ID --total N [--price P] [--limit L] [--name TEXT]\n"
+	"                            [--start TIME] [--end TIME] [--pay-timeout S]\n"
+	"       " PROG " activity list\n"
+	"       " PROG " activity show ID\n"
+	"       " PROG " activity close ID\n"
+	"\n"
+	"An activity puts item ID on sale: stored in LMDB, then in the dataplane's\n"
+	"item table at once (buyers get 425 until its start). It does not change\n"
+	"afterwards: add it again with the same definition succeeds (idempotent),\n"
+	"with another one exits 5; restock it with 'stock add', or close it.\n";
+
+static const char *const activity_add_help =
+	"usage: " PROG " activity add ID --total N [options]\n"
+	"\n"
+	"Create the activity of item ID (1..4294967295).\n"
+	"  --total N          units on sale (1..2^48), required\n"
+	"  --price P          unit price in minor units (cents), default 0\n"
+	"  --limit L          units one user may buy, 1..1000, default 1\n"
+	"  --name TEXT        display name, at most 64 bytes\n"
+	"  --start TIME       when the sale opens, default now\n"
+	"  --end TIME         when it ends, default never\n"
+	"  --pay-timeout S    seconds an order may stay unpaid (0: the daemon's default)\n"
+	"TIME: now, +N[smhd] (from now), unix seconds, or YYYY-MM-DDTHH:MM:SSZ (UTC);\n"
+	"--end also takes 'never'.\n"
+	"Exit 0 created (or already there, same definition), 5 exists otherwise or\n"
+	"closed, 2 bad input, 1 no room in the item table.\n";
+
+static const char *const activity_list_help =
+	"usage: " PROG " activity list\n"
+	"\n"
+	"Every activity: id, name, state, stock, price, window, LMDB ledger.\n";
+
+static const char *const activity_show_help =
+	"usage: " PROG " activity show ID\n"
+	"\n"
+	"One activity with its stock counters and ledger. Exit 4 if unknown.\n";
+
+static const char *const activity_close_help =
+	"usage: " PROG " activity close ID\n"
+	"\n"
+	"Close the sale of item ID for good: every later buy is refused (403);\n"
+	"its orders, payments and deadlines go on. Closing twice succeeds.\n"
+	"Exit 4 if unknown.\n";
+
+static const char *const stock_help =
+	"usage: " PROG " stock add ID UNITS [--request-id R]\n"
+	"\n"
+	"Restock: UNITS more units of item ID, stored in LMDB, then in the pool\n"
+	"(a sold-out item reopens). Each restock is applied once per request id:\n"
+	"without --request-id a random one is drawn and printed; to retry a\n"
+	"restock whose answer was lost, rerun it with that --request-id.\n"
+	"Exit 4 unknown item, 5 closed or request id reused with other units.\n";
 
 /* ------------------------------------------------------------- HTTP client */
 
@@ -288,22 +363,26 @@ dechunk(char *p, size_t n, size_t *outlen)
  * when the daemon cannot be reached, -EPROTO for a malformed answer.
  */
 static int
-request(const struct ctl *c, const char *method, const char *path, struct resp *r)
+request(const struct ctl *c, const char *method, const char *path, const char *body, struct resp *r)
 {
+	size_t blen = body != NULL ? strlen(body) : 0;
 	char req[512];
 	int fd, rc;
 
 	memset(r, 0, sizeof(*r));
 	int n = snprintf(req, sizeof(req),
 			 "%s %s HTTP/1.1\r\nHost: localhost\r\nUser-Agent: " PROG
-			 "\r\nAccept: */*\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
-			 method, path);
+			 "\r\nAccept: */*\r\nConnection: close\r\n%sContent-Length: %zu\r\n\r\n",
+			 method, path, body != NULL ? "Content-Type: application/json\r\n" : "",
+			 blen);
 	if (n < 0 || (size_t)n >= sizeof(req))
 		return -E2BIG;
 	fd = dial(c);
 	if (fd < 0)
 		return fd;
 	rc = send_all(fd, req, (size_t)n);
+	if (rc == 0 && blen > 0)
+		rc = send_all(fd, body, blen);
 	size_t len = 0;
 	if (rc == 0)
 		rc = read_all(fd, &r->raw, &len);
@@ -344,9 +423,10 @@ request(const struct ctl *c, const char *method, const char *path, struct resp *
 
 /* call - request + the common error handling; returns an exit code, EX_OK with @r set. */
 static int
-call(const struct ctl *c, const char *method, const char *path, struct resp *r)
+call_body(const struct ctl *c, const char *method, const char *path, const char *body,
+	  struct resp *r)
 {
-	int rc = request(c, method, path, r);
+	int rc = request(c, method, path, body, r);
 
 	if (rc == -ECONNREFUSED || rc == -ENOENT || rc == -ETIMEDOUT || rc == -EHOSTUNREACH ||
 	    rc == -ECONNRESET || rc == -EACCES || rc == -ENAMETOOLONG) {
@@ -364,6 +444,12 @@ call(const struct ctl *c, const char *method, const char *path, struct resp *r)
 		return EX_ERR;
 	}
 	return EX_OK;
+}
+
+static int
+call(const struct ctl *c, const char *method, const char *path, struct resp *r)
+{
+	return call_body(c, method, path, NULL, r);
 }
 
 static void
@@ -424,7 +510,10 @@ status_exit(const struct resp *r, const char *what)
 	json_t *j = json_loadb(r->body, r->len, 0, &e);
 	const char *msg = j != NULL ? json_string_value(json_object_get(j, "error")) : NULL;
 	const char *st = j != NULL ? json_string_value(json_object_get(j, "status")) : NULL;
-	int ex = r->status == 404 ? EX_NOTFOUND : r->status == 409 ? EX_CONFLICT : EX_ERR;
+	int ex = r->status == 404   ? EX_NOTFOUND
+		 : r->status == 409 ? EX_CONFLICT
+		 : r->status == 400 ? EX_USAGE
+				    : EX_ERR;
 
 	if (st != NULL && r->status == 409)
 		errmsg("%s: %s", what, st);
@@ -584,17 +673,10 @@ cmd_items(const struct ctl *c)
 	return EX_OK;
 }
 
-static int
-cmd_item(const struct ctl *c, const char *id)
+/* print_item - one item object of the API (GET /v1/items/ID, /v1/activities/ID). */
+static void
+print_item(const json_t *j)
 {
-	char path[64], what[64];
-	json_t *j;
-
-	snprintf(path, sizeof(path), "/v1/items/%s", id);
-	snprintf(what, sizeof(what), "item %s", id);
-	int ex = get_json(c, path, what, &j, c->json);
-	if (ex != EX_OK || c->json)
-		return ex;
 	printf("%-16s %lld\n", "item", jnum(j, "item"));
 	if (json_is_true(json_object_get(j, "in_arena"))) {
 		static const char *const keys[] = {"total",    "added", "remaining",	 "sold",
@@ -605,19 +687,324 @@ cmd_item(const struct ctl *c, const char *id)
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			printf("%-16s %lld\n", keys[k], jnum(j, keys[k]));
 		print_time("starts", jnum(j, "start_ns"));
+		if (jnum(j, "end_ns") != INT64_MAX)
+			print_time("ends", jnum(j, "end_ns"));
 	} else {
 		printf("%-16s %s\n", "state", "not in the arena (store only)");
 	}
 	const json_t *a = json_object_get(j, "activity");
-	if (json_is_object(a))
+	if (json_is_object(a)) {
 		printf("activity         \"%s\" total %lld added %lld limit %lld%s\n",
 		       jstr(a, "name"), jnum(a, "total"), jnum(a, "added"),
 		       jnum(a, "per_user_limit"),
 		       json_is_true(json_object_get(a, "closed")) ? " (closed)" : "");
+		if (jnum(a, "pay_timeout_ns") > 0)
+			printf("%-16s %lld s\n", "pay timeout",
+			       jnum(a, "pay_timeout_ns") / 1000000000);
+	}
 	const json_t *l = json_object_get(j, "ledger");
 	printf("ledger           sold %lld returned %lld live %lld paid %lld lines %lld\n",
 	       jnum(l, "sold"), jnum(l, "returned"), jnum(l, "live"), jnum(l, "paid"),
 	       jnum(l, "lines"));
+}
+
+/* show_one - GET @prefix/@id and print it. */
+static int
+show_one(const struct ctl *c, const char *prefix, const char *kind, const char *id)
+{
+	char path[64], what[64];
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s", prefix, id);
+	snprintf(what, sizeof(what), "%s %s", kind, id);
+	int ex = get_json(c, path, what, &j, c->json);
+	if (ex != EX_OK || c->json)
+		return ex;
+	print_item(j);
+	json_decref(j);
+	return EX_OK;
+}
+
+static int
+cmd_item(const struct ctl *c, const char *id)
+{
+	return show_one(c, "/v1/items", "item", id);
+}
+
+/* ------------------------------------------------------------- activities */
+
+static int usage_error(const char *help, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* parse_u64 - decimal @s in [lo, hi]. */
+static bool
+parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * parse_time - a TIME of the command line as ns since the epoch: "now",
+ * "+N[smhd]", unix seconds, or "YYYY-MM-DDTHH:MM:SSZ"; "never" when
+ * @never_ok (INT64_MAX).
+ */
+static bool
+parse_time(const char *s, int64_t now_ns, bool never_ok, int64_t *out)
+{
+	const int64_t S = 1000000000;
+	uint64_t v;
+
+	if (strcmp(s, "now") == 0) {
+		*out = now_ns;
+		return true;
+	}
+	if (never_ok && strcmp(s, "never") == 0) {
+		*out = INT64_MAX;
+		return true;
+	}
+	if (s[0] == '+') {
+		char num[24];
+		size_t n = strlen(s + 1);
+		int64_t unit = S;
+
+		if (n == 0 || n >= sizeof(num))
+			return false;
+		memcpy(num, s + 1, n + 1);
+		switch (num[n - 1]) {
+		case 'd':
+			unit *= 24;
+			/* fall through */
+		case 'h':
+			unit *= 60;
+			/* fall through */
+		case 'm':
+			unit *= 60;
+			/* fall through */
+		case 's':
+			num[n - 1] = '\0';
+			break;
+		default:
+			break;
+		}
+		if (!parse_u64(num, 0, (uint64_t)(INT64_MAX - now_ns) / (uint64_t)unit, &v))
+			return false;
+		*out = now_ns + (int64_t)v * unit;
+		return true;
+	}
+	if (parse_u64(s, 0, (uint64_t)(INT64_MAX / S) - 1, &v)) {
+		*out = (int64_t)v * S;
+		return true;
+	}
+	struct tm tm = {0};
+	const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (end == NULL || *end != '\0')
+		return false;
+	time_t t = timegm(&tm);
+	if (t < 0)
+		return false;
+	*out = (int64_t)t * S;
+	return true;
+}
+
+static int64_t
+wall_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* post_json - POST @body (consumed) to @path; prints and maps the answer. */
+static int
+post_json(const struct ctl *c, const char *path, json_t *body, const char *what, json_t **out)
+{
+	struct resp r;
+	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
+	int ex;
+
+	json_decref(body);
+	*out = NULL;
+	if (body != NULL && text == NULL) {
+		errmsg("out of memory");
+		return EX_ERR;
+	}
+	ex = call_body(c, "POST", path, text, &r);
+	free(text);
+	if (ex != EX_OK)
+		return ex;
+	if (r.status != 200 && r.status != 201) {
+		ex = status_exit(&r, what);
+		resp_free(&r);
+		return ex;
+	}
+	if (c->json)
+		fwrite(r.body, 1, r.len, stdout);
+	else
+		*out = parse_body(&r);
+	ex = c->json || *out != NULL ? EX_OK : EX_ERR;
+	resp_free(&r);
+	return ex;
+}
+
+/* result_word - "created", "closed", ... for the "result" of an answer. */
+static const char *
+result_word(const json_t *j, const char *done)
+{
+	return strcmp(jstr(j, "result"), "done") == 0 ? done : "unchanged (done before)";
+}
+
+static int
+cmd_activity_add(const struct ctl *c, const char *id_s)
+{
+	const char *const *o = c->opt;
+	int64_t now = wall_now_ns(), start = now, end = INT64_MAX;
+	uint64_t id, total, price = 0, limit = 1, pay = 0;
+	json_t *j;
+
+	if (!parse_u64(id_s, 1, UINT32_MAX, &id))
+		return usage_error(activity_add_help, "activity add: bad item ID '%s'", id_s);
+	if (o[O_TOTAL] == NULL)
+		return usage_error(activity_add_help, "activity add: --total is required");
+	if (!parse_u64(o[O_TOTAL], 1, UINT64_C(1) << 48, &total))
+		return usage_error(activity_add_help, "--total: '%s' is not 1..2^48", o[O_TOTAL]);
+	if (o[O_PRICE] != NULL && !parse_u64(o[O_PRICE], 0, INT64_MAX, &price))
+		return usage_error(activity_add_help,
+				   "--price: '%s' is not a number of minor units", o[O_PRICE]);
+	if (o[O_LIMIT] != NULL && !parse_u64(o[O_LIMIT], 1, 1000, &limit))
+		return usage_error(activity_add_help, "--limit: '%s' is not 1..1000", o[O_LIMIT]);
+	if (o[O_PAY_TIMEOUT] != NULL &&
+	    !parse_u64(o[O_PAY_TIMEOUT], 0, INT64_MAX / 1000000000, &pay))
+		return usage_error(activity_add_help,
+				   "--pay-timeout: '%s' is not a number of seconds",
+				   o[O_PAY_TIMEOUT]);
+	if (o[O_START] != NULL && !parse_time(o[O_START], now, false, &start))
+		return usage_error(activity_add_help, "--start: '%s' is not a TIME", o[O_START]);
+	if (o[O_END] != NULL && !parse_time(o[O_END], now, true, &end))
+		return usage_error(activity_add_help, "--end: '%s' is not a TIME", o[O_END]);
+	if (end <= start)
+		return usage_error(activity_add_help, "--end: must be after --start");
+	if (o[O_NAME] != NULL && strlen(o[O_NAME]) > 64)
+		return usage_error(activity_add_help, "--name: at most 64 bytes");
+
+	json_t *body =
+		json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "item", (json_int_t)id, "total",
+			  (json_int_t)total, "price", (json_int_t)price, "per_user_limit",
+			  (json_int_t)limit, "start_ns", (json_int_t)start, "pay_timeout_ns",
+			  (json_int_t)pay * 1000000000, "name", o[O_NAME] != NULL ? o[O_NAME] : "");
+	if (body != NULL && end != INT64_MAX)
+		json_object_set_new(body, "end_ns", json_integer(end));
+	char what[64];
+	snprintf(what, sizeof(what), "activity %s", id_s);
+	int ex = post_json(c, "/v1/activities", body, what, &j);
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("activity %s: %s\n", id_s, result_word(j, "created, on sale"));
+	print_item(j);
+	json_decref(j);
+	return EX_OK;
+}
+
+static int
+cmd_activity_list(const struct ctl *c)
+{
+	json_t *j, *it;
+	size_t i;
+	int ex = get_json(c, "/v1/activities", "activities", &j, c->json);
+
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("%-8s %-20s %-7s %-10s %-8s %-10s %-10s %-10s %-10s %s\n", "ITEM", "NAME", "STATE",
+	       "TOTAL", "ADDED", "REMAINING", "PRICE", "LMDB_LIVE", "LMDB_PAID", "STARTS");
+	json_array_foreach(json_object_get(j, "activities"), i, it)
+	{
+		const json_t *a = json_object_get(it, "activity"),
+			     *l = json_object_get(it, "ledger");
+		bool arena = json_is_true(json_object_get(it, "in_arena"));
+		const char *state = json_is_true(json_object_get(a, "closed"))	    ? "closed"
+				    : !arena					    ? "stored"
+				    : json_is_true(json_object_get(it, "sold_out")) ? "soldout"
+										    : "on_sale";
+		char rem[24] = "-", starts[32];
+		time_t t = (time_t)(jnum(a, "start_ns") / 1000000000);
+		struct tm tm;
+
+		if (arena)
+			snprintf(rem, sizeof(rem), "%lld", jnum(it, "remaining"));
+		gmtime_r(&t, &tm);
+		strftime(starts, sizeof(starts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		printf("%-8lld %-20.20s %-7s %-10lld %-8lld %-10s %-10lld %-10lld %-10lld %s\n",
+		       jnum(it, "item"), jstr(a, "name")[0] ? jstr(a, "name") : "-", state,
+		       jnum(a, "total"), jnum(a, "added"), rem, jnum(a, "price"), jnum(l, "live"),
+		       jnum(l, "paid"), starts);
+	}
+	json_decref(j);
+	return EX_OK;
+}
+
+static int
+cmd_activity_close(const struct ctl *c, const char *id)
+{
+	char path[64], what[64];
+	json_t *j;
+
+	snprintf(path, sizeof(path), "/v1/activities/%s/close", id);
+	snprintf(what, sizeof(what), "activity %s", id);
+	int ex = post_json(c, path, NULL, what, &j);
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("activity %s: %s\n", id, result_word(j, "closed"));
+	json_decref(j);
+	return EX_OK;
+}
+
+static int
+cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
+{
+	uint64_t units, rid;
+	char path[64], what[64];
+	json_t *j;
+
+	if (!parse_u64(units_s, 1, UINT64_C(1) << 48, &units))
+		return usage_error(stock_help, "stock add: UNITS '%s' is not 1..2^48", units_s);
+	if (c->opt[O_REQUEST_ID] != NULL) {
+		if (!parse_u64(c->opt[O_REQUEST_ID], 1, INT64_MAX, &rid))
+			return usage_error(stock_help, "--request-id: '%s' is not 1..2^63-1",
+					   c->opt[O_REQUEST_ID]);
+	} else {
+		do {
+			if (getrandom(&rid, sizeof(rid), 0) != (ssize_t)sizeof(rid)) {
+				errmsg("no random request id: %s", strerror(errno));
+				return EX_ERR;
+			}
+			rid &= INT64_MAX; /* JSON integers are signed */
+		} while (rid == 0);
+	}
+	snprintf(path, sizeof(path), "/v1/activities/%s/restock", id);
+	snprintf(what, sizeof(what), "stock add %s", id);
+	int ex = post_json(
+		c, path,
+		json_pack("{s:I,s:I}", "units", (json_int_t)units, "restock_id", (json_int_t)rid),
+		what, &j);
+	if (ex == EX_UNREACHABLE || (ex == EX_ERR && c->opt[O_REQUEST_ID] == NULL))
+		errmsg("the restock may or may not have been applied: rerun with --request-id "
+		       "%" PRIu64 " to apply it exactly once",
+		       rid);
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("item %s: %s, %" PRIu64 " units (request id %" PRIu64 "); now total %lld + "
+	       "added %lld, remaining %lld\n",
+	       id, result_word(j, "restocked"), units, rid, jnum(j, "total"), jnum(j, "added"),
+	       jnum(j, "remaining"));
 	json_decref(j);
 	return EX_OK;
 }
@@ -725,9 +1112,6 @@ cmd_reconcile(const struct ctl *c)
 
 /* ------------------------------------------------------------------- main */
 
-static int usage_error(const char *help, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 static int
 usage_error(const char *help, const char *fmt, ...)
 {
@@ -747,6 +1131,18 @@ static int
 dispatch(const struct ctl *c, char **pos, int npos, bool help)
 {
 	const char *cmd = npos > 0 ? pos[0] : NULL;
+	const char *sub = npos > 1 ? pos[1] : "";
+	bool add = cmd != NULL && strcmp(sub, "add") == 0;
+	unsigned allowed = !add				  ? 0
+			   : strcmp(cmd, "activity") == 0 ? ~(1u << O_REQUEST_ID)
+			   : strcmp(cmd, "stock") == 0	  ? 1u << O_REQUEST_ID
+							  : 0;
+
+	for (unsigned i = 0; i < O__N && !help; i++)
+		if (c->opt[i] != NULL && (allowed & (1u << i)) == 0)
+			return usage_error(main_help, "%s is not an option of '%s%s%s'",
+					   copt_names[i], cmd != NULL ? cmd : "",
+					   npos > 1 ? " " : "", sub);
 
 	if (cmd == NULL || strcmp(cmd, "help") == 0) {
 		if (help || cmd != NULL) {
@@ -796,6 +1192,57 @@ dispatch(const struct ctl *c, char **pos, int npos, bool help)
 			return usage_error(item_help, "item: bad item ID '%s' (decimal)", pos[1]);
 		return cmd_item(c, pos[1]);
 	}
+	if (strcmp(cmd, "activity") == 0) {
+		const char *sub = npos > 1 ? pos[1] : NULL;
+		const char *h = sub == NULL		    ? activity_help
+				: strcmp(sub, "add") == 0   ? activity_add_help
+				: strcmp(sub, "list") == 0  ? activity_list_help
+				: strcmp(sub, "show") == 0  ? activity_show_help
+				: strcmp(sub, "close") == 0 ? activity_close_help
+							    : activity_help;
+		if (help) {
+			fputs(h, stdout);
+			return EX_OK;
+		}
+		if (sub == NULL)
+			return usage_error(activity_help, "activity: missing subcommand");
+		if (h == activity_help)
+			return usage_error(activity_help, "activity: unknown subcommand '%s'", sub);
+		if (h == activity_list_help) {
+			if (npos != 2)
+				return usage_error(h, "activity list: unexpected argument '%s'",
+						   pos[2]);
+			return cmd_activity_list(c);
+		}
+		if (npos != 3)
+			return usage_error(h, "activity %s: expected one item ID", sub);
+		if (!valid_id(pos[2]))
+			return usage_error(h, "activity %s: bad item ID '%s' (decimal)", sub,
+					   pos[2]);
+		if (h == activity_add_help)
+			return cmd_activity_add(c, pos[2]);
+		if (h == activity_show_help)
+			return show_one(c, "/v1/activities", "activity", pos[2]);
+		return cmd_activity_close(c, pos[2]);
+	}
+	if (strcmp(cmd, "stock") == 0) {
+		const char *sub = npos > 1 ? pos[1] : NULL;
+		if (help) {
+			fputs(stock_help, stdout);
+			return EX_OK;
+		}
+		if (sub == NULL || strcmp(sub, "add") != 0)
+			return usage_error(stock_help,
+					   sub == NULL ? "stock: missing subcommand"
+						       : "stock: unknown subcommand '%s'",
+					   sub);
+		if (npos != 4)
+			return usage_error(stock_help, "stock add: expected an item ID and UNITS");
+		if (!valid_id(pos[2]))
+			return usage_error(stock_help, "stock add: bad item ID '%s' (decimal)",
+					   pos[2]);
+		return cmd_stock_add(c, pos[2], pos[3]);
+	}
 	if (strcmp(cmd, "metrics") == 0 || strcmp(cmd, "reconcile") == 0) {
 		bool m = cmd[0] == 'm';
 		if (help) {
@@ -808,6 +1255,19 @@ dispatch(const struct ctl *c, char **pos, int npos, bool help)
 		return m ? cmd_metrics(c) : cmd_reconcile(c);
 	}
 	return usage_error(main_help, "unknown command '%s'", cmd);
+}
+
+/* copt_index - which command option @a is ("--total" or "--total=..."), or -1. */
+static int
+copt_index(const char *a)
+{
+	for (int k = 0; k < O__N; k++) {
+		size_t nl = strlen(copt_names[k]);
+
+		if (strncmp(a, copt_names[k], nl) == 0 && (a[nl] == '\0' || a[nl] == '='))
+			return k;
+	}
+	return -1;
 }
 
 int
@@ -845,6 +1305,16 @@ main(int argc, char **argv)
 				goto out;
 			}
 			c.socket_path = v;
+		} else if (a[0] == '-' && a[1] == '-' && copt_index(a) >= 0) {
+			int k = copt_index(a);
+			size_t nl = strlen(copt_names[k]);
+			const char *v =
+				a[nl] == '=' ? a + nl + 1 : (i + 1 < argc ? argv[++i] : NULL);
+			if (v == NULL) {
+				ex = usage_error(main_help, "%s needs a value", copt_names[k]);
+				goto out;
+			}
+			c.opt[k] = v;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			ex = usage_error(main_help, "unknown option '%s'", a);
 			goto out;

@@ -581,7 +581,7 @@ post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		}
 	}
 	int gu = get_u64(o, "units", 1, SK_STOCK_MAX_UNITS, false, &units, r, &rc);
-	int gi = gu == 1 ? get_u64(o, "restock_id", 1, UINT64_MAX, false, &rid, r, &rc) : 0;
+	int gi = gu == 1 ? get_u64(o, "restock_id", 1, INT64_MAX, false, &rid, r, &rc) : 0;
 	json_decref(o);
 	if (gu < 0 || gi < 0)
 		return rc;
@@ -589,7 +589,7 @@ post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		return reply_error(r, 400, "units: required, 1..2^48");
 	if (gi == 0)
 		return reply_error(r, 400,
-				   "restock_id: required, 1..2^64-1 (names the restock so that "
+				   "restock_id: required, 1..2^63-1 (names the restock so that "
 				   "a retry is applied once)");
 	if (id > UINT32_MAX)
 		return reply_error(r, 404, "unknown activity");

@@ -1332,14 +1332,14 @@ static int
 run_cli(char *out, size_t outlen, const char *const *args)
 {
 	char tmpl[PATH_MAX + 32];
-	const char *argv[16];
+	const char *argv[32];
 	int n = 0, status;
 
 	snprintf(tmpl, sizeof(tmpl), "%s/cli-out-XXXXXX", F.dir);
 	int fd = mkstemp(tmpl);
 	ck_assert_int_ge(fd, 0);
 	argv[n++] = seckillctl_path;
-	while (*args != NULL && n < 15)
+	while (*args != NULL && n < 31)
 		argv[n++] = *args++;
 	argv[n] = NULL;
 
@@ -1416,6 +1416,61 @@ START_TEST(seckillctl_against_admin)
 	ck_assert_int_eq(CLI("--port", port, "reconcile"), 1);
 	ck_assert_ptr_nonnull(strstr(out, "MISMATCH"));
 	atomic_fetch_sub(&it->returned, 1);
+
+	/* activities: add (idempotent), list, show, restock (once per id), close */
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "30", "--total", "5", "--price",
+			     "1999", "--name", "phone", "--start", "+1h", "--end", "never"),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "activity 30: created"));
+	ck_assert_ptr_nonnull(strstr(out, "remaining        5"));
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "30", "--total", "5", "--price",
+			     "1999", "--name", "phone", "--start", "+1h"),
+			 5); /* another start: a conflict */
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "31", "--total=2",
+			     "--start=2030-01-01T00:00:00Z", "--end=1924992000", "--limit", "2"),
+			 0);
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "31", "--total=2",
+			     "--start=2030-01-01T00:00:00Z", "--end=1924992000", "--limit", "2"),
+			 0);
+	ck_assert_int_eq(CLI("--port", port, "--json", "activity", "show", "31"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"start_ns\":1893456000000000000"));
+	ck_assert_int_eq(CLI("--port", port, "activity", "list"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "phone"));
+	ck_assert_ptr_nonnull(strstr(out, "on_sale"));
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "7", "--request-id", "9"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "restocked, 7 units (request id 9)"));
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "7", "--request-id", "9"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "unchanged"));
+	ck_assert_uint_eq(sk_stock_remaining(sk_shm_item_find(F.shm, 30)), 12);
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "8", "--request-id", "9"), 5);
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "1"), 0); /* random id */
+	ck_assert_uint_eq(sk_stock_remaining(sk_shm_item_find(F.shm, 30)), 13);
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "77", "1"), 4);
+	ck_assert_int_eq(CLI("--port", port, "activity", "close", "30"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "activity 30: closed"));
+	ck_assert_int_eq(CLI("--port", port, "activity", "close", "30"), 0);
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "1"), 5);
+	ck_assert_int_eq(CLI("--port", port, "activity", "show", "77"), 4);
+	ck_assert_int_eq(CLI("--port", port, "activity", "close", "77"), 4);
+	/* bad input never reaches the daemon (exit 2) */
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "32"), 2);
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "32", "--total", "0"), 2);
+	ck_assert_int_eq(
+		CLI("--port", port, "activity", "add", "32", "--total", "1", "--start", "tomorrow"),
+		2);
+	ck_assert_int_eq(
+		CLI("--port", port, "activity", "add", "32", "--total", "1", "--end", "now"), 2);
+	ck_assert_int_eq(
+		CLI("--port", port, "activity", "add", "32", "--total", "1", "--limit", "1001"), 2);
+	ck_assert_int_eq(CLI("--port", port, "activity", "list", "--total", "1"), 2);
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "x"), 2);
+	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "1", "--total", "1"), 2);
+	ck_assert_int_eq(CLI("--port", port, "activity", "frob", "1"), 2);
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: seckillctl activity add ID --total N"));
+	ck_assert_int_eq(CLI("stock", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--request-id"));
+	ck_assert_int_eq(sk_store_activity_get(sk_control_store(F.ctl), 32, NULL, NULL), -ENOENT);
 
 	/* usage errors and help */
 	ck_assert_int_eq(CLI("--port", port), 2);
