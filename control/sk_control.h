@@ -339,16 +339,16 @@ struct sk_control_stats {
 	uint64_t units_returned;   /**< units given back by cancels and failures */
 	uint64_t pay[SK_CONTROL_PAY_UNKNOWN + 1]; /**< pay calls by result */
 	uint64_t pay_errors;			  /**< pay calls that failed (store error) */
-	uint64_t activities_created;  /**< activities created through the admin API */
-	uint64_t activities_recorded; /**< config items stored as activities */
-	uint64_t activities_loaded;   /**< activities put on sale in the arena (preheat) */
-	uint64_t activities_closed;   /**< activities closed */
-	uint64_t units_restocked;     /**< units added to the arena by restocks */
-	uint64_t preheat_errors;      /**< activities the arena could not take */
-	uint64_t repaired;	/**< orders brought in line with the store (crash repair) */
-	uint64_t anomalies;	/**< arena and store disagreed beyond repair (see docs) */
-	uint64_t commit_ns_sum; /**< total time in put_orders */
-	uint64_t commit_count;	/**< put_orders calls timed */
+	uint64_t activities_created;		  /**< activities created through the admin API */
+	uint64_t activities_recorded;		  /**< config items stored as activities */
+	uint64_t activities_loaded; /**< activities put on sale in the arena (preheat) */
+	uint64_t activities_closed; /**< activities closed */
+	uint64_t units_restocked;   /**< units added to the arena by restocks */
+	uint64_t preheat_errors;    /**< activities the arena could not take */
+	uint64_t repaired;	    /**< orders brought in line with the store (crash repair) */
+	uint64_t anomalies;	    /**< arena and store disagreed beyond repair (see docs) */
+	uint64_t commit_ns_sum;	    /**< total time in put_orders */
+	uint64_t commit_count;	    /**< put_orders calls timed */
 	uint64_t commit_bucket[SK_CONTROL_LAT_BUCKETS]; /**< per bucket, not cumulative */
 	uint64_t last_commit_ns;			/**< wall clock of the last commit */
 };
