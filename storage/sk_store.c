@@ -402,6 +402,22 @@ event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev)
 	return 0;
 }
 
+/*
+ * wtxn_end - finish a write: if @rc is 0, append @ev (unless NULL) and
+ * commit; the transaction is gone after the call either way. Returns @rc,
+ * else the failure of the append or the commit, else 0.
+ */
+static int
+wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_event *ev)
+{
+	if (rc == 0 && ev != NULL)
+		rc = event_add(st, w, ev);
+	if (rc == 0)
+		rc = wtxn_commit(st, w);
+	wtxn_abort(w);
+	return rc;
+}
+
 static int
 rtxn_begin(struct sk_store *st, MDB_txn **txn)
 {
@@ -1251,9 +1267,7 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 				    .user = first.rec.user,
 				    .units = units,
 				    .time_ns = now_ns};
-	rc = event_add(st, &w, &ev);
-	if (rc == 0)
-		rc = wtxn_commit(st, &w);
+	return wtxn_end(st, &w, 0, &ev);
 out:
 	wtxn_abort(&w);
 	return rc;
@@ -1385,10 +1399,7 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 	if (rc != 0)
 		return rc;
 	struct sk_store_event e = *ev;
-	rc = event_add(st, &w, &e);
-	if (rc == 0)
-		rc = wtxn_commit(st, &w);
-	wtxn_abort(&w);
+	rc = wtxn_end(st, &w, 0, &e);
 	if (rc == 0)
 		ev->seq = e.seq;
 	return rc;
@@ -1498,10 +1509,7 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 				    .item = a->item,
 				    .units = cur.total,
 				    .time_ns = now_ns};
-	if (rc == 0)
-		rc = event_add(st, &w, &ev);
-	if (rc == 0)
-		rc = wtxn_commit(st, &w);
+	return wtxn_end(st, &w, rc, &ev);
 out:
 	wtxn_abort(&w);
 	return rc;
@@ -1575,10 +1583,7 @@ sk_store_activity_close(struct sk_store *st, uint32_t item, int64_t now_ns)
 	a.updated_ns = now_ns;
 	rc = act_store(st, w.txn, &a);
 	struct sk_store_event ev = {.type = SK_STORE_EV_CLOSED, .item = item, .time_ns = now_ns};
-	if (rc == 0)
-		rc = event_add(st, &w, &ev);
-	if (rc == 0)
-		rc = wtxn_commit(st, &w);
+	return wtxn_end(st, &w, rc, &ev);
 out:
 	wtxn_abort(&w);
 	return rc;
@@ -1637,10 +1642,7 @@ sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_i
 	rc = lmdb_err(mdb_put(w.txn, st->items, &key, &data, 0));
 	struct sk_store_event ev = {
 		.type = SK_STORE_EV_RESTOCKED, .item = item, .units = units, .time_ns = now_ns};
-	if (rc == 0)
-		rc = event_add(st, &w, &ev);
-	if (rc == 0)
-		rc = wtxn_commit(st, &w);
+	return wtxn_end(st, &w, rc, &ev);
 out:
 	wtxn_abort(&w);
 	return rc;
@@ -1689,11 +1691,7 @@ sk_store_cursor_set(struct sk_store *st, const char *name, uint64_t value)
 		return rc;
 	put_be64(v, value);
 	MDB_val key = mval(name, strlen(name)), data = mval(v, sizeof(v));
-	rc = lmdb_err(mdb_put(w.txn, st->cursors, &key, &data, 0));
-	if (rc == 0)
-		rc = wtxn_commit(st, &w);
-	wtxn_abort(&w);
-	return rc;
+	return wtxn_end(st, &w, lmdb_err(mdb_put(w.txn, st->cursors, &key, &data, 0)), NULL);
 }
 
 /* ------------------------------------------------------------ housekeeping */
