@@ -205,9 +205,13 @@ EOF
 read -r dt_timeout dt_200 dt_parked <<<"$(tele durable_timeout) $(tele durable_200) $(tele durable_parked)"
 echo "durable: parked $dt_parked, answered 200 $dt_200, wait ran out $dt_timeout; per lcore parked: $(lcore_tele durable_parked)"
 check "sale: durable_200 >= winners" test "$dt_200" -ge $TOTAL
-# A parked winner whose wait (5 s) ran out: a commit that slow, or the known
-# bug of part 3 (a foreign order's retry blocking the lcore's FIFO).
-[ "$dt_timeout" = 0 ] || echo "note: $dt_timeout parked answers waited out ack_wait_ms (5 s): see part 3"
+# A parked answer whose wait (5 s) ran out: a commit that slow (not seen
+# here: commits take ~10 ms), or the known bug of part 3 - a retry parked on
+# the other lcore waits for a mark it may never reach, and as the head of
+# that lcore's FIFO holds up the winners parked behind it (seen on every run
+# here: ~3 timeouts, the crowd's max latency ~5 s).
+xfail "sale: no parked answer waited out ack_wait_ms (durable_timeout $dt_timeout, crowd max latency $(json_get "$tmp/c1.json" '"%.0f ms" % (d["latency_ns"]["max"] / 1e6)'))" \
+	test "$dt_timeout" = 0
 expect_eq "sale: no dispatch drops" "$(tele dispatch_drops)" 0
 "$SBX" down >/dev/null
 echo "part 1 done at $((SECONDS - T0)) s"
