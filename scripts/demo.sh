@@ -6,7 +6,8 @@
 # Installs what is missing, builds, reserves hugepages, brings the sandbox
 # up (the dataplane on a net_tap port whose other side lives in a network
 # namespace of its own, addressed from 198.18.0.0/15), puts 1,000 units on
-# sale a few seconds after start-up, fires a crowd of 50,000 users making
+# sale a few seconds ahead with seckillctl activity add (as an operator
+# would), fires a crowd of 50,000 users making
 # 120,000 signed buy attempts at it from inside the namespace, and prints
 # what happened. The control plane (seckill-control) runs beside the
 # dataplane: with ack = durable each winner is answered 200 once its order
@@ -68,15 +69,8 @@ store = $work/store
 ack = durable
 ack_wait_ms = 500
 
-[item.$ITEM]
-name = demo phone
-total = $UNITS
-price = 99900
-per_user_limit = 1
-start = +$START_IN
-end = +600
-
-# A second item, open from the start, that nobody is entitled to: it shows
+# The sale itself is created below the way an operator does it, with
+# seckillctl activity add. A second item, open from the start, that nobody is entitled to: it shows
 # a forged token refused while stock remains.
 [item.$GUARD]
 name = guard item
@@ -91,6 +85,9 @@ up=$(scripts/sandbox.sh up --config "$work/demo.ini" --bin "$BIN" --lcores 1)
 server=$(sed -n 's/.*server=\([0-9.]*\).*/\1/p' <<<"$up")
 [ -n "$server" ] || sk_die "sandbox did not report its address: $up"
 
+sk_log "the operator creates the sale: seckillctl activity add $ITEM --total $UNITS ... --start +${START_IN}s"
+scripts/sandbox.sh ctl activity add "$ITEM" --total "$UNITS" --price 99900 --limit 1 \
+	--name "demo phone" --start "+${START_IN}s" --end +600s | head -n 1
 before=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$ITEM")
 sk_log "item before the sale: $before"
 
@@ -119,6 +116,10 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 reconcile=$(scripts/sandbox.sh ctl reconcile 2>&1 | tail -n 1) || true
+activities=$(scripts/sandbox.sh ctl activity list 2>&1) || true
+requests=$(scripts/sandbox.sh ctl metrics 2>/dev/null |
+	sed -n 's/^seckill_requests_total{outcome="\([a-z_]*\)"} \([1-9][0-9]*\)$/\1=\2/p' |
+	tr '\n' ' ') || true
 
 echo
 echo "================ flash sale summary ================"
@@ -126,6 +127,9 @@ echo "item $ITEM before: $before"
 echo "item $ITEM after:  $after"
 echo "a forged token gets HTTP $forged; item $GUARD after it: $guard"
 echo "durable in LMDB: $durable orders; $reconcile"
+echo "buy answers by outcome (the control plane's /metrics): $requests"
+echo "activities (seckillctl activity list):"
+sed 's/^/  /' <<<"$activities"
 grep -E '^(attempts|winners|check|latency)' "$work/crowd.txt" || cat "$work/crowd.txt"
 python3 - "$work/crowd.json" "$UNITS" <<'EOF'
 import json, sys
