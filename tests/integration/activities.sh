@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# activities.sh - sales created, restocked and closed at run time through the
+# control plane (seckillctl activity / stock), with the real dataplane and
+# control plane in the sandbox: [seckill] store, ack = durable, auth = off
+# (X-User-Id), and NO [item.N] in the config - every item comes from LMDB.
+#
+#  1. before any activity, a buy of item 1 is 404;
+#  2. activity add 1 --total 50: created; the same definition again is
+#     "unchanged" (KNOWN BUG below, XFAIL for the command without --start;
+#     checked for real with an absolute --start on item 4); another --total
+#     exits 5; 80 users -> exactly 50 x 200 confirmed, 30 x 410; reconcile;
+#     LMDB live == 50; metrics count the creations;
+#  3. stock add 1 20 --request-id 5 reopens the sold-out item; the same
+#     request again is "unchanged" (remaining not doubled), with other units
+#     exit 5; an earlier winner gets its own order back (200 duplicate, no
+#     second unit); 60 new users -> exactly 20 winners; after the sell-out an
+#     earlier winner gets 410;
+#  4. activity add 2 --start +4s: 425 with starts_in_ms, 200 after the
+#     start; close: 403 for everyone, closing again "unchanged", stock add
+#     exits 5, nothing changed;
+#  5. kill -9 of both processes, restart with the same store and still no
+#     [item.N]: item 1 comes back from LMDB (remaining 0, total + added 70),
+#     earlier winners cannot buy, stock add 1 5 -> exactly 5 new winners and
+#     earlier winners get their same order; the closed item 2 is not loaded
+#     (404, also after a few preheat passes); reconcile; metrics are counters;
+#  6. bad input exits 2 and changes nothing; unknown ids exit 4.
+#
+# KNOWN BUG (control/seckillctl.c, cmd_activity_add()): without --start (and
+# with --start now or +N) the CLI sends start_ns = its own wall clock at the
+# call, and sk_control_activity_add() (control/sk_activity.c,
+# same_definition()) compares start_ns exactly, so rerunning the very same
+# "activity add 1 --total 50 --name ..." is answered 409 "exists with another
+# definition" (exit 5) instead of "unchanged" (exit 0): an operator can never
+# safely retry an add whose answer was lost unless --start is absolute.
+# Reported as XFAIL (SK_IT_STRICT=1 makes it a failure).
+. "$(dirname "$0")/lib.sh"
+require_env curl
+[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
+[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
+[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
+
+tmp=$(mktemp -d)
+trap 'rc=$?; "$SBX" down >/dev/null 2>&1 || rc=1; rm -rf "$tmp"; exit $rc' EXIT
+export SK_SBX_ADMIN_PORT=$((18000 + $$ % 1000))
+# shellcheck disable=SC2034 # read by lib.sh's orders_in_store
+ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
+T0=$SECONDS
+
+# xfail DESC CMD... - an assertion that a known bug makes fail: reported,
+# counted as a failure only with SK_IT_STRICT=1; a pass says the bug is gone.
+XFAILS=0
+xfail() {
+	local desc=$1
+	shift
+	if "$@"; then
+		ok "$desc (XPASS: the known bug seems fixed; make this a plain check)"
+	elif [ "${SK_IT_STRICT:-0}" = 1 ]; then
+		bad "$desc (known bug)"
+	else
+		XFAILS=$((XFAILS + 1))
+		echo "XFAIL - $desc (known bug, see the header of $TEST.sh)"
+	fi
+}
+
+# The sandbox's config plus the control plane's store: no [item.N] at all.
+cfg=$tmp/activities.ini
+{
+	cat "$REPO/config/sandbox.ini"
+	cat <<-EOF
+
+		[seckill]
+		auth = off
+		store = $tmp/store
+		ack = durable
+		ack_wait_ms = 5000
+	EOF
+} >"$cfg"
+
+no_config_items() {
+	! grep -q '^\[item\.' "$cfg"
+}
+if ! no_config_items; then
+	bad "the config must hold no [item.N]"
+	finish
+	exit 1
+fi
+
+up() {
+	local out
+	out=$("$SBX" up --config "$cfg") || {
+		bad "sandbox up"
+		finish
+		exit 1
+	}
+	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
+}
+
+# ctl ARGS... - seckillctl against this sandbox; output in $tmp/ctl.out,
+# exit code in CTL_RC (never fails the script).
+ctl() {
+	CTL_RC=0
+	"$SBX" ctl "$@" >"$tmp/ctl.out" 2>&1 || CTL_RC=$?
+	sed 's/^/    | /' "$tmp/ctl.out"
+}
+
+# ctl_unchanged - the last ctl exited 0 and printed "unchanged".
+ctl_unchanged() {
+	[ "$CTL_RC" = 0 ] && grep -q "unchanged" "$tmp/ctl.out"
+}
+
+# act FIELD [ITEM] - a field of `seckillctl --json activity show ITEM`
+# (dotted for nested ones: "ledger.live", "activity.closed").
+act() {
+	"$SBX" ctl --json activity show "${2:-1}" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[k]
+print(str(d).lower() if isinstance(d, bool) else d)' "$1"
+}
+
+# buy ITEM USER - one buy from inside the namespace; sets CODE and BODY.
+buy() {
+	BODY=$(sbx_exec curl -s -m 10 -o - -w '\n%{http_code}' -X POST \
+		-H "X-User-Id: $2" "http://$SERVER/v1/seckill/$1") || true
+	CODE=${BODY##*$'\n'}
+	BODY=${BODY%$'\n'*}
+}
+
+# crowd ITEM USER_BASE USERS NAME [crowd options] - USERS distinct users
+# (no retries) buy ITEM once each; summary in $tmp/NAME.json, winners'
+# "user order" lines in $tmp/NAME.orders. Bounded: 30 s.
+crowd() {
+	local item=$1 base=$2 users=$3 name=$4
+	shift 4
+	sbx_exec taskset -c 0 "$SK_CROWD" --server "$SERVER" --item "$item" \
+		--users "$users" --user-base "$base" --retriers 0 --conns 16 \
+		--timeout-ms 8000 --max-seconds 30 --json "$tmp/$name.json" \
+		--orders "$tmp/$name.orders" "$@" >"$tmp/$name.out" 2>&1
+}
+
+reconcile() {
+	"$SBX" ctl reconcile >"$tmp/reconcile" 2>&1 || {
+		cat "$tmp/reconcile"
+		return 1
+	}
+}
+
+# metric NAME - the value of an unlabelled metric (empty if absent).
+metric() {
+	"$SBX" ctl metrics | awk -v n="$1" '$1 == n { print $2; exit }'
+}
+
+# is_counter NAME - the metrics declare NAME a counter.
+is_counter() {
+	"$SBX" ctl metrics | grep -qx "# TYPE $1 counter"
+}
+
+# disjoint_users A B - no user of orders file A ("user order" lines) is in B.
+disjoint_users() {
+	python3 - "$1" "$2" <<-'EOF'
+		import sys
+		a = {l.split()[0] for l in open(sys.argv[1]) if l.strip()}
+		b = {l.split()[0] for l in open(sys.argv[2]) if l.strip()}
+		sys.exit(1 if a & b else 0)
+	EOF
+}
+
+up
+
+# ------------------------------------------------ 1. nothing on sale yet
+buy 1 1
+expect_eq "no activity: buy of item 1 is 404" "$CODE $BODY" '404 {"status":"not_found"}'
+ctl activity list
+expect_eq "no activity: activity list exits 0" "$CTL_RC" 0
+ctl activity show 1
+expect_eq "no activity: activity show 1 exits 4" "$CTL_RC" 4
+
+# ------------------------------------------------ 2. create, sell out
+ctl activity add 1 --total 50 --name "flash one"
+expect_eq "add 1: exit 0" "$CTL_RC" 0
+check "add 1: prints 'created'" grep -q "^activity 1: created" "$tmp/ctl.out"
+expect_eq "add 1: on sale with 50 units" "$(act remaining):$(act in_arena)" "50:true"
+b=$(sbx_exec curl -s -m 5 "http://$SERVER/v1/items/1")
+expect_match "add 1: the dataplane shows item 1 open" "$b" '"state":"open","remaining":50'
+# The very same command line again (see KNOWN BUG in the header).
+ctl activity add 1 --total 50 --name "flash one"
+xfail "add 1 again, same command: exit 0 'unchanged' (got exit $CTL_RC)" ctl_unchanged
+ctl activity add 1 --total 60 --name "flash one"
+expect_eq "add 1 with another --total: exit 5" "$CTL_RC" 5
+expect_eq "add 1: still 50 units, added 0 after the refused adds" \
+	"$(act activity.total):$(act total):$(act added)" "50:50:0"
+
+# Idempotence where the definition can be repeated: an absolute --start.
+abs=$(date +%s)
+ctl activity add 4 --total 3 --price 1999 --name "abs start" --start "$abs"
+expect_eq "add 4 (absolute --start): exit 0 created" \
+	"$CTL_RC:$(grep -c '^activity 4: created' "$tmp/ctl.out")" "0:1"
+ctl activity add 4 --total 3 --price 1999 --name "abs start" --start "$abs"
+expect_eq "add 4 again, same definition: exit 0 'unchanged'" \
+	"$CTL_RC:$(grep -c 'unchanged' "$tmp/ctl.out")" "0:1"
+ctl activity add 4 --total 3 --price 2000 --name "abs start" --start "$abs"
+expect_eq "add 4 with another --price: exit 5" "$CTL_RC" 5
+expect_eq "add 4: the definition kept" "$(act activity.price 4):$(act total 4)" "1999:3"
+
+rc=0
+crowd 1 1 80 w1 --expect-units 50 || rc=$?
+cat "$tmp/w1.out"
+expect_eq "wave 1: crowd checks pass (80 users, 50 units)" "$rc" 0
+expect_eq "wave 1: exactly 50 answered 200 confirmed, the rest 410" \
+	"$(json_get "$tmp/w1.json" 'sorted(d["http"].items())'):$(json_get "$tmp/w1.json" 'd["status"].get("confirmed")')" \
+	"[('200', 50), ('410', 30)]:50"
+expect_eq "wave 1: every 200 is in LMDB" "$(orders_in_store "$tmp/w1.orders")" 50
+ctl reconcile
+expect_eq "wave 1: seckillctl reconcile exits 0" "$CTL_RC" 0
+expect_eq "wave 1: activity show 1: ledger live 50, remaining 0, sold out" \
+	"$(act ledger.live):$(act remaining):$(act sold_out)" "50:0:true"
+check "metrics: seckill_activities_created_total is a counter" is_counter seckill_activities_created_total
+expect_eq "metrics: two activities created (1 and 4)" "$(metric seckill_activities_created_total)" 2
+
+# ------------------------------------------------ 3. restock
+w1_user=$(head -1 "$tmp/w1.orders" | cut -d' ' -f1)
+w1_order=$(head -1 "$tmp/w1.orders" | cut -d' ' -f2)
+buy 1 "$w1_user"
+expect_eq "sold out: an earlier winner gets 410" "$CODE" 410
+ctl stock add 1 20 --request-id 5
+expect_eq "restock 20 (request 5): exit 0" "$CTL_RC" 0
+check "restock: prints 'restocked'" grep -q "restocked, 20 units (request id 5)" "$tmp/ctl.out"
+expect_eq "restock: item 1 reopens with 20" "$(act remaining):$(act sold_out):$(act added)" "20:false:20"
+b=$(sbx_exec curl -s -m 5 "http://$SERVER/v1/items/1")
+expect_match "restock: the dataplane shows item 1 open again" "$b" '"state":"open","remaining":20'
+ctl stock add 1 20 --request-id 5
+expect_eq "restock rerun, same request id: exit 0 'unchanged'" \
+	"$CTL_RC:$(grep -c 'unchanged' "$tmp/ctl.out")" "0:1"
+ctl stock add 1 21 --request-id 5
+expect_eq "restock, same request id with other units: exit 5" "$CTL_RC" 5
+expect_eq "restock applied once: remaining 20, added 20" "$(act remaining):$(act added)" "20:20"
+# docs/api.md: per-user limit 1, a retry of a winner gets the same order
+# back ("duplicate":true, 200 once it is confirmed) while units remain.
+buy 1 "$w1_user"
+expect_eq "reopened: an earlier winner gets its own order back, no second unit" \
+	"$CODE $BODY" "200 {\"status\":\"confirmed\",\"order\":\"$w1_order\",\"duplicate\":true}"
+expect_eq "reopened: the retry took no unit" "$(act remaining)" 20
+rc=0
+crowd 1 1001 60 w2 --expect-units 20 || rc=$?
+cat "$tmp/w2.out"
+expect_eq "wave 2: crowd checks pass (60 new users, 20 units)" "$rc" 0
+expect_eq "wave 2: exactly 20 winners (200 confirmed), the rest 410" \
+	"$(json_get "$tmp/w2.json" 'sorted(d["http"].items())'):$(json_get "$tmp/w2.json" 'd["fresh_wins"]')" \
+	"[('200', 20), ('410', 40)]:20"
+check "wave 2: winners are new users" disjoint_users "$tmp/w1.orders" "$tmp/w2.orders"
+expect_eq "wave 2: every 200 is in LMDB" "$(orders_in_store "$tmp/w2.orders")" 20
+buy 1 "$w1_user"
+expect_eq "sold out again: an earlier winner gets 410" "$CODE" 410
+expect_eq "wave 2: ledger live 70, remaining 0" "$(act ledger.live):$(act remaining)" "70:0"
+expect_eq "metrics: 20 units restocked" "$(metric seckill_units_restocked_total)" 20
+
+# ------------------------------------------------ 4. start time, close
+ctl activity add 2 --total 10 --start +4s
+expect_eq "add 2 --start +4s: exit 0" "$CTL_RC" 0
+buy 2 5001
+expect_match "add 2: a buy right away is 425 not_started" "$CODE $BODY" \
+	'^425 \{"status":"not_started","starts_in_ms":[0-9]+\}$'
+wait_ms=$(echo "$BODY" | sed -n 's/.*"starts_in_ms":\([0-9]*\).*/\1/p')
+b=$(sbx_exec curl -s -m 5 "http://$SERVER/v1/items/2")
+expect_match "add 2: the dataplane shows item 2 scheduled" "$b" '"state":"scheduled","remaining":10'
+if [ -n "$wait_ms" ] && [ "$wait_ms" -le 5000 ]; then
+	sleep "$(printf '%d.%03d' $(((wait_ms + 300) / 1000)) $(((wait_ms + 300) % 1000)))"
+else
+	bad "add 2: starts_in_ms '$wait_ms' not within 5 s"
+	sleep 4.3
+fi
+buy 2 5001
+expect_match "add 2: after the start a buy is 200 confirmed" "$CODE $BODY" \
+	'^200 \{"status":"confirmed","order":"[0-9]+"\}$'
+ctl activity close 2
+expect_eq "close 2: exit 0 'closed'" "$CTL_RC:$(grep -c '^activity 2: closed' "$tmp/ctl.out")" "0:1"
+buy 2 5002
+expect_eq "closed: a new user's buy is 403 ended" "$CODE $BODY" '403 {"status":"ended"}'
+buy 2 5001
+expect_eq "closed: the winner's retry is 403 too" "$CODE" 403
+b=$(sbx_exec curl -s -m 5 "http://$SERVER/v1/items/2")
+expect_match "closed: the dataplane shows item 2 ended" "$b" '"state":"ended","remaining":9'
+ctl activity close 2
+expect_eq "close 2 again: exit 0 'unchanged'" "$CTL_RC:$(grep -c 'unchanged' "$tmp/ctl.out")" "0:1"
+ctl stock add 2 1
+expect_eq "stock add on a closed item: exit 5" "$CTL_RC" 5
+expect_eq "closed: nothing restocked, the order stays (added 0, remaining 9, live 1)" \
+	"$(act added 2):$(act remaining 2):$(act ledger.live 2):$(act activity.closed 2)" "0:9:1:true"
+ctl reconcile
+expect_eq "before the restart: reconcile exits 0" "$CTL_RC" 0
+
+# ------------------------------------------------ 5. kill -9, restart from LMDB
+"$SBX" control kill
+"$SBX" kill
+"$SBX" down >/dev/null
+up
+grep -h "recovery:" "/run/$SK_SBX/log" || true
+check "restart: the config still holds no [item.N]" no_config_items
+expect_eq "restart: item 1 loaded from LMDB: in arena, remaining 0, total + added 70" \
+	"$(act in_arena):$(act remaining):$(($(act total) + $(act added)))" "true:0:70"
+ctl activity show 1
+expect_eq "restart: activity show 1 exits 0" "$CTL_RC" 0
+check "restart: activity show 1 prints remaining 0" grep -qE '^remaining +0$' "$tmp/ctl.out"
+check "restart: activity show 1 prints total 50 added 20" grep -q 'total 50 added 20' "$tmp/ctl.out"
+expect_eq "restart: ledger live 70" "$(act ledger.live)" 70
+buy 1 "$w1_user"
+expect_eq "restart: an earlier winner cannot buy (410)" "$CODE" 410
+buy 2 5003
+expect_eq "restart: closed item 2 is not on sale (404)" "$CODE $BODY" '404 {"status":"not_found"}'
+expect_eq "restart: item 2 stays in the store only, closed" \
+	"$(act in_arena 2):$(act activity.closed 2):$(act ledger.live 2)" "false:true:1"
+expect_eq "restart: item 4 loaded with its 3 units" "$(act in_arena 4):$(act remaining 4)" "true:3"
+
+ctl stock add 1 5
+expect_eq "restart: stock add 1 5 exits 0" "$CTL_RC" 0
+expect_eq "restart: item 1 reopens with 5" "$(act remaining):$(act added)" "5:25"
+w2_user=$(head -1 "$tmp/w2.orders" | cut -d' ' -f1)
+w2_order=$(head -1 "$tmp/w2.orders" | cut -d' ' -f2)
+# A winner of an earlier dataplane run gets its order back (restored from
+# LMDB at start: durable, so 200 confirmed with "duplicate":true), no unit.
+buy 1 "$w2_user"
+expect_eq "restart: an earlier winner's retry gets its own order, no second unit" \
+	"$CODE $BODY" "200 {\"status\":\"confirmed\",\"order\":\"$w2_order\",\"duplicate\":true}"
+expect_eq "restart: the retry took no unit" "$(act remaining)" 5
+# Wave 3: users 41..100 - 41..80 were in wave 1 (41..50 won there unless the
+# crowd's order said otherwise), 81..100 are new.
+rc=0
+crowd 1 41 60 w3 || rc=$?
+cat "$tmp/w3.out"
+echo "wave 3: crowd exit $rc"
+expect_eq "wave 3: one order per user, orders unique, no error" \
+	"$(json_get "$tmp/w3.json" '[d["checks"][k] for k in ("one_order_per_user", "orders_unique", "no_errors", "all_answered")]')" \
+	"[True, True, True, True]"
+cat "$tmp/w1.orders" "$tmp/w2.orders" >"$tmp/w12.orders"
+check "wave 3: an earlier winner seen again got the same order" same_orders "$tmp/w12.orders" "$tmp/w3.orders"
+python3 - "$tmp/w12.orders" "$tmp/w3.orders" >"$tmp/w3.new" <<-'EOF'
+	import sys
+	old = {l.split()[0] for l in open(sys.argv[1]) if l.strip()}
+	for l in open(sys.argv[2]):
+	    if l.strip() and l.split()[0] not in old:
+	        print(l.strip())
+EOF
+expect_eq "wave 3: exactly 5 new winners" "$(wc -l <"$tmp/w3.new")" 5
+expect_eq "wave 3: crowd counts 5 fresh wins" "$(json_get "$tmp/w3.json" 'd["fresh_wins"]')" 5
+expect_eq "wave 3: the new winners' orders are in LMDB" "$(orders_in_store "$tmp/w3.new")" 5
+expect_eq "wave 3: ledger live 75, remaining 0" "$(act ledger.live):$(act remaining)" "75:0"
+# The control plane's preheat runs every second: it must not load item 2.
+sleep 2.2
+buy 2 5004
+expect_eq "restart: closed item 2 still not on sale after preheat passes (404)" "$CODE" 404
+
+# ------------------------------------------------ 6. bad input, unknown ids
+snap() {
+	"$SBX" ctl --json activity list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(";".join("%s:%s:%s:%s:%s" % (a["item"], a["activity"]["total"], a["activity"]["added"],
+      a.get("remaining"), a["activity"]["closed"]) for a in d["activities"]))'
+}
+before=$(snap)
+echo "activities: $before"
+for args in "activity add 3 --total 0" \
+	"activity add 3" \
+	"activity add 3 --total 5 --limit 0" \
+	"activity add 3 --total 5 --start tomorrow" \
+	"activity add 3 --total 5 --start 1000 --end 2000" \
+	"activity add 0 --total 5" \
+	"stock add 1 0" \
+	"stock add 1 abc" \
+	"stock add 1 3 --request-id 0"; do
+	# shellcheck disable=SC2086
+	ctl $args
+	expect_eq "bad input '$args': exit 2" "$CTL_RC" 2
+done
+ctl activity show 3
+expect_eq "bad input: activity 3 was not created (show exits 4)" "$CTL_RC" 4
+expect_eq "bad input: nothing changed" "$(snap)" "$before"
+ctl activity show 99
+expect_eq "activity show 99: exit 4" "$CTL_RC" 4
+ctl activity close 99
+expect_eq "activity close 99: exit 4" "$CTL_RC" 4
+ctl stock add 99 1
+expect_eq "stock add 99 1: exit 4" "$CTL_RC" 4
+expect_eq "unknown ids: nothing changed" "$(snap)" "$before"
+
+ctl reconcile
+expect_eq "end: seckillctl reconcile exits 0" "$CTL_RC" 0
+check "metrics: seckill_activities_created_total is a counter" is_counter seckill_activities_created_total
+check "metrics: seckill_units_restocked_total is a counter" is_counter seckill_units_restocked_total
+expect_eq "metrics: 5 units restocked by this control plane" "$(metric seckill_units_restocked_total)" 5
+"$SBX" down >/dev/null
+
+echo "activities: $((SECONDS - T0)) s"
+[ "$XFAILS" = 0 ] || echo "$XFAILS assertions failed on a known bug (XFAIL; SK_IT_STRICT=1 makes them fail)"
+finish
