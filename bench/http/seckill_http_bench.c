@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "sk_http.h"
 
 #define TOKEN                                                                                      \
@@ -78,30 +79,20 @@ struct result {
 };
 
 /*
- * Rates are computed on the thread's CPU time, not the wall clock: on a
- * shared machine the scheduler may give this thread only part of a core, and
- * "requests/s on one core" means per second of that core. The wall clock
- * still bounds the run.
+ * result_set - the rates of @n requests of @bytes in all that took @dt
+ * seconds. Rates are computed on the thread's CPU time, not the wall clock:
+ * on a shared machine the scheduler may give this thread only part of a
+ * core, and "requests/s on one core" means per second of that core. The wall
+ * clock still bounds the run.
  */
-static double
-clock_s(clockid_t id)
+static void
+result_set(struct result *out, const char *name, uint64_t n, uint64_t bytes, double dt)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double
-now_s(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
-
-static double
-cpu_s(void)
-{
-	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+	out->name = name;
+	out->req_per_s = (double)n / dt;
+	out->ns_per_req = dt * 1e9 / (double)n;
+	out->mb_per_s = (double)bytes / dt / 1e6;
+	out->avg_bytes = (double)bytes / (double)n;
 }
 
 /* run_parse - parse the case's requests round-robin for about @seconds. */
@@ -118,7 +109,7 @@ run_parse(const struct bcase *c, double seconds, struct result *out)
 	if (sk_http_parser_init(&p, NULL) != 0)
 		return -EINVAL;
 
-	double t0 = now_s(), t1 = t0, c0 = cpu_s();
+	double t0 = bench_now_s(), t1 = t0, c0 = bench_cpu_s();
 	/* bounded in time and in count */
 	while (t1 - t0 < seconds && n < 2000000000ull) {
 		for (int batch = 0; batch < 4096; batch++) {
@@ -131,16 +122,11 @@ run_parse(const struct bcase *c, double seconds, struct result *out)
 			bytes += lens[i];
 			n++;
 		}
-		t1 = now_s();
+		t1 = bench_now_s();
 	}
 	if (sink == 0)
 		return -EPROTO;
-	double dt = cpu_s() - c0;
-	out->name = c->name;
-	out->req_per_s = (double)n / dt;
-	out->ns_per_req = dt * 1e9 / (double)n;
-	out->mb_per_s = (double)bytes / dt / 1e6;
-	out->avg_bytes = (double)bytes / (double)n;
+	result_set(out, c->name, n, bytes, bench_cpu_s() - c0);
 	return 0;
 }
 
@@ -153,7 +139,7 @@ run_writer(double seconds, struct result *out)
 	char buf[512];
 	uint64_t n = 0, bytes = 0;
 
-	double t0 = now_s(), t1 = t0, c0 = cpu_s();
+	double t0 = bench_now_s(), t1 = t0, c0 = bench_cpu_s();
 	while (t1 - t0 < seconds && n < 2000000000ull) {
 		for (int batch = 0; batch < 4096; batch++) {
 			int len = sk_http_response_write(buf, sizeof(buf), &r);
@@ -163,14 +149,9 @@ run_writer(double seconds, struct result *out)
 			n++;
 			r.conn = (uint8_t)(n & 1);
 		}
-		t1 = now_s();
+		t1 = bench_now_s();
 	}
-	double dt = cpu_s() - c0;
-	out->name = "write_202";
-	out->req_per_s = (double)n / dt;
-	out->ns_per_req = dt * 1e9 / (double)n;
-	out->mb_per_s = (double)bytes / dt / 1e6;
-	out->avg_bytes = (double)bytes / (double)n;
+	result_set(out, "write_202", n, bytes, bench_cpu_s() - c0);
 	return 0;
 }
 
@@ -206,15 +187,10 @@ main(int argc, char **argv)
 			}
 			break;
 		}
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return 0;
 		default:
-			usage(argv[0]);
-			return 2;
+			rc = bench_opt_common(opt, &json, usage, argv[0]);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 

@@ -17,7 +17,6 @@
 #include <getopt.h>
 #include <sys/mman.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,44 +28,11 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "bench_util.h"
 #include "sk_buy.h"
 #include "test_eal.h"
 
 #define RUNS 5
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
-static void
-pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
 
 static struct sk_shm *
 new_arena(uint32_t nlcores, uint64_t dedup_slots)
@@ -108,12 +74,12 @@ bench_take_1t(uint64_t n)
 {
 	struct sk_shm *shm = new_arena(2, SK_SHM_DEDUP_MIN * 4);
 	struct sk_item *it = add_item(shm, 1, UINT64_C(1) << 40, SK_SHM_DEDUP_MIN);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 
 	for (uint64_t i = 0; i < n; i++)
 		if (sk_unlikely(sk_stock_take(it, 0, 1) != SK_STOCK_OK))
 			abort();
-	double dt = now_s() - t0;
+	double dt = bench_now_s() - t0;
 	free(shm);
 	return (double)n / dt;
 }
@@ -130,7 +96,7 @@ take_thread(void *p)
 {
 	struct take_arg *a = p;
 
-	pin((int)a->lcore);
+	bench_pin((int)a->lcore);
 	pthread_barrier_wait(a->bar);
 	for (uint64_t i = 0; i < a->n; i++)
 		if (sk_unlikely(sk_stock_take(a->it, a->lcore, 1) != SK_STOCK_OK))
@@ -153,10 +119,10 @@ bench_take_2t(uint64_t n)
 		pthread_create(&t[i], NULL, take_thread, &a[i]);
 	}
 	pthread_barrier_wait(&bar);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	for (unsigned i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	double dt = now_s() - t0;
+	double dt = bench_now_s() - t0;
 	pthread_barrier_destroy(&bar);
 	free(shm);
 	return 2.0 * (double)n / dt;
@@ -171,13 +137,13 @@ bench_soldout(struct rte_ring *ring, uint64_t n)
 	uint64_t order, refused = 0;
 
 	sk_buy_lcore_init(&lc, shm, 0, ring);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	for (uint64_t i = 0; i < n; i++) {
 		struct sk_buy_req r = {.user = i + 1};
 		struct sk_buy_line l = {.item = it, .qty = 1};
 		refused += sk_buy(&lc, &r, &l, 1, &order) == SK_BUY_SOLD_OUT;
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now_s() - t0;
 	if (refused != n)
 		abort();
 	free(shm);
@@ -193,12 +159,12 @@ bench_soldout_fast(uint64_t n)
 
 	add_item(shm, 1, 0, SK_SHM_DEDUP_MIN);
 	add_item(shm, 2, 0, SK_SHM_DEDUP_MIN);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	for (uint64_t i = 0; i < n; i++) {
 		const struct sk_item *it = sk_shm_item_find(shm, 1 + (uint32_t)(i & 1));
 		refused += sk_stock_is_sold_out(it);
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now_s() - t0;
 	if (refused != n)
 		abort();
 	free(shm);
@@ -216,13 +182,13 @@ bench_dedup(uint64_t n)
 	uint64_t order;
 
 	sk_shm_dedup(shm, it, &d);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	for (uint64_t i = 0; i < n; i++) {
 		if (sk_unlikely(sk_dedup_acquire(&d, i + 1, 1, 1, &slot, &order) != SK_DEDUP_OK))
 			abort();
 		sk_dedup_commit(slot, 1, i + 1);
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now_s() - t0;
 	free(shm);
 	return (double)n / dt;
 }
@@ -237,7 +203,7 @@ bench_full_buy(struct rte_ring *ring, uint64_t n)
 	uint64_t order;
 
 	sk_buy_lcore_init(&lc, shm, 0, ring);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	for (uint64_t i = 0; i < n; i++) {
 		struct sk_buy_req r = {.user = i + 1};
 		struct sk_buy_line l = {.item = it, .qty = 1};
@@ -247,7 +213,7 @@ bench_full_buy(struct rte_ring *ring, uint64_t n)
 			while (rte_ring_sc_dequeue_burst_elem(ring, out, sizeof(out[0]), 512, NULL))
 				;
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now_s() - t0;
 	while (rte_ring_sc_dequeue_burst_elem(ring, out, sizeof(out[0]), 512, NULL))
 		;
 	free(shm);
@@ -276,26 +242,14 @@ main(int argc, char **argv)
 	};
 	bool json = false;
 	double scale = 1.0;
-	int c;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			scale = strtod(optarg, NULL);
-			if (scale <= 0 || scale > 100) {
-				fprintf(stderr, "error: --scale must be in (0, 100]\n");
+		if (c == 's') {
+			if (!bench_opt_range("scale", optarg, 0, 100, &scale))
 				return 2;
-			}
-			break;
-		case 'h':
-			usage(argv[0]);
-			return 0;
-		default:
-			usage(argv[0]);
-			return 2;
+		} else if ((rc = bench_opt_common(c, &json, usage, argv[0])) >= 0) {
+			return rc;
 		}
 	}
 
@@ -308,7 +262,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "error: cannot create the order ring\n");
 		return 1;
 	}
-	pin(1);
+	bench_pin(1);
 
 	const uint64_t n_take = (uint64_t)(50e6 * scale), n_rej = (uint64_t)(200e6 * scale);
 	const uint64_t n_dedup = (uint64_t)(5e5 * scale), n_full = (uint64_t)(5e5 * scale);
@@ -321,10 +275,10 @@ main(int argc, char **argv)
 		dedup[r] = bench_dedup(n_dedup);
 		full[r] = bench_full_buy(ring, n_full);
 	}
-	double m_take1 = median(take1, RUNS), m_take2 = median(take2, RUNS);
-	double m_rej = median(rej, RUNS), m_dedup = median(dedup, RUNS);
-	double m_rej_buy = median(rej_buy, RUNS);
-	double m_full = median(full, RUNS);
+	double m_take1 = bench_median(take1, RUNS), m_take2 = bench_median(take2, RUNS);
+	double m_rej = bench_median(rej, RUNS), m_dedup = bench_median(dedup, RUNS);
+	double m_rej_buy = bench_median(rej_buy, RUNS);
+	double m_full = bench_median(full, RUNS);
 	double ghz = (double)rte_get_tsc_hz() / 1e9;
 
 	if (json) {

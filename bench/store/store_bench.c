@@ -28,6 +28,7 @@
 #include <sys/vfs.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "sk_store.h"
 
 static const unsigned batch_sizes[] = {1, 16, 128, 1024};
@@ -41,30 +42,11 @@ struct result {
 	double bytes_per_order;
 };
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
+/* wall_ns - the time stamp of orders and activities. */
 static int64_t
 wall_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return bench_clock_ns(CLOCK_REALTIME);
 }
 
 static int
@@ -141,7 +123,7 @@ run_one(const char *base, unsigned batch, double seconds, uint64_t max_orders, b
 
 	const uint32_t epoch = (uint32_t)time(NULL);
 	uint64_t n = 0, seq[4] = {0};
-	double t0 = now_s(), t;
+	double t0 = bench_now_s(), t;
 	do {
 		for (unsigned i = 0; i < batch; i++, n++) {
 			unsigned lc = (unsigned)(n % 4);
@@ -156,10 +138,10 @@ run_one(const char *base, unsigned batch, double seconds, uint64_t max_orders, b
 				.nlines = 1};
 		}
 		struct sk_store_put_stats s;
-		double c0 = now_s();
+		double c0 = bench_now_s();
 		rc = sk_store_put_orders(st, recs, batch, 15 * 60 * INT64_C(1000000000), wall_ns(),
 					 NULL, &s);
-		t = now_s();
+		t = bench_now_s();
 		if (rc != 0) {
 			fprintf(stderr, "error: put_orders: %s\n", strerror(-rc));
 			goto out;
@@ -184,15 +166,14 @@ run_one(const char *base, unsigned batch, double seconds, uint64_t max_orders, b
 	rc = sk_store_info(st, &info);
 	if (rc != 0)
 		goto out;
-	qsort(lat, nlat, sizeof(*lat), cmp_double);
+	bench_sort(lat, nlat);
 	*res = (struct result){.batch = batch,
 			       .orders = n,
 			       .commits = nlat,
 			       .seconds = t - t0,
-			       .p50_ms = lat[nlat / 2],
-			       .p99_ms =
-				       lat[(nlat * 99) / 100 < nlat ? (nlat * 99) / 100 : nlat - 1],
-			       .max_ms = lat[nlat - 1],
+			       .p50_ms = bench_pct(lat, nlat, 50),
+			       .p99_ms = bench_pct(lat, nlat, 99),
+			       .max_ms = bench_pct(lat, nlat, 100),
 			       .bytes_per_order = (double)info.used_bytes / (double)n};
 out:
 	sk_store_close(st);
@@ -230,7 +211,7 @@ main(int argc, char **argv)
 	double seconds = 2.0;
 	uint64_t max_orders = 2000000;
 	bool json = false, nosync = false;
-	int c;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -238,11 +219,8 @@ main(int argc, char **argv)
 			base = optarg;
 			break;
 		case 's':
-			seconds = strtod(optarg, NULL);
-			if (seconds <= 0 || seconds > 3600) {
-				fprintf(stderr, "error: --seconds must be in (0, 3600]\n");
+			if (!bench_opt_range("seconds", optarg, 0, 3600, &seconds))
 				return 2;
-			}
 			break;
 		case 'm':
 			max_orders = strtoull(optarg, NULL, 10);
@@ -254,15 +232,10 @@ main(int argc, char **argv)
 		case 'n':
 			nosync = true;
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return 0;
 		default:
-			usage(argv[0]);
-			return 2;
+			rc = bench_opt_common(c, &json, usage, argv[0]);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 

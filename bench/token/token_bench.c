@@ -35,6 +35,7 @@
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
+#include "bench_util.h"
 #include "sk_ratelimit.h"
 #include "sk_token.h"
 
@@ -49,10 +50,7 @@ cycles(void)
 static inline uint64_t
 cycles(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return (uint64_t)bench_clock_ns(CLOCK_MONOTONIC);
 }
 #endif
 
@@ -60,26 +58,17 @@ cycles(void)
 
 static const char secret[] = "bench-secret-0123456789-abcdefghijklmnop";
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* tsc_hz - cycles per second, measured against CLOCK_MONOTONIC over 100 ms. */
 static double
 tsc_hz(void)
 {
-	double t0 = now_s(), t1;
+	double t0 = bench_now_s(), t1;
 	uint64_t c0 = cycles(), c1;
 	struct timespec pause = {0, 100000000};
 
 	nanosleep(&pause, NULL);
 	c1 = cycles();
-	t1 = now_s();
+	t1 = bench_now_s();
 	return (double)(c1 - c0) / (t1 - t0);
 }
 
