@@ -18,13 +18,16 @@
 #     earlier winner gets 410;
 #  4. activity add 2 --start +4s: 425 with starts_in_ms, 200 after the
 #     start; close: 403 for everyone, closing again "unchanged", stock add
-#     exits 5, nothing changed;
+#     exits 5, nothing changed; item 6 with --end +3s: 200, then 403 ended;
 #  5. kill -9 of both processes, restart with the same store and still no
 #     [item.N]: item 1 comes back from LMDB (remaining 0, total + added 70),
 #     earlier winners cannot buy, stock add 1 5 -> exactly 5 new winners and
-#     earlier winners get their same order; the closed item 2 is not loaded
-#     (404, also after a few preheat passes); reconcile; metrics are counters;
-#  6. bad input exits 2 and changes nothing; unknown ids exit 4.
+#     earlier winners get their same order; the closed item 2 and the ended
+#     item 6 are not loaded (404, also after a few preheat passes); an
+#     activity's --pay-timeout 2 cancels its unpaid orders and the units
+#     and buyers come back;
+#  6. bad input exits 2 and changes nothing; unknown ids exit 4; reconcile
+#     at the end; the activity metrics are counters.
 #
 # KNOWN BUG (control/seckillctl.c, cmd_activity_add()): without --start (and
 # with --start now or +N) the CLI sends start_ns = its own wall clock at the
@@ -33,7 +36,14 @@
 # "activity add 1 --total 50 --name ..." is answered 409 "exists with another
 # definition" (exit 5) instead of "unchanged" (exit 0): an operator can never
 # safely retry an add whose answer was lost unless --start is absolute.
-# Reported as XFAIL (SK_IT_STRICT=1 makes it a failure).
+#
+# KNOWN BUG 2 (control/seckillctl.c, cmd_stock_add()): "stock add" of an
+# activity that is in the store but not in the arena (ended before a
+# restart) prints "now total 0 + added 0, remaining 0": it reads total,
+# added and remaining from the top level of the answer, which has them only
+# for an item in the arena (the store's are under "activity").
+#
+# Both are reported as XFAIL (SK_IT_STRICT=1 makes them failures).
 . "$(dirname "$0")/lib.sh"
 require_env curl
 [ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
@@ -256,7 +266,13 @@ expect_eq "sold out again: an earlier winner gets 410" "$CODE" 410
 expect_eq "wave 2: ledger live 70, remaining 0" "$(act ledger.live):$(act remaining)" "70:0"
 expect_eq "metrics: 20 units restocked" "$(metric seckill_units_restocked_total)" 20
 
-# ------------------------------------------------ 4. start time, close
+# ------------------------------------------------ 4. start time, end, close
+# Item 6 ends 3 s from now (checked after item 2's start, and at the restart).
+ctl activity add 6 --total 5 --end +3s --name "short sale"
+expect_eq "add 6 --end +3s: exit 0" "$CTL_RC" 0
+buy 6 6001
+expect_match "add 6: a buy before the end is 200 confirmed" "$CODE $BODY" \
+	'^200 \{"status":"confirmed","order":"[0-9]+"\}$'
 ctl activity add 2 --total 10 --start +4s
 expect_eq "add 2 --start +4s: exit 0" "$CTL_RC" 0
 buy 2 5001
@@ -288,6 +304,15 @@ ctl stock add 2 1
 expect_eq "stock add on a closed item: exit 5" "$CTL_RC" 5
 expect_eq "closed: nothing restocked, the order stays (added 0, remaining 9, live 1)" \
 	"$(act added 2):$(act remaining 2):$(act ledger.live 2):$(act activity.closed 2)" "0:9:1:true"
+# Item 6's end has passed by now (item 2 waited 4 s); bounded: 5 s more.
+for _ in $(seq 1 50); do
+	b=$(sbx_exec curl -s -m 2 "http://$SERVER/v1/items/6")
+	[[ $b == *'"state":"ended"'* ]] && break
+	sleep 0.1
+done
+expect_match "item 6 past its end: the dataplane shows it ended" "$b" '"state":"ended","remaining":4'
+buy 6 6002
+expect_eq "item 6 past its end: a buy is 403 ended" "$CODE $BODY" '403 {"status":"ended"}'
 ctl reconcile
 expect_eq "before the restart: reconcile exits 0" "$CTL_RC" 0
 
@@ -350,6 +375,41 @@ expect_eq "wave 3: ledger live 75, remaining 0" "$(act ledger.live):$(act remain
 sleep 2.2
 buy 2 5004
 expect_eq "restart: closed item 2 still not on sale after preheat passes (404)" "$CODE" 404
+buy 6 6003
+expect_eq "restart: ended item 6 is not loaded (404)" "$CODE" 404
+expect_eq "restart: item 6 stays in the store only, its order live" \
+	"$(act in_arena 6):$(act ledger.live 6)" "false:1"
+# KNOWN BUG 2 (see the header). A restock of an ended, unclosed sale is
+# accepted and stored (nothing documents a refusal).
+ctl stock add 6 1 --request-id 9
+expect_eq "restock of ended item 6 (store only): exit 0, stored" \
+	"$CTL_RC:$(act activity.added 6):$(act in_arena 6)" "0:1:false"
+xfail "restock of a store-only item prints the store's total 5 + added 1" \
+	grep -q "now total 5 + added 1" "$tmp/ctl.out"
+
+# ------------------------------------------------ 5b. activity payment timeout
+# --pay-timeout 2: unpaid orders are cancelled after 2 s (the control plane's
+# default is 900 s), their units come back and the buyers may buy again.
+ctl activity add 5 --total 2 --pay-timeout 2 --name "pay fast"
+expect_eq "add 5 --pay-timeout 2: exit 0" "$CTL_RC" 0
+buy 5 7001
+c1=$CODE
+o1=$(echo "$BODY" | sed -n 's/.*"order":"\([0-9]*\)".*/\1/p')
+buy 5 7002
+c2=$CODE
+buy 5 7003
+expect_eq "item 5: two winners, then 410" "$c1 $c2 $CODE" "200 200 410"
+expect_eq "item 5: two live orders" "$(act ledger.live 5)" 2
+for _ in $(seq 1 80); do
+	[ "$(act ledger.live 5)" = 0 ] && break
+	sleep 0.1
+done
+expect_eq "item 5: unpaid orders cancelled after 2 s, units back" \
+	"$(act ledger.live 5):$(act ledger.returned 5):$(act remaining 5)" "0:2:2"
+buy 5 7001
+o1b=$(echo "$BODY" | sed -n 's/.*"order":"\([0-9]*\)".*/\1/p')
+check "item 5: the cancelled buyer buys again: 200, a new order" \
+	test "$CODE" = 200 -a -n "$o1b" -a "$o1b" != "$o1"
 
 # ------------------------------------------------ 6. bad input, unknown ids
 snap() {
