@@ -208,38 +208,62 @@ check "sale: durable_200 >= winners" test "$dt_200" -ge $TOTAL
 # A parked answer whose wait (5 s) ran out: a commit that slow (not seen
 # here: commits take ~10 ms), or the known bug of part 3 - a retry parked on
 # the other lcore waits for a mark it may never reach, and as the head of
-# that lcore's FIFO holds up the winners parked behind it (seen on every run
-# here: ~3 timeouts, the crowd's max latency ~5 s).
-xfail "sale: no parked answer waited out ack_wait_ms (durable_timeout $dt_timeout, crowd max latency $(json_get "$tmp/c1.json" '"%.0f ms" % (d["latency_ns"]["max"] / 1e6)'))" \
-	test "$dt_timeout" = 0
+# that lcore's FIFO holds up the winners parked behind it. It depends on
+# timing (seen in most runs here: 1-3 timeouts, the crowd's max latency
+# ~5 s), so it is reported, not asserted; part 3 asserts it steered.
+[ "$dt_timeout" = 0 ] ||
+	echo "note: $dt_timeout parked answers waited out ack_wait_ms (crowd max latency $(json_get "$tmp/c1.json" '"%.0f ms" % (d["latency_ns"]["max"] / 1e6)')): the known bug of part 3"
 expect_eq "sale: no dispatch drops" "$(tele dispatch_drops)" 0
 "$SBX" down >/dev/null
 echo "part 1 done at $((SECONDS - T0)) s"
 
 # --------------------------------------- 2. kill -9 of the dataplane mid-sale
-# 2,000 units on 16 connections and 2 lcores: each win waits for its group
-# commit, so the sale lasts a while and the kill lands in the middle of it.
+# 2,000 units on 8 connections and 2 lcores: each win waits for its group
+# commit, so the sale lasts over a second and the kill lands in the middle.
 KTOTAL=2000
 make_config "$tmp/kill.ini" $KTOTAL 5000
 for seed in 1 2; do
-	rm -rf "$tmp/store"
+	rm -rf "$tmp/store" "$tmp/k1" "$tmp/k.json"
 	up2 "$tmp/kill.ini"
+	# (not inside $(...): a subshell reseeds RANDOM)
 	RANDOM=$seed
-	delay=$(printf '0.%03d' $((200 + RANDOM % 600)))
+	r=$((RANDOM % 300))
+	delay=$(printf '0.%03d' "$r")
 	# attempts == users: nobody retries, so every answer is a fresh one.
-	crowd --users 6000 --attempts 6000 --seed "$seed" --json "$tmp/k.json" --conns 16 \
+	# Mid-sale: once 200 units are sold (the arena, read through the admin
+	# API by one poller started before the crowd; 10 s at most), then a
+	# seeded 0-0.3 s more.
+	python3 - "$ADMIN" "$delay" <<-'EOF' &
+		import json, sys, time, urllib.request
+		end, err = time.monotonic() + 10, None
+		while time.monotonic() < end:
+		    try:
+		        with urllib.request.urlopen(sys.argv[1] + "/v1/items/1", timeout=2) as r:
+		            if json.load(r)["sold"] >= 200:
+		                break
+		    except Exception as e:  # not up yet, reset, partial answer: poll again
+		        err = e
+		    time.sleep(0.01)
+		else:
+		    print("kill poller: 200 sold not seen in 10 s; last error:", err, file=sys.stderr)
+		time.sleep(float(sys.argv[2]))
+	EOF
+	ppid=$!
+	crowd --users 6000 --attempts 6000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
 		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 8 >"$tmp/k.out" 2>&1 &
 	cpid=$!
-	sleep "$delay"
+	wait "$ppid" || true
 	"$SBX" kill
 	wait "$cpid" || true
+	head -n 4 "$tmp/k.out"
+	touch "$tmp/k1" # an empty file if the crowd had no winner to write
 	wins=$(wc -l <"$tmp/k1")
-	n202=$(json_get "$tmp/k.json" 'd["http"].get("202", 0)')
+	n202=$(json_get "$tmp/k.json" 'd["http"].get("202", 0)' 2>/dev/null || echo "no crowd summary")
 	klc=$(order_lcores "$tmp/k1")
 	"$SBX" down >/dev/null
 	up2 "$tmp/kill.ini"
 	restored=$(sed -n 's/.*recovery: store .*: \([0-9]*\) live units.*/\1/p' "/run/$SK_SBX/log")
-	echo "seed $seed: killed after ${delay}s: $wins winners answered ($klc by lcore), $n202 of them 202; $restored units restored"
+	echo "seed $seed: killed ${delay}s after 200 sold: $wins winners answered ($klc by lcore), $n202 of them 202; $restored units restored"
 	expect_eq "kill $seed: no winner answered 202 (wait 5 s)" "$n202" 0
 	check "kill $seed: winners answered before the kill on both lcores" \
 		python3 -c 'import sys; d = dict(x.split(":") for x in sys.argv[1].split()); sys.exit(not (set(d) == {"0", "1"}))' "$klc"
