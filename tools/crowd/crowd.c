@@ -180,6 +180,63 @@ bad_arg(const char *name, const char *val, const char *what)
 	return EXIT_USAGE;
 }
 
+/* The offset and width of field @f of struct opts. */
+#define OPT_FIELD(f) offsetof(struct opts, f), sizeof(((struct opts *)NULL)->f)
+
+/*
+ * The integer options: their range, what a value out of it is not, the
+ * field it is stored in (2, 4 or 8 bytes wide), and the bool set when it is
+ * given (0: none).
+ */
+static const struct int_opt {
+	int key; /* getopt_long() value */
+	uint64_t lo, hi;
+	const char *what;
+	size_t off, size, given;
+} int_opts[] = {
+	{'p', 1, 65535, "a port (1..65535)", OPT_FIELD(port), 0},
+	{'i', 0, UINT32_MAX, "an item id (0..4294967295)", OPT_FIELD(item), 0},
+	{'u', 1, USERS_MAX, "a number of users (1..100000000)", OPT_FIELD(users), 0},
+	{'b', 1, UINT64_MAX, "a user id (1..2^64-1)", OPT_FIELD(user_base), 0},
+	{'a', 1, ATTEMPTS_MAX, "a number of attempts (1..200000000)", OPT_FIELD(attempts),
+	 offsetof(struct opts, has_attempts)},
+	{'s', 0, UINT64_MAX, "a number", OPT_FIELD(seed), 0},
+	{'c', 1, CONNS_MAX, "a number of connections (1..20000)", OPT_FIELD(conns), 0},
+	{'t', 1, 3600000, "a timeout (1..3600000 ms)", OPT_FIELD(timeout_ms), 0},
+	{'e', 0, USERS_MAX, "a number of units", OPT_FIELD(expect_units),
+	 offsetof(struct opts, has_expect)},
+	{'C', 0, CPU_SETSIZE - 1, "a CPU number", OPT_FIELD(cpu), 0},
+};
+
+/* int_opt_of - the entry of option @key in int_opts, or NULL. */
+static const struct int_opt *
+int_opt_of(int key)
+{
+	for (size_t i = 0; i < SK_ARRAY_SIZE(int_opts); i++)
+		if (int_opts[i].key == key)
+			return &int_opts[i];
+	return NULL;
+}
+
+/* int_opt_store - @v (in the option's range) into its field of @o. */
+static void
+int_opt_store(struct opts *o, const struct int_opt *io, uint64_t v)
+{
+	uint8_t *base = (uint8_t *)o;
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	SK_ASSERT(io->size == sizeof(v16) || io->size == sizeof(v32) || io->size == sizeof(v));
+	if (io->size == sizeof(v16))
+		memcpy(base + io->off, &v16, sizeof(v16));
+	else if (io->size == sizeof(v32))
+		memcpy(base + io->off, &v32, sizeof(v32)); /* uint32_t, or int (cpu) */
+	else
+		memcpy(base + io->off, &v, sizeof(v));
+	if (io->given != 0)
+		*(bool *)(base + io->given) = true;
+}
+
 /* parse_opts - fill @o from argv; 0, or an exit status after printing why. */
 static int
 parse_opts(int argc, char **argv, struct opts *o)
@@ -206,8 +263,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	uint64_t v;
-	int opt;
+	int opt, idx = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->port = 80;
@@ -222,70 +278,29 @@ parse_opts(int argc, char **argv, struct opts *o)
 	o->cpu = -1;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", lopts, &idx)) != -1) {
+		const struct int_opt *io = int_opt_of(opt);
+		if (io != NULL) {
+			uint64_t v;
+			if (!parse_u64(optarg, io->lo, io->hi, &v))
+				return bad_arg(lopts[idx].name, optarg, io->what);
+			int_opt_store(o, io, v);
+			continue;
+		}
 		switch (opt) {
-		case 'S':
-			o->server = optarg;
-			break;
-		case 'p':
-			if (!parse_u64(optarg, 1, 65535, &v))
-				return bad_arg("port", optarg, "a port (1..65535)");
-			o->port = (uint16_t)v;
-			break;
-		case 'i':
-			if (!parse_u64(optarg, 0, UINT32_MAX, &o->item))
-				return bad_arg("item", optarg, "an item id (0..4294967295)");
-			break;
-		case 'u':
-			if (!parse_u64(optarg, 1, USERS_MAX, &o->users))
-				return bad_arg("users", optarg, "a number of users (1..100000000)");
-			break;
-		case 'b':
-			if (!parse_u64(optarg, 1, UINT64_MAX, &o->user_base))
-				return bad_arg("user-base", optarg, "a user id (1..2^64-1)");
-			break;
-		case 'a':
-			if (!parse_u64(optarg, 1, ATTEMPTS_MAX, &o->attempts))
-				return bad_arg("attempts", optarg,
-					       "a number of attempts (1..200000000)");
-			o->has_attempts = true;
-			break;
 		case 'r':
 			if (!parse_double(optarg, 0.0, 1.0, &o->retriers))
 				return bad_arg("retriers", optarg, "a fraction (0..1)");
-			break;
-		case 's':
-			if (!parse_u64(optarg, 0, UINT64_MAX, &o->seed))
-				return bad_arg("seed", optarg, "a number");
-			break;
-		case 'c':
-			if (!parse_u64(optarg, 1, CONNS_MAX, &v))
-				return bad_arg("conns", optarg,
-					       "a number of connections (1..20000)");
-			o->conns = (uint32_t)v;
-			break;
-		case 'w':
-			o->wait_start = true;
-			break;
-		case 'k':
-			o->secret_file = optarg;
-			break;
-		case 't':
-			if (!parse_u64(optarg, 1, 3600000, &v))
-				return bad_arg("timeout-ms", optarg, "a timeout (1..3600000 ms)");
-			o->timeout_ms = (uint32_t)v;
 			break;
 		case 'm':
 			if (!parse_double(optarg, 0.001, 3600.0, &o->max_seconds))
 				return bad_arg("max-seconds", optarg, "a duration (0.001..3600 s)");
 			break;
-		case 'P':
-			o->poll = true;
+		case 'S':
+			o->server = optarg;
 			break;
-		case 'e':
-			if (!parse_u64(optarg, 0, USERS_MAX, &o->expect_units))
-				return bad_arg("expect-units", optarg, "a number of units");
-			o->has_expect = true;
+		case 'k':
+			o->secret_file = optarg;
 			break;
 		case 'j':
 			o->json = optarg;
@@ -293,10 +308,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'o':
 			o->orders = optarg;
 			break;
-		case 'C':
-			if (!parse_u64(optarg, 0, CPU_SETSIZE - 1, &v))
-				return bad_arg("cpu", optarg, "a CPU number");
-			o->cpu = (int)v;
+		case 'w':
+			o->wait_start = true;
+			break;
+		case 'P':
+			o->poll = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
