@@ -157,14 +157,18 @@ reconcile() {
 	}
 }
 
-# metric NAME - the value of an unlabelled metric (empty if absent).
+# metric NAME - the value of an unlabelled metric (empty if absent). The
+# metrics go to a file first: a reader that stops early (grep -q, awk exit)
+# would SIGPIPE seckillctl and fail the pipeline under pipefail.
 metric() {
-	"$SBX" ctl metrics | awk -v n="$1" '$1 == n { print $2; exit }'
+	"$SBX" ctl metrics >"$tmp/metrics" 2>&1 || true
+	awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/metrics"
 }
 
 # is_counter NAME - the metrics declare NAME a counter.
 is_counter() {
-	"$SBX" ctl metrics | grep -qx "# TYPE $1 counter"
+	"$SBX" ctl metrics >"$tmp/metrics" || return 1
+	grep -qx "# TYPE $1 counter" "$tmp/metrics"
 }
 
 # disjoint_users A B - no user of orders file A ("user order" lines) is in B.
