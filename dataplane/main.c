@@ -822,7 +822,8 @@ run(struct dataplane *dp)
 		for (i = 0; i < dp->nb_lcores; i++) {
 			req += sk_app_stats(dp->lcores[i]->app)->requests;
 			conns += sk_app_stats(dp->lcores[i]->app)->aborted;
-			won += dp->seckill[i]->stats.outcome[SK_SECKILL_WON];
+			won += sk_shm_stat_read(
+				&sk_shm_lstats(dp->shm, i)->buy_outcome[SK_SECKILL_WON]);
 			queued += rte_ring_count(dp->orders[i]);
 		}
 		/* Without a control plane the orders stay in the rings: say so. */

@@ -234,7 +234,6 @@ sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 {
 	enum sk_seckill_outcome o = buy(lc, arg, arg_len, req, client_ip, now_ns, now_tsc, out);
 
-	lc->stats.outcome[o]++;
 	sk_shm_stat_add(&lc->astats->buy_outcome[o], 1);
 	return o;
 }

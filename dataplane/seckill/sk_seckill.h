@@ -66,12 +66,12 @@ enum sk_seckill_outcome {
 };
 
 /**
- * Private counters of one lcore. Order polls and item reads are counted in
- * the arena only (sk_seckill_lcore::astats).
+ * Private counters of one lcore. Buy outcomes, order polls and item reads
+ * are counted in the arena only (sk_seckill_lcore::astats), where the
+ * control plane reads them too.
  */
 struct sk_seckill_stats {
-	uint64_t outcome[SK_SECKILL__COUNT]; /**< the same as astats->buy_outcome */
-	uint64_t token[SK_TOKEN__COUNT];     /**< verification results */
+	uint64_t token[SK_TOKEN__COUNT]; /**< verification results */
 };
 
 /** Per-lcore state. */

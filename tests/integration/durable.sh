@@ -143,6 +143,17 @@ expect_eq "durable sale: LMDB live units == winners" "$(item_field ledger.live)"
 	"$(json_get "$tmp/c1.json" 'd["winners"]')"
 expect_eq "durable sale: telemetry durable_200 == winners" "$(tele durable_200)" $TOTAL
 check "durable sale: reconcile passes" reconcile
+# The dataplane's request metrics, as the control plane's /metrics serves them.
+curl -sf "$ADMIN/metrics" >"$tmp/m1"
+prom() { sed -n "s/^$1 //p" "$tmp/m1"; }
+expect_eq "durable sale: metrics won == winners" \
+	"$(prom 'seckill_requests_total{outcome="won"}')" "$(json_get "$tmp/c1.json" 'd["winners"]')"
+expect_eq "durable sale: metrics won == telemetry buy_won" \
+	"$(prom 'seckill_requests_total{outcome="won"}')" "$(tele buy_won)"
+check "durable sale: buy latency histogram counted" \
+	test "$(prom seckill_buy_latency_seconds_count)" -gt 0
+expect_eq "durable sale: every buy answer timed" "$(prom seckill_buy_latency_seconds_count)" \
+	"$(awk '/^seckill_requests_total\{/ { n += $2 } END { print n }' "$tmp/m1")"
 "$SBX" down >/dev/null
 
 # --------------------------------------- 2. kill -9 of the dataplane mid-sale
