@@ -227,12 +227,12 @@ for seed in 1 2; do
 	up2 "$tmp/kill.ini"
 	# (not inside $(...): a subshell reseeds RANDOM)
 	RANDOM=$seed
-	r=$((RANDOM % 300))
+	r=$((RANDOM % 150))
 	delay=$(printf '0.%03d' "$r")
 	# attempts == users: nobody retries, so every answer is a fresh one.
 	# Mid-sale: once 200 units are sold (the arena, read through the admin
 	# API by one poller started before the crowd; 10 s at most), then a
-	# seeded 0-0.3 s more.
+	# seeded 0-0.15 s more.
 	python3 - "$ADMIN" "$delay" <<-'EOF' &
 		import json, sys, time, urllib.request
 		end, err = time.monotonic() + 10, None
