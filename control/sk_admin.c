@@ -35,21 +35,6 @@ struct sk_admin {
 	unsigned pay_wait_ms;
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static int64_t
 wall_ns(void)
 {
@@ -845,19 +830,19 @@ unix_listen(const char *path, char *err, size_t errlen)
 	int fd, rc;
 
 	if (strlen(path) >= sizeof(sun.sun_path)) {
-		set_err(err, errlen, "admin: socket path too long: %s", path);
+		sk_set_err(err, errlen, "admin: socket path too long: %s", path);
 		return -EINVAL;
 	}
 	strcpy(sun.sun_path, path);
 	if (lstat(path, &sb) == 0) {
 		if (!S_ISSOCK(sb.st_mode)) {
-			set_err(err, errlen, "admin: %s exists and is not a socket", path);
+			sk_set_err(err, errlen, "admin: %s exists and is not a socket", path);
 			return -EEXIST;
 		}
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
 			close(fd);
-			set_err(err, errlen, "admin: %s is in use by a running process", path);
+			sk_set_err(err, errlen, "admin: %s is in use by a running process", path);
 			return -EADDRINUSE;
 		}
 		if (fd >= 0)
@@ -878,7 +863,7 @@ unix_listen(const char *path, char *err, size_t errlen)
 	}
 	return fd;
 err:
-	set_err(err, errlen, "admin: unix socket %s: %s", path, strerror(-rc));
+	sk_set_err(err, errlen, "admin: unix socket %s: %s", path, strerror(-rc));
 	return rc;
 }
 
@@ -891,7 +876,7 @@ sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_ad
 
 	if (out == NULL || ctl == NULL || conf == NULL ||
 	    (!conf->tcp && conf->socket_path == NULL)) {
-		set_err(err, errlen, "admin: no listener configured");
+		sk_set_err(err, errlen, "admin: no listener configured");
 		goto err;
 	}
 	rc = -ENOMEM;
@@ -908,8 +893,8 @@ sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_ad
 		a->tcp = start_daemon(a, (struct sockaddr *)&sin, -1);
 		if (a->tcp == NULL) {
 			rc = conf->port != 0 && tcp_in_use(conf->port) ? -EADDRINUSE : -EIO;
-			set_err(err, errlen, "admin: cannot listen on 127.0.0.1:%u%s", conf->port,
-				rc == -EADDRINUSE ? ": address in use" : "");
+			sk_set_err(err, errlen, "admin: cannot listen on 127.0.0.1:%u%s",
+				   conf->port, rc == -EADDRINUSE ? ": address in use" : "");
 			goto err;
 		}
 		const union MHD_DaemonInfo *di =
@@ -926,14 +911,14 @@ sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_ad
 		if (a->socket_path == NULL) {
 			close(fd);
 			unlink(conf->socket_path);
-			set_err(err, errlen, "admin: out of memory");
+			sk_set_err(err, errlen, "admin: out of memory");
 			goto err;
 		}
 		a->unix_d = start_daemon(a, NULL, fd);
 		if (a->unix_d == NULL) {
 			close(fd);
 			rc = -EIO;
-			set_err(err, errlen, "admin: cannot serve on %s", conf->socket_path);
+			sk_set_err(err, errlen, "admin: cannot serve on %s", conf->socket_path);
 			goto err;
 		}
 	}

@@ -47,21 +47,6 @@ mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* cart_end - index one past the cart starting at recs[i] (same rule as the store). */
 static size_t
 cart_end(const struct sk_order_rec *recs, size_t i, size_t n)
@@ -730,24 +715,24 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 
 	if (out == NULL || shm == NULL || rings == NULL || conf == NULL ||
 	    conf->store_dir == NULL || conf->store_dir[0] == '\0') {
-		set_err(err, errlen, "control: missing arena, rings or store directory");
+		sk_set_err(err, errlen, "control: missing arena, rings or store directory");
 		goto err;
 	}
 	if (nrings != shm->nlcores || nrings == 0 || nrings > SK_MAX_LCORES) {
-		set_err(err, errlen, "control: %u rings for an arena of %u lcores", nrings,
-			shm->nlcores);
+		sk_set_err(err, errlen, "control: %u rings for an arena of %u lcores", nrings,
+			   shm->nlcores);
 		goto err;
 	}
 	for (unsigned l = 0; l < nrings; l++)
 		if (rings[l] == NULL || rte_ring_get_cons_sync_type(rings[l]) != RTE_RING_SYNC_ST) {
-			set_err(err, errlen,
-				"control: ring of lcore %u missing or not single-consumer", l);
+			sk_set_err(err, errlen,
+				   "control: ring of lcore %u missing or not single-consumer", l);
 			goto err;
 		}
 	batch = conf->batch_max ? conf->batch_max : SK_CONTROL_BATCH_MAX_DEFAULT;
 	if (batch > (UINT32_C(1) << 24) || conf->batch_linger_ns < 0) {
-		set_err(err, errlen, "control: batch of %" PRIu32 " records or linger out of range",
-			batch);
+		sk_set_err(err, errlen,
+			   "control: batch of %" PRIu32 " records or linger out of range", batch);
 		goto err;
 	}
 
@@ -774,7 +759,7 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 	ctl->exp = calloc(ctl->expire_max, sizeof(*ctl->exp));
 	if (ctl->buf == NULL || ctl->cbuf == NULL || ctl->outcome == NULL || ctl->exp == NULL ||
 	    pthread_mutex_init(&ctl->wlock, NULL) != 0) {
-		set_err(err, errlen, "control: out of memory");
+		sk_set_err(err, errlen, "control: out of memory");
 		goto err;
 	}
 	ctl->mutex_ok = true;
@@ -782,7 +767,7 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 	struct sk_store_conf sc = {.map_size = conf->store_map_size, .flags = conf->store_flags};
 	rc = sk_store_open(&ctl->store, conf->store_dir, &sc, serr, sizeof(serr));
 	if (rc != 0) {
-		set_err(err, errlen, "%s", serr);
+		sk_set_err(err, errlen, "%s", serr);
 		goto err;
 	}
 
@@ -791,7 +776,7 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 	rc = repair(ctl);
 	unlock(ctl);
 	if (rc != 0) {
-		set_err(err, errlen, "control: repair at attach: %s", strerror(-rc));
+		sk_set_err(err, errlen, "control: repair at attach: %s", strerror(-rc));
 		goto err;
 	}
 	*out = ctl;
@@ -810,23 +795,24 @@ sk_control_attach(struct sk_control **out, const struct sk_control_conf *conf, c
 	const struct rte_memzone *mz = rte_memzone_lookup(SK_SHM_MEMZONE);
 
 	if (mz == NULL) {
-		set_err(err, errlen,
-			"control: no memzone '%s': is the dataplane running with the same "
-			"--file-prefix?",
-			SK_SHM_MEMZONE);
+		sk_set_err(err, errlen,
+			   "control: no memzone '%s': is the dataplane running with the same "
+			   "--file-prefix?",
+			   SK_SHM_MEMZONE);
 		return -ENOENT;
 	}
 	struct sk_shm *shm = sk_shm_attach(mz->addr, mz->len);
 	if (shm == NULL || shm->nlcores == 0 || shm->nlcores > SK_MAX_LCORES) {
-		set_err(err, errlen, "control: memzone '%s' is not an arena of this build's layout",
-			SK_SHM_MEMZONE);
+		sk_set_err(err, errlen,
+			   "control: memzone '%s' is not an arena of this build's layout",
+			   SK_SHM_MEMZONE);
 		return -EPROTO;
 	}
 	for (unsigned l = 0; l < shm->nlcores; l++) {
 		rings[l] = sk_order_ring_lookup(l);
 		if (rings[l] == NULL) {
-			set_err(err, errlen, "control: no order ring 'sk_orders_%u' (%s)", l,
-				rte_strerror(rte_errno));
+			sk_set_err(err, errlen, "control: no order ring 'sk_orders_%u' (%s)", l,
+				   rte_strerror(rte_errno));
 			return -ENOENT;
 		}
 	}

@@ -2,7 +2,8 @@
 /**
  * @file
  * Small helpers shared by every module: branch hints, cache-line size,
- * the two tiers of assertions, and overflow-checked size arithmetic.
+ * the two tiers of assertions, overflow-checked size arithmetic, and the
+ * error-message buffer filler of the slow paths.
  *
  * Header-only; nothing here allocates or takes a lock.
  */
@@ -11,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,30 @@ static inline bool
 sk_is_pow2(uint64_t v)
 {
 	return v != 0 && (v & (v - 1)) == 0;
+}
+
+/**
+ * sk_set_err - format a one-line error message into a caller's buffer (the
+ * "char *err, size_t errlen" pair of the set-up and control functions).
+ * @param err     the buffer, or NULL (then nothing is written)
+ * @param errlen  bytes at @p err; the message is truncated to fit and always
+ *                NUL-terminated when errlen > 0
+ * @param fmt     printf format
+ * Thread-safe; for slow paths only (vsnprintf).
+ */
+static inline void sk_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline void
+sk_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }
 
 #endif /* SK_COMMON_H */

@@ -304,18 +304,6 @@ lmdb_err(int rc)
 	}
 }
 
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * A write transaction and the event sequence it appends with. The counter
  * lives in `meta` so that trimming the log never lets a sequence number be
@@ -685,7 +673,7 @@ store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size
 	if (rc == 0)
 		rc = meta_put(st, txn, META_CREATED, v, 8);
 	if (rc != 0)
-		set_err(err, errlen, "%s: cannot create the store: %s", dir, strerror(-rc));
+		sk_set_err(err, errlen, "%s: cannot create the store: %s", dir, strerror(-rc));
 	return rc;
 }
 
@@ -702,7 +690,7 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 	int rc = lmdb_err(mdb_txn_begin(st->env, NULL, rdonly ? MDB_RDONLY : 0, &txn));
 
 	if (rc != 0) {
-		set_err(err, errlen, "%s: cannot begin a transaction: %s", dir, strerror(-rc));
+		sk_set_err(err, errlen, "%s: cannot begin a transaction: %s", dir, strerror(-rc));
 		return rc;
 	}
 	rc = mdb_dbi_open(txn, "meta", 0, &st->meta);
@@ -714,13 +702,13 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 			rc = mdb_stat(txn, main_dbi, &ms);
 		rc = lmdb_err(rc);
 		if (rc != 0) {
-			set_err(err, errlen, "%s: %s", dir, strerror(-rc));
+			sk_set_err(err, errlen, "%s: %s", dir, strerror(-rc));
 		} else if (ms.ms_entries != 0) {
-			set_err(err, errlen,
-				"%s: not a seckill store (LMDB environment without meta)", dir);
+			sk_set_err(err, errlen,
+				   "%s: not a seckill store (LMDB environment without meta)", dir);
 			rc = -EPROTO;
 		} else if (rdonly) {
-			set_err(err, errlen, "%s: empty environment, no store yet", dir);
+			sk_set_err(err, errlen, "%s: empty environment, no store yet", dir);
 			rc = -ENOENT;
 		} else {
 			rc = store_create(st, txn, dir, err, errlen);
@@ -729,25 +717,25 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 	}
 	if (rc != 0) {
 		rc = lmdb_err(rc);
-		set_err(err, errlen, "%s: cannot open meta: %s", dir, strerror(-rc));
+		sk_set_err(err, errlen, "%s: cannot open meta: %s", dir, strerror(-rc));
 		goto out;
 	}
 
 	k = mval(META_SCHEMA, sizeof(META_SCHEMA) - 1);
 	rc = mdb_get(txn, st->meta, &k, &d);
 	if (rc != 0 || d.mv_size != SCHEMA_VAL_LEN || memcmp(d.mv_data, SCHEMA_MAGIC, 4) != 0) {
-		set_err(err, errlen, "%s: not a seckill store (missing or damaged schema record)",
-			dir);
+		sk_set_err(err, errlen,
+			   "%s: not a seckill store (missing or damaged schema record)", dir);
 		rc = -EPROTO;
 		goto out;
 	}
 	uint32_t major = get_be32((const uint8_t *)d.mv_data + 4);
 	uint32_t minor = get_be32((const uint8_t *)d.mv_data + 8);
 	if (major != SK_STORE_SCHEMA_MAJOR) {
-		set_err(err, errlen,
-			"%s: store schema %u.%u, this build reads schema %u.x: "
-			"migrate the store or run a matching build",
-			dir, major, minor, SK_STORE_SCHEMA_MAJOR);
+		sk_set_err(err, errlen,
+			   "%s: store schema %u.%u, this build reads schema %u.x: "
+			   "migrate the store or run a matching build",
+			   dir, major, minor, SK_STORE_SCHEMA_MAJOR);
 		rc = -EPROTO;
 		goto out;
 	}
@@ -755,8 +743,8 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 		rc = mdb_dbi_open(txn, db_list[i].name, db_list[i].flags,
 				  (MDB_dbi *)((char *)st + db_list[i].off));
 		if (rc != 0) {
-			set_err(err, errlen, "%s: damaged store: database %s: %s", dir,
-				db_list[i].name, mdb_strerror(rc));
+			sk_set_err(err, errlen, "%s: damaged store: database %s: %s", dir,
+				   db_list[i].name, mdb_strerror(rc));
 			rc = rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE ? -EPROTO : lmdb_err(rc);
 			goto out;
 		}
@@ -769,7 +757,7 @@ out:
 	if (rc == 0) {
 		rc = lmdb_err(mdb_txn_commit(txn));
 		if (rc != 0)
-			set_err(err, errlen, "%s: cannot commit: %s", dir, strerror(-rc));
+			sk_set_err(err, errlen, "%s: cannot commit: %s", dir, strerror(-rc));
 	} else {
 		mdb_txn_abort(txn);
 	}
@@ -790,7 +778,7 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 		conf = &defaults;
 	if (out == NULL || dir == NULL || dir[0] == '\0' ||
 	    (conf->flags & ~(unsigned)(SK_STORE_RDONLY | SK_STORE_NOSYNC)) != 0) {
-		set_err(err, errlen, "sk_store_open: invalid arguments");
+		sk_set_err(err, errlen, "sk_store_open: invalid arguments");
 		return -EINVAL;
 	}
 	bool rdonly = conf->flags & SK_STORE_RDONLY;
@@ -798,13 +786,14 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 	st = calloc(1, sizeof(*st));
 	if (st == NULL) {
 		rc = -ENOMEM;
-		set_err(err, errlen, "%s: out of memory", dir);
+		sk_set_err(err, errlen, "%s: out of memory", dir);
 		goto err;
 	}
 	st->flags = conf->flags;
 	if (!rdonly && mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		rc = -errno;
-		set_err(err, errlen, "%s: cannot create the directory: %s", dir, strerror(errno));
+		sk_set_err(err, errlen, "%s: cannot create the directory: %s", dir,
+			   strerror(errno));
 		goto err;
 	}
 	rc = mdb_env_create(&st->env);
@@ -815,7 +804,7 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 								      : SK_STORE_MAP_SIZE_DEFAULT);
 	if (rc != 0) {
 		rc = lmdb_err(rc);
-		set_err(err, errlen, "%s: cannot set up LMDB: %s", dir, strerror(-rc));
+		sk_set_err(err, errlen, "%s: cannot set up LMDB: %s", dir, strerror(-rc));
 		goto err;
 	}
 	/*
@@ -830,8 +819,8 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 		flags |= MDB_NOSYNC;
 	rc = mdb_env_open(st->env, dir, flags, conf->mode != 0 ? (mdb_mode_t)conf->mode : 0600);
 	if (rc != 0) {
-		set_err(err, errlen, "%s: cannot open the LMDB environment: %s", dir,
-			mdb_strerror(rc));
+		sk_set_err(err, errlen, "%s: cannot open the LMDB environment: %s", dir,
+			   mdb_strerror(rc));
 		rc = lmdb_err(rc);
 		goto err;
 	}
@@ -1745,7 +1734,7 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 
 #define VERIFY_FAIL(...)                                                                           \
 	do {                                                                                       \
-		set_err(err, errlen, __VA_ARGS__);                                                 \
+		sk_set_err(err, errlen, __VA_ARGS__);                                              \
 		rc = -EBADMSG;                                                                     \
 		goto out;                                                                          \
 	} while (0)
