@@ -525,9 +525,18 @@ post_activity(struct sk_control *ctl, const char *body, size_t len, struct sk_ad
 	if (o == NULL)
 		return rc;
 	bool ok = activity_from_json(o, &a, r, &rc);
+	bool start_given = json_object_get(o, "start_ns") != NULL;
 	json_decref(o);
 	if (!ok)
 		return rc;
+	/*
+	 * No start means "open now": for an activity that exists already that
+	 * is its start, so that a retried request without one is the same
+	 * definition rather than a conflict of a few microseconds.
+	 */
+	struct sk_store_activity cur;
+	if (!start_given && sk_store_activity_get(sk_control_store(ctl), a.item, &cur, NULL) == 0)
+		a.start_ns = cur.start_ns;
 	return activity_reply(ctl, a.item, sk_control_activity_add(ctl, &a, wall_ns()), 201,
 			      "the activity exists with another definition (an activity does "
 			      "not change: restock it, or close it and use a new item id)",

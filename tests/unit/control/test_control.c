@@ -1282,8 +1282,19 @@ START_TEST(admin_activity_routes)
 		  "name: must be a string");
 	error_has(handle_body("GET", "/v1/activities/8", NULL, 404), "unknown activity");
 
+	/* no start: "now" at creation, the stored start on a retry (not a conflict) */
+	j = handle_body("POST", "/v1/activities", "{\"item\":9,\"total\":2}", 201);
+	json_decref(j);
+	usleep(2000);
+	j = handle_body("POST", "/v1/activities", "{\"item\":9,\"total\":2}", 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "result")), "unchanged");
+	json_decref(j);
+	error_has(handle_body("POST", "/v1/activities", "{\"item\":9,\"total\":2,\"start_ns\":5}",
+			      409),
+		  "another definition");
+
 	j = handle_body("GET", "/v1/activities", NULL, 200);
-	ck_assert_uint_eq(json_array_size(json_object_get(j, "activities")), 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "activities")), 2);
 	json_decref(j);
 
 	/* restock and close */
