@@ -2,28 +2,23 @@
 /*
  * seckillctl: the operators' command line, a thin client of the control
  * plane's admin API (sk_admin.h) over HTTP/1.1 on 127.0.0.1 or a unix
- * socket. The HTTP client here is deliberately minimal: one request per
- * connection (Connection: close), Content-Length or chunked bodies.
+ * socket, through libcurl: one easy handle a request, never a proxy.
  *
  * Exit codes: 0 ok, 1 error or reconcile mismatch, 2 usage, 3 the daemon
  * is unreachable, 4 not found, 5 conflict (e.g. paying a cancelled order).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
 
+#include <curl/curl.h>
 #include <jansson.h>
 
 #define PROG "seckillctl"
@@ -65,18 +60,26 @@ struct ctl {
 
 /* ------------------------------------------------------------------ output */
 
+static void verrmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 static void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* verrmsg - "seckillctl: " and the message, one line on stderr. */
+static void
+verrmsg(const char *fmt, va_list ap)
+{
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
 
 static void
 errmsg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verrmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static const char *const main_help =
@@ -205,226 +208,160 @@ static const char *const stock_help =
 
 /* ------------------------------------------------------------- HTTP client */
 
+/* An answer of the admin API. */
 struct resp {
-	int status;
-	char *raw;  /* the whole response */
-	char *body; /* into raw (or decoded in place), NUL-terminated */
-	size_t len;
+	int status;		   /* HTTP status */
+	char *body;		   /* malloc'd, NUL-terminated */
+	size_t len;		   /* bytes of body, NUL not counted */
+	size_t cap;		   /* bytes allocated at body */
+	int err;		   /* why resp_write() refused: -EFBIG, -ENOMEM */
+	char why[CURL_ERROR_SIZE]; /* libcurl's word for an error without an errno */
 };
 
-static int
-dial(const struct ctl *c)
+static void
+resp_free(struct resp *r)
 {
-	struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
-	int fd, rc;
-
-	if (c->socket_path != NULL) {
-		struct sockaddr_un sun = {.sun_family = AF_UNIX};
-		if (strlen(c->socket_path) >= sizeof(sun.sun_path))
-			return -ENAMETOOLONG;
-		strcpy(sun.sun_path, c->socket_path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -errno;
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
-	} else {
-		struct sockaddr_in sin = {.sin_family = AF_INET,
-					  .sin_port = htons((uint16_t)c->port),
-					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -errno;
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
-	}
-	if (rc != 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	return fd;
+	free(r->body);
+	r->body = NULL;
 }
 
-static int
-send_all(int fd, const char *p, size_t n)
+/* resp_write - libcurl's write callback: append to the body, MAX_RESPONSE at most. */
+static size_t
+resp_write(char *p, size_t size, size_t n, void *arg)
 {
-	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
+	struct resp *r = arg;
+
+	n *= size; /* size is 1 */
+	if (n > MAX_RESPONSE - r->len) {
+		r->err = -EFBIG;
+		return 0; /* anything but n fails the transfer */
 	}
-	return 0;
-}
-
-/* read_all - the whole response until EOF into a malloc'd buffer. */
-static int
-read_all(int fd, char **out, size_t *outlen)
-{
-	size_t cap = 16384, len = 0;
-	char *buf = malloc(cap + 1);
-
-	if (buf == NULL)
-		return -ENOMEM;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= MAX_RESPONSE) {
-				free(buf);
-				return -EFBIG;
-			}
-			char *nb = realloc(buf, cap * 2 + 1);
-			if (nb == NULL) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
+	if (r->len + n >= r->cap) {
+		size_t cap = r->cap;
+		while (cap <= r->len + n)
 			cap *= 2;
+		char *nb = realloc(r->body, cap);
+		if (nb == NULL) {
+			r->err = -ENOMEM;
+			return 0;
 		}
-		ssize_t r = recv(fd, buf + len, cap - len, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno == EAGAIN ? -ETIMEDOUT : -errno;
-			free(buf);
-			return e;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
+		r->body = nb;
+		r->cap = cap;
 	}
-	buf[len] = '\0';
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
-/* header_value - the value of header @name in the block [h, end), or NULL. */
-static const char *
-header_value(const char *h, const char *end, const char *name, size_t *vlen)
-{
-	size_t nl = strlen(name);
-
-	while (h < end) {
-		const char *eol = memchr(h, '\n', (size_t)(end - h));
-		if (eol == NULL)
-			eol = end;
-		if ((size_t)(eol - h) > nl && strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
-			const char *v = h + nl + 1;
-			while (v < eol && (*v == ' ' || *v == '\t'))
-				v++;
-			const char *ve = eol;
-			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
-				ve--;
-			*vlen = (size_t)(ve - v);
-			return v;
-		}
-		h = eol + 1;
-	}
-	return NULL;
-}
-
-/* dechunk - decode a chunked body in place; -EPROTO if malformed. */
-static int
-dechunk(char *p, size_t n, size_t *outlen)
-{
-	size_t in = 0, out = 0;
-
-	for (;;) {
-		char *end;
-		unsigned long sz = strtoul(p + in, &end, 16);
-		char *eol = memchr(p + in, '\n', n - in);
-		if (end == p + in || eol == NULL)
-			return -EPROTO;
-		in = (size_t)(eol - p) + 1;
-		if (sz == 0)
-			break;
-		if (sz > n - in)
-			return -EPROTO;
-		memmove(p + out, p + in, sz);
-		out += sz;
-		in += sz;
-		if (in < n && p[in] == '\r')
-			in++;
-		if (in < n && p[in] == '\n')
-			in++;
-	}
-	*outlen = out;
-	return 0;
+	memcpy(r->body + r->len, p, n);
+	r->len += n;
+	r->body[r->len] = '\0';
+	return n;
 }
 
 /*
- * request - one HTTP/1.1 exchange. 0 with @r filled, -ECONNREFUSED & co.
- * when the daemon cannot be reached, -EPROTO for a malformed answer.
+ * curl_errno - the negative errno that stands for libcurl's @cc on @h, so
+ * that the daemon being away reads as it always did ("Connection refused",
+ * "No such file or directory"); -EPROTO for a malformed answer, -EIO with
+ * r->why set for anything else.
+ */
+static int
+curl_errno(CURL *h, CURLcode cc, struct resp *r, const char *errbuf)
+{
+	long os = 0;
+
+	curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os);
+	switch (cc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_COULDNT_CONNECT:
+		return os > 0 ? -(int)os : -ECONNREFUSED;
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		return os > 0 ? -(int)os : -EPROTO;
+	case CURLE_WRITE_ERROR:
+		return r->err != 0 ? r->err : -EIO;
+	case CURLE_OUT_OF_MEMORY:
+		return -ENOMEM;
+	case CURLE_GOT_NOTHING:
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_BAD_CONTENT_ENCODING:
+	case CURLE_UNSUPPORTED_PROTOCOL: /* an HTTP/0.9 answer */
+		return -EPROTO;
+	default:
+		snprintf(r->why, sizeof(r->why), "%s",
+			 errbuf[0] != '\0' ? errbuf : curl_easy_strerror(cc));
+		return -EIO;
+	}
+}
+
+/*
+ * request - one HTTP/1.1 exchange with the admin API (libcurl, one handle a
+ * request), only ever to 127.0.0.1:port or the unix socket. 0 with @r
+ * filled (resp_free() it), else a negative errno as curl_errno() says, with
+ * @r empty.
  */
 static int
 request(const struct ctl *c, const char *method, const char *path, const char *body, struct resp *r)
 {
-	size_t blen = body != NULL ? strlen(body) : 0;
-	char req[512];
-	int fd, rc;
+	char url[128], errbuf[CURL_ERROR_SIZE] = "";
+	bool post = strcmp(method, "POST") == 0;
+	struct curl_slist *hdr = NULL;
+	CURL *h = NULL;
+	CURLcode cc;
+	long status = 0;
+	int rc = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
-	int n = snprintf(req, sizeof(req),
-			 "%s %s HTTP/1.1\r\nHost: localhost\r\nUser-Agent: " PROG
-			 "\r\nAccept: */*\r\nConnection: close\r\n%sContent-Length: %zu\r\n\r\n",
-			 method, path, body != NULL ? "Content-Type: application/json\r\n" : "",
-			 blen);
-	if (n < 0 || (size_t)n >= sizeof(req))
-		return -E2BIG;
-	fd = dial(c);
-	if (fd < 0)
-		return fd;
-	rc = send_all(fd, req, (size_t)n);
-	if (rc == 0 && blen > 0)
-		rc = send_all(fd, body, blen);
-	size_t len = 0;
-	if (rc == 0)
-		rc = read_all(fd, &r->raw, &len);
-	close(fd);
+	if (c->socket_path != NULL &&
+	    strlen(c->socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return -ENAMETOOLONG;
+	if (c->socket_path != NULL)
+		snprintf(url, sizeof(url), "http://localhost%s", path);
+	else
+		snprintf(url, sizeof(url), "http://127.0.0.1:%u%s", c->port, path);
+	r->cap = 16384;
+	r->body = malloc(r->cap);
+	h = curl_easy_init();
+	/* POST bodies are JSON; an empty POST carries no Content-Type at all. */
+	if (post)
+		hdr = curl_slist_append(NULL, body != NULL ? "Content-Type: application/json"
+							   : "Content-Type:");
+	if (r->body == NULL || h == NULL || (post && hdr == NULL))
+		goto out;
+	r->body[0] = '\0';
+
+	if ((cc = curl_easy_setopt(h, CURLOPT_URL, url)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http")) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_PROXY, "")) != CURLE_OK || /* not the env's */
+	    (c->socket_path != NULL &&
+	     (cc = curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path)) != CURLE_OK) ||
+	    (cc = curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)IO_TIMEOUT_S)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)IO_TIMEOUT_S)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_USERAGENT, PROG)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, resp_write)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(h, CURLOPT_WRITEDATA, r)) != CURLE_OK ||
+	    (post && (cc = curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr)) != CURLE_OK) ||
+	    (post && (cc = curl_easy_setopt(h, CURLOPT_POSTFIELDS, body != NULL ? body : "")) !=
+			     CURLE_OK)) {
+		snprintf(r->why, sizeof(r->why), "libcurl: %s", curl_easy_strerror(cc));
+		rc = -EIO;
+		goto out;
+	}
+	cc = curl_easy_perform(h);
+	if (cc == CURLE_OK)
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	rc = cc != CURLE_OK ? curl_errno(h, cc, r, errbuf) : status > 0 ? 0 : -EPROTO;
+	r->status = (int)status;
+out:
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(h);
 	if (rc != 0)
-		return rc;
-
-	char *hend = strstr(r->raw, "\r\n\r\n");
-	int status;
-	if (hend == NULL || sscanf(r->raw, "HTTP/1.%*1[01] %3d", &status) != 1) {
-		free(r->raw);
-		r->raw = NULL;
-		return -EPROTO;
-	}
-	r->status = status;
-	r->body = hend + 4;
-	r->len = len - (size_t)(r->body - r->raw);
-
-	size_t vl;
-	const char *te = header_value(r->raw, hend, "Transfer-Encoding", &vl);
-	const char *cl = header_value(r->raw, hend, "Content-Length", &vl);
-	if (te != NULL && strncasecmp(te, "chunked", 7) == 0) {
-		rc = dechunk(r->body, r->len, &r->len);
-	} else if (cl != NULL) {
-		unsigned long long want = strtoull(cl, NULL, 10);
-		rc = want <= r->len ? 0 : -EPROTO;
-		if (rc == 0)
-			r->len = (size_t)want;
-	}
-	if (rc != 0) {
-		free(r->raw);
-		r->raw = NULL;
-		return rc;
-	}
-	r->body[r->len] = '\0';
-	return 0;
+		resp_free(r);
+	return rc;
 }
 
 /* call - request + the common error handling; returns an exit code, EX_OK with @r set. */
 static int
-call_body(const struct ctl *c, const char *method, const char *path, const char *body,
-	  struct resp *r)
+call(const struct ctl *c, const char *method, const char *path, const char *body, struct resp *r)
 {
 	int rc = request(c, method, path, body, r);
 
@@ -440,37 +377,15 @@ call_body(const struct ctl *c, const char *method, const char *path, const char 
 	}
 	if (rc != 0) {
 		errmsg("%s %s: %s", method, path,
-		       rc == -EPROTO ? "malformed HTTP response" : strerror(-rc));
+		       rc == -EPROTO ? "malformed HTTP response"
+		       : r->why[0]   ? r->why
+				     : strerror(-rc));
 		return EX_ERR;
 	}
 	return EX_OK;
 }
 
-static int
-call(const struct ctl *c, const char *method, const char *path, struct resp *r)
-{
-	return call_body(c, method, path, NULL, r);
-}
-
-static void
-resp_free(struct resp *r)
-{
-	free(r->raw);
-	r->raw = NULL;
-}
-
 /* ------------------------------------------------------------------- JSON */
-
-static json_t *
-parse_body(const struct resp *r)
-{
-	json_error_t e;
-	json_t *j = json_loadb(r->body, r->len, 0, &e);
-
-	if (j == NULL)
-		errmsg("malformed JSON from the daemon: %s", e.text);
-	return j;
-}
 
 static long long
 jnum(const json_t *o, const char *key)
@@ -523,6 +438,79 @@ status_exit(const struct resp *r, const char *what)
 	return ex;
 }
 
+/* What api() does with an answer's body. */
+enum body_use {
+	BODY_PARSE,	/* parse a 200/201 answer into *out */
+	BODY_PRINT,	/* print a 200/201 answer as it came (--json, metrics) */
+	BODY_PRINT_ALL, /* print every answer as it came, errors too */
+};
+
+/*
+ * api - one call of the admin API: @method @path with the JSON @body
+ * (consumed; NULL for none). A 200 or 201 answer is used as @use says
+ * (*@out then owns the parsed JSON, NULL otherwise); any other status
+ * prints an error naming @what. Returns the exit code.
+ */
+static int
+api(const struct ctl *c, const char *method, const char *path, json_t *body, const char *what,
+    enum body_use use, json_t **out)
+{
+	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
+	struct resp r;
+	int ex;
+
+	json_decref(body);
+	if (out != NULL)
+		*out = NULL;
+	if (body != NULL && text == NULL) {
+		errmsg("out of memory");
+		return EX_ERR;
+	}
+	ex = call(c, method, path, text, &r);
+	free(text);
+	if (ex != EX_OK)
+		return ex;
+	bool ok = r.status == 200 || r.status == 201;
+	if (use == BODY_PRINT_ALL || (use == BODY_PRINT && ok))
+		fwrite(r.body, 1, r.len, stdout);
+	if (!ok) {
+		ex = status_exit(&r, what);
+	} else if (use == BODY_PARSE) {
+		json_error_t e;
+		*out = json_loadb(r.body, r.len, 0, &e);
+		if (*out == NULL) {
+			errmsg("malformed JSON from the daemon: %s", e.text);
+			ex = EX_ERR;
+		}
+	}
+	resp_free(&r);
+	return ex;
+}
+
+/* answer_use - what a command does with a good answer: print it (--json) or parse it. */
+static enum body_use
+answer_use(const struct ctl *c)
+{
+	return c->json ? BODY_PRINT : BODY_PARSE;
+}
+
+/* One object of the API: where it is and how errors name it. */
+struct target {
+	char path[96]; /* "/v1/orders/42/pay" */
+	char what[64]; /* "order 42" */
+};
+
+/* target_of - path @base @id @suffix ("/v1/orders/", "42", "/pay"), name "@kind @id". */
+static struct target
+target_of(const char *base, const char *id, const char *suffix, const char *kind)
+{
+	struct target t;
+
+	snprintf(t.path, sizeof(t.path), "%s%s%s", base, id, suffix);
+	snprintf(t.what, sizeof(t.what), "%s %s", kind, id);
+	return t;
+}
+
 /* --------------------------------------------------------------- commands */
 
 static bool
@@ -539,28 +527,12 @@ valid_id(const char *s)
 static int
 cmd_order_show(const struct ctl *c, const char *id)
 {
-	char path[64], what[64];
-	struct resp r;
+	struct target t = target_of("/v1/orders/", id, "", "order");
+	json_t *j;
+	int ex = api(c, "GET", t.path, NULL, t.what, answer_use(c), &j);
 
-	snprintf(path, sizeof(path), "/v1/orders/%s", id);
-	snprintf(what, sizeof(what), "order %s", id);
-	int ex = call(c, "GET", path, &r);
-	if (ex != EX_OK)
+	if (ex != EX_OK || c->json)
 		return ex;
-	if (r.status != 200) {
-		ex = status_exit(&r, what);
-		resp_free(&r);
-		return ex;
-	}
-	if (c->json) {
-		fwrite(r.body, 1, r.len, stdout);
-		resp_free(&r);
-		return EX_OK;
-	}
-	json_t *j = parse_body(&r);
-	resp_free(&r);
-	if (j == NULL)
-		return EX_ERR;
 	printf("%-11s %s\n", "order", jstr(j, "order"));
 	if (!json_is_true(json_object_get(j, "in_store"))) {
 		printf("%-11s %s (not in the store)\n", "status", jstr(j, "status"));
@@ -588,31 +560,16 @@ cmd_order_show(const struct ctl *c, const char *id)
 static int
 cmd_order_pay(const struct ctl *c, const char *id)
 {
-	char path[64], what[64];
-	struct resp r;
+	struct target t = target_of("/v1/orders/", id, "/pay", "order");
+	json_t *j;
+	int ex = api(c, "POST", t.path, NULL, t.what, c->json ? BODY_PRINT_ALL : BODY_PARSE, &j);
 
-	snprintf(path, sizeof(path), "/v1/orders/%s/pay", id);
-	snprintf(what, sizeof(what), "order %s", id);
-	int ex = call(c, "POST", path, &r);
-	if (ex != EX_OK)
+	if (ex != EX_OK || c->json)
 		return ex;
-	if (c->json)
-		fwrite(r.body, 1, r.len, stdout);
-	if (r.status == 200) {
-		if (!c->json) {
-			json_t *j = parse_body(&r);
-			printf("order %s: paid%s\n", id,
-			       j != NULL && json_is_true(json_object_get(j, "already"))
-				       ? " (already)"
-				       : "");
-			json_decref(j);
-		}
-		resp_free(&r);
-		return EX_OK;
-	}
-	ex = status_exit(&r, what);
-	resp_free(&r);
-	return ex;
+	printf("order %s: paid%s\n", id,
+	       json_is_true(json_object_get(j, "already")) ? " (already)" : "");
+	json_decref(j);
+	return EX_OK;
 }
 
 static void
@@ -634,35 +591,11 @@ print_item_row(const json_t *it)
 }
 
 static int
-get_json(const struct ctl *c, const char *path, const char *what, json_t **out, bool raw)
-{
-	struct resp r;
-	int ex = call(c, "GET", path, &r);
-
-	*out = NULL;
-	if (ex != EX_OK)
-		return ex;
-	if (r.status != 200) {
-		ex = status_exit(&r, what);
-		resp_free(&r);
-		return ex;
-	}
-	if (raw) {
-		fwrite(r.body, 1, r.len, stdout);
-		resp_free(&r);
-		return EX_OK;
-	}
-	*out = parse_body(&r);
-	resp_free(&r);
-	return *out != NULL ? EX_OK : EX_ERR;
-}
-
-static int
 cmd_items(const struct ctl *c)
 {
 	json_t *j, *it;
 	size_t i;
-	int ex = get_json(c, "/v1/items", "items", &j, c->json);
+	int ex = api(c, "GET", "/v1/items", NULL, "items", answer_use(c), &j);
 
 	if (ex != EX_OK || c->json)
 		return ex;
@@ -708,16 +641,14 @@ print_item(const json_t *j)
 	       jnum(l, "lines"));
 }
 
-/* show_one - GET @prefix/@id and print it. */
+/* show_one - GET @prefix@id (an item or an activity) and print it. */
 static int
 show_one(const struct ctl *c, const char *prefix, const char *kind, const char *id)
 {
-	char path[64], what[64];
+	struct target t = target_of(prefix, id, "", kind);
 	json_t *j;
+	int ex = api(c, "GET", t.path, NULL, t.what, answer_use(c), &j);
 
-	snprintf(path, sizeof(path), "%s/%s", prefix, id);
-	snprintf(what, sizeof(what), "%s %s", kind, id);
-	int ex = get_json(c, path, what, &j, c->json);
 	if (ex != EX_OK || c->json)
 		return ex;
 	print_item(j);
@@ -728,7 +659,7 @@ show_one(const struct ctl *c, const char *prefix, const char *kind, const char *
 static int
 cmd_item(const struct ctl *c, const char *id)
 {
-	return show_one(c, "/v1/items", "item", id);
+	return show_one(c, "/v1/items/", "item", id);
 }
 
 /* ------------------------------------------------------------- activities */
@@ -824,38 +755,6 @@ wall_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* post_json - POST @body (consumed) to @path; prints and maps the answer. */
-static int
-post_json(const struct ctl *c, const char *path, json_t *body, const char *what, json_t **out)
-{
-	struct resp r;
-	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
-	int ex;
-
-	json_decref(body);
-	*out = NULL;
-	if (body != NULL && text == NULL) {
-		errmsg("out of memory");
-		return EX_ERR;
-	}
-	ex = call_body(c, "POST", path, text, &r);
-	free(text);
-	if (ex != EX_OK)
-		return ex;
-	if (r.status != 200 && r.status != 201) {
-		ex = status_exit(&r, what);
-		resp_free(&r);
-		return ex;
-	}
-	if (c->json)
-		fwrite(r.body, 1, r.len, stdout);
-	else
-		*out = parse_body(&r);
-	ex = c->json || *out != NULL ? EX_OK : EX_ERR;
-	resp_free(&r);
-	return ex;
-}
-
 /* result_word - "created", "closed", ... for the "result" of an answer. */
 static const char *
 result_word(const json_t *j, const char *done)
@@ -905,7 +804,7 @@ cmd_activity_add(const struct ctl *c, const char *id_s)
 		json_object_set_new(body, "end_ns", json_integer(end));
 	char what[64];
 	snprintf(what, sizeof(what), "activity %s", id_s);
-	int ex = post_json(c, "/v1/activities", body, what, &j);
+	int ex = api(c, "POST", "/v1/activities", body, what, answer_use(c), &j);
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("activity %s: %s\n", id_s, result_word(j, "created, on sale"));
@@ -919,7 +818,7 @@ cmd_activity_list(const struct ctl *c)
 {
 	json_t *j, *it;
 	size_t i;
-	int ex = get_json(c, "/v1/activities", "activities", &j, c->json);
+	int ex = api(c, "GET", "/v1/activities", NULL, "activities", answer_use(c), &j);
 
 	if (ex != EX_OK || c->json)
 		return ex;
@@ -954,12 +853,10 @@ cmd_activity_list(const struct ctl *c)
 static int
 cmd_activity_close(const struct ctl *c, const char *id)
 {
-	char path[64], what[64];
+	struct target t = target_of("/v1/activities/", id, "/close", "activity");
 	json_t *j;
+	int ex = api(c, "POST", t.path, NULL, t.what, answer_use(c), &j);
 
-	snprintf(path, sizeof(path), "/v1/activities/%s/close", id);
-	snprintf(what, sizeof(what), "activity %s", id);
-	int ex = post_json(c, path, NULL, what, &j);
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("activity %s: %s\n", id, result_word(j, "closed"));
@@ -971,7 +868,6 @@ static int
 cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
 {
 	uint64_t units, rid;
-	char path[64], what[64];
 	json_t *j;
 
 	if (!parse_u64(units_s, 1, UINT64_C(1) << 48, &units))
@@ -989,12 +885,11 @@ cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
 			rid &= INT64_MAX; /* JSON integers are signed */
 		} while (rid == 0);
 	}
-	snprintf(path, sizeof(path), "/v1/activities/%s/restock", id);
-	snprintf(what, sizeof(what), "stock add %s", id);
-	int ex = post_json(
-		c, path,
+	struct target t = target_of("/v1/activities/", id, "/restock", "stock add");
+	int ex = api(
+		c, "POST", t.path,
 		json_pack("{s:I,s:I}", "units", (json_int_t)units, "restock_id", (json_int_t)rid),
-		what, &j);
+		t.what, answer_use(c), &j);
 	if (ex == EX_UNREACHABLE || (ex == EX_ERR && c->opt[O_REQUEST_ID] == NULL))
 		errmsg("the restock may or may not have been applied: rerun with --request-id "
 		       "%" PRIu64 " to apply it exactly once",
@@ -1012,19 +907,7 @@ cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
 static int
 cmd_metrics(const struct ctl *c)
 {
-	struct resp r;
-	int ex = call(c, "GET", "/metrics", &r);
-
-	if (ex != EX_OK)
-		return ex;
-	if (r.status != 200) {
-		ex = status_exit(&r, "metrics");
-		resp_free(&r);
-		return ex;
-	}
-	fwrite(r.body, 1, r.len, stdout);
-	resp_free(&r);
-	return EX_OK;
+	return api(c, "GET", "/metrics", NULL, "metrics", BODY_PRINT, NULL);
 }
 
 /* check_items - the reconcile checks over @items; a JSON report, *bad = mismatches. */
@@ -1071,7 +954,7 @@ cmd_reconcile(const struct ctl *c)
 		}
 		json_decref(j);
 		json_decref(rep);
-		int ex = get_json(c, "/v1/items", "items", &j, false);
+		int ex = api(c, "GET", "/v1/items", NULL, "items", BODY_PARSE, &j);
 		if (ex != EX_OK)
 			return ex;
 		rep = check_items(json_object_get(j, "items"), &bad);
@@ -1117,11 +1000,9 @@ usage_error(const char *help, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verrmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	fputs(help, stderr);
 	return EX_USAGE;
 }
@@ -1222,7 +1103,7 @@ dispatch(const struct ctl *c, char **pos, int npos, bool help)
 		if (h == activity_add_help)
 			return cmd_activity_add(c, pos[2]);
 		if (h == activity_show_help)
-			return show_one(c, "/v1/activities", "activity", pos[2]);
+			return show_one(c, "/v1/activities/", "activity", pos[2]);
 		return cmd_activity_close(c, pos[2]);
 	}
 	if (strcmp(cmd, "stock") == 0) {
@@ -1322,7 +1203,14 @@ main(int argc, char **argv)
 			pos[npos++] = argv[i];
 		}
 	}
+	CURLcode cc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (cc != CURLE_OK) {
+		errmsg("cannot initialise libcurl: %s", curl_easy_strerror(cc));
+		ex = EX_ERR;
+		goto out;
+	}
 	ex = dispatch(&c, pos, npos, help);
+	curl_global_cleanup();
 out:
 	free(pos);
 	return ex;

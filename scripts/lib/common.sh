@@ -7,7 +7,7 @@ SK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # Debian 12 packages the build needs.
 SK_BUILD_PKGS=(gcc meson ninja-build pkg-config libdpdk-dev dpdk check liblmdb-dev
 	librdkafka-dev libhiredis-dev libjansson-dev libmicrohttpd-dev libssl-dev
-	libinih-dev)
+	libinih-dev libcurl4-openssl-dev)
 # ... and what the tests and the demo drive it with.
 SK_TEST_PKGS=(clang libclang-rt-14-dev clang-format curl wrk apache2-utils
 	netcat-openbsd iproute2 iputils-ping python3 procps kmod spin)
