@@ -18,12 +18,13 @@
 
 #include <openssl/crypto.h>
 
+#include "sk_config.h"
 #include "sk_token.h"
 
 #define EXIT_USAGE 2
 
-/* Largest secret file read; a secret is a few dozen bytes. */
-#define SECRET_FILE_MAX 4096
+_Static_assert(SK_CONFIG_TOKEN_SECRET_MIN == 32 && SK_CONFIG_TOKEN_SECRET_MAX == 4096,
+	       "the secret file messages name these limits");
 
 static const char usage[] =
 	"usage: seckill-token (--secret-file FILE | --secret SECRET) --sub USER\n"
@@ -60,38 +61,6 @@ parse_i64(const char *s, int64_t *out)
 	return true;
 }
 
-/* read_secret - the contents of @path, minus one trailing newline. */
-static int
-read_secret(const char *path, char *buf, size_t cap, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	int rc = 0;
-
-	if (f == NULL) {
-		fprintf(stderr, "seckill-token: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	n = fread(buf, 1, cap, f);
-	if (ferror(f)) {
-		fprintf(stderr, "seckill-token: %s: read error\n", path);
-		rc = -1;
-	} else if (n == cap) {
-		fprintf(stderr, "seckill-token: %s: secret longer than %zu bytes\n", path, cap - 1);
-		rc = -1;
-	}
-	fclose(f);
-	if (rc != 0)
-		return rc;
-	if (n > 0 && buf[n - 1] == '\n') {
-		n--;
-		if (n > 0 && buf[n - 1] == '\r')
-			n--;
-	}
-	*len = n;
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -107,7 +76,7 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *secret_file = NULL, *secret_arg = NULL;
-	static char secret[SECRET_FILE_MAX + 1];
+	static uint8_t secret[SK_CONFIG_TOKEN_SECRET_MAX];
 	char tok[SK_TOKEN_MAX_LEN + 1];
 	struct sk_token_claims c;
 	struct sk_token_key *key = NULL;
@@ -195,13 +164,20 @@ main(int argc, char **argv)
 	}
 
 	if (secret_file != NULL) {
-		if (read_secret(secret_file, secret, sizeof(secret), &secret_len) != 0)
+		rc = sk_config_read_secret(secret_file, secret, &secret_len, NULL, 0);
+		if (rc != 0) {
+			fprintf(stderr, "seckill-token: %s: %s\n", secret_file,
+				rc == -EINVAL  ? "secret shorter than 32 bytes"
+				: rc == -EFBIG ? "secret longer than 4096 bytes"
+				: rc == -EIO   ? "read error"
+					       : strerror(-rc));
 			return EXIT_FAILURE;
+		}
 	} else {
 		secret_len = strlen(secret_arg);
-		if (secret_len > SECRET_FILE_MAX) {
+		if (secret_len > SK_CONFIG_TOKEN_SECRET_MAX) {
 			fprintf(stderr, "seckill-token: --secret longer than %d bytes\n",
-				SECRET_FILE_MAX);
+				SK_CONFIG_TOKEN_SECRET_MAX);
 			return EXIT_USAGE;
 		}
 		memcpy(secret, secret_arg, secret_len);

@@ -45,6 +45,7 @@
 
 #include "crowd_hist.h"
 #include "crowd_http.h"
+#include "sk_config.h"
 #include "sk_token.h"
 
 #define EXIT_CHECK     1
@@ -57,7 +58,8 @@
 #define ATTEMPTS_MAX 200000000ull
 /* Tokens live for this long (s): longer than any run (--max-seconds <= 3600). */
 #define TOKEN_TTL_S 600
-#define SECRET_MAX  4096
+_Static_assert(SK_CONFIG_TOKEN_SECRET_MIN == 32 && SK_CONFIG_TOKEN_SECRET_MAX == 4096,
+	       "the --secret-file messages name these limits");
 /* Receive buffer: one whole answer fits, head and body at their limits. */
 #define CONN_IN_CAP  (SK_CROWD_HEAD_MAX + SK_CROWD_BODY_MAX)
 #define CONN_OUT_CAP (SK_TOKEN_MAX_LEN + 512)
@@ -367,39 +369,6 @@ parse_opts(int argc, char **argv, struct opts *o)
 	} else {
 		return bad_arg("server", o->server, "an IPv4 or IPv6 address");
 	}
-	return 0;
-}
-
-/* read_secret - the contents of @path minus one trailing newline; 0 or -1. */
-static int
-read_secret(const char *path, char *buf, size_t cap, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	int rc = 0;
-
-	if (f == NULL) {
-		fprintf(stderr, "seckill-crowd: --secret-file %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	n = fread(buf, 1, cap, f);
-	if (ferror(f)) {
-		fprintf(stderr, "seckill-crowd: --secret-file %s: read error\n", path);
-		rc = -1;
-	} else if (n == cap) {
-		fprintf(stderr, "seckill-crowd: --secret-file %s: longer than %zu bytes\n", path,
-			cap - 1);
-		rc = -1;
-	}
-	fclose(f);
-	if (rc != 0)
-		return rc;
-	if (n > 0 && buf[n - 1] == '\n') {
-		n--;
-		if (n > 0 && buf[n - 1] == '\r')
-			n--;
-	}
-	*len = n;
 	return 0;
 }
 
@@ -1759,15 +1728,18 @@ setup(struct crowd *cw)
 		}
 	}
 	if (o->secret_file != NULL) {
-		static char secret[SECRET_MAX + 1];
+		static uint8_t secret[SK_CONFIG_TOKEN_SECRET_MAX];
 		size_t len = 0;
-		if (read_secret(o->secret_file, secret, sizeof(secret), &len) != 0)
-			return EXIT_USAGE;
-		int rc = sk_token_key_create(secret, len, &cw->key);
+		int rc = sk_config_read_secret(o->secret_file, secret, &len, NULL, 0);
+		if (rc == 0)
+			rc = sk_token_key_create(secret, len, &cw->key);
 		memset(secret, 0, sizeof(secret));
 		if (rc != 0) {
 			fprintf(stderr, "seckill-crowd: --secret-file %s: %s\n", o->secret_file,
-				rc == -EINVAL ? "secret shorter than 32 bytes" : strerror(-rc));
+				rc == -EINVAL  ? "secret shorter than 32 bytes"
+				: rc == -EFBIG ? "longer than 4096 bytes"
+				: rc == -EIO   ? "read error"
+					       : strerror(-rc));
 			return EXIT_USAGE;
 		}
 		cw->token_exp = (int64_t)time(NULL) + TOKEN_TTL_S;
