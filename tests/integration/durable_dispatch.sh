@@ -218,9 +218,9 @@ expect_eq "sale: no dispatch drops" "$(tele dispatch_drops)" 0
 echo "part 1 done at $((SECONDS - T0)) s"
 
 # --------------------------------------- 2. kill -9 of the dataplane mid-sale
-# 2,000 units on 8 connections and 2 lcores: each win waits for its group
+# 3,000 units on 8 connections and 2 lcores: each win waits for its group
 # commit, so the sale lasts over a second and the kill lands in the middle.
-KTOTAL=2000
+KTOTAL=3000
 make_config "$tmp/kill.ini" $KTOTAL 5000
 for seed in 1 2; do
 	rm -rf "$tmp/store" "$tmp/k1" "$tmp/k.json"
