@@ -590,7 +590,17 @@ park_poll(struct sk_app *app)
 	for (uint32_t n = app->park_count; n > 0; n--) {
 		struct park_entry *e = &app->parks[app->park_head];
 		struct park_state *ps = (struct park_state *)e->ac->route_data;
-		bool done = sk_order_id_seq(e->order) < settled;
+		unsigned owner = sk_order_id_lcore(e->order);
+		/*
+		 * An order settles on the mark of the lcore that sold it. A
+		 * winner's retry can arrive on another lcore (RSS, software
+		 * dispatch): its entry is judged by the seller's mark. Such an
+		 * entry is rare and settles with the same group commit as
+		 * ours, so keeping the FIFO's head-only check costs at most a
+		 * short wait behind it.
+		 */
+		bool done = sk_order_id_seq(e->order) <
+			    (owner == b->lcore ? settled : sk_shm_settled(b->shm, owner));
 
 		if (!done && app->now_tsc - e->tsc < app->ack_wait_tsc)
 			break;

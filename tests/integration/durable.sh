@@ -166,7 +166,8 @@ for seed in 1 2 3 4 5 6; do
 	rm -rf "$tmp/store"
 	up "$tmp/kill.ini"
 	RANDOM=$seed
-	delay=$(printf '0.%03d' $((100 + RANDOM % 800)))
+	r=$((100 + RANDOM % 800)) # here, not in $(...): a subshell reseeds RANDOM
+	delay=$(printf '0.%03d' "$r")
 	crowd --users 3000 --attempts 3000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
 		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 12 >"$tmp/k.out" 2>&1 &
 	cpid=$!

@@ -22,8 +22,6 @@
 #     still queued (control plane stopped on purpose, connections steered
 #     to an lcore by probing): it must be answered 200 confirmed as soon as
 #     the order commits - not 202 at once, not after ack_wait_ms.
-#     KNOWN BUG (see below): reported as XFAIL, not counted as a failure
-#     unless SK_IT_STRICT=1.
 # Every crowd run and every wait is bounded in count and time.
 . "$(dirname "$0")/lib.sh"
 require_env curl
@@ -40,22 +38,6 @@ ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
 chmod 600 "$tmp/secret"
 T0=$SECONDS
-
-# xfail DESC CMD... - an assertion that a known bug makes fail: reported,
-# counted as a failure only with SK_IT_STRICT=1; a pass says the bug is gone.
-XFAILS=0
-xfail() {
-	local desc=$1
-	shift
-	if "$@"; then
-		ok "$desc (XPASS: the known bug seems fixed; make this a plain check)"
-	elif [ "${SK_IT_STRICT:-0}" = 1 ]; then
-		bad "$desc (known bug)"
-	else
-		XFAILS=$((XFAILS + 1))
-		echo "XFAIL - $desc (known bug, see the header of $TEST.sh)"
-	fi
-}
 
 # make_config FILE TOTAL ACK_WAIT_MS - item 1 (TOTAL units) and item 2 (100
 # units), auth on, store in $tmp/store.
@@ -148,11 +130,9 @@ expect_eq "sale: answers only 200, 410 (429 busy, 202 allowed, see below)" \
 n202=$(json_get "$tmp/c1.json" 'd["http"].get("202", 0)')
 expect_eq "sale: every winner's poll says confirmed" \
 	"$(json_get "$tmp/c1.json" 'd["polls"]["status"].get("confirmed", 0)')" $TOTAL
-# With ack_wait_ms 5000 and a live control plane every parked winner should
-# be answered 200. A 202 here is a winner's retry parked on the other lcore
-# and answered before its order settled (known bug, part 3); the poll above
-# found it confirmed, which is what the durable contract asks of a 202.
-[ "$n202" = 0 ] || echo "note: $n202 answers were 202 queued (later confirmed by the poll): see part 3"
+# With ack_wait_ms 5000 and a live control plane every parked winner is
+# answered 200, also a retry parked on the other lcore (part 3).
+expect_eq "sale: no winner answered 202 (every parked answer settled)" "$n202" 0
 lc1=$(order_lcores "$tmp/o1")
 echo "winners per lcore (from order ids): $lc1"
 check "sale: both lcore 0 and lcore 1 won orders" \
@@ -205,14 +185,8 @@ EOF
 read -r dt_timeout dt_200 dt_parked <<<"$(tele durable_timeout) $(tele durable_200) $(tele durable_parked)"
 echo "durable: parked $dt_parked, answered 200 $dt_200, wait ran out $dt_timeout; per lcore parked: $(lcore_tele durable_parked)"
 check "sale: durable_200 >= winners" test "$dt_200" -ge $TOTAL
-# A parked answer whose wait (5 s) ran out: a commit that slow (not seen
-# here: commits take ~10 ms), or the known bug of part 3 - a retry parked on
-# the other lcore waits for a mark it may never reach, and as the head of
-# that lcore's FIFO holds up the winners parked behind it. It depends on
-# timing (seen in most runs here: 1-3 timeouts, the crowd's max latency
-# ~5 s), so it is reported, not asserted; part 3 asserts it steered.
-[ "$dt_timeout" = 0 ] ||
-	echo "note: $dt_timeout parked answers waited out ack_wait_ms (crowd max latency $(json_get "$tmp/c1.json" '"%.0f ms" % (d["latency_ns"]["max"] / 1e6)')): the known bug of part 3"
+# No parked answer waits out ack_wait_ms (5 s; a commit takes ~10 ms here).
+expect_eq "sale: no parked answer waited out ack_wait_ms" "$dt_timeout" 0
 expect_eq "sale: no dispatch drops" "$(tele dispatch_drops)" 0
 "$SBX" down >/dev/null
 echo "part 1 done at $((SECONDS - T0)) s"
@@ -289,18 +263,15 @@ done
 echo "part 2 done at $((SECONDS - T0)) s"
 
 # --------------------------- 3. a queued winner's retry on the other lcore
-# KNOWN BUG (dataplane/sk_app.c, route_buy() + park_poll()): a retry of a
-# winner whose order of this run is still queued is parked on the lcore
-# that received the retry, but park_poll() compares the order's sequence
-# with THAT lcore's settled mark (sk_shm_settled(shm, b->lcore)), while the
-# order belongs to the lcore encoded in its id (sk_order_id_lcore()). Under
-# the software dispatch (and RSS) a user's retry often lands on the other
-# lcore. So: (a) if the other lcore's mark is at or below the order's
-# sequence, the retry waits until ack_wait_ms runs out although its order
-# committed long before (and, being FIFO head, blocks that lcore's own
-# winners behind it); (b) if the other lcore's mark is above it, the retry
-# is resumed at once as "settled" and answered 202 queued (or 200 by luck)
-# while the order is not durable yet. Case (a) and (b) are steered here.
+# A retry of a winner whose order of this run is still queued is parked on
+# the lcore that received it, which under the software dispatch (and RSS)
+# is often not the lcore that sold the order. park_poll() (dataplane/
+# sk_app.c) must judge it by the SELLER's settled mark (the lcore in the
+# order id): judged by the receiving lcore's mark it either waited out
+# ack_wait_ms although its order had committed (a: that mark below the
+# order's sequence), or was released at once and answered 202 while the
+# order was not durable yet (b: that mark above it). Both cases are
+# steered here.
 rm -rf "$tmp/store"
 make_config "$tmp/steer.ini" 10 8000
 up2 "$tmp/steer.ini"
@@ -423,16 +394,15 @@ for c in a b; do
 	expect_eq "steer $c: the win on lcore 0 is answered 200 once the control plane is back" \
 		"$(st "d['$c']['win'][0]")" 200
 done
-xfail "steer a: the retry on lcore 1 (its mark below the order's seq) is answered 200 within 2 s of the win, not after ack_wait_ms (8 s)" \
+check "steer a: the retry on lcore 1 (its mark below the order's seq) is answered 200 within 2 s of the win, not after ack_wait_ms (8 s)" \
 	test "$(st "d['a']['retry'][0] == 200 and d['a']['retry_s'] - d['a']['win_s'] < 2")" = True
-xfail "steer b: the retry on lcore 1 (its mark above the order's seq) is not answered while the order is queued" \
+check "steer b: the retry on lcore 1 (its mark above the order's seq) is not answered while the order is queued" \
 	test "$(st "d['b']['retry_early']")" = False
-xfail "steer b: ... and is answered 200 confirmed once the order commits" \
+check "steer b: ... and is answered 200 confirmed once the order commits" \
 	test "$(st "d['b']['retry'][0]")" = 200
 check "steer: LMDB drained" wait_drained 2
 check "steer: reconcile" reconcile
 "$SBX" down >/dev/null
 echo "part 3 done at $((SECONDS - T0)) s"
 
-[ "$XFAILS" = 0 ] || echo "$XFAILS assertions failed on a known bug (XFAIL; SK_IT_STRICT=1 makes them fail)"
 finish
