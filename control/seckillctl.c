@@ -162,7 +162,9 @@ static const char *const activity_help =
 	"An activity puts item ID on sale: stored in LMDB, then in the dataplane's\n"
 	"item table at once (buyers get 425 until its start). It does not change\n"
 	"afterwards: add it again with the same definition succeeds (idempotent),\n"
-	"with another one exits 5; restock it with 'stock add', or close it.\n";
+	"with another one exits 5; restock it with 'stock add', or close it.\n"
+	"To retry an add safely, leave --start out (the sale opens now, or keeps\n"
+	"its start) or give an absolute TIME: now and +N are new times each run.\n";
 
 static const char *const activity_add_help =
 	"usage: " PROG " activity add ID --total N [options]\n"
@@ -795,11 +797,14 @@ cmd_activity_add(const struct ctl *c, const char *id_s)
 	if (o[O_NAME] != NULL && strlen(o[O_NAME]) > 64)
 		return usage_error(activity_add_help, "--name: at most 64 bytes");
 
-	json_t *body =
-		json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "item", (json_int_t)id, "total",
-			  (json_int_t)total, "price", (json_int_t)price, "per_user_limit",
-			  (json_int_t)limit, "start_ns", (json_int_t)start, "pay_timeout_ns",
-			  (json_int_t)pay * 1000000000, "name", o[O_NAME] != NULL ? o[O_NAME] : "");
+	json_t *body = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s}", "item", (json_int_t)id, "total",
+				 (json_int_t)total, "price", (json_int_t)price, "per_user_limit",
+				 (json_int_t)limit, "pay_timeout_ns", (json_int_t)pay * 1000000000,
+				 "name", o[O_NAME] != NULL ? o[O_NAME] : "");
+	/* Without --start the daemon opens the sale now, or keeps the start of
+	 * the activity if it exists: a rerun is then the same definition. */
+	if (body != NULL && o[O_START] != NULL)
+		json_object_set_new(body, "start_ns", json_integer(start));
 	if (body != NULL && end != INT64_MAX)
 		json_object_set_new(body, "end_ns", json_integer(end));
 	char what[64];
@@ -896,10 +901,14 @@ cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
 		       rid);
 	if (ex != EX_OK || c->json)
 		return ex;
-	printf("item %s: %s, %" PRIu64 " units (request id %" PRIu64 "); now total %lld + "
-	       "added %lld, remaining %lld\n",
-	       id, result_word(j, "restocked"), units, rid, jnum(j, "total"), jnum(j, "added"),
-	       jnum(j, "remaining"));
+	const json_t *a = json_object_get(j, "activity");
+	printf("item %s: %s, %" PRIu64 " units (request id %" PRIu64
+	       "); now total %lld + added %lld",
+	       id, result_word(j, "restocked"), units, rid, jnum(a, "total"), jnum(a, "added"));
+	if (json_is_true(json_object_get(j, "in_arena")))
+		printf(", remaining %lld\n", jnum(j, "remaining"));
+	else
+		printf(" (not on sale in the dataplane: closed or ended)\n");
 	json_decref(j);
 	return EX_OK;
 }

@@ -16,7 +16,7 @@ static const char *const result_names[] = {
 	[SK_ACTIVITY_DONE] = "done",	     [SK_ACTIVITY_UNCHANGED] = "unchanged",
 	[SK_ACTIVITY_CONFLICT] = "conflict", [SK_ACTIVITY_CLOSED] = "closed",
 	[SK_ACTIVITY_UNKNOWN] = "unknown",   [SK_ACTIVITY_NO_ROOM] = "no_room",
-	[SK_ACTIVITY_INVALID] = "invalid",
+	[SK_ACTIVITY_INVALID] = "invalid",   [SK_ACTIVITY_ENDED] = "ended",
 };
 
 const char *
@@ -254,6 +254,10 @@ sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
 		goto out;
 	if (a.closed_ns != 0) {
 		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	}
+	if (a.end_ns <= now_ns) {
+		rc = SK_ACTIVITY_ENDED;
 		goto out;
 	}
 	rc = sk_store_activity_restock(ctl->store, item, restock_id, units, now_ns);

@@ -37,11 +37,13 @@ enum sk_activity_result {
 	SK_ACTIVITY_UNKNOWN,   /**< no such activity */
 	SK_ACTIVITY_NO_ROOM,   /**< the arena has no item slot or dedup room left */
 	SK_ACTIVITY_INVALID,   /**< a parameter is out of range */
+	SK_ACTIVITY_ENDED,     /**< the sale is over (its end has passed): no restock */
 };
 
 /**
  * sk_activity_result_name - "done", "unchanged", "conflict", "closed",
- * "unknown", "no_room", "invalid"; "error" for a negative value. Static.
+ * "unknown", "no_room", "invalid", "ended"; "error" for a negative value.
+ * Static.
  */
 const char *sk_activity_result_name(int result);
 
@@ -89,7 +91,8 @@ int sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now
  * reopens).
  * @return SK_ACTIVITY_DONE, _UNCHANGED (@p restock_id applied before with
  *         the same units), _CONFLICT (@p restock_id applied with other
- *         units), _UNKNOWN, _CLOSED, _INVALID (@p units or @p restock_id 0,
+ *         units), _UNKNOWN, _CLOSED, _ENDED (the sale's end is at or before
+ *         @p now_ns: units added then could never sell), _INVALID (@p units or @p restock_id 0,
  *         or the item would exceed 2^48 units), or a negative errno of the
  *         store.
  */

@@ -501,6 +501,8 @@ activity_reply(struct sk_control *ctl, uint64_t id, int res, unsigned done_statu
 		return reply_error(r, 409, conflict);
 	case SK_ACTIVITY_CLOSED:
 		return reply_error(r, 409, "the activity is closed");
+	case SK_ACTIVITY_ENDED:
+		return reply_error(r, 409, "the sale has ended: restocked units could never sell");
 	case SK_ACTIVITY_UNKNOWN:
 		return reply_error(r, 404, "unknown activity");
 	case SK_ACTIVITY_NO_ROOM:

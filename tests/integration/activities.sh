@@ -6,9 +6,9 @@
 # (X-User-Id), and NO [item.N] in the config - every item comes from LMDB.
 #
 #  1. before any activity, a buy of item 1 is 404;
-#  2. activity add 1 --total 50: created; the same definition again is
-#     "unchanged" (KNOWN BUG below, XFAIL for the command without --start;
-#     checked for real with an absolute --start on item 4); another --total
+#  2. activity add 1 --total 50: created; the same command again (no
+#     --start: the stored start is kept) is "unchanged", and so is a rerun
+#     with an absolute --start (item 4); another --total
 #     exits 5; 80 users -> exactly 50 x 200 confirmed, 30 x 410; reconcile;
 #     LMDB live == 50; metrics count the creations;
 #  3. stock add 1 20 --request-id 5 reopens the sold-out item; the same
@@ -29,21 +29,6 @@
 #  6. bad input exits 2 and changes nothing; unknown ids exit 4; reconcile
 #     at the end; the activity metrics are counters.
 #
-# KNOWN BUG (control/seckillctl.c, cmd_activity_add()): without --start (and
-# with --start now or +N) the CLI sends start_ns = its own wall clock at the
-# call, and sk_control_activity_add() (control/sk_activity.c,
-# same_definition()) compares start_ns exactly, so rerunning the very same
-# "activity add 1 --total 50 --name ..." is answered 409 "exists with another
-# definition" (exit 5) instead of "unchanged" (exit 0): an operator can never
-# safely retry an add whose answer was lost unless --start is absolute.
-#
-# KNOWN BUG 2 (control/seckillctl.c, cmd_stock_add()): "stock add" of an
-# activity that is in the store but not in the arena (ended before a
-# restart) prints "now total 0 + added 0, remaining 0": it reads total,
-# added and remaining from the top level of the answer, which has them only
-# for an item in the arena (the store's are under "activity").
-#
-# Both are reported as XFAIL (SK_IT_STRICT=1 makes them failures).
 . "$(dirname "$0")/lib.sh"
 require_env curl
 [ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
@@ -56,22 +41,6 @@ export SK_SBX_ADMIN_PORT=$((18000 + $$ % 1000))
 # shellcheck disable=SC2034 # read by lib.sh's orders_in_store
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 T0=$SECONDS
-
-# xfail DESC CMD... - an assertion that a known bug makes fail: reported,
-# counted as a failure only with SK_IT_STRICT=1; a pass says the bug is gone.
-XFAILS=0
-xfail() {
-	local desc=$1
-	shift
-	if "$@"; then
-		ok "$desc (XPASS: the known bug seems fixed; make this a plain check)"
-	elif [ "${SK_IT_STRICT:-0}" = 1 ]; then
-		bad "$desc (known bug)"
-	else
-		XFAILS=$((XFAILS + 1))
-		echo "XFAIL - $desc (known bug, see the header of $TEST.sh)"
-	fi
-}
 
 # The sandbox's config plus the control plane's store: no [item.N] at all.
 cfg=$tmp/activities.ini
@@ -198,9 +167,10 @@ check "add 1: prints 'created'" grep -q "^activity 1: created" "$tmp/ctl.out"
 expect_eq "add 1: on sale with 50 units" "$(act remaining):$(act in_arena)" "50:true"
 b=$(sbx_exec curl -s -m 5 "http://$SERVER/v1/items/1")
 expect_match "add 1: the dataplane shows item 1 open" "$b" '"state":"open","remaining":50'
-# The very same command line again (see KNOWN BUG in the header).
+# The very same command line again: without --start the stored start is
+# kept, so a retried add is the same definition.
 ctl activity add 1 --total 50 --name "flash one"
-xfail "add 1 again, same command: exit 0 'unchanged' (got exit $CTL_RC)" ctl_unchanged
+check "add 1 again, same command: exit 0 'unchanged' (got exit $CTL_RC)" ctl_unchanged
 ctl activity add 1 --total 60 --name "flash one"
 expect_eq "add 1 with another --total: exit 5" "$CTL_RC" 5
 expect_eq "add 1: still 50 units, added 0 after the refused adds" \
@@ -383,13 +353,10 @@ buy 6 6003
 expect_eq "restart: ended item 6 is not loaded (404)" "$CODE" 404
 expect_eq "restart: item 6 stays in the store only, its order live" \
 	"$(act in_arena 6):$(act ledger.live 6)" "false:1"
-# KNOWN BUG 2 (see the header). A restock of an ended, unclosed sale is
-# accepted and stored (nothing documents a refusal).
+# A restock of an ended sale is refused (its units could never sell).
 ctl stock add 6 1 --request-id 9
-expect_eq "restock of ended item 6 (store only): exit 0, stored" \
-	"$CTL_RC:$(act activity.added 6):$(act in_arena 6)" "0:1:false"
-xfail "restock of a store-only item prints the store's total 5 + added 1" \
-	grep -q "now total 5 + added 1" "$tmp/ctl.out"
+expect_eq "restock of ended item 6: exit 5, nothing stored" \
+	"$CTL_RC:$(act activity.added 6):$(act in_arena 6)" "5:0:false"
 
 # ------------------------------------------------ 5b. activity payment timeout
 # --pay-timeout 2: unpaid orders are cancelled after 2 s (the control plane's
@@ -457,5 +424,4 @@ expect_eq "metrics: 5 units restocked by this control plane" "$(metric seckill_u
 "$SBX" down >/dev/null
 
 echo "activities: $((SECONDS - T0)) s"
-[ "$XFAILS" = 0 ] || echo "$XFAILS assertions failed on a known bug (XFAIL; SK_IT_STRICT=1 makes them fail)"
 finish

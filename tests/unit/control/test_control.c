@@ -1174,6 +1174,10 @@ START_TEST(activity_add_close_restock)
 	ck_assert_int_eq(sk_control_stock_add(F.ctl, 5, 0, 3, T0), SK_ACTIVITY_INVALID);
 	ck_assert_int_eq(sk_control_stock_add(F.ctl, 5, 2, 0, T0), SK_ACTIVITY_INVALID);
 	ck_assert_int_eq(sk_control_stock_add(F.ctl, 9, 2, 1, T0), SK_ACTIVITY_UNKNOWN);
+	b = activity(8, 1), b.end_ns = T0 + S;
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &b, T0), SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_control_stock_add(F.ctl, 8, 1, 1, T0 + S), SK_ACTIVITY_ENDED);
+	ck_assert_str_eq(sk_activity_result_name(SK_ACTIVITY_ENDED), "ended");
 	buy(0, 4, it);
 	ck_assert_int_eq(drain_now(NULL), 1);
 	assert_books(it);
@@ -1457,6 +1461,10 @@ START_TEST(seckillctl_against_admin)
 	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "1"), 0); /* random id */
 	ck_assert_uint_eq(sk_stock_remaining(sk_shm_item_find(F.shm, 30)), 13);
 	ck_assert_int_eq(CLI("--port", port, "stock", "add", "77", "1"), 4);
+	/* a rerun without --start is the same definition */
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "33", "--total", "2"), 0);
+	ck_assert_int_eq(CLI("--port", port, "activity", "add", "33", "--total", "2"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "activity 33: unchanged"));
 	ck_assert_int_eq(CLI("--port", port, "activity", "close", "30"), 0);
 	ck_assert_ptr_nonnull(strstr(out, "activity 30: closed"));
 	ck_assert_int_eq(CLI("--port", port, "activity", "close", "30"), 0);
