@@ -23,6 +23,7 @@
 #include "sk_buy.h"
 #include "sk_control.h"
 #include "sk_control_impl.h"
+#include "sk_prom.h"
 #include "sk_dpmetrics.h"
 
 #define MS INT64_C(1000000)
@@ -980,44 +981,6 @@ sk_control_stats(const struct sk_control *ctl, struct sk_control_stats *out)
 
 /* ----------------------------------------------------------------- metrics */
 
-struct mout {
-	FILE *f;
-	int err;
-};
-
-static void mprintf(struct mout *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-mprintf(struct mout *m, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vfprintf(m->f, fmt, ap) < 0)
-		m->err = -EIO;
-	va_end(ap);
-}
-
-static void
-mhead(struct mout *m, const char *name, const char *type, const char *help)
-{
-	mprintf(m, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void
-mcounter(struct mout *m, const char *name, const char *help, uint64_t v)
-{
-	mhead(m, name, "counter", help);
-	mprintf(m, "%s %" PRIu64 "\n", name, v);
-}
-
-static void
-mgauge(struct mout *m, const char *name, const char *help, uint64_t v)
-{
-	mhead(m, name, "gauge", help);
-	mprintf(m, "%s %" PRIu64 "\n", name, v);
-}
-
 /* One family per item metric: items are walked once, lines kept per family. */
 enum {
 	IM_TOTAL,
@@ -1075,7 +1038,7 @@ item_metric_cb(const struct sk_control_item *it, void *arg)
 }
 
 static int
-metrics_items(struct sk_control *ctl, struct mout *m)
+metrics_items(struct sk_control *ctl, struct sk_prom *m)
 {
 	struct item_lines il = {0};
 	int rc = 0;
@@ -1093,8 +1056,8 @@ metrics_items(struct sk_control *ctl, struct mout *m)
 		if (fclose(il.f[k]) != 0 && rc == 0)
 			rc = -ENOMEM;
 		if (rc == 0) {
-			mhead(m, item_metrics[k].name, "gauge", item_metrics[k].help);
-			mprintf(m, "%s", il.buf[k]);
+			sk_prom_head(m, item_metrics[k].name, "gauge", item_metrics[k].help);
+			sk_prom_printf(m, "%s", il.buf[k]);
 		}
 		free(il.buf[k]);
 	}
@@ -1104,89 +1067,88 @@ metrics_items(struct sk_control *ctl, struct mout *m)
 int
 sk_control_metrics(struct sk_control *ctl, FILE *out)
 {
-	struct mout m = {out, 0};
+	struct sk_prom m = {out, 0};
 	struct sk_control_stats s;
 	uint64_t counts[SK_ORDER_FAILED + 1];
 	struct sk_store_info si;
 	int rc;
 
 	sk_control_stats(ctl, &s);
-	mcounter(&m, "seckill_orders_committed_total",
-		 "Orders made durable in LMDB and confirmed by this control plane.",
-		 s.orders_committed);
-	mcounter(&m, "seckill_units_committed_total", "Units of the committed orders.",
-		 s.units_committed);
-	mcounter(&m, "seckill_commit_batches_total", "Group commits (LMDB write transactions).",
-		 s.batches);
-	mcounter(&m, "seckill_drain_records_total", "Order records removed from the rings.",
-		 s.records);
-	mcounter(&m, "seckill_orders_replayed_total",
-		 "Orders found already stored when drained (replay after a crash).", s.orders_dup);
-	mcounter(&m, "seckill_orders_failed_total",
-		 "Orders the store refused: failed, units returned.", s.orders_failed);
-	mcounter(&m, "seckill_drain_errors_total",
-		 "Drains that failed on a store error (records left queued).", s.store_errors);
-	mcounter(&m, "seckill_commit_splits_total",
-		 "Batches split because too large for one transaction.", s.batch_splits);
-	mcounter(&m, "seckill_orders_cancelled_total",
-		 "Orders cancelled at their payment deadline.", s.cancels);
-	mcounter(&m, "seckill_orders_cancelled_foreign_total",
-		 "Cancelled orders of an earlier dataplane run.", s.cancels_foreign);
-	mcounter(&m, "seckill_units_returned_total",
-		 "Units given back to the pool by cancels and failures.", s.units_returned);
-	mcounter(&m, "seckill_orders_paid_total", "Orders paid.", s.pay[SK_CONTROL_PAY_DONE]);
-	mhead(&m, "seckill_pay_requests_total", "counter", "Pay calls by result.");
+	sk_prom_counter(&m, "seckill_orders_committed_total",
+			"Orders made durable in LMDB and confirmed by this control plane.",
+			s.orders_committed);
+	sk_prom_counter(&m, "seckill_units_committed_total", "Units of the committed orders.",
+			s.units_committed);
+	sk_prom_counter(&m, "seckill_commit_batches_total",
+			"Group commits (LMDB write transactions).", s.batches);
+	sk_prom_counter(&m, "seckill_drain_records_total", "Order records removed from the rings.",
+			s.records);
+	sk_prom_counter(&m, "seckill_orders_replayed_total",
+			"Orders found already stored when drained (replay after a crash).",
+			s.orders_dup);
+	sk_prom_counter(&m, "seckill_orders_failed_total",
+			"Orders the store refused: failed, units returned.", s.orders_failed);
+	sk_prom_counter(&m, "seckill_drain_errors_total",
+			"Drains that failed on a store error (records left queued).",
+			s.store_errors);
+	sk_prom_counter(&m, "seckill_commit_splits_total",
+			"Batches split because too large for one transaction.", s.batch_splits);
+	sk_prom_counter(&m, "seckill_orders_cancelled_total",
+			"Orders cancelled at their payment deadline.", s.cancels);
+	sk_prom_counter(&m, "seckill_orders_cancelled_foreign_total",
+			"Cancelled orders of an earlier dataplane run.", s.cancels_foreign);
+	sk_prom_counter(&m, "seckill_units_returned_total",
+			"Units given back to the pool by cancels and failures.", s.units_returned);
+	sk_prom_counter(&m, "seckill_orders_paid_total", "Orders paid.",
+			s.pay[SK_CONTROL_PAY_DONE]);
+	sk_prom_head(&m, "seckill_pay_requests_total", "counter", "Pay calls by result.");
 	for (int r = 0; r <= SK_CONTROL_PAY_UNKNOWN; r++)
-		mprintf(&m, "seckill_pay_requests_total{result=\"%s\"} %" PRIu64 "\n",
-			sk_control_pay_result_name(r), s.pay[r]);
-	mprintf(&m, "seckill_pay_requests_total{result=\"error\"} %" PRIu64 "\n", s.pay_errors);
-	mcounter(&m, "seckill_orders_repaired_total",
-		 "Orders brought in line with the store after a crash.", s.repaired);
-	mcounter(&m, "seckill_control_anomalies_total",
-		 "Disagreements between arena and store that could not be repaired.", s.anomalies);
-	mcounter(&m, "seckill_activities_created_total",
-		 "Activities created through the admin API.", s.activities_created);
-	mcounter(&m, "seckill_activities_recorded_total",
-		 "Items of the dataplane's config stored as activities.", s.activities_recorded);
-	mcounter(&m, "seckill_activities_loaded_total",
-		 "Activities put on sale in the item table by preheat.", s.activities_loaded);
-	mcounter(&m, "seckill_activities_closed_total", "Activities closed.", s.activities_closed);
-	mcounter(&m, "seckill_units_restocked_total", "Units added to items by restocks.",
-		 s.units_restocked);
-	mcounter(&m, "seckill_preheat_errors_total",
-		 "Attempts to put an activity on sale that the item table refused.",
-		 s.preheat_errors);
+		sk_prom_printf(&m, "seckill_pay_requests_total{result=\"%s\"} %" PRIu64 "\n",
+			       sk_control_pay_result_name(r), s.pay[r]);
+	sk_prom_printf(&m, "seckill_pay_requests_total{result=\"error\"} %" PRIu64 "\n",
+		       s.pay_errors);
+	sk_prom_counter(&m, "seckill_orders_repaired_total",
+			"Orders brought in line with the store after a crash.", s.repaired);
+	sk_prom_counter(&m, "seckill_control_anomalies_total",
+			"Disagreements between arena and store that could not be repaired.",
+			s.anomalies);
+	sk_prom_counter(&m, "seckill_activities_created_total",
+			"Activities created through the admin API.", s.activities_created);
+	sk_prom_counter(&m, "seckill_activities_recorded_total",
+			"Items of the dataplane's config stored as activities.",
+			s.activities_recorded);
+	sk_prom_counter(&m, "seckill_activities_loaded_total",
+			"Activities put on sale in the item table by preheat.",
+			s.activities_loaded);
+	sk_prom_counter(&m, "seckill_activities_closed_total", "Activities closed.",
+			s.activities_closed);
+	sk_prom_counter(&m, "seckill_units_restocked_total", "Units added to items by restocks.",
+			s.units_restocked);
+	sk_prom_counter(&m, "seckill_preheat_errors_total",
+			"Attempts to put an activity on sale that the item table refused.",
+			s.preheat_errors);
 
-	mhead(&m, "seckill_commit_seconds", "histogram",
-	      "Latency of one group commit (durable LMDB write transaction).");
-	uint64_t cum = 0;
-	for (unsigned b = 0; b < SK_CONTROL_LAT_BUCKETS; b++) {
-		cum += s.commit_bucket[b];
-		if (b < SK_CONTROL_LAT_BUCKETS - 1)
-			mprintf(&m, "seckill_commit_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
-				(double)sk_control_lat_bounds_ns[b] / 1e9, cum);
-		else
-			mprintf(&m, "seckill_commit_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
-				cum);
-	}
-	mprintf(&m, "seckill_commit_seconds_sum %.9f\n", (double)s.commit_ns_sum / 1e9);
-	mprintf(&m, "seckill_commit_seconds_count %" PRIu64 "\n", s.commit_count);
+	sk_prom_histogram(&m, "seckill_commit_seconds",
+			  "Latency of one group commit (durable LMDB write transaction).",
+			  s.commit_bucket, sk_control_lat_bounds_ns, SK_CONTROL_LAT_BUCKETS,
+			  s.commit_ns_sum);
 
-	mhead(&m, "seckill_ring_depth", "gauge", "Order records waiting in each lcore's ring.");
+	sk_prom_head(&m, "seckill_ring_depth", "gauge",
+		     "Order records waiting in each lcore's ring.");
 	for (unsigned l = 0; l < ctl->nrings; l++)
-		mprintf(&m, "seckill_ring_depth{lcore=\"%u\"} %u\n", l,
-			sk_control_ring_depth(ctl, l));
-	mhead(&m, "seckill_settled_seq", "gauge",
-	      "First order sequence of each lcore not yet settled.");
+		sk_prom_printf(&m, "seckill_ring_depth{lcore=\"%u\"} %u\n", l,
+			       sk_control_ring_depth(ctl, l));
+	sk_prom_head(&m, "seckill_settled_seq", "gauge",
+		     "First order sequence of each lcore not yet settled.");
 	for (unsigned l = 0; l < ctl->nrings; l++)
-		mprintf(&m, "seckill_settled_seq{lcore=\"%u\"} %" PRIu32 "\n", l,
-			sk_shm_settled(ctl->shm, l));
+		sk_prom_printf(&m, "seckill_settled_seq{lcore=\"%u\"} %" PRIu32 "\n", l,
+			       sk_shm_settled(ctl->shm, l));
 
 	sk_control_order_counts(ctl, counts);
-	mhead(&m, "seckill_orders", "gauge", "Orders of this dataplane run by status.");
+	sk_prom_head(&m, "seckill_orders", "gauge", "Orders of this dataplane run by status.");
 	for (unsigned st = SK_ORDER_QUEUED; st <= SK_ORDER_FAILED; st++)
-		mprintf(&m, "seckill_orders{state=\"%s\"} %" PRIu64 "\n", sk_order_status_name(st),
-			counts[st]);
+		sk_prom_printf(&m, "seckill_orders{state=\"%s\"} %" PRIu64 "\n",
+			       sk_order_status_name(st), counts[st]);
 
 	rc = metrics_items(ctl, &m);
 	if (rc != 0)
@@ -1195,18 +1157,22 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 	rc = sk_store_info(ctl->store, &si);
 	if (rc != 0)
 		return rc;
-	mgauge(&m, "seckill_store_used_bytes", "Bytes of the LMDB map in use.", si.used_bytes);
-	mgauge(&m, "seckill_store_map_bytes", "Bytes the LMDB map may grow to.", si.map_size);
-	mgauge(&m, "seckill_store_order_lines", "Order lines in LMDB.", si.order_lines);
-	mgauge(&m, "seckill_store_deadlines", "Unpaid orders waiting for their deadline.",
-	       si.deadlines);
-	mgauge(&m, "seckill_store_events", "Events in the log (not yet trimmed).", si.events);
-	mgauge(&m, "seckill_store_readers", "LMDB reader slots in use.", si.readers);
-	mgauge(&m, "seckill_dataplane_epoch", "Order-id epoch of the attached dataplane run.",
-	       ctl->status.epoch);
-	mhead(&m, "seckill_last_commit_timestamp_seconds", "gauge",
-	      "Wall clock of the last group commit.");
-	mprintf(&m, "seckill_last_commit_timestamp_seconds %.3f\n", (double)s.last_commit_ns / 1e9);
+	sk_prom_gauge(&m, "seckill_store_used_bytes", "Bytes of the LMDB map in use.",
+		      si.used_bytes);
+	sk_prom_gauge(&m, "seckill_store_map_bytes", "Bytes the LMDB map may grow to.",
+		      si.map_size);
+	sk_prom_gauge(&m, "seckill_store_order_lines", "Order lines in LMDB.", si.order_lines);
+	sk_prom_gauge(&m, "seckill_store_deadlines", "Unpaid orders waiting for their deadline.",
+		      si.deadlines);
+	sk_prom_gauge(&m, "seckill_store_events", "Events in the log (not yet trimmed).",
+		      si.events);
+	sk_prom_gauge(&m, "seckill_store_readers", "LMDB reader slots in use.", si.readers);
+	sk_prom_gauge(&m, "seckill_dataplane_epoch",
+		      "Order-id epoch of the attached dataplane run.", ctl->status.epoch);
+	sk_prom_head(&m, "seckill_last_commit_timestamp_seconds", "gauge",
+		     "Wall clock of the last group commit.");
+	sk_prom_printf(&m, "seckill_last_commit_timestamp_seconds %.3f\n",
+		       (double)s.last_commit_ns / 1e9);
 	if (m.err == 0)
 		m.err = sk_dpmetrics_write(ctl->shm, out);
 	if (fflush(out) != 0)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sk_dpmetrics.h"
+#include "sk_prom.h"
 
 /*
  * The labels of enum sk_seckill_outcome (dataplane/seckill/sk_seckill.h),
@@ -26,30 +27,6 @@ const char *
 sk_dpmetrics_outcome_name(unsigned outcome)
 {
 	return outcome < SK_SHM_OUTCOMES ? outcome_names[outcome] : NULL;
-}
-
-struct wout {
-	FILE *f;
-	int err;
-};
-
-static void wprintf(struct wout *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-wprintf(struct wout *w, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vfprintf(w->f, fmt, ap) < 0)
-		w->err = -EIO;
-	va_end(ap);
-}
-
-static void
-whead(struct wout *w, const char *name, const char *type, const char *help)
-{
-	wprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* nlcores - the stats blocks worth reading. */
@@ -75,20 +52,21 @@ sum(const struct sk_shm *shm, size_t off)
 	sum(shm, (size_t)((const char *)&(shm)->lstats[0].field - (const char *)&(shm)->lstats[0]))
 
 static void
-write_requests(const struct sk_shm *shm, struct wout *w)
+write_requests(const struct sk_shm *shm, struct sk_prom *w)
 {
-	whead(w, "seckill_requests_total", "counter",
-	      "Buy requests (POST /v1/seckill/{item}) answered by the dataplane, by outcome.");
+	sk_prom_head(
+		w, "seckill_requests_total", "counter",
+		"Buy requests (POST /v1/seckill/{item}) answered by the dataplane, by outcome.");
 	for (unsigned k = 0; k < SK_SHM_OUTCOMES; k++)
 		if (outcome_names[k] != NULL)
-			wprintf(w, "seckill_requests_total{outcome=\"%s\"} %" PRIu64 "\n",
-				outcome_names[k], SUM(shm, buy_outcome[k]));
-	whead(w, "seckill_order_polls_total", "counter",
-	      "Order polls (GET /v1/orders/{id}) answered by the dataplane.");
-	wprintf(w, "seckill_order_polls_total %" PRIu64 "\n", SUM(shm, order_polls));
-	whead(w, "seckill_item_reads_total", "counter",
-	      "Item reads (GET /v1/items/{item}) answered by the dataplane.");
-	wprintf(w, "seckill_item_reads_total %" PRIu64 "\n", SUM(shm, item_reads));
+			sk_prom_printf(w, "seckill_requests_total{outcome=\"%s\"} %" PRIu64 "\n",
+				       outcome_names[k], SUM(shm, buy_outcome[k]));
+	sk_prom_head(w, "seckill_order_polls_total", "counter",
+		     "Order polls (GET /v1/orders/{id}) answered by the dataplane.");
+	sk_prom_printf(w, "seckill_order_polls_total %" PRIu64 "\n", SUM(shm, order_polls));
+	sk_prom_head(w, "seckill_item_reads_total", "counter",
+		     "Item reads (GET /v1/items/{item}) answered by the dataplane.");
+	sk_prom_printf(w, "seckill_item_reads_total %" PRIu64 "\n", SUM(shm, item_reads));
 }
 
 /*
@@ -98,7 +76,7 @@ write_requests(const struct sk_shm *shm, struct wout *w)
  * most 64 x 32 x 32 steps per scrape.
  */
 static void
-write_http(const struct sk_shm *shm, struct wout *w)
+write_http(const struct sk_shm *shm, struct sk_prom *w)
 {
 	uint16_t code[SK_SHM_HTTP_SLOTS + 1];
 	uint64_t count[SK_SHM_HTTP_SLOTS + 1] = {0};
@@ -132,42 +110,35 @@ write_http(const struct sk_shm *shm, struct wout *w)
 			count[i] += v;
 		}
 	}
-	whead(w, "seckill_http_responses_total", "counter",
-	      "HTTP responses sent by the dataplane, by status code (other: any status "
-	      "without a counter of its own).");
+	sk_prom_head(w, "seckill_http_responses_total", "counter",
+		     "HTTP responses sent by the dataplane, by status code (other: any status "
+		     "without a counter of its own).");
 	for (unsigned i = 0; i < n; i++)
-		wprintf(w, "seckill_http_responses_total{code=\"%u\"} %" PRIu64 "\n", code[i],
-			count[i]);
+		sk_prom_printf(w, "seckill_http_responses_total{code=\"%u\"} %" PRIu64 "\n",
+			       code[i], count[i]);
 	if (other)
-		wprintf(w, "seckill_http_responses_total{code=\"other\"} %" PRIu64 "\n",
-			other_count);
+		sk_prom_printf(w, "seckill_http_responses_total{code=\"other\"} %" PRIu64 "\n",
+			       other_count);
 }
 
 static void
-write_latency(const struct sk_shm *shm, struct wout *w)
+write_latency(const struct sk_shm *shm, struct sk_prom *w)
 {
-	uint64_t cum = 0;
+	uint64_t count[SK_SHM_LAT_BUCKETS];
 
-	whead(w, "seckill_buy_latency_seconds", "histogram",
-	      "Buy answers by latency: from the dataplane's poll pass that took the request to "
-	      "its answer written (parked durable winners: their parked answer).");
-	for (unsigned b = 0; b < SK_SHM_LAT_BUCKETS; b++) {
-		cum += SUM(shm, lat_bucket[b]);
-		if (b < SK_SHM_LAT_BUCKETS - 1)
-			wprintf(w, "seckill_buy_latency_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
-				(double)sk_shm_lat_bounds_ns[b] / 1e9, cum);
-		else
-			wprintf(w, "seckill_buy_latency_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
-				cum);
-	}
-	wprintf(w, "seckill_buy_latency_seconds_sum %.9f\n", (double)SUM(shm, lat_sum_ns) / 1e9);
-	wprintf(w, "seckill_buy_latency_seconds_count %" PRIu64 "\n", cum);
+	for (unsigned b = 0; b < SK_SHM_LAT_BUCKETS; b++)
+		count[b] = SUM(shm, lat_bucket[b]);
+	sk_prom_histogram(w, "seckill_buy_latency_seconds",
+			  "Buy answers by latency: from the dataplane's poll pass that took the "
+			  "request to its answer written (parked durable winners: their parked "
+			  "answer).",
+			  count, sk_shm_lat_bounds_ns, SK_SHM_LAT_BUCKETS, SUM(shm, lat_sum_ns));
 }
 
 int
 sk_dpmetrics_write(const struct sk_shm *shm, FILE *out)
 {
-	struct wout w = {out, 0};
+	struct sk_prom w = {out, 0};
 
 	if (shm == NULL || out == NULL)
 		return -EINVAL;
