@@ -92,7 +92,8 @@ record_item(struct sk_control *ctl, const struct sk_item *it, int64_t now_ns)
 /*
  * activity_get - the stored activity of @item; an item of the arena the
  * store does not know yet is recorded first. Write lock held.
- * @return 0, -ENOENT (neither knows it), or an error of the store.
+ * @return 0, SK_ACTIVITY_UNKNOWN (neither knows it), or an error of the
+ *         store (< 0).
  */
 static int
 activity_get(struct sk_control *ctl, uint32_t item, struct sk_store_activity *a, int64_t now_ns)
@@ -100,13 +101,14 @@ activity_get(struct sk_control *ctl, uint32_t item, struct sk_store_activity *a,
 	int rc = sk_store_activity_get(ctl->store, item, a, NULL);
 	const struct sk_item *it;
 
-	if (rc != -ENOENT || (it = sk_shm_item_find(ctl->shm, item)) == NULL)
-		return rc;
-	rc = record_item(ctl, it, now_ns);
-	if (rc < 0)
-		return rc;
-	stat_add(&ctl->st.activities_recorded, 1);
-	return sk_store_activity_get(ctl->store, item, a, NULL);
+	if (rc == -ENOENT && (it = sk_shm_item_find(ctl->shm, item)) != NULL) {
+		rc = record_item(ctl, it, now_ns);
+		if (rc < 0)
+			return rc;
+		stat_add(&ctl->st.activities_recorded, 1);
+		rc = sk_store_activity_get(ctl->store, item, a, NULL);
+	}
+	return rc == -ENOENT ? SK_ACTIVITY_UNKNOWN : rc;
 }
 
 /* sync_item - the arena's item of @a (if any) in line with @a. Write lock held. */
@@ -128,6 +130,17 @@ sync_item(struct sk_control *ctl, const struct sk_store_activity *a, bool *chang
 	stat_add(&ctl->st.units_restocked, s.added);
 	*changed = s.added != 0 || s.closed;
 	return 0;
+}
+
+/* resync - the arena's item of @item in line with the store after a change. */
+static void
+resync(struct sk_control *ctl, uint32_t item)
+{
+	struct sk_store_activity a;
+	bool changed;
+
+	if (sk_store_activity_get(ctl->store, item, &a, NULL) == 0)
+		(void)sync_item(ctl, &a, &changed);
 }
 
 /* load_item - put stored activity @a on sale in the arena. Write lock held. */
@@ -210,16 +223,11 @@ int
 sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now_ns)
 {
 	struct sk_store_activity a;
-	bool changed;
 	int rc;
 
 	lock(ctl);
 	rc = activity_get(ctl, item, &a, now_ns);
-	if (rc == -ENOENT) {
-		rc = SK_ACTIVITY_UNKNOWN;
-		goto out;
-	}
-	if (rc < 0)
+	if (rc != 0)
 		goto out;
 	rc = sk_store_activity_close(ctl->store, item, now_ns);
 	if (rc < 0)
@@ -227,8 +235,7 @@ sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now_ns)
 	if (rc == 0)
 		stat_add(&ctl->st.activities_closed, 1);
 	rc = rc == SK_STORE_UNCHANGED ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
-	if (sk_store_activity_get(ctl->store, item, &a, NULL) == 0)
-		(void)sync_item(ctl, &a, &changed);
+	resync(ctl, item);
 out:
 	unlock(ctl);
 	return rc;
@@ -239,18 +246,13 @@ sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
 		     int64_t now_ns)
 {
 	struct sk_store_activity a;
-	bool changed;
 	int rc;
 
 	if (units == 0 || restock_id == 0 || units > SK_STOCK_MAX_UNITS)
 		return SK_ACTIVITY_INVALID;
 	lock(ctl);
 	rc = activity_get(ctl, item, &a, now_ns);
-	if (rc == -ENOENT) {
-		rc = SK_ACTIVITY_UNKNOWN;
-		goto out;
-	}
-	if (rc < 0)
+	if (rc != 0)
 		goto out;
 	if (a.closed_ns != 0) {
 		rc = SK_ACTIVITY_CLOSED;
@@ -258,6 +260,11 @@ sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
 	}
 	if (a.end_ns <= now_ns) {
 		rc = SK_ACTIVITY_ENDED;
+		goto out;
+	}
+	if (a.total > SK_STOCK_MAX_UNITS || a.added > SK_STOCK_MAX_UNITS - a.total ||
+	    units > SK_STOCK_MAX_UNITS - a.total - a.added) {
+		rc = SK_ACTIVITY_INVALID; /* more than the engine can hold */
 		goto out;
 	}
 	rc = sk_store_activity_restock(ctl->store, item, restock_id, units, now_ns);
@@ -281,13 +288,7 @@ sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
 	default:
 		goto out;
 	}
-	if (sk_store_activity_get(ctl->store, item, &a, NULL) == 0 &&
-	    a.total + a.added > SK_STOCK_MAX_UNITS) {
-		/* stored, but the engine cannot hold it: the next preheat logs it */
-		rc = SK_ACTIVITY_INVALID;
-		goto out;
-	}
-	(void)sync_item(ctl, &a, &changed);
+	resync(ctl, item);
 out:
 	unlock(ctl);
 	return rc;

@@ -1195,6 +1195,9 @@ START_TEST(activity_add_close_restock)
 	struct sk_item *cfg = add_item(6, 2, 1);
 	ck_assert_int_eq(sk_control_stock_add(F.ctl, 6, 1, 5, T0), SK_ACTIVITY_DONE);
 	ck_assert_uint_eq(sk_stock_remaining(cfg), 7);
+	ck_assert_int_eq(sk_control_stock_add(F.ctl, 6, 2, SK_STOCK_MAX_UNITS, T0),
+			 SK_ACTIVITY_INVALID); /* more than the engine holds: nothing stored */
+	ck_assert_uint_eq(sk_stock_remaining(cfg), 7);
 	assert_books(cfg);
 
 	/* no room: nothing is stored */
