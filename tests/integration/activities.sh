@@ -119,21 +119,6 @@ crowd() {
 		--orders "$tmp/$name.orders" "$@" >"$tmp/$name.out" 2>&1
 }
 
-reconcile() {
-	"$SBX" ctl reconcile >"$tmp/reconcile" 2>&1 || {
-		cat "$tmp/reconcile"
-		return 1
-	}
-}
-
-# metric NAME - the value of an unlabelled metric (empty if absent). The
-# metrics go to a file first: a reader that stops early (grep -q, awk exit)
-# would SIGPIPE seckillctl and fail the pipeline under pipefail.
-metric() {
-	"$SBX" ctl metrics >"$tmp/metrics" 2>&1 || true
-	awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/metrics"
-}
-
 # is_counter NAME - the metrics declare NAME a counter.
 is_counter() {
 	"$SBX" ctl metrics >"$tmp/metrics" || return 1

@@ -64,67 +64,8 @@ crowd() {
 		--timeout-ms 8000 --max-seconds 30 "$@"
 }
 
-# item_field FIELD - a field of the control plane's item 1 ("ledger.live" ...).
-item_field() {
-	curl -sf "$ADMIN/v1/items/1" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-for k in sys.argv[1].split("."):
-    d = d[k]
-print(d)' "$1"
-}
-
-# json_get FILE EXPR - a value of a crowd summary (python expression on d).
-json_get() {
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
-# orders_in_store FILE - every "user order" line of FILE is confirmed or paid
-# in LMDB with that user; prints the number checked, exit 1 otherwise.
-orders_in_store() {
-	python3 - "$1" "$ADMIN" <<-'EOF'
-		import json, sys, urllib.request
-		n = bad = 0
-		for line in open(sys.argv[1]):
-		    user, order = line.split()
-		    n += 1
-		    with urllib.request.urlopen(f"{sys.argv[2]}/v1/orders/{order}", timeout=5) as r:
-		        o = json.load(r)
-		    if not o.get("in_store") or o["status"] not in ("confirmed", "paid") or str(o["user"]) != user:
-		        bad += 1
-		        if bad < 5:
-		            print("not durable:", user, order, o, file=sys.stderr)
-		print(n)
-		sys.exit(1 if bad else 0)
-	EOF
-}
-
-# same_orders A B - every user of orders file A found in B has the same order
-# there (B's wave met a sold-out item before some of them retried: 410).
-same_orders() {
-	python3 - "$1" "$2" <<-'EOF'
-		import sys
-		a = dict(l.split() for l in open(sys.argv[1]))
-		b = dict(l.split() for l in open(sys.argv[2]))
-		bad = [u for u in a if u in b and b[u] != a[u]]
-		for u in bad[:5]:
-		    print("user", u, "had", a[u], "now", b.get(u), file=sys.stderr)
-		sys.exit(1 if bad else 0)
-	EOF
-}
-
-reconcile() {
-	"$SBX" ctl reconcile >"$tmp/reconcile" 2>&1
-}
-
-wait_drained() {
-	# LMDB catches up with the arena within a few commits (bounded 10 s).
-	for _ in $(seq 1 100); do
-		[ "$(item_field ledger.live)" = "$(($(item_field sold) - $(item_field returned)))" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# item_field, json_get, orders_in_store, same_orders, reconcile and
+# wait_drained come from lib.sh.
 
 cfg=$tmp/sale.ini
 make_config "$cfg" $TOTAL

@@ -91,18 +91,6 @@ orders_durable() {
 	orders_in_store "$1" >/dev/null
 }
 
-reconcile() {
-	"$SBX" ctl reconcile >"$tmp/reconcile" 2>&1 || {
-		cat "$tmp/reconcile"
-		return 1
-	}
-}
-
-# metric NAME - a value of the control plane's /metrics (NAME with labels).
-metric() {
-	curl -sf "$ADMIN/metrics" | awk -v n="$1" '$1 == n { print $2; exit }'
-}
-
 # lcore_tele KEY - "v0 v1": a per-lcore value of /seckill/stats.
 lcore_tele() {
 	"$SBX" telemetry | python3 -c '

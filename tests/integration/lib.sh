@@ -156,6 +156,22 @@ same_orders() {
 	EOF
 }
 
+# metric NAME - a value of the control plane's /metrics (NAME with its
+# labels, as printed); empty if absent. The metrics go to a file first: a
+# reader that stops early (awk exit) would SIGPIPE seckillctl under pipefail.
+metric() {
+	"$SBX" ctl metrics >"$tmp/metrics" 2>&1 || true
+	awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/metrics"
+}
+
+# reconcile - seckillctl reconcile passes (its report printed if not).
+reconcile() {
+	"$SBX" ctl reconcile >"$tmp/reconcile" 2>&1 || {
+		cat "$tmp/reconcile"
+		return 1
+	}
+}
+
 # wait_drained [ITEM] - wait (10 s at most) until LMDB's live units of ITEM
 # (default 1) equal the arena's sold - returned.
 wait_drained() {
