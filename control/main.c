@@ -228,15 +228,6 @@ on_signal(int sig)
 	stop_requested = 1;
 }
 
-static int64_t
-clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * S + ts.tv_nsec;
-}
-
 static void
 sleep_ns(int64_t ns)
 {
@@ -277,11 +268,11 @@ static int
 attach(struct sk_control **ctl, const struct sk_control_conf *conf)
 {
 	char err[SK_CONTROL_ERR_MAX];
-	int64_t until = clock_ns(CLOCK_MONOTONIC) + ATTACH_WAIT_NS;
+	int64_t until = sk_clock_ns(CLOCK_MONOTONIC) + ATTACH_WAIT_NS;
 	int rc;
 
 	while ((rc = sk_control_attach(ctl, conf, err, sizeof(err))) == -ENOENT &&
-	       clock_ns(CLOCK_MONOTONIC) < until && !stop_requested)
+	       sk_clock_ns(CLOCK_MONOTONIC) < until && !stop_requested)
 		sleep_ns(100 * MS);
 	if (rc != 0)
 		logmsg("%s", err);
@@ -321,12 +312,12 @@ preheat(struct sk_control *ctl, int64_t now)
 static int
 run(struct sk_control *ctl)
 {
-	int64_t last_expire = 0, last_busy = clock_ns(CLOCK_MONOTONIC), last_err_log = 0;
-	int64_t last_preheat = clock_ns(CLOCK_MONOTONIC);
+	int64_t last_expire = 0, last_busy = sk_clock_ns(CLOCK_MONOTONIC), last_err_log = 0;
+	int64_t last_preheat = sk_clock_ns(CLOCK_MONOTONIC);
 	int rc;
 
 	while (!stop_requested) {
-		int64_t now = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
+		int64_t now = sk_clock_ns(CLOCK_REALTIME), mono = sk_clock_ns(CLOCK_MONOTONIC);
 		bool busy = false, failed = false;
 
 		rc = sk_control_drain(ctl, now, 0, NULL);
@@ -364,7 +355,7 @@ run(struct sk_control *ctl)
 								    : SLEEP_BUSY_NS);
 	}
 	/* Commit what is waiting so the parked winners get their answer. */
-	rc = sk_control_drain(ctl, clock_ns(CLOCK_REALTIME), SK_CONTROL_DRAIN_NOW, NULL);
+	rc = sk_control_drain(ctl, sk_clock_ns(CLOCK_REALTIME), SK_CONTROL_DRAIN_NOW, NULL);
 	if (rc < 0)
 		logmsg("final drain: %s (orders stay queued for the next control plane)",
 		       strerror(-rc));
@@ -463,7 +454,7 @@ main(int argc, char **argv)
 	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s", sk_control_nrings(ctl),
 	       sk_control_shm(ctl)->epoch, o.store, where);
 
-	preheat(ctl, clock_ns(CLOCK_REALTIME));
+	preheat(ctl, sk_clock_ns(CLOCK_REALTIME));
 	status = run(ctl) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 
 	struct sk_control_stats s;

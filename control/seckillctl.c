@@ -21,6 +21,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "sk_common.h"
+
 #define PROG "seckillctl"
 
 enum {
@@ -748,15 +750,6 @@ parse_time(const char *s, int64_t now_ns, bool never_ok, int64_t *out)
 	return true;
 }
 
-static int64_t
-wall_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* result_word - "created", "closed", ... for the "result" of an answer. */
 static const char *
 result_word(const json_t *j, const char *done)
@@ -768,7 +761,7 @@ static int
 cmd_activity_add(const struct ctl *c, const char *id_s)
 {
 	const char *const *o = c->opt;
-	int64_t now = wall_now_ns(), start = now, end = INT64_MAX;
+	int64_t now = sk_clock_ns(CLOCK_REALTIME), start = now, end = INT64_MAX;
 	uint64_t id, total, price = 0, limit = 1, pay = 0;
 	json_t *j;
 

@@ -35,15 +35,6 @@ struct sk_admin {
 	unsigned pay_wait_ms;
 };
 
-static int64_t
-wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------------ replies */
 
 /* reply_json - set @r from @j (consumed). */
@@ -174,7 +165,7 @@ get_order(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 static int
 pay_order(struct sk_control *ctl, uint64_t id, unsigned wait_ms, struct sk_admin_reply *r)
 {
-	int res = sk_control_pay(ctl, id, wall_ns(), wait_ms);
+	int res = sk_control_pay(ctl, id, sk_clock_ns(CLOCK_REALTIME), wait_ms);
 
 	switch (res) {
 	case SK_CONTROL_PAY_DONE:
@@ -403,7 +394,7 @@ activity_from_json(json_t *o, struct sk_store_activity *a, struct sk_admin_reply
 	const char *key;
 	json_t *m;
 	uint64_t v;
-	int64_t now = wall_ns();
+	int64_t now = sk_clock_ns(CLOCK_REALTIME);
 
 	json_object_foreach(o, key, m)
 	{
@@ -539,7 +530,8 @@ post_activity(struct sk_control *ctl, const char *body, size_t len, struct sk_ad
 	struct sk_store_activity cur;
 	if (!start_given && sk_store_activity_get(sk_control_store(ctl), a.item, &cur, NULL) == 0)
 		a.start_ns = cur.start_ns;
-	return activity_reply(ctl, a.item, sk_control_activity_add(ctl, &a, wall_ns()), 201,
+	return activity_reply(ctl, a.item,
+			      sk_control_activity_add(ctl, &a, sk_clock_ns(CLOCK_REALTIME)), 201,
 			      "the activity exists with another definition (an activity does "
 			      "not change: restock it, or close it and use a new item id)",
 			      r);
@@ -550,8 +542,9 @@ post_close(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 {
 	if (id > UINT32_MAX)
 		return reply_error(r, 404, "unknown activity");
-	return activity_reply(ctl, id, sk_control_activity_close(ctl, (uint32_t)id, wall_ns()), 200,
-			      "", r);
+	return activity_reply(
+		ctl, id, sk_control_activity_close(ctl, (uint32_t)id, sk_clock_ns(CLOCK_REALTIME)),
+		200, "", r);
 }
 
 static int
@@ -589,9 +582,10 @@ post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 				   "a retry is applied once)");
 	if (id > UINT32_MAX)
 		return reply_error(r, 404, "unknown activity");
-	return activity_reply(ctl, id,
-			      sk_control_stock_add(ctl, (uint32_t)id, rid, units, wall_ns()), 200,
-			      "restock_id was used before with another number of units", r);
+	return activity_reply(
+		ctl, id,
+		sk_control_stock_add(ctl, (uint32_t)id, rid, units, sk_clock_ns(CLOCK_REALTIME)),
+		200, "restock_id was used before with another number of units", r);
 }
 
 /* ---------------------------------------------------------------- metrics */

@@ -39,15 +39,6 @@ _Static_assert(sizeof(struct sk_control_stats) % sizeof(uint64_t) == 0,
 
 /* ------------------------------------------------------------------ helpers */
 
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* cart_end - index one past the cart starting at recs[i] (same rule as the store). */
 static size_t
 cart_end(const struct sk_order_rec *recs, size_t i, size_t n)
@@ -340,12 +331,12 @@ commit(struct sk_control *ctl, size_t off, size_t n, int64_t now_ns,
 {
 	const struct sk_order_rec *recs = ctl->cbuf + off;
 	uint8_t *outcome = ctl->outcome + off;
-	int64_t t0 = mono_ns();
+	int64_t t0 = sk_clock_ns(CLOCK_MONOTONIC);
 	int rc = sk_store_put_orders(ctl->store, recs, n, ctl->pay_timeout_ns, now_ns, outcome,
 				     NULL);
 
 	if (rc == 0) {
-		record_latency(ctl, mono_ns() - t0, now_ns);
+		record_latency(ctl, sk_clock_ns(CLOCK_MONOTONIC) - t0, now_ns);
 		stat_add(&ctl->st.batches, 1);
 		return apply(ctl, recs, outcome, n, now_ns, info);
 	}

@@ -855,10 +855,7 @@ main(int argc, char **argv)
 	}
 	rc = sk_config_load(&dp->cfg, config, dp->err, sizeof(dp->err));
 	if (rc == 0) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		dp->start_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		dp->start_ns = sk_clock_ns(CLOCK_REALTIME);
 		rc = load_token_key(dp);
 	}
 	if (rc != 0) {

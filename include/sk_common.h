@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define SK_CACHE_LINE 64
 
@@ -83,6 +84,20 @@ static inline bool
 sk_is_pow2(uint64_t v)
 {
 	return v != 0 && (v & (v - 1)) == 0;
+}
+
+/**
+ * sk_clock_ns - clock @p id (CLOCK_REALTIME for wall time, CLOCK_MONOTONIC
+ * for intervals) in ns since its epoch. A vDSO call: for slow paths and the
+ * dataplane's once-a-second resync, not per packet. Thread-safe.
+ */
+static inline int64_t
+sk_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /**

@@ -667,9 +667,7 @@ store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size
 	put_be64(v, 1);
 	if (rc == 0)
 		rc = meta_put(st, txn, META_EVENT_NEXT, v, 8);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	put_be64(v, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	put_be64(v, (uint64_t)sk_clock_ns(CLOCK_REALTIME));
 	if (rc == 0)
 		rc = meta_put(st, txn, META_CREATED, v, 8);
 	if (rc != 0)
