@@ -66,13 +66,7 @@ if ! no_config_items; then
 fi
 
 up() {
-	local out
-	out=$("$SBX" up --config "$cfg") || {
-		bad "sandbox up"
-		finish
-		exit 1
-	}
-	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
+	sbx_start --config "$cfg"
 }
 
 # ctl ARGS... - seckillctl against this sandbox; output in $tmp/ctl.out,

@@ -83,6 +83,19 @@ sbx_up() {
 	URL=http://$SERVER
 }
 
+# sbx_start ARGS... - sandbox.sh up ARGS (again and again: the tests that
+# kill and restart the appliance), SERVER set; on failure the tally is
+# printed and the test exits 1. The caller's EXIT trap takes it down.
+sbx_start() {
+	local out
+	out=$("$SBX" up "$@") || {
+		bad "sandbox up $*"
+		finish
+		exit 1
+	}
+	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
+}
+
 # sbx_down - the EXIT trap: take the sandbox down; a sanitizer report in the
 # dataplane's log (sandbox.sh down fails then) fails the test.
 sbx_down() {
@@ -190,4 +203,21 @@ order_lcores() {
 		c = collections.Counter((int(l.split()[1]) >> 26) & 63 for l in open(sys.argv[1]) if l.strip())
 		print(" ".join(f"{k}:{c[k]}" for k in sorted(c)))
 	EOF
+}
+
+# check_second_wave SEED LEFT TOTAL - after a kill round and a second crowd
+# wave (summary $tmp/k2.json, orders $tmp/k2; first wave's orders $tmp/k1):
+# one order per user, exactly LEFT units sold, first-wave winners kept their
+# orders, LMDB holds TOTAL live units of item 1, reconcile passes.
+check_second_wave() {
+	local seed=$1 left=$2 total=$3
+	expect_eq "kill $seed: second wave: one order per user, orders unique, no error" \
+		"$(json_get "$tmp/k2.json" '[d["checks"][k] for k in ("one_order_per_user", "orders_unique", "no_errors")]')" \
+		"[True, True, True]"
+	expect_eq "kill $seed: second wave buys exactly the units left" \
+		"$(json_get "$tmp/k2.json" 'd["fresh_wins"]')" "$left"
+	check "kill $seed: a first-wave winner seen again got the same order" same_orders "$tmp/k1" "$tmp/k2"
+	check "kill $seed: LMDB drained" wait_drained
+	expect_eq "kill $seed: LMDB live units == total" "$(item_field ledger.live)" "$total"
+	check "kill $seed: reconcile after the second wave" reconcile
 }
