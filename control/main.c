@@ -29,6 +29,7 @@
 
 #include "sk_activity.h"
 #include "sk_admin.h"
+#include "sk_exporter.h"
 #include "sk_control.h"
 
 #define PROG "seckill-control"
@@ -57,6 +58,8 @@ struct opts {
 	unsigned batch_max;
 	uint64_t map_mb;
 	bool nosync;
+	const char *kafka; /* bootstrap servers; NULL = no export */
+	const char *kafka_orders, *kafka_events;
 };
 
 static void
@@ -74,6 +77,11 @@ usage(FILE *f)
 		"  --batch-max N           most order records per group commit (default %d)\n"
 		"  --store-map-mb N        LMDB map size in MiB (default 1024)\n"
 		"  --store-nosync          no fsync per commit (tests only: not power-loss safe)\n"
+		"  --kafka SERVERS         export the event log to Kafka (bootstrap servers)\n"
+		"  --kafka-orders-topic T  topic of confirmed orders "
+		"(default " SK_EXPORT_ORDERS_TOPIC ")\n"
+		"  --kafka-events-topic T  topic of the other events "
+		"(default " SK_EXPORT_EVENTS_TOPIC ")\n"
 		"  --help                  this text\n"
 		"\n"
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
@@ -122,6 +130,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_BATCH_MAX,
 		O_MAP,
 		O_NOSYNC,
+		O_KAFKA,
+		O_KAFKA_ORDERS,
+		O_KAFKA_EVENTS,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -133,6 +144,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"batch-max", required_argument, NULL, O_BATCH_MAX},
 		{"store-map-mb", required_argument, NULL, O_MAP},
 		{"store-nosync", no_argument, NULL, O_NOSYNC},
+		{"kafka", required_argument, NULL, O_KAFKA},
+		{"kafka-orders-topic", required_argument, NULL, O_KAFKA_ORDERS},
+		{"kafka-events-topic", required_argument, NULL, O_KAFKA_EVENTS},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -191,6 +205,18 @@ parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_NOSYNC:
 			o->nosync = true;
+			break;
+		case O_KAFKA:
+			o->kafka = optarg;
+			if (optarg[0] == '\0')
+				bad = "--kafka";
+			break;
+		case O_KAFKA_ORDERS:
+		case O_KAFKA_EVENTS:
+			*(c == O_KAFKA_ORDERS ? &o->kafka_orders : &o->kafka_events) = optarg;
+			if (optarg[0] == '\0' || strlen(optarg) > 249)
+				bad = c == O_KAFKA_ORDERS ? "--kafka-orders-topic"
+							  : "--kafka-events-topic";
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -308,6 +334,13 @@ preheat(struct sk_control *ctl, int64_t now)
 		       pi.recorded, pi.loaded, pi.synced);
 }
 
+/* export_metrics - the exporter's part of /metrics (sk_control_metrics_extra()). */
+static int
+export_metrics(void *arg, FILE *out)
+{
+	return sk_exporter_metrics(arg, out);
+}
+
 /* run - the main loop, until a signal. */
 static int
 run(struct sk_control *ctl)
@@ -388,6 +421,7 @@ main(int argc, char **argv)
 {
 	struct sk_control *ctl = NULL;
 	struct sk_admin *admin = NULL;
+	struct sk_exporter *exporter = NULL;
 	char **ev = NULL;
 	struct opts o;
 	int dd = argc, eal_argc, rc, status = EXIT_FAILURE, lock_fd = -1;
@@ -434,6 +468,18 @@ main(int argc, char **argv)
 	};
 	if (attach(&ctl, &cc) != 0)
 		goto out;
+	if (o.kafka != NULL) {
+		char err[SK_EXPORT_ERR_MAX];
+		struct sk_export_conf kc = {.bootstrap = o.kafka,
+					    .orders_topic = o.kafka_orders,
+					    .events_topic = o.kafka_events};
+		if (sk_exporter_start(&exporter, sk_control_store(ctl), &kc, err, sizeof(err)) !=
+		    0) {
+			logmsg("%s", err);
+			goto out;
+		}
+		sk_control_metrics_extra(ctl, export_metrics, exporter);
+	}
 
 	if (o.admin_port != 0 || o.admin_socket != NULL) {
 		char err[SK_CONTROL_ERR_MAX];
@@ -451,8 +497,9 @@ main(int argc, char **argv)
 			 o.admin_socket ? " + " : "", o.admin_socket ? o.admin_socket : "");
 	else
 		snprintf(where, sizeof(where), "%s", o.admin_socket ? o.admin_socket : "off");
-	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s", sk_control_nrings(ctl),
-	       sk_control_shm(ctl)->epoch, o.store, where);
+	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s, kafka %s",
+	       sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store, where,
+	       o.kafka != NULL ? o.kafka : "off");
 
 	preheat(ctl, sk_clock_ns(CLOCK_REALTIME));
 	status = run(ctl) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -465,6 +512,8 @@ main(int argc, char **argv)
 	       s.pay[SK_CONTROL_PAY_DONE]);
 out:
 	sk_admin_stop(admin);
+	/* What the final drain committed goes out too (bounded). */
+	sk_exporter_stop(exporter, 5000);
 	sk_control_close(ctl);
 	if (lock_fd >= 0)
 		close(lock_fd);

@@ -1166,7 +1166,16 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 		       (double)s.last_commit_ns / 1e9);
 	if (m.err == 0)
 		m.err = sk_dpmetrics_write(ctl->shm, out);
+	if (m.err == 0 && ctl->extra_metrics != NULL)
+		m.err = ctl->extra_metrics(ctl->extra_arg, out);
 	if (fflush(out) != 0)
 		m.err = -EIO;
 	return m.err;
+}
+
+void
+sk_control_metrics_extra(struct sk_control *ctl, sk_control_metrics_fn fn, void *arg)
+{
+	ctl->extra_metrics = fn;
+	ctl->extra_arg = arg;
 }

@@ -378,4 +378,15 @@ void sk_control_stats(const struct sk_control *ctl, struct sk_control_stats *out
  */
 int sk_control_metrics(struct sk_control *ctl, FILE *out);
 
+/** A writer of more metrics, appended to sk_control_metrics(). */
+typedef int (*sk_control_metrics_fn)(void *arg, FILE *out);
+
+/**
+ * sk_control_metrics_extra - have sk_control_metrics() also call @p fn
+ * (another component's metrics: the Kafka exporter). Call before the admin
+ * API starts; @p arg must stay valid until sk_control_close() or a call
+ * with @p fn NULL. Not thread-safe against sk_control_metrics().
+ */
+void sk_control_metrics_extra(struct sk_control *ctl, sk_control_metrics_fn fn, void *arg);
+
 #endif /* SK_CONTROL_H */

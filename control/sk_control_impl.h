@@ -50,7 +50,9 @@ struct sk_control {
 	bool mutex_ok;
 	struct sk_store_line lines[SK_STORE_MAX_LINES];
 
-	uint32_t preheat_failed_last; /* failures of the last preheat pass (log once) */
+	uint32_t preheat_failed_last;	     /* failures of the last preheat pass (log once) */
+	sk_control_metrics_fn extra_metrics; /* more metrics, or NULL */
+	void *extra_arg;
 
 	/* Counters: written with relaxed atomic adds, read with atomic loads. */
 	struct sk_control_stats st;

@@ -34,12 +34,15 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
 #include <rte_memzone.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
 #include "sk_activity.h"
 #include "sk_admin.h"
+#include "sk_exporter.h"
 #include "sk_buy.h"
 #include "sk_control.h"
 #include "test_eal.h"
@@ -1343,6 +1346,58 @@ START_TEST(admin_activity_routes)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- export */
+
+static int
+exporter_metrics(void *arg, FILE *out)
+{
+	return sk_exporter_metrics(arg, out);
+}
+
+/* The export thread over the control plane's store, to a mock Kafka cluster. */
+START_TEST(export_thread_and_metrics)
+{
+	char e[256], err[SK_EXPORT_ERR_MAX];
+	rd_kafka_conf_t *kc = rd_kafka_conf_new();
+	rd_kafka_t *mrk = rd_kafka_new(RD_KAFKA_PRODUCER, kc, e, sizeof(e));
+	ck_assert_ptr_nonnull(mrk);
+	rd_kafka_mock_cluster_t *mc = rd_kafka_mock_cluster_new(mrk, 1);
+	ck_assert_ptr_nonnull(mc);
+	struct sk_export_conf c = {.bootstrap = rd_kafka_mock_cluster_bootstraps(mc)};
+	struct sk_exporter *x;
+	struct sk_item *it = add_item(1, 10, 1);
+	struct sk_admin_reply r;
+
+	for (uint64_t u = 1; u <= 5; u++)
+		buy((unsigned)(u % NLCORES), u, it);
+	ck_assert_int_eq(drain_now(NULL), 5);
+	ck_assert_int_eq(sk_exporter_start(&x, sk_control_store(F.ctl), &c, err, sizeof(err)), 0);
+	sk_control_metrics_extra(F.ctl, exporter_metrics, x);
+
+	bool done = false;
+	for (int i = 0; i < 500 && !done; i++) { /* 5 s at most */
+		handle("GET", "/metrics", 200, &r);
+		done = strstr(r.body, "seckill_export_delivered_total 5\n") != NULL &&
+		       strstr(r.body, "seckill_export_backlog 0\n") != NULL;
+		free(r.body);
+		usleep(10000);
+	}
+	ck_assert_msg(done, "the export did not deliver the 5 orders");
+	sk_control_metrics_extra(F.ctl, NULL, NULL);
+	sk_exporter_stop(x, 1000);
+
+	uint64_t cursor = 0;
+	ck_assert_int_eq(sk_store_cursor_get(sk_control_store(F.ctl), SK_EXPORT_CURSOR, &cursor),
+			 0);
+	ck_assert_uint_eq(cursor, 5);
+	handle("GET", "/metrics", 200, &r);
+	ck_assert_ptr_null(strstr(r.body, "seckill_export_")); /* hook removed */
+	free(r.body);
+	rd_kafka_mock_cluster_destroy(mc);
+	rd_kafka_destroy(mrk);
+}
+END_TEST
+
 /* --------------------------------------------------------------- seckillctl */
 
 /* run_cli - run seckillctl with @args (NULL-terminated); its exit code, stdout in @out. */
@@ -1577,6 +1632,7 @@ control_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, metrics_text_parses);
 	tcase_add_test(tc, admin_routes);
+	tcase_add_test(tc, export_thread_and_metrics);
 	if (seckillctl_path != NULL)
 		tcase_add_test(tc, seckillctl_against_admin);
 	suite_add_tcase(s, tc);
