@@ -11,7 +11,9 @@
 # 120,000 signed buy attempts at it from inside the namespace, and prints
 # what happened. The control plane (seckill-control) runs beside the
 # dataplane: with ack = durable each winner is answered 200 once its order
-# is on disk in LMDB. Then it takes everything down again.
+# is on disk in LMDB, and the control plane exports every order to a Kafka
+# broker (librdkafka's mock cluster, tools/kafka). Then it takes everything
+# down again.
 #
 #   ./scripts/demo.sh                 as root, on Debian 12
 #   SK_DEMO_UNITS=5000 SK_DEMO_USERS=100000 SK_DEMO_ATTEMPTS=250000 ./scripts/demo.sh
@@ -40,17 +42,37 @@ sk_build build/release -Dbuildtype=debugoptimized
 BIN=build/release/dataplane/seckill-dataplane
 CROWD=build/release/tools/crowd/seckill-crowd
 CTL=build/release/control/seckillctl
-[ -x "$BIN" ] && [ -x "$CROWD" ] && [ -x "$CTL" ] ||
-	sk_die "build did not produce $BIN, $CROWD and $CTL"
+KAFKA=build/release/tools/kafka/seckill-kafka
+[ -x "$BIN" ] && [ -x "$CROWD" ] && [ -x "$CTL" ] && [ -x "$KAFKA" ] ||
+	sk_die "build did not produce $BIN, $CROWD, $CTL and $KAFKA"
 export SK_DATAPLANE=$PWD/$BIN
 export SK_SBX_ADMIN_PORT=${SK_DEMO_ADMIN_PORT:-8081}
 
 work=$(mktemp -d /tmp/seckill-demo.XXXXXX)
+kafka_pid=
 cleanup() {
 	scripts/sandbox.sh down >/dev/null 2>&1 || true
+	if [ -n "$kafka_pid" ]; then
+		kill "$kafka_pid" 2>/dev/null || true
+		wait "$kafka_pid" 2>/dev/null || true
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
+
+# The Kafka broker the control plane exports orders to: librdkafka's mock
+# cluster run as a process (Debian has no Kafka broker package), on
+# 127.0.0.1 only.
+"$KAFKA" broker --topic seckill.orders --topic seckill.events --ready-file "$work/kafka" \
+	--max-seconds 1800 >/dev/null 2>"$work/kafka.log" &
+kafka_pid=$!
+for _ in $(seq 1 100); do
+	[ -s "$work/kafka" ] && break
+	sleep 0.1
+done
+[ -s "$work/kafka" ] || sk_die "the Kafka broker did not start: $(cat "$work/kafka.log")"
+bootstrap=$(sed -n 's/^bootstrap=//p' "$work/kafka")
+export SK_SBX_CONTROL_ARGS="--kafka $bootstrap"
 
 # The shared secret of the token issuer (here: this script) and the front door.
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/secret"
@@ -117,6 +139,15 @@ for _ in $(seq 1 50); do
 done
 reconcile=$(scripts/sandbox.sh ctl reconcile 2>&1 | tail -n 1) || true
 activities=$(scripts/sandbox.sh ctl activity list 2>&1) || true
+# Exported: the control plane's export cursor catches up within a moment.
+backlog=
+for _ in $(seq 1 50); do
+	backlog=$(scripts/sandbox.sh ctl metrics 2>/dev/null | sed -n 's/^seckill_export_backlog //p')
+	[ "$backlog" = 0 ] && break
+	sleep 0.1
+done
+exported=$("$KAFKA" consume --bootstrap "$bootstrap" --topic seckill.orders --from-beginning \
+	--timeout-ms 2000 2>/dev/null | cut -f1 | sort -u | wc -l) || exported=0
 requests=$(scripts/sandbox.sh ctl metrics 2>/dev/null |
 	sed -n 's/^seckill_requests_total{outcome="\([a-z_]*\)"} \([1-9][0-9]*\)$/\1=\2/p' |
 	tr '\n' ' ') || true
@@ -127,6 +158,7 @@ echo "item $ITEM before: $before"
 echo "item $ITEM after:  $after"
 echo "a forged token gets HTTP $forged; item $GUARD after it: $guard"
 echo "durable in LMDB: $durable orders; $reconcile"
+echo "exported to Kafka (seckill.orders at $bootstrap): $exported orders; export backlog ${backlog:-?} events"
 echo "buy answers by outcome (the control plane's /metrics): $requests"
 echo "activities (seckillctl activity list):"
 sed 's/^/  /' <<<"$activities"
