@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,144 @@ bootstrap_check(const char *list, char *why, size_t whylen)
 }
 
 /*
+ * A subcommand's options are a table: each entry names a long option, how
+ * its value is checked and where in the subcommand's options it is stored.
+ * opts_parse() runs getopt_long() over it, so every subcommand says what is
+ * wrong in the same words.
+ */
+enum opt_kind {
+	OPT_FLAG, /* no value: sets the bool at off */
+	OPT_STR,  /* the value (const char *) at off */
+	OPT_LONG, /* a decimal in [lo, hi] (long) at off */
+	OPT_CALL, /* call checks and stores the value */
+};
+
+struct opt {
+	const char *name; /* without the leading "--" */
+	enum opt_kind kind;
+	size_t off;
+	long lo, hi;
+	const char *want; /* OPT_LONG: what a bad value is not; NULL: "LO..HI" */
+	int (*call)(void *o, const char *arg); /* -1 when stored, or an exit status */
+};
+
+/* Table entries: the option @name, stored in field @f of struct @t. */
+/* clang-format off */
+#define FLAG_OPT(name, t, f) {name, OPT_FLAG, offsetof(struct t, f), 0, 0, NULL, NULL}
+#define STR_OPT(name, t, f)  {name, OPT_STR, offsetof(struct t, f), 0, 0, NULL, NULL}
+#define LONG_OPT(name, t, f, lo, hi, want) \
+	{name, OPT_LONG, offsetof(struct t, f), lo, hi, want, NULL}
+#define CALL_OPT(name, call) {name, OPT_CALL, 0, 0, 0, NULL, call}
+/* clang-format on */
+
+#define MAX_OPTS 8
+#define OPT_VAL	 0x100 /* getopt_long() returns this + the option's index */
+
+struct cmd {
+	const char *name;  /* the subcommand */
+	const char *usage; /* its --help */
+	bool operands;	   /* takes arguments after the options */
+	const struct opt *opts;
+	size_t nopts; /* at most MAX_OPTS; --help comes after them */
+};
+
+/* opt_store - checks @arg for the option @op and stores it in @o. */
+static int
+opt_store(const struct opt *op, void *o, const char *arg)
+{
+	char *field = (char *)o + op->off;
+	long v;
+
+	switch (op->kind) {
+	case OPT_FLAG:
+		*(bool *)field = true;
+		break;
+	case OPT_STR:
+		*(const char **)field = arg;
+		break;
+	case OPT_LONG:
+		if (parse_long(arg, op->lo, op->hi, &v)) {
+			if (op->want)
+				errorf("--%s: want %s, got '%s'", op->name, op->want, arg);
+			else
+				errorf("--%s: want %ld..%ld, got '%s'", op->name, op->lo, op->hi,
+				       arg);
+			return EXIT_USAGE;
+		}
+		*(long *)field = v;
+		break;
+	case OPT_CALL:
+		return op->call(o, arg);
+	}
+	return -1;
+}
+
+/*
+ * opts_parse - fills @o (which holds the defaults) from @argv by the table
+ * of @cmd. -1 to go on, or the exit status after printing why: --help
+ * prints the usage on stdout (0), a usage error says why on stderr (2).
+ */
+static int
+opts_parse(const struct cmd *cmd, int argc, char **argv, void *o)
+{
+	struct option longopts[MAX_OPTS + 2] = {{0}};
+	size_t i;
+	int c, r;
+
+	SK_ASSERT(cmd->nopts <= MAX_OPTS);
+	for (i = 0; i < cmd->nopts; i++)
+		longopts[i] = (struct option){
+			.name = cmd->opts[i].name,
+			.has_arg = cmd->opts[i].kind == OPT_FLAG ? no_argument : required_argument,
+			.val = OPT_VAL + (int)i,
+		};
+	longopts[i] = (struct option){.name = "help", .has_arg = no_argument, .val = 'h'};
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(cmd->usage, stdout);
+			return EXIT_SUCCESS;
+		}
+		if (c < OPT_VAL || c >= OPT_VAL + (int)cmd->nopts) {
+			fputs(cmd->usage, stderr);
+			return EXIT_USAGE;
+		}
+		r = opt_store(&cmd->opts[c - OPT_VAL], o, optarg);
+		if (r >= 0)
+			return r;
+	}
+	if (!cmd->operands && optind != argc) {
+		errorf("%s: unexpected argument '%s'", cmd->name, argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/*
+ * client_check - a client's required --bootstrap (127.0.0.1 only) and
+ * --topic, after opts_parse(). -1 to go on, or EXIT_USAGE after saying why.
+ */
+static int
+client_check(const struct cmd *cmd, const char *bootstrap, const char *topic)
+{
+	char why[256];
+
+	if (!bootstrap || !topic) {
+		errorf("%s: --bootstrap and --topic are required", cmd->name);
+		return EXIT_USAGE;
+	}
+	if (!bootstrap_check(bootstrap, why, sizeof(why))) {
+		errorf("--bootstrap: %s (only 127.0.0.1 is allowed)", why);
+		return EXIT_USAGE;
+	}
+	if (!topic_valid(topic)) {
+		errorf("--topic: '%s' is not a topic name", topic);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/*
  * loopback_connect_cb - librdkafka's connect callback: connects @sockfd only
  * when @addr is 127.0.0.1, whatever address a broker advertised. Returns 0
  * or an errno, as librdkafka expects (the socket is non-blocking, so
@@ -236,24 +375,60 @@ loopback_connect_cb(int sockfd, const struct sockaddr *addr, int addrlen, const 
 }
 
 /*
- * client_conf - a client configuration for @bootstrap (already checked) with
- * the loopback guard installed. NULL (reported) on failure.
+ * conf_setv - sets the @kv pairs (name, value, ..., NULL) on @conf. 0, or -1
+ * (reported) after destroying @conf.
  */
-static rd_kafka_conf_t *
-client_conf(const char *bootstrap, const char *client_id)
+static int
+conf_setv(rd_kafka_conf_t *conf, const char *const *kv)
 {
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char errstr[256];
 
-	if (rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof(errstr)) ||
-	    rd_kafka_conf_set(conf, "client.id", client_id, errstr, sizeof(errstr)) ||
-	    rd_kafka_conf_set(conf, "broker.address.family", "v4", errstr, sizeof(errstr))) {
-		errorf("%s", errstr);
-		rd_kafka_conf_destroy(conf);
-		return NULL;
+	for (; *kv; kv += 2) {
+		if (rd_kafka_conf_set(conf, kv[0], kv[1], errstr, sizeof(errstr))) {
+			errorf("%s", errstr);
+			rd_kafka_conf_destroy(conf);
+			return -1;
+		}
 	}
+	return 0;
+}
+
+/*
+ * kafka_new - a @type handle of @conf with the @kv pairs of conf_setv() set.
+ * Takes @conf over, also on failure. NULL (reported) on failure.
+ */
+static rd_kafka_t *
+kafka_new(rd_kafka_type_t type, rd_kafka_conf_t *conf, const char *const *kv)
+{
+	char errstr[256];
+	rd_kafka_t *rk;
+
+	if (conf_setv(conf, kv))
+		return NULL;
+	rk = rd_kafka_new(type, conf, errstr, sizeof(errstr));
+	if (!rk) {
+		errorf("rd_kafka_new: %s", errstr);
+		rd_kafka_conf_destroy(conf);
+	}
+	return rk;
+}
+
+/*
+ * client_new - kafka_new() for a client of @bootstrap (already checked)
+ * named @client_id, with the loopback guard installed.
+ */
+static rd_kafka_t *
+client_new(rd_kafka_type_t type, rd_kafka_conf_t *conf, const char *bootstrap,
+	   const char *client_id, const char *const *kv)
+{
+	/* broker.address.family: the loopback guard knows IPv4 only. */
+	const char *const base[] = {"bootstrap.servers",     bootstrap, "client.id", client_id,
+				    "broker.address.family", "v4",	NULL};
+
+	if (conf_setv(conf, base))
+		return NULL;
 	rd_kafka_conf_set_connect_cb(conf, loopback_connect_cb);
-	return conf;
+	return kafka_new(type, conf, kv);
 }
 
 /* client_destroy - destroys @rk and waits (bounded) for its threads. */
@@ -401,89 +576,62 @@ broker_serve(rd_kafka_mock_cluster_t *mc, const sigset_t *set, long max_seconds)
 	}
 }
 
+/* broker_topic - --topic NAME: one more topic to create. */
 static int
-broker_parse(int argc, char **argv, struct broker_opts *o)
+broker_topic(void *p, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"brokers", required_argument, NULL, 'b'},
-		{"partitions", required_argument, NULL, 'p'},
-		{"topic", required_argument, NULL, 't'},
-		{"ready-file", required_argument, NULL, 'r'},
-		{"max-seconds", required_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
+	struct broker_opts *o = p;
 
-	*o = (struct broker_opts){.brokers = 1, .partitions = 1};
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (parse_long(optarg, 1, MAX_BROKERS, &o->brokers)) {
-				errorf("--brokers: want 1..%d, got '%s'", MAX_BROKERS, optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'p':
-			if (parse_long(optarg, 1, MAX_PARTITIONS, &o->partitions)) {
-				errorf("--partitions: want 1..%d, got '%s'", MAX_PARTITIONS,
-				       optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 't':
-			if (!topic_valid(optarg)) {
-				errorf("--topic: '%s' is not a topic name ([a-zA-Z0-9._-]{1,249})",
-				       optarg);
-				return EXIT_USAGE;
-			}
-			if (o->ntopics == MAX_TOPICS) {
-				errorf("--topic: at most %d topics", MAX_TOPICS);
-				return EXIT_USAGE;
-			}
-			o->topics[o->ntopics++] = optarg;
-			break;
-		case 'r':
-			if (!*optarg) {
-				errorf("--ready-file: empty path");
-				return EXIT_USAGE;
-			}
-			o->ready_file = optarg;
-			break;
-		case 'm':
-			if (parse_long(optarg, 1, MAX_WAIT_S, &o->max_seconds)) {
-				errorf("--max-seconds: want 1..%d, got '%s'", MAX_WAIT_S, optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage_broker, stdout);
-			return EXIT_SUCCESS;
-		default:
-			fputs(usage_broker, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		errorf("broker: unexpected argument '%s'", argv[optind]);
+	if (!topic_valid(arg)) {
+		errorf("--topic: '%s' is not a topic name ([a-zA-Z0-9._-]{1,249})", arg);
 		return EXIT_USAGE;
 	}
+	if (o->ntopics == MAX_TOPICS) {
+		errorf("--topic: at most %d topics", MAX_TOPICS);
+		return EXIT_USAGE;
+	}
+	o->topics[o->ntopics++] = arg;
 	return -1;
 }
+
+/* broker_ready_file - --ready-file PATH: not empty. */
+static int
+broker_ready_file(void *p, const char *arg)
+{
+	struct broker_opts *o = p;
+
+	if (!*arg) {
+		errorf("--ready-file: empty path");
+		return EXIT_USAGE;
+	}
+	o->ready_file = arg;
+	return -1;
+}
+
+static const struct opt broker_opts_table[] = {
+	LONG_OPT("brokers", broker_opts, brokers, 1, MAX_BROKERS, NULL),
+	LONG_OPT("partitions", broker_opts, partitions, 1, MAX_PARTITIONS, NULL),
+	CALL_OPT("topic", broker_topic),
+	CALL_OPT("ready-file", broker_ready_file),
+	LONG_OPT("max-seconds", broker_opts, max_seconds, 1, MAX_WAIT_S, NULL),
+};
+
+static const struct cmd broker_cmd = {"broker", usage_broker, false, broker_opts_table,
+				      SK_ARRAY_SIZE(broker_opts_table)};
 
 static int
 cmd_broker(int argc, char **argv)
 {
-	struct broker_opts o;
+	static const char *const conf_kv[] = {"client.id", PROG "-broker", "log_level", "4", NULL};
+	struct broker_opts o = {.brokers = 1, .partitions = 1};
 	rd_kafka_mock_cluster_t *mc = NULL;
 	rd_kafka_t *rk = NULL;
-	rd_kafka_conf_t *conf;
-	char errstr[256], why[256], line[4096];
+	char why[256], line[4096];
 	const char *bs;
 	sigset_t set;
 	int rc = EXIT_FAILURE, r, nl;
 
-	r = broker_parse(argc, argv, &o);
+	r = opts_parse(&broker_cmd, argc, argv, &o);
 	if (r >= 0)
 		return r;
 
@@ -500,19 +648,9 @@ cmd_broker(int argc, char **argv)
 	/* The handle only hosts the cluster's thread: no bootstrap servers, it
 	 * never connects anywhere (log_level 4 hides the notice saying so; the
 	 * mock's own errors are logged at 3 and below). */
-	conf = rd_kafka_conf_new();
-	if (rd_kafka_conf_set(conf, "client.id", PROG "-broker", errstr, sizeof(errstr)) ||
-	    rd_kafka_conf_set(conf, "log_level", "4", errstr, sizeof(errstr))) {
-		errorf("%s", errstr);
-		rd_kafka_conf_destroy(conf);
+	rk = kafka_new(RD_KAFKA_PRODUCER, rd_kafka_conf_new(), conf_kv);
+	if (!rk)
 		return EXIT_FAILURE;
-	}
-	rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
-	if (!rk) {
-		errorf("rd_kafka_new: %s", errstr);
-		rd_kafka_conf_destroy(conf);
-		return EXIT_FAILURE;
-	}
 	mc = rd_kafka_mock_cluster_new(rk, (int)o.brokers);
 	if (!mc) {
 		errorf("cannot create the mock cluster (%ld brokers)", o.brokers);
@@ -569,6 +707,23 @@ err:
  * produce
  * ------------------------------------------------------------------------- */
 
+struct produce_opts {
+	const char *bootstrap;
+	const char *topic;
+	long partition; /* RD_KAFKA_PARTITION_UA: by key */
+	long timeout_ms;
+};
+
+static const struct opt produce_opts_table[] = {
+	STR_OPT("bootstrap", produce_opts, bootstrap),
+	STR_OPT("topic", produce_opts, topic),
+	LONG_OPT("partition", produce_opts, partition, 0, MAX_PARTITIONS - 1, NULL),
+	LONG_OPT("timeout-ms", produce_opts, timeout_ms, 1, MAX_TIMEOUT_MS, NULL),
+};
+
+static const struct cmd produce_cmd = {"produce", usage_produce, true, produce_opts_table,
+				       SK_ARRAY_SIZE(produce_opts_table)};
+
 struct produce_state {
 	int delivered;
 	int failed;
@@ -594,64 +749,21 @@ delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 static int
 cmd_produce(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"bootstrap", required_argument, NULL, 'b'},
-		{"topic", required_argument, NULL, 't'},
-		{"partition", required_argument, NULL, 'p'},
-		{"timeout-ms", required_argument, NULL, 'T'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *bootstrap = NULL, *topic = NULL;
-	long partition = RD_KAFKA_PARTITION_UA, timeout_ms = 5000;
+	struct produce_opts o = {.partition = RD_KAFKA_PARTITION_UA, .timeout_ms = 5000};
 	struct produce_state st = {0};
 	rd_kafka_conf_t *conf;
 	rd_kafka_t *rk;
-	char errstr[256], tmo[32];
-	int c, n, queued = 0;
+	char tmo[32];
+	const char *const conf_kv[] = {
+		"enable.idempotence", "true", "message.timeout.ms", tmo, "linger.ms", "0", NULL,
+	};
+	int n, r, queued = 0;
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			bootstrap = optarg;
-			break;
-		case 't':
-			topic = optarg;
-			break;
-		case 'p':
-			if (parse_long(optarg, 0, MAX_PARTITIONS - 1, &partition)) {
-				errorf("--partition: want 0..%d, got '%s'", MAX_PARTITIONS - 1,
-				       optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'T':
-			if (parse_long(optarg, 1, MAX_TIMEOUT_MS, &timeout_ms)) {
-				errorf("--timeout-ms: want 1..%d, got '%s'", MAX_TIMEOUT_MS,
-				       optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage_produce, stdout);
-			return EXIT_SUCCESS;
-		default:
-			fputs(usage_produce, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (!bootstrap || !topic) {
-		errorf("produce: --bootstrap and --topic are required");
-		return EXIT_USAGE;
-	}
-	if (!bootstrap_check(bootstrap, errstr, sizeof(errstr))) {
-		errorf("--bootstrap: %s (only 127.0.0.1 is allowed)", errstr);
-		return EXIT_USAGE;
-	}
-	if (!topic_valid(topic)) {
-		errorf("--topic: '%s' is not a topic name", topic);
-		return EXIT_USAGE;
-	}
+	r = opts_parse(&produce_cmd, argc, argv, &o);
+	if (r < 0)
+		r = client_check(&produce_cmd, o.bootstrap, o.topic);
+	if (r >= 0)
+		return r;
 	n = argc - optind;
 	if (n < 1 || n > MAX_MESSAGES) {
 		errorf("produce: want 1..%d KEY=VALUE arguments, got %d", MAX_MESSAGES, n);
@@ -664,32 +776,20 @@ cmd_produce(int argc, char **argv)
 		}
 	}
 
-	conf = client_conf(bootstrap, PROG "-produce");
-	if (!conf)
-		return EXIT_FAILURE;
-	snprintf(tmo, sizeof(tmo), "%ld", timeout_ms);
-	if (rd_kafka_conf_set(conf, "enable.idempotence", "true", errstr, sizeof(errstr)) ||
-	    rd_kafka_conf_set(conf, "message.timeout.ms", tmo, errstr, sizeof(errstr)) ||
-	    rd_kafka_conf_set(conf, "linger.ms", "0", errstr, sizeof(errstr))) {
-		errorf("%s", errstr);
-		rd_kafka_conf_destroy(conf);
-		return EXIT_FAILURE;
-	}
+	snprintf(tmo, sizeof(tmo), "%ld", o.timeout_ms);
+	conf = rd_kafka_conf_new();
 	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
 	rd_kafka_conf_set_opaque(conf, &st);
-	rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
-	if (!rk) {
-		errorf("rd_kafka_new: %s", errstr);
-		rd_kafka_conf_destroy(conf);
+	rk = client_new(RD_KAFKA_PRODUCER, conf, o.bootstrap, PROG "-produce", conf_kv);
+	if (!rk)
 		return EXIT_FAILURE;
-	}
 
 	for (int i = 0; i < n; i++) {
 		const char *kv = argv[optind + i];
 		const char *eq = strchr(kv, '=');
 		size_t klen = (size_t)(eq - kv);
 		rd_kafka_resp_err_t err = rd_kafka_producev(
-			rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION((int32_t)partition),
+			rk, RD_KAFKA_V_TOPIC(o.topic), RD_KAFKA_V_PARTITION((int32_t)o.partition),
 			RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 			RD_KAFKA_V_KEY(klen ? kv : NULL, klen),
 			RD_KAFKA_V_VALUE((void *)(eq + 1), strlen(eq + 1)),
@@ -706,13 +806,13 @@ cmd_produce(int argc, char **argv)
 
 	/* message.timeout.ms bounds every message; the margin covers the
 	 * delivery reports. */
-	if (rd_kafka_flush(rk, (int)timeout_ms + 2000) == RD_KAFKA_RESP_ERR__TIMED_OUT) {
+	if (rd_kafka_flush(rk, (int)o.timeout_ms + 2000) == RD_KAFKA_RESP_ERR__TIMED_OUT) {
 		errorf("%d message(s) still undelivered after %ld ms, giving up",
-		       rd_kafka_outq_len(rk), timeout_ms + 2000);
+		       rd_kafka_outq_len(rk), o.timeout_ms + 2000);
 		rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
 		rd_kafka_flush(rk, 1000);
 	}
-	fprintf(stderr, "produced %d of %d messages to %s\n", st.delivered, n, topic);
+	fprintf(stderr, "produced %d of %d messages to %s\n", st.delivered, n, o.topic);
 	client_destroy(rk);
 	return st.delivered == n && queued == n ? EXIT_SUCCESS : EXIT_FAILURE;
 }
@@ -730,6 +830,19 @@ struct consume_opts {
 	long timeout_ms;  /* idle limit, and the limit to reach the cluster */
 	long max_seconds; /* overall limit */
 };
+
+static const struct opt consume_opts_table[] = {
+	STR_OPT("bootstrap", consume_opts, bootstrap),
+	STR_OPT("topic", consume_opts, topic),
+	FLAG_OPT("from-beginning", consume_opts, from_beginning),
+	LONG_OPT("max", consume_opts, max, 1, LONG_MAX, "a count >= 1"),
+	LONG_OPT("timeout-ms", consume_opts, timeout_ms, 1, MAX_TIMEOUT_MS, NULL),
+	LONG_OPT("max-seconds", consume_opts, max_seconds, 1, MAX_WAIT_S, NULL),
+	FLAG_OPT("json", consume_opts, json),
+};
+
+static const struct cmd consume_cmd = {"consume", usage_consume, false, consume_opts_table,
+				       SK_ARRAY_SIZE(consume_opts_table)};
 
 /* print_escaped - @p[0..@n) with control bytes as \xNN. */
 static void
@@ -799,84 +912,6 @@ consume_emit(const struct consume_opts *o, json_t *arr, const rd_kafka_message_t
 	return 0;
 }
 
-static int
-consume_parse(int argc, char **argv, struct consume_opts *o)
-{
-	static const struct option longopts[] = {
-		{"bootstrap", required_argument, NULL, 'b'},
-		{"topic", required_argument, NULL, 't'},
-		{"from-beginning", no_argument, NULL, 'B'},
-		{"max", required_argument, NULL, 'n'},
-		{"timeout-ms", required_argument, NULL, 'T'},
-		{"max-seconds", required_argument, NULL, 'm'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	char why[256];
-	int c;
-
-	*o = (struct consume_opts){.timeout_ms = 2000, .max_seconds = 300};
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			o->bootstrap = optarg;
-			break;
-		case 't':
-			o->topic = optarg;
-			break;
-		case 'B':
-			o->from_beginning = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'n':
-			if (parse_long(optarg, 1, LONG_MAX, &o->max)) {
-				errorf("--max: want a count >= 1, got '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'T':
-			if (parse_long(optarg, 1, MAX_TIMEOUT_MS, &o->timeout_ms)) {
-				errorf("--timeout-ms: want 1..%d, got '%s'", MAX_TIMEOUT_MS,
-				       optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'm':
-			if (parse_long(optarg, 1, MAX_WAIT_S, &o->max_seconds)) {
-				errorf("--max-seconds: want 1..%d, got '%s'", MAX_WAIT_S, optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage_consume, stdout);
-			return EXIT_SUCCESS;
-		default:
-			fputs(usage_consume, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		errorf("consume: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (!o->bootstrap || !o->topic) {
-		errorf("consume: --bootstrap and --topic are required");
-		return EXIT_USAGE;
-	}
-	if (!bootstrap_check(o->bootstrap, why, sizeof(why))) {
-		errorf("--bootstrap: %s (only 127.0.0.1 is allowed)", why);
-		return EXIT_USAGE;
-	}
-	if (!topic_valid(o->topic)) {
-		errorf("--topic: '%s' is not a topic name", o->topic);
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
 /*
  * topic_partitions - the partition count of @topic from a full metadata
  * request (which never auto-creates it), or -1 (reported).
@@ -916,35 +951,26 @@ topic_partitions(rd_kafka_t *rk, const struct consume_opts *o)
 static int
 cmd_consume(int argc, char **argv)
 {
-	struct consume_opts o;
+	static const char *const conf_kv[] = {"enable.partition.eof", "false", NULL};
+	struct consume_opts o = {.timeout_ms = 2000, .max_seconds = 300};
 	rd_kafka_topic_t *rkt = NULL;
 	rd_kafka_queue_t *q = NULL;
-	rd_kafka_conf_t *conf;
 	rd_kafka_t *rk;
 	json_t *arr = NULL;
-	char errstr[256];
 	int rc = EXIT_FAILURE, r, parts, started = 0;
 	long count = 0;
 	int64_t end, idle_end;
 
-	r = consume_parse(argc, argv, &o);
+	r = opts_parse(&consume_cmd, argc, argv, &o);
+	if (r < 0)
+		r = client_check(&consume_cmd, o.bootstrap, o.topic);
 	if (r >= 0)
 		return r;
 
-	conf = client_conf(o.bootstrap, PROG "-consume");
-	if (!conf)
+	rk = client_new(RD_KAFKA_CONSUMER, rd_kafka_conf_new(), o.bootstrap, PROG "-consume",
+			conf_kv);
+	if (!rk)
 		return EXIT_FAILURE;
-	if (rd_kafka_conf_set(conf, "enable.partition.eof", "false", errstr, sizeof(errstr))) {
-		errorf("%s", errstr);
-		rd_kafka_conf_destroy(conf);
-		return EXIT_FAILURE;
-	}
-	rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
-	if (!rk) {
-		errorf("rd_kafka_new: %s", errstr);
-		rd_kafka_conf_destroy(conf);
-		return EXIT_FAILURE;
-	}
 	if (o.json && !(arr = json_array())) {
 		errorf("out of memory");
 		goto out;
