@@ -221,3 +221,79 @@ check_second_wave() {
 	expect_eq "kill $seed: LMDB live units == total" "$(item_field ledger.live)" "$total"
 	check "kill $seed: reconcile after the second wave" reconcile
 }
+
+# ---------------------------------------------------------------------------
+# Kafka helpers (tests of the export): SK_KAFKA is seckill-kafka
+# (tools/kafka), a mock-cluster broker on 127.0.0.1 only.
+
+# kafka_up DIR TOPIC... - start "seckill-kafka broker" with TOPICs in the
+# background (its stderr appended to DIR/kafka.log) and wait (10 s at most)
+# for its ready file; sets KAFKA_PID and KAFKA_BOOTSTRAP, exit 1 if it did
+# not come up. Call it directly, not in $(...), and have the EXIT trap call
+# kafka_down.
+kafka_up() {
+	local dir=$1 t
+	local -a args=()
+	shift
+	for t in "$@"; do args+=(--topic "$t"); done
+	rm -f "$dir/kafka.ready"
+	"${SK_KAFKA:?}" broker "${args[@]}" --ready-file "$dir/kafka.ready" --max-seconds 1200 \
+		</dev/null >/dev/null 2>>"$dir/kafka.log" &
+	KAFKA_PID=$!
+	for _ in $(seq 1 100); do
+		[ -s "$dir/kafka.ready" ] && break
+		kill -0 "$KAFKA_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	KAFKA_BOOTSTRAP=$(sed -n 's/^bootstrap=//p' "$dir/kafka.ready" 2>/dev/null || true)
+	[ -n "$KAFKA_BOOTSTRAP" ]
+}
+
+# kafka_down - stop the broker kafka_up started, by its PID (SIGTERM, SIGKILL
+# after 5 s), and wait for it. Nothing if none.
+kafka_down() {
+	local pid=${KAFKA_PID:-}
+	[ -n "$pid" ] || return 0
+	KAFKA_PID=
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# kafka_signal SIG WORDS DIR - send SIG (USR1: brokers down, USR2: up) to the
+# broker and wait (5 s at most) until DIR/kafka.log says "SIG...: brokers
+# WORDS" once more than before.
+kafka_signal() {
+	local sig=$1 words=$2 log=$3/kafka.log n
+	n=$(grep -c "SIG$sig: brokers $words" "$log" || true)
+	kill "-$sig" "${KAFKA_PID:?}"
+	for _ in $(seq 1 50); do
+		[ "$(grep -c "SIG$sig: brokers $words" "$log" || true)" -gt "$n" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# kafka_consume TOPIC OUT - every message of TOPIC from the beginning as the
+# JSON array of "seckill-kafka consume --json" in OUT (stops after 2 s
+# without a message, 60 s at most).
+kafka_consume() {
+	"${SK_KAFKA:?}" consume --bootstrap "${KAFKA_BOOTSTRAP:?}" --topic "$1" --from-beginning \
+		--json --timeout-ms 2000 --max-seconds 60 >"$2" 2>>"${2}.err"
+}
+
+# wait_metric NAME OP VALUE SECONDS - wait until the control plane's metric
+# NAME compares OP (-eq, -gt, -ge ...) to VALUE; at most SECONDS.
+wait_metric() {
+	local v end=$((SECONDS + $4))
+	while :; do
+		v=$(metric "$1")
+		[ -n "$v" ] && test "$v" "$2" "$3" && return 0
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
