@@ -78,6 +78,12 @@ sk_exporter_stop(struct sk_exporter *x, int flush_ms)
 		return;
 	atomic_store(&x->stop, true);
 	pthread_join(x->th, NULL);
+	/* Produce what the last commits added to the log (bounded by @flush_ms),
+	 * then wait for it: a clean stop leaves no backlog behind. */
+	int64_t end = sk_clock_ns(CLOCK_MONOTONIC) + (int64_t)flush_ms * 1000000;
+	while (sk_clock_ns(CLOCK_MONOTONIC) < end &&
+	       sk_export_poll(x->ex, sk_clock_ns(CLOCK_MONOTONIC), 1024) > 0)
+		;
 	sk_export_close(x->ex, flush_ms);
 	free(x);
 }

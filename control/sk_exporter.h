@@ -33,7 +33,8 @@ int sk_exporter_start(struct sk_exporter **out, struct sk_store *st,
 		      const struct sk_export_conf *conf, char *err, size_t errlen);
 
 /**
- * sk_exporter_stop - stop the thread, flush what is in flight for up to
+ * sk_exporter_stop - stop the thread, produce what the log holds beyond the
+ * exporter's position and wait for its delivery, each for up to
  * @p flush_ms, write the cursor, free @p x. NULL is ignored.
  */
 void sk_exporter_stop(struct sk_exporter *x, int flush_ms);
