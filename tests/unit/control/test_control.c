@@ -1384,12 +1384,16 @@ START_TEST(export_thread_and_metrics)
 	}
 	ck_assert_msg(done, "the export did not deliver the 5 orders");
 	sk_control_metrics_extra(F.ctl, NULL, NULL);
-	sk_exporter_stop(x, 1000);
+	/* a stop right after a commit still exports it */
+	for (uint64_t u = 6; u <= 8; u++)
+		buy(0, u, it);
+	ck_assert_int_eq(drain_now(NULL), 3);
+	sk_exporter_stop(x, 5000);
 
 	uint64_t cursor = 0;
 	ck_assert_int_eq(sk_store_cursor_get(sk_control_store(F.ctl), SK_EXPORT_CURSOR, &cursor),
 			 0);
-	ck_assert_uint_eq(cursor, 5);
+	ck_assert_uint_eq(cursor, 8);
 	handle("GET", "/metrics", 200, &r);
 	ck_assert_ptr_null(strstr(r.body, "seckill_export_")); /* hook removed */
 	free(r.body);
