@@ -98,11 +98,29 @@ json(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after, const 
 }
 
 /* identify - the buyer's user id, or 0 (401). */
+/* bearer - the token of "Authorization: Bearer <token>", or NULL. */
+static const char *
+bearer(const struct sk_http_request *req, size_t *len)
+{
+	/* "Bearer" is case-insensitive (RFC 6750 §2.1, RFC 9110 §11.1) */
+	if (req->authorization == NULL || req->authorization_len < 8 ||
+	    strncasecmp(req->authorization, "Bearer ", 7) != 0)
+		return NULL;
+	const char *tok = req->authorization + 7;
+	size_t n = req->authorization_len - 7;
+	while (n > 0 && *tok == ' ')
+		tok++, n--;
+	*len = n;
+	return tok;
+}
+
 static uint64_t
 identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_t item,
 	 int64_t now_ns)
 {
 	uint64_t user = 0;
+	const char *tok;
+	size_t len;
 
 	if (!lc->conf->auth) {
 		if (req->user_id == NULL ||
@@ -110,20 +128,72 @@ identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_
 			return 0;
 		return user;
 	}
-	/* "Bearer" is case-insensitive (RFC 6750 §2.1, RFC 9110 §11.1) */
-	if (req->authorization == NULL || req->authorization_len < 8 ||
-	    strncasecmp(req->authorization, "Bearer ", 7) != 0) {
+	tok = bearer(req, &len);
+	if (tok == NULL) {
 		lc->stats.token[SK_TOKEN_E_MALFORMED]++;
 		return 0;
 	}
-	const char *tok = req->authorization + 7;
-	size_t len = req->authorization_len - 7;
-	while (len > 0 && *tok == ' ')
-		tok++, len--;
 	enum sk_token_status st = sk_token_verify(
 		lc->conf->key, tok, len, item, now_ns / 1000000000, lc->conf->token_skew_s, &user);
 	lc->stats.token[st < SK_TOKEN__COUNT ? st : SK_TOKEN_E_MALFORMED]++;
 	return st == SK_TOKEN_OK ? user : 0;
+}
+
+/*
+ * sold_out_holder - on a sold-out item with a per-user limit of 1, the
+ * order of a requester who already holds one: a winner whose answer was
+ * lost and who retries gets its order back rather than "sold out". Cheap
+ * for everybody else: the claimed user (X-User-Id, or the token's "sub"
+ * read WITHOUT its signature) is looked up in the item's dedup slice, and
+ * only a holder's token is then verified in full - so a forged claim gets
+ * 410 like anyone, never someone else's order.
+ */
+static bool
+sold_out_holder(struct sk_seckill_lcore *lc, const struct sk_item *it,
+		const struct sk_http_request *req, int64_t now_ns, uint64_t *order)
+{
+	uint64_t user = 0, o = 0;
+	uint32_t units = 0;
+	struct sk_dedup d;
+
+	if (it->per_user_limit != 1)
+		return false; /* a holder below its limit asks for one more: 410 */
+	if (!lc->conf->auth) {
+		if (req->user_id == NULL ||
+		    sk_token_user_id_parse(req->user_id, req->user_id_len, &user) != 0)
+			return false;
+	} else {
+		size_t len;
+		const char *tok = bearer(req, &len);
+
+		if (tok == NULL || sk_token_peek_user(tok, len, &user) != 0)
+			return false;
+	}
+	sk_shm_dedup(lc->buy.shm, it, &d);
+	if (sk_dedup_lookup(&d, user, &units, &o) != 0 || units == 0 || o == 0)
+		return false;
+	if (lc->conf->auth && identify(lc, req, it->id, now_ns) != user)
+		return false;
+	*order = o;
+	return true;
+}
+
+/* duplicate_reply - a winner's retry: its order as it stands now. */
+static enum sk_seckill_outcome
+duplicate_reply(struct sk_seckill_lcore *lc, uint64_t order, struct sk_seckill_reply *out)
+{
+	/* An order of an earlier run came back from the store at start: it is
+	 * durable. */
+	unsigned st = sk_order_id_epoch(order) != lc->buy.status.epoch
+			      ? SK_ORDER_CONFIRMED
+			      : sk_status_get(&lc->buy.status, order);
+	bool durable = st == SK_ORDER_CONFIRMED || st == SK_ORDER_PAID;
+
+	json(out, durable ? 200 : 202, 0,
+	     "{\"status\":\"%s\",\"order\":\"%llu\",\"duplicate\":true}",
+	     st == SK_ORDER_NONE ? "queued" : sk_order_status_name(st), (unsigned long long)order);
+	out->order = order;
+	return SK_SECKILL_DUPLICATE;
 }
 
 static uint32_t
@@ -145,8 +215,12 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
 		return SK_SECKILL_NOT_FOUND;
 	}
-	/* The 99 %: one flag, a prebuilt answer. */
+	/* The 99 %: one flag, a prebuilt answer (a holder's retry excepted). */
 	if (sk_stock_is_sold_out(it)) {
+		uint64_t held;
+
+		if (sold_out_holder(lc, it, req, now_ns, &held))
+			return duplicate_reply(lc, held, out);
 		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
 		return SK_SECKILL_SOLD_OUT;
 	}
@@ -189,20 +263,8 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		     (unsigned long long)order);
 		out->order = order;
 		return SK_SECKILL_WON;
-	case SK_BUY_DUPLICATE: {
-		/* Answer as the original order stands now. An order of an earlier
-		 * run came back from the store at start: it is durable. */
-		unsigned st = sk_order_id_epoch(order) != lc->buy.status.epoch
-				      ? SK_ORDER_CONFIRMED
-				      : sk_status_get(&lc->buy.status, order);
-		bool durable = st == SK_ORDER_CONFIRMED || st == SK_ORDER_PAID;
-		json(out, durable ? 200 : 202, 0,
-		     "{\"status\":\"%s\",\"order\":\"%llu\",\"duplicate\":true}",
-		     st == SK_ORDER_NONE ? "queued" : sk_order_status_name(st),
-		     (unsigned long long)order);
-		out->order = order;
-		return SK_SECKILL_DUPLICATE;
-	}
+	case SK_BUY_DUPLICATE:
+		return duplicate_reply(lc, order, out);
 	case SK_BUY_LIMIT:
 		json(out, 409, 0, "{\"status\":\"limit\",\"order\":\"%llu\"}",
 		     (unsigned long long)order);

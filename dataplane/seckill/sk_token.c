@@ -819,6 +819,32 @@ sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *clai
 	return 0;
 }
 
+int
+sk_token_peek_user(const char *tok, size_t len, uint64_t *user)
+{
+	uint8_t pay[SK_SEG_MAX];
+	struct sk_claims_seen c;
+	const char *d1, *d2;
+	ssize_t pn;
+
+	if (tok == NULL || len == 0 || len > SK_TOKEN_MAX_LEN)
+		return -EINVAL;
+	d1 = memchr(tok, '.', len);
+	if (d1 == NULL)
+		return -EINVAL;
+	d2 = memchr(d1 + 1, '.', len - (size_t)(d1 + 1 - tok));
+	if (d2 == NULL || d2 == d1 + 1)
+		return -EINVAL;
+	pn = b64url_decode(d1 + 1, (size_t)(d2 - d1 - 1), pay, sizeof(pay));
+	if (pn < 0)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	if (check_payload(pay, (size_t)pn, &c) != SK_TOKEN_OK || !c.has_sub || c.bad_sub)
+		return -EINVAL;
+	*user = c.sub;
+	return 0;
+}
+
 const char *
 sk_token_status_str(enum sk_token_status st)
 {

@@ -209,6 +209,19 @@ int sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *
 int sk_token_user_id_parse(const char *s, size_t len, uint64_t *user);
 
 /**
+ * sk_token_peek_user - the "sub" claim of token @p tok WITHOUT checking its
+ * signature or any other claim: NOT an authentication. It only lets the
+ * caller decide cheaply whether a token is worth verifying (the sold-out
+ * path looks the claimed user up in the dedup set and verifies the token
+ * with sk_token_verify() only for a holder). No allocation; bounded work.
+ * @param tok   the compact JWS; not NUL-terminated
+ * @param len   its length
+ * @param user  [out] the claimed user id; untouched on failure
+ * @return 0, or -EINVAL (malformed, too long, or no valid sub claim).
+ */
+int sk_token_peek_user(const char *tok, size_t len, uint64_t *user);
+
+/**
  * sk_token_status_str - short stable name of a status ("ok", "expired", ...),
  * suitable as a metrics label. Never NULL; "unknown" for out-of-range values.
  */

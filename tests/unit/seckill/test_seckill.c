@@ -195,12 +195,18 @@ START_TEST(win_then_duplicate_then_sold_out)
 	ck_assert_int_eq(buy("1", &r4, &out), SK_SECKILL_SOLD_OUT);
 	ck_assert_uint_eq(out.status, 410);
 	ck_assert_int_eq(out.canned, SK_HTTP_CANNED_SOLD_OUT);
-	/* from now on the flag answers before identity is even looked at */
+	/* from now on the flag answers before any buy; only a holder's retry
+	 * still gets its order back (a winner whose answer was lost) */
 	struct sk_http_request anon = req_user(NULL);
 	ck_assert_int_eq(buy("1", &anon, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
+	ck_assert_uint_eq(out.status, 200);
+	ck_assert_uint_eq(out.order, rec.id);
+	body_is(&out, want);
+	ck_assert_int_eq(buy("1", &r4, &out), SK_SECKILL_SOLD_OUT);
 	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_WON], 3);
-	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_DUPLICATE], 2);
-	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_SOLD_OUT], 2);
+	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_DUPLICATE], 3);
+	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_SOLD_OUT], 3);
 }
 END_TEST
 
@@ -419,6 +425,65 @@ START_TEST(tokens)
 }
 END_TEST
 
+/* After the sell-out a holder's retry gets its order; a forged claim never does. */
+START_TEST(sold_out_holder_tokens)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r;
+	char h[SK_TOKEN_MAX_LEN + 16];
+	uint64_t won = 0;
+
+	for (uint64_t u = 5; u <= 7; u++) {
+		mint(h, sizeof(h), u, NOW_S + 60, true, 1);
+		r = req_auth(h);
+		ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+		if (u == 5)
+			won = out.order;
+	}
+	ck_assert_uint_eq(remaining(1), 0);
+	mint(h, sizeof(h), 8, NOW_S + 60, true, 1); /* finds it empty: the flag goes up */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_SOLD_OUT);
+
+	/* a non-holder: 410 without any signature check */
+	uint64_t verified = T.lc.stats.token[SK_TOKEN_OK];
+	mint(h, sizeof(h), 9, NOW_S + 60, true, 1);
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_uint_eq(T.lc.stats.token[SK_TOKEN_OK], verified);
+
+	/* the holder: verified, its order back */
+	mint(h, sizeof(h), 5, NOW_S + 60, true, 1);
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
+	ck_assert_uint_eq(out.order, won);
+	ck_assert_uint_eq(T.lc.stats.token[SK_TOKEN_OK], verified + 1);
+
+	/* claims of the holder that do not verify: 410, no order leaked */
+	h[strlen(h) - 2] ^= 1; /* forged signature */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_uint_eq(out.order, 0);
+	mint(h, sizeof(h), 5, NOW_S - 10, true, 1); /* expired */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_SOLD_OUT);
+	mint(h, sizeof(h), 5, NOW_S + 60, true, 2); /* for another item */
+	r = req_auth(h);
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_SOLD_OUT);
+	r = req_auth("Bearer not-a-token");
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_SOLD_OUT);
+
+	/* the peek reads the claim only */
+	uint64_t user = 0;
+	mint(h, sizeof(h), 77, NOW_S + 60, false, 0);
+	ck_assert_int_eq(sk_token_peek_user(h + 7, strlen(h + 7), &user), 0);
+	ck_assert_uint_eq(user, 77);
+	ck_assert_int_eq(sk_token_peek_user("a.b", 3, &user), -EINVAL);
+	ck_assert_int_eq(sk_token_peek_user("x..y", 4, &user), -EINVAL);
+	ck_assert_int_eq(sk_token_peek_user(NULL, 0, &user), -EINVAL);
+}
+END_TEST
+
 START_TEST(rate_limit)
 {
 	struct sk_seckill_reply out;
@@ -563,6 +628,7 @@ main(void)
 	tc = tcase_create("auth");
 	tcase_add_checked_fixture(tc, setup_auth, teardown);
 	tcase_add_test(tc, tokens);
+	tcase_add_test(tc, sold_out_holder_tokens);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
