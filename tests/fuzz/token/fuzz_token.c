@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_token.c - libFuzzer target for sk_token_verify().
+ * fuzz_token.c - libFuzzer target for sk_token_verify() and sk_token_peek_user().
  *
  * The first input byte picks a mode:
  *   even  the rest is a raw token. Verify must not crash, and if it accepts,
@@ -58,6 +58,26 @@ verify_exact(const struct sk_token_key *k, const char *tok, size_t len, int64_t 
 	return st;
 }
 
+/*
+ * peek_agrees - sk_token_peek_user() on an exact-size copy of @tok: it must
+ * not crash, and for a token that verified as @user it must read @user
+ * (its fast path for a leading "sub" and its full parse agree with verify).
+ */
+static void
+peek_agrees(const char *tok, size_t len, enum sk_token_status st, uint64_t user)
+{
+	char *copy = malloc(len ? len : 1);
+	uint64_t peeked = 0;
+
+	if (copy == NULL)
+		abort();
+	memcpy(copy, tok, len);
+	int rc = sk_token_peek_user(copy, len, &peeked);
+	free(copy);
+	if (st == SK_TOKEN_OK && (rc != 0 || peeked != user))
+		abort();
+}
+
 /* signed_by - the last segment of @tok is base64url(HMAC(@key, rest)). */
 static int
 signed_by(const char *key, const char *tok, size_t len)
@@ -103,6 +123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st == SK_TOKEN_OK &&
 		    (!signed_by(secret, (const char *)data + 1, size - 1) || user == 0))
 			abort();
+		peek_agrees((const char *)data + 1, size - 1, st, user);
 		return 0;
 	}
 
@@ -125,6 +146,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	st = verify_exact(key, tok, o, NOW, &user);
 	if (st == SK_TOKEN_OK && user == 0)
 		abort();
+	peek_agrees(tok, o, st, user);
 	/* exp is required and bounded: no accepted token is valid for ever */
 	if (st == SK_TOKEN_OK && verify_exact(key, tok, o, SK_TOKEN_TIME_MAX + SK_TOKEN_SKEW_MAX,
 					      &user) != SK_TOKEN_E_EXPIRED)

@@ -478,6 +478,17 @@ START_TEST(sold_out_holder_tokens)
 	mint(h, sizeof(h), 77, NOW_S + 60, false, 0);
 	ck_assert_int_eq(sk_token_peek_user(h + 7, strlen(h + 7), &user), 0);
 	ck_assert_uint_eq(user, 77);
+	/* sub not first: the full parse; a zero sub refused; the largest id */
+	static const char later[] = "eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjEsInN1YiI6Ijc3In0.c2ln";
+	static const char zero[] = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIwIiwiZXhwIjoxfQ.c2ln";
+	static const char big[] = "eyJhbGciOiJIUzI1NiJ9."
+				  "eyJzdWIiOiIxODQ0Njc0NDA3MzcwOTU1MTYxNSIsImV4cCI6MX0.c2ln";
+	user = 0;
+	ck_assert_int_eq(sk_token_peek_user(later, strlen(later), &user), 0);
+	ck_assert_uint_eq(user, 77);
+	ck_assert_int_eq(sk_token_peek_user(zero, strlen(zero), &user), -EINVAL);
+	ck_assert_int_eq(sk_token_peek_user(big, strlen(big), &user), 0);
+	ck_assert_uint_eq(user, UINT64_MAX);
 	ck_assert_int_eq(sk_token_peek_user("a.b", 3, &user), -EINVAL);
 	ck_assert_int_eq(sk_token_peek_user("x..y", 4, &user), -EINVAL);
 	ck_assert_int_eq(sk_token_peek_user(NULL, 0, &user), -EINVAL);
