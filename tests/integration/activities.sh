@@ -15,7 +15,7 @@
 #     request again is "unchanged" (remaining not doubled), with other units
 #     exit 5; an earlier winner gets its own order back (200 duplicate, no
 #     second unit); 60 new users -> exactly 20 winners; after the sell-out an
-#     earlier winner gets 410;
+#     earlier winner still gets its own order back (never "sold out");
 #  4. activity add 2 --start +4s: 425 with starts_in_ms, 200 after the
 #     start; close: 403 for everyone, closing again "unchanged", stock add
 #     exits 5, nothing changed; item 6 with --end +3s: 200, then 403 ended;
@@ -186,7 +186,8 @@ expect_eq "metrics: two activities created (1 and 4)" "$(metric seckill_activiti
 w1_user=$(head -1 "$tmp/w1.orders" | cut -d' ' -f1)
 w1_order=$(head -1 "$tmp/w1.orders" | cut -d' ' -f2)
 buy 1 "$w1_user"
-expect_eq "sold out: an earlier winner gets 410" "$CODE" 410
+expect_eq "sold out: an earlier winner gets its own order back, not 410" "$CODE $BODY" \
+	"200 {\"status\":\"confirmed\",\"order\":\"$w1_order\",\"duplicate\":true}"
 ctl stock add 1 20 --request-id 5
 expect_eq "restock 20 (request 5): exit 0" "$CTL_RC" 0
 check "restock: prints 'restocked'" grep -q "restocked, 20 units (request id 5)" "$tmp/ctl.out"
@@ -215,7 +216,8 @@ expect_eq "wave 2: exactly 20 winners (200 confirmed), the rest 410" \
 check "wave 2: winners are new users" disjoint_users "$tmp/w1.orders" "$tmp/w2.orders"
 expect_eq "wave 2: every 200 is in LMDB" "$(orders_in_store "$tmp/w2.orders")" 20
 buy 1 "$w1_user"
-expect_eq "sold out again: an earlier winner gets 410" "$CODE" 410
+expect_eq "sold out again: an earlier winner gets its own order back" "$CODE $BODY" \
+	"200 {\"status\":\"confirmed\",\"order\":\"$w1_order\",\"duplicate\":true}"
 expect_eq "wave 2: ledger live 70, remaining 0" "$(act ledger.live):$(act remaining)" "70:0"
 expect_eq "metrics: 20 units restocked" "$(metric seckill_units_restocked_total)" 20
 
@@ -284,7 +286,8 @@ check "restart: activity show 1 prints remaining 0" grep -qE '^remaining +0$' "$
 check "restart: activity show 1 prints total 50 added 20" grep -q 'total 50 added 20' "$tmp/ctl.out"
 expect_eq "restart: ledger live 70" "$(act ledger.live)" 70
 buy 1 "$w1_user"
-expect_eq "restart: an earlier winner cannot buy (410)" "$CODE" 410
+expect_eq "restart: an earlier winner cannot buy; it gets its order of the earlier run back" \
+	"$CODE $BODY" "200 {\"status\":\"confirmed\",\"order\":\"$w1_order\",\"duplicate\":true}"
 buy 2 5003
 expect_eq "restart: closed item 2 is not on sale (404)" "$CODE $BODY" '404 {"status":"not_found"}'
 expect_eq "restart: item 2 stays in the store only, closed" \
