@@ -232,7 +232,7 @@ def multi_broker():
 
 def usage():
     for args, what in [
-            (["consume", "--bootstrap", "10.0.0.1:9092", "--topic", "t"], "another host"),
+            (["consume", "--bootstrap", "198.18.0.1:9092", "--topic", "t"], "another host"),
             (["consume", "--bootstrap", "localhost:9092", "--topic", "t"], "a name"),
             (["consume", "--bootstrap", "127.0.0.1:1,198.18.0.1:9092", "--topic", "t"],
              "one bad entry of two"),
