@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 /* ---------------------------------------------------------------- clocks */
@@ -156,6 +157,28 @@ bench_opt_common(int opt, bool *json, void (*usage)(const char *prog), const cha
 		usage(prog);
 		return 2;
 	}
+}
+
+/**
+ * bench_huge_alloc - @p len bytes rounded up to 2 MiB, 2 MiB aligned, with
+ * transparent huge pages asked for: the arena in plain memory behaves like
+ * the dataplane's hugepage memzone. Free with free().
+ * @param len    bytes wanted
+ * @param[out] got  bytes allocated (len rounded up); may be NULL
+ * @return the memory (not zeroed), or NULL (len 0 or out of memory).
+ */
+static inline void *
+bench_huge_alloc(size_t len, size_t *got)
+{
+	const size_t huge = (size_t)2 << 20;
+	size_t n = (len + huge - 1) & ~(huge - 1);
+	void *mem = len != 0 ? aligned_alloc(huge, n) : NULL;
+
+	if (mem != NULL)
+		madvise(mem, n, MADV_HUGEPAGE);
+	if (got != NULL)
+		*got = n;
+	return mem;
 }
 
 #endif /* BENCH_UTIL_H */

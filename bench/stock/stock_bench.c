@@ -43,14 +43,9 @@ new_arena(uint32_t nlcores, uint64_t dedup_slots)
 				.status_bits = 24,
 				.epoch = (uint32_t)time(NULL)};
 	size_t sz = sk_shm_size(&c);
-	size_t len = sk_align_up(sz, 2u << 20);
-	/* 2 MiB pages, as the dataplane's hugepage memzone has */
-	void *mem = aligned_alloc(2u << 20, len);
+	void *mem = bench_huge_alloc(sz, NULL);
 
-	if (mem == NULL)
-		return NULL;
-	madvise(mem, len, MADV_HUGEPAGE);
-	return sk_shm_init(mem, sz, &c);
+	return mem != NULL ? sk_shm_init(mem, sz, &c) : NULL;
 }
 
 static struct sk_item *

@@ -110,12 +110,37 @@ fs_name(const char *dir)
 	}
 }
 
+/*
+ * store_temp - a new store in a fresh directory "<base>/<name>-XXXXXX"
+ * (its path in @dir). 0, or a negative errno: @dir[0] is '\0' when no
+ * directory was made, else the directory exists and is the caller's to
+ * remove. The error is printed.
+ */
+static int
+store_temp(const char *base, const char *name, const struct sk_store_conf *conf, char *dir,
+	   size_t dirlen, struct sk_store **st)
+{
+	char err[SK_STORE_ERR_MAX];
+	int rc;
+
+	snprintf(dir, dirlen, "%s/%s-XXXXXX", base, name);
+	if (mkdtemp(dir) == NULL) {
+		rc = -errno;
+		fprintf(stderr, "error: mkdtemp in %s: %s\n", base, strerror(-rc));
+		dir[0] = '\0';
+		return rc;
+	}
+	rc = sk_store_open(st, dir, conf, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "error: %s\n", err);
+	return rc;
+}
 /* run_one - one batch size in a fresh store under @base. */
 static int
 run_one(const char *base, unsigned batch, double seconds, uint64_t max_orders, bool nosync,
 	struct result *res)
 {
-	char dir[PATH_MAX], err[SK_STORE_ERR_MAX];
+	char dir[PATH_MAX];
 	struct sk_store_conf conf = {.map_size = UINT64_C(8) << 30,
 				     .flags = nosync ? SK_STORE_NOSYNC : 0};
 	struct sk_store *st = NULL;
@@ -124,14 +149,10 @@ run_one(const char *base, unsigned batch, double seconds, uint64_t max_orders, b
 	size_t lat_cap = 1 << 16, nlat = 0;
 	int rc;
 
-	snprintf(dir, sizeof(dir), "%s/sk-store-bench-XXXXXX", base);
-	if (mkdtemp(dir) == NULL) {
-		fprintf(stderr, "error: mkdtemp in %s: %s\n", base, strerror(errno));
-		return -errno;
-	}
-	rc = sk_store_open(&st, dir, &conf, err, sizeof(err));
+	rc = store_temp(base, "sk-store-bench", &conf, dir, sizeof(dir), &st);
 	if (rc != 0) {
-		fprintf(stderr, "error: %s\n", err);
+		if (dir[0] == '\0')
+			return rc; /* no directory to remove */
 		goto out;
 	}
 	recs = calloc(batch, sizeof(*recs));
@@ -432,14 +453,10 @@ run_preheat(const char *base, uint64_t n, struct preheat_result *res)
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	snprintf(dir, sizeof(dir), "%s/sk-preheat-bench-XXXXXX", base);
-	if (mkdtemp(dir) == NULL) {
-		fprintf(stderr, "error: mkdtemp in %s: %s\n", base, strerror(errno));
-		return -errno;
-	}
-	rc = sk_store_open(&st, dir, &conf, err, sizeof(err));
+	rc = store_temp(base, "sk-preheat-bench", &conf, dir, sizeof(dir), &st);
 	if (rc != 0) {
-		fprintf(stderr, "error: %s\n", err);
+		if (dir[0] == '\0')
+			return rc; /* no directory to remove */
 		goto out;
 	}
 
@@ -497,15 +514,13 @@ run_preheat(const char *base, uint64_t n, struct preheat_result *res)
 							      : PREHEAT_ARENA_MIN,
 				       .status_bits = PREHEAT_STATUS_BIT,
 				       .epoch = epoch};
-	size_t size = sk_shm_size(&sc), len = sk_align_up(size, 2u << 20);
-	/* 2 MiB pages, as the dataplane's hugepage memzone has (as bench/stock does) */
-	mem = size != 0 ? aligned_alloc(2u << 20, len) : NULL;
+	size_t size = sk_shm_size(&sc);
+	mem = bench_huge_alloc(size, NULL);
 	if (mem == NULL) {
 		fprintf(stderr, "error: preheat: no arena of %zu bytes\n", size);
 		rc = -ENOMEM;
 		goto out;
 	}
-	madvise(mem, len, MADV_HUGEPAGE);
 
 	/* r == -1: the cold run (data.mdb not in the page cache), not in the medians */
 	for (int r = -1; r < PREHEAT_REPS; r++) {
