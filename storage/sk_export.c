@@ -70,6 +70,23 @@ on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 	stat_add(&ex->s.delivered, 1);
 }
 
+/* producer_free - destroy the producer and its topics, dropping what is queued. */
+static void
+producer_free(struct sk_export *ex)
+{
+	if (ex->rk == NULL)
+		return;
+	rd_kafka_purge(ex->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+	rd_kafka_poll(ex->rk, 0); /* the purged messages' reports */
+	if (ex->orders != NULL)
+		rd_kafka_topic_destroy(ex->orders);
+	if (ex->events != NULL)
+		rd_kafka_topic_destroy(ex->events);
+	rd_kafka_destroy(ex->rk);
+	ex->rk = NULL;
+	ex->orders = ex->events = NULL;
+}
+
 /* producer_new - the idempotent producer and its two topics. */
 static int
 producer_new(struct sk_export *ex, char *err, size_t errlen)
@@ -109,25 +126,10 @@ producer_new(struct sk_export *ex, char *err, size_t errlen)
 	if (ex->orders == NULL || ex->events == NULL) {
 		sk_set_err(err, errlen, "kafka: topics %s, %s: %s", ex->orders_name,
 			   ex->events_name, rd_kafka_err2str(rd_kafka_last_error()));
+		producer_free(ex); /* all or nothing: ex->rk is NULL again */
 		return -EINVAL;
 	}
 	return 0;
-}
-
-static void
-producer_free(struct sk_export *ex)
-{
-	if (ex->rk == NULL)
-		return;
-	rd_kafka_purge(ex->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-	rd_kafka_poll(ex->rk, 0); /* the purged messages' reports */
-	if (ex->orders != NULL)
-		rd_kafka_topic_destroy(ex->orders);
-	if (ex->events != NULL)
-		rd_kafka_topic_destroy(ex->events);
-	rd_kafka_destroy(ex->rk);
-	ex->rk = NULL;
-	ex->orders = ex->events = NULL;
 }
 
 int
@@ -302,23 +304,19 @@ produce_one(const struct sk_store_event *ev, void *arg)
 	return 0;
 }
 
-/* rewind - after a failed delivery, once nothing is in flight: from the cursor again. */
-static int
+/* rewind_to_cursor - after a failed delivery, once nothing is in flight: from the cursor again. */
+static void
 rewind_to_cursor(struct sk_export *ex)
 {
 	if (ex->inflight != 0)
-		return 0;
+		return;
 	for (uint64_t s = ex->cursor + 1; s < ex->next; s++)
 		ex->slot[s & ex->mask] = SLOT_FREE;
 	ex->next = ex->cursor + 1;
 	ex->rewind = false;
 	stat_add(&ex->s.rewinds, 1);
-	if (rd_kafka_fatal_error(ex->rk, NULL, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		/* the idempotent producer cannot go on: a new one */
-		producer_free(ex);
-		return producer_new(ex, NULL, 0);
-	}
-	return 0;
+	if (ex->rk != NULL && rd_kafka_fatal_error(ex->rk, NULL, 0) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		producer_free(ex); /* it cannot go on: sk_export_poll() makes a new one */
 }
 
 int
@@ -333,9 +331,14 @@ sk_export_poll(struct sk_export *ex, int64_t now_ns, unsigned max)
 	rc = save(ex, now_ns, false);
 	if (rc != 0)
 		return rc;
-	if (ex->rewind || ex->rk == NULL) {
-		rc = rewind_to_cursor(ex);
-		if (rc != 0 || ex->rewind)
+	if (ex->rewind) {
+		rewind_to_cursor(ex);
+		if (ex->rewind)
+			return 0; /* events still in flight */
+	}
+	if (ex->rk == NULL) {
+		rc = producer_new(ex, NULL, 0);
+		if (rc != 0)
 			return rc;
 	}
 	if (max == 0 || ex->next > ex->cursor + ex->mask + 1)

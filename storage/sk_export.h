@@ -88,8 +88,11 @@ int sk_export_open(struct sk_export **out, struct sk_store *st, const struct sk_
  * @param ex      the exporter
  * @param now_ns  a monotonic clock, for the cursor writes' pacing
  * @param max     most events produced by this call
+ * A producer that hit a fatal error is replaced here (the events from the
+ * cursor on are produced again).
  * @return events produced (>= 0), or a negative errno of the store (-EIO
- *         ...; the next call retries).
+ *         ...) or of a replacement producer (-EINVAL, -ENOMEM); the next
+ *         call retries.
  */
 int sk_export_poll(struct sk_export *ex, int64_t now_ns, unsigned max);
 
