@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Run every test: installs what is missing, reserves hugepages, builds a
-# release and a sanitizer (ASan+UBSan) build, runs the unit and integration
-# tests on the release build, the unit tests again under the sanitizers, the
-# libFuzzer targets for a bounded time, and the format check.
+# release (debugoptimized), an -O3 release (built only, so that its warnings
+# fail the run), a sanitizer (ASan+UBSan) build and, with clang, the fuzzers
+# and everything else; runs the unit and integration tests on the release
+# build, the unit tests again under the sanitizers, the libFuzzer targets for
+# a bounded time, and the format check.
 #
 #   ./scripts/test.sh            everything
 #   SK_FUZZ_SECONDS=20 ./scripts/test.sh   shorter fuzzing (per target)
@@ -19,6 +21,8 @@ fail=0
 
 sk_log "release build"
 sk_build build/release -Dbuildtype=debugoptimized
+sk_log "optimised build (--buildtype=release, -O3: packagers build this way)"
+sk_build build/release-o3 -Dbuildtype=release
 sk_log "sanitizer build (ASan + UBSan)"
 sk_build build/sanitize -Db_sanitize=address,undefined -Db_lundef=false
 

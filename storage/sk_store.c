@@ -448,24 +448,39 @@ walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi)
 	return w->rc;
 }
 
-/* walk_get - move by @op (from w->key for the MDB_SET* ops); true at a record. */
+/* walk_move - mdb_cursor_get() by @op with @key; the first error sticks. */
 static bool
-walk_get(struct walk *w, MDB_cursor_op op)
+walk_move(struct walk *w, MDB_val *key, MDB_cursor_op op)
 {
 	if (w->rc != 0 || w->cur == NULL)
 		return false;
-	int rc = mdb_cursor_get(w->cur, &w->key, &w->data, op);
+	int rc = mdb_cursor_get(w->cur, key, &w->data, op);
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		w->rc = lmdb_err(rc);
 	return rc == 0;
 }
 
-/* walk_seek - walk_get() by @op from the @len bytes of key @k. */
+/* walk_get - move by @op from the walk's current record; true at a record. */
+static bool
+walk_get(struct walk *w, MDB_cursor_op op)
+{
+	return walk_move(w, &w->key, op);
+}
+
+/*
+ * walk_seek - position by @op (MDB_SET, MDB_SET_KEY, MDB_SET_RANGE,
+ * MDB_FIRST) from the @len bytes of key @k; true at a record. w->key is
+ * then LMDB's copy of the key, never @k: MDB_SET is done as MDB_SET_KEY,
+ * so the walk holds no pointer into the caller's frame.
+ */
 static bool
 walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len)
 {
-	w->key = mval(k, len);
-	return walk_get(w, op);
+	MDB_val key = mval(k, len);
+	if (!walk_move(w, &key, op == MDB_SET ? MDB_SET_KEY : op))
+		return false;
+	w->key = key;
+	return true;
 }
 
 /*

@@ -35,6 +35,7 @@ mk_arp(uint16_t op, const struct rte_ether_addr *eth_dst, const struct rte_ether
 
 	ck_assert_ptr_nonnull(m);
 	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, 60); /* padded minimum frame */
+	ck_assert_ptr_nonnull(eth);
 	memset(eth, 0, 60);
 	arp = (struct rte_arp_hdr *)(eth + 1);
 	eth->dst_addr = *eth_dst;
