@@ -235,6 +235,82 @@ START_TEST(wheel_prompt_and_budget)
 }
 END_TEST
 
+/*
+ * More not-yet-due entries in one slot than the budget: the entries due
+ * earlier in that slot still fire on their tick. With one level, such a
+ * slot was walked budget entries at a time and never left, so timers fired
+ * once per revolution at best (a crowd that opened its connections in the
+ * same tick stalls everyone's timers).
+ */
+START_TEST(wheel_crowded_slot)
+{
+	static struct sk_timer slots[64];
+	static struct ent ents[400];
+	struct sk_timer_wheel w;
+	struct wctx c = {.w = &w, .e = ents};
+	const uint32_t budget = 16;
+	const uint64_t base = 70000;
+
+	ck_assert_int_eq(sk_timer_wheel_init(&w, slots, 64), 0);
+	memset(ents, 0, sizeof(ents));
+	c.now = base;
+	sk_timer_wheel_advance(&w, c.now, budget, fire, &c);
+	/* 398 entries three revolutions ahead, all in the slot of base + 5 ... */
+	for (int i = 0; i < 398; i++) {
+		ents[i].due = base + 3 * 64 + 5;
+		sk_timer_wheel_arm(&w, &ents[i].t, ents[i].due);
+	}
+	/* ... then two due soon, one in that slot and one in the next. */
+	ents[398].due = base + 5;
+	sk_timer_wheel_arm(&w, &ents[398].t, ents[398].due);
+	ents[399].due = base + 6;
+	sk_timer_wheel_arm(&w, &ents[399].t, ents[399].due);
+	for (int k = 0; k < 3 * 64 + 40; k++) {
+		c.now++;
+		sk_timer_wheel_advance(&w, c.now, budget, fire, &c);
+	}
+	ck_assert_int_eq(ents[398].fires, 1);
+	ck_assert_uint_eq(ents[398].fired_at, base + 5);
+	ck_assert_int_eq(ents[399].fires, 1);
+	ck_assert_uint_eq(ents[399].fired_at, base + 6);
+	/* The crowd fires on its tick too, budget entries per call (398 / 16 calls). */
+	for (int i = 0; i < 398; i++) {
+		ck_assert_int_eq(ents[i].fires, 1);
+		ck_assert_uint_le(ents[i].fired_at, base + 3 * 64 + 5 + 398 / budget + 1);
+	}
+	ck_assert_uint_eq(w.armed, 0);
+}
+END_TEST
+
+/* Entries further ahead than the far level spans still fire on their tick. */
+START_TEST(wheel_beyond_far_level)
+{
+	static struct sk_timer slots[16];
+	static struct ent ents[3];
+	struct sk_timer_wheel w;
+	struct wctx c = {.w = &w, .e = ents};
+	const uint64_t span = 16ull * SK_TIMER_FAR_SLOTS;
+
+	ck_assert_int_eq(sk_timer_wheel_init(&w, slots, 16), 0);
+	memset(ents, 0, sizeof(ents));
+	c.now = 1000;
+	sk_timer_wheel_advance(&w, c.now, 64, fire, &c);
+	ents[0].due = c.now + 3;
+	ents[1].due = c.now + span + 7; /* same far slot as a nearer revolution */
+	ents[2].due = c.now + 2 * span + 40;
+	for (int i = 0; i < 3; i++)
+		sk_timer_wheel_arm(&w, &ents[i].t, ents[i].due);
+	for (uint64_t k = 0; k < 2 * span + 64; k++) {
+		c.now++;
+		sk_timer_wheel_advance(&w, c.now, 64, fire, &c);
+	}
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(ents[i].fires, 1);
+		ck_assert_uint_eq(ents[i].fired_at, ents[i].due);
+	}
+}
+END_TEST
+
 static Suite *
 parts_suite(void)
 {
@@ -246,6 +322,8 @@ parts_suite(void)
 	tcase_add_test(tc, syncookie_roundtrip);
 	tcase_add_test(tc, wheel_random);
 	tcase_add_test(tc, wheel_prompt_and_budget);
+	tcase_add_test(tc, wheel_crowded_slot);
+	tcase_add_test(tc, wheel_beyond_far_level);
 	suite_add_tcase(s, tc);
 	return s;
 }
