@@ -35,6 +35,9 @@ sk_net_conf_defaults(struct sk_net_conf *conf)
 	conf->rto_max_ms = 8000;
 	conf->max_retries = 6;
 	conf->idle_timeout_ms = 60000;
+	conf->idle_new_ms = 10000;
+	conf->max_conns_per_ip = 1024;
+	conf->challenge_ack_conn_ms = 500;
 	conf->time_wait_ms = 2000;
 	conf->time_wait_max = 1024;
 	conf->challenge_ack_per_s = 100;
@@ -55,8 +58,8 @@ conf_valid(const struct sk_net_conf *c)
 	       c->tx_burst_max >= 1 && c->tx_burst_max <= 1024 && c->rto_min_ms >= 1 &&
 	       c->rto_min_ms <= c->rto_max_ms && c->rto_initial_ms >= c->rto_min_ms &&
 	       c->rto_initial_ms <= c->rto_max_ms && c->rto_max_ms <= 600000 &&
-	       c->max_retries >= 1 && c->idle_timeout_ms >= 1 && c->time_wait_ms >= 1 &&
-	       c->challenge_ack_per_s >= 1 && c->timer_tick_us >= 1 &&
+	       c->max_retries >= 1 && c->idle_timeout_ms >= 1 && c->idle_new_ms >= 1 &&
+	       c->time_wait_ms >= 1 && c->challenge_ack_per_s >= 1 && c->timer_tick_us >= 1 &&
 	       c->timer_tick_us <= 1000000 && sk_is_pow2(c->timer_slots) &&
 	       c->timer_slots <= (1u << 22) && c->timer_budget >= 16 && c->cookie_period_s >= 1 &&
 	       c->cookie_period_s <= 3600;
@@ -118,10 +121,16 @@ sk_net_lcore_create(const struct sk_net_conf *conf, unsigned lcore, struct rte_m
 	net->rto_min = sk_net_ms_to_ticks(net, conf->rto_min_ms);
 	net->rto_max = sk_net_ms_to_ticks(net, conf->rto_max_ms);
 	net->idle_ticks = sk_net_ms_to_ticks(net, conf->idle_timeout_ms);
+	net->idle_new_ticks =
+		sk_net_ms_to_ticks(net, RTE_MIN(conf->idle_new_ms, conf->idle_timeout_ms));
+	net->chal_conn_ticks = conf->challenge_ack_conn_ms
+				       ? sk_net_ms_to_ticks(net, conf->challenge_ack_conn_ms)
+				       : 0;
 	net->tw_ticks = sk_net_ms_to_ticks(net, conf->time_wait_ms);
 	net->netmask = conf->prefix_len == 0 ? 0 : ~0u << (32 - conf->prefix_len);
 	sk_syncookie_init(&net->cookie, conf->cookie_secret, hz * conf->cookie_period_s);
 	net->hash_seed = (uint32_t)(net->cookie.k0 ^ (net->cookie.k1 >> 32)) ^ lcore;
+	net->rng = (net->cookie.k0 ^ rte_rdtsc()) | 1; /* xorshift64: never 0 */
 
 	while (nb < conf->max_conns * 2 && nb < (1u << 25))
 		nb <<= 1;
@@ -134,8 +143,10 @@ sk_net_lcore_create(const struct sk_net_conf *conf, unsigned lcore, struct rte_m
 	net->snd_mem = zalloc_array("sk_net_snd", conf->max_conns, conf->snd_buf_size, socket);
 	net->app_mem = zalloc_array("sk_net_app", conf->max_conns, app_sz, socket);
 	slots = zalloc_array("sk_net_wheel", conf->timer_slots, sizeof(struct sk_timer), socket);
+	net->peers = sk_tcp_peer_table(conf, socket, &net->peer_mask);
 	if (net->conns == NULL || net->buckets == NULL || net->rcv_mem == NULL ||
-	    net->snd_mem == NULL || net->app_mem == NULL || slots == NULL)
+	    net->snd_mem == NULL || net->app_mem == NULL || slots == NULL ||
+	    (conf->max_conns_per_ip != 0 && net->peers == NULL))
 		goto nomem;
 	if (sk_timer_wheel_init(&net->wheel, slots, conf->timer_slots) != 0)
 		goto nomem;
@@ -144,6 +155,7 @@ sk_net_lcore_create(const struct sk_net_conf *conf, unsigned lcore, struct rte_m
 	TAILQ_INIT(&net->resumeq);
 	TAILQ_INIT(&net->closeq);
 	TAILQ_INIT(&net->twq);
+	TAILQ_INIT(&net->freshq);
 	/* Free list in index order: slot 0 is handed out first. */
 	for (uint32_t i = conf->max_conns; i-- > 0;) {
 		struct sk_tcp_conn *c = &net->conns[i];
@@ -168,6 +180,7 @@ nomem:
 		rte_free(net->rcv_mem);
 		rte_free(net->snd_mem);
 		rte_free(net->app_mem);
+		rte_free(net->peers);
 		rte_free(net);
 	}
 	rte_free(slots);
@@ -187,6 +200,7 @@ sk_net_lcore_free(struct sk_net_lcore *net)
 	rte_free(net->rcv_mem);
 	rte_free(net->snd_mem);
 	rte_free(net->app_mem);
+	rte_free(net->peers);
 	rte_free(net);
 }
 

@@ -56,6 +56,10 @@
  *    pass. on_data is also called once with whatever is buffered (possibly
  *    len == 0) when the peer's FIN arrives; sk_tcp_peer_closed(c) is then
  *    true, and the app should answer and call sk_tcp_close().
+ *  - on_timeout(app, c) (optional): the deadline the app set with
+ *    sk_tcp_set_deadline() passed (called from sk_net_timers). The app
+ *    answers (e.g. 408) and closes or aborts @c. Without on_timeout the
+ *    stack resets the connection.
  *  - on_close(app, c): called exactly once for every connection that got
  *    on_open, when the app can no longer use it (peer reset, retransmission
  *    cap, idle timeout, after sk_tcp_abort(), or once a graceful close has
@@ -118,10 +122,12 @@ struct sk_net_conf {
 
 	/* --- capacity --- */
 	uint32_t max_conns; /**< connection table size per lcore (default 4096), incl. TIME_WAIT */
-	uint16_t mss;	    /**< our MSS, 88..9000 (default 1460 = MTU 1500) */
-	uint32_t rcv_buf_size;	/**< per-conn receive buffer, 1..65535 (default 10240) */
-	uint32_t snd_buf_size;	/**< per-conn unacked-send buffer, >= 64 (default 8192) */
-	uint32_t app_data_size; /**< per-conn app area, >= SK_TCP_APP_DATA_MIN (default 256) */
+	uint32_t max_conns_per_ip; /**< connections of one client address per lcore, TIME_WAIT
+				      excluded, 0 = no cap (default 1024) */
+	uint16_t mss;		   /**< our MSS, 88..9000 (default 1460 = MTU 1500) */
+	uint32_t rcv_buf_size;	   /**< per-conn receive buffer, 1..65535 (default 10240) */
+	uint32_t snd_buf_size;	   /**< per-conn unacked-send buffer, >= 64 (default 8192) */
+	uint32_t app_data_size;	   /**< per-conn app area, >= SK_TCP_APP_DATA_MIN (default 256) */
 	uint16_t
 		tx_burst_max; /**< TX queue depth before an internal flush, 1..1024 (default 256) */
 
@@ -131,12 +137,18 @@ struct sk_net_conf {
 	uint32_t rto_max_ms;	  /**< upper bound after backoff (default 8000) */
 	uint8_t max_retries;	  /**< retransmissions of one segment before RST (default 6) */
 	uint32_t idle_timeout_ms; /**< keep-alive idle timeout (default 60000) */
+	uint32_t idle_new_ms;	  /**< idle timeout of a connection that has not completed a request
+				     (no sk_tcp_mark_used() yet); idle_timeout_ms if that is
+				     shorter (default 10000) */
 	uint32_t time_wait_ms;	  /**< TIME_WAIT duration (default 2000: short on purpose) */
 	uint32_t time_wait_max; /**< TIME_WAIT entries per lcore; oldest recycled (default 1024) */
-	uint32_t challenge_ack_per_s; /**< RFC 5961 challenge ACKs per second per lcore (default
-					 100) */
-	uint32_t timer_tick_us;	      /**< timer wheel tick (default 1000) */
-	uint32_t timer_slots;	      /**< wheel slots, power of two (default 4096) */
+	uint32_t challenge_ack_per_s;	/**< RFC 5961 challenge ACKs per second per lcore, on
+					   average: each second's limit is drawn at random from
+					   [n/2, 3n/2] (default 100) */
+	uint32_t challenge_ack_conn_ms; /**< at most one challenge ACK per connection per this
+					   many ms (default 500) */
+	uint32_t timer_tick_us;		/**< timer wheel tick (default 1000) */
+	uint32_t timer_slots;		/**< wheel slots, power of two (default 4096) */
 	uint32_t timer_budget; /**< max timer entries visited per sk_net_timers() (default 4096) */
 	uint32_t cookie_period_s; /**< SYN-cookie time slot; a cookie lives 1..2 slots (default 64)
 				   */
@@ -155,12 +167,13 @@ struct sk_net_conf {
 
 /**
  * Application callbacks; see "Callback rules" in the file comment.
- * All three must be non-NULL.
+ * on_open, on_data and on_close must be non-NULL; on_timeout may be NULL.
  */
 struct sk_net_app_ops {
 	void (*on_open)(void *app, struct sk_tcp_conn *c);
 	size_t (*on_data)(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len);
 	void (*on_close)(void *app, struct sk_tcp_conn *c);
+	void (*on_timeout)(void *app, struct sk_tcp_conn *c); /**< optional, may be NULL */
 };
 
 /**
@@ -197,25 +210,27 @@ struct sk_net_stats {
 	uint64_t icmp_drop_cksum; /**< bad ICMP checksum */
 	uint64_t icmp_drop_other; /**< ICMP types we ignore */
 	/* TCP input */
-	uint64_t tcp_rx;	       /**< TCP segments passing IP checks */
-	uint64_t tcp_drop_cksum;       /**< bad TCP checksum */
-	uint64_t tcp_drop_hdr;	       /**< bad data offset / flag combination */
-	uint64_t tcp_drop_port;	       /**< not our listening port (RST sent unless RST) */
-	uint64_t tcp_syn_rx;	       /**< SYNs to the listening port */
-	uint64_t tcp_synack_tx;	       /**< SYN-ACKs sent (cookies) */
-	uint64_t tcp_cookie_ok;	       /**< handshake ACKs with a valid cookie */
-	uint64_t tcp_cookie_bad;       /**< ACKs for no connection with a bad cookie (RST sent) */
-	uint64_t tcp_conn_full;	       /**< valid cookie but the table was full (dropped) */
-	uint64_t tcp_conn_opened;      /**< connections established */
-	uint64_t tcp_conn_closed;      /**< connections released (any reason) */
-	uint64_t tcp_conns;	       /**< gauge: connections in the table (incl. TIME_WAIT) */
-	uint64_t tcp_time_wait;	       /**< gauge: connections in TIME_WAIT */
-	uint64_t tcp_tw_recycled;      /**< TIME_WAIT entries recycled before expiry */
-	uint64_t tcp_rx_data;	       /**< in-order payload bytes accepted */
-	uint64_t tcp_ooo_drop;	       /**< out-of-order segments dropped (dup ACK sent) */
-	uint64_t tcp_win_trim;	       /**< segments trimmed at the right window edge */
-	uint64_t tcp_unacceptable;     /**< segments outside the window (ACK sent) */
-	uint64_t tcp_ack_invalid;      /**< ACK of unsent data or too old (ACK sent / dropped) */
+	uint64_t tcp_rx;	   /**< TCP segments passing IP checks */
+	uint64_t tcp_drop_cksum;   /**< bad TCP checksum */
+	uint64_t tcp_drop_hdr;	   /**< bad data offset / flag combination */
+	uint64_t tcp_drop_port;	   /**< not our listening port (RST sent unless RST) */
+	uint64_t tcp_syn_rx;	   /**< SYNs to the listening port */
+	uint64_t tcp_synack_tx;	   /**< SYN-ACKs sent (cookies) */
+	uint64_t tcp_cookie_ok;	   /**< handshake ACKs with a valid cookie */
+	uint64_t tcp_cookie_bad;   /**< ACKs for no connection with a bad cookie (RST sent) */
+	uint64_t tcp_conn_full;	   /**< valid cookie but the table was full of used connections */
+	uint64_t tcp_conn_evicted; /**< connections without a request reset to make room */
+	uint64_t tcp_conn_per_ip;  /**< valid cookie but max_conns_per_ip reached (RST sent) */
+	uint64_t tcp_conn_opened;  /**< connections established */
+	uint64_t tcp_conn_closed;  /**< connections released (any reason) */
+	uint64_t tcp_conns;	   /**< gauge: connections in the table (incl. TIME_WAIT) */
+	uint64_t tcp_time_wait;	   /**< gauge: connections in TIME_WAIT */
+	uint64_t tcp_tw_recycled;  /**< TIME_WAIT entries recycled before expiry */
+	uint64_t tcp_rx_data;	   /**< in-order payload bytes accepted */
+	uint64_t tcp_ooo_drop;	   /**< out-of-order segments dropped (dup ACK sent) */
+	uint64_t tcp_win_trim;	   /**< segments trimmed at the right window edge */
+	uint64_t tcp_unacceptable; /**< segments outside the window (ACK sent) */
+	uint64_t tcp_ack_invalid;  /**< ACK of unsent data or too old (ACK sent / dropped) */
 	uint64_t tcp_data_after_close; /**< bytes discarded after sk_tcp_close() */
 	uint64_t tcp_zwp_rx;	       /**< zero-window probes answered */
 	/* TCP output / timers */
@@ -224,14 +239,17 @@ struct sk_net_stats {
 	uint64_t tcp_retransmits;  /**< RTO-driven retransmissions */
 	uint64_t tcp_zwp_tx;	   /**< zero-window probes sent */
 	uint64_t tcp_rto_reset;	   /**< connections reset after max_retries */
-	uint64_t tcp_idle_timeout; /**< connections closed by the idle timer */
+	uint64_t tcp_idle_timeout; /**< connections closed by the idle timer (both kinds) */
+	uint64_t tcp_idle_new;	   /**< ... of them without a request (idle_new_ms) */
+	uint64_t tcp_app_timeout;  /**< app deadlines (sk_tcp_set_deadline) that passed */
 	uint64_t tcp_rst_tx;	   /**< RSTs sent */
 	uint64_t tcp_rst_rx;	   /**< RSTs that reset a connection (SEQ == RCV.NXT) */
 	uint64_t
 		tcp_rst_ignored; /**< RSTs outside the window, for no connection, or in TIME_WAIT */
-	uint64_t tcp_challenge_ack;	/**< RFC 5961 challenge ACKs sent */
-	uint64_t tcp_challenge_limited; /**< challenge ACKs suppressed by the rate limit */
-	uint64_t timer_expired;		/**< timer entries fired */
+	uint64_t tcp_challenge_ack;	     /**< RFC 5961 challenge ACKs sent */
+	uint64_t tcp_challenge_limited;	     /**< challenge ACKs suppressed by the lcore's limit */
+	uint64_t tcp_challenge_conn_limited; /**< ... by the per-connection limit */
+	uint64_t timer_expired;		     /**< timer entries fired */
 };
 
 /**
@@ -386,6 +404,30 @@ void sk_tcp_abort(struct sk_tcp_conn *c);
  * @param c  connection.
  */
 void sk_tcp_resume(struct sk_tcp_conn *c);
+
+/**
+ * Set (or with @ms == 0 clear) the app deadline of @c: @ms milliseconds from
+ * the current tick, when ops.on_timeout is called (or, without it, the
+ * connection is reset; counted tcp_app_timeout). One deadline per
+ * connection: a new call replaces the old one. Used for the request-head
+ * and body deadlines of the HTTP app. O(1); no-op on a closed connection.
+ *
+ * @param c   connection.
+ * @param ms  milliseconds from now, 0 = no deadline.
+ */
+void sk_tcp_set_deadline(struct sk_tcp_conn *c, uint32_t ms);
+
+/**
+ * Tell the stack that @c carried a complete request: from now on it idles
+ * out after conf.idle_timeout_ms instead of conf.idle_new_ms, and it is no
+ * longer a candidate for eviction. Until then, when the table is full, the
+ * oldest such "new" connection is reset to make room for a new one
+ * (tcp_conn_evicted): a crowd of connections that never ask anything cannot
+ * keep others out. O(1), idempotent.
+ *
+ * @param c  connection.
+ */
+void sk_tcp_mark_used(struct sk_tcp_conn *c);
 
 /**
  * The connection's app area: conf.app_data_size (>= 128) bytes, 16-byte

@@ -68,20 +68,23 @@ enum sk_tcp_state {
 };
 
 enum {
-	SK_TCPF_APP_OPEN = 1u << 0,    /* on_open done, on_close not yet */
-	SK_TCPF_APP_CLOSED = 1u << 1,  /* close requested: no on_data, no send */
-	SK_TCPF_FIN_QUEUED = 1u << 2,  /* send a FIN after the data */
-	SK_TCPF_FIN_SENT = 1u << 3,    /* our FIN went out at least once */
-	SK_TCPF_FIN_ACKED = 1u << 4,   /* our FIN is acknowledged */
-	SK_TCPF_PEER_FIN = 1u << 5,    /* the peer's FIN was received */
-	SK_TCPF_FIN_NOTIFY = 1u << 6,  /* on_data still owes the app the FIN */
-	SK_TCPF_ACK_NOW = 1u << 7,     /* an ACK is owed at the next flush */
-	SK_TCPF_RTO_ARMED = 1u << 8,   /* rto_deadline is meaningful */
-	SK_TCPF_RTT_ACTIVE = 1u << 9,  /* timing one segment (rtt_seq) */
-	SK_TCPF_IN_OUTQ = 1u << 10,    /* on net->outq */
-	SK_TCPF_IN_RESUMEQ = 1u << 11, /* on net->resumeq */
-	SK_TCPF_IN_CLOSEQ = 1u << 12,  /* on net->closeq */
-	SK_TCPF_IN_TWQ = 1u << 13,     /* on net->twq */
+	SK_TCPF_APP_OPEN = 1u << 0,	 /* on_open done, on_close not yet */
+	SK_TCPF_APP_CLOSED = 1u << 1,	 /* close requested: no on_data, no send */
+	SK_TCPF_FIN_QUEUED = 1u << 2,	 /* send a FIN after the data */
+	SK_TCPF_FIN_SENT = 1u << 3,	 /* our FIN went out at least once */
+	SK_TCPF_FIN_ACKED = 1u << 4,	 /* our FIN is acknowledged */
+	SK_TCPF_PEER_FIN = 1u << 5,	 /* the peer's FIN was received */
+	SK_TCPF_FIN_NOTIFY = 1u << 6,	 /* on_data still owes the app the FIN */
+	SK_TCPF_ACK_NOW = 1u << 7,	 /* an ACK is owed at the next flush */
+	SK_TCPF_RTO_ARMED = 1u << 8,	 /* rto_deadline is meaningful */
+	SK_TCPF_RTT_ACTIVE = 1u << 9,	 /* timing one segment (rtt_seq) */
+	SK_TCPF_IN_OUTQ = 1u << 10,	 /* on net->outq */
+	SK_TCPF_IN_RESUMEQ = 1u << 11,	 /* on net->resumeq */
+	SK_TCPF_IN_CLOSEQ = 1u << 12,	 /* on net->closeq */
+	SK_TCPF_IN_TWQ = 1u << 13,	 /* on net->twq */
+	SK_TCPF_IN_FRESHQ = 1u << 14,	 /* on net->freshq: no complete request yet */
+	SK_TCPF_DEADLINE = 1u << 15,	 /* app_deadline is meaningful */
+	SK_TCPF_PEER_COUNTED = 1u << 16, /* counted in net->peers (rip) */
 };
 
 /*
@@ -122,6 +125,8 @@ struct sk_tcp_conn {
 	uint64_t rto_deadline; /* retransmit / persist deadline if RTO_ARMED */
 	uint64_t tw_deadline;  /* TIME_WAIT end */
 	uint64_t rtt_start;    /* tick rtt_seq was sent */
+	uint64_t app_deadline; /* sk_tcp_set_deadline() if DEADLINE */
+	uint64_t chal_tick;    /* last challenge ACK sent (per-connection limit) */
 	uint32_t rtt_seq;      /* ACK that completes the RTT sample */
 	uint32_t rto;	       /* current RTO (ticks) */
 	uint32_t srtt8;	       /* smoothed RTT x8 (ticks), 0 = no sample */
@@ -132,6 +137,7 @@ struct sk_tcp_conn {
 	TAILQ_ENTRY(sk_tcp_conn) resumeq; /* on_data owed (sk_tcp_resume) */
 	TAILQ_ENTRY(sk_tcp_conn) closeq;  /* on_close owed / slot to free */
 	TAILQ_ENTRY(sk_tcp_conn) twq;	  /* TIME_WAIT, oldest first */
+	TAILQ_ENTRY(sk_tcp_conn) freshq;  /* no complete request yet, oldest first */
 
 	uint8_t *rcv_buf; /* conf.rcv_buf_size bytes */
 	uint8_t *snd_buf; /* conf.snd_buf_size bytes (ring) */
@@ -168,7 +174,9 @@ struct sk_net_lcore {
 	uint32_t rto_min;
 	uint32_t rto_max;
 	uint32_t idle_ticks;
+	uint32_t idle_new_ticks;
 	uint32_t tw_ticks;
+	uint32_t chal_conn_ticks;
 
 	uint32_t netmask; /* host order */
 	struct sk_syncookie cookie;
@@ -186,6 +194,11 @@ struct sk_net_lcore {
 	struct sk_tcp_conn_list resumeq;
 	struct sk_tcp_conn_list closeq;
 	struct sk_tcp_conn_list twq;
+	struct sk_tcp_conn_list freshq;
+
+	/* connections per client address (max_conns_per_ip), open addressing */
+	struct sk_tcp_peer *peers;
+	uint32_t peer_mask;
 
 	/* timers */
 	struct sk_timer_wheel wheel;
@@ -194,9 +207,12 @@ struct sk_net_lcore {
 	/* ARP */
 	struct sk_arp_entry arp[SK_ARP_CACHE_SIZE];
 
-	/* RFC 5961 challenge-ACK rate limit: count in the current second */
+	/* RFC 5961 challenge-ACK rate limit: count in the current second, and
+	 * this second's limit, drawn at random (the CVE-2016-5696 side channel) */
 	uint64_t chal_second;
 	uint32_t chal_count;
+	uint32_t chal_limit;
+	uint64_t rng; /* xorshift64 state */
 
 	struct sk_net_stats stats;
 
@@ -253,10 +269,31 @@ uint32_t sk_tcp_rcv_wnd(const struct sk_tcp_conn *c);
 /** Connection timer fired (kind SK_TIMER_CONN). */
 void sk_tcp_on_timer(struct sk_tcp_conn *c);
 
+/* sk_tcp_peer.c: connections per client address */
+
+/** One entry of the per-address table; ip 0 = empty (0 is never a source). */
+struct sk_tcp_peer {
+	uint32_t ip;
+	uint32_t conns;
+};
+
+/** Allocate the table for @conf (NULL with conf.max_conns_per_ip 0). */
+struct sk_tcp_peer *sk_tcp_peer_table(const struct sk_net_conf *conf, int socket, uint32_t *mask);
+/** True if one more connection from @ip stays within conf.max_conns_per_ip. */
+bool sk_tcp_peer_admit(const struct sk_net_lcore *net, uint32_t ip);
+/** Count connection @c against its address (sets PEER_COUNTED). */
+void sk_tcp_peer_add(struct sk_tcp_conn *c);
+/** Uncount @c if it was counted. */
+void sk_tcp_peer_remove(struct sk_tcp_conn *c);
+
 /* sk_tcp_conn.c */
 struct sk_tcp_conn *sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
 				       uint32_t lip, uint16_t lport);
-/** New ESTABLISHED slot (recycles the oldest TIME_WAIT if full), or NULL. */
+/**
+ * New ESTABLISHED slot, or NULL. When the table is full it recycles the
+ * oldest TIME_WAIT, else resets the oldest connection without a complete
+ * request (on_close is reported at once: we are inside sk_net_rx).
+ */
 struct sk_tcp_conn *sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
 				      uint32_t lip, uint16_t lport);
 /** Remove from table, lists and wheel; report on_close if the app had it; free. */
@@ -265,6 +302,16 @@ void sk_tcp_conn_destroy(struct sk_tcp_conn *c);
 void sk_tcp_conn_time_wait(struct sk_tcp_conn *c);
 /** Put @c on the output queue (ACK or data at the next flush). */
 void sk_tcp_conn_want_output(struct sk_tcp_conn *c);
+/**
+ * The tick at which @c idles out: idle_new_ms after the last progress while
+ * it has no complete request, idle_timeout_ms after it once it has.
+ */
+static inline uint64_t
+sk_tcp_conn_idle_deadline(const struct sk_tcp_conn *c)
+{
+	return c->last_rx +
+	       ((c->flags & SK_TCPF_IN_FRESHQ) ? c->net->idle_new_ticks : c->net->idle_ticks);
+}
 /** (Re)arm the connection timer for the earliest of its deadlines. */
 void sk_tcp_conn_timer_update(struct sk_tcp_conn *c);
 /** Offer buffered bytes (and a pending FIN) to on_data. */

@@ -95,7 +95,11 @@ conn_detach(struct sk_tcp_conn *c)
 		TAILQ_REMOVE(&net->twq, c, twq);
 		net->stats.tcp_time_wait--;
 	}
-	c->flags &= ~(SK_TCPF_IN_OUTQ | SK_TCPF_IN_RESUMEQ | SK_TCPF_IN_TWQ);
+	if (c->flags & SK_TCPF_IN_FRESHQ)
+		TAILQ_REMOVE(&net->freshq, c, freshq);
+	sk_tcp_peer_remove(c);
+	c->flags &= ~(SK_TCPF_IN_OUTQ | SK_TCPF_IN_RESUMEQ | SK_TCPF_IN_TWQ | SK_TCPF_IN_FRESHQ |
+		      SK_TCPF_DEADLINE);
 	c->state = SK_TCP_CLOSED;
 }
 
@@ -120,24 +124,64 @@ sk_tcp_conn_destroy(struct sk_tcp_conn *c)
 		conn_free_slot(c);
 }
 
+/*
+ * conn_evict - reset @c, a connection without a complete request, to make
+ * room; its slot is free on return. Called from sk_net_rx (the listener),
+ * where on_close may be reported: it is, at once.
+ */
+static void
+conn_evict(struct sk_tcp_conn *c)
+{
+	struct sk_net_lcore *net = c->net;
+
+	net->stats.tcp_conn_evicted++;
+	net->stats.tcp_rst_tx++;
+	sk_tcp_send_rst_conn(c);
+	conn_detach(c);
+	if (c->flags & SK_TCPF_IN_CLOSEQ) {
+		TAILQ_REMOVE(&net->closeq, c, closeq);
+		c->flags &= ~SK_TCPF_IN_CLOSEQ;
+	}
+	if (c->flags & SK_TCPF_APP_OPEN) {
+		c->flags &= ~SK_TCPF_APP_OPEN;
+		net->ops.on_close(net->app, c);
+	}
+	conn_free_slot(c);
+}
+
+/*
+ * conn_make_room - the table is full: free one slot, the oldest TIME_WAIT
+ * first, else the oldest connection that never completed a request. False
+ * if every slot holds a connection in use.
+ */
+static bool
+conn_make_room(struct sk_net_lcore *net)
+{
+	struct sk_tcp_conn *old = TAILQ_FIRST(&net->twq);
+
+	if (old != NULL && !(old->flags & SK_TCPF_IN_CLOSEQ)) {
+		net->stats.tcp_tw_recycled++;
+		sk_tcp_conn_destroy(old);
+		SK_ASSERT(net->free_list == old);
+		return true;
+	}
+	old = TAILQ_FIRST(&net->freshq);
+	if (old == NULL)
+		return false;
+	conn_evict(old);
+	return true;
+}
+
 struct sk_tcp_conn *
 sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
 		  uint16_t lport)
 {
-	struct sk_tcp_conn *c = net->free_list;
+	struct sk_tcp_conn *c;
 	struct sk_tcp_conn **bucket;
 
-	if (c == NULL) {
-		/* Full: recycle the oldest TIME_WAIT whose slot is free right away. */
-		struct sk_tcp_conn *tw = TAILQ_FIRST(&net->twq);
-
-		if (tw == NULL || (tw->flags & SK_TCPF_IN_CLOSEQ))
-			return NULL;
-		net->stats.tcp_tw_recycled++;
-		sk_tcp_conn_destroy(tw);
-		c = net->free_list;
-		SK_ASSERT(c == tw);
-	}
+	if (net->free_list == NULL && !conn_make_room(net))
+		return NULL;
+	c = net->free_list;
 	net->free_list = c->hnext;
 
 	/* Reset the per-connection fields; the buffers keep their (stale) bytes. */
@@ -163,6 +207,9 @@ sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32
 	*bucket = c;
 	net->stats.tcp_conns++;
 	net->stats.tcp_conn_opened++;
+	c->flags |= SK_TCPF_IN_FRESHQ;
+	TAILQ_INSERT_TAIL(&net->freshq, c, freshq);
+	sk_tcp_peer_add(c);
 	return c;
 }
 
@@ -172,7 +219,12 @@ sk_tcp_conn_time_wait(struct sk_tcp_conn *c)
 	struct sk_net_lcore *net = c->net;
 
 	c->state = SK_TCP_TIME_WAIT;
-	c->flags &= ~SK_TCPF_RTO_ARMED;
+	c->flags &= ~(SK_TCPF_RTO_ARMED | SK_TCPF_DEADLINE);
+	if (c->flags & SK_TCPF_IN_FRESHQ) {
+		TAILQ_REMOVE(&net->freshq, c, freshq);
+		c->flags &= ~SK_TCPF_IN_FRESHQ;
+	}
+	sk_tcp_peer_remove(c); /* TIME_WAIT does not count against the address */
 	c->tw_deadline = net->now_tick + net->tw_ticks;
 	c->flags |= SK_TCPF_IN_TWQ;
 	TAILQ_INSERT_TAIL(&net->twq, c, twq);
@@ -205,9 +257,11 @@ sk_tcp_conn_timer_update(struct sk_tcp_conn *c)
 	if (c->state == SK_TCP_TIME_WAIT) {
 		due = c->tw_deadline;
 	} else {
-		due = c->last_rx + net->idle_ticks;
+		due = sk_tcp_conn_idle_deadline(c);
 		if ((c->flags & SK_TCPF_RTO_ARMED) && c->rto_deadline < due)
 			due = c->rto_deadline;
+		if ((c->flags & SK_TCPF_DEADLINE) && c->app_deadline < due)
+			due = c->app_deadline;
 	}
 	/* Lazy: an entry that fires early re-arms itself for the real deadline. */
 	if (!sk_timer_armed(&c->timer) || due < c->timer.expire)
@@ -378,6 +432,31 @@ sk_tcp_resume(struct sk_tcp_conn *c)
 		return;
 	c->flags |= SK_TCPF_IN_RESUMEQ;
 	TAILQ_INSERT_TAIL(&c->net->resumeq, c, resumeq);
+}
+
+void
+sk_tcp_set_deadline(struct sk_tcp_conn *c, uint32_t ms)
+{
+	struct sk_net_lcore *net = c->net;
+
+	if (c->state == SK_TCP_CLOSED || c->state == SK_TCP_TIME_WAIT)
+		return;
+	if (ms == 0) {
+		c->flags &= ~SK_TCPF_DEADLINE; /* lazy: an early firing re-arms */
+		return;
+	}
+	c->flags |= SK_TCPF_DEADLINE;
+	c->app_deadline = net->now_tick + sk_net_ms_to_ticks(net, ms);
+	sk_tcp_conn_timer_update(c);
+}
+
+void
+sk_tcp_mark_used(struct sk_tcp_conn *c)
+{
+	if (!(c->flags & SK_TCPF_IN_FRESHQ))
+		return;
+	TAILQ_REMOVE(&c->net->freshq, c, freshq);
+	c->flags &= ~SK_TCPF_IN_FRESHQ;
 }
 
 void *

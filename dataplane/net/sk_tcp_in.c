@@ -76,22 +76,51 @@ reset_for(struct sk_net_lcore *net, const struct tcp_seg *s)
 				RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0);
 }
 
-/* RFC 5961 challenge ACK, at most conf.challenge_ack_per_s per second per lcore. */
+static inline uint64_t
+xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+/*
+ * RFC 5961 challenge ACK, limited twice (RFC 5961 §7): at most one per
+ * connection per conf.challenge_ack_conn_ms, and per lcore at most a limit
+ * drawn each second at random from [n/2, 3n/2] (n =
+ * conf.challenge_ack_per_s). A fixed global limit is the side channel of
+ * CVE-2016-5696: an off-path attacker who exhausts it and counts the
+ * challenge ACKs it still sees learns whether a guessed 4-tuple exists.
+ */
 static void
 challenge_ack(struct sk_tcp_conn *c)
 {
 	struct sk_net_lcore *net = c->net;
 	uint64_t sec = net->now_tick / sk_net_ms_to_ticks(net, 1000);
+	uint32_t n = net->conf.challenge_ack_per_s;
 
+	if (net->chal_conn_ticks != 0 && c->chal_tick != 0 &&
+	    net->now_tick - c->chal_tick < net->chal_conn_ticks) {
+		net->stats.tcp_challenge_conn_limited++;
+		return;
+	}
 	if (sec != net->chal_second) {
 		net->chal_second = sec;
 		net->chal_count = 0;
+		net->chal_limit = n / 2 + (uint32_t)(xorshift64(&net->rng) % (n + 1));
+		if (net->chal_limit == 0)
+			net->chal_limit = 1;
 	}
-	if (net->chal_count >= net->conf.challenge_ack_per_s) {
+	if (net->chal_count >= net->chal_limit) {
 		net->stats.tcp_challenge_limited++;
 		return;
 	}
 	net->chal_count++;
+	c->chal_tick = net->now_tick ? net->now_tick : 1;
 	net->stats.tcp_challenge_ack++;
 	sk_tcp_send_ack(c);
 }
@@ -156,6 +185,12 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 		return;
 	}
 	net->stats.tcp_cookie_ok++;
+	if (!sk_tcp_peer_admit(net, s->sip)) {
+		/* This address holds its share of the table: refuse, and say so. */
+		net->stats.tcp_conn_per_ip++;
+		reset_for(net, s);
+		return;
+	}
 	c = sk_tcp_conn_alloc(net, s->sip, s->sport, s->dip, s->dport);
 	if (c == NULL) {
 		/* No RST: the client's retransmission may find a free slot. */
@@ -170,7 +205,8 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 	c->snd_wnd = c->max_snd_wnd = s->win;
 	c->snd_wl1 = s->seq;
 	c->snd_wl2 = s->ack;
-	c->flags = SK_TCPF_APP_OPEN;
+	c->chal_tick = 0;
+	c->flags |= SK_TCPF_APP_OPEN; /* alloc's IN_FRESHQ and PEER_COUNTED stay */
 	memset(c->app_data, 0, net->conf.app_data_size);
 	sk_tcp_conn_timer_update(c);
 	net->ops.on_open(net->app, c);
@@ -299,9 +335,6 @@ tcp_input_conn(struct sk_tcp_conn *c, const struct tcp_seg *s)
 		net->stats.tcp_drop_hdr++;
 		return;
 	}
-	c->last_rx = net->now_tick;
-	c->rmac = *s->smac;
-
 	/* ACK (RFC 5961 §5) */
 	if (sk_seq_gt(s->ack, c->snd_max)) {
 		net->stats.tcp_ack_invalid++;
@@ -313,7 +346,15 @@ tcp_input_conn(struct sk_tcp_conn *c, const struct tcp_seg *s)
 		challenge_ack(c);
 		return;
 	}
+	/*
+	 * The segment is acceptable and its ACK valid: only now may it say where
+	 * the peer is. Only progress (new data acknowledged, below: new data or
+	 * a FIN) postpones the idle timer; pure or duplicate ACKs do not, so a
+	 * peer cannot hold a connection open with ACKs alone.
+	 */
+	c->rmac = *s->smac;
 	if (sk_seq_gt(s->ack, c->snd_una)) {
+		c->last_rx = net->now_tick;
 		tcp_ack_new(c, s->ack);
 		if (c->state == SK_TCP_CLOSED || c->state == SK_TCP_TIME_WAIT)
 			return;
@@ -368,11 +409,13 @@ tcp_input_conn(struct sk_tcp_conn *c, const struct tcp_seg *s)
 			deliver = true;
 		}
 		c->rcv_nxt += len;
+		c->last_rx = net->now_tick;
 		net->stats.tcp_rx_data += len;
 		ack_soon(c);
 	}
 	if (fin) {
 		c->rcv_nxt++;
+		c->last_rx = net->now_tick;
 		c->flags |= SK_TCPF_PEER_FIN | SK_TCPF_FIN_NOTIFY;
 		ack_soon(c);
 		deliver = true;

@@ -273,8 +273,24 @@ sk_tcp_on_timer(struct sk_tcp_conn *c)
 		if (c->state == SK_TCP_CLOSED)
 			return;
 	}
-	if (now >= c->last_rx + net->idle_ticks) {
+	if ((c->flags & SK_TCPF_DEADLINE) && now >= c->app_deadline) {
+		c->flags &= ~SK_TCPF_DEADLINE;
+		net->stats.tcp_app_timeout++;
+		if (net->ops.on_timeout != NULL && (c->flags & SK_TCPF_APP_OPEN) &&
+		    !(c->flags & SK_TCPF_APP_CLOSED)) {
+			net->ops.on_timeout(net->app, c);
+		} else {
+			net->stats.tcp_rst_tx++;
+			sk_tcp_send_rst_conn(c);
+			sk_tcp_conn_destroy(c);
+		}
+		if (c->state == SK_TCP_CLOSED || c->state == SK_TCP_TIME_WAIT)
+			return;
+	}
+	if (now >= sk_tcp_conn_idle_deadline(c)) {
 		net->stats.tcp_idle_timeout++;
+		if (c->flags & SK_TCPF_IN_FRESHQ)
+			net->stats.tcp_idle_new++;
 		if (c->state == SK_TCP_ESTABLISHED && !(c->flags & SK_TCPF_APP_CLOSED)) {
 			/* Idle keep-alive connection: close it politely (FIN at the flush). */
 			c->last_rx = now;

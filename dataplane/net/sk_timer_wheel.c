@@ -217,7 +217,8 @@ sk_timer_wheel_advance(struct sk_timer_wheel *w, uint64_t now, uint32_t budget, 
 				fired++;
 				fn(ctx, t);
 			} else {
-				file(w, t); /* not due: only if re-armed into this very tick's slot */
+				file(w,
+				     t); /* not due: only if re-armed into this very tick's slot */
 			}
 		}
 		w->cur++;

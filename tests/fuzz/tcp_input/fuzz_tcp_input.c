@@ -182,7 +182,7 @@ on_close(void *app, struct sk_tcp_conn *c)
 	FZ_CHECK(!"on_close for an unknown connection"); /* exactly once, known ones only */
 }
 
-static const struct sk_net_app_ops ops = {on_open, on_data, on_close};
+static const struct sk_net_app_ops ops = {on_open, on_data, on_close, NULL};
 
 /* ------------------------------------------------------------------------ */
 /* TX capture: check frames, learn cookies and sequence numbers, free.      */

@@ -130,7 +130,7 @@ app_close(void *app, struct sk_tcp_conn *c)
 		a->conn = NULL;
 }
 
-static const struct sk_net_app_ops h_ops = {app_open, app_data, app_close};
+static const struct sk_net_app_ops h_ops = {app_open, app_data, app_close, NULL};
 
 /* ------------------------------------------------------------------------ */
 /* Fixture                                                                  */

@@ -402,7 +402,7 @@ START_TEST(create_rejects_bad_conf)
 	/* Table of single bad fields: create must fail with EINVAL. */
 	for (int i = 0; i < 8; i++) {
 		struct sk_net_conf c;
-		struct sk_net_app_ops ops = {(void *)1, (void *)1, (void *)1};
+		struct sk_net_app_ops ops = {(void *)1, (void *)1, (void *)1, NULL};
 
 		h_conf(&E);
 		c = E.conf;
