@@ -19,42 +19,11 @@
 #include <ini.h>
 
 #include "sk_common.h"
-#include "sk_config.h"
+#include "sk_config_priv.h"
 
 /* ------------------------------------------------------------------------ */
 /* Key tables                                                                */
 /* ------------------------------------------------------------------------ */
-
-enum key_type {
-	KEY_U16,       /* uint16_t, min..max */
-	KEY_U32,       /* uint32_t, min..max */
-	KEY_U32_POW2,  /* uint32_t power of two, min..max */
-	KEY_BOOL,      /* bool: on/off, true/false, yes/no, 1/0 */
-	KEY_QUEUES,    /* uint16_t: "auto" (0) or min..max */
-	KEY_DEVICE,    /* char[SK_CONFIG_DEVICE_MAX], no blanks */
-	KEY_CIDR,      /* port: addr + prefix, "A.B.C.D/P" */
-	KEY_IPV4,      /* uint32_t host order, "A.B.C.D" */
-	KEY_MAC,       /* port: has_mac + mac[6] */
-	KEY_SECRET,    /* config: has_syncookie_secret + 32 bytes in hex */
-	KEY_CORELIST,  /* char[SK_CONFIG_LCORES_MAX]: "1", "0-3", "1,3-5", ids min..max */
-	KEY_U64,       /* uint64_t, min..max */
-	KEY_U32_POW2Z, /* uint32_t: 0, or a power of two in min..max */
-	KEY_PATH,      /* char[SK_CONFIG_PATH_MAX], no blanks or control characters */
-	KEY_NAME,      /* char[SK_CONFIG_NAME_MAX], printable, no '"' or '\\' (JSON-safe) */
-	KEY_ACK,       /* uint8_t enum sk_config_ack: "queued" or "durable" */
-	KEY_TIME,      /* struct sk_config_time: "+N", unix seconds; "never" if max != 0 */
-};
-
-struct key {
-	const char *name;
-	enum key_type type;
-	size_t off; /* into struct sk_config, struct sk_config_port or struct sk_config_item */
-	uint64_t min, max;
-};
-
-#define CFG(field)  offsetof(struct sk_config, field)
-#define PORT(field) offsetof(struct sk_config_port, field)
-#define ITEM(field) offsetof(struct sk_config_item, field)
 
 static const struct key dataplane_keys[] = {
 	{"lcores", KEY_CORELIST, CFG(lcores), 0, 1023},
@@ -139,16 +108,6 @@ static const struct key item_keys[] = {
 _Static_assert(SK_ARRAY_SIZE(tcp_keys) <= 64, "too many keys for a seen mask");
 _Static_assert(SK_ARRAY_SIZE(seckill_keys) <= 64, "too many keys for a seen mask");
 
-enum section_id {
-	SEC_DATAPLANE,
-	SEC_TCP,
-	SEC_HTTP,
-	SEC_SECKILL,
-	SEC_PORT0,
-	SEC_ITEM = SEC_PORT0 + SK_CONFIG_MAX_PORTS, /* every [item.<id>]: see cur_item */
-	SEC_MAX
-};
-
 struct section {
 	const char *name;
 	const struct key *keys;
@@ -164,36 +123,8 @@ static const struct section sections[] = {
 
 #define ITEM_PREFIX "item."
 
-/* ------------------------------------------------------------------------ */
-/* Load context                                                              */
-/* ------------------------------------------------------------------------ */
-
-/* Longest accepted line, comments included. */
-#define LINE_MAX_LEN 512
-
-struct load_ctx {
-	struct sk_config *cfg;
-	FILE *f;
-	const char *path;
-	int line;				 /* lines handed to libinih so far */
-	bool failed;				 /* an error is recorded below */
-	int err_line;				 /* its line; 0: about the whole file */
-	int err_code;				 /* its negative errno */
-	char msg[SK_CONFIG_ERR_MAX];		 /* "section.key: what is wrong" */
-	uint64_t seen[SEC_MAX];			 /* keys already set, per section (not SEC_ITEM) */
-	uint64_t item_seen[SK_CONFIG_MAX_ITEMS]; /* keys already set, per item */
-	int item_line[SK_CONFIG_MAX_ITEMS];	 /* line of each [item.<id>] */
-	int cur_item;				 /* index of the [item.<id>] being read, or -1 */
-	char buf[LINE_MAX_LEN + 2];
-};
-
-static int ctx_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* ctx_fail - record the first error (later ones are consequences); returns 0,
- * which is also what a failing libinih handler returns. */
-static int
-ctx_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
+int
+sk_config_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -295,20 +226,21 @@ open_item(struct load_ctx *ctx, const char *name)
 	uint32_t id;
 
 	if (!parse_item_id(name, &id)) {
-		ctx_fail(ctx, ctx->line, "[%s]: the item id must be a decimal 1..%" PRIu32, name,
-			 UINT32_MAX);
+		sk_config_fail(ctx, ctx->line, "[%s]: the item id must be a decimal 1..%" PRIu32,
+			       name, UINT32_MAX);
 		return false;
 	}
 	for (uint32_t i = 0; i < cfg->nb_items; i++) {
 		if (cfg->items[i].id == id) {
-			ctx_fail(ctx, ctx->line,
-				 "[%s]: item %" PRIu32 " already defined at line %d", name, id,
-				 ctx->item_line[i]);
+			sk_config_fail(ctx, ctx->line,
+				       "[%s]: item %" PRIu32 " already defined at line %d", name,
+				       id, ctx->item_line[i]);
 			return false;
 		}
 	}
 	if (cfg->nb_items == SK_CONFIG_MAX_ITEMS) {
-		ctx_fail(ctx, ctx->line, "[%s]: more than %d items", name, SK_CONFIG_MAX_ITEMS);
+		sk_config_fail(ctx, ctx->line, "[%s]: more than %d items", name,
+			       SK_CONFIG_MAX_ITEMS);
 		return false;
 	}
 	ctx->cur_item = (int)cfg->nb_items;
@@ -333,23 +265,23 @@ check_section_line(struct load_ctx *ctx, const char *s)
 	int id;
 
 	if (close == NULL || close[1] != '\0') {
-		ctx_fail(ctx, ctx->line, "expected '[section]'");
+		sk_config_fail(ctx, ctx->line, "expected '[section]'");
 		return false;
 	}
 	n = (size_t)(close - s - 1);
 	if (n >= sizeof(name)) {
-		ctx_fail(ctx, ctx->line, "section name too long");
+		sk_config_fail(ctx, ctx->line, "section name too long");
 		return false;
 	}
 	memcpy(name, s + 1, n);
 	name[n] = '\0';
 	id = section_lookup(name);
 	if (id < 0) {
-		ctx_fail(ctx, ctx->line,
-			 "unknown section [%s] (known: dataplane, port0..port%d, tcp, http, "
-			 "seckill, "
-			 "item.<id>)",
-			 name, SK_CONFIG_MAX_PORTS - 1);
+		sk_config_fail(ctx, ctx->line,
+			       "unknown section [%s] (known: dataplane, port0..port%d, tcp, http, "
+			       "seckill, "
+			       "item.<id>)",
+			       name, SK_CONFIG_MAX_PORTS - 1);
 		return false;
 	}
 	ctx->cur_item = -1;
@@ -372,7 +304,7 @@ reader(char *str, int num, void *stream)
 	ctx->line++;
 	n = strlen(ctx->buf);
 	if (n > LINE_MAX_LEN && ctx->buf[n - 1] != '\n') {
-		ctx_fail(ctx, ctx->line, "line longer than %d characters", LINE_MAX_LEN);
+		sk_config_fail(ctx, ctx->line, "line longer than %d characters", LINE_MAX_LEN);
 		return NULL;
 	}
 	s = strip_line(ctx->buf);
@@ -380,327 +312,13 @@ reader(char *str, int num, void *stream)
 		return NULL;
 	n = strlen(s);
 	if (num < 3 || n + 2 > (size_t)num) {
-		ctx_fail(ctx, ctx->line, "line too long for the INI parser");
+		sk_config_fail(ctx, ctx->line, "line too long for the INI parser");
 		return NULL;
 	}
 	memcpy(str, s, n);
 	str[n] = '\n';
 	str[n + 1] = '\0';
 	return str;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Value parsers                                                             */
-/* ------------------------------------------------------------------------ */
-
-/* parse_u64 - decimal digits only, no sign, no blanks. */
-static bool
-parse_u64(const char *v, uint64_t *out)
-{
-	char *end;
-
-	if (v[0] < '0' || v[0] > '9')
-		return false;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return false;
-	*out = x;
-	return true;
-}
-
-static bool
-parse_bool(const char *v, bool *out)
-{
-	static const char *const yes[] = {"on", "true", "yes", "1"};
-	static const char *const no[] = {"off", "false", "no", "0"};
-
-	for (size_t i = 0; i < SK_ARRAY_SIZE(yes); i++) {
-		if (strcasecmp(v, yes[i]) == 0) {
-			*out = true;
-			return true;
-		}
-		if (strcasecmp(v, no[i]) == 0) {
-			*out = false;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* parse_ipv4 - dotted quad into host byte order. */
-static bool
-parse_ipv4(const char *v, uint32_t *out)
-{
-	struct in_addr a;
-
-	if (inet_pton(AF_INET, v, &a) != 1)
-		return false;
-	*out = ntohl(a.s_addr);
-	return true;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool
-parse_mac(const char *v, uint8_t mac[6])
-{
-	for (int i = 0; i < 6; i++) {
-		int hi = hexval(v[0]), lo = hi < 0 ? -1 : hexval(v[1]);
-
-		if (lo < 0 || v[2] != (i == 5 ? '\0' : ':'))
-			return false;
-		mac[i] = (uint8_t)(hi << 4 | lo);
-		v += 3;
-	}
-	return true;
-}
-
-static bool
-parse_hex(const char *v, uint8_t *out, size_t len)
-{
-	if (strlen(v) != 2 * len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		int hi = hexval(v[2 * i]), lo = hexval(v[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return false;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return true;
-}
-
-/* parse_corelist - "N", "N-M" items separated by ',', ids <= @max, N <= M. */
-static bool
-parse_corelist(const char *v, uint32_t max)
-{
-	for (;;) {
-		char *end;
-		unsigned long a, b;
-
-		if (*v < '0' || *v > '9')
-			return false;
-		a = strtoul(v, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				return false;
-			b = strtoul(end + 1, &end, 10);
-		}
-		if (a > max || b > max || a > b)
-			return false;
-		if (*end == '\0')
-			return true;
-		if (*end != ',')
-			return false;
-		v = end + 1;
-	}
-}
-
-/* parse_time - "+N" (relative), unix seconds, or "never" when @never_ok. */
-static bool
-parse_time(const char *v, bool never_ok, struct sk_config_time *t)
-{
-	uint64_t x;
-
-	memset(t, 0, sizeof(*t));
-	if (never_ok && strcmp(v, "never") == 0) {
-		t->never = true;
-		return true;
-	}
-	if (v[0] == '+') {
-		if (!parse_u64(v + 1, &x) || x > (uint64_t)SK_CONFIG_TIME_REL_MAX)
-			return false;
-		t->relative = true;
-	} else if (!parse_u64(v, &x) || x == 0 || x > (uint64_t)SK_CONFIG_TIME_ABS_MAX) {
-		return false;
-	}
-	t->s = (int64_t)x;
-	return true;
-}
-
-/* set_value - parse @v for key @k into @base; on error record it. */
-static int
-set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base, const char *v)
-{
-	uint8_t *p = (uint8_t *)base + k->off;
-	struct sk_config_port *port = base;
-	uint64_t x = 0;
-	uint32_t ip;
-
-	if (v[0] == '\0')
-		return ctx_fail(ctx, ctx->line, "%s.%s: empty value", sec, k->name);
-
-	switch (k->type) {
-	case KEY_QUEUES:
-		if (strcmp(v, "auto") == 0) {
-			*(uint16_t *)p = 0;
-			return 1;
-		}
-		/* fall through */
-	case KEY_U16:
-	case KEY_U32:
-	case KEY_U32_POW2:
-	case KEY_U32_POW2Z:
-	case KEY_U64:
-		if (!parse_u64(v, &x))
-			return ctx_fail(ctx, ctx->line, "%s.%s: '%s' is not a decimal number%s",
-					sec, k->name, v, k->type == KEY_QUEUES ? " or 'auto'" : "");
-		if (k->type == KEY_U32_POW2Z && x == 0) {
-			*(uint32_t *)p = 0;
-			return 1;
-		}
-		if (x < k->min || x > k->max)
-			return ctx_fail(ctx, ctx->line,
-					"%s.%s: %" PRIu64 " is out of range %s%" PRIu64
-					"..%" PRIu64,
-					sec, k->name, x, k->type == KEY_U32_POW2Z ? "0 or " : "",
-					k->min, k->max);
-		if ((k->type == KEY_U32_POW2 || k->type == KEY_U32_POW2Z) && !sk_is_pow2(x))
-			return ctx_fail(ctx, ctx->line, "%s.%s: %" PRIu64 " is not a power of two",
-					sec, k->name, x);
-		if (k->type == KEY_U64)
-			memcpy(p, &x, sizeof(x));
-		else if (k->type == KEY_U16 || k->type == KEY_QUEUES)
-			*(uint16_t *)p = (uint16_t)x;
-		else
-			*(uint32_t *)p = (uint32_t)x;
-		return 1;
-	case KEY_PATH:
-		if (strlen(v) >= SK_CONFIG_PATH_MAX)
-			return ctx_fail(ctx, ctx->line, "%s.%s: longer than %d characters", sec,
-					k->name, SK_CONFIG_PATH_MAX - 1);
-		for (const char *c = v; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ' ' || *c == '\t')
-				return ctx_fail(ctx, ctx->line,
-						"%s.%s: blanks and control characters are not "
-						"allowed in a path",
-						sec, k->name);
-		memcpy(p, v, strlen(v) + 1);
-		return 1;
-	case KEY_NAME:
-		if (strlen(v) >= SK_CONFIG_NAME_MAX)
-			return ctx_fail(ctx, ctx->line, "%s.%s: longer than %d characters", sec,
-					k->name, SK_CONFIG_NAME_MAX - 1);
-		for (const char *c = v; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == '"' || *c == '\\')
-				return ctx_fail(ctx, ctx->line,
-						"%s.%s: control characters, '\"' and '\\' are not "
-						"allowed in a name",
-						sec, k->name);
-		memcpy(p, v, strlen(v) + 1);
-		return 1;
-	case KEY_ACK:
-		if (strcmp(v, "queued") == 0) {
-			*p = SK_CONFIG_ACK_QUEUED;
-			return 1;
-		}
-		if (strcmp(v, "durable") == 0) {
-			*p = SK_CONFIG_ACK_DURABLE;
-			return 1;
-		}
-		return ctx_fail(ctx, ctx->line, "%s.%s: '%s' is not queued or durable", sec,
-				k->name, v);
-	case KEY_TIME:
-		if (!parse_time(v, k->max != 0, (struct sk_config_time *)p))
-			return ctx_fail(ctx, ctx->line,
-					"%s.%s: '%s' is not +SECONDS (0..%" PRId64
-					"), unix seconds (1..%" PRId64 ")%s",
-					sec, k->name, v, SK_CONFIG_TIME_REL_MAX,
-					SK_CONFIG_TIME_ABS_MAX, k->max != 0 ? " or never" : "");
-		return 1;
-	case KEY_BOOL:
-		if (!parse_bool(v, (bool *)p))
-			return ctx_fail(ctx, ctx->line, "%s.%s: '%s' is not on/off", sec, k->name,
-					v);
-		return 1;
-	case KEY_DEVICE:
-		if (strlen(v) >= SK_CONFIG_DEVICE_MAX)
-			return ctx_fail(ctx, ctx->line, "%s.%s: longer than %d characters", sec,
-					k->name, SK_CONFIG_DEVICE_MAX - 1);
-		if (strpbrk(v, " \t\"'") != NULL || v[0] == ',')
-			return ctx_fail(ctx, ctx->line,
-					"%s.%s: '%s' is not a device (PCI address or vdev spec)",
-					sec, k->name, v);
-		memcpy(p, v, strlen(v) + 1);
-		return 1;
-	case KEY_CIDR: {
-		const char *slash = strchr(v, '/');
-		char addr[INET_ADDRSTRLEN];
-		size_t n = slash ? (size_t)(slash - v) : 0;
-
-		if (slash == NULL || n >= sizeof(addr))
-			return ctx_fail(ctx, ctx->line, "%s.%s: '%s' is not A.B.C.D/prefix", sec,
-					k->name, v);
-		memcpy(addr, v, n);
-		addr[n] = '\0';
-		if (!parse_ipv4(addr, &ip) || !parse_u64(slash + 1, &x))
-			return ctx_fail(ctx, ctx->line, "%s.%s: '%s' is not A.B.C.D/prefix", sec,
-					k->name, v);
-		if (x < k->min || x > k->max)
-			return ctx_fail(ctx, ctx->line,
-					"%s.%s: prefix /%" PRIu64 " is out of range 1..32", sec,
-					k->name, x);
-		if (ip == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14)
-			return ctx_fail(ctx, ctx->line, "%s.%s: %s is not a unicast host address",
-					sec, k->name, addr);
-		if (x <= 30) {
-			uint32_t host = ip & ~(UINT32_MAX << (32 - x));
-
-			if (host == 0 || host == ~(UINT32_MAX << (32 - x)))
-				return ctx_fail(ctx, ctx->line,
-						"%s.%s: %s is the network or broadcast address of "
-						"/%" PRIu64,
-						sec, k->name, addr, x);
-		}
-		port->addr = ip;
-		port->prefix = (uint8_t)x;
-		return 1;
-	}
-	case KEY_IPV4:
-		if (!parse_ipv4(v, &ip) || ip == 0)
-			return ctx_fail(ctx, ctx->line, "%s.%s: '%s' is not an IPv4 address", sec,
-					k->name, v);
-		*(uint32_t *)p = ip;
-		return 1;
-	case KEY_MAC:
-		if (!parse_mac(v, port->mac))
-			return ctx_fail(ctx, ctx->line,
-					"%s.%s: '%s' is not a MAC (xx:xx:xx:xx:xx:xx)", sec,
-					k->name, v);
-		if ((port->mac[0] & 1) != 0 || memcmp(port->mac, "\0\0\0\0\0\0", 6) == 0)
-			return ctx_fail(ctx, ctx->line, "%s.%s: %s is not a unicast MAC", sec,
-					k->name, v);
-		port->has_mac = true;
-		return 1;
-	case KEY_CORELIST:
-		if (!parse_corelist(v, k->max) || strlen(v) >= SK_CONFIG_LCORES_MAX)
-			return ctx_fail(
-				ctx, ctx->line,
-				"%s.%s: '%s' is not an lcore list like 1 or 1-3,6 (ids 0..%" PRIu64
-				")",
-				sec, k->name, v, k->max);
-		memcpy(p, v, strlen(v) + 1);
-		return 1;
-	case KEY_SECRET:
-		if (!parse_hex(v, p, SK_CONFIG_SECRET_LEN))
-			return ctx_fail(ctx, ctx->line, "%s.%s: expected %d hex digits", sec,
-					k->name, 2 * SK_CONFIG_SECRET_LEN);
-		ctx->cfg->has_syncookie_secret = true;
-		return 1;
-	}
-	return ctx_fail(ctx, ctx->line, "%s.%s: internal error (key type)", sec, k->name);
 }
 
 /* handler - libinih callback: one key = value. Returns 1 to go on, 0 on error. */
@@ -715,10 +333,10 @@ handler(void *user, const char *section, const char *name, const char *value)
 	if (ctx->failed)
 		return 0;
 	if (section[0] == '\0')
-		return ctx_fail(ctx, ctx->line, "%s: key outside any [section]", name);
+		return sk_config_fail(ctx, ctx->line, "%s: key outside any [section]", name);
 	id = section_lookup(section);
 	if (id < 0)
-		return ctx_fail(ctx, ctx->line, "unknown section [%s]", section);
+		return sk_config_fail(ctx, ctx->line, "unknown section [%s]", section);
 	keys = section_keys(id, &nkeys);
 	for (size_t i = 0; i < nkeys; i++) {
 		uint64_t *seen = &ctx->seen[id];
@@ -735,157 +353,33 @@ handler(void *user, const char *section, const char *name, const char *value)
 			base = &ctx->cfg->ports[id - SEC_PORT0];
 		}
 		if (*seen & (UINT64_C(1) << i))
-			return ctx_fail(ctx, ctx->line, "%s.%s: set twice", section, name);
+			return sk_config_fail(ctx, ctx->line, "%s.%s: set twice", section, name);
 		*seen |= UINT64_C(1) << i;
-		return set_value(ctx, section, &keys[i], base, value);
+		return sk_config_set_value(ctx, section, &keys[i], base, value);
 	}
-	return ctx_fail(ctx, ctx->line, "%s.%s: unknown key", section, name);
+	return sk_config_fail(ctx, ctx->line, "%s.%s: unknown key", section, name);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Whole-file checks                                                         */
-/* ------------------------------------------------------------------------ */
-
-static bool
-port_key_seen(const struct load_ctx *ctx, int port, const char *key)
+bool
+sk_config_key_seen(const struct load_ctx *ctx, int sec, int index, const char *key)
 {
-	for (size_t i = 0; i < SK_ARRAY_SIZE(port_keys); i++)
-		if (strcmp(port_keys[i].name, key) == 0)
-			return ctx->seen[SEC_PORT0 + port] & (UINT64_C(1) << i);
+	const struct key *keys;
+	uint64_t seen;
+	size_t n;
+
+	if (sec == SEC_ITEM) {
+		seen = ctx->item_seen[index];
+	} else if (sec == SEC_PORT0) {
+		sec += index;
+		seen = ctx->seen[sec];
+	} else {
+		seen = ctx->seen[sec];
+	}
+	keys = section_keys(sec, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(keys[i].name, key) == 0)
+			return seen & (UINT64_C(1) << i);
 	return false;
-}
-
-static bool
-item_key_seen(const struct load_ctx *ctx, int item, const char *key)
-{
-	for (size_t i = 0; i < SK_ARRAY_SIZE(item_keys); i++)
-		if (strcmp(item_keys[i].name, key) == 0)
-			return ctx->item_seen[item] & (UINT64_C(1) << i);
-	return false;
-}
-
-static bool
-seckill_key_seen(const struct load_ctx *ctx, const char *key)
-{
-	for (size_t i = 0; i < SK_ARRAY_SIZE(seckill_keys); i++)
-		if (strcmp(seckill_keys[i].name, key) == 0)
-			return ctx->seen[SEC_SECKILL] & (UINT64_C(1) << i);
-	return false;
-}
-
-/* check_seckill - [seckill] and [item.<id>] rules that involve several keys. */
-static int
-check_seckill(struct load_ctx *ctx)
-{
-	struct sk_config *cfg = ctx->cfg;
-
-	/* ack left out: durable when the control plane's store is named (the
-	 * control plane is then part of the deployment), queued otherwise. */
-	if (!seckill_key_seen(ctx, "ack"))
-		cfg->ack = cfg->store[0] != '\0' ? SK_CONFIG_ACK_DURABLE : SK_CONFIG_ACK_QUEUED;
-	/* Without items no buy reaches the token check: a file that only sets
-	 * up the network (sandbox.ini) needs no secret. A store brings items
-	 * of its own (activities added through the admin API). */
-	if (cfg->auth && cfg->secret_file[0] == '\0' &&
-	    (cfg->nb_items > 0 || cfg->store[0] != '\0'))
-		return ctx_fail(ctx, 0,
-				"seckill.secret_file: required when seckill.auth = on and items "
-				"are configured or come from seckill.store");
-	if (cfg->ip_rate != 0 && cfg->ip_slots == 0)
-		return ctx_fail(ctx, 0,
-				"seckill.ip_slots: 0 leaves no room for the per-IP limit that "
-				"seckill.ip_rate sets");
-	if (cfg->nb_items > cfg->max_items)
-		return ctx_fail(ctx, 0,
-				"seckill.max_items: %" PRIu32 " is less than the %" PRIu32
-				" [item.<id>] sections",
-				cfg->max_items, cfg->nb_items);
-	for (uint32_t i = 0; i < cfg->nb_items; i++) {
-		const struct sk_config_item *it = &cfg->items[i];
-		const struct sk_config_time *a = &it->start, *b = &it->end;
-
-		if (!item_key_seen(ctx, (int)i, "total"))
-			return ctx_fail(ctx, ctx->item_line[i], "item.%" PRIu32 ".total: required",
-					it->id);
-		if (!b->never && a->relative == b->relative && b->s <= a->s)
-			return ctx_fail(ctx, ctx->item_line[i],
-					"item.%" PRIu32 ".end: must be after item.%" PRIu32
-					".start",
-					it->id, it->id);
-		if (it->dedup_slots != 0 && it->dedup_slots < 1024)
-			return ctx_fail(ctx, ctx->item_line[i],
-					"item.%" PRIu32 ".dedup_slots: %" PRIu64
-					" is below the minimum slice of 1024 (0 = automatic)",
-					it->id, it->dedup_slots);
-		if (it->dedup_slots > cfg->dedup_slots)
-			return ctx_fail(ctx, ctx->item_line[i],
-					"item.%" PRIu32 ".dedup_slots: %" PRIu64
-					" is more than seckill.dedup_slots (%" PRIu64 ")",
-					it->id, it->dedup_slots, cfg->dedup_slots);
-	}
-	return 1;
-}
-
-/* check_whole - rules that involve several keys; errors name the file only. */
-static int
-check_whole(struct load_ctx *ctx)
-{
-	struct sk_config *cfg = ctx->cfg;
-	int nports = 0;
-
-	for (int i = 0; i < SK_CONFIG_MAX_PORTS; i++) {
-		if (ctx->seen[SEC_PORT0 + i] == 0)
-			continue;
-		if (i != nports)
-			return ctx_fail(ctx, 0,
-					"port%d: ports must be numbered from port0 without gaps",
-					i);
-		nports++;
-	}
-	if (nports == 0)
-		return ctx_fail(ctx, 0, "port0.device: no port configured");
-	cfg->nb_ports = (uint16_t)nports;
-
-	for (int i = 0; i < nports; i++) {
-		struct sk_config_port *p = &cfg->ports[i];
-
-		if (!port_key_seen(ctx, i, "device"))
-			return ctx_fail(ctx, 0, "port%d.device: required", i);
-		if (!port_key_seen(ctx, i, "address"))
-			return ctx_fail(ctx, 0, "port%d.address: required", i);
-		if (p->gateway != 0) {
-			uint32_t mask = p->prefix == 32 ? UINT32_MAX : ~(UINT32_MAX >> p->prefix);
-
-			if ((p->gateway & mask) != (p->addr & mask) || p->gateway == p->addr)
-				return ctx_fail(
-					ctx, 0,
-					"port%d.gateway: not a neighbour inside port%d.address", i,
-					i);
-		}
-		for (int j = 0; j < i; j++) {
-			char a[64], b[64];
-
-			if (sk_config_port_name(p, a, sizeof(a)) == 0 &&
-			    sk_config_port_name(&cfg->ports[j], b, sizeof(b)) == 0 &&
-			    strcmp(a, b) == 0)
-				return ctx_fail(ctx, 0, "port%d.device: same device as port%d", i,
-						j);
-			if (p->addr == cfg->ports[j].addr)
-				return ctx_fail(ctx, 0, "port%d.address: same address as port%d", i,
-						j);
-		}
-	}
-	/* rte_mempool_create() refuses a cache above n / 1.5. */
-	if ((uint64_t)cfg->mbuf_cache * 3 > (uint64_t)cfg->mbufs * 2)
-		return ctx_fail(ctx, 0,
-				"dataplane.mbuf_cache: %" PRIu32
-				" is more than dataplane.mbufs / 1.5",
-				cfg->mbuf_cache);
-	if (cfg->rto_min_ms != 0 && cfg->rto_max_ms != 0 && cfg->rto_min_ms > cfg->rto_max_ms)
-		return ctx_fail(ctx, 0, "tcp.rto_min_ms: above tcp.rto_max_ms");
-	if (cfg->target_max != 0 && cfg->head_max != 0 && cfg->target_max + 16 > cfg->head_max)
-		return ctx_fail(ctx, 0, "http.target_max: must be at most http.head_max - 16");
-	return check_seckill(ctx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1019,13 +513,13 @@ sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen
 
 	rc = ini_parse_stream(reader, ctx, handler, ctx);
 	if (!ctx->failed && rc > 0)
-		ctx_fail(ctx, rc, "expected 'key = value' or '[section]'");
+		sk_config_fail(ctx, rc, "expected 'key = value' or '[section]'");
 	else if (!ctx->failed && rc == -2)
 		ctx->err_code = -ENOMEM;
 	else if (!ctx->failed && ferror(ctx->f))
-		ctx_fail(ctx, ctx->line, "read error");
+		sk_config_fail(ctx, ctx->line, "read error");
 	if (!ctx->failed && ctx->err_code == 0)
-		check_whole(ctx);
+		sk_config_check(ctx);
 
 	if (ctx->err_code != 0) {
 		ret = ctx->err_code;

@@ -53,36 +53,13 @@
 #include "sk_preheat.h"
 #include "sk_seckill.h"
 #include "sk_shm.h"
+#include "sk_dataplane.h"
 #include "sk_telemetry.h"
-
-#define PROG "seckill-dataplane"
 
 /* Set by the signal handler; the lcores read it once per pass. */
 static atomic_bool stop_flag;
 
-/* Everything the dataplane built; torn down in reverse by dataplane_free(). */
-struct dataplane {
-	struct sk_config cfg;
-	unsigned nb_lcores;
-	unsigned lcore_ids[RTE_MAX_LCORE];
-	struct sk_port ports[SK_CONFIG_MAX_PORTS];
-	uint16_t nb_ports_probed;
-	struct rte_mempool *pool;
-	struct sk_dispatch *disp[SK_CONFIG_MAX_PORTS];
-	struct sk_lcore *lcores[RTE_MAX_LCORE];
-	uint8_t secret[SK_NET_COOKIE_SECRET_LEN];
-	char err[SK_CONFIG_ERR_MAX];
-
-	/* The buy path (seckill): one arena, per-lcore rings and limiters. */
-	int64_t start_ns;		  /* wall clock at start: epoch and "+N" times */
-	struct sk_token_key *token_key;	  /* NULL when auth is off */
-	struct sk_seckill_conf sk_conf;	  /* shared by the lcores, read-only */
-	const struct rte_memzone *shm_mz; /* the arena (SK_SHM_MEMZONE) */
-	struct sk_shm *shm;
-	struct rte_ring *orders[RTE_MAX_LCORE];		 /* per lcore index */
-	struct sk_ratelimit *rl[RTE_MAX_LCORE];		 /* rte_zmalloc'd; NULL: no limits */
-	struct sk_seckill_lcore *seckill[RTE_MAX_LCORE]; /* rte_zmalloc'd */
-};
+/* Everything the dataplane built: struct dataplane in sk_dataplane.h. */
 
 static void
 on_signal(int sig)
@@ -162,321 +139,6 @@ eal_has_lcores(int argc, char **argv)
 /* Set-up                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static int fail(struct dataplane *dp, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-fail(struct dataplane *dp, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dp->err, sizeof(dp->err), fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-/* net_conf - the TCP stack settings of lcore @lc on port @p. */
-static void
-net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lcore *lc,
-	 struct sk_net_conf *nc)
-{
-	const struct sk_config *cfg = &dp->cfg;
-	const struct sk_config_port *pc = &cfg->ports[p->index];
-
-	sk_net_conf_defaults(nc);
-	nc->ip = pc->addr;
-	nc->prefix_len = pc->prefix;
-	nc->gateway = pc->gateway;
-	nc->mac = p->mac;
-	nc->port_id = p->port_id;
-	nc->tx_queue = p->dispatch ? 0 : (uint16_t)lc->index;
-#define OVERRIDE(field, key)                                                                       \
-	do {                                                                                       \
-		if (cfg->key != 0)                                                                 \
-			nc->field = cfg->key;                                                      \
-	} while (0)
-	OVERRIDE(tcp_port, tcp_port);
-	OVERRIDE(max_conns, max_conns);
-	OVERRIDE(mss, mss);
-	OVERRIDE(rcv_buf_size, rcv_buf_size);
-	OVERRIDE(snd_buf_size, snd_buf_size);
-	OVERRIDE(rto_initial_ms, rto_initial_ms);
-	OVERRIDE(rto_min_ms, rto_min_ms);
-	OVERRIDE(rto_max_ms, rto_max_ms);
-	OVERRIDE(idle_timeout_ms, idle_timeout_ms);
-	OVERRIDE(time_wait_ms, time_wait_ms);
-	OVERRIDE(time_wait_max, time_wait_max);
-#undef OVERRIDE
-	if (cfg->max_retries != 0)
-		nc->max_retries = (uint8_t)cfg->max_retries;
-	if (nc->app_data_size < sizeof(struct sk_app_conn))
-		nc->app_data_size = sizeof(struct sk_app_conn);
-	nc->tx_burst_max = RTE_MAX(nc->tx_burst_max, cfg->burst);
-	nc->tx_ip_cksum_offload = p->tx_ip_cksum;
-	nc->tx_tcp_cksum_offload = p->tx_tcp_cksum;
-	memcpy(nc->cookie_secret, dp->secret, sizeof(nc->cookie_secret));
-	if (p->dispatch && lc->index != p->owner) {
-		nc->tx_fn = sk_dispatch_tx;
-		nc->tx_ctx = sk_dispatch_tx_ctx(dp->disp[p->index], lc->index);
-	} else {
-		nc->tx_fn = sk_lcore_tx; /* rte_eth_tx_burst, timed */
-		nc->tx_ctx = (void *)&lc->port[p->index];
-	}
-}
-
-/* check_limits - rules between [tcp] and [http] that need both modules'
- * defaults; the config loader cannot see those. */
-static int
-check_limits(struct dataplane *dp)
-{
-	struct sk_net_conf nc;
-	uint32_t head_max = dp->cfg.head_max ? dp->cfg.head_max : SK_HTTP_HEAD_MAX_DEFAULT;
-	uint32_t rcv, snd;
-
-	sk_net_conf_defaults(&nc);
-	rcv = dp->cfg.rcv_buf_size ? dp->cfg.rcv_buf_size : nc.rcv_buf_size;
-	snd = dp->cfg.snd_buf_size ? dp->cfg.snd_buf_size : nc.snd_buf_size;
-	if (rcv <= head_max)
-		return fail(dp, -EINVAL,
-			    "tcp.rcv_buf_size: %u must exceed http.head_max (%u) so that an "
-			    "oversized head is seen and refused",
-			    rcv, head_max);
-	if (snd < SK_APP_REPLY_MAX)
-		return fail(dp, -EINVAL, "tcp.snd_buf_size: %u is less than one reply (%u)", snd,
-			    SK_APP_REPLY_MAX);
-	return 0;
-}
-
-/*
- * load_token_key - before the EAL: the HMAC key from seckill.secret_file.
- * With auth on and no secret (allowed only without items) the key is random:
- * nobody can mint a token, so every token is refused, as it should be.
- */
-static int
-load_token_key(struct dataplane *dp)
-{
-	static uint8_t secret[SK_CONFIG_TOKEN_SECRET_MAX];
-	size_t len = SK_CONFIG_TOKEN_SECRET_MIN;
-	int rc;
-
-	if (!dp->cfg.auth)
-		return 0;
-	if (dp->cfg.secret_file[0] != '\0') {
-		rc = sk_config_read_secret(dp->cfg.secret_file, secret, &len, dp->err,
-					   sizeof(dp->err));
-		if (rc != 0)
-			return rc;
-	} else if (getrandom(secret, len, 0) != (ssize_t)len) {
-		return fail(dp, -errno, "seckill.secret_file: none, and no random key: %s",
-			    strerror(errno));
-	}
-	rc = sk_token_key_create(secret, len, &dp->token_key);
-	explicit_bzero(secret, sizeof(secret)); /* the key keeps only HMAC midstates */
-	if (rc != 0)
-		return fail(dp, rc, "seckill.secret_file: cannot make the token key: %s",
-			    strerror(-rc));
-	return 0;
-}
-
-/* ratelimit_conf - the limiter settings; false if every limit is off. */
-static bool
-ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc)
-{
-	const struct sk_config *cfg = &dp->cfg;
-
-	if (cfg->global_rate == 0 && cfg->item_rate == 0 && cfg->ip_rate == 0)
-		return false;
-	sk_ratelimit_config_defaults(rc);
-	rc->hz = rte_get_tsc_hz();
-	rc->seed = rte_rand();
-	rc->n_items = cfg->max_items;
-	rc->n_lcores = dp->nb_lcores;
-	/* A burst of 0 is one second's worth. */
-	rc->global_rate = cfg->global_rate;
-	rc->global_burst = cfg->global_burst ? cfg->global_burst : cfg->global_rate;
-	rc->item_rate = cfg->item_rate;
-	rc->item_burst = cfg->item_burst ? cfg->item_burst : cfg->item_rate;
-	rc->ip_rate = cfg->ip_rate;
-	rc->ip_burst = cfg->ip_burst ? cfg->ip_burst : cfg->ip_rate;
-	rc->ip_slots = cfg->ip_rate ? cfg->ip_slots : 0;
-	return true;
-}
-
-/*
- * activity_from_config - config item @ci as a store activity, its window
- * made absolute (relative times count from the process start).
- */
-static int
-activity_from_config(struct dataplane *dp, const struct sk_config_item *ci,
-		     struct sk_store_activity *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->item = ci->id;
-	a->per_user_limit = ci->per_user_limit;
-	a->total = ci->total;
-	a->price = ci->price;
-	snprintf(a->name, sizeof(a->name), "%s", ci->name);
-	if (sk_config_item_window(ci, dp->start_ns, &a->start_ns, &a->end_ns) != 0)
-		return fail(dp, -EINVAL,
-			    "item.%" PRIu32 ".end: must be after item.%" PRIu32
-			    ".start (one is relative to the start, the other absolute)",
-			    ci->id, ci->id);
-	return 0;
-}
-
-/* config_differs - what of config item @ci the stored activity @a overrides. */
-static void
-config_differs(const struct sk_config_item *ci, const struct sk_store_activity *cfg,
-	       const struct sk_store_activity *a)
-{
-	char what[160] = "";
-	size_t n = 0;
-
-#define DIFF(cond, name)                                                                           \
-	do {                                                                                       \
-		if ((cond) && n < sizeof(what))                                                    \
-			n += (size_t)snprintf(what + n, sizeof(what) - n, "%s%s", n ? ", " : "",   \
-					      name);                                               \
-	} while (0)
-	DIFF(a->total != cfg->total, "total");
-	DIFF(a->price != cfg->price, "price");
-	DIFF(a->per_user_limit != cfg->per_user_limit, "per_user_limit");
-	DIFF(!ci->start.relative && a->start_ns != cfg->start_ns, "start");
-	DIFF(!ci->end.relative && a->end_ns != cfg->end_ns, "end");
-#undef DIFF
-	if (n > 0)
-		printf(PROG ": item.%" PRIu32
-			    ": the store's activity differs from the config (%s): "
-			    "the store wins; change a running sale through the admin API\n",
-		       ci->id, what);
-}
-
-/* What setup_items() restored, for its summary line. */
-struct setup_ctx {
-	struct dataplane *dp;
-	struct sk_store *st;
-	uint32_t items;
-	uint64_t units, users;
-	int rc;
-};
-
-/* preheat_one - activity @a into the arena (sk_preheat_item()), errors named. */
-static int
-preheat_one(struct setup_ctx *c, const struct sk_store_activity *a, uint64_t dedup,
-	    uint32_t batch_max)
-{
-	struct dataplane *dp = c->dp;
-	struct sk_recover_stats rs = {0};
-	int rc = sk_preheat_item(c->st, dp->shm, a, dedup, batch_max, NULL, &rs);
-
-	if (rc == -ENOSPC && atomic_load(&dp->shm->nitems) >= dp->shm->max_items)
-		return fail(dp, rc,
-			    "seckill.max_items: no room for item %" PRIu32 " (%" PRIu32 " items)",
-			    a->item, dp->shm->max_items);
-	if (rc == -ENOSPC)
-		return fail(dp, rc,
-			    "item.%" PRIu32 ".dedup_slots: no room left in seckill.dedup_slots "
-			    "(%" PRIu64 " of %" PRIu64 " used) for the item or its holdings",
-			    a->item, (uint64_t)atomic_load(&dp->shm->dedup_used),
-			    dp->shm->dedup_slots);
-	if (rc == -ERANGE)
-		return fail(dp, rc,
-			    "item.%" PRIu32 ".total: %" PRIu64 " + %" PRIu64 " restocked is less "
-			    "than the live units the store %s holds: refusing to oversell",
-			    a->item, a->total, a->added, dp->cfg.store);
-	if (rc != 0)
-		return fail(dp, rc, "item.%" PRIu32 ": refused by the stock engine: %s", a->item,
-			    strerror(-rc));
-	c->items++;
-	c->units += rs.units;
-	c->users += rs.users;
-	return 0;
-}
-
-/* preheat_stored - callback: an open activity of the store not in the config. */
-static int
-preheat_stored(const struct sk_store_activity *a, const struct sk_store_ledger *l, void *arg)
-{
-	struct setup_ctx *c = arg;
-
-	(void)l;
-	if (a->closed_ns != 0 || a->end_ns <= c->dp->start_ns ||
-	    sk_shm_item_find(c->dp->shm, a->item) != NULL)
-		return 0;
-	c->rc = preheat_one(c, a, 0, 0);
-	return c->rc != 0;
-}
-
-/*
- * setup_items - preheat at start: the sale's items into the fresh arena
- * before any lcore sells (and before the order rings exist, so the control
- * plane cannot attach yet). Without [seckill] store: the config's items,
- * every unit on sale. With a store (the control plane's LMDB, opened
- * read-only and closed again; the control plane may be writing it): the
- * store's activities are the truth - an [item.N] the store knows is loaded
- * as the store has it (restocks included; a closed one is not loaded), one
- * it does not know yet comes from the config (the control plane records
- * it), and every other open activity of the store is loaded too - each
- * with total + restocked - live units and its winners' holdings
- * (sk_preheat_item()).
- */
-static int
-setup_items(struct dataplane *dp)
-{
-	const struct sk_store_conf scf = {.flags = SK_STORE_RDONLY};
-	struct setup_ctx c = {.dp = dp};
-	char err[SK_CONFIG_ERR_MAX];
-	int rc = 0;
-
-	if (dp->cfg.store[0] != '\0') {
-		rc = sk_store_open(&c.st, dp->cfg.store, &scf, err, sizeof(err));
-		if (rc == -ENOENT)
-			printf(PROG ": recovery: no store at %s yet, nothing to restore\n",
-			       dp->cfg.store);
-		else if (rc != 0)
-			return fail(dp, rc, "seckill.store: %s: cannot open it read-only: %s",
-				    dp->cfg.store, err);
-		rc = 0;
-	}
-	for (uint32_t i = 0; i < dp->cfg.nb_items && rc == 0; i++) {
-		const struct sk_config_item *ci = &dp->cfg.items[i];
-		struct sk_store_activity cfg, stored;
-		const struct sk_store_activity *a = &cfg;
-
-		rc = activity_from_config(dp, ci, &cfg);
-		if (rc != 0)
-			break;
-		if (c.st != NULL && sk_store_activity_get(c.st, ci->id, &stored, NULL) == 0) {
-			if (stored.closed_ns != 0) {
-				printf(PROG ": item.%" PRIu32
-					    ": closed in the store: not on sale\n",
-				       ci->id);
-				continue;
-			}
-			config_differs(ci, &cfg, &stored);
-			a = &stored;
-		}
-		rc = preheat_one(&c, a, ci->dedup_slots, ci->batch_max);
-	}
-	if (rc == 0 && c.st != NULL) {
-		rc = sk_store_activity_foreach(c.st, preheat_stored, &c);
-		if (c.rc != 0)
-			rc = c.rc;
-		else if (rc != 0)
-			rc = fail(dp, rc, "seckill.store: %s: cannot read its activities: %s",
-				  dp->cfg.store, strerror(-rc));
-	}
-	if (c.st != NULL) {
-		sk_store_close(c.st);
-		if (rc == 0)
-			printf(PROG ": recovery: store %s: %" PRIu64 " live units of %" PRIu64
-				    " holdings restored over %" PRIu32 " items\n",
-			       dp->cfg.store, c.units, c.users, c.items);
-	}
-	return rc;
-}
-
 /*
  * setup_seckill - the arena memzone, the items, one order ring, rate
  * limiter and struct sk_seckill_lcore per lcore. Everything made here is
@@ -494,28 +156,30 @@ setup_seckill(struct dataplane *dp)
 		.epoch = (uint32_t)(dp->start_ns / 1000000000),
 	};
 	struct sk_ratelimit_config rlc;
-	bool limits = ratelimit_conf(dp, &rlc);
+	bool limits = sk_dp_ratelimit_conf(dp, &rlc);
 	ssize_t rl_size = 0;
 	size_t size;
 	int rc;
 
 	if (dp->nb_lcores > SK_MAX_LCORES)
-		return fail(dp, -EINVAL, "dataplane.lcores: %u lcores, the stock engine has %d",
-			    dp->nb_lcores, SK_MAX_LCORES);
+		return sk_dp_fail(dp, -EINVAL,
+				  "dataplane.lcores: %u lcores, the stock engine has %d",
+				  dp->nb_lcores, SK_MAX_LCORES);
 	size = sk_shm_size(&sc);
 	if (size == 0)
-		return fail(dp, -EINVAL, "seckill.dedup_slots: the arena size overflows");
+		return sk_dp_fail(dp, -EINVAL, "seckill.dedup_slots: the arena size overflows");
 	dp->shm_mz = rte_memzone_reserve_aligned(SK_SHM_MEMZONE, size, (int)rte_socket_id(), 0,
 						 SK_CACHE_LINE);
 	if (dp->shm_mz == NULL)
-		return fail(dp, -rte_errno,
-			    "seckill.dedup_slots: cannot reserve the %zu MiB arena (max_items, "
-			    "dedup_slots, status_bits): %s",
-			    size >> 20, rte_strerror(rte_errno));
+		return sk_dp_fail(
+			dp, -rte_errno,
+			"seckill.dedup_slots: cannot reserve the %zu MiB arena (max_items, "
+			"dedup_slots, status_bits): %s",
+			size >> 20, rte_strerror(rte_errno));
 	dp->shm = sk_shm_init(dp->shm_mz->addr, dp->shm_mz->len, &sc);
 	if (dp->shm == NULL)
-		return fail(dp, -EINVAL, "seckill.max_items: the arena refuses its layout");
-	rc = setup_items(dp);
+		return sk_dp_fail(dp, -EINVAL, "seckill.max_items: the arena refuses its layout");
+	rc = sk_dp_setup_items(dp);
 	if (rc != 0)
 		return rc;
 
@@ -525,46 +189,50 @@ setup_seckill(struct dataplane *dp)
 	if (limits) {
 		rl_size = sk_ratelimit_memsize(&rlc);
 		if (rl_size < 0)
-			return fail(dp, -EINVAL,
-				    "seckill.global_rate: the rate limiter refuses these limits");
+			return sk_dp_fail(
+				dp, -EINVAL,
+				"seckill.global_rate: the rate limiter refuses these limits");
 	}
 	for (unsigned i = 0; i < dp->nb_lcores; i++) {
 		int socket = (int)rte_lcore_to_socket_id(dp->lcore_ids[i]);
 
 		dp->orders[i] = sk_order_ring_create(i, cfg->order_ring, socket);
 		if (dp->orders[i] == NULL)
-			return fail(dp, -rte_errno,
-				    "seckill.order_ring: cannot create the ring of %u records of "
-				    "lcore %u: %s",
-				    cfg->order_ring, dp->lcore_ids[i], rte_strerror(rte_errno));
+			return sk_dp_fail(
+				dp, -rte_errno,
+				"seckill.order_ring: cannot create the ring of %u records of "
+				"lcore %u: %s",
+				cfg->order_ring, dp->lcore_ids[i], rte_strerror(rte_errno));
 		if (limits) {
 			void *mem = rte_zmalloc_socket("sk_ratelimit", (size_t)rl_size,
 						       RTE_CACHE_LINE_SIZE, socket);
 
 			if (mem == NULL)
-				return fail(dp, -ENOMEM,
-					    "seckill.ip_slots: lcore %u: no memory for a %zd-byte "
-					    "rate limiter",
-					    dp->lcore_ids[i], rl_size);
+				return sk_dp_fail(
+					dp, -ENOMEM,
+					"seckill.ip_slots: lcore %u: no memory for a %zd-byte "
+					"rate limiter",
+					dp->lcore_ids[i], rl_size);
 			dp->rl[i] = sk_ratelimit_init(mem, (size_t)rl_size, &rlc);
 			if (dp->rl[i] == NULL) {
 				rte_free(mem);
-				return fail(dp, -EINVAL,
-					    "seckill.global_rate: the rate limiter refuses these "
-					    "limits");
+				return sk_dp_fail(
+					dp, -EINVAL,
+					"seckill.global_rate: the rate limiter refuses these "
+					"limits");
 			}
 		}
 		dp->seckill[i] = rte_zmalloc_socket("sk_seckill", sizeof(*dp->seckill[i]),
 						    RTE_CACHE_LINE_SIZE, socket);
 		if (dp->seckill[i] == NULL)
-			return fail(dp, -ENOMEM, "lcore %u: out of memory", dp->lcore_ids[i]);
+			return sk_dp_fail(dp, -ENOMEM, "lcore %u: out of memory", dp->lcore_ids[i]);
 		rc = sk_seckill_lcore_init(dp->seckill[i], dp->shm, i, dp->orders[i], &dp->sk_conf,
 					   dp->rl[i], rte_get_tsc_hz());
 		if (rc != 0)
-			return fail(dp, rc,
-				    "seckill.auth: lcore %u: the buy path refuses its "
-				    "settings",
-				    dp->lcore_ids[i]);
+			return sk_dp_fail(dp, rc,
+					  "seckill.auth: lcore %u: the buy path refuses its "
+					  "settings",
+					  dp->lcore_ids[i]);
 	}
 	return 0;
 }
@@ -589,10 +257,11 @@ setup_ports_and_pool(struct dataplane *dp)
 	/* Caches can hold 1.5x their size; each lcore keeps a few bursts in flight. */
 	need += (uint64_t)dp->nb_lcores * (cfg->mbuf_cache * 3 / 2 + 4u * cfg->burst);
 	if (need > cfg->mbufs)
-		return fail(dp, -EINVAL,
-			    "dataplane.mbufs: %u is too small: queues and caches hold %" PRIu64
-			    " at idle",
-			    cfg->mbufs, need);
+		return sk_dp_fail(
+			dp, -EINVAL,
+			"dataplane.mbufs: %u is too small: queues and caches hold %" PRIu64
+			" at idle",
+			cfg->mbufs, need);
 
 	mss = cfg->mss ? cfg->mss : 1460;
 	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, (uint32_t)mss + 128u);
@@ -600,8 +269,9 @@ setup_ports_and_pool(struct dataplane *dp)
 					   (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
 					   dp->ports[0].socket);
 	if (dp->pool == NULL)
-		return fail(dp, -rte_errno, "dataplane.mbufs: cannot create a pool of %u mbufs: %s",
-			    cfg->mbufs, rte_strerror(rte_errno));
+		return sk_dp_fail(dp, -rte_errno,
+				  "dataplane.mbufs: cannot create a pool of %u mbufs: %s",
+				  cfg->mbufs, rte_strerror(rte_errno));
 
 	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
 		struct sk_port *p = &dp->ports[i];
@@ -613,10 +283,11 @@ setup_ports_and_pool(struct dataplane *dp)
 			dp->disp[i] = sk_dispatch_create(p->port_id, p->owner, dp->nb_lcores,
 							 cfg->dispatch_ring, p->socket, dp->pool);
 			if (dp->disp[i] == NULL)
-				return fail(dp, -rte_errno,
-					    "dataplane.dispatch_ring: port%u: cannot create the "
-					    "dispatch rings: %s",
-					    i, rte_strerror(rte_errno));
+				return sk_dp_fail(
+					dp, -rte_errno,
+					"dataplane.dispatch_ring: port%u: cannot create the "
+					"dispatch rings: %s",
+					i, rte_strerror(rte_errno));
 		}
 	}
 	return 0;
@@ -640,7 +311,7 @@ setup_lcores(struct dataplane *dp)
 
 		lc = rte_zmalloc_socket("sk_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE, socket);
 		if (lc == NULL)
-			return fail(dp, -ENOMEM, "lcore %u: out of memory", id);
+			return sk_dp_fail(dp, -ENOMEM, "lcore %u: out of memory", id);
 		dp->lcores[i] = lc;
 		lc->lcore_id = id;
 		lc->index = i;
@@ -659,11 +330,12 @@ setup_lcores(struct dataplane *dp)
 				cfg->nb_ports;
 		lc->app = sk_app_create(&ac);
 		if (lc->app == NULL)
-			return fail(dp, -rte_errno,
-				    rte_errno == EINVAL
-					    ? "http.head_max: the HTTP limits are out of range"
-					    : "lcore %u: cannot create the app: out of memory",
-				    id);
+			return sk_dp_fail(
+				dp, -rte_errno,
+				rte_errno == EINVAL
+					? "http.head_max: the HTTP limits are out of range"
+					: "lcore %u: cannot create the app: out of memory",
+				id);
 		for (uint16_t p = 0; p < cfg->nb_ports; p++) {
 			const struct sk_port *port = &dp->ports[p];
 			struct sk_lcore_port *lp = &lc->port[p];
@@ -674,11 +346,11 @@ setup_lcores(struct dataplane *dp)
 			lp->poll_nic = !port->dispatch || port->owner == i;
 			lp->queue = port->dispatch ? 0 : (uint16_t)i;
 			lp->stats = &lc->stats;
-			net_conf(dp, port, lc, &nc);
+			sk_dp_net_conf(dp, port, lc, &nc);
 			lp->net = sk_net_lcore_create(&nc, id, dp->pool, socket, sk_app_ops(),
 						      lc->app);
 			if (lp->net == NULL)
-				return fail(
+				return sk_dp_fail(
 					dp, -rte_errno,
 					"tcp: the TCP stack refuses the [tcp] settings of port%u "
 					"on lcore %u: %s",
@@ -774,9 +446,9 @@ run(struct dataplane *dp)
 	if (dp->cfg.has_syncookie_secret)
 		memcpy(dp->secret, dp->cfg.syncookie_secret, sizeof(dp->secret));
 	else if (getrandom(dp->secret, sizeof(dp->secret), 0) != (ssize_t)sizeof(dp->secret))
-		return fail(dp, -errno, "tcp.syncookie_secret: no random secret: %s",
-			    strerror(errno));
-	rc = check_limits(dp);
+		return sk_dp_fail(dp, -errno, "tcp.syncookie_secret: no random secret: %s",
+				  strerror(errno));
+	rc = sk_dp_check_limits(dp);
 	if (rc == 0)
 		rc = setup_seckill(dp);
 	if (rc == 0)
@@ -856,7 +528,7 @@ main(int argc, char **argv)
 	rc = sk_config_load(&dp->cfg, config, dp->err, sizeof(dp->err));
 	if (rc == 0) {
 		dp->start_ns = sk_clock_ns(CLOCK_REALTIME);
-		rc = load_token_key(dp);
+		rc = sk_dp_load_token_key(dp);
 	}
 	if (rc != 0) {
 		fprintf(stderr, PROG ": %s\n", dp->err);

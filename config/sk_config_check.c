@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_config_check.c - the configuration rules that involve several keys,
+ * checked once the whole file is read (ports numbered without gaps, a
+ * gateway inside its subnet, the HTTP limits against the TCP buffers, the
+ * token secret when items are sold, items against the arena).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_common.h"
+#include "sk_config_priv.h"
+
+/* check_seckill - [seckill] and [item.<id>] rules that involve several keys. */
+static int
+check_seckill(struct load_ctx *ctx)
+{
+	struct sk_config *cfg = ctx->cfg;
+
+	/* ack left out: durable when the control plane's store is named (the
+	 * control plane is then part of the deployment), queued otherwise. */
+	if (!sk_config_key_seen(ctx, SEC_SECKILL, 0, "ack"))
+		cfg->ack = cfg->store[0] != '\0' ? SK_CONFIG_ACK_DURABLE : SK_CONFIG_ACK_QUEUED;
+	/* Without items no buy reaches the token check: a file that only sets
+	 * up the network (sandbox.ini) needs no secret. A store brings items
+	 * of its own (activities added through the admin API). */
+	if (cfg->auth && cfg->secret_file[0] == '\0' &&
+	    (cfg->nb_items > 0 || cfg->store[0] != '\0'))
+		return sk_config_fail(
+			ctx, 0,
+			"seckill.secret_file: required when seckill.auth = on and items "
+			"are configured or come from seckill.store");
+	if (cfg->ip_rate != 0 && cfg->ip_slots == 0)
+		return sk_config_fail(
+			ctx, 0,
+			"seckill.ip_slots: 0 leaves no room for the per-IP limit that "
+			"seckill.ip_rate sets");
+	if (cfg->nb_items > cfg->max_items)
+		return sk_config_fail(ctx, 0,
+				      "seckill.max_items: %" PRIu32 " is less than the %" PRIu32
+				      " [item.<id>] sections",
+				      cfg->max_items, cfg->nb_items);
+	for (uint32_t i = 0; i < cfg->nb_items; i++) {
+		const struct sk_config_item *it = &cfg->items[i];
+		const struct sk_config_time *a = &it->start, *b = &it->end;
+
+		if (!sk_config_key_seen(ctx, SEC_ITEM, (int)i, "total"))
+			return sk_config_fail(ctx, ctx->item_line[i],
+					      "item.%" PRIu32 ".total: required", it->id);
+		if (!b->never && a->relative == b->relative && b->s <= a->s)
+			return sk_config_fail(ctx, ctx->item_line[i],
+					      "item.%" PRIu32 ".end: must be after item.%" PRIu32
+					      ".start",
+					      it->id, it->id);
+		if (it->dedup_slots != 0 && it->dedup_slots < 1024)
+			return sk_config_fail(ctx, ctx->item_line[i],
+					      "item.%" PRIu32 ".dedup_slots: %" PRIu64
+					      " is below the minimum slice of 1024 (0 = automatic)",
+					      it->id, it->dedup_slots);
+		if (it->dedup_slots > cfg->dedup_slots)
+			return sk_config_fail(ctx, ctx->item_line[i],
+					      "item.%" PRIu32 ".dedup_slots: %" PRIu64
+					      " is more than seckill.dedup_slots (%" PRIu64 ")",
+					      it->id, it->dedup_slots, cfg->dedup_slots);
+	}
+	return 1;
+}
+
+int
+sk_config_check(struct load_ctx *ctx)
+{
+	struct sk_config *cfg = ctx->cfg;
+	int nports = 0;
+
+	for (int i = 0; i < SK_CONFIG_MAX_PORTS; i++) {
+		if (ctx->seen[SEC_PORT0 + i] == 0)
+			continue;
+		if (i != nports)
+			return sk_config_fail(
+				ctx, 0, "port%d: ports must be numbered from port0 without gaps",
+				i);
+		nports++;
+	}
+	if (nports == 0)
+		return sk_config_fail(ctx, 0, "port0.device: no port configured");
+	cfg->nb_ports = (uint16_t)nports;
+
+	for (int i = 0; i < nports; i++) {
+		struct sk_config_port *p = &cfg->ports[i];
+
+		if (!sk_config_key_seen(ctx, SEC_PORT0, i, "device"))
+			return sk_config_fail(ctx, 0, "port%d.device: required", i);
+		if (!sk_config_key_seen(ctx, SEC_PORT0, i, "address"))
+			return sk_config_fail(ctx, 0, "port%d.address: required", i);
+		if (p->gateway != 0) {
+			uint32_t mask = p->prefix == 32 ? UINT32_MAX : ~(UINT32_MAX >> p->prefix);
+
+			if ((p->gateway & mask) != (p->addr & mask) || p->gateway == p->addr)
+				return sk_config_fail(
+					ctx, 0,
+					"port%d.gateway: not a neighbour inside port%d.address", i,
+					i);
+		}
+		for (int j = 0; j < i; j++) {
+			char a[64], b[64];
+
+			if (sk_config_port_name(p, a, sizeof(a)) == 0 &&
+			    sk_config_port_name(&cfg->ports[j], b, sizeof(b)) == 0 &&
+			    strcmp(a, b) == 0)
+				return sk_config_fail(ctx, 0,
+						      "port%d.device: same device as port%d", i, j);
+			if (p->addr == cfg->ports[j].addr)
+				return sk_config_fail(
+					ctx, 0, "port%d.address: same address as port%d", i, j);
+		}
+	}
+	/* rte_mempool_create() refuses a cache above n / 1.5. */
+	if ((uint64_t)cfg->mbuf_cache * 3 > (uint64_t)cfg->mbufs * 2)
+		return sk_config_fail(ctx, 0,
+				      "dataplane.mbuf_cache: %" PRIu32
+				      " is more than dataplane.mbufs / 1.5",
+				      cfg->mbuf_cache);
+	if (cfg->rto_min_ms != 0 && cfg->rto_max_ms != 0 && cfg->rto_min_ms > cfg->rto_max_ms)
+		return sk_config_fail(ctx, 0, "tcp.rto_min_ms: above tcp.rto_max_ms");
+	if (cfg->target_max != 0 && cfg->head_max != 0 && cfg->target_max + 16 > cfg->head_max)
+		return sk_config_fail(ctx, 0,
+				      "http.target_max: must be at most http.head_max - 16");
+	return check_seckill(ctx);
+}

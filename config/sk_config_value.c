@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_config_value.c - one strict parser per key type of the configuration
+ * (numbers, booleans, addresses, CIDR, MAC, hex secrets, core lists,
+ * paths, names, times) and sk_config_set_value(), which checks ranges and
+ * stores the value where the key table says.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_common.h"
+#include "sk_config_priv.h"
+
+/* ------------------------------------------------------------------------ */
+/* Value parsers                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* parse_u64 - decimal digits only, no sign, no blanks. */
+static bool
+parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (v[0] < '0' || v[0] > '9')
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return false;
+	*out = x;
+	return true;
+}
+
+static bool
+parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = {"on", "true", "yes", "1"};
+	static const char *const no[] = {"off", "false", "no", "0"};
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return true;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* parse_ipv4 - dotted quad into host byte order. */
+static bool
+parse_ipv4(const char *v, uint32_t *out)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, v, &a) != 1)
+		return false;
+	*out = ntohl(a.s_addr);
+	return true;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool
+parse_mac(const char *v, uint8_t mac[6])
+{
+	for (int i = 0; i < 6; i++) {
+		int hi = hexval(v[0]), lo = hi < 0 ? -1 : hexval(v[1]);
+
+		if (lo < 0 || v[2] != (i == 5 ? '\0' : ':'))
+			return false;
+		mac[i] = (uint8_t)(hi << 4 | lo);
+		v += 3;
+	}
+	return true;
+}
+
+static bool
+parse_hex(const char *v, uint8_t *out, size_t len)
+{
+	if (strlen(v) != 2 * len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		int hi = hexval(v[2 * i]), lo = hexval(v[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
+}
+
+/* parse_corelist - "N", "N-M" items separated by ',', ids <= @max, N <= M. */
+static bool
+parse_corelist(const char *v, uint32_t max)
+{
+	for (;;) {
+		char *end;
+		unsigned long a, b;
+
+		if (*v < '0' || *v > '9')
+			return false;
+		a = strtoul(v, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return false;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (a > max || b > max || a > b)
+			return false;
+		if (*end == '\0')
+			return true;
+		if (*end != ',')
+			return false;
+		v = end + 1;
+	}
+}
+
+/* parse_time - "+N" (relative), unix seconds, or "never" when @never_ok. */
+static bool
+parse_time(const char *v, bool never_ok, struct sk_config_time *t)
+{
+	uint64_t x;
+
+	memset(t, 0, sizeof(*t));
+	if (never_ok && strcmp(v, "never") == 0) {
+		t->never = true;
+		return true;
+	}
+	if (v[0] == '+') {
+		if (!parse_u64(v + 1, &x) || x > (uint64_t)SK_CONFIG_TIME_REL_MAX)
+			return false;
+		t->relative = true;
+	} else if (!parse_u64(v, &x) || x == 0 || x > (uint64_t)SK_CONFIG_TIME_ABS_MAX) {
+		return false;
+	}
+	t->s = (int64_t)x;
+	return true;
+}
+
+/* set_value - parse @v for key @k into @base; on error record it. */
+int
+sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base,
+		    const char *v)
+{
+	uint8_t *p = (uint8_t *)base + k->off;
+	struct sk_config_port *port = base;
+	uint64_t x = 0;
+	uint32_t ip;
+
+	if (v[0] == '\0')
+		return sk_config_fail(ctx, ctx->line, "%s.%s: empty value", sec, k->name);
+
+	switch (k->type) {
+	case KEY_QUEUES:
+		if (strcmp(v, "auto") == 0) {
+			*(uint16_t *)p = 0;
+			return 1;
+		}
+		/* fall through */
+	case KEY_U16:
+	case KEY_U32:
+	case KEY_U32_POW2:
+	case KEY_U32_POW2Z:
+	case KEY_U64:
+		if (!parse_u64(v, &x))
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: '%s' is not a decimal number%s", sec, k->name,
+					      v, k->type == KEY_QUEUES ? " or 'auto'" : "");
+		if (k->type == KEY_U32_POW2Z && x == 0) {
+			*(uint32_t *)p = 0;
+			return 1;
+		}
+		if (x < k->min || x > k->max)
+			return sk_config_fail(
+				ctx, ctx->line,
+				"%s.%s: %" PRIu64 " is out of range %s%" PRIu64 "..%" PRIu64, sec,
+				k->name, x, k->type == KEY_U32_POW2Z ? "0 or " : "", k->min,
+				k->max);
+		if ((k->type == KEY_U32_POW2 || k->type == KEY_U32_POW2Z) && !sk_is_pow2(x))
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: %" PRIu64 " is not a power of two", sec,
+					      k->name, x);
+		if (k->type == KEY_U64)
+			memcpy(p, &x, sizeof(x));
+		else if (k->type == KEY_U16 || k->type == KEY_QUEUES)
+			*(uint16_t *)p = (uint16_t)x;
+		else
+			*(uint32_t *)p = (uint32_t)x;
+		return 1;
+	case KEY_PATH:
+		if (strlen(v) >= SK_CONFIG_PATH_MAX)
+			return sk_config_fail(ctx, ctx->line, "%s.%s: longer than %d characters",
+					      sec, k->name, SK_CONFIG_PATH_MAX - 1);
+		for (const char *c = v; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ' ' || *c == '\t')
+				return sk_config_fail(
+					ctx, ctx->line,
+					"%s.%s: blanks and control characters are not "
+					"allowed in a path",
+					sec, k->name);
+		memcpy(p, v, strlen(v) + 1);
+		return 1;
+	case KEY_NAME:
+		if (strlen(v) >= SK_CONFIG_NAME_MAX)
+			return sk_config_fail(ctx, ctx->line, "%s.%s: longer than %d characters",
+					      sec, k->name, SK_CONFIG_NAME_MAX - 1);
+		for (const char *c = v; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == '"' || *c == '\\')
+				return sk_config_fail(
+					ctx, ctx->line,
+					"%s.%s: control characters, '\"' and '\\' are not "
+					"allowed in a name",
+					sec, k->name);
+		memcpy(p, v, strlen(v) + 1);
+		return 1;
+	case KEY_ACK:
+		if (strcmp(v, "queued") == 0) {
+			*p = SK_CONFIG_ACK_QUEUED;
+			return 1;
+		}
+		if (strcmp(v, "durable") == 0) {
+			*p = SK_CONFIG_ACK_DURABLE;
+			return 1;
+		}
+		return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not queued or durable", sec,
+				      k->name, v);
+	case KEY_TIME:
+		if (!parse_time(v, k->max != 0, (struct sk_config_time *)p))
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: '%s' is not +SECONDS (0..%" PRId64
+					      "), unix seconds (1..%" PRId64 ")%s",
+					      sec, k->name, v, SK_CONFIG_TIME_REL_MAX,
+					      SK_CONFIG_TIME_ABS_MAX,
+					      k->max != 0 ? " or never" : "");
+		return 1;
+	case KEY_BOOL:
+		if (!parse_bool(v, (bool *)p))
+			return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not on/off", sec,
+					      k->name, v);
+		return 1;
+	case KEY_DEVICE:
+		if (strlen(v) >= SK_CONFIG_DEVICE_MAX)
+			return sk_config_fail(ctx, ctx->line, "%s.%s: longer than %d characters",
+					      sec, k->name, SK_CONFIG_DEVICE_MAX - 1);
+		if (strpbrk(v, " \t\"'") != NULL || v[0] == ',')
+			return sk_config_fail(
+				ctx, ctx->line,
+				"%s.%s: '%s' is not a device (PCI address or vdev spec)", sec,
+				k->name, v);
+		memcpy(p, v, strlen(v) + 1);
+		return 1;
+	case KEY_CIDR: {
+		const char *slash = strchr(v, '/');
+		char addr[INET_ADDRSTRLEN];
+		size_t n = slash ? (size_t)(slash - v) : 0;
+
+		if (slash == NULL || n >= sizeof(addr))
+			return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not A.B.C.D/prefix",
+					      sec, k->name, v);
+		memcpy(addr, v, n);
+		addr[n] = '\0';
+		if (!parse_ipv4(addr, &ip) || !parse_u64(slash + 1, &x))
+			return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not A.B.C.D/prefix",
+					      sec, k->name, v);
+		if (x < k->min || x > k->max)
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: prefix /%" PRIu64 " is out of range 1..32",
+					      sec, k->name, x);
+		if (ip == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14)
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: %s is not a unicast host address", sec,
+					      k->name, addr);
+		if (x <= 30) {
+			uint32_t host = ip & ~(UINT32_MAX << (32 - x));
+
+			if (host == 0 || host == ~(UINT32_MAX << (32 - x)))
+				return sk_config_fail(
+					ctx, ctx->line,
+					"%s.%s: %s is the network or broadcast address of "
+					"/%" PRIu64,
+					sec, k->name, addr, x);
+		}
+		port->addr = ip;
+		port->prefix = (uint8_t)x;
+		return 1;
+	}
+	case KEY_IPV4:
+		if (!parse_ipv4(v, &ip) || ip == 0)
+			return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not an IPv4 address",
+					      sec, k->name, v);
+		*(uint32_t *)p = ip;
+		return 1;
+	case KEY_MAC:
+		if (!parse_mac(v, port->mac))
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: '%s' is not a MAC (xx:xx:xx:xx:xx:xx)", sec,
+					      k->name, v);
+		if ((port->mac[0] & 1) != 0 || memcmp(port->mac, "\0\0\0\0\0\0", 6) == 0)
+			return sk_config_fail(ctx, ctx->line, "%s.%s: %s is not a unicast MAC", sec,
+					      k->name, v);
+		port->has_mac = true;
+		return 1;
+	case KEY_CORELIST:
+		if (!parse_corelist(v, k->max) || strlen(v) >= SK_CONFIG_LCORES_MAX)
+			return sk_config_fail(
+				ctx, ctx->line,
+				"%s.%s: '%s' is not an lcore list like 1 or 1-3,6 (ids 0..%" PRIu64
+				")",
+				sec, k->name, v, k->max);
+		memcpy(p, v, strlen(v) + 1);
+		return 1;
+	case KEY_SECRET:
+		if (!parse_hex(v, p, SK_CONFIG_SECRET_LEN))
+			return sk_config_fail(ctx, ctx->line, "%s.%s: expected %d hex digits", sec,
+					      k->name, 2 * SK_CONFIG_SECRET_LEN);
+		ctx->cfg->has_syncookie_secret = true;
+		return 1;
+	}
+	return sk_config_fail(ctx, ctx->line, "%s.%s: internal error (key type)", sec, k->name);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Private to seckill-dataplane's start-up: the struct that holds everything
+ * the process built, and the set-up steps that live outside main.c
+ * (sk_dp_config.c: the config translated into the modules' settings;
+ * sk_dp_items.c: the items and their recovery from the store). Every step
+ * returns 0 or a negative errno with one line naming the config key in
+ * dp->err (sk_dp_fail()). Used by the main thread only, before the lcores start.
+ */
+#ifndef SK_DATAPLANE_H
+#define SK_DATAPLANE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_lcore.h>
+#include <rte_memzone.h>
+#include <rte_ring.h>
+
+#include "sk_app.h"
+#include "sk_common.h"
+#include "sk_config.h"
+#include "sk_dispatch.h"
+#include "sk_http.h"
+#include "sk_lcore.h"
+#include "sk_net.h"
+#include "sk_port.h"
+#include "sk_preheat.h"
+#include "sk_ratelimit.h"
+#include "sk_seckill.h"
+#include "sk_shm.h"
+
+#define PROG "seckill-dataplane"
+
+/* Everything the dataplane built; torn down in reverse by dataplane_free(). */
+struct dataplane {
+	struct sk_config cfg;
+	unsigned nb_lcores;
+	unsigned lcore_ids[RTE_MAX_LCORE];
+	struct sk_port ports[SK_CONFIG_MAX_PORTS];
+	uint16_t nb_ports_probed;
+	struct rte_mempool *pool;
+	struct sk_dispatch *disp[SK_CONFIG_MAX_PORTS];
+	struct sk_lcore *lcores[RTE_MAX_LCORE];
+	uint8_t secret[SK_NET_COOKIE_SECRET_LEN];
+	char err[SK_CONFIG_ERR_MAX];
+
+	/* The buy path (seckill): one arena, per-lcore rings and limiters. */
+	int64_t start_ns;		  /* wall clock at start: epoch and "+N" times */
+	struct sk_token_key *token_key;	  /* NULL when auth is off */
+	struct sk_seckill_conf sk_conf;	  /* shared by the lcores, read-only */
+	const struct rte_memzone *shm_mz; /* the arena (SK_SHM_MEMZONE) */
+	struct sk_shm *shm;
+	struct rte_ring *orders[RTE_MAX_LCORE];		 /* per lcore index */
+	struct sk_ratelimit *rl[RTE_MAX_LCORE];		 /* rte_zmalloc'd; NULL: no limits */
+	struct sk_seckill_lcore *seckill[RTE_MAX_LCORE]; /* rte_zmalloc'd */
+};
+
+/** sk_dp_fail - format the start-up error into dp->err; returns @rc. */
+int sk_dp_fail(struct dataplane *dp, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** sk_dp_net_conf - the TCP stack settings of lcore @lc on port @p (config + defaults). */
+void sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lcore *lc,
+		    struct sk_net_conf *nc);
+
+/**
+ * sk_dp_check_limits - the rules between [tcp] and [http] that need both modules'
+ * defaults (the config loader cannot see those). 0 or -EINVAL.
+ */
+int sk_dp_check_limits(struct dataplane *dp);
+
+/**
+ * sk_dp_load_token_key - before the EAL: the HMAC key from seckill.secret_file
+ * (random when auth is on without a secret and without items). 0 or a
+ * negative errno.
+ */
+int sk_dp_load_token_key(struct dataplane *dp);
+
+/** sk_dp_ratelimit_conf - the limiter settings; false if every limit is off. */
+bool sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc);
+
+/**
+ * sk_dp_setup_items - the config's items and, with a store, every open stored
+ * activity, each with its sold units and winners restored from LMDB. 0 or
+ * a negative errno.
+ */
+int sk_dp_setup_items(struct dataplane *dp);
+
+#endif /* SK_DATAPLANE_H */
