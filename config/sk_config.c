@@ -58,6 +58,8 @@ static const struct key tcp_keys[] = {
 	{"rto_max_ms", KEY_U32, CFG(rto_max_ms), 1, 600000},
 	{"max_retries", KEY_U32, CFG(max_retries), 1, 64},
 	{"idle_timeout_ms", KEY_U32, CFG(idle_timeout_ms), 100, 86400000},
+	{"idle_new_ms", KEY_U32, CFG(idle_new_ms), 100, 86400000},
+	{"max_conns_per_ip", KEY_U32, CFG(max_conns_per_ip), 0, 1u << 24},
 	{"time_wait_ms", KEY_U32, CFG(time_wait_ms), 1, 240000},
 	{"time_wait_max", KEY_U32, CFG(time_wait_max), 1, 1u << 24},
 	{"syncookie_secret", KEY_SECRET, CFG(syncookie_secret), 0, 0},
@@ -68,6 +70,8 @@ static const struct key http_keys[] = {
 	{"target_max", KEY_U32, CFG(target_max), 1, 65535},
 	{"body_max", KEY_U32, CFG(body_max), 0, 1u << 30},
 	{"fields_max", KEY_U32, CFG(fields_max), 1, 1024},
+	{"head_timeout_ms", KEY_U32, CFG(head_timeout_ms), 0, 3600000},
+	{"body_timeout_ms", KEY_U32, CFG(body_timeout_ms), 0, 3600000},
 };
 
 /* Rates and bursts: 0 = off; at most SK_RL_BURST_MAX (sk_ratelimit.h). */
@@ -396,6 +400,9 @@ sk_config_defaults(struct sk_config *cfg)
 	cfg->dispatch_ring = 4096;
 	cfg->idle_sleep_us = 0;
 	cfg->idle_after_us = 1000;
+	cfg->max_conns_per_ip = 1024; /* 0 is a value here: no cap */
+	cfg->head_timeout_ms = 10000; /* 0 is a value here: no deadline */
+	cfg->body_timeout_ms = 10000;
 	cfg->auth = true;
 	cfg->ack = SK_CONFIG_ACK_QUEUED; /* durable when a store is named, see check_seckill() */
 	cfg->ack_wait_ms = 500;

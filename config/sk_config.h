@@ -164,16 +164,22 @@ struct sk_config {
 	uint32_t rto_max_ms;	   /**< upper bound of the RTO after backoff */
 	uint32_t max_retries;	   /**< retransmissions of a segment before a reset */
 	uint32_t idle_timeout_ms;  /**< keep-alive idle timeout */
+	uint32_t idle_new_ms;	   /**< idle timeout before a connection's first request */
+	uint32_t max_conns_per_ip; /**< connections of one client address per lcore and port,
+				      TIME_WAIT excluded; 0 = no cap (default 1024) */
 	uint32_t time_wait_ms;	   /**< TIME_WAIT duration */
 	uint32_t time_wait_max;	   /**< TIME_WAIT entries per lcore */
 	bool has_syncookie_secret; /**< false: random secret at start */
 	uint8_t syncookie_secret[SK_CONFIG_SECRET_LEN];
 
 	/* [http] - 0 means the parser's default */
-	uint32_t head_max;   /**< request head bytes (431 above) */
-	uint32_t target_max; /**< request-target bytes (414 above) */
-	uint32_t body_max;   /**< Content-Length limit (413 above) */
-	uint32_t fields_max; /**< header field lines (431 above) */
+	uint32_t head_max;	  /**< request head bytes (431 above) */
+	uint32_t target_max;	  /**< request-target bytes (414 above) */
+	uint32_t body_max;	  /**< Content-Length limit (413 above) */
+	uint32_t fields_max;	  /**< header field lines (431 above) */
+	uint32_t head_timeout_ms; /**< a request head must be complete this long after its first
+				     byte, else 408; 0 = no deadline (default 10000) */
+	uint32_t body_timeout_ms; /**< ... its body this long after the head (default 10000) */
 
 	/* [seckill]; a rate of 0 is no limit, a burst of 0 is one second's worth
 	 * (= the rate) */

@@ -324,6 +324,8 @@ setup_lcores(struct dataplane *dp)
 		ac.seckill = dp->seckill[i];
 		ac.ack_durable = cfg->ack == SK_CONFIG_ACK_DURABLE;
 		ac.ack_wait_ms = cfg->ack_wait_ms;
+		ac.head_timeout_ms = cfg->head_timeout_ms;
+		ac.body_timeout_ms = cfg->body_timeout_ms;
 		/* One parked request per connection; twice that for connections
 		 * closed and reused within the wait. */
 		ac.park_slots = 2 * (cfg->max_conns ? cfg->max_conns : net_defaults.max_conns) *

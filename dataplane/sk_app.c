@@ -20,6 +20,17 @@
 
 enum { CONN_OPEN = 0, CONN_CLOSING };
 
+/* Which request deadline a connection has armed (sk_app_conn::deadline). */
+enum { DL_NONE = 0, DL_HEAD, DL_BODY };
+
+/* 408: the answer to a request that was not complete in time (then close). */
+#define BODY_408 "{\"status\":\"request_timeout\"}"
+static const char resp_408[] = "HTTP/1.1 408 Request Timeout\r\n"
+			       "Content-Type: application/json\r\n"
+			       "Content-Length: 28\r\n"
+			       "Connection: close\r\n\r\n" BODY_408;
+_Static_assert(sizeof(BODY_408) - 1 == 28, "Content-Length of the 408 answer");
+
 /*
  * A parked winner (ack = durable). The FIFO holds them in the order they
  * won, which on one lcore is also order-sequence order and park-time order:
@@ -57,6 +68,8 @@ struct sk_app {
 	uint64_t ns_mult;	       /* ns = TSC cycles * ns_mult >> 32 */
 	struct sk_shm_lcore_stats *ls; /* responses by status, buy latency */
 	struct sk_http_limits limits;
+	uint32_t head_timeout_ms; /* request deadlines (0: none) */
+	uint32_t body_timeout_ms;
 	unsigned lcore_id;
 	/* ack = durable: the FIFO of parked winners (a ring of park_cap). */
 	bool durable;
@@ -387,6 +400,22 @@ app_close(struct sk_app_conn *ac, size_t len)
 	return len;
 }
 
+/*
+ * app_deadline - arm the request deadline @kind (DL_HEAD: the head started
+ * arriving; DL_BODY: the head is complete, the body is not) unless it is
+ * armed already. A slow client (slowloris) gets 408 when it passes.
+ */
+static void
+app_deadline(struct sk_app *app, struct sk_app_conn *ac, uint8_t kind)
+{
+	uint32_t ms = kind == DL_HEAD ? app->head_timeout_ms : app->body_timeout_ms;
+
+	if (ac->deadline == kind || ms == 0)
+		return;
+	ac->deadline = kind;
+	sk_tcp_set_deadline(ac->conn, ms);
+}
+
 /* app_blocked - stop here and come back at the next pass (send space short). */
 static void
 app_blocked(struct sk_app *app, struct sk_app_conn *ac)
@@ -423,14 +452,18 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 			return used;
 		}
 		r = sk_http_parse(&ac->http, data + used, len - used, &req);
-		if (r == SK_HTTP_AGAIN)
+		if (r == SK_HTTP_AGAIN) {
+			if (len > used) /* a head has begun */
+				app_deadline(app, ac, DL_HEAD);
 			break;
+		}
 		if (r == SK_HTTP_HEAD) {
 			if (req.expect_continue && !ac->continue_sent) {
 				ac->continue_sent = true;
 				app_send(app, ac, SK_HTTP_100_CONTINUE, SK_HTTP_100_CONTINUE_LEN,
 					 100);
 			}
+			app_deadline(app, ac, DL_BODY);
 			break;
 		}
 		if (sk_unlikely(sk_http_result_is_error(r))) {
@@ -441,7 +474,13 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 				app_send(app, ac, e->data, e->len, canned_status(e));
 			return app_close(ac, len);
 		}
-		/* SK_HTTP_DONE */
+		/* SK_HTTP_DONE: a whole request, however slowly it came. */
+		if (ac->deadline != DL_NONE) {
+			ac->deadline = DL_NONE;
+			sk_tcp_set_deadline(c, 0);
+		}
+		if (ac->requests == 0)
+			sk_tcp_mark_used(c); /* no longer an idle newcomer to evict */
 		if (app_route(app, ac, &req) == SK_APP_PARK) {
 			if (!ac->parked) {
 				ac->parked = true;
@@ -481,10 +520,28 @@ app_on_close(void *arg, struct sk_tcp_conn *c)
 	app->stats.conns_open--;
 }
 
+/* app_on_timeout - a request head or body was not complete in time: 408, close. */
+static void
+app_on_timeout(void *arg, struct sk_tcp_conn *c)
+{
+	struct sk_app *app = arg;
+	struct sk_app_conn *ac = sk_tcp_app_data(c);
+
+	ac->deadline = DL_NONE;
+	if (ac->state == CONN_CLOSING) {
+		sk_tcp_abort(c);
+		return;
+	}
+	app->stats.request_timeout++;
+	app_send(app, ac, resp_408, sizeof(resp_408) - 1, 408);
+	app_close(ac, 0);
+}
+
 static const struct sk_net_app_ops app_ops = {
 	.on_open = app_on_open,
 	.on_data = app_on_data,
 	.on_close = app_on_close,
+	.on_timeout = app_on_timeout,
 };
 
 const struct sk_net_app_ops *
@@ -537,6 +594,8 @@ sk_app_create(const struct sk_app_conf *conf)
 		return NULL;
 	}
 	app->limits = conf->limits;
+	app->head_timeout_ms = conf->head_timeout_ms;
+	app->body_timeout_ms = conf->body_timeout_ms;
 	app->lcore_id = conf->lcore_id;
 	app->seckill = conf->seckill;
 	app->tsc_hz = rte_get_tsc_hz();

@@ -119,6 +119,7 @@ struct sk_app;
 	X(403) \
 	X(404) \
 	X(405) \
+	X(408) \
 	X(409) \
 	X(410) \
 	X(411) \
@@ -149,17 +150,18 @@ uint16_t sk_app_status_code(unsigned slot);
  * status: sk_app_lcore_stats()->http_status[slot].
  */
 struct sk_app_stats {
-	uint64_t requests;	 /**< requests answered (complete ones) */
-	uint64_t responses;	 /**< responses sent, 100 Continue included */
-	uint64_t parse_errors;	 /**< requests refused by the parser */
-	uint64_t conns_opened;	 /**< on_open calls */
-	uint64_t conns_closed;	 /**< on_close calls */
-	uint64_t conns_open;	 /**< gauge: open connections */
-	uint64_t parked;	 /**< gauge: connections parked now */
-	uint64_t send_blocked;	 /**< on_data stopped: send space short */
-	uint64_t send_errors;	 /**< sk_tcp_send() failures (should stay 0) */
-	uint64_t pipeline_yield; /**< on_data stopped after SK_APP_PIPELINE_MAX */
-	uint64_t aborted;	 /**< connections reset at shutdown */
+	uint64_t requests;	  /**< requests answered (complete ones) */
+	uint64_t responses;	  /**< responses sent, 100 Continue included */
+	uint64_t parse_errors;	  /**< requests refused by the parser */
+	uint64_t conns_opened;	  /**< on_open calls */
+	uint64_t conns_closed;	  /**< on_close calls */
+	uint64_t conns_open;	  /**< gauge: open connections */
+	uint64_t parked;	  /**< gauge: connections parked now */
+	uint64_t send_blocked;	  /**< on_data stopped: send space short */
+	uint64_t send_errors;	  /**< sk_tcp_send() failures (should stay 0) */
+	uint64_t pipeline_yield;  /**< on_data stopped after SK_APP_PIPELINE_MAX */
+	uint64_t request_timeout; /**< 408: a request head or body not complete in time */
+	uint64_t aborted;	  /**< connections reset at shutdown */
 	/* ack = durable */
 	uint64_t durable_parked;    /**< winners parked for the group commit */
 	uint64_t durable_settled;   /**< ... answered because their order settled */
@@ -181,7 +183,7 @@ struct sk_app_conn {
 	uint8_t state;			 /**< private: open / closing */
 	bool parked;			 /**< a handler parked the current request */
 	bool continue_sent;		 /**< 100 Continue sent for the current request */
-	uint8_t pad;
+	uint8_t deadline;		 /**< private: the request deadline armed (head/body) */
 	uint8_t route_data[24] __attribute__((aligned(8))); /**< for the handler that parks */
 };
 
@@ -226,6 +228,9 @@ struct sk_app_conf {
 	uint32_t ack_wait_ms;		  /**< ack_durable: longest park, then 202 (> 0) */
 	uint32_t park_slots;		  /**< ack_durable: FIFO entries (> 0), e.g. the
 					       lcore's connections (max_conns x ports) */
+	uint32_t head_timeout_ms;	  /**< a request head must be complete this long after its
+					       first bytes arrived, else 408 and close; 0 = no limit */
+	uint32_t body_timeout_ms; /**< ... and its body this long after the head; 0 = none */
 };
 
 /**

@@ -59,9 +59,11 @@ sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lc
 	OVERRIDE(rto_min_ms, rto_min_ms);
 	OVERRIDE(rto_max_ms, rto_max_ms);
 	OVERRIDE(idle_timeout_ms, idle_timeout_ms);
+	OVERRIDE(idle_new_ms, idle_new_ms);
 	OVERRIDE(time_wait_ms, time_wait_ms);
 	OVERRIDE(time_wait_max, time_wait_max);
 #undef OVERRIDE
+	nc->max_conns_per_ip = cfg->max_conns_per_ip; /* 0 is a value: no cap */
 	if (cfg->max_retries != 0)
 		nc->max_retries = (uint8_t)cfg->max_retries;
 	if (nc->app_data_size < sizeof(struct sk_app_conn))
@@ -86,6 +88,7 @@ sk_dp_check_limits(struct dataplane *dp)
 {
 	struct sk_net_conf nc;
 	uint32_t head_max = dp->cfg.head_max ? dp->cfg.head_max : SK_HTTP_HEAD_MAX_DEFAULT;
+	uint32_t body_max = dp->cfg.body_max ? dp->cfg.body_max : SK_HTTP_BODY_MAX_DEFAULT;
 	uint32_t rcv, snd;
 
 	sk_net_conf_defaults(&nc);
@@ -96,6 +99,12 @@ sk_dp_check_limits(struct dataplane *dp)
 				  "tcp.rcv_buf_size: %u must exceed http.head_max (%u) so that an "
 				  "oversized head is seen and refused",
 				  rcv, head_max);
+	/* A request is taken whole from the receive buffer: the largest one must fit. */
+	if ((uint64_t)head_max + body_max > rcv)
+		return sk_dp_fail(dp, -EINVAL,
+				  "tcp.rcv_buf_size: %u is less than http.head_max + http.body_max "
+				  "(%u + %u): the largest request allowed could never complete",
+				  rcv, head_max, body_max);
 	if (snd < SK_APP_REPLY_MAX)
 		return sk_dp_fail(dp, -EINVAL, "tcp.snd_buf_size: %u is less than one reply (%u)",
 				  snd, SK_APP_REPLY_MAX);

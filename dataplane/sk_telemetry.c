@@ -49,6 +49,8 @@
 	X(tcp_cookie_ok) \
 	X(tcp_cookie_bad) \
 	X(tcp_conn_full) \
+	X(tcp_conn_evicted) \
+	X(tcp_conn_per_ip) \
 	X(tcp_conn_opened) \
 	X(tcp_conn_closed) \
 	X(tcp_time_wait) \
@@ -64,9 +66,13 @@
 	X(tcp_zwp_tx) \
 	X(tcp_rto_reset) \
 	X(tcp_idle_timeout) \
+	X(tcp_idle_new) \
+	X(tcp_app_timeout) \
 	X(tcp_rst_rx) \
 	X(tcp_rst_ignored) \
+	X(tcp_challenge_ack) \
 	X(tcp_challenge_limited) \
+	X(tcp_challenge_conn_limited) \
 	X(timer_expired)
 /* clang-format on */
 
@@ -74,7 +80,7 @@
 struct summary {
 	uint64_t rx_pkts, tx_pkts, rx_drops, rx_ignored, tx_drops;
 	uint64_t conns_open, tcp_conns, tcp_time_wait;
-	uint64_t requests, responses, parse_errors, parked, send_blocked;
+	uint64_t requests, responses, parse_errors, request_timeout, parked, send_blocked;
 	uint64_t durable_parked, durable_settled, durable_timeout, durable_200, durable_stale,
 		durable_park_full;
 	uint64_t http[SK_APP_STATUS_SLOTS];
@@ -145,6 +151,7 @@ sum_lcore(unsigned i, struct summary *s)
 	s->requests += as->requests;
 	s->responses += as->responses;
 	s->parse_errors += as->parse_errors;
+	s->request_timeout += as->request_timeout;
 	s->parked += as->parked;
 	s->send_blocked += as->send_blocked;
 	s->durable_parked += as->durable_parked;
@@ -208,6 +215,7 @@ summary_dict(const struct summary *s)
 	U64(requests);
 	U64(responses);
 	U64(parse_errors);
+	U64(request_timeout);
 	U64(parked);
 	U64(send_blocked);
 	U64(durable_parked);

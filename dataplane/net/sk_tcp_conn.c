@@ -403,6 +403,7 @@ sk_tcp_close(struct sk_tcp_conn *c)
 	    (c->flags & SK_TCPF_APP_CLOSED))
 		return;
 	c->flags |= SK_TCPF_APP_CLOSED | SK_TCPF_FIN_QUEUED;
+	c->flags &= ~SK_TCPF_DEADLINE; /* the app is done with it */
 	c->rcv_len = 0;
 	if (c->flags & SK_TCPF_IN_RESUMEQ) {
 		TAILQ_REMOVE(&c->net->resumeq, c, resumeq);

@@ -74,6 +74,8 @@ check "tap of port0 removed after a later port failed" bash -c "! ip link show $
 run 1 "dataplane.mbufs: 300 is too small" "[dataplane]\nmbufs = 300\nmbuf_cache = 32\n${PORT0}" "$VDEV"
 run 1 "port0.rx_queues: must be auto, 1 or the number of lcores (1)" "${PORT0}rx_queues = 3\n" "$VDEV" -l 0
 run 1 "tcp.rcv_buf_size: 4096 must exceed http.head_max (8192)" "${PORT0}[tcp]\nrcv_buf_size = 4096\n" "$VDEV"
+run 1 "tcp.rcv_buf_size: 9000 is less than http.head_max + http.body_max (8192 + 1024)" \
+	"${PORT0}[tcp]\nrcv_buf_size = 9000\n" "$VDEV"
 # The arena and the items come first after the EAL, before the ports.
 run 1 "seckill.dedup_slots: cannot reserve the 65544 MiB arena" \
 	"${PORT0}[seckill]\ndedup_slots = 2147483648\n" "$VDEV"

@@ -84,6 +84,10 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[dataplane]\nmbufs = 511\nmbuf_cache = 512\n",
 	 "dataplane.mbuf_cache: 512 is more than dataplane.mbufs / 1.5"},
 	{PORT0 "[http]\nhead_max = 100\ntarget_max = 90\n", "http.target_max: must be at most"},
+	{PORT0 "[tcp]\nidle_new_ms = 99\n", "tcp.idle_new_ms"},
+	{PORT0 "[tcp]\nmax_conns_per_ip = 16777217\n", "tcp.max_conns_per_ip"},
+	{PORT0 "[http]\nhead_timeout_ms = 3600001\n", "http.head_timeout_ms"},
+	{PORT0 "[http]\nbody_timeout_ms = -1\n", "http.body_timeout_ms"},
 	{"[port0]\naddress = 198.18.0.1/24\n", "port0.device: required"},
 	{"[port0]\ndevice = net_tap0\n", "port0.address: required"},
 	{"[port0]\ndevice = net tap0\n", ":2: port0.device: 'net tap0' is not a device"},
@@ -274,6 +278,10 @@ START_TEST(test_defaults_only_port)
 	ck_assert_uint_eq(cfg.mss, 0);
 	ck_assert_uint_eq(cfg.head_max, 0);
 	ck_assert(!cfg.has_syncookie_secret);
+	/* ... except the keys where 0 is a value of its own */
+	ck_assert_uint_eq(cfg.max_conns_per_ip, 1024);
+	ck_assert_uint_eq(cfg.head_timeout_ms, 10000);
+	ck_assert_uint_eq(cfg.body_timeout_ms, 10000);
 }
 END_TEST
 
@@ -313,6 +321,8 @@ static const char full_text[] = "# a full file, with every kind of value\n"
 				"rto_max_ms = 4000\n"
 				"max_retries = 5\n"
 				"idle_timeout_ms = 30000\n"
+				"idle_new_ms = 5000\n"
+				"max_conns_per_ip = 0\n"
 				"time_wait_ms = 1000\n"
 				"time_wait_max = 2048\n"
 				"syncookie_secret = 000102030405060708090a0b0c0d0E0F\n"
@@ -320,7 +330,9 @@ static const char full_text[] = "# a full file, with every kind of value\n"
 				"head_max = 4096\n"
 				"target_max = 1024\n"
 				"body_max = 0\n"
-				"fields_max = 32\n";
+				"fields_max = 32\n"
+				"head_timeout_ms = 2500\n"
+				"body_timeout_ms = 0\n";
 
 START_TEST(test_full_file)
 {
@@ -373,6 +385,10 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(cfg.rto_max_ms, 4000);
 	ck_assert_uint_eq(cfg.max_retries, 5);
 	ck_assert_uint_eq(cfg.idle_timeout_ms, 30000);
+	ck_assert_uint_eq(cfg.idle_new_ms, 5000);
+	ck_assert_uint_eq(cfg.max_conns_per_ip, 0); /* 0 is a value: no cap */
+	ck_assert_uint_eq(cfg.head_timeout_ms, 2500);
+	ck_assert_uint_eq(cfg.body_timeout_ms, 0);
 	ck_assert_uint_eq(cfg.time_wait_ms, 1000);
 	ck_assert_uint_eq(cfg.time_wait_max, 2048);
 	ck_assert(cfg.has_syncookie_secret);
