@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The admin API's HTTP server (see sk_admin.h): libmicrohttpd glue around
+ * sk_admin_handle(), the TCP and unix-socket listeners.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "sk_admin_impl.h"
+
+struct sk_admin {
+	struct sk_control *ctl;
+	struct MHD_Daemon *tcp;
+	struct MHD_Daemon *unix_d;
+	char *socket_path; /* created by us: unlinked at stop */
+	uint16_t port;
+	unsigned pay_wait_ms;
+};
+
+/* ------------------------------------------------------- libmicrohttpd glue */
+
+/* A request being received: its body, up to SK_ADMIN_BODY_MAX bytes. */
+struct req_state {
+	size_t len;
+	bool too_big;
+	char body[SK_ADMIN_BODY_MAX];
+};
+
+static void
+on_completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode t)
+{
+	(void)cls, (void)c, (void)t;
+	free(*req_cls);
+	*req_cls = NULL;
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+	   const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls)
+{
+	struct sk_admin *a = cls;
+	struct req_state *rs = *req_cls;
+	struct sk_admin_reply r;
+	int rc;
+
+	(void)version;
+	if (rs == NULL) { /* headers only: the body follows */
+		rs = malloc(sizeof(*rs));
+		if (rs == NULL)
+			return MHD_NO;
+		rs->len = 0;
+		rs->too_big = false;
+		*req_cls = rs;
+		return MHD_YES;
+	}
+	if (*upload_data_size != 0) {
+		if (rs->len + *upload_data_size > sizeof(rs->body))
+			rs->too_big = true;
+		else
+			memcpy(rs->body + rs->len, upload_data, *upload_data_size);
+		if (!rs->too_big)
+			rs->len += *upload_data_size;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (rs->too_big) {
+		memset(&r, 0, sizeof(r));
+		rc = adm_reply_error(&r, 413, "body larger than 16 KiB");
+	} else {
+		rc = sk_admin_handle(a->ctl, method, url, rs->body, rs->len, a->pay_wait_ms, &r);
+	}
+	if (rc != 0)
+		return MHD_NO; /* out of memory: drop the connection */
+
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL) {
+		free(r.body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r.content_type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (r.allow != NULL)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r.allow);
+	if (r.retry_after != 0) {
+		char v[16];
+		snprintf(v, sizeof(v), "%u", r.retry_after);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, v);
+	}
+	enum MHD_Result ret = MHD_queue_response(c, r.status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static struct MHD_Daemon *
+start_daemon(struct sk_admin *a, const struct sockaddr *sa, int listen_fd)
+{
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+
+	if (listen_fd >= 0)
+		return MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
+					MHD_OPTION_LISTEN_SOCKET, listen_fd,
+					MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+					MHD_OPTION_CONNECTION_LIMIT, 64U,
+					MHD_OPTION_CONNECTION_TIMEOUT, 30U, MHD_OPTION_END);
+	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_SOCK_ADDR, sa,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				MHD_OPTION_CONNECTION_LIMIT, 64U, MHD_OPTION_CONNECTION_TIMEOUT,
+				30U, MHD_OPTION_END);
+}
+
+/* tcp_in_use - whether something accepts on 127.0.0.1:@port. */
+static bool
+tcp_in_use(uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool used = fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return used;
+}
+
+/* unix_listen - a listening unix socket at @path (stale one replaced), or -errno. */
+static int
+unix_listen(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct stat sb;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		sk_set_err(err, errlen, "admin: socket path too long: %s", path);
+		return -EINVAL;
+	}
+	strcpy(sun.sun_path, path);
+	if (lstat(path, &sb) == 0) {
+		if (!S_ISSOCK(sb.st_mode)) {
+			sk_set_err(err, errlen, "admin: %s exists and is not a socket", path);
+			return -EEXIST;
+		}
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+			close(fd);
+			sk_set_err(err, errlen, "admin: %s is in use by a running process", path);
+			return -EADDRINUSE;
+		}
+		if (fd >= 0)
+			close(fd);
+		unlink(path); /* stale: its server is gone */
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		goto err;
+	}
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 || chmod(path, 0600) != 0 ||
+	    listen(fd, 64) != 0) {
+		rc = -errno;
+		close(fd);
+		unlink(path);
+		goto err;
+	}
+	return fd;
+err:
+	sk_set_err(err, errlen, "admin: unix socket %s: %s", path, strerror(-rc));
+	return rc;
+}
+
+int
+sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_admin_conf *conf,
+	       char *err, size_t errlen)
+{
+	struct sk_admin *a = NULL;
+	int rc = -EINVAL, fd = -1;
+
+	if (out == NULL || ctl == NULL || conf == NULL ||
+	    (!conf->tcp && conf->socket_path == NULL)) {
+		sk_set_err(err, errlen, "admin: no listener configured");
+		goto err;
+	}
+	rc = -ENOMEM;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		goto err;
+	a->ctl = ctl;
+	a->pay_wait_ms = conf->pay_wait_ms ? conf->pay_wait_ms : SK_ADMIN_PAY_WAIT_MS_DEFAULT;
+
+	if (conf->tcp) {
+		struct sockaddr_in sin = {.sin_family = AF_INET,
+					  .sin_port = htons(conf->port),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		a->tcp = start_daemon(a, (struct sockaddr *)&sin, -1);
+		if (a->tcp == NULL) {
+			rc = conf->port != 0 && tcp_in_use(conf->port) ? -EADDRINUSE : -EIO;
+			sk_set_err(err, errlen, "admin: cannot listen on 127.0.0.1:%u%s",
+				   conf->port, rc == -EADDRINUSE ? ": address in use" : "");
+			goto err;
+		}
+		const union MHD_DaemonInfo *di =
+			MHD_get_daemon_info(a->tcp, MHD_DAEMON_INFO_BIND_PORT);
+		a->port = di != NULL ? di->port : conf->port;
+	}
+	if (conf->socket_path != NULL) {
+		fd = unix_listen(conf->socket_path, err, errlen);
+		if (fd < 0) {
+			rc = fd;
+			goto err;
+		}
+		a->socket_path = strdup(conf->socket_path);
+		if (a->socket_path == NULL) {
+			close(fd);
+			unlink(conf->socket_path);
+			sk_set_err(err, errlen, "admin: out of memory");
+			goto err;
+		}
+		a->unix_d = start_daemon(a, NULL, fd);
+		if (a->unix_d == NULL) {
+			close(fd);
+			rc = -EIO;
+			sk_set_err(err, errlen, "admin: cannot serve on %s", conf->socket_path);
+			goto err;
+		}
+	}
+	*out = a;
+	return 0;
+err:
+	sk_admin_stop(a);
+	return rc;
+}
+
+uint16_t
+sk_admin_port(const struct sk_admin *a)
+{
+	return a->tcp != NULL ? a->port : 0;
+}
+
+void
+sk_admin_stop(struct sk_admin *a)
+{
+	if (a == NULL)
+		return;
+	if (a->tcp != NULL)
+		MHD_stop_daemon(a->tcp);
+	if (a->unix_d != NULL)
+		MHD_stop_daemon(a->unix_d); /* closes the listening socket */
+	if (a->socket_path != NULL) {
+		unlink(a->socket_path);
+		free(a->socket_path);
+	}
+	free(a);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to the admin API (control/sk_admin*.c): what its files share.
+ *
+ *   sk_admin.c             routing (sk_admin_handle), /healthz, /metrics
+ *   sk_admin_json.c        replies and JSON helpers
+ *   sk_admin_orders.c      GET /v1/orders/{id}, POST /v1/orders/{id}/pay
+ *   sk_admin_items.c       GET /v1/items[/{id}], GET /v1/activities[/{id}]
+ *   sk_admin_activities.c  POST /v1/activities, .../{id}/close, .../{id}/restock
+ *   sk_admin_http.c        libmicrohttpd glue and the listeners
+ *
+ * Every route handler answers through @r and returns 0, or -ENOMEM with
+ * nothing to free. Nothing outside these files includes this.
+ */
+#ifndef SK_ADMIN_IMPL_H
+#define SK_ADMIN_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "sk_admin.h"
+#include "sk_common.h"
+
+#define CT_JSON "application/json"
+#define CT_TEXT "text/plain; charset=utf-8"
+#define CT_PROM "text/plain; version=0.0.4; charset=utf-8"
+
+/* ------------------------------------------------------- sk_admin_json.c */
+
+/* adm_reply_json - set @r from @j (consumed; NULL = -ENOMEM). */
+int adm_reply_json(struct sk_admin_reply *r, unsigned status, json_t *j);
+/* adm_reply_error - @status with {"error":@msg}. */
+int adm_reply_error(struct sk_admin_reply *r, unsigned status, const char *msg);
+/* adm_reply_text - @status with a copy of @text as body, of type @ct (static). */
+int adm_reply_text(struct sk_admin_reply *r, unsigned status, const char *ct, const char *text);
+/* adm_jint - a JSON integer of a count or id known to fit in int64_t. */
+json_t *adm_jint(uint64_t v);
+/* adm_id_string - the decimal text of an order id, as the dataplane prints it. */
+json_t *adm_id_string(uint64_t id);
+/*
+ * adm_parse_body - the JSON object of a request body; NULL with a 400 in
+ * @r (*rc = its result) when absent or not an object. The caller decrefs.
+ */
+json_t *adm_parse_body(const char *body, size_t len, struct sk_admin_reply *r, int *rc);
+/*
+ * adm_get_u64 - member @key of @o as an integer in [lo, hi]: 1 found, 0
+ * absent (or null when @null_ok), -1 wrong (400 in @r, *rc its result).
+ */
+int adm_get_u64(json_t *o, const char *key, uint64_t lo, uint64_t hi, bool null_ok, uint64_t *v,
+		struct sk_admin_reply *r, int *rc);
+
+/* ----------------------------------------------------- sk_admin_orders.c */
+
+int adm_get_order(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+int adm_pay_order(struct sk_control *ctl, uint64_t id, unsigned wait_ms, struct sk_admin_reply *r);
+
+/* ------------------------------------------------------ sk_admin_items.c */
+
+/* adm_item_json - the JSON object of one item (arena, activity, ledger); NULL: no memory. */
+json_t *adm_item_json(const struct sk_control_item *it);
+int adm_get_items(struct sk_control *ctl, struct sk_admin_reply *r);
+int adm_get_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+int adm_get_activities(struct sk_control *ctl, struct sk_admin_reply *r);
+int adm_get_activity(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+
+/* ------------------------------------------------- sk_admin_activities.c */
+
+int adm_post_activity(struct sk_control *ctl, const char *body, size_t len,
+		      struct sk_admin_reply *r);
+int adm_post_close(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+int adm_post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+		     struct sk_admin_reply *r);
+
+#endif /* SK_ADMIN_IMPL_H */
