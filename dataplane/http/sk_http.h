@@ -113,7 +113,10 @@ enum sk_http_result {
 
 	/** 400: bad method token, spacing, version syntax, bare CR. */
 	SK_HTTP_E_REQUEST_LINE,
-	/** 400: target not origin-form, forbidden byte, bad %XX escape. */
+	/**
+	 * 400: target neither origin-form nor http/https absolute-form;
+	 * absolute-form with userinfo or no host; forbidden byte, bad %XX.
+	 */
 	SK_HTTP_E_TARGET,
 	/**
 	 * 400: bad byte in a field name or value, whitespace before the
@@ -193,8 +196,19 @@ enum sk_http_method {
  * buffer moved). Absent fields: NULL pointer, length 0.
  */
 struct sk_http_request {
-	const char *target;	   /**< request-target (origin-form, starts with '/') */
-	const char *host;	   /**< Host value, OWS trimmed */
+	/**
+	 * Path and query of the request-target, starts with '/': the target
+	 * itself in origin-form; in absolute-form ("http://h/p?q") what follows
+	 * the authority, "/" if that is empty or only a query (the query of
+	 * "http://h?q" is then not exposed).
+	 */
+	const char *target;
+	/**
+	 * Host field value, OWS trimmed; for an absolute-form target its
+	 * authority (host[:port]) instead (RFC 9112 3.2.2). NULL: HTTP/1.0
+	 * origin-form request without Host.
+	 */
+	const char *host;
 	const char *authorization; /**< Authorization value, OWS trimmed */
 	const char *user_id;	   /**< X-User-Id value, OWS trimmed */
 	const uint8_t *body;	   /**< body_len bytes after the head (DONE only) */
@@ -229,11 +243,12 @@ struct sk_http_parser {
 	uint16_t head_max;
 	uint16_t target_max;
 	uint16_t fields_max;
-	uint16_t head_len; /* set when the head is complete */
-	uint16_t start;	   /* first byte of the request line (after empty lines) */
-	uint16_t line;	   /* first byte of the current line */
-	uint16_t colon;	   /* offset of ':' in the current field line */
-	uint16_t target_off, target_len, path_len;
+	uint16_t head_len;   /* set when the head is complete */
+	uint16_t start;	     /* first byte of the request line (after empty lines) */
+	uint16_t line;	     /* first byte of the current line */
+	uint16_t colon;	     /* offset of ':' in the current field line */
+	uint16_t target_raw; /* first byte of the request-target as sent */
+	uint16_t target_off, target_len, path_len; /* path and query */
 	uint16_t host_off, host_len;
 	uint16_t auth_off, auth_len;
 	uint16_t uid_off, uid_len;
@@ -244,7 +259,7 @@ struct sk_http_parser {
 	uint8_t method;	 /* enum sk_http_method */
 	uint8_t version; /* 10 or 11 once the request line is parsed */
 	uint8_t pct;	 /* hex digits still expected after '%' in the target */
-	uint8_t pad[3];
+	uint8_t pad[1];
 };
 
 /* The net stack guarantees at least 128 bytes of app area per connection. */

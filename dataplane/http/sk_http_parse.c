@@ -122,7 +122,9 @@ enum {
 	ST_START_LF,  /* CR of an empty line seen */
 	ST_METHOD,    /* in the method token */
 	ST_TARGET0,   /* first byte of the target */
-	ST_TARGET,    /* in the target */
+	ST_SCHEME,    /* absolute-form: in "http://" or "https://" */
+	ST_AUTHORITY, /* absolute-form: in host[:port] */
+	ST_TARGET,    /* in the path and query */
 	ST_VERSION,   /* in "HTTP/x.y" or its CR/LF */
 	ST_RL_LF,     /* CR after the version seen */
 	ST_FIELD,     /* at the start of a field line (or of the final CRLF) */
@@ -144,7 +146,8 @@ enum {
 	F_CLOSE = 1 << 6,
 	F_KEEPALIVE = 1 << 7,
 	F_EXPECT = 1 << 8,
-	F_QUERY = 1 << 9, /* a '?' was seen: path_len is set */
+	F_QUERY = 1 << 9,     /* a '?' was seen: path_len is set */
+	F_ABSOLUTE = 1 << 10, /* absolute-form target: host_off/len is its authority */
 };
 
 /* "HTTP/" "1" "." "1": the longest method is 7 bytes (OPTIONS, CONNECT). */
@@ -354,8 +357,11 @@ field_line(struct sk_http_parser *p, const uint8_t *buf, size_t vend)
 			if (!is_class(v[i], C_HOST))
 				return SK_HTTP_E_HOST;
 		p->flags |= F_HOST;
-		p->host_off = (uint16_t)vs;
-		p->host_len = (uint16_t)vlen;
+		/* RFC 9112 3.2.2: an absolute-form target's authority wins over Host */
+		if (!(p->flags & F_ABSOLUTE)) {
+			p->host_off = (uint16_t)vs;
+			p->host_len = (uint16_t)vlen;
+		}
 		break;
 	case 6:
 		if (EQ_LOWER(name, nlen, "expect") && EQ_LOWER(v, vlen, "100-continue"))
@@ -475,10 +481,21 @@ fill_request(const struct sk_http_parser *p, const uint8_t *buf, struct sk_http_
 {
 	const char *b = (const char *)buf;
 
-	req->target = b + p->target_off;
-	req->target_len = p->target_len;
-	req->path_len = p->path_len;
-	req->host = (p->flags & F_HOST) ? b + p->host_off : NULL;
+	if (sk_likely(p->path_len != 0)) {
+		req->target = b + p->target_off;
+		req->target_len = p->target_len;
+		req->path_len = p->path_len;
+	} else {
+		/*
+		 * Absolute-form with an empty path means "/" (RFC 9112 3.2.2): the
+		 * second slash of "://" is one, in the buffer. A query after an
+		 * empty path ("http://h?q") is not exposed: it has no "/" to follow.
+		 */
+		req->target = b + p->host_off - 1;
+		req->target_len = 1;
+		req->path_len = 1;
+	}
+	req->host = (p->flags & (F_HOST | F_ABSOLUTE)) ? b + p->host_off : NULL;
 	req->host_len = p->host_len;
 	req->authorization = (p->flags & F_AUTH) ? b + p->auth_off : NULL;
 	req->authorization_len = p->auth_len;
@@ -572,6 +589,10 @@ sk_http_parse(struct sk_http_parser *p, const void *data, size_t len, struct sk_
 		goto st_method;
 	case ST_TARGET0:
 		goto st_target0;
+	case ST_SCHEME:
+		goto st_scheme;
+	case ST_AUTHORITY:
+		goto st_authority;
 	case ST_TARGET:
 		goto st_target;
 	case ST_VERSION:
@@ -636,11 +657,53 @@ st_method:
 st_target0:
 	NEED(ST_TARGET0);
 	c = buf[pos];
-	if (c != '/')
+	p->target_raw = (uint16_t)pos;
+	if (sk_unlikely(c != '/')) {
+		if (lower(c) == 'h')
+			goto st_scheme;
+		/* asterisk-form and authority-form are never served */
 		return finish(p,
 			      (c == ' ' || c == '\t') ? SK_HTTP_E_REQUEST_LINE : SK_HTTP_E_TARGET);
+	}
 	p->target_off = (uint16_t)pos;
 	pos++;
+	goto st_target;
+
+st_scheme:
+	/* RFC 9112 3.2.2 absolute-form: "http" ["s"] "://", scheme in any case */
+	for (;;) {
+		NEED(ST_SCHEME);
+		c = buf[pos];
+		size_t i = pos - p->target_raw;
+		size_t j = i - (i > 4 && lower(buf[p->target_raw + 4]) == 's');
+		if (!(i == 4 && lower(c) == 's') && lower(c) != (uint8_t) "http://"[j])
+			return finish(p, (c == '\r' || c == '\n') ? SK_HTTP_E_REQUEST_LINE
+								  : SK_HTTP_E_TARGET);
+		if (i >= p->target_max)
+			return finish(p, SK_HTTP_E_TARGET_TOO_LONG);
+		pos++;
+		if (j == 6)
+			break;
+	}
+	p->host_off = (uint16_t)pos;
+
+st_authority:
+	/* host [":" port] with the Host field's bytes: no userinfo (RFC 9110 4.2.4) */
+	for (; pos < end && is_class(buf[pos], C_HOST); pos++)
+		if (pos - p->target_raw >= p->target_max)
+			return finish(p, SK_HTTP_E_TARGET_TOO_LONG);
+	NEED(ST_AUTHORITY);
+	c = buf[pos];
+	if (c != '/' && c != '?' && c != ' ')
+		return finish(p,
+			      (c == '\r' || c == '\n') ? SK_HTTP_E_REQUEST_LINE : SK_HTTP_E_TARGET);
+	/* RFC 9110 4.2.1: an http(s) URI with an empty host is invalid */
+	if (pos == p->host_off || buf[p->host_off] == ':')
+		return finish(p, SK_HTTP_E_TARGET);
+	p->host_len = (uint16_t)(pos - p->host_off);
+	p->flags |= F_ABSOLUTE;
+	/* path and query as in origin-form, from the byte that ended the authority */
+	p->target_off = (uint16_t)pos;
 
 st_target:
 	for (; pos < end; pos++) {
@@ -662,7 +725,7 @@ st_target:
 			return finish(p, (c == '\r' || c == '\n') ? SK_HTTP_E_REQUEST_LINE
 								  : SK_HTTP_E_TARGET);
 		}
-		if (pos - p->target_off >= p->target_max)
+		if (pos - p->target_raw >= p->target_max)
 			return finish(p, SK_HTTP_E_TARGET_TOO_LONG);
 	}
 	NEED(ST_TARGET);

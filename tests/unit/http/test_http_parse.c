@@ -223,6 +223,31 @@ static const struct valid_case valid[] = {
 	/* Transfer-Encoding-like names are not Transfer-Encoding */
 	{"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encodings: chunked\r\nTE: trailers\r\n\r\n",
 	 SK_HTTP_METHOD_GET, "/", 1, 11, true, false, false, 0, "a", NULL, NULL, 3, NULL},
+	/*
+	 * absolute-form (RFC 9112 3.2.2): target is the path and query after the
+	 * authority, as for origin-form; host is the authority, not the Host field
+	 */
+	{"POST http://shop.example:8080/v1/seckill/1 HTTP/1.1\r\nHost: other\r\n"
+	 "Content-Length: 2\r\n\r\nhi",
+	 SK_HTTP_METHOD_POST, "/v1/seckill/1", 13, 11, true, false, false, 2, "shop.example:8080",
+	 NULL, NULL, 2, "hi"},
+	/* scheme in any case, https, query, escapes */
+	{"GET HtTpS://A.example/v1/orders/5?x=%2F&y HTTP/1.1\r\nHost: A.example\r\n\r\n",
+	 SK_HTTP_METHOD_GET, "/v1/orders/5?x=%2F&y", 12, 11, true, false, false, 0, "A.example",
+	 NULL, NULL, 1, NULL},
+	/* empty path means "/"; Host field after the target's authority is ignored */
+	{"GET http://h HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", SK_HTTP_METHOD_GET, "/", 1, 11, true,
+	 false, false, 0, "h", NULL, NULL, 1, NULL},
+	/* empty path with a query: path "/" (the query has no "/" to hang on) */
+	{"HEAD http://h:80?x=1 HTTP/1.0\r\n\r\n", SK_HTTP_METHOD_HEAD, "/", 1, 10, false, false,
+	 false, 0, "h:80", NULL, NULL, 0, NULL},
+	/* IP-literal authority; HTTP/1.0 needs no Host field */
+	{"GET http://[::1]:80/healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+	 SK_HTTP_METHOD_GET, "/healthz", 8, 10, true, true, false, 0, "[::1]:80", NULL, NULL, 1,
+	 NULL},
+	/* a path that looks like a scheme stays origin-form */
+	{"GET /http://a/b HTTP/1.1\r\nHost: a\r\n\r\n", SK_HTTP_METHOD_GET, "/http://a/b", 11, 11,
+	 true, false, false, 0, "a", NULL, NULL, 1, NULL},
 };
 
 static void
@@ -382,10 +407,29 @@ static const struct bad_case bad[] = {
 	{"OPTIONS * HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_METHOD},
 	{"TRACE / HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_METHOD},
 	{"CONNECT a:443 HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_METHOD},
-	/* targets: origin-form only */
+	/* targets: origin-form and absolute-form only */
 	{"GET * HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
-	{"GET http://a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
 	{"GET a:80 HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET h:80 HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET ftp://a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET httpx://a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http:/a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET https:a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http:// HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http:///a HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://?a HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://:80/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://user@a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://user:pw@a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://a#f HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://a{b}/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://a/b#f HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://a/b%zz HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
+	{"GET http://a\r\n\r\n", SK_HTTP_E_REQUEST_LINE},
+	{"GET http://a/\r\n\r\n", SK_HTTP_E_REQUEST_LINE},
+	{"GET http://a HTTP/2.0\r\n" H "\r\n", SK_HTTP_E_VERSION},
+	{"OPTIONS http://a/ HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_METHOD},
 	{"GET /a#f HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
 	{"GET /a\"b HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
 	{"GET /a|b HTTP/1.1\r\n" H "\r\n", SK_HTTP_E_TARGET},
@@ -415,6 +459,10 @@ static const struct bad_case bad[] = {
 	{"GET / HTTP/1.1\r\n" H H "\r\n", SK_HTTP_E_HOST},
 	{"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", SK_HTTP_E_HOST},
 	{"GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", SK_HTTP_E_HOST},
+	/* absolute-form: Host is still required and checked (RFC 9112 3.2) */
+	{"GET http://a/ HTTP/1.1\r\n\r\n", SK_HTTP_E_HOST},
+	{"GET http://a/ HTTP/1.1\r\n" H H "\r\n", SK_HTTP_E_HOST},
+	{"GET http://a/ HTTP/1.1\r\nHost: a b\r\n\r\n", SK_HTTP_E_HOST},
 	/* duplicates of the identity fields */
 	{"GET / HTTP/1.1\r\n" H "Authorization: a\r\nauthorization: b\r\n\r\n",
 	 SK_HTTP_E_DUPLICATE},
@@ -510,6 +558,13 @@ static const struct ctl_case ctl[] = {
 	 SK_HTTP_E_REQUEST_LINE},
 	/* target */
 	{"GET /v1/@x HTTP/1.1\r\nHost: a\r\n\r\n", SK_HTTP_E_TARGET, SK_HTTP_E_REQUEST_LINE,
+	 SK_HTTP_E_TARGET},
+	/* absolute-form: scheme, authority, path */
+	{"GET ht@p://a/ HTTP/1.1\r\nHost: a\r\n\r\n", SK_HTTP_E_TARGET, SK_HTTP_E_REQUEST_LINE,
+	 SK_HTTP_E_TARGET},
+	{"GET http://a@b/ HTTP/1.1\r\nHost: a\r\n\r\n", SK_HTTP_E_TARGET, SK_HTTP_E_REQUEST_LINE,
+	 SK_HTTP_E_TARGET},
+	{"GET http://a/v1/@x HTTP/1.1\r\nHost: a\r\n\r\n", SK_HTTP_E_TARGET, SK_HTTP_E_REQUEST_LINE,
 	 SK_HTTP_E_TARGET},
 	/* version */
 	{"GET / HTTP/1@1\r\nHost: a\r\n\r\n", SK_HTTP_E_REQUEST_LINE, SK_HTTP_E_REQUEST_LINE,
@@ -654,6 +709,40 @@ START_TEST(test_target_limit)
 }
 END_TEST
 
+/* The limit counts the whole absolute-form target, scheme and authority included. */
+START_TEST(test_target_limit_absolute)
+{
+	static char raw[SK_HTTP_TARGET_MAX_DEFAULT + 64];
+	static const char scheme[] = "http://a";
+	static const char tail[] = " HTTP/1.1\r\nHost: a\r\n\r\n";
+	struct sk_http_request req;
+
+	for (size_t tlen = SK_HTTP_TARGET_MAX_DEFAULT; tlen <= SK_HTTP_TARGET_MAX_DEFAULT + 1;
+	     tlen++) {
+		size_t n = 0, plen = tlen - (sizeof(scheme) - 1);
+
+		memcpy(raw, "GET ", 4);
+		n = 4;
+		memcpy(raw + n, scheme, sizeof(scheme) - 1);
+		n += sizeof(scheme) - 1;
+		memset(raw + n, '/', plen);
+		n += plen;
+		memcpy(raw + n, tail, sizeof(tail) - 1);
+		n += sizeof(tail) - 1;
+		const uint8_t *buf = at_guard(raw, n);
+		enum sk_http_result r = parse_once(buf, n, &req);
+		if (tlen == SK_HTTP_TARGET_MAX_DEFAULT) {
+			ck_assert_int_eq(r, SK_HTTP_DONE);
+			ck_assert_uint_eq(req.target_len, plen);
+			ck_assert_uint_eq(req.path_len, plen);
+		} else {
+			ck_assert_int_eq(r, SK_HTTP_E_TARGET_TOO_LONG);
+			ck_assert_int_eq(parse_bytewise(buf, n, &req), SK_HTTP_E_TARGET_TOO_LONG);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_body_limit)
 {
 	static char raw[2048];
@@ -719,6 +808,21 @@ START_TEST(test_custom_limits)
 	ck_assert_int_eq(PARSE_LIT(&p, "GET /1234567 HTTP/1.0\r\n\r\n", &req), SK_HTTP_DONE);
 	sk_http_parser_reset(&p);
 	ck_assert_int_eq(PARSE_LIT(&p, "GET /12345678 HTTP/1.0\r\n\r\n", &req),
+			 SK_HTTP_E_TARGET_TOO_LONG);
+	sk_http_parser_reset(&p);
+	/* absolute-form: 8 bytes in the scheme, the authority or the path */
+	ck_assert_int_eq(PARSE_LIT(&p, "GET http://a HTTP/1.0\r\n\r\n", &req), SK_HTTP_DONE);
+	sk_http_parser_reset(&p);
+	ck_assert_int_eq(PARSE_LIT(&p, "GET http://ab HTTP/1.0\r\n\r\n", &req),
+			 SK_HTTP_E_TARGET_TOO_LONG);
+	sk_http_parser_reset(&p);
+	ck_assert_int_eq(PARSE_LIT(&p, "GET http://a/ HTTP/1.0\r\n\r\n", &req),
+			 SK_HTTP_E_TARGET_TOO_LONG);
+	sk_http_parser_reset(&p);
+	ck_assert_int_eq(PARSE_LIT(&p, "GET http://a? HTTP/1.0\r\n\r\n", &req),
+			 SK_HTTP_E_TARGET_TOO_LONG);
+	sk_http_parser_reset(&p);
+	ck_assert_int_eq(PARSE_LIT(&p, "GET https://a HTTP/1.0\r\n\r\n", &req),
 			 SK_HTTP_E_TARGET_TOO_LONG);
 	sk_http_parser_reset(&p);
 	ck_assert_int_eq(PARSE_LIT(&p, "POST / HTTP/1.0\r\nContent-Length: 4\r\n\r\nbody", &req),
@@ -964,6 +1068,7 @@ http_parse_suite(void)
 	tcase_add_test(tc, test_head_limit);
 	tcase_add_test(tc, test_fields_limit);
 	tcase_add_test(tc, test_target_limit);
+	tcase_add_test(tc, test_target_limit_absolute);
 	tcase_add_test(tc, test_body_limit);
 	tcase_add_loop_test(tc, test_limits_init, 0,
 			    (int)(sizeof(limits_cases) / sizeof(limits_cases[0])));
