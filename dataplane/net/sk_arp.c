@@ -69,7 +69,7 @@ sk_arp_input(struct sk_net_lcore *net, struct rte_mbuf *m)
 	op = rte_be_to_cpu_16(arp->arp_opcode);
 	sip = rte_be_to_cpu_32(arp->arp_data.arp_sip);
 	tip = rte_be_to_cpu_32(arp->arp_data.arp_tip);
-	if (tip != net->conf.ip || sip == net->conf.ip)
+	if (!sk_net_is_ours(net, tip) || sk_net_is_ours(net, sip))
 		goto bad;
 	arp_learn(net, sip, &arp->arp_data.arp_sha);
 	if (op != RTE_ARP_OP_REQUEST)
@@ -80,7 +80,7 @@ sk_arp_input(struct sk_net_lcore *net, struct rte_mbuf *m)
 	arp->arp_data.arp_tha = arp->arp_data.arp_sha;
 	arp->arp_data.arp_tip = arp->arp_data.arp_sip;
 	arp->arp_data.arp_sha = net->conf.mac;
-	arp->arp_data.arp_sip = rte_cpu_to_be_32(net->conf.ip);
+	arp->arp_data.arp_sip = rte_cpu_to_be_32(tip); /* whichever of ours was asked */
 	eth->dst_addr = eth->src_addr;
 	eth->src_addr = net->conf.mac;
 	m->ol_flags = 0;

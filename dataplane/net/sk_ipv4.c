@@ -16,7 +16,7 @@ src_is_bogus(const struct sk_net_lcore *net, uint32_t src)
 	uint32_t bcast = net->conf.ip | ~net->netmask;
 
 	return src == 0 || src == UINT32_MAX || (src >> 28) == 0xe || (src >> 28) == 0xf ||
-	       (src >> 24) == 127 || src == net->conf.ip ||
+	       (src >> 24) == 127 || sk_net_is_ours(net, src) ||
 	       (net->conf.prefix_len < 31 && src == bcast);
 }
 
@@ -57,7 +57,7 @@ sk_ipv4_input(struct sk_net_lcore *net, struct rte_mbuf *m)
 		net->stats.drop_ip_frag++;
 		goto drop;
 	}
-	if (rte_be_to_cpu_32(ip->dst_addr) != net->conf.ip) {
+	if (!sk_net_is_ours(net, rte_be_to_cpu_32(ip->dst_addr))) {
 		net->stats.drop_not_us++;
 		goto drop;
 	}
@@ -85,8 +85,7 @@ drop:
 }
 
 void
-sk_ipv4_fill(const struct sk_net_lcore *net, struct rte_ipv4_hdr *ip, uint32_t dst, uint8_t proto,
-	     uint16_t l4_len)
+sk_ipv4_fill(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t proto, uint16_t l4_len)
 {
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = 0;
@@ -96,7 +95,7 @@ sk_ipv4_fill(const struct sk_net_lcore *net, struct rte_ipv4_hdr *ip, uint32_t d
 	ip->time_to_live = 64;
 	ip->next_proto_id = proto;
 	ip->hdr_checksum = 0;
-	ip->src_addr = rte_cpu_to_be_32(net->conf.ip);
+	ip->src_addr = rte_cpu_to_be_32(src);
 	ip->dst_addr = rte_cpu_to_be_32(dst);
 }
 

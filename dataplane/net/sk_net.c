@@ -36,6 +36,7 @@ sk_net_conf_defaults(struct sk_net_conf *conf)
 	conf->max_retries = 6;
 	conf->idle_timeout_ms = 60000;
 	conf->idle_new_ms = 10000;
+	conf->ip_count = 1;
 	conf->max_conns_per_ip = 1024;
 	conf->challenge_ack_conn_ms = 500;
 	conf->time_wait_ms = 2000;
@@ -51,16 +52,17 @@ static bool
 conf_valid(const struct sk_net_conf *c)
 {
 	return c->ip != 0 && c->prefix_len <= 32 && rte_is_valid_assigned_ether_addr(&c->mac) &&
-	       c->tcp_port != 0 && c->max_conns >= 1 && c->max_conns <= (1u << 24) &&
-	       c->mss >= 88 && c->mss <= 9000 && c->rcv_buf_size >= 1 && c->rcv_buf_size <= 65535 &&
-	       c->snd_buf_size >= 64 && c->snd_buf_size <= (1u << 24) &&
-	       c->app_data_size >= SK_TCP_APP_DATA_MIN && c->app_data_size <= 65536 &&
-	       c->tx_burst_max >= 1 && c->tx_burst_max <= 1024 && c->rto_min_ms >= 1 &&
-	       c->rto_min_ms <= c->rto_max_ms && c->rto_initial_ms >= c->rto_min_ms &&
-	       c->rto_initial_ms <= c->rto_max_ms && c->rto_max_ms <= 600000 &&
-	       c->max_retries >= 1 && c->idle_timeout_ms >= 1 && c->idle_new_ms >= 1 &&
-	       c->time_wait_ms >= 1 && c->challenge_ack_per_s >= 1 && c->timer_tick_us >= 1 &&
-	       c->timer_tick_us <= 1000000 && sk_is_pow2(c->timer_slots) &&
+	       c->ip_count >= 1 && c->ip_count <= 65536 &&
+	       (uint64_t)c->ip + c->ip_count - 1 <= UINT32_MAX && c->max_conns >= 1 &&
+	       c->max_conns <= (1u << 24) && c->mss >= 88 && c->mss <= 9000 &&
+	       c->rcv_buf_size >= 1 && c->rcv_buf_size <= 65535 && c->snd_buf_size >= 64 &&
+	       c->snd_buf_size <= (1u << 24) && c->app_data_size >= SK_TCP_APP_DATA_MIN &&
+	       c->app_data_size <= 65536 && c->tx_burst_max >= 1 && c->tx_burst_max <= 1024 &&
+	       c->rto_min_ms >= 1 && c->rto_min_ms <= c->rto_max_ms &&
+	       c->rto_initial_ms >= c->rto_min_ms && c->rto_initial_ms <= c->rto_max_ms &&
+	       c->rto_max_ms <= 600000 && c->max_retries >= 1 && c->idle_timeout_ms >= 1 &&
+	       c->idle_new_ms >= 1 && c->time_wait_ms >= 1 && c->challenge_ack_per_s >= 1 &&
+	       c->timer_tick_us >= 1 && c->timer_tick_us <= 1000000 && sk_is_pow2(c->timer_slots) &&
 	       c->timer_slots <= (1u << 22) && c->timer_budget >= 16 && c->cookie_period_s >= 1 &&
 	       c->cookie_period_s <= 3600;
 }

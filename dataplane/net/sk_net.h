@@ -113,12 +113,15 @@ typedef uint16_t (*sk_net_tx_fn)(void *ctx, struct rte_mbuf **pkts, uint16_t n);
 struct sk_net_conf {
 	/* --- addressing --- */
 	uint32_t ip;		   /**< our IPv4 address (required, != 0) */
+	uint32_t ip_count;	   /**< addresses ip .. ip + ip_count - 1 are all ours (ARP, IPv4,
+				      sk_tcp_connect sources): a load generator's crowd of clients;
+				      1..65536, inside the subnet (default 1) */
 	uint8_t prefix_len;	   /**< subnet prefix length, 0..32 (default 24) */
 	uint32_t gateway;	   /**< default gateway, 0 = none; resolved by ARP */
 	struct rte_ether_addr mac; /**< our MAC (required, unicast) */
 	uint16_t port_id;	   /**< DPDK port for rte_eth_tx_burst */
 	uint16_t tx_queue;	   /**< TX queue of this lcore on port_id */
-	uint16_t tcp_port;	   /**< listening TCP port (default 80) */
+	uint16_t tcp_port;	   /**< listening TCP port, 0 = none: a client only (default 80) */
 
 	/* --- capacity --- */
 	uint32_t max_conns; /**< connection table size per lcore (default 4096), incl. TIME_WAIT */
@@ -249,7 +252,13 @@ struct sk_net_stats {
 	uint64_t tcp_challenge_ack;	     /**< RFC 5961 challenge ACKs sent */
 	uint64_t tcp_challenge_limited;	     /**< challenge ACKs suppressed by the lcore's limit */
 	uint64_t tcp_challenge_conn_limited; /**< ... by the per-connection limit */
-	uint64_t timer_expired;		     /**< timer entries fired */
+	/* TCP active open (sk_tcp_connect) */
+	uint64_t tcp_connect;	      /**< active opens started */
+	uint64_t tcp_connect_ok;      /**< ... established (SYN-ACK received) */
+	uint64_t tcp_connect_refused; /**< ... answered with an RST */
+	uint64_t tcp_connect_timeout; /**< ... SYN unanswered after max_retries */
+	uint64_t tcp_syn_retransmits; /**< SYNs sent again */
+	uint64_t timer_expired;	      /**< timer entries fired */
 };
 
 /**
@@ -404,6 +413,48 @@ void sk_tcp_abort(struct sk_tcp_conn *c);
  * @param c  connection.
  */
 void sk_tcp_resume(struct sk_tcp_conn *c);
+
+/**
+ * Active open (the client side, for a load generator): a connection from
+ * our address @lip, port @lport, to @rip:@rport, whose next hop is @dmac
+ * (the peer or the gateway; see sk_net_arp_lookup()). The SYN, with our MSS,
+ * goes out at the next sk_net_tx_flush() and is sent again with RTO backoff
+ * (conf.rto_initial_ms, doubling, up to conf.max_retries times).
+ *
+ * The connection is returned at once, in SYN_SENT, and belongs to the app
+ * from this moment as if on_open had been called: on_open is NOT called for
+ * an active open; its app area is zeroed. The app may sk_tcp_send() its
+ * request right away: the bytes wait in the send buffer and leave with (or
+ * right after) the ACK that completes the handshake. on_data and on_close
+ * follow as for any connection; on_close also ends a connection that never
+ * got established (refused by an RST: tcp_connect_refused; no answer:
+ * tcp_connect_timeout). An active open is never evicted and never counted
+ * against max_conns_per_ip. Its clock is the stack's: the time of the last
+ * sk_net_rx() or sk_net_timers() call, so call it in a poll pass, after
+ * those.
+ *
+ * @param net    lcore stack.
+ * @param lip    our source address, one of conf.ip .. conf.ip + ip_count - 1.
+ * @param lport  source port, != 0 and != conf.tcp_port; the caller picks
+ *               ports so that 4-tuples do not repeat while in use.
+ * @param rip    peer address (host order).
+ * @param rport  peer port, != 0.
+ * @param dmac   next hop's MAC (copied).
+ * @return the connection, or NULL with rte_errno set: EINVAL (an argument
+ *   out of range), EADDRINUSE (the 4-tuple is in the table, TIME_WAIT
+ *   included), ENOSPC (no free slot: the table is full).
+ */
+struct sk_tcp_conn *sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport,
+				   uint32_t rip, uint16_t rport, const struct rte_ether_addr *dmac);
+
+/** sk_tcp_established - @return true once @c's handshake completed (false in SYN_SENT). */
+bool sk_tcp_established(const struct sk_tcp_conn *c);
+
+/** sk_tcp_local_ip - @return the local IPv4 address of @c (host order). */
+uint32_t sk_tcp_local_ip(const struct sk_tcp_conn *c);
+
+/** sk_tcp_local_port - @return the local TCP port of @c (host order). */
+uint16_t sk_tcp_local_port(const struct sk_tcp_conn *c);
 
 /**
  * Set (or with @ms == 0 clear) the app deadline of @c: @ms milliseconds from

@@ -65,6 +65,7 @@ enum sk_tcp_state {
 	SK_TCP_CLOSING,
 	SK_TCP_LAST_ACK,
 	SK_TCP_TIME_WAIT,
+	SK_TCP_SYN_SENT, /* active open (sk_tcp_connect): SYN sent, no SYN-ACK yet */
 };
 
 enum {
@@ -85,6 +86,7 @@ enum {
 	SK_TCPF_IN_FRESHQ = 1u << 14,	 /* on net->freshq: no complete request yet */
 	SK_TCPF_DEADLINE = 1u << 15,	 /* app_deadline is meaningful */
 	SK_TCPF_PEER_COUNTED = 1u << 16, /* counted in net->peers (rip) */
+	SK_TCPF_SYN_OUT = 1u << 17,	 /* SYN_SENT: our SYN went out at least once */
 };
 
 /*
@@ -242,9 +244,15 @@ void sk_arp_on_timer(struct sk_net_lcore *net);
 
 /* sk_ipv4.c */
 void sk_ipv4_input(struct sk_net_lcore *net, struct rte_mbuf *m);
-/** Fill an IPv4 header from us to @dst (host order) with @l4_len bytes of payload. */
-void sk_ipv4_fill(const struct sk_net_lcore *net, struct rte_ipv4_hdr *ip, uint32_t dst,
-		  uint8_t proto, uint16_t l4_len);
+/** True if @ip (host order) is one of ours: conf.ip .. conf.ip + ip_count - 1. */
+static inline bool
+sk_net_is_ours(const struct sk_net_lcore *net, uint32_t ip)
+{
+	return ip - net->conf.ip < net->conf.ip_count;
+}
+/** Fill an IPv4 header from @src (one of ours) to @dst (host order), @l4_len payload bytes. */
+void sk_ipv4_fill(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t proto,
+		  uint16_t l4_len);
 /** Set the IPv4 checksum (or its offload flags) of a frame built in @m. */
 void sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
 
@@ -261,9 +269,11 @@ void sk_tcp_output(struct sk_tcp_conn *c, bool force);
 void sk_tcp_send_ack(struct sk_tcp_conn *c);
 /** RST for connection @c (SEQ = SND.MAX). */
 void sk_tcp_send_rst_conn(struct sk_tcp_conn *c);
-/** RST or SYN-ACK for a segment that matched no connection. */
-void sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t dip,
-		     uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t mss_opt);
+/** RST or SYN-ACK from @sip:@sport (the segment's destination) for a segment that matched no
+ * connection. */
+void sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t sip,
+		     uint16_t sport, uint32_t dip, uint16_t dport, uint32_t seq, uint32_t ack,
+		     uint8_t flags, uint16_t mss_opt);
 /** Current receive window of @c. */
 uint32_t sk_tcp_rcv_wnd(const struct sk_tcp_conn *c);
 /** Connection timer fired (kind SK_TIMER_CONN). */

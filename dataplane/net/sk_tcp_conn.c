@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_jhash.h>
 
 #include "sk_net_priv.h"
@@ -207,9 +208,6 @@ sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32
 	*bucket = c;
 	net->stats.tcp_conns++;
 	net->stats.tcp_conn_opened++;
-	c->flags |= SK_TCPF_IN_FRESHQ;
-	TAILQ_INSERT_TAIL(&net->freshq, c, freshq);
-	sk_tcp_peer_add(c);
 	return c;
 }
 
@@ -368,14 +366,21 @@ sk_tcp_conn_run_output(struct sk_net_lcore *net)
 /* ------------------------------------------------------------------------ */
 /* App API                                                                  */
 
+/* conn_can_send - the app may still queue bytes on @c (SYN_SENT: they wait). */
+static inline bool
+conn_can_send(const struct sk_tcp_conn *c)
+{
+	return !(c->flags & (SK_TCPF_APP_CLOSED | SK_TCPF_FIN_QUEUED)) &&
+	       (c->state == SK_TCP_ESTABLISHED || c->state == SK_TCP_CLOSE_WAIT ||
+		c->state == SK_TCP_SYN_SENT);
+}
+
 int
 sk_tcp_send(struct sk_tcp_conn *c, const void *data, size_t len)
 {
 	uint32_t size, tail, first;
 
-	if ((c->flags & (SK_TCPF_APP_CLOSED | SK_TCPF_FIN_QUEUED)) ||
-	    !(c->flags & SK_TCPF_APP_OPEN) ||
-	    (c->state != SK_TCP_ESTABLISHED && c->state != SK_TCP_CLOSE_WAIT))
+	if (!conn_can_send(c) || !(c->flags & SK_TCPF_APP_OPEN))
 		return -ENOTCONN;
 	if (len == 0)
 		return 0;
@@ -435,6 +440,69 @@ sk_tcp_resume(struct sk_tcp_conn *c)
 	TAILQ_INSERT_TAIL(&c->net->resumeq, c, resumeq);
 }
 
+struct sk_tcp_conn *
+sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport,
+	       const struct rte_ether_addr *dmac)
+{
+	struct {
+		uint32_t lip, rip;
+		uint16_t lport, rport;
+	} tuple = {lip, rip, lport, rport};
+	struct sk_tcp_conn *c;
+	uint32_t iss;
+
+	if (net == NULL || dmac == NULL || !sk_net_is_ours(net, lip) || lport == 0 ||
+	    (lport == net->conf.tcp_port && net->conf.tcp_port != 0) || rport == 0 || rip == 0 ||
+	    sk_net_is_ours(net, rip)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (sk_tcp_conn_lookup(net, rip, rport, lip, lport) != NULL) {
+		rte_errno = EADDRINUSE;
+		return NULL;
+	}
+	c = sk_tcp_conn_alloc(net, rip, rport, lip, lport);
+	if (c == NULL) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	/* RFC 6528: a keyed hash of the 4-tuple plus a 4 us clock. */
+	iss = (uint32_t)sk_siphash24(net->cookie.k0, net->cookie.k1, &tuple, sizeof(tuple)) +
+	      (uint32_t)(net->now_tsc / (net->tick_tsc / 250 + 1));
+	net->stats.tcp_connect++;
+	c->state = SK_TCP_SYN_SENT;
+	c->rmac = *dmac;
+	c->mss = net->conf.mss;
+	c->rcv_nxt = 0;
+	c->rcv_adv_wnd = RTE_MIN(net->conf.rcv_buf_size, 65535u);
+	c->snd_una = c->snd_nxt = c->snd_max = iss + 1; /* the SYN is iss */
+	c->snd_wnd = c->max_snd_wnd = 0;
+	c->chal_tick = 0;
+	c->flags = SK_TCPF_APP_OPEN;
+	memset(c->app_data, 0, net->conf.app_data_size);
+	sk_tcp_conn_want_output(c);
+	sk_tcp_conn_timer_update(c);
+	return c;
+}
+
+bool
+sk_tcp_established(const struct sk_tcp_conn *c)
+{
+	return c->state != SK_TCP_SYN_SENT && c->state != SK_TCP_CLOSED;
+}
+
+uint32_t
+sk_tcp_local_ip(const struct sk_tcp_conn *c)
+{
+	return c->lip;
+}
+
+uint16_t
+sk_tcp_local_port(const struct sk_tcp_conn *c)
+{
+	return c->lport;
+}
+
 void
 sk_tcp_set_deadline(struct sk_tcp_conn *c, uint32_t ms)
 {
@@ -487,8 +555,7 @@ sk_tcp_peer_closed(const struct sk_tcp_conn *c)
 size_t
 sk_tcp_send_space(const struct sk_tcp_conn *c)
 {
-	if ((c->flags & (SK_TCPF_APP_CLOSED | SK_TCPF_FIN_QUEUED)) ||
-	    (c->state != SK_TCP_ESTABLISHED && c->state != SK_TCP_CLOSE_WAIT))
+	if (!conn_can_send(c))
 		return 0;
 	return c->net->conf.snd_buf_size - c->snd_len;
 }

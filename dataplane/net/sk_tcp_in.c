@@ -70,10 +70,11 @@ reset_for(struct sk_net_lcore *net, const struct tcp_seg *s)
 		return;
 	net->stats.tcp_rst_tx++;
 	if (s->flags & RTE_TCP_ACK_FLAG)
-		sk_tcp_send_raw(net, s->smac, s->sip, s->sport, s->ack, 0, RTE_TCP_RST_FLAG, 0);
+		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, s->ack, 0,
+				RTE_TCP_RST_FLAG, 0);
 	else
-		sk_tcp_send_raw(net, s->smac, s->sip, s->sport, 0, s->seq + seg_seqlen(s),
-				RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0);
+		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, 0,
+				s->seq + seg_seqlen(s), RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0);
 }
 
 static inline uint64_t
@@ -170,8 +171,8 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 		cookie = sk_syncookie_make(&net->cookie, &f, s->mss ? s->mss : 536, net->now_tsc,
 					   NULL);
 		net->stats.tcp_synack_tx++;
-		sk_tcp_send_raw(net, s->smac, s->sip, s->sport, cookie, s->seq + 1,
-				RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, net->conf.mss);
+		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, cookie,
+				s->seq + 1, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, net->conf.mss);
 		return;
 	}
 	if (!(s->flags & RTE_TCP_ACK_FLAG)) {
@@ -197,6 +198,11 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 		net->stats.tcp_conn_full++;
 		return;
 	}
+	/* A passive open counts against its address and may be evicted until
+	 * the app says it carried a request (sk_tcp_mark_used). */
+	c->flags |= SK_TCPF_IN_FRESHQ;
+	TAILQ_INSERT_TAIL(&net->freshq, c, freshq);
+	sk_tcp_peer_add(c);
 	c->rmac = *s->smac;
 	c->mss = RTE_MIN(mss, net->conf.mss);
 	c->rcv_nxt = s->seq;
@@ -206,7 +212,7 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 	c->snd_wl1 = s->seq;
 	c->snd_wl2 = s->ack;
 	c->chal_tick = 0;
-	c->flags |= SK_TCPF_APP_OPEN; /* alloc's IN_FRESHQ and PEER_COUNTED stay */
+	c->flags |= SK_TCPF_APP_OPEN; /* IN_FRESHQ and PEER_COUNTED stay */
 	memset(c->app_data, 0, net->conf.app_data_size);
 	sk_tcp_conn_timer_update(c);
 	net->ops.on_open(net->app, c);
@@ -437,6 +443,54 @@ out:
 	sk_tcp_conn_timer_update(c);
 }
 
+/*
+ * tcp_input_syn_sent - a segment for our active open (RFC 9293 §3.10.7.3):
+ * a SYN-ACK of our SYN establishes it, an RST that acknowledges our SYN
+ * means refused; an ACK of anything else earns an RST; the rest is dropped.
+ */
+static void
+tcp_input_syn_sent(struct sk_tcp_conn *c, const struct tcp_seg *s)
+{
+	struct sk_net_lcore *net = c->net;
+	bool ack_ok = (s->flags & RTE_TCP_ACK_FLAG) && s->ack == c->snd_una;
+
+	if ((s->flags & RTE_TCP_ACK_FLAG) && !ack_ok) {
+		if (!(s->flags & RTE_TCP_RST_FLAG))
+			reset_for(net, s);
+		net->stats.tcp_ack_invalid++;
+		return;
+	}
+	if (s->flags & RTE_TCP_RST_FLAG) {
+		if (ack_ok) {
+			net->stats.tcp_connect_refused++;
+			sk_tcp_conn_destroy(c);
+		} else {
+			net->stats.tcp_rst_ignored++;
+		}
+		return;
+	}
+	if (!(s->flags & RTE_TCP_SYN_FLAG) || !ack_ok) {
+		net->stats.tcp_drop_hdr++; /* no simultaneous open */
+		return;
+	}
+	net->stats.tcp_connect_ok++;
+	c->state = SK_TCP_ESTABLISHED;
+	c->rmac = *s->smac;
+	c->mss = RTE_MIN(s->mss ? s->mss : 536, net->conf.mss);
+	c->rcv_nxt = s->seq + 1;
+	c->snd_nxt = c->snd_max = c->snd_una;
+	c->snd_wnd = c->max_snd_wnd = s->win;
+	c->snd_wl1 = s->seq;
+	c->snd_wl2 = s->ack;
+	c->retries = 0;
+	c->rto = net->rto_init;
+	c->flags &= ~SK_TCPF_RTO_ARMED;
+	c->last_rx = net->now_tick;
+	/* The ACK of the SYN-ACK, with the request if the app queued one. */
+	ack_soon(c);
+	sk_tcp_conn_timer_update(c);
+}
+
 static void
 tcp_input_time_wait(struct sk_tcp_conn *c, const struct tcp_seg *s)
 {
@@ -510,18 +564,21 @@ sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *
 		net->stats.tcp_drop_hdr++;
 		goto out;
 	}
-	if (s.dport != net->conf.tcp_port) {
-		net->stats.tcp_drop_port++;
-		reset_for(net, &s);
-		goto out;
-	}
 	c = sk_tcp_conn_lookup(net, s.sip, s.sport, s.dip, s.dport);
-	if (c == NULL)
-		tcp_input_listen(net, &s);
-	else if (c->state == SK_TCP_TIME_WAIT)
+	if (c == NULL) {
+		if (s.dport != net->conf.tcp_port || net->conf.tcp_port == 0) {
+			net->stats.tcp_drop_port++;
+			reset_for(net, &s);
+		} else {
+			tcp_input_listen(net, &s);
+		}
+	} else if (c->state == SK_TCP_TIME_WAIT) {
 		tcp_input_time_wait(c, &s);
-	else
+	} else if (c->state == SK_TCP_SYN_SENT) {
+		tcp_input_syn_sent(c, &s);
+	} else {
 		tcp_input_conn(c, &s);
+	}
 out:
 	rte_pktmbuf_free(m);
 }

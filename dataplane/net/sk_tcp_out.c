@@ -35,13 +35,13 @@ sk_tcp_rcv_wnd(const struct sk_tcp_conn *c)
 }
 
 /*
- * Build one segment to (dmac, dip, dport) and queue it. Payload, if any,
- * comes from @c's send ring at offset @off from snd_una.
+ * Build one segment from (sip, sport) to (dmac, dip, dport) and queue it.
+ * Payload, if any, comes from @c's send ring at offset @off from snd_una.
  */
 static bool
-tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t dip, uint16_t dport,
-	 uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, uint16_t mss_opt,
-	 const struct sk_tcp_conn *c, uint32_t off, uint32_t len)
+tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t sip, uint16_t sport,
+	 uint32_t dip, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+	 uint16_t mss_opt, const struct sk_tcp_conn *c, uint32_t off, uint32_t len)
 {
 	uint32_t optlen = mss_opt ? TCP_MSS_OPT : 0;
 	uint32_t l4 = TCP_HDR_LEN + optlen + len;
@@ -66,9 +66,9 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t d
 	eth->src_addr = net->conf.mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	sk_ipv4_fill(net, ip, dip, IPPROTO_TCP, (uint16_t)l4);
+	sk_ipv4_fill(ip, sip, dip, IPPROTO_TCP, (uint16_t)l4);
 	th = (struct rte_tcp_hdr *)(ip + 1);
-	th->src_port = rte_cpu_to_be_16(net->conf.tcp_port);
+	th->src_port = rte_cpu_to_be_16(sport);
 	th->dst_port = rte_cpu_to_be_16(dport);
 	th->sent_seq = rte_cpu_to_be_32(seq);
 	th->recv_ack = rte_cpu_to_be_32(ack);
@@ -109,14 +109,15 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t d
 }
 
 void
-sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t dip,
-		uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t mss_opt)
+sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t sip,
+		uint16_t sport, uint32_t dip, uint16_t dport, uint32_t seq, uint32_t ack,
+		uint8_t flags, uint16_t mss_opt)
 {
 	uint16_t win = 0;
 
 	if (flags & RTE_TCP_SYN_FLAG)
 		win = (uint16_t)RTE_MIN(net->conf.rcv_buf_size, 65535u);
-	tcp_xmit(net, dmac, dip, dport, seq, ack, flags, win, mss_opt, NULL, 0, 0);
+	tcp_xmit(net, dmac, sip, sport, dip, dport, seq, ack, flags, win, mss_opt, NULL, 0, 0);
 }
 
 static bool
@@ -124,8 +125,8 @@ conn_xmit(struct sk_tcp_conn *c, uint32_t seq, uint8_t flags, uint32_t off, uint
 {
 	uint32_t wnd = sk_tcp_rcv_wnd(c);
 
-	if (!tcp_xmit(c->net, &c->rmac, c->rip, c->rport, seq, c->rcv_nxt, flags, (uint16_t)wnd, 0,
-		      c, off, len))
+	if (!tcp_xmit(c->net, &c->rmac, c->lip, c->lport, c->rip, c->rport, seq, c->rcv_nxt, flags,
+		      (uint16_t)wnd, 0, c, off, len))
 		return false;
 	c->rcv_adv_wnd = wnd;
 	c->flags &= ~SK_TCPF_ACK_NOW;
@@ -141,8 +142,12 @@ sk_tcp_send_ack(struct sk_tcp_conn *c)
 void
 sk_tcp_send_rst_conn(struct sk_tcp_conn *c)
 {
-	tcp_xmit(c->net, &c->rmac, c->rip, c->rport, c->snd_max, c->rcv_nxt,
-		 RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0, 0, NULL, 0, 0);
+	if (c->state == SK_TCP_SYN_SENT) /* no ACK to give: RFC 9293 RST for SYN-SENT */
+		tcp_xmit(c->net, &c->rmac, c->lip, c->lport, c->rip, c->rport, c->snd_una, 0,
+			 RTE_TCP_RST_FLAG, 0, 0, NULL, 0, 0);
+	else
+		tcp_xmit(c->net, &c->rmac, c->lip, c->lport, c->rip, c->rport, c->snd_max,
+			 c->rcv_nxt, RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0, 0, NULL, 0, 0);
 }
 
 static void
@@ -150,6 +155,31 @@ rto_arm(struct sk_tcp_conn *c)
 {
 	c->flags |= SK_TCPF_RTO_ARMED;
 	c->rto_deadline = c->net->now_tick + c->rto;
+}
+
+/*
+ * syn_output - SYN_SENT: our SYN (ISS = snd_una - 1, our MSS), the first
+ * time or, with @force, again (the RTO fired); nothing else goes out
+ * before the SYN-ACK.
+ */
+static void
+syn_output(struct sk_tcp_conn *c, bool force)
+{
+	struct sk_net_lcore *net = c->net;
+	uint16_t win = (uint16_t)RTE_MIN(net->conf.rcv_buf_size, 65535u);
+
+	if ((c->flags & SK_TCPF_SYN_OUT) && !force)
+		return;
+	if (!tcp_xmit(net, &c->rmac, c->lip, c->lport, c->rip, c->rport, c->snd_una - 1, 0,
+		      RTE_TCP_SYN_FLAG, win, net->conf.mss, c, 0, 0))
+		return; /* no mbuf: the RTO tries again */
+	if (c->flags & SK_TCPF_SYN_OUT)
+		net->stats.tcp_syn_retransmits++;
+	c->flags |= SK_TCPF_SYN_OUT;
+	c->rcv_adv_wnd = win;
+	if (!(c->flags & SK_TCPF_RTO_ARMED) || force)
+		rto_arm(c);
+	sk_tcp_conn_timer_update(c);
 }
 
 void
@@ -165,6 +195,10 @@ sk_tcp_output(struct sk_tcp_conn *c, bool force)
 	if (c->state == SK_TCP_TIME_WAIT) {
 		if (c->flags & SK_TCPF_ACK_NOW)
 			sk_tcp_send_ack(c);
+		return;
+	}
+	if (c->state == SK_TCP_SYN_SENT) {
+		syn_output(c, force);
 		return;
 	}
 	data_end = c->snd_una + c->snd_len;
@@ -267,6 +301,19 @@ sk_tcp_on_timer(struct sk_tcp_conn *c)
 		else
 			sk_tcp_conn_timer_update(c);
 		return;
+	}
+	if (c->state == SK_TCP_SYN_SENT && (c->flags & SK_TCPF_RTO_ARMED) &&
+	    now >= c->rto_deadline) {
+		c->flags &= ~SK_TCPF_RTO_ARMED;
+		if (++c->retries > net->conf.max_retries) {
+			net->stats.tcp_connect_timeout++;
+			sk_tcp_conn_destroy(c);
+			return;
+		}
+		c->rto = RTE_MIN(c->rto * 2, net->rto_max);
+		syn_output(c, true);
+		if (!(c->flags & SK_TCPF_RTO_ARMED))
+			rto_arm(c); /* the SYN could not be built: try again later */
 	}
 	if ((c->flags & SK_TCPF_RTO_ARMED) && now >= c->rto_deadline) {
 		tcp_rto_expired(c);
