@@ -6,7 +6,7 @@
 # interfaces: the tap is created by the dataplane, moved into the namespace
 # and addressed there from 198.18.0.0/15.
 #
-#   scripts/sandbox.sh up [--config FILE] [--lcores N] [--bin PATH] [--no-control]
+#   scripts/sandbox.sh up [--config FILE] [--lcores N] [--bin PATH] [--no-control] [--memif]
 #       reserve hugepages, start seckill-dataplane on a net_tap port, move
 #       the tap into the namespace, wait for /healthz, print
 #       "server=<ip> netns=<ns>". The default config/sandbox.ini sells
@@ -16,6 +16,11 @@
 #       started too (same --file-prefix, secondary, --store DIR, admin API
 #       on 127.0.0.1:SK_SBX_ADMIN_PORT) and "up" waits until it answers;
 #       the line then ends with " admin=127.0.0.1:<port>"
+#       --memif adds a second port for a DPDK load generator (seckill-loadgen):
+#       [port1] net_memif0 in server role on the socket $STATE/memif.sock
+#       (an abstract socket, DPDK's default: nothing appears in $STATE),
+#       address 198.19.0.1/16 (clients from 198.19.0.0/16); the line then
+#       also has " memif=<socket> memif_addr=198.19.0.1"
 #   scripts/sandbox.sh control start|stop|kill
 #                                      (re)start the control plane, stop it
 #                                      (SIGTERM: last drain), or SIGKILL it
@@ -241,7 +246,7 @@ cmd_down() {
 }
 
 cmd_up() {
-	local config=$REPO/config/sandbox.ini lcores=1 control=1
+	local config=$REPO/config/sandbox.ini lcores=1 control=1 memif=0
 	local bin=${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -249,7 +254,8 @@ cmd_up() {
 		--lcores) lcores=${2:?--lcores N}; shift 2 ;;
 		--bin) bin=${2:?--bin PATH}; shift 2 ;;
 		--no-control) control=0; shift ;;
-		*) die "unknown option '$1' (up [--config FILE] [--lcores N] [--bin PATH] [--no-control])" ;;
+		--memif) memif=1; shift ;;
+		*) die "unknown option '$1' (up [--config FILE] [--lcores N] [--bin PATH] [--no-control] [--memif])" ;;
 		esac
 	done
 	need_root
@@ -290,6 +296,16 @@ cmd_up() {
 		store=$store
 		admin_port=${SK_SBX_ADMIN_PORT:-8081}
 	EOF
+	local extra=""
+	if [ "$memif" = 1 ]; then
+		grep -qE '^[[:space:]]*\[port1\]' "$config" && die "$config has a [port1]: --memif adds its own"
+		# The config as given plus a [port1] (a section may come after any other).
+		{ cat "$config"; printf '\n[port1]\ndevice = net_memif0,role=server,socket=%s\naddress = 198.19.0.1/16\n' \
+			"$STATE/memif.sock"; } >"$STATE/config.ini"
+		config=$STATE/config.ini
+		printf 'memif=%s\nmemif_addr=198.19.0.1\n' "$STATE/memif.sock" >>"$STATE/env"
+		extra=" memif=$STATE/memif.sock memif_addr=198.19.0.1"
+	fi
 
 	# --no-pci: never probe the host's NICs. stdin/stdout detached so callers
 	# (meson, ssh) do not wait for the dataplane.
@@ -324,9 +340,9 @@ cmd_up() {
 		if ip netns exec "$ns" curl -sf -m 1 -o /dev/null "http://$server/healthz"; then
 			if [ -n "$store" ]; then
 				control_start || { cmd_down; die "control plane did not start"; }
-				echo "server=$server netns=$ns admin=127.0.0.1:$(state admin_port)"
+				echo "server=$server netns=$ns admin=127.0.0.1:$(state admin_port)$extra"
 			else
-				echo "server=$server netns=$ns"
+				echo "server=$server netns=$ns$extra"
 			fi
 			return 0
 		fi
