@@ -4,7 +4,8 @@
  *
  * Memory layout of one limiter (one block, 64-byte aligned):
  *   struct sk_ratelimit | item buckets[n_items] | IP sets[ip_slots / 4]
- * Each IP set is one cache line of 4 entries, so a lookup touches one line.
+ * Each IP set is one cache line of 4 entries and the set's overflow bucket,
+ * so a lookup touches one line.
  */
 #include "sk_ratelimit.h"
 
@@ -16,15 +17,20 @@
 
 #define SK_RL_WAYS 4
 
-/* One per-IP entry: key is the address tagged with bit 32, 0 = empty. */
-struct sk_rl_ip_entry {
-	uint64_t key;
-	uint64_t tat;
-};
-
+/*
+ * One set of the per-IP table, one cache line: 4 entries (an address and
+ * its bucket's tat) and the set's shared overflow bucket, which decides for
+ * addresses that find every entry of the set still owing (see the header).
+ */
 struct sk_rl_ip_set {
-	struct sk_rl_ip_entry e[SK_RL_WAYS];
+	uint64_t tat[SK_RL_WAYS];  /* bucket of entry w */
+	uint32_t addr[SK_RL_WAYS]; /* address of entry w, if bit w of used */
+	uint64_t over_tat;	   /* the overflow bucket */
+	uint32_t used;		   /* bit w: entry w holds an address */
+	uint32_t pad;
 } sk_cache_aligned;
+
+_Static_assert(sizeof(struct sk_rl_ip_set) == SK_CACHE_LINE, "one set, one cache line");
 
 struct sk_ratelimit {
 	struct sk_ratelimit_stats stats; /* written on every request */
@@ -223,66 +229,76 @@ ip_hash(const struct sk_ratelimit *rl, uint32_t ip)
 }
 
 /*
- * ip_entry - the entry of @ip, taking one over if absent: an empty or idle
- * one first, else the one with the least debt (counted as an eviction).
+ * ip_bucket - the tat of @ip's bucket: its entry's; else an entry it takes
+ * over, empty or idle (bucket full again: its address loses nothing); else,
+ * every entry still owing, the set's overflow bucket. An entry that owes is
+ * never taken: evicting it would hand its address a full bucket again.
  */
-static inline struct sk_rl_ip_entry *
-ip_entry(struct sk_ratelimit *rl, uint32_t ip, uint64_t now)
+static inline uint64_t *
+ip_bucket(struct sk_ratelimit *rl, uint32_t ip, uint64_t now)
 {
 	struct sk_rl_ip_set *set = &rl->sets[ip_hash(rl, ip)];
-	uint64_t key = (uint64_t)ip | (1ULL << 32);
-	struct sk_rl_ip_entry *victim = NULL, *e;
 	int w;
 
 	for (w = 0; w < SK_RL_WAYS; w++)
-		if (set->e[w].key == key)
-			return &set->e[w];
-	for (w = 0; w < SK_RL_WAYS; w++) {
-		e = &set->e[w];
-		if (e->key == 0 || e->tat <= now) {
-			victim = e;
-			break;
+		if ((set->used & (1u << w)) != 0 && set->addr[w] == ip)
+			return &set->tat[w];
+	for (w = 0; w < SK_RL_WAYS; w++)
+		if ((set->used & (1u << w)) == 0 || set->tat[w] <= now) {
+			set->used |= 1u << w;
+			set->addr[w] = ip;
+			set->tat[w] = 0;
+			return &set->tat[w];
 		}
-		if (victim == NULL || e->tat < victim->tat)
-			victim = e;
-	}
-	if (victim->key != 0 && victim->tat > now)
-		rl->stats.ip_evictions++;
-	victim->key = key;
-	victim->tat = 0;
-	return victim;
+	rl->stats.ip_overflow++;
+	return &set->over_tat;
 }
 
-/* ip_wait - like sk_rl_bucket_wait() for an entry with the shared shape. */
+/* ip_wait - like sk_rl_bucket_wait() for a per-IP tat (shared shape). */
 static inline uint64_t
-ip_wait(const struct sk_ratelimit *rl, const struct sk_rl_ip_entry *e, uint64_t now)
+ip_wait(const struct sk_ratelimit *rl, uint64_t tat, uint64_t now)
 {
-	uint64_t t = e->tat > now ? e->tat : now;
+	uint64_t t = tat > now ? tat : now;
 
 	return t - now <= rl->ip_tolerance ? 0 : t - now - rl->ip_tolerance;
 }
 
+/* ip_charge - like sk_rl_bucket_charge() for a per-IP tat. */
+static inline void
+ip_charge(const struct sk_ratelimit *rl, uint64_t *tat, uint64_t now)
+{
+	*tat = (*tat > now ? *tat : now) + rl->ip_interval;
+}
+
+/* refuse - count a refusal under @v and report @wait. */
+static inline enum sk_rl_verdict
+refuse(struct sk_ratelimit *rl, enum sk_rl_verdict v, uint64_t w, uint64_t *wait)
+{
+	rl->stats.refused[v]++;
+	if (wait != NULL)
+		*wait = w;
+	return v;
+}
+
 enum sk_rl_verdict
-sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip, uint64_t now,
+sk_ratelimit_admit(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip, uint64_t now,
 		   uint64_t *wait)
 {
-	struct sk_rl_ip_entry *ipe = NULL;
-	struct sk_rl_bucket *ib = NULL;
 	enum sk_rl_verdict v = SK_RL_PASS;
+	uint64_t *ipt = NULL;
 	uint64_t w, wmax = 0;
 
 	SK_DEBUG_ASSERT(item_slot == SK_RL_NO_ITEM || item_slot < rl->n_items);
 	if (rl->sets != NULL) {
-		ipe = ip_entry(rl, ip, now);
-		w = ip_wait(rl, ipe, now);
+		ipt = ip_bucket(rl, ip, now);
+		w = ip_wait(rl, *ipt, now);
 		if (w != 0) {
 			v = SK_RL_REFUSED_IP;
 			wmax = w;
 		}
 	}
 	if (item_slot < rl->n_items) {
-		ib = &rl->items[item_slot];
-		w = sk_rl_bucket_wait(ib, now);
+		w = sk_rl_bucket_wait(&rl->items[item_slot], now);
 		if (w != 0) {
 			if (v == SK_RL_PASS)
 				v = SK_RL_REFUSED_ITEM;
@@ -295,17 +311,51 @@ sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip, uin
 			v = SK_RL_REFUSED_GLOBAL;
 		wmax = w > wmax ? w : wmax;
 	}
-	if (v != SK_RL_PASS) {
-		rl->stats.refused[v]++;
-		if (wait != NULL)
-			*wait = wmax;
-		return v;
+	if (v != SK_RL_PASS)
+		return refuse(rl, v, wmax, wait);
+	if (ipt != NULL)
+		ip_charge(rl, ipt, now);
+	rl->stats.passed++;
+	return SK_RL_PASS;
+}
+
+void
+sk_ratelimit_commit(struct sk_ratelimit *rl, uint32_t item_slot, uint64_t now)
+{
+	SK_DEBUG_ASSERT(item_slot == SK_RL_NO_ITEM || item_slot < rl->n_items);
+	if (item_slot < rl->n_items) {
+		SK_DEBUG_ASSERT(sk_rl_bucket_wait(&rl->items[item_slot], now) == 0);
+		sk_rl_bucket_charge(&rl->items[item_slot], now);
 	}
-	if (ipe != NULL)
-		ipe->tat = (ipe->tat > now ? ipe->tat : now) + rl->ip_interval;
-	if (ib != NULL)
-		sk_rl_bucket_charge(ib, now);
+	SK_DEBUG_ASSERT(sk_rl_bucket_wait(&rl->global, now) == 0);
 	sk_rl_bucket_charge(&rl->global, now);
+}
+
+enum sk_rl_verdict
+sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip, uint64_t now,
+		   uint64_t *wait)
+{
+	enum sk_rl_verdict v = sk_ratelimit_admit(rl, item_slot, ip, now, wait);
+
+	if (v == SK_RL_PASS)
+		sk_ratelimit_commit(rl, item_slot, now);
+	return v;
+}
+
+enum sk_rl_verdict
+sk_ratelimit_ip_take(struct sk_ratelimit *rl, uint32_t ip, uint64_t now, uint64_t *wait)
+{
+	uint64_t *ipt, w;
+
+	if (rl->sets == NULL) {
+		rl->stats.passed++;
+		return SK_RL_PASS;
+	}
+	ipt = ip_bucket(rl, ip, now);
+	w = ip_wait(rl, *ipt, now);
+	if (w != 0)
+		return refuse(rl, SK_RL_REFUSED_IP, w, wait);
+	ip_charge(rl, ipt, now);
 	rl->stats.passed++;
 	return SK_RL_PASS;
 }

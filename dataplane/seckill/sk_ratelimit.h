@@ -19,10 +19,22 @@
  * `burst` refilled at `rate` per second, with the bucket full at start.
  *
  * A request passes only if it conforms to all three limits, and only then is
- * it charged to all three: a refused request costs no tokens anywhere. It is
- * counted under the first limit that refused it, in the order IP, item,
- * global (struct sk_ratelimit_stats). The Retry-After is the longest wait of
- * the limits that refused.
+ * it charged: a refused request costs no tokens anywhere. It is counted
+ * under the first limit that refused it, in the order IP, item, global
+ * (struct sk_ratelimit_stats). The Retry-After is the longest wait of the
+ * limits that refused.
+ *
+ * Before or after authentication: the buy path decides a request in two
+ * halves so that a flood of forged tokens is refused before its HMACs are
+ * computed. sk_ratelimit_admit(), before the token is verified, checks all
+ * three limits and charges the per-IP one only; sk_ratelimit_commit(), once
+ * the buyer is authenticated, charges the item and global ones (it cannot
+ * fail: nothing ran on this lcore in between). So an address pays for every
+ * request it sends, forged or not, while the shared item and global buckets
+ * are paid for by authenticated buyers only: forged tokens sent from many
+ * addresses cannot drain them and starve honest buyers, yet once they are
+ * drained every request is refused before its HMAC. sk_ratelimit_check()
+ * is both halves at once.
  *
  * Sharing across lcores: the global and per-item rates and bursts given in
  * struct sk_ratelimit_config are for the whole appliance and are divided by
@@ -33,11 +45,25 @@
  *
  * Per-IP table collisions: an address maps to one set of 4 entries (hash with
  * a seed chosen at init). A new address takes an empty entry, else an idle
- * one (bucket full again: forgetting it loses nothing), else evicts the entry
- * with the least debt, which then starts again with a full bucket; evictions
- * are counted (ip_evictions). So under more concurrently active addresses
- * than entries the per-IP limit errs on the lenient side, never refuses a
- * client because of another one. Memory is fixed at init: 16 bytes per entry.
+ * one (bucket full again: forgetting it loses nothing). An entry that still
+ * owes (bucket not yet full again) is never taken over: were it evicted, its
+ * address would come back with a full bucket, and a few addresses of one set
+ * taking turns would evict each other and never be limited at all. When all
+ * 4 entries owe, the new address is decided by the set's overflow bucket,
+ * one bucket of the per-IP shape shared by every address of that set that
+ * found no entry (counted in ip_overflow), until an entry is idle again.
+ *
+ * The trade-off, for a flash sale: a flood cannot escape - a set passes at
+ * most 5 times the per-IP rate (4 entries and the overflow bucket) however
+ * many addresses take turns in it - while an honest newcomer is never
+ * locked out for good: an entry falls idle once its address has paid its
+ * debt (burst / rate seconds at most after its last request), and until
+ * then the newcomer shares the overflow bucket's rate. Only a newcomer
+ * whose set is held by 5 or more flooding addresses waits for the flood to
+ * end; a crowd larger than the table is held to 5 x ip_rate per set and
+ * second (plus the bursts) rather than let through. Memory is fixed at
+ * init: 16 bytes per entry (a set of 4 and its overflow bucket are one
+ * cache line).
  *
  * Time is the caller's TSC reading (rte_rdtsc()) and frequency
  * (rte_get_tsc_hz()), passed in, so tests can simulate time.
@@ -95,9 +121,13 @@ enum sk_rl_verdict {
 
 /** Counters of one lcore's limiter. */
 struct sk_ratelimit_stats {
-	uint64_t passed;		/**< requests that passed */
+	uint64_t passed;		/**< requests admitted (sk_ratelimit_admit(),
+					     sk_ratelimit_check(), sk_ratelimit_ip_take()) */
 	uint64_t refused[SK_RL__COUNT]; /**< refusals by verdict ([SK_RL_PASS] unused) */
-	uint64_t ip_evictions;		/**< busy per-IP entries taken over */
+	uint64_t ip_evictions;		/**< always 0: an entry that owes is no longer
+					     taken over (kept for the metrics readers) */
+	uint64_t ip_overflow;		/**< per-IP decisions made by a set's overflow
+					     bucket (every entry of the set owed) */
 };
 
 /**
@@ -240,8 +270,13 @@ void sk_ratelimit_free(struct sk_ratelimit *rl);
 int sk_ratelimit_item_set(struct sk_ratelimit *rl, uint32_t slot, uint64_t rate, uint64_t burst);
 
 /**
- * sk_ratelimit_check - decide one request; fast path (no allocation, no
- * lock, at most 4 table entries probed).
+ * sk_ratelimit_admit - decide one request before its sender is known to be
+ * who it claims (before the token's HMAC): against all three limits, but
+ * charge the per-IP one only. Follow a pass with sk_ratelimit_commit() once
+ * the request is authenticated, or with nothing if it is not (the address
+ * keeps paying for it; the item and global buckets do not). Fast path: no
+ * allocation, no lock, one cache line of the per-IP table, at most 4
+ * entries probed.
  *
  * @param rl
  *   This lcore's limiter.
@@ -256,7 +291,45 @@ int sk_ratelimit_item_set(struct sk_ratelimit *rl, uint32_t slot, uint64_t rate,
  *   If not NULL and the request is refused, the cycles until it could pass
  *   (for Retry-After, see sk_ratelimit_retry_after()).
  * @return
- *   SK_RL_PASS (the request was charged), or the refusal reason (counted).
+ *   SK_RL_PASS (the per-IP bucket was charged, counted in passed), or the
+ *   refusal reason (counted; nothing charged).
+ */
+enum sk_rl_verdict sk_ratelimit_admit(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip,
+				      uint64_t now, uint64_t *wait);
+
+/**
+ * sk_ratelimit_commit - charge the item and global limits for a request
+ * that sk_ratelimit_admit() passed and that turned out authentic.
+ *
+ * Precondition: the same @p item_slot and @p now as the admit, and no other
+ * call on @p rl in between; then both buckets still conform and the charge
+ * cannot fail (asserted in debug builds). Never fails, counts nothing.
+ */
+void sk_ratelimit_commit(struct sk_ratelimit *rl, uint32_t item_slot, uint64_t now);
+
+/**
+ * sk_ratelimit_ip_take - the per-IP limit alone: charge @p ip at @p now if
+ * it conforms. For requests that are not buys but still cost an HMAC (a
+ * sold-out holder's retry); the item and global limits are not looked at.
+ * With the per-IP limit off, always passes. Same fast path as
+ * sk_ratelimit_admit().
+ *
+ * @return
+ *   SK_RL_PASS (charged, counted in passed) or SK_RL_REFUSED_IP (counted;
+ *   @p wait, if not NULL, receives the cycles until it could pass).
+ */
+enum sk_rl_verdict sk_ratelimit_ip_take(struct sk_ratelimit *rl, uint32_t ip, uint64_t now,
+					uint64_t *wait);
+
+/**
+ * sk_ratelimit_check - decide one request and charge all three limits if it
+ * passes: sk_ratelimit_admit() then sk_ratelimit_commit(). For callers that
+ * have nothing to verify in between. Parameters and fast path as for
+ * sk_ratelimit_admit().
+ *
+ * @return
+ *   SK_RL_PASS (the request was charged to all three), or the refusal reason
+ *   (counted; nothing charged).
  */
 enum sk_rl_verdict sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip,
 				      uint64_t now, uint64_t *wait);

@@ -97,7 +97,6 @@ json(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after, const 
 	out->body_len = (uint16_t)n;
 }
 
-/* identify - the buyer's user id, or 0 (401). */
 /* bearer - the token of "Authorization: Bearer <token>", or NULL. */
 static const char *
 bearer(const struct sk_http_request *req, size_t *len)
@@ -114,6 +113,11 @@ bearer(const struct sk_http_request *req, size_t *len)
 	return tok;
 }
 
+/*
+ * identify - the buyer's user id, or 0 (401). With auth on this is the
+ * request's one HMAC (counted in token_verifies): every cheap refusal must
+ * come before it.
+ */
 static uint64_t
 identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_t item,
 	 int64_t now_ns)
@@ -133,11 +137,19 @@ identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_
 		lc->stats.token[SK_TOKEN_E_MALFORMED]++;
 		return 0;
 	}
+	lc->stats.token_verifies++;
 	enum sk_token_status st = sk_token_verify(
 		lc->conf->key, tok, len, item, now_ns / 1000000000, lc->conf->token_skew_s, &user);
 	lc->stats.token[st < SK_TOKEN__COUNT ? st : SK_TOKEN_E_MALFORMED]++;
 	return st == SK_TOKEN_OK ? user : 0;
 }
+
+/* Answer of sold_out_holder(). */
+enum holder {
+	HOLDER_NO,	     /* not a holder (or its claim does not verify): 410 */
+	HOLDER_YES,	     /* *order is its order */
+	HOLDER_RATE_LIMITED, /* a claimed holder over its address's limit: 429 */
+};
 
 /*
  * sold_out_holder - on a sold-out item with a per-user limit of 1, the
@@ -146,36 +158,45 @@ identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_
  * for everybody else: the claimed user (X-User-Id, or the token's "sub"
  * read WITHOUT its signature) is looked up in the item's dedup slice, and
  * only a holder's token is then verified in full - so a forged claim gets
- * 410 like anyone, never someone else's order.
+ * 410 like anyone, never someone else's order. Claims of a holder are the
+ * only sold-out requests that cost an HMAC: before it, they pay the per-IP
+ * limit (*wait: cycles to wait when refused), so a flood of forged claims
+ * of a known winner's id is refused 429 like any other forged flood.
  */
-static bool
+static enum holder
 sold_out_holder(struct sk_seckill_lcore *lc, const struct sk_item *it,
-		const struct sk_http_request *req, int64_t now_ns, uint64_t *order)
+		const struct sk_http_request *req, uint32_t client_ip, int64_t now_ns,
+		uint64_t now_tsc, uint64_t *order, uint64_t *wait)
 {
 	uint64_t user = 0, o = 0;
 	uint32_t units = 0;
 	struct sk_dedup d;
 
 	if (it->per_user_limit != 1)
-		return false; /* a holder below its limit asks for one more: 410 */
+		return HOLDER_NO; /* a holder below its limit asks for one more: 410 */
 	if (!lc->conf->auth) {
 		if (req->user_id == NULL ||
 		    sk_token_user_id_parse(req->user_id, req->user_id_len, &user) != 0)
-			return false;
+			return HOLDER_NO;
 	} else {
 		size_t len;
 		const char *tok = bearer(req, &len);
 
 		if (tok == NULL || sk_token_peek_user(tok, len, &user) != 0)
-			return false;
+			return HOLDER_NO;
 	}
 	sk_shm_dedup(lc->buy.shm, it, &d);
 	if (sk_dedup_lookup(&d, user, &units, &o) != 0 || units == 0 || o == 0)
-		return false;
-	if (lc->conf->auth && identify(lc, req, it->id, now_ns) != user)
-		return false;
+		return HOLDER_NO;
+	if (lc->conf->auth) {
+		if (lc->rl != NULL &&
+		    sk_ratelimit_ip_take(lc->rl, client_ip, now_tsc, wait) != SK_RL_PASS)
+			return HOLDER_RATE_LIMITED;
+		if (identify(lc, req, it->id, now_ns) != user)
+			return HOLDER_NO;
+	}
 	*order = o;
-	return true;
+	return HOLDER_YES;
 }
 
 /* duplicate_reply - a winner's retry: its order as it stands now. */
@@ -202,13 +223,21 @@ item_slot(const struct sk_seckill_lcore *lc, const struct sk_item *it)
 	return (uint32_t)(it - sk_shm_item_at(lc->buy.shm, 0));
 }
 
+/* rate_limited - the 429 of a limiter refusal, @wait cycles to wait. */
+static enum sk_seckill_outcome
+rate_limited(struct sk_seckill_lcore *lc, uint64_t wait, struct sk_seckill_reply *out)
+{
+	json(out, 429, sk_ratelimit_retry_after(wait, lc->tsc_hz), "{\"status\":\"busy\"}");
+	return SK_SECKILL_RATE_LIMITED;
+}
+
 /* ------------------------------------------------------------ routes */
 
 static enum sk_seckill_outcome
 buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct sk_http_request *req,
     uint32_t client_ip, int64_t now_ns, uint64_t now_tsc, struct sk_seckill_reply *out)
 {
-	uint64_t id;
+	uint64_t id, wait = 0;
 	struct sk_item *it = find_item(lc, arg, arg_len, &id);
 
 	if (it == NULL) {
@@ -219,8 +248,15 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 	if (sk_stock_is_sold_out(it)) {
 		uint64_t held;
 
-		if (sold_out_holder(lc, it, req, now_ns, &held))
+		switch (sold_out_holder(lc, it, req, client_ip, now_ns, now_tsc, &held, &wait)) {
+		case HOLDER_YES:
 			return duplicate_reply(lc, held, out);
+		case HOLDER_RATE_LIMITED:
+			return rate_limited(lc, wait, out);
+		case HOLDER_NO:
+		default:
+			break;
+		}
 		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
 		return SK_SECKILL_SOLD_OUT;
 	}
@@ -236,6 +272,16 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		return SK_SECKILL_ENDED;
 	}
 
+	/*
+	 * Rate limits before the identity: a forged-token flood is refused
+	 * here, before its HMAC. The address pays now (authentic or not); the
+	 * item and global buckets only once the buyer is authenticated, so
+	 * forged tokens cannot drain them (sk_ratelimit.h).
+	 */
+	if (lc->rl != NULL &&
+	    sk_ratelimit_admit(lc->rl, item_slot(lc, it), client_ip, now_tsc, &wait) != SK_RL_PASS)
+		return rate_limited(lc, wait, out);
+
 	struct sk_buy_req br = {.user = identify(lc, req, it->id, now_ns),
 				.client_ip = client_ip,
 				.now_ns = now_ns};
@@ -243,16 +289,8 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		canned(out, 401, SK_HTTP_CANNED_UNAUTHORIZED);
 		return SK_SECKILL_UNAUTHORIZED;
 	}
-
-	if (lc->rl != NULL) {
-		uint64_t wait = 0;
-		if (sk_ratelimit_check(lc->rl, item_slot(lc, it), client_ip, now_tsc, &wait) !=
-		    SK_RL_PASS) {
-			json(out, 429, sk_ratelimit_retry_after(wait, lc->tsc_hz),
-			     "{\"status\":\"busy\"}");
-			return SK_SECKILL_RATE_LIMITED;
-		}
-	}
+	if (lc->rl != NULL)
+		sk_ratelimit_commit(lc->rl, item_slot(lc, it), now_tsc);
 
 	struct sk_buy_line line = {.item = it, .qty = 1};
 	uint64_t order;

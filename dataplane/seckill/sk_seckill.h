@@ -6,10 +6,16 @@
  * the answer - status, JSON body, Retry-After - in the order that makes the
  * 99% case cheapest:
  *
- *   POST /v1/seckill/{item}:  item lookup → sold out (410) → time window
- *     (425 not_started / 403 ended) → identity (Bearer JWT, or X-User-Id
- *     when auth is off; 401) → rate limits (429 + Retry-After) → sk_buy()
- *     → 202 queued | 200/202 duplicate | 409 limit | 410 | 429 | 503.
+ *   POST /v1/seckill/{item}:  item lookup → sold out (410; a claimed
+ *     holder's retry pays the per-IP limit before its token is verified) →
+ *     time window (425 not_started / 403 ended) → rate limits (429 +
+ *     Retry-After; the address is charged) → identity (Bearer JWT, or
+ *     X-User-Id when auth is off; 401) → item and global limits charged →
+ *     sk_buy() → 202 queued | 200/202 duplicate | 409 limit | 410 | 429 | 503.
+ *
+ * Every refusal that needs no verified user comes before the token's HMAC,
+ * the one costly step: a flood of forged tokens from one address gets 429
+ * once its burst is spent, without an HMAC (token_verifies counts them).
  *   GET /v1/orders/{id}:      the status table (404 if unknown to this run).
  *   GET /v1/items/{item}:     state and remaining units merged over lcores.
  *
@@ -71,7 +77,11 @@ enum sk_seckill_outcome {
  * control plane reads them too.
  */
 struct sk_seckill_stats {
-	uint64_t token[SK_TOKEN__COUNT]; /**< verification results */
+	uint64_t token[SK_TOKEN__COUNT]; /**< verification results (a missing or
+					      non-Bearer Authorization counts as
+					      malformed, unverified) */
+	uint64_t token_verifies;	 /**< sk_token_verify() calls: an upper
+					      bound of the HMAC-SHA256 computed */
 };
 
 /** Per-lcore state. */

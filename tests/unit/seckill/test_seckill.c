@@ -2,9 +2,11 @@
 /*
  * Unit tests of the seckill API logic (sk_seckill): statuses and bodies of
  * design §4 for every outcome, identity by token and by X-User-Id, the time
- * window, rate limits, that a refused request never touches stock, and that
- * every request is counted in the lcore's stats block of the arena (what
- * the control plane's /metrics exports, through sk_dpmetrics_write()).
+ * window, rate limits (checked before the token's HMAC: a forged flood is
+ * refused 429 without one), that a refused request never touches stock,
+ * and that every request is counted in the lcore's stats block of the
+ * arena (what the control plane's /metrics exports, through
+ * sk_dpmetrics_write()).
  */
 #include <check.h>
 #include <inttypes.h>
@@ -521,6 +523,243 @@ START_TEST(rate_limit)
 }
 END_TEST
 
+/* ------------------------------------------------- limits before the HMAC */
+
+/* use_limits - give the lcore a limiter with @rc's limits (1 lcore, 8 items). */
+static void
+use_limits(struct sk_ratelimit_config rc)
+{
+	rc.hz = HZ;
+	rc.n_items = 8;
+	rc.n_lcores = 1;
+	rc.seed = 0x5eed;
+	ck_assert_ptr_null(T.rl);
+	ck_assert_int_eq(sk_ratelimit_create(&rc, &T.rl), 0);
+	ck_assert_int_eq(sk_seckill_lcore_init(&T.lc, T.shm, 0, T.ring, &T.conf, T.rl, HZ), 0);
+}
+
+static enum sk_seckill_outcome
+buy_at(const char *item, const struct sk_http_request *r, uint32_t ip, uint64_t tsc,
+       struct sk_seckill_reply *out)
+{
+	return sk_seckill_buy(&T.lc, item, strlen(item), r, ip, NOW_NS, tsc, out);
+}
+
+/* verifications - sk_token_verify() calls (HMACs at most) so far. Every
+ * request of these tests carries a Bearer token, so each is also one
+ * result counted in token[]. */
+static uint64_t
+verifications(void)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < SK_TOKEN__COUNT; k++)
+		n += T.lc.stats.token[k];
+	ck_assert_uint_eq(T.lc.stats.token_verifies, n);
+	return T.lc.stats.token_verifies;
+}
+
+/* forge - a well-formed token of @user for item 1 whose signature is wrong
+ * but canonical base64url: it costs a full HMAC to refuse. */
+static void
+forge(char *h, size_t cap, uint64_t user)
+{
+	char *sig;
+
+	mint(h, cap, user, NOW_S + 60, true, 1);
+	sig = strrchr(h, '.') + 1;
+	sig[0] = sig[0] == 'A' ? 'B' : 'A';
+}
+
+static void
+is_busy(const struct sk_seckill_reply *out)
+{
+	ck_assert_uint_eq(out->status, 429);
+	ck_assert_uint_ge(out->retry_after, 1);
+	body_is(out, "{\"status\":\"busy\"}");
+}
+
+/*
+ * Issue 11: N forged tokens from one address with the per-IP limit on.
+ * Exactly `burst` of them reach verification (401); the rest are refused
+ * 429 with Retry-After before any HMAC. The stock is never touched, and the
+ * flood takes nothing from the item and global limits: a real buyer from
+ * another address still wins.
+ */
+static const struct {
+	unsigned n, burst;
+} forged_cases[] = {
+	{1, 3}, {3, 3}, {4, 3}, {10, 3}, {200, 3}, {50, 1}, {64, 40}, {1000, 40},
+};
+
+START_TEST(forged_flood_limited_before_hmac)
+{
+	const unsigned n = forged_cases[_i].n, burst = forged_cases[_i].burst;
+	const unsigned verified = n < burst ? n : burst;
+	struct sk_ratelimit_config rc;
+	struct sk_seckill_reply out;
+	struct sk_http_request r;
+	char h[SK_TOKEN_MAX_LEN + 16];
+
+	sk_ratelimit_config_defaults(&rc);
+	rc.ip_rate = 1;
+	rc.ip_burst = burst;
+	rc.item_rate = 1;
+	rc.item_burst = 2;
+	rc.global_rate = 1;
+	rc.global_burst = 2;
+	use_limits(rc);
+	forge(h, sizeof(h), 5);
+	r = req_auth(h);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t before = verifications();
+		enum sk_seckill_outcome o = buy_at("1", &r, 0x0a000001, 1000 + i, &out);
+
+		if (i < burst) {
+			ck_assert_int_eq(o, SK_SECKILL_UNAUTHORIZED);
+			ck_assert_uint_eq(verifications(), before + 1);
+		} else {
+			ck_assert_int_eq(o, SK_SECKILL_RATE_LIMITED);
+			is_busy(&out);
+			ck_assert_uint_eq(verifications(), before);
+		}
+	}
+	ck_assert_uint_eq(verifications(), verified);
+	ck_assert_uint_eq(T.lc.stats.token[SK_TOKEN_E_SIGNATURE], verified);
+	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_UNAUTHORIZED], verified);
+	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_RATE_LIMITED],
+			  n - verified);
+	ck_assert_uint_eq(sk_ratelimit_stats_get(T.rl)->refused[SK_RL_REFUSED_IP], n - verified);
+	ck_assert_uint_eq(remaining(1), 3);
+
+	/* the item's and the lcore's buckets are whole: two buyers win at once */
+	mint(h, sizeof(h), 6, NOW_S + 60, true, 1);
+	r = req_auth(h);
+	ck_assert_int_eq(buy_at("1", &r, 0x0a000002, 1000 + n, &out), SK_SECKILL_WON);
+	mint(h, sizeof(h), 7, NOW_S + 60, true, 1);
+	r = req_auth(h);
+	ck_assert_int_eq(buy_at("1", &r, 0x0a000003, 1000 + n, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(remaining(1), 1);
+}
+END_TEST
+
+/*
+ * Once the item's or the lcore's bucket is empty, any buy would be refused
+ * after the HMAC: it is refused before, at no cost, whatever the address.
+ * Forged tokens while the buckets still hold tokens consume none of them.
+ */
+static const struct {
+	bool item; /* the item limit, else the global one */
+} drained_cases[] = {{true}, {false}};
+
+START_TEST(drained_limits_refuse_before_hmac)
+{
+	struct sk_ratelimit_config rc;
+	struct sk_seckill_reply out;
+	struct sk_http_request r;
+	char h[SK_TOKEN_MAX_LEN + 16];
+	uint32_t ip = 0x0a000100;
+
+	sk_ratelimit_config_defaults(&rc);
+	rc.ip_rate = 0; /* per-IP off: only the shared limit */
+	if (drained_cases[_i].item) {
+		rc.item_rate = 1;
+		rc.item_burst = 2;
+	} else {
+		rc.global_rate = 1;
+		rc.global_burst = 2;
+	}
+	use_limits(rc);
+	/* 20 forged tokens from 20 addresses: verified, refused, nothing charged */
+	forge(h, sizeof(h), 5);
+	r = req_auth(h);
+	for (unsigned i = 0; i < 20; i++)
+		ck_assert_int_eq(buy_at("1", &r, ip++, 1000, &out), SK_SECKILL_UNAUTHORIZED);
+	ck_assert_uint_eq(verifications(), 20);
+	for (uint64_t u = 6; u <= 7; u++) {
+		mint(h, sizeof(h), u, NOW_S + 60, true, 1);
+		r = req_auth(h);
+		ck_assert_int_eq(buy_at("1", &r, ip++, 1000, &out), SK_SECKILL_WON);
+	}
+	ck_assert_uint_eq(verifications(), 22);
+	/* drained: forged and real tokens alike get 429 with no HMAC */
+	forge(h, sizeof(h), 5);
+	r = req_auth(h);
+	for (unsigned i = 0; i < 20; i++) {
+		ck_assert_int_eq(buy_at("1", &r, ip++, 1000, &out), SK_SECKILL_RATE_LIMITED);
+		is_busy(&out);
+	}
+	mint(h, sizeof(h), 8, NOW_S + 60, true, 1);
+	r = req_auth(h);
+	ck_assert_int_eq(buy_at("1", &r, ip++, 1000, &out), SK_SECKILL_RATE_LIMITED);
+	ck_assert_uint_eq(verifications(), 22);
+	ck_assert_uint_eq(remaining(1), 1);
+	/* a second later the bucket has one token again */
+	ck_assert_int_eq(buy_at("1", &r, ip++, 1000 + HZ, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(verifications(), 23);
+}
+END_TEST
+
+/*
+ * After the sell-out, forged claims of a holder's id (the only sold-out
+ * requests that cost an HMAC) are limited per address before the HMAC too;
+ * the holder itself, from its own address, still gets its order back, and
+ * non-holders still get 410 without touching the limiter.
+ */
+START_TEST(sold_out_holder_flood)
+{
+	struct sk_ratelimit_config rc;
+	struct sk_seckill_reply out;
+	struct sk_http_request r;
+	char h[SK_TOKEN_MAX_LEN + 16];
+	uint64_t won = 0, v0;
+
+	sk_ratelimit_config_defaults(&rc);
+	rc.ip_rate = 1;
+	rc.ip_burst = 3;
+	use_limits(rc);
+	for (uint64_t u = 5; u <= 8; u++) {
+		mint(h, sizeof(h), u, NOW_S + 60, true, 1);
+		r = req_auth(h);
+		ck_assert_int_eq(buy_at("1", &r, 0x0a000000 + (uint32_t)u, 1000, &out),
+				 u <= 7 ? SK_SECKILL_WON : SK_SECKILL_SOLD_OUT);
+		if (u == 5)
+			won = out.order;
+	}
+	const struct sk_ratelimit_stats *st = sk_ratelimit_stats_get(T.rl);
+	uint64_t passed = st->passed;
+
+	v0 = verifications();
+	forge(h, sizeof(h), 5);
+	r = req_auth(h);
+	for (unsigned i = 0; i < 50; i++) {
+		enum sk_seckill_outcome o = buy_at("1", &r, 0x0b000001, 2000, &out);
+
+		if (i < 3) {
+			ck_assert_int_eq(o, SK_SECKILL_SOLD_OUT);
+		} else {
+			ck_assert_int_eq(o, SK_SECKILL_RATE_LIMITED);
+			is_busy(&out);
+		}
+		ck_assert_uint_eq(out.order, 0);
+	}
+	ck_assert_uint_eq(verifications(), v0 + 3);
+	/* non-holders: 410 without the limiter or any HMAC */
+	mint(h, sizeof(h), 9, NOW_S + 60, true, 1);
+	r = req_auth(h);
+	for (unsigned i = 0; i < 50; i++)
+		ck_assert_int_eq(buy_at("1", &r, 0x0b000001, 2000, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_uint_eq(verifications(), v0 + 3);
+	ck_assert_uint_eq(st->passed, passed + 3);
+	/* the holder, from its own address */
+	mint(h, sizeof(h), 5, NOW_S + 60, true, 1);
+	r = req_auth(h);
+	ck_assert_int_eq(buy_at("1", &r, 0x0a000005, 2000, &out), SK_SECKILL_DUPLICATE);
+	ck_assert_uint_eq(out.order, won);
+	ck_assert_uint_eq(verifications(), v0 + 4);
+}
+END_TEST
+
 START_TEST(settled_reply)
 {
 	struct sk_seckill_reply out;
@@ -640,6 +879,11 @@ main(void)
 	tcase_add_checked_fixture(tc, setup_auth, teardown);
 	tcase_add_test(tc, tokens);
 	tcase_add_test(tc, sold_out_holder_tokens);
+	tcase_add_loop_test(tc, forged_flood_limited_before_hmac, 0,
+			    (int)SK_ARRAY_SIZE(forged_cases));
+	tcase_add_loop_test(tc, drained_limits_refuse_before_hmac, 0,
+			    (int)SK_ARRAY_SIZE(drained_cases));
+	tcase_add_test(tc, sold_out_holder_flood);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
