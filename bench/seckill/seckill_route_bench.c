@@ -25,6 +25,14 @@
  *                     (flag only: close to the route before the holder check)
  *   holder_user_id    auth off, X-User-Id of a holder           → duplicate
  *                     (lookup + JSON answer, no token)
+ * and, on a second item still on sale, a flood of forged tokens (a wrong
+ * but canonical signature: each costs a full HMAC to refuse) from one
+ * client address:
+ *   forged_jwt        auth on, no rate limit                    → 401
+ *                     (the whole verification, HMAC included)
+ *   forged_jwt_ip_rl  auth on, ip_rate 20/s, burst 40, spent    → 429
+ *                     (refused by the per-IP limit before any HMAC;
+ *                     the TSC passed is frozen, so the bucket never refills)
  * and for reference, on the sold_out_jwt tokens:
  *   token_verify      sk_token_verify() alone
  *   token_peek_user   sk_token_peek_user() alone
@@ -58,6 +66,8 @@
 
 #define ITEM	  1001u
 #define ITEM_STR  "1001"
+#define ITEM2	  1002u /* on sale: the forged-token cases */
+#define ITEM2_STR "1002"
 #define UNITS	  1000u
 #define CROWD	  1024u /* requests per case, a power of two */
 #define RUNS_MAX  50
@@ -80,6 +90,7 @@ struct bcase {
 	const char *what;
 	enum kind kind;
 	struct sk_seckill_lcore *lc;	  /* K_ROUTE */
+	const char *item;		  /* K_ROUTE: the path argument (NULL: ITEM) */
 	const struct sk_http_request *rq; /* CROWD requests */
 	int want;			  /* outcome, or return value */
 	double ns[RUNS_MAX], cyc[RUNS_MAX];
@@ -90,6 +101,11 @@ struct bcase {
 	{                                                                                          \
 		.name = (n), .what = (w), .kind = (k), .lc = (l), .rq = (r), .want = (o)           \
 	}
+#define CASE_ITEM2(n, w, l, r, o)                                                                  \
+	{                                                                                          \
+		.name = (n), .what = (w), .kind = K_ROUTE, .lc = (l), .item = ITEM2_STR,           \
+		.rq = (r), .want = (o)                                                             \
+	}
 
 static struct {
 	struct sk_shm *shm;
@@ -97,7 +113,8 @@ static struct {
 	struct rte_ring *ring;
 	struct sk_token_key *key;
 	struct sk_seckill_conf conf_off, conf_on;
-	struct sk_seckill_lcore lc_off, lc_on;
+	struct sk_seckill_lcore lc_off, lc_on, lc_rl;
+	struct sk_ratelimit *rl;
 	struct sk_dedup dedup;
 	int64_t now_ns;
 	uint64_t sink;
@@ -148,14 +165,15 @@ user_id_reqs(struct sk_http_request *rq, char *buf, size_t cap, uint64_t (*id)(u
 /* token_reqs - CROWD requests with "Authorization: Bearer <JWT of id(i)>",
  * the tokens as a crowd's would be: sub, item, iat, nbf, exp. */
 static void
-token_reqs(struct sk_http_request *rq, char *buf, size_t cap, uint64_t (*id)(unsigned))
+token_reqs(struct sk_http_request *rq, char *buf, size_t cap, uint64_t (*id)(unsigned),
+	   uint32_t item)
 {
 	int64_t now_s = B.now_ns / 1000000000;
 	size_t off = 0, len;
 
 	for (unsigned i = 0; i < CROWD; i++) {
 		struct sk_token_claims cl = {.user = id(i),
-					     .item = ITEM,
+					     .item = item,
 					     .has_item = true,
 					     .iat = now_s - 60,
 					     .has_iat = true,
@@ -187,6 +205,21 @@ static uint64_t
 non_holder_id(unsigned i)
 {
 	return NON_HOLDER(i);
+}
+
+/* forge - change the first signature character of each token of @rq: still
+ * canonical base64url (its 6 bits are all used), so refusing it costs the
+ * whole verification, HMAC included. */
+static void
+forge(struct sk_http_request *rq)
+{
+	for (unsigned i = 0; i < CROWD; i++) {
+		char *sig = memrchr(rq[i].authorization, '.', rq[i].authorization_len);
+
+		if (sig == NULL)
+			die("a minted token has no signature");
+		sig[1] = sig[1] == 'A' ? 'B' : 'A';
+	}
 }
 
 /* sell_out - 1,000 distinct users buy one unit each through the route, then
@@ -234,8 +267,12 @@ one(struct bcase *c, unsigned i)
 
 	switch (c->kind) {
 	case K_ROUTE:
-		o = (int)sk_seckill_buy(c->lc, ITEM_STR, sizeof(ITEM_STR) - 1, r, CLIENT_IP,
-					B.now_ns, 0, &out);
+		if (c->item == NULL)
+			o = (int)sk_seckill_buy(c->lc, ITEM_STR, sizeof(ITEM_STR) - 1, r, CLIENT_IP,
+						B.now_ns, 0, &out);
+		else
+			o = (int)sk_seckill_buy(c->lc, c->item, strlen(c->item), r, CLIENT_IP,
+						B.now_ns, 0, &out);
 		B.sink += out.status;
 		return o;
 	case K_VERIFY:
@@ -313,8 +350,9 @@ main(int argc, char **argv)
 	};
 	static struct sk_http_request rq_holder_uid[CROWD], rq_other_uid[CROWD];
 	static struct sk_http_request rq_holder_jwt[CROWD], rq_other_jwt[CROWD], rq_none[CROWD];
+	static struct sk_http_request rq_forged[CROWD];
 	static char buf_holder_uid[CROWD * 24], buf_other_uid[CROWD * 24];
-	char *buf_holder_jwt, *buf_other_jwt;
+	char *buf_holder_jwt, *buf_other_jwt, *buf_forged;
 	size_t tok_cap = (size_t)CROWD * 320;
 	double seconds = 2, runs_d = 5, cpu_d = -1, load[3] = {0, 0, 0};
 	bool json = false;
@@ -352,7 +390,9 @@ main(int argc, char **argv)
 	B.ring = sk_order_ring_create(0, 1024, SOCKET_ID_ANY);
 	buf_holder_jwt = malloc(tok_cap);
 	buf_other_jwt = malloc(tok_cap);
-	if (B.shm == NULL || B.ring == NULL || buf_holder_jwt == NULL || buf_other_jwt == NULL)
+	buf_forged = malloc(tok_cap);
+	if (B.shm == NULL || B.ring == NULL || buf_holder_jwt == NULL || buf_other_jwt == NULL ||
+	    buf_forged == NULL)
 		die("out of memory (arena, order ring or token buffers)");
 	if (sk_token_key_create(SECRET, strlen(SECRET), &B.key) != 0)
 		die("cannot create the token key");
@@ -364,6 +404,20 @@ main(int argc, char **argv)
 		    0)
 		die("sk_seckill_lcore_init failed");
 
+	/* the per-IP limit an operator would set (docs/operations.md) */
+	struct sk_ratelimit_config rlc;
+
+	sk_ratelimit_config_defaults(&rlc);
+	rlc.hz = rte_get_tsc_hz();
+	rlc.seed = 0x5eed;
+	rlc.n_items = 4;
+	rlc.ip_rate = 20;
+	rlc.ip_burst = 40;
+	if (sk_ratelimit_create(&rlc, &B.rl) != 0 ||
+	    sk_seckill_lcore_init(&B.lc_rl, B.shm, 0, B.ring, &B.conf_on, B.rl, rte_get_tsc_hz()) !=
+		    0)
+		die("cannot set up the rate-limited lcore");
+
 	struct sk_stock_conf sc = {.id = ITEM,
 				   .per_user_limit = 1,
 				   .start_ns = B.now_ns - 1000000000LL,
@@ -373,11 +427,16 @@ main(int argc, char **argv)
 	if (sk_shm_item_add(B.shm, &sc, 0, &B.it) != 0) /* 0: automatic slice */
 		die("cannot add the item");
 	sk_shm_dedup(B.shm, B.it, &B.dedup);
+	sc.id = ITEM2;
+	if (sk_shm_item_add(B.shm, &sc, 0, NULL) != 0)
+		die("cannot add the second item");
 
 	user_id_reqs(rq_holder_uid, buf_holder_uid, sizeof(buf_holder_uid), holder_id);
 	user_id_reqs(rq_other_uid, buf_other_uid, sizeof(buf_other_uid), non_holder_id);
-	token_reqs(rq_holder_jwt, buf_holder_jwt, tok_cap, holder_id);
-	token_reqs(rq_other_jwt, buf_other_jwt, tok_cap, non_holder_id);
+	token_reqs(rq_holder_jwt, buf_holder_jwt, tok_cap, holder_id, ITEM);
+	token_reqs(rq_other_jwt, buf_other_jwt, tok_cap, non_holder_id, ITEM);
+	token_reqs(rq_forged, buf_forged, tok_cap, non_holder_id, ITEM2);
+	forge(rq_forged);
 	for (unsigned i = 0; i < CROWD; i++)
 		rq_none[i] = (struct sk_http_request){
 			.method = SK_HTTP_METHOD_POST, .version = 11, .keep_alive = true};
@@ -400,11 +459,25 @@ main(int argc, char **argv)
 		     rq_other_jwt, 0),
 		CASE("dedup_lookup", "sk_dedup_lookup() alone (non-holder)", K_LOOKUP, NULL,
 		     rq_other_uid, -ENOENT),
+		CASE_ITEM2("forged_jwt", "on sale, forged JWT, no rate limit (401 after the HMAC)",
+			   &B.lc_on, rq_forged, SK_SECKILL_UNAUTHORIZED),
+		CASE_ITEM2("forged_jwt_ip_rl",
+			   "on sale, forged JWT, ip_rate on, burst spent (429, no HMAC)", &B.lc_rl,
+			   rq_forged, SK_SECKILL_RATE_LIMITED),
 	};
 	const size_t ncases = sizeof(cases) / sizeof(cases[0]);
+	struct sk_seckill_reply spent;
+
+	/* spend the address's burst (40 forged tokens verified, refused 401) */
+	for (unsigned i = 0; i < rlc.ip_burst; i++)
+		if (sk_seckill_buy(&B.lc_rl, ITEM2_STR, sizeof(ITEM2_STR) - 1, &rq_forged[i],
+				   CLIENT_IP, B.now_ns, 0, &spent) != SK_SECKILL_UNAUTHORIZED)
+			die("a forged token within the burst was not refused 401");
 
 	for (size_t k = 0; k < ncases; k++)
 		check(&cases[k]);
+	if (B.lc_rl.stats.token_verifies != rlc.ip_burst)
+		die("the rate-limited lcore verified more tokens than the burst");
 
 	/* -------------------------------------------------------- timing */
 	for (int r = 0; r < runs; r++)
@@ -412,6 +485,8 @@ main(int argc, char **argv)
 			timed(&cases[k], seconds / runs, r);
 	if (B.wrong != 0)
 		die("a timed call gave an unexpected outcome");
+	if (B.lc_rl.stats.token_verifies != rlc.ip_burst)
+		die("a token was verified after the burst was spent");
 	for (size_t k = 0; k < ncases; k++) {
 		cases[k].m_ns = bench_median(cases[k].ns, (size_t)runs);
 		cases[k].m_cyc = bench_median(cases[k].cyc, (size_t)runs);
@@ -449,6 +524,8 @@ main(int argc, char **argv)
 	sk_token_key_free(B.key);
 	free(buf_holder_jwt);
 	free(buf_other_jwt);
+	free(buf_forged);
+	sk_ratelimit_free(B.rl);
 	free(B.shm);
 	rte_eal_cleanup();
 	return B.sink == 42 ? 3 : 0; /* keep the sink alive */
