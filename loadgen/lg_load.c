@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lg_load.c - client connections, the closed and open loops, and the poll
+ * loop of seckill-loadgen (see lg_load.h).
+ *
+ * Sections: state, picking (mix, users, tuples), connections and requests,
+ * the stack's callbacks, the loops, phases and the run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "sk_common.h"
+
+#include "lg_load.h"
+
+#define LG_RX_BURST	    32
+#define LG_CONNECT_PER_PASS 64	 /* active opens per poll pass */
+#define LG_ISSUE_PER_PASS   1024 /* open loop: requests per poll pass */
+#define LG_CONNECT_TRIES    8	 /* tuples tried when one is still in use */
+#define LG_CLOSE_WAIT_MS    3000 /* bound on the FIN exchanges at the end */
+#define LG_ABORT_PASSES	    8	 /* passes to push the RSTs out */
+#define LG_WON_RING	    256	 /* order ids of recent wins, for order polls */
+#define LG_TIME_WAIT_MAX    1024
+
+_Static_assert((LG_DEPTH_MAX & (LG_DEPTH_MAX - 1)) == 0, "in-flight ring: a power of two");
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Per connection, in its app area (zeroed by sk_tcp_connect()). */
+struct lg_conn {
+	uint64_t id;	   /* > 0 while the connection is ours; 0 once closed */
+	uint32_t live_idx; /* its index in lg_load.live */
+	uint16_t inflight; /* requests sent, not yet answered */
+	uint16_t head;	   /* in-flight ring: the oldest request */
+	uint8_t queued;	   /* in the ready ring */
+	uint8_t closing;   /* sk_tcp_close()/abort() called: no more requests */
+	uint8_t got_data;  /* the server answered something (so: established) */
+	struct lg_resp resp;
+	uint8_t kind[LG_DEPTH_MAX];	 /* in-flight ring: request kinds */
+	uint64_t sent_tsc[LG_DEPTH_MAX]; /* in-flight ring: send times */
+};
+
+/* An entry of the ready ring; stale once the connection's id changed. */
+struct lg_ready {
+	struct sk_tcp_conn *c;
+	uint64_t id;
+};
+
+enum lg_phase { PH_LOAD, PH_DRAIN, PH_CLOSE, PH_DONE };
+
+struct lg_load {
+	struct lg_stats stats;
+	const struct lg_opts *o;
+	struct lg_load_env env;
+	struct sk_net_lcore *net;
+	struct lg_req_tmpl tmpl;
+	struct rte_ether_addr server_mac;
+	uint64_t now; /* TSC of the current pass */
+	uint64_t hz;
+	uint64_t load_start, load_end, drain_end, close_end, run_end;
+	enum lg_phase phase;
+	bool aborted;
+	uint64_t next_id;
+	/* live connections (swap-remove) */
+	struct sk_tcp_conn **live;
+	uint32_t nlive, live_cap;
+	/* ready ring: connections that can take a request */
+	struct lg_ready *ready;
+	uint32_t ready_mask, ready_head, ready_tail;
+	/* requests and connections */
+	uint64_t sent;	   /* requests sent in all */
+	uint64_t inflight; /* ... not answered yet */
+	uint64_t attempts; /* --cps: connection attempts so far */
+	uint64_t backlog_max;
+	uint32_t ip_idx, port_off, nports;
+	uint32_t rcv_cap;
+	uint64_t rng;
+	uint64_t user_next, tok_next;
+	uint32_t mix_total;
+	uint32_t nwon;
+	uint64_t won[LG_WON_RING];
+	char req[LG_REQ_MAX];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Picking: mix, users, tokens, orders, tuples                               */
+/* ------------------------------------------------------------------------ */
+
+/* rng_next - xorshift64*: the fixed-seed generator of mixes and users. */
+static inline uint64_t
+rng_next(struct lg_load *l)
+{
+	uint64_t x = l->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	l->rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static inline enum lg_req_kind
+pick_kind(struct lg_load *l)
+{
+	uint32_t r = l->mix_total == 1 ? 0 : (uint32_t)(rng_next(l) % l->mix_total);
+	int k;
+
+	for (k = 0; k < LG_REQ__COUNT - 1; k++) {
+		if (r < l->o->mix[k])
+			break;
+		r -= l->o->mix[k];
+	}
+	return (enum lg_req_kind)k;
+}
+
+static inline uint64_t
+pick_user(struct lg_load *l)
+{
+	if (l->o->user_pick == LG_USER_RANDOM)
+		return l->o->user_base + rng_next(l) % l->o->users;
+	if (l->user_next == l->o->users)
+		l->user_next = 0;
+	return l->o->user_base + l->user_next++;
+}
+
+static inline uint32_t
+pick_token(struct lg_load *l)
+{
+	uint32_t n = l->env.tokens->n;
+
+	if (l->o->user_pick == LG_USER_RANDOM)
+		return (uint32_t)(rng_next(l) % n);
+	if (l->tok_next == n)
+		l->tok_next = 0;
+	return (uint32_t)l->tok_next++;
+}
+
+static inline uint64_t
+pick_order(struct lg_load *l)
+{
+	uint32_t n = l->nwon < LG_WON_RING ? l->nwon : LG_WON_RING;
+
+	return n == 0 ? l->o->order_id : l->won[rng_next(l) % n];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connections and requests                                                  */
+/* ------------------------------------------------------------------------ */
+
+static inline struct lg_conn *
+conn_of(struct sk_tcp_conn *c)
+{
+	return sk_tcp_app_data(c);
+}
+
+static inline bool
+can_send(const struct lg_load *l)
+{
+	return l->phase == PH_LOAD && (l->o->requests == 0 || l->sent < l->o->requests);
+}
+
+/* ready_compact - drop the stale entries of the ready ring (connections
+ * closed while queued). O(ring size); only when the ring is full, and the
+ * live entries (one per connection at most) take at most half of it. */
+static void
+ready_compact(struct lg_load *l)
+{
+	uint32_t w = l->ready_head;
+
+	for (uint32_t r = l->ready_head; r != l->ready_tail; r++) {
+		struct lg_ready e = l->ready[r & l->ready_mask];
+
+		if (conn_of(e.c)->id == e.id)
+			l->ready[w++ & l->ready_mask] = e;
+	}
+	l->ready_tail = w;
+}
+
+/* ready_push - queue @c once: it can take one more request. */
+static inline void
+ready_push(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
+{
+	if (a->queued || a->closing || a->inflight >= l->o->depth || l->o->short_conns)
+		return;
+	if (sk_unlikely(l->ready_tail - l->ready_head > l->ready_mask))
+		ready_compact(l);
+	SK_ASSERT(l->ready_tail - l->ready_head <= l->ready_mask);
+	l->ready[l->ready_tail++ & l->ready_mask] = (struct lg_ready){c, a->id};
+	a->queued = 1;
+}
+
+/* ready_pop - the next connection that can take a request, or NULL. */
+static inline struct sk_tcp_conn *
+ready_pop(struct lg_load *l)
+{
+	while (l->ready_head != l->ready_tail) {
+		struct lg_ready e = l->ready[l->ready_head++ & l->ready_mask];
+		struct lg_conn *a = conn_of(e.c);
+
+		if (a->id != e.id) /* closed since, maybe reused */
+			continue;
+		a->queued = 0;
+		if (!a->closing)
+			return e.c;
+	}
+	return NULL;
+}
+
+/* send_one - build and queue one request on @c. Returns false if the
+ * stack refused it (send buffer full, connection closing). */
+static bool
+send_one(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
+{
+	enum lg_req_kind k = pick_kind(l);
+	const char *tok = NULL;
+	size_t tok_len = 0, n;
+	uint64_t num = 0;
+	unsigned slot;
+	int rc;
+
+	if (k == LG_REQ_BUY)
+		num = pick_user(l);
+	else if (k == LG_REQ_ORDER)
+		num = pick_order(l);
+	else if (k == LG_REQ_BUY_JWT)
+		tok = lg_tokens_get(l->env.tokens, pick_token(l), &tok_len);
+	n = lg_req_build(&l->tmpl, k, num, tok, tok_len, l->o->short_conns, l->req);
+	rc = n != 0 ? sk_tcp_send(c, l->req, n) : -EMSGSIZE;
+	if (rc != 0) {
+		if (rc != -ENOBUFS)
+			l->stats.send_errors++;
+		return false;
+	}
+	slot = (a->head + a->inflight) & (LG_DEPTH_MAX - 1);
+	a->kind[slot] = (uint8_t)k;
+	a->sent_tsc[slot] = l->now;
+	a->inflight++;
+	l->inflight++;
+	l->sent++;
+	l->stats.sent[k]++;
+	return true;
+}
+
+/* conn_open - one active open from the next free tuple; a short connection
+ * carries its request from the start (it leaves with the handshake's ACK). */
+static bool
+conn_open(struct lg_load *l)
+{
+	const struct lg_opts *o = l->o;
+	struct sk_tcp_conn *c = NULL;
+	struct lg_conn *a;
+
+	for (int t = 0; t < LG_CONNECT_TRIES && c == NULL; t++) {
+		uint32_t ip = o->client_ip + l->ip_idx;
+		uint16_t port = (uint16_t)(o->sport_min + l->port_off);
+
+		/* addresses first, then ports: a crowd of hosts, spread over RSS */
+		if (++l->ip_idx == o->client_count) {
+			l->ip_idx = 0;
+			if (++l->port_off == l->nports)
+				l->port_off = 0;
+		}
+		c = sk_tcp_connect(l->net, ip, port, o->server_ip, o->server_port, &l->server_mac);
+		if (c == NULL && rte_errno != EADDRINUSE)
+			break;
+	}
+	if (c == NULL) {
+		l->stats.connect_errors++;
+		return false;
+	}
+	a = conn_of(c);
+	a->id = ++l->next_id;
+	a->live_idx = l->nlive;
+	l->live[l->nlive++] = c;
+	l->stats.connects++;
+	sk_tcp_mark_used(c);
+	if (o->short_conns) {
+		if (!send_one(l, c, a)) {
+			a->closing = 1;
+			sk_tcp_abort(c);
+		}
+	} else {
+		ready_push(l, c, a);
+	}
+	return true;
+}
+
+/* conn_close - graceful close, no more requests on @c. */
+static void
+conn_close(struct sk_tcp_conn *c, struct lg_conn *a)
+{
+	a->closing = 1;
+	sk_tcp_close(c);
+}
+
+/* answered - the response at @buf (parsed in a->resp) answers the oldest
+ * request in flight: count it. */
+static void
+answered(struct lg_load *l, struct lg_conn *a, const uint8_t *buf)
+{
+	const struct lg_resp *r = &a->resp;
+	enum lg_req_kind k = (enum lg_req_kind)a->kind[a->head];
+
+	lg_stats_answer(&l->stats, k, r->status, l->now - a->sent_tsc[a->head]);
+	a->head = (a->head + 1) & (LG_DEPTH_MAX - 1);
+	a->inflight--;
+	l->inflight--;
+	if ((k == LG_REQ_BUY || k == LG_REQ_BUY_JWT) && (r->status == 200 || r->status == 202)) {
+		uint64_t id = lg_resp_order(buf + r->head_len, r->content_len);
+
+		if (id != 0)
+			l->won[l->nwon++ % LG_WON_RING] = id;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The stack's callbacks                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* on_open - passive opens only, and the loadgen listens on no port. */
+static void
+lg_on_open(void *app, struct sk_tcp_conn *c)
+{
+	(void)app;
+	sk_tcp_abort(c);
+}
+
+static size_t
+lg_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
+{
+	struct lg_load *l = app;
+	struct lg_conn *a = conn_of(c);
+	size_t used = 0;
+
+	if (a->id == 0)
+		return len;
+	if (!a->got_data) {
+		a->got_data = 1;
+		l->stats.established++;
+	}
+	while (used < len && !a->closing) {
+		enum lg_resp_result r;
+
+		if (a->inflight == 0) { /* bytes nobody asked for */
+			l->stats.parse_errors[LG_RESP_E_STATUS]++;
+			a->closing = 1;
+			sk_tcp_abort(c);
+			return len;
+		}
+		r = lg_resp_parse(&a->resp, data + used, len - used);
+		if (r == LG_RESP_AGAIN && len - used >= l->rcv_cap)
+			r = LG_RESP_E_TOO_LARGE; /* would never fit the receive buffer */
+		if (r == LG_RESP_AGAIN)
+			break;
+		if (r != LG_RESP_DONE) {
+			l->stats.parse_errors[r]++;
+			a->closing = 1;
+			sk_tcp_abort(c);
+			return len;
+		}
+		answered(l, a, data + used);
+		used += a->resp.len;
+		if (a->resp.close)
+			conn_close(c, a);
+		lg_resp_reset(&a->resp);
+	}
+	if (l->o->short_conns && a->inflight == 0 && !a->closing)
+		conn_close(c, a);
+	if (sk_tcp_peer_closed(c) && !a->closing) {
+		if (l->phase == PH_LOAD)
+			l->stats.early_close++;
+		conn_close(c, a);
+	}
+	ready_push(l, c, a);
+	return a->closing ? len : used;
+}
+
+static void
+lg_on_close(void *app, struct sk_tcp_conn *c)
+{
+	struct lg_load *l = app;
+	struct lg_conn *a = conn_of(c);
+	struct sk_tcp_conn *last;
+
+	if (a->id == 0)
+		return;
+	l->stats.closed++;
+	l->stats.failed += !a->got_data;
+	l->stats.lost += a->inflight;
+	l->inflight -= a->inflight;
+	SK_DEBUG_ASSERT(a->live_idx < l->nlive && l->live[a->live_idx] == c);
+	last = l->live[--l->nlive];
+	l->live[a->live_idx] = last;
+	conn_of(last)->live_idx = a->live_idx;
+	a->id = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The loops                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* due - how many requests (or connections) the open-loop curve wants by
+ * @t seconds: the integral of the rate (constant, step or ramp). */
+static double
+due(const struct lg_opts *o, double t)
+{
+	double r0 = o->rate_from, r = o->rate, T;
+
+	if (o->step_s > 0) {
+		T = o->step_s;
+		return t < T ? r0 * t : r0 * T + r * (t - T);
+	}
+	if (o->ramp_s > 0) {
+		T = o->ramp_s;
+		if (t < T)
+			return r0 * t + (r - r0) * t * t / (2 * T);
+		return r0 * T + (r - r0) * T / 2 + r * (t - T);
+	}
+	return r * t;
+}
+
+/* work - open connections and send requests as the load shape says.
+ * Returns the work done (connections opened + requests sent). */
+static unsigned
+work(struct lg_load *l)
+{
+	const struct lg_opts *o = l->o;
+	double t = (double)(l->now - l->load_start) / (double)l->hz;
+	unsigned done = 0;
+
+	if (!can_send(l))
+		return 0;
+	if (o->shape == LG_SHAPE_CPS) {
+		double want = due(o, t) - (double)l->attempts;
+
+		if (want > (double)l->backlog_max)
+			l->backlog_max = (uint64_t)want;
+		while (want >= 1 && l->nlive < o->conns && done < LG_CONNECT_PER_PASS &&
+		       can_send(l)) {
+			l->attempts++;
+			want -= 1;
+			done += conn_open(l);
+		}
+		return done;
+	}
+	for (unsigned i = 0; l->nlive < o->conns && i < LG_CONNECT_PER_PASS && can_send(l); i++)
+		if (conn_open(l))
+			done++;
+	if (o->short_conns)
+		return done;
+	if (o->shape == LG_SHAPE_RATE) {
+		double want = due(o, t) - (double)l->sent;
+
+		if (want > (double)l->backlog_max)
+			l->backlog_max = (uint64_t)want;
+		for (unsigned i = 0; want >= 1 && i < LG_ISSUE_PER_PASS && can_send(l); i++) {
+			struct sk_tcp_conn *c = ready_pop(l);
+
+			if (c == NULL)
+				break;
+			if (!send_one(l, c, conn_of(c))) {
+				ready_push(l, c, conn_of(c)); /* refused for now */
+				break;
+			}
+			done++;
+			want -= 1;
+			ready_push(l, c, conn_of(c));
+		}
+		return done;
+	}
+	/* closed loop: fill every ready connection to its depth */
+	for (uint32_t n = l->ready_tail - l->ready_head; n > 0 && can_send(l); n--) {
+		struct sk_tcp_conn *c = ready_pop(l);
+		struct lg_conn *a;
+
+		if (c == NULL)
+			break;
+		a = conn_of(c);
+		while (a->inflight < o->depth && can_send(l) && send_one(l, c, a))
+			done++;
+		if (a->inflight == 0)
+			ready_push(l, c, a); /* refused for now: try at the next pass */
+	}
+	return done;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Phases and the run                                                        */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t
+ms_tsc(const struct lg_load *l, uint64_t ms)
+{
+	return ms * l->hz / 1000;
+}
+
+/* phase_step - move to the next phase when the current one is over. */
+static void
+phase_step(struct lg_load *l)
+{
+	bool stop = l->env.stop != NULL && atomic_load(l->env.stop);
+
+	switch (l->phase) {
+	case PH_LOAD:
+		if (l->now >= l->load_end || stop ||
+		    (l->o->requests != 0 && l->sent >= l->o->requests)) {
+			l->phase = PH_DRAIN;
+			l->drain_end = l->now + ms_tsc(l, l->o->drain_ms);
+		}
+		break;
+	case PH_DRAIN:
+		if (l->inflight == 0 || l->now >= l->drain_end || stop) {
+			l->run_end = l->now;
+			for (uint32_t i = 0; i < l->nlive; i++)
+				conn_close(l->live[i], conn_of(l->live[i]));
+			l->phase = PH_CLOSE;
+			l->close_end = l->now + ms_tsc(l, LG_CLOSE_WAIT_MS);
+		}
+		break;
+	case PH_CLOSE:
+		if (l->nlive == 0) {
+			l->phase = PH_DONE;
+		} else if (l->now >= l->close_end && !l->aborted) {
+			for (uint32_t i = 0; i < l->nlive; i++)
+				sk_tcp_abort(l->live[i]);
+			l->aborted = true;
+			l->close_end = l->now + ms_tsc(l, 100);
+		} else if (l->now >= l->close_end) {
+			l->phase = PH_DONE; /* on_close of the aborts came, or never will */
+		}
+		break;
+	case PH_DONE:
+		break;
+	}
+}
+
+/* pass - one poll pass: rx, timers, load work, tx. */
+static void
+pass(struct lg_load *l, bool load)
+{
+	struct rte_mbuf *pkts[LG_RX_BURST];
+	uint64_t t0 = rte_rdtsc();
+	unsigned n;
+
+	l->now = t0;
+	n = rte_eth_rx_burst(l->env.port_id, 0, pkts, LG_RX_BURST);
+	if (n > 0)
+		sk_net_rx(l->net, pkts, (uint16_t)n, t0);
+	sk_net_timers(l->net, t0);
+	if (load)
+		n += work(l);
+	n += sk_net_tx_flush(l->net);
+	if (n > 0)
+		l->stats.busy_tsc += rte_rdtsc() - t0;
+}
+
+int
+lg_load_run(struct lg_load *l, char *err, size_t errlen)
+{
+	uint64_t deadline = rte_rdtsc() + ms_tsc(l, l->o->wait_ms), next_progress;
+	struct lg_tcp_errors tcp;
+	char ip[16];
+
+	while (sk_net_arp_lookup(l->net, l->o->server_ip, &l->server_mac) != 0) {
+		if (rte_rdtsc() >= deadline || (l->env.stop != NULL && atomic_load(l->env.stop))) {
+			sk_set_err(err, errlen, "no ARP answer from %s within %u ms",
+				   lg_ip_str(l->o->server_ip, ip), l->o->wait_ms);
+			return -ETIMEDOUT;
+		}
+		pass(l, false);
+	}
+	l->now = rte_rdtsc();
+	lg_stats_init(&l->stats, l->hz, l->now);
+	l->load_start = l->now;
+	l->load_end = l->now + (uint64_t)(l->o->duration_s * (double)l->hz);
+	next_progress = l->now + l->hz;
+	l->phase = PH_LOAD;
+	while (l->phase != PH_DONE) {
+		pass(l, true);
+		phase_step(l);
+		if (l->now >= next_progress) {
+			next_progress += l->hz;
+			if (!l->o->quiet) {
+				lg_load_tcp(l, &tcp);
+				lg_stats_progress(&l->stats, l->now, l->inflight, &tcp, stderr);
+			}
+		}
+	}
+	/* push out the last ACKs and RSTs */
+	for (int i = 0; i < LG_ABORT_PASSES; i++)
+		pass(l, false);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Create, free, reports                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* max_request - the longest request the mix can build. */
+static size_t
+max_request(const struct lg_load *l)
+{
+	size_t m = 0, tok = 0;
+
+	for (uint32_t i = 0; l->env.tokens != NULL && i < l->env.tokens->n; i++)
+		if (l->env.tokens->len[i] > tok)
+			tok = l->env.tokens->len[i];
+	for (int k = 0; k < LG_REQ__COUNT; k++) {
+		const struct lg_tmpl *t = &l->tmpl.kind[k];
+		size_t n = (size_t)t->head_len + t->tail_len + (k == LG_REQ_BUY_JWT ? tok : 20) +
+			   sizeof("Connection: close\r\n\r\n");
+
+		if (l->o->mix[k] != 0 && n > m)
+			m = n;
+	}
+	return m;
+}
+
+struct lg_load *
+lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err, size_t errlen)
+{
+	static const struct sk_net_app_ops ops = {
+		.on_open = lg_on_open,
+		.on_data = lg_on_data,
+		.on_close = lg_on_close,
+	};
+	struct sk_net_conf conf;
+	struct lg_load *l;
+	char host[32], ip[16];
+	uint32_t ring = 1;
+	size_t snd;
+	int rc;
+
+	l = rte_zmalloc_socket("lg_load", sizeof(*l), RTE_CACHE_LINE_SIZE, env->socket);
+	if (l == NULL) {
+		sk_set_err(err, errlen, "out of memory (load state)");
+		return NULL;
+	}
+	l->o = o;
+	l->env = *env;
+	l->hz = rte_get_tsc_hz();
+	l->nports = (uint32_t)o->sport_max - o->sport_min + 1;
+	l->rng = o->seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+	if (l->rng == 0)
+		l->rng = 1;
+	for (int k = 0; k < LG_REQ__COUNT; k++)
+		l->mix_total += o->mix[k];
+	lg_stats_init(&l->stats, l->hz, rte_rdtsc());
+	if (o->server_port == 80)
+		snprintf(host, sizeof(host), "%s", lg_ip_str(o->server_ip, ip));
+	else
+		snprintf(host, sizeof(host), "%s:%u", lg_ip_str(o->server_ip, ip), o->server_port);
+	rc = lg_req_tmpl_init(&l->tmpl, host, o->item);
+	if (rc != 0) {
+		sk_set_err(err, errlen, "request templates: %s", strerror(-rc));
+		goto err;
+	}
+	l->live_cap = o->conns;
+	while (ring <= 2 * (uint64_t)o->conns) /* twice the live entries: see ready_compact() */
+		ring <<= 1;
+	l->ready_mask = ring - 1;
+	l->live = rte_zmalloc_socket("lg_live", sizeof(*l->live) * l->live_cap, 0, env->socket);
+	l->ready = rte_zmalloc_socket("lg_ready", sizeof(*l->ready) * ring, 0, env->socket);
+	if (l->live == NULL || l->ready == NULL) {
+		sk_set_err(err, errlen, "out of memory (%u connections)", o->conns);
+		goto err;
+	}
+
+	sk_net_conf_defaults(&conf);
+	conf.ip = o->client_ip;
+	conf.ip_count = o->client_count;
+	conf.prefix_len = o->prefix_len;
+	conf.gateway = o->server_ip;
+	conf.mac = env->mac;
+	conf.port_id = env->port_id;
+	conf.tx_queue = 0;
+	conf.tcp_port = 0;
+	conf.max_conns = o->conns + LG_TIME_WAIT_MAX + 64;
+	conf.time_wait_max = LG_TIME_WAIT_MAX;
+	conf.max_conns_per_ip = 0;
+	l->rcv_cap = RTE_MIN(RTE_MAX(o->depth * 1024u, 4096u), 65535u);
+	conf.rcv_buf_size = l->rcv_cap;
+	snd = max_request(l) * o->depth;
+	conf.snd_buf_size = (uint32_t)RTE_MAX(snd, (size_t)4096);
+	conf.app_data_size = (uint32_t)RTE_MAX(sk_align_up(sizeof(struct lg_conn), 64),
+					       (size_t)SK_TCP_APP_DATA_MIN);
+	conf.tx_ip_cksum_offload = env->tx_ip_cksum;
+	conf.tx_tcp_cksum_offload = env->tx_tcp_cksum;
+	for (size_t i = 0; i < sizeof(conf.cookie_secret); i++)
+		conf.cookie_secret[i] = (uint8_t)rte_rand();
+	l->net = sk_net_lcore_create(&conf, rte_lcore_id(), env->pool, env->socket, &ops, l);
+	if (l->net == NULL) {
+		sk_set_err(err, errlen, "TCP stack (%u connections, clients %s + %u, /%u): %s",
+			   conf.max_conns, lg_ip_str(o->client_ip, ip), o->client_count,
+			   o->prefix_len, rte_strerror(rte_errno));
+		goto err;
+	}
+	return l;
+err:
+	lg_load_free(l);
+	return NULL;
+}
+
+void
+lg_load_free(struct lg_load *l)
+{
+	if (l == NULL)
+		return;
+	sk_net_lcore_free(l->net);
+	rte_free(l->live);
+	rte_free(l->ready);
+	rte_free(l);
+}
+
+const struct lg_stats *
+lg_load_stats(const struct lg_load *l)
+{
+	return &l->stats;
+}
+
+void
+lg_load_tcp(const struct lg_load *l, struct lg_tcp_errors *out)
+{
+	const struct sk_net_stats *s = sk_net_lcore_stats(l->net);
+
+	out->resets = s->tcp_rst_rx;
+	out->retransmits = s->tcp_retransmits;
+	out->syn_retransmits = s->tcp_syn_retransmits;
+	out->timeouts = s->tcp_rto_reset + s->tcp_connect_timeout + s->tcp_idle_timeout;
+	out->refused = s->tcp_connect_refused;
+	out->tx_dropped = s->tx_dropped;
+	out->tx_nombuf = s->tx_nombuf;
+}
+
+void
+lg_load_info(const struct lg_load *l, struct lg_run_info *out)
+{
+	uint64_t end = l->run_end != 0 ? l->run_end : l->now;
+
+	out->seconds = (double)(end - l->load_start) / (double)l->hz;
+	out->inflight = l->inflight;
+	out->backlog_max = l->backlog_max;
+	out->mode = l->o->shape == LG_SHAPE_RATE  ? "open-rate"
+		    : l->o->shape == LG_SHAPE_CPS ? "open-cps"
+						  : "closed";
+	out->short_conns = l->o->short_conns;
+}

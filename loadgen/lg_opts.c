@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lg_opts.c - the command line of seckill-loadgen (see lg_opts.h): value
+ * parsers, the option table, the checks across options.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_common.h"
+
+#include "lg_opts.h"
+
+const char lg_opts_usage[] =
+	"usage: seckill-loadgen [EAL options] -- --server A.B.C.D[:PORT] [options]\n"
+	"\n"
+	"HTTP/1.1 load over the project's TCP stack on one DPDK port and one lcore.\n"
+	"\n"
+	"Target and clients:\n"
+	"  --server A.B.C.D[:PORT]  the front door (required; port 80)\n"
+	"  --clients A.B.C.D/N      client addresses: the block's hosts (default: the /24\n"
+	"                           after the server's)\n"
+	"  --sports MIN-MAX         source ports (default 1024-65535)\n"
+	"  --port N                 DPDK port id (default 0)\n"
+	"Requests:\n"
+	"  --mix K=W[,K=W...]       weights of buy, buy_jwt, order, item, healthz (default buy=1)\n"
+	"  --item ID                item of buys and item reads (default 1)\n"
+	"  --users N                distinct users (default 1000000)\n"
+	"  --user-base N            first user id (default 1)\n"
+	"  --user-pick seq|random   users in turn (default) or uniformly at random\n"
+	"  --order-id N             order polled before any win was seen (default 1)\n"
+	"  --secret-file FILE       the sale's token secret: buy_jwt sends pre-minted JWTs\n"
+	"  --tokens N               JWTs minted, users user-base.. (default 1000)\n"
+	"  --token-ttl S            their lifetime (default 3600)\n"
+	"Load:\n"
+	"  --conns N                connections (default 64); with --short, at once\n"
+	"  --depth D                pipelined requests per connection, 1..32 (default 1)\n"
+	"  --short                  one request per connection (Connection: close)\n"
+	"  --rate R                 open loop: R requests/s (default: closed loop)\n"
+	"  --cps R                  open loop: R new short connections/s\n"
+	"  --rate-from R0           rate before --step / at the start of --ramp (default 0)\n"
+	"  --step T                 R0 until T seconds, then R\n"
+	"  --ramp T                 R0 to R linearly over T seconds\n"
+	"  --duration S             length of the load (default 10, at most 86400)\n"
+	"  --requests N             stop sending after N requests\n"
+	"  --drain-ms MS            wait for answers after the load (default 3000)\n"
+	"  --wait-ms MS             bound on link up and ARP resolution (default 10000)\n"
+	"  --seed N                 seed of the mix and the user picks (default 1)\n"
+	"Output:\n"
+	"  --json                   one JSON object on stdout at the end\n"
+	"  --quiet                  no progress line\n"
+	"  -h, --help               this help\n"
+	"\n"
+	"Exit status: 0 every request answered without error, 1 errors or unanswered\n"
+	"requests, 2 usage, 3 could not run.\n";
+
+void
+lg_opts_defaults(struct lg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->server_port = 80;
+	/* client_count 0: the server's next /24, chosen in check() */
+	o->sport_min = 1024;
+	o->sport_max = 65535;
+	o->item = 1;
+	o->mix[LG_REQ_BUY] = 1;
+	o->users = 1000000;
+	o->user_base = 1;
+	o->order_id = 1;
+	o->tokens = 1000;
+	o->token_ttl_s = 3600;
+	o->conns = 64;
+	o->depth = 1;
+	o->duration_s = 10;
+	o->drain_ms = 3000;
+	o->wait_ms = 10000;
+	o->seed = 1;
+}
+
+const char *
+lg_ip_str(uint32_t ip, char buf[16])
+{
+	snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff);
+	return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Value parsers                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* parse_u64 - strict decimal (no sign, blank or leading zero) of @len bytes. */
+static int
+parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 20 || (len > 1 && s[0] == '0'))
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* parse_ip - dotted quad of @len bytes, host order. */
+static int
+parse_ip(const char *s, size_t len, uint32_t *out)
+{
+	uint32_t ip = 0;
+	size_t i = 0;
+
+	for (int part = 0; part < 4; part++) {
+		size_t start = i;
+		uint64_t v;
+
+		while (i < len && s[i] != '.')
+			i++;
+		if (parse_u64(s + start, i - start, &v) != 0 || v > 255)
+			return -EINVAL;
+		ip = ip << 8 | (uint32_t)v;
+		if (part < 3) {
+			if (i == len)
+				return -EINVAL;
+			i++;
+		}
+	}
+	if (i != len)
+		return -EINVAL;
+	*out = ip;
+	return 0;
+}
+
+/* in_test_net - @ip is in 198.18.0.0/15 (RFC 2544, benchmarking). */
+static bool
+in_test_net(uint32_t ip)
+{
+	return (ip & 0xfffe0000u) == 0xc6120000u;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The options                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef int (*opt_fn)(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen);
+
+/* num - @v as an integer in [@min, @max], or a message naming @name. */
+static int
+num(const char *name, const char *v, uint64_t min, uint64_t max, uint64_t *out, char *err,
+    size_t errlen)
+{
+	if (parse_u64(v, strlen(v), out) != 0 || *out < min || *out > max) {
+		sk_set_err(err, errlen, "--%s: '%s' is not an integer in %llu..%llu", name, v,
+			   (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* real - @v as a finite number in [@min, @max]. */
+static int
+real(const char *name, const char *v, double min, double max, double *out, char *err, size_t errlen)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (v[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(d) || d < min || d > max) {
+		sk_set_err(err, errlen, "--%s: '%s' is not a number in %g..%g", name, v, min, max);
+		return -EINVAL;
+	}
+	*out = d;
+	return 0;
+}
+
+#define NUM_OPT(fn, field, min, max)                                                               \
+	static int fn(struct lg_opts *o, const char *name, const char *v, char *err,               \
+		      size_t errlen)                                                               \
+	{                                                                                          \
+		uint64_t x;                                                                        \
+		int rc = num(name, v, (min), (max), &x, err, errlen);                              \
+		if (rc == 0)                                                                       \
+			o->field = (__typeof__(o->field))x;                                        \
+		return rc;                                                                         \
+	}
+
+#define REAL_OPT(fn, field, min, max)                                                              \
+	static int fn(struct lg_opts *o, const char *name, const char *v, char *err,               \
+		      size_t errlen)                                                               \
+	{                                                                                          \
+		return real(name, v, (min), (max), &o->field, err, errlen);                        \
+	}
+
+NUM_OPT(opt_port, port_id, 0, UINT16_MAX - 1)
+NUM_OPT(opt_item, item, 0, UINT64_MAX)
+NUM_OPT(opt_users, users, 1, UINT64_MAX)
+NUM_OPT(opt_user_base, user_base, 1, UINT64_MAX)
+NUM_OPT(opt_order_id, order_id, 1, UINT64_MAX)
+NUM_OPT(opt_tokens, tokens, 1, LG_TOKENS_MAX)
+NUM_OPT(opt_token_ttl, token_ttl_s, 1, 86400 * 365)
+NUM_OPT(opt_conns, conns, 1, LG_CONNS_MAX)
+NUM_OPT(opt_depth, depth, 1, LG_DEPTH_MAX)
+NUM_OPT(opt_requests, requests, 1, UINT64_MAX)
+NUM_OPT(opt_drain, drain_ms, 0, 600000)
+NUM_OPT(opt_wait, wait_ms, 1, 600000)
+NUM_OPT(opt_seed, seed, 0, UINT64_MAX)
+REAL_OPT(opt_rate_from, rate_from, 0, 1e9)
+REAL_OPT(opt_step, step_s, 0, 86400)
+REAL_OPT(opt_ramp, ramp_s, 0.001, 86400)
+REAL_OPT(opt_duration, duration_s, 0.001, 86400)
+
+static int
+opt_rate(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	if (o->shape != LG_SHAPE_CLOSED) {
+		sk_set_err(err, errlen, "--%s: give only one of --rate and --cps", name);
+		return -EINVAL;
+	}
+	o->shape = strcmp(name, "cps") == 0 ? LG_SHAPE_CPS : LG_SHAPE_RATE;
+	return real(name, v, 0.001, 1e9, &o->rate, err, errlen);
+}
+
+static int
+opt_server(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	const char *colon = strchr(v, ':');
+	size_t iplen = colon != NULL ? (size_t)(colon - v) : strlen(v);
+	uint64_t port = 80;
+
+	if (parse_ip(v, iplen, &o->server_ip) != 0 ||
+	    (colon != NULL &&
+	     (parse_u64(colon + 1, strlen(colon + 1), &port) != 0 || port == 0 || port > 65535))) {
+		sk_set_err(err, errlen, "--%s: '%s' is not A.B.C.D[:PORT]", name, v);
+		return -EINVAL;
+	}
+	if (!in_test_net(o->server_ip)) {
+		sk_set_err(err, errlen, "--%s: %.*s is outside 198.18.0.0/15", name, (int)iplen, v);
+		return -EINVAL;
+	}
+	o->server_port = (uint16_t)port;
+	return 0;
+}
+
+static int
+opt_clients(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	const char *slash = strchr(v, '/');
+	uint64_t bits;
+	uint32_t ip, mask, n;
+
+	if (slash == NULL || parse_ip(v, (size_t)(slash - v), &ip) != 0 ||
+	    parse_u64(slash + 1, strlen(slash + 1), &bits) != 0 || bits > 32) {
+		sk_set_err(err, errlen, "--%s: '%s' is not A.B.C.D/N", name, v);
+		return -EINVAL;
+	}
+	mask = bits == 0 ? 0 : ~0u << (32 - bits);
+	if ((ip & ~mask) != 0) {
+		sk_set_err(err, errlen, "--%s: %s has host bits set", name, v);
+		return -EINVAL;
+	}
+	if (bits < 16) {
+		sk_set_err(err, errlen, "--%s: %s: at most %u addresses (a /16)", name, v,
+			   LG_CLIENTS_MAX);
+		return -EINVAL;
+	}
+	if (!in_test_net(ip)) {
+		sk_set_err(err, errlen, "--%s: %s is outside 198.18.0.0/15", name, v);
+		return -EINVAL;
+	}
+	n = bits >= 31 ? (uint32_t)(1u << (32 - bits)) : (uint32_t)(1u << (32 - bits)) - 2;
+	o->client_ip = bits >= 31 ? ip : ip + 1; /* a block's network/broadcast: not hosts */
+	o->client_count = n;
+	return 0;
+}
+
+static int
+opt_sports(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	const char *dash = strchr(v, '-');
+	uint64_t lo, hi;
+
+	if (dash == NULL || parse_u64(v, (size_t)(dash - v), &lo) != 0 ||
+	    parse_u64(dash + 1, strlen(dash + 1), &hi) != 0 || lo == 0 || hi > 65535 || lo > hi) {
+		sk_set_err(err, errlen, "--%s: '%s' is not MIN-MAX within 1-65535", name, v);
+		return -EINVAL;
+	}
+	o->sport_min = (uint16_t)lo;
+	o->sport_max = (uint16_t)hi;
+	return 0;
+}
+
+static int
+opt_mix(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	const char *p = v;
+	uint32_t mix[LG_REQ__COUNT] = {0};
+	uint64_t total = 0;
+
+	for (;;) {
+		const char *end = strchr(p, ','), *eq;
+		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+		uint64_t w;
+		int k;
+
+		eq = memchr(p, '=', len);
+		k = eq != NULL ? lg_req_kind_parse(p, (size_t)(eq - p)) : -1;
+		if (eq == NULL || k < 0 || parse_u64(eq + 1, len - (size_t)(eq + 1 - p), &w) != 0 ||
+		    w > 1000000 || mix[k] != 0) {
+			sk_set_err(err, errlen,
+				   "--%s: '%.*s' is not KIND=WEIGHT (KIND buy, buy_jwt, order, "
+				   "item or healthz, once each; WEIGHT 0..1000000)",
+				   name, (int)len, p);
+			return -EINVAL;
+		}
+		mix[k] = (uint32_t)w;
+		total += w;
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	if (total == 0) {
+		sk_set_err(err, errlen, "--%s: '%s': every weight is 0", name, v);
+		return -EINVAL;
+	}
+	memcpy(o->mix, mix, sizeof(mix));
+	return 0;
+}
+
+static int
+opt_user_pick(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	if (strcmp(v, "seq") == 0) {
+		o->user_pick = LG_USER_SEQ;
+	} else if (strcmp(v, "random") == 0) {
+		o->user_pick = LG_USER_RANDOM;
+	} else {
+		sk_set_err(err, errlen, "--%s: '%s' is neither seq nor random", name, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+opt_secret(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	(void)name, (void)err, (void)errlen;
+	o->secret_file = v;
+	return 0;
+}
+
+static int
+opt_flag(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	(void)v, (void)err, (void)errlen;
+	if (strcmp(name, "short") == 0)
+		o->short_conns = true;
+	else if (strcmp(name, "json") == 0)
+		o->json = true;
+	else if (strcmp(name, "quiet") == 0)
+		o->quiet = true;
+	return 0;
+}
+
+static const struct opt_def {
+	const char *name;
+	bool has_arg;
+	opt_fn fn;
+} opt_table[] = {
+	{"server", true, opt_server},
+	{"clients", true, opt_clients},
+	{"sports", true, opt_sports},
+	{"port", true, opt_port},
+	{"mix", true, opt_mix},
+	{"item", true, opt_item},
+	{"users", true, opt_users},
+	{"user-base", true, opt_user_base},
+	{"user-pick", true, opt_user_pick},
+	{"order-id", true, opt_order_id},
+	{"secret-file", true, opt_secret},
+	{"tokens", true, opt_tokens},
+	{"token-ttl", true, opt_token_ttl},
+	{"conns", true, opt_conns},
+	{"depth", true, opt_depth},
+	{"short", false, opt_flag},
+	{"rate", true, opt_rate},
+	{"cps", true, opt_rate},
+	{"rate-from", true, opt_rate_from},
+	{"step", true, opt_step},
+	{"ramp", true, opt_ramp},
+	{"duration", true, opt_duration},
+	{"requests", true, opt_requests},
+	{"drain-ms", true, opt_drain},
+	{"wait-ms", true, opt_wait},
+	{"seed", true, opt_seed},
+	{"json", false, opt_flag},
+	{"quiet", false, opt_flag},
+};
+
+/* ------------------------------------------------------------------------ */
+/* Checks across options                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* common_prefix - the length of the longest common prefix of @a and @b. */
+static uint8_t
+common_prefix(uint32_t a, uint32_t b)
+{
+	return a == b ? 32 : (uint8_t)__builtin_clz(a ^ b);
+}
+
+static int
+check(struct lg_opts *o, bool seen_step, bool seen_ramp, bool seen_from, char *err, size_t errlen)
+{
+	uint32_t last, net, bcast, mask;
+	uint8_t p;
+
+	if (o->server_ip == 0) {
+		sk_set_err(err, errlen, "--server is required");
+		return -EINVAL;
+	}
+	if (o->client_count == 0) { /* default: the hosts of the server's next /24 */
+		uint32_t net24 = (o->server_ip & 0xffffff00u) + 0x100u;
+
+		if (!in_test_net(net24))
+			net24 = (o->server_ip & 0xffffff00u) - 0x100u;
+		o->client_ip = net24 + 1;
+		o->client_count = 254;
+	}
+	last = o->client_ip + o->client_count - 1;
+	if (o->server_ip >= o->client_ip && o->server_ip <= last) {
+		sk_set_err(err, errlen, "--server: the server's address is one of --clients");
+		return -EINVAL;
+	}
+	/* The stack's subnet: the longest prefix that holds the server and
+	 * every client, without a client on its network/broadcast address. */
+	p = common_prefix(o->server_ip, o->client_ip);
+	if (common_prefix(o->server_ip, last) < p)
+		p = common_prefix(o->server_ip, last);
+	mask = p == 0 ? 0 : ~0u << (32 - p);
+	net = o->server_ip & mask;
+	bcast = net | ~mask;
+	if (p >= 31 || o->client_ip == net || last == bcast) {
+		sk_set_err(err, errlen,
+			   "--clients: the smallest subnet holding the server and the clients "
+			   "(/%u) has them on its network or broadcast address",
+			   p);
+		return -EINVAL;
+	}
+	o->prefix_len = p;
+	if (o->short_conns && o->depth > 1) {
+		sk_set_err(err, errlen, "--depth: a short connection carries one request");
+		return -EINVAL;
+	}
+	if (o->shape == LG_SHAPE_CPS)
+		o->short_conns = true;
+	if ((seen_step || seen_ramp || seen_from) && o->shape == LG_SHAPE_CLOSED) {
+		sk_set_err(err, errlen, "--%s: needs --rate or --cps",
+			   seen_step   ? "step"
+			   : seen_ramp ? "ramp"
+				       : "rate-from");
+		return -EINVAL;
+	}
+	if (seen_step && seen_ramp) {
+		sk_set_err(err, errlen, "--step: give only one of --step and --ramp");
+		return -EINVAL;
+	}
+	if (o->mix[LG_REQ_BUY_JWT] != 0 && o->secret_file == NULL) {
+		sk_set_err(err, errlen, "--mix: buy_jwt needs --secret-file");
+		return -EINVAL;
+	}
+	if ((uint64_t)o->conns > (uint64_t)o->client_count * (o->sport_max - o->sport_min + 1u)) {
+		sk_set_err(err, errlen,
+			   "--conns: %u connections need more than %u addresses x %u ports",
+			   o->conns, o->client_count, o->sport_max - o->sport_min + 1u);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+lg_opts_parse(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	bool seen_step = false, seen_ramp = false, seen_from = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *eq;
+		const struct opt_def *d = NULL;
+		size_t nlen;
+		int rc;
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			return 1;
+		if (strncmp(a, "--", 2) != 0) {
+			sk_set_err(err, errlen, "'%s': not an option (options start with --)", a);
+			return -EINVAL;
+		}
+		a += 2;
+		eq = strchr(a, '=');
+		nlen = eq != NULL ? (size_t)(eq - a) : strlen(a);
+		for (size_t j = 0; j < SK_ARRAY_SIZE(opt_table); j++)
+			if (strlen(opt_table[j].name) == nlen &&
+			    memcmp(opt_table[j].name, a, nlen) == 0)
+				d = &opt_table[j];
+		if (d == NULL) {
+			sk_set_err(err, errlen, "--%.*s: unknown option (see --help)", (int)nlen,
+				   a);
+			return -EINVAL;
+		}
+		if (d->has_arg) {
+			if (eq != NULL)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				sk_set_err(err, errlen, "--%s: needs a value", d->name);
+				return -EINVAL;
+			}
+		} else if (eq != NULL) {
+			sk_set_err(err, errlen, "--%s: takes no value", d->name);
+			return -EINVAL;
+		}
+		rc = d->fn(o, d->name, val, err, errlen);
+		if (rc != 0)
+			return rc;
+		seen_step |= d->fn == opt_step;
+		seen_ramp |= d->fn == opt_ramp;
+		seen_from |= d->fn == opt_rate_from;
+	}
+	return check(o, seen_step, seen_ramp, seen_from, err, errlen);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The options of seckill-loadgen (the part of the command line after the
+ * EAL's "--"): a table of options, each with its own parser, and the checks
+ * across options. docs/loadgen.md is the user's reference; lg_opts_usage is
+ * the same in short.
+ *
+ * Thread-safety: lg_opts_parse() keeps no state (no getopt globals); it is
+ * called once at start-up.
+ */
+#ifndef LG_OPTS_H
+#define LG_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lg_http.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most requests in flight on one connection (--depth). */
+#define LG_DEPTH_MAX 32
+/** Most concurrent connections (--conns). */
+#define LG_CONNS_MAX 1000000u
+/** Most client addresses (the stack's ip_count limit). */
+#define LG_CLIENTS_MAX 65536u
+/** Largest token pool (--tokens). */
+#define LG_TOKENS_MAX 1000000u
+
+/** How users are picked for buys. */
+enum lg_user_pick {
+	LG_USER_SEQ = 0, /**< user-base, user-base + 1, ... wrapping after --users */
+	LG_USER_RANDOM,	 /**< uniformly random in user-base .. user-base + users - 1 */
+};
+
+/** Load shape. */
+enum lg_shape {
+	LG_SHAPE_CLOSED = 0, /**< as fast as answers come back: conns x depth in flight */
+	LG_SHAPE_RATE,	     /**< open loop: --rate requests/s */
+	LG_SHAPE_CPS,	     /**< open loop: --cps new (short) connections/s */
+};
+
+/** Everything the command line says. lg_opts_defaults() fills the defaults. */
+struct lg_opts {
+	/* target and clients (host byte order) */
+	uint32_t server_ip;
+	uint16_t server_port;  /**< default 80 */
+	uint32_t client_ip;    /**< first client address */
+	uint32_t client_count; /**< client addresses client_ip .. + count - 1; 0 = default */
+	uint8_t prefix_len;    /**< the stack's subnet: holds the server and the clients */
+	uint16_t sport_min;    /**< source ports (default 1024..65535) */
+	uint16_t sport_max;
+	uint16_t port_id; /**< DPDK port (default 0) */
+	/* requests */
+	uint64_t item;		     /**< default 1 */
+	uint32_t mix[LG_REQ__COUNT]; /**< weights (default buy=1) */
+	uint64_t users;		     /**< default 1000000 */
+	uint64_t user_base;	     /**< default 1 */
+	enum lg_user_pick user_pick;
+	uint64_t order_id; /**< order polls before any win was seen (default 1) */
+	const char *secret_file;
+	uint32_t tokens;      /**< JWT pool size (default 1000, users user_base..) */
+	uint32_t token_ttl_s; /**< default 3600 */
+	/* load */
+	uint32_t conns; /**< default 64 */
+	uint32_t depth; /**< default 1 */
+	bool short_conns;
+	enum lg_shape shape;
+	double rate;	   /**< --rate or --cps target */
+	double rate_from;  /**< rate before the step / at the ramp's start (default 0) */
+	double step_s;	   /**< --step: rate_from until T, then rate */
+	double ramp_s;	   /**< --ramp: rate_from to rate over T */
+	double duration_s; /**< default 10 (0 with --requests: no time bound but the cap) */
+	uint64_t requests; /**< 0 = no count bound */
+	uint32_t drain_ms; /**< wait for answers after the load, default 3000 */
+	uint32_t wait_ms;  /**< link up + ARP resolution bound, default 10000 */
+	uint64_t seed;	   /**< default 1 */
+	/* output */
+	bool json;
+	bool quiet;
+};
+
+/** Usage text, ending in a newline. */
+extern const char lg_opts_usage[];
+
+/** lg_opts_defaults - fill @p o with the defaults (no server: required). */
+void lg_opts_defaults(struct lg_opts *o);
+
+/**
+ * lg_opts_parse - parse @p argc / @p argv (argv[0] is not an option) into
+ * @p o, which must hold the defaults, then check the options together.
+ *
+ * @return 0 on success; 1 if --help was given (the caller prints the usage
+ *   and exits 0); -EINVAL with a one-line message in @p err ("--depth: 0 is
+ *   not in 1..32") on any error.
+ */
+int lg_opts_parse(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/** lg_ip_str - @p ip (host order) as dotted quad into @p buf (16 bytes). */
+const char *lg_ip_str(uint32_t ip, char buf[16]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LG_OPTS_H */

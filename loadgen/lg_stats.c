@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lg_stats.c - counters and reports of seckill-loadgen (see lg_stats.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "lg_stats.h"
+
+void
+lg_stats_init(struct lg_stats *s, uint64_t tsc_hz, uint64_t start_tsc)
+{
+	memset(s, 0, sizeof(*s));
+	sk_crowd_hist_init(&s->lat);
+	sk_crowd_hist_init(&s->lat_sec);
+	s->tsc_hz = tsc_hz != 0 ? tsc_hz : 1;
+	s->ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / s->tsc_hz);
+	s->start_tsc = start_tsc;
+	s->prev_tsc = start_tsc;
+}
+
+uint64_t
+lg_stats_sum(const uint64_t *v, unsigned n)
+{
+	uint64_t t = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		t += v[i];
+	return t;
+}
+
+uint64_t
+lg_stats_errors(const struct lg_stats *s, const struct lg_tcp_errors *tcp)
+{
+	uint64_t e = lg_stats_sum(s->parse_errors, LG_RESP__COUNT) + s->lost + s->send_errors +
+		     s->connect_errors + s->failed + s->early_close;
+
+	if (tcp != NULL)
+		e += tcp->resets + tcp->timeouts + tcp->refused;
+	return e;
+}
+
+/* us - nanoseconds as microseconds. */
+static double
+us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+void
+lg_stats_progress(struct lg_stats *s, uint64_t now_tsc, uint64_t inflight,
+		  const struct lg_tcp_errors *tcp, FILE *out)
+{
+	uint64_t answered = lg_stats_sum(s->answered, LG_REQ__COUNT);
+	uint64_t errors = lg_stats_errors(s, tcp);
+	double dt = (double)(now_tsc - s->prev_tsc) / (double)s->tsc_hz;
+	double t = (double)(now_tsc - s->start_tsc) / (double)s->tsc_hz;
+
+	if (dt <= 0)
+		dt = 1e-9;
+	fprintf(out,
+		"t=%.1fs rps=%.0f cps=%.0f p50=%.1fus p99=%.1fus errors=%" PRIu64
+		" inflight=%" PRIu64 "\n",
+		t, (double)(answered - s->prev_answered) / dt,
+		(double)(s->connects - s->prev_connects) / dt,
+		us(sk_crowd_hist_quantile(&s->lat_sec, 0.5)),
+		us(sk_crowd_hist_quantile(&s->lat_sec, 0.99)), errors - s->prev_errors, inflight);
+	fflush(out);
+	s->prev_answered = answered;
+	s->prev_connects = s->connects;
+	s->prev_errors = errors;
+	s->prev_tsc = now_tsc;
+	sk_crowd_hist_init(&s->lat_sec);
+}
+
+void
+lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
+		 const struct lg_run_info *run, FILE *out)
+{
+	uint64_t sent = lg_stats_sum(s->sent, LG_REQ__COUNT);
+	uint64_t answered = lg_stats_sum(s->answered, LG_REQ__COUNT);
+	double secs = run->seconds > 0 ? run->seconds : 1e-9;
+
+	fprintf(out, "seckill-loadgen: %s loop%s, %.2f s\n", run->mode,
+		run->short_conns ? ", short connections" : ", keep-alive", run->seconds);
+	fprintf(out,
+		"  requests: %" PRIu64 " sent, %" PRIu64 " answered (%.0f/s), %" PRIu64
+		" unanswered\n",
+		sent, answered, (double)answered / secs, run->inflight + s->lost);
+	fprintf(out,
+		"  connections: %" PRIu64 " opened (%.0f/s), %" PRIu64 " established, %" PRIu64
+		" closed, %" PRIu64 " failed\n",
+		s->connects, (double)s->connects / secs, s->established, s->closed, s->failed);
+	fprintf(out,
+		"  latency: p50 %.1f us, p90 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us\n",
+		us(sk_crowd_hist_quantile(&s->lat, 0.5)), us(sk_crowd_hist_quantile(&s->lat, 0.9)),
+		us(sk_crowd_hist_quantile(&s->lat, 0.99)),
+		us(sk_crowd_hist_quantile(&s->lat, 0.999)), us(s->lat.count ? s->lat.max : 0));
+	fprintf(out, "  status:");
+	for (unsigned c = LG_STATUS_MIN; c <= LG_STATUS_MAX; c++)
+		if (s->status[c] != 0)
+			fprintf(out, " %u=%" PRIu64, c, s->status[c]);
+	fprintf(out, "\n  wins: %" PRIu64 " confirmed (200), %" PRIu64 " queued (202)\n",
+		s->wins_confirmed, s->wins_queued);
+	fprintf(out,
+		"  errors: %" PRIu64 " (parse %" PRIu64 ", lost %" PRIu64 ", send %" PRIu64
+		", connect %" PRIu64 ", early close %" PRIu64 ")\n",
+		lg_stats_errors(s, tcp), lg_stats_sum(s->parse_errors, LG_RESP__COUNT), s->lost,
+		s->send_errors, s->connect_errors, s->early_close);
+	if (tcp != NULL)
+		fprintf(out,
+			"  tcp: resets %" PRIu64 ", retransmits %" PRIu64
+			", syn retransmits %" PRIu64 ", timeouts %" PRIu64 ", refused %" PRIu64
+			", tx dropped %" PRIu64 "\n",
+			tcp->resets, tcp->retransmits, tcp->syn_retransmits, tcp->timeouts,
+			tcp->refused, tcp->tx_dropped);
+	if (answered != 0)
+		fprintf(out, "  cost: %.0f busy cycles per answer on the loadgen's core\n",
+			(double)s->busy_tsc / (double)answered);
+}
+
+void
+lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
+	      const struct lg_run_info *run, FILE *out)
+{
+	static const struct lg_tcp_errors none;
+	uint64_t sent = lg_stats_sum(s->sent, LG_REQ__COUNT);
+	uint64_t answered = lg_stats_sum(s->answered, LG_REQ__COUNT);
+	double secs = run->seconds > 0 ? run->seconds : 1e-9;
+	const char *sep = "";
+
+	if (tcp == NULL)
+		tcp = &none;
+	fprintf(out,
+		"{\"mode\":\"%s\",\"short_conns\":%s,\"seconds\":%.3f,\"sent\":%" PRIu64
+		",\"answered\":%" PRIu64 ",\"rps\":%.0f,\"cps\":%.0f",
+		run->mode, run->short_conns ? "true" : "false", run->seconds, sent, answered,
+		(double)answered / secs, (double)s->connects / secs);
+	fprintf(out,
+		",\"latency_us\":{\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"p99_9\":%.1f,"
+		"\"max\":%.1f,\"mean\":%.1f}",
+		us(sk_crowd_hist_quantile(&s->lat, 0.5)), us(sk_crowd_hist_quantile(&s->lat, 0.9)),
+		us(sk_crowd_hist_quantile(&s->lat, 0.99)),
+		us(sk_crowd_hist_quantile(&s->lat, 0.999)), us(s->lat.count ? s->lat.max : 0),
+		s->lat.count ? us(s->lat.sum / s->lat.count) : 0.0);
+	fprintf(out, ",\"status\":{");
+	for (unsigned c = LG_STATUS_MIN; c <= LG_STATUS_MAX; c++) {
+		if (s->status[c] == 0)
+			continue;
+		fprintf(out, "%s\"%u\":%" PRIu64, sep, c, s->status[c]);
+		sep = ",";
+	}
+	fprintf(out, "},\"kinds\":{");
+	sep = "";
+	for (unsigned k = 0; k < LG_REQ__COUNT; k++) {
+		if (s->sent[k] == 0 && s->answered[k] == 0)
+			continue;
+		fprintf(out, "%s\"%s\":{\"sent\":%" PRIu64 ",\"answered\":%" PRIu64 "}", sep,
+			lg_req_kind_str((enum lg_req_kind)k), s->sent[k], s->answered[k]);
+		sep = ",";
+	}
+	fprintf(out,
+		"},\"wins\":{\"confirmed\":%" PRIu64 ",\"queued\":%" PRIu64 ",\"total\":%" PRIu64
+		"}",
+		s->wins_confirmed, s->wins_queued, s->wins_confirmed + s->wins_queued);
+	fprintf(out,
+		",\"connections\":{\"opened\":%" PRIu64 ",\"established\":%" PRIu64
+		",\"closed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"connect_errors\":%" PRIu64 "}",
+		s->connects, s->established, s->closed, s->failed, s->connect_errors);
+	fprintf(out,
+		",\"errors\":{\"total\":%" PRIu64 ",\"parse\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"send\":%" PRIu64 ",\"early_close\":%" PRIu64 "}",
+		lg_stats_errors(s, tcp), lg_stats_sum(s->parse_errors, LG_RESP__COUNT), s->lost,
+		s->send_errors, s->early_close);
+	fprintf(out,
+		",\"tcp\":{\"resets\":%" PRIu64 ",\"retransmits\":%" PRIu64
+		",\"syn_retransmits\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"refused\":%" PRIu64
+		",\"tx_dropped\":%" PRIu64 ",\"tx_nombuf\":%" PRIu64 "}",
+		tcp->resets, tcp->retransmits, tcp->syn_retransmits, tcp->timeouts, tcp->refused,
+		tcp->tx_dropped, tcp->tx_nombuf);
+	fprintf(out,
+		",\"unanswered\":%" PRIu64 ",\"backlog_max\":%" PRIu64
+		",\"cycles_per_req\":%.0f,\"all_answered\":%s}\n",
+		run->inflight + s->lost, run->backlog_max,
+		answered ? (double)s->busy_tsc / (double)answered : 0.0,
+		sent == answered && sent > 0 ? "true" : "false");
+	fflush(out);
+}

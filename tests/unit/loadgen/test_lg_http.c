@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_lg_http - seckill-loadgen's request templates and its resumable
+ * response parser. Tables of inputs with expected results; every valid
+ * response is parsed whole, at every split point (the buffer grows as the
+ * TCP stack grows it) and byte by byte; every input sits just before a
+ * PROT_NONE guard page, so a read past the end crashes. The requests must
+ * parse with the dataplane's own parser, and the dataplane's canned answers
+ * with ours.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lg_http.h"
+#include "sk_http.h"
+
+/* ------------------------------------------------------------ guard page */
+
+static uint8_t *guard_base;
+
+static void
+guard_setup(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pages = (LG_RESP_HEAD_MAX + LG_RESP_BODY_MAX + 2 * LG_REQ_MAX) / page + 3;
+	uint8_t *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(mprotect(p + (pages - 1) * page, page, PROT_NONE), 0);
+	guard_base = p + (pages - 1) * page;
+}
+
+/* guarded - a copy of @s (@len bytes) ending right at the guard page. */
+static const uint8_t *
+guarded(const void *s, size_t len)
+{
+	uint8_t *p = guard_base - len;
+
+	memcpy(p, s, len);
+	return p;
+}
+
+/* ------------------------------------------------------------ responses */
+
+#define BODY_200 "{\"status\":\"confirmed\",\"order\":\"4611686018427387905\"}"
+#define BODY_410 "{\"status\":\"sold_out\"}"
+
+struct ok_case {
+	const char *in;
+	uint16_t status;
+	bool close;
+	uint32_t content_len;
+	uint64_t order; /* lg_resp_order() of the body */
+};
+
+static const struct ok_case ok_cases[] = {
+	{"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 52\r\n\r\n" BODY_200,
+	 200, false, 52, 4611686018427387905ull},
+	{"HTTP/1.1 410 Gone\r\nContent-Length: 21\r\nConnection: close\r\n\r\n" BODY_410, 410, true,
+	 21, 0},
+	{"HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n", 200, false, 0, 0},
+	{"HTTP/1.1 200\r\ncontent-length:2\r\n\r\nok", 200, false, 2, 0},
+	{"HTTP/1.1 202 Accepted\r\nCONTENT-LENGTH: \t 3 \t\r\n\r\n{}x", 202, false, 3, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", 200, false, 2, 0},
+	{"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: keep-alive, "
+	 "Close\r\nContent-Length: 0\r\n\r\n",
+	 429, true, 0, 0},
+	{"HTTP/1.1 200 OK\r\nConnection: closed\r\nContent-Length: 0\r\n\r\n", 200, false, 0, 0},
+	{"HTTP/1.1 200 OK\r\nConnection: clos\r\nContent-Length: 0\r\n\r\n", 200, false, 0, 0},
+	{"HTTP/1.1 200 OK\r\nConnection:close\r\nContent-Length: 0\r\n\r\n", 200, true, 0, 0},
+	{"HTTP/1.1 200 OK\r\nConnectio: close\r\nContent-Length: 0\r\n\r\n", 200, false, 0, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Lengthy: 5\r\nContent-Length: 0\r\n\r\n", 200, false, 0, 0},
+	{"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", 200, true, 0, 0},
+	{"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", 200, false, 0,
+	 0},
+	{"HTTP/1.1 204 No Content\r\n\r\n", 204, false, 0, 0},
+	{"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n", 304, false, 0, 0},
+	{"HTTP/1.1 100 Continue\r\n\r\n", 100, false, 0, 0},
+	{"HTTP/1.1 599 X\xff\x80 \t!\r\nX-Obs: \x80\xfe\r\nContent-Length: 0\r\n\r\n", 599, false,
+	 0, 0},
+	{"HTTP/1.1 202 Accepted\r\nContent-Length: "
+	 "31\r\n\r\n{\"status\":\"queued\",\"order\":\"7\"}",
+	 202, false, 31, 7},
+};
+
+/* check_ok - @r is what @c says. */
+static void
+check_ok(const struct ok_case *c, const struct lg_resp *r, const uint8_t *buf)
+{
+	size_t n = strlen(c->in);
+
+	ck_assert_uint_eq(r->len, n);
+	ck_assert_uint_eq(r->off, n);
+	ck_assert_uint_eq(r->status, c->status);
+	ck_assert_uint_eq(r->close, c->close);
+	ck_assert_uint_eq(r->content_len, c->content_len);
+	ck_assert_uint_eq(r->head_len + r->content_len, n);
+	ck_assert_uint_eq(lg_resp_order(buf + r->head_len, r->content_len), c->order);
+}
+
+START_TEST(test_resp_whole)
+{
+	const struct ok_case *c = &ok_cases[_i];
+	size_t n = strlen(c->in);
+	const uint8_t *buf = guarded(c->in, n);
+	struct lg_resp r;
+
+	lg_resp_reset(&r);
+	ck_assert_msg(lg_resp_parse(&r, buf, n) == LG_RESP_DONE, "case %d", _i);
+	check_ok(c, &r, buf);
+}
+END_TEST
+
+/* Every split point: the first call sees k bytes, the second all of them
+ * (what the stack does: unconsumed bytes, then the newer ones after them). */
+START_TEST(test_resp_splits)
+{
+	const struct ok_case *c = &ok_cases[_i];
+	size_t n = strlen(c->in);
+
+	for (size_t k = 0; k < n; k++) {
+		struct lg_resp r;
+
+		lg_resp_reset(&r);
+		ck_assert_msg(lg_resp_parse(&r, guarded(c->in, k), k) == LG_RESP_AGAIN,
+			      "case %d split %zu", _i, k);
+		ck_assert_uint_eq(r.off, k);
+		ck_assert_msg(lg_resp_parse(&r, guarded(c->in, n), n) == LG_RESP_DONE,
+			      "case %d split %zu", _i, k);
+		check_ok(c, &r, guard_base - n);
+	}
+}
+END_TEST
+
+START_TEST(test_resp_bytewise)
+{
+	const struct ok_case *c = &ok_cases[_i];
+	size_t n = strlen(c->in);
+	struct lg_resp r;
+
+	lg_resp_reset(&r);
+	for (size_t k = 1; k < n; k++)
+		ck_assert_msg(lg_resp_parse(&r, guarded(c->in, k), k) == LG_RESP_AGAIN,
+			      "case %d byte %zu", _i, k);
+	ck_assert_int_eq(lg_resp_parse(&r, guarded(c->in, n), n), LG_RESP_DONE);
+	check_ok(c, &r, guard_base - n);
+}
+END_TEST
+
+/* Pipelined answers: the parser stops at the end of the first one. */
+START_TEST(test_resp_pipelined)
+{
+	char two[1024];
+	const char *a = ok_cases[0].in, *b = ok_cases[1].in;
+	size_t la = strlen(a), lb = strlen(b);
+	const uint8_t *buf;
+	struct lg_resp r;
+
+	memcpy(two, a, la);
+	memcpy(two + la, b, lb);
+	buf = guarded(two, la + lb);
+	lg_resp_reset(&r);
+	ck_assert_int_eq(lg_resp_parse(&r, buf, la + lb), LG_RESP_DONE);
+	ck_assert_uint_eq(r.len, la);
+	ck_assert_uint_eq(r.status, 200);
+	lg_resp_reset(&r);
+	ck_assert_int_eq(lg_resp_parse(&r, buf + la, lb), LG_RESP_DONE);
+	ck_assert_uint_eq(r.len, lb);
+	ck_assert_uint_eq(r.status, 410);
+	ck_assert(r.close);
+}
+END_TEST
+
+struct bad_case {
+	const char *in;
+	enum lg_resp_result want;
+	size_t len; /* 0: strlen(in) */
+};
+
+static const struct bad_case bad_cases[] = {
+	{"HTTP/2.0 200 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.2 200 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"http/1.1 200 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1  200 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 20 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 2000 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 099 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 600 OK\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 200 OK\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 200 O\x01K\r\n", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 200 OK\r\r", LG_RESP_E_STATUS, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 0\n\r\n", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\n Content-Length: 0\r\n\r\n", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\n: x\r\n\r\n", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\nX(y): 1\r\n\r\n", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\nX: a\x7f\r\n\r\n", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\nX: a\x00\r\n\r\n", LG_RESP_E_FIELD,
+	 sizeof("HTTP/1.1 200 OK\r\nX: a\x00\r\n\r\n") - 1},
+	{"HTTP/1.1 200 OK\r\nConnection: clo\x01se\r\n\r\n", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\nX: 1\r\n\r\r", LG_RESP_E_FIELD, 0},
+	{"HTTP/1.1 200 OK\r\n\r\n", LG_RESP_E_LENGTH, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length:\r\n\r\n", LG_RESP_E_LENGTH, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", LG_RESP_E_LENGTH, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 1 2\r\n\r\n", LG_RESP_E_LENGTH, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 0x1\r\n\r\n", LG_RESP_E_LENGTH, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 1,1\r\n\r\n", LG_RESP_E_LENGTH, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", LG_RESP_E_LENGTH, 0},
+	{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", LG_RESP_E_CHUNKED, 0},
+	{"HTTP/1.1 200 OK\r\ntransfer-encoding: identity\r\n\r\n", LG_RESP_E_CHUNKED, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 4097\r\n\r\n", LG_RESP_E_TOO_LARGE, 0},
+	{"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n", LG_RESP_E_TOO_LARGE,
+	 0},
+};
+
+/* Every prefix is AGAIN or the error (never DONE), the whole is the error,
+ * and the error sticks. */
+START_TEST(test_resp_bad)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	size_t n = c->len != 0 ? c->len : strlen(c->in);
+	struct lg_resp r;
+
+	for (size_t k = 0; k < n; k++) {
+		enum lg_resp_result got;
+
+		lg_resp_reset(&r);
+		got = lg_resp_parse(&r, guarded(c->in, k), k);
+		ck_assert_msg(got == LG_RESP_AGAIN || got == c->want, "case %d prefix %zu: %s", _i,
+			      k, lg_resp_result_str(got));
+	}
+	lg_resp_reset(&r);
+	ck_assert_msg(lg_resp_parse(&r, guarded(c->in, n), n) == c->want, "case %d: %s", _i,
+		      lg_resp_result_str(lg_resp_parse(&r, guarded(c->in, n), n)));
+	ck_assert_int_eq(lg_resp_parse(&r, guarded(c->in, n), n), c->want);
+}
+END_TEST
+
+/* A head of LG_RESP_HEAD_MAX bytes passes, one byte more does not. */
+START_TEST(test_resp_head_limit)
+{
+	static char buf[LG_RESP_HEAD_MAX + 64];
+	const char *start = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX: ";
+	size_t sl = strlen(start);
+
+	for (int extra = 0; extra <= 1; extra++) {
+		size_t total = LG_RESP_HEAD_MAX + (size_t)extra, fill = total - sl - 4;
+		struct lg_resp r;
+
+		memcpy(buf, start, sl);
+		memset(buf + sl, 'a', fill);
+		memcpy(buf + sl + fill, "\r\n\r\n", 4);
+		lg_resp_reset(&r);
+		ck_assert_int_eq(lg_resp_parse(&r, guarded(buf, total), total),
+				 extra ? LG_RESP_E_TOO_LARGE : LG_RESP_DONE);
+		/* resumed at every 1000 bytes: the same verdict */
+		lg_resp_reset(&r);
+		for (size_t k = 1000; k < total; k += 1000)
+			ck_assert_int_eq(lg_resp_parse(&r, guarded(buf, k), k), LG_RESP_AGAIN);
+		ck_assert_int_eq(lg_resp_parse(&r, guarded(buf, total), total),
+				 extra ? LG_RESP_E_TOO_LARGE : LG_RESP_DONE);
+	}
+}
+END_TEST
+
+/* The dataplane's canned answers parse as what they say. */
+START_TEST(test_resp_dataplane_canned)
+{
+	for (unsigned id = 0; id < SK_HTTP_CANNED_MAX; id++) {
+		for (unsigned conn = 0; conn < SK_HTTP_CONN_MAX; conn++) {
+			const struct sk_http_canned *c = sk_http_canned_get(
+				(enum sk_http_canned_id)id, (enum sk_http_conn)conn);
+			struct lg_resp r;
+
+			ck_assert_ptr_nonnull(c);
+			lg_resp_reset(&r);
+			ck_assert_int_eq(lg_resp_parse(&r, guarded(c->data, c->len), c->len),
+					 LG_RESP_DONE);
+			ck_assert_uint_eq(r.len, c->len);
+			ck_assert_uint_eq(r.close, conn == SK_HTTP_CONN_CLOSE);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_resp_order_scan)
+{
+	static const struct {
+		const char *body;
+		uint64_t want;
+	} t[] = {
+		{"{\"order\":\"1\"}", 1},
+		{"{\"status\":\"confirmed\",\"order\":\"18446744073709551615\"}", UINT64_MAX},
+		{"{\"order\":\"18446744073709551616\"}", 0},
+		{"{\"order\":12}", 0},
+		{"{\"status\":\"sold_out\"}", 0},
+		{"{\"order\":\"", 0},
+		{"", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t n = strlen(t[i].body);
+
+		ck_assert_msg(lg_resp_order(guarded(t[i].body, n), n) == t[i].want, "case %zu", i);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------ requests */
+
+struct req_case {
+	enum lg_req_kind kind;
+	uint64_t num;
+	const char *tok;
+	bool close;
+	const char *want;
+};
+
+#define H " HTTP/1.1\r\nHost: 198.18.0.1\r\n"
+
+static const struct req_case req_cases[] = {
+	{LG_REQ_BUY, 42, NULL, false, "POST /v1/seckill/1001" H "X-User-Id: 42\r\n\r\n"},
+	{LG_REQ_BUY, UINT64_MAX, NULL, true,
+	 "POST /v1/seckill/1001" H "X-User-Id: 18446744073709551615\r\nConnection: close\r\n\r\n"},
+	{LG_REQ_BUY, 0, NULL, false, "POST /v1/seckill/1001" H "X-User-Id: 0\r\n\r\n"},
+	{LG_REQ_BUY_JWT, 0, "aaa.bbb.ccc", false,
+	 "POST /v1/seckill/1001" H "Authorization: Bearer aaa.bbb.ccc\r\n\r\n"},
+	{LG_REQ_ORDER, 123456789, NULL, false, "GET /v1/orders/123456789" H "\r\n"},
+	{LG_REQ_ITEM, 0, NULL, true, "GET /v1/items/1001" H "Connection: close\r\n\r\n"},
+	{LG_REQ_HEALTHZ, 0, NULL, false, "GET /healthz" H "\r\n"},
+};
+
+START_TEST(test_req_build)
+{
+	const struct req_case *c = &req_cases[_i];
+	struct lg_req_tmpl t;
+	char out[LG_REQ_MAX];
+	size_t n;
+
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1", 1001), 0);
+	n = lg_req_build(&t, c->kind, c->num, c->tok, c->tok ? strlen(c->tok) : 0, c->close, out);
+	ck_assert_uint_eq(n, strlen(c->want));
+	ck_assert_msg(memcmp(out, c->want, n) == 0, "case %d: %.*s", _i, (int)n, out);
+}
+END_TEST
+
+/* Every kind, with and without close, parses with the dataplane's parser
+ * into the fields it means. */
+START_TEST(test_req_dataplane_parses)
+{
+	static char tok[1024 + 1];
+	struct lg_req_tmpl t;
+	char out[LG_REQ_MAX];
+
+	memset(tok, 'a', 1024);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1:8080", 7), 0);
+	for (int k = 0; k < LG_REQ__COUNT; k++) {
+		for (int close = 0; close <= 1; close++) {
+			struct sk_http_parser p;
+			struct sk_http_request req;
+			size_t n = lg_req_build(&t, (enum lg_req_kind)k, 99, tok, 1024, close, out);
+			const uint8_t *buf = guarded(out, n);
+
+			ck_assert_uint_gt(n, 0);
+			ck_assert_int_eq(sk_http_parser_init(&p, NULL), 0);
+			ck_assert_msg(sk_http_parse(&p, buf, n, &req) == SK_HTTP_DONE, "kind %s",
+				      lg_req_kind_str((enum lg_req_kind)k));
+			ck_assert_uint_eq(req.len, n);
+			ck_assert(req.keep_alive == !close);
+			ck_assert_uint_eq(req.host_len, strlen("198.18.0.1:8080"));
+			ck_assert_uint_eq(req.method, k <= LG_REQ_BUY_JWT ? SK_HTTP_METHOD_POST
+									  : SK_HTTP_METHOD_GET);
+			if (k == LG_REQ_BUY)
+				ck_assert(req.user_id_len == 2 &&
+					  memcmp(req.user_id, "99", 2) == 0);
+			if (k == LG_REQ_BUY_JWT)
+				ck_assert_uint_eq(req.authorization_len, 7 + 1024);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_req_errors)
+{
+	static char host[300];
+	struct lg_req_tmpl t;
+	static char tok[LG_REQ_MAX];
+	char out[LG_REQ_MAX];
+
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "", 1), -EINVAL);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "a b", 1), -EINVAL);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "a\r\nX: y", 1), -EINVAL);
+	ck_assert_int_eq(lg_req_tmpl_init(NULL, "a", 1), -EINVAL);
+	memset(host, 'h', sizeof(host) - 1);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, host, 1), -ENAMETOOLONG);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1", UINT64_MAX), 0);
+	memset(tok, 'a', sizeof(tok));
+	ck_assert_uint_eq(lg_req_build(&t, LG_REQ_BUY_JWT, 0, tok, sizeof(tok), true, out), 0);
+	ck_assert_uint_gt(lg_req_build(&t, LG_REQ_BUY_JWT, 0, tok, 1024, true, out), 1024);
+}
+END_TEST
+
+START_TEST(test_req_kind_names)
+{
+	for (int k = 0; k < LG_REQ__COUNT; k++) {
+		const char *s = lg_req_kind_str((enum lg_req_kind)k);
+
+		ck_assert_int_eq(lg_req_kind_parse(s, strlen(s)), k);
+	}
+	ck_assert_int_eq(lg_req_kind_parse("bu", 2), -1);
+	ck_assert_int_eq(lg_req_kind_parse("buyy", 4), -1);
+	ck_assert_int_eq(lg_req_kind_parse("", 0), -1);
+}
+END_TEST
+
+static Suite *
+lg_http_suite(void)
+{
+	Suite *s = suite_create("lg_http");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_unchecked_fixture(tc, guard_setup, NULL);
+	tcase_add_loop_test(tc, test_resp_whole, 0, (int)(sizeof(ok_cases) / sizeof(ok_cases[0])));
+	tcase_add_loop_test(tc, test_resp_splits, 0, (int)(sizeof(ok_cases) / sizeof(ok_cases[0])));
+	tcase_add_loop_test(tc, test_resp_bytewise, 0,
+			    (int)(sizeof(ok_cases) / sizeof(ok_cases[0])));
+	tcase_add_test(tc, test_resp_pipelined);
+	tcase_add_loop_test(tc, test_resp_bad, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
+	tcase_add_test(tc, test_resp_head_limit);
+	tcase_add_test(tc, test_resp_dataplane_canned);
+	tcase_add_test(tc, test_resp_order_scan);
+	tcase_add_loop_test(tc, test_req_build, 0, (int)(sizeof(req_cases) / sizeof(req_cases[0])));
+	tcase_add_test(tc, test_req_dataplane_parses);
+	tcase_add_test(tc, test_req_errors);
+	tcase_add_test(tc, test_req_kind_names);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(lg_http_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_lg_opts - seckill-loadgen's command line: a table of good command
+ * lines and the fields they set, a table of bad ones and the message each
+ * must give; then the binary itself (its path is argv[1]) must exit 2 with
+ * that message on stderr before starting the EAL.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lg_opts.h"
+
+#define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+#define MAX_ARGS       48
+
+static const char *loadgen_bin;
+
+/* split - @line into words (no quoting) at @argv, argv[0] = "x". */
+static int
+split(const char *line, char *store, size_t cap, char **argv)
+{
+	int argc = 0;
+
+	snprintf(store, cap, "%s", line);
+	argv[argc++] = "x";
+	for (char *t = strtok(store, " "); t != NULL && argc < MAX_ARGS - 1; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	return argc;
+}
+
+static int
+parse(const char *line, struct lg_opts *o, char *err, size_t errlen)
+{
+	static char store[1024];
+	char *argv[MAX_ARGS];
+	int argc = split(line, store, sizeof(store), argv);
+
+	lg_opts_defaults(o);
+	err[0] = '\0';
+	return lg_opts_parse(o, argc, argv, err, errlen);
+}
+
+/* ------------------------------------------------------------ good lines */
+
+START_TEST(test_defaults)
+{
+	struct lg_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse("--server 198.18.0.1", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.server_ip, IP(198, 18, 0, 1));
+	ck_assert_uint_eq(o.server_port, 80);
+	ck_assert_uint_eq(o.client_ip, IP(198, 18, 1, 1));
+	ck_assert_uint_eq(o.client_count, 254);
+	ck_assert_uint_eq(o.prefix_len, 23);
+	ck_assert_uint_eq(o.conns, 64);
+	ck_assert_uint_eq(o.depth, 1);
+	ck_assert_uint_eq(o.mix[LG_REQ_BUY], 1);
+	ck_assert_int_eq(o.shape, LG_SHAPE_CLOSED);
+	ck_assert(!o.short_conns && !o.json && !o.quiet);
+	ck_assert(o.duration_s == 10);
+	/* the default clients follow the server: the next /24, else the one before */
+	ck_assert_int_eq(parse("--server 198.19.0.1", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.client_ip, IP(198, 19, 1, 1));
+	ck_assert_uint_eq(o.prefix_len, 23);
+	ck_assert_int_eq(parse("--server 198.19.255.1", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.client_ip, IP(198, 19, 254, 1));
+	ck_assert_uint_eq(o.prefix_len, 23);
+}
+END_TEST
+
+START_TEST(test_good)
+{
+	struct lg_opts o;
+	char err[256];
+
+	ck_assert_int_eq(
+		parse("--server=198.18.0.1:8080 --clients 198.18.64.0/18 --sports 2000-2999 "
+		      "--mix healthz=1,buy=9,order=0 --depth 32 --conns 1000 --rate 5e5 "
+		      "--ramp 2.5 --rate-from 10 --requests 1000000 --json --quiet "
+		      "--user-pick random --seed 7",
+		      &o, err, sizeof(err)),
+		0);
+	ck_assert_uint_eq(o.server_port, 8080);
+	ck_assert_uint_eq(o.client_ip, IP(198, 18, 64, 1));
+	ck_assert_uint_eq(o.client_count, 16382);
+	ck_assert_uint_eq(o.prefix_len, 17);
+	ck_assert_uint_eq(o.sport_min, 2000);
+	ck_assert_uint_eq(o.sport_max, 2999);
+	ck_assert_uint_eq(o.mix[LG_REQ_HEALTHZ], 1);
+	ck_assert_uint_eq(o.mix[LG_REQ_BUY], 9);
+	ck_assert_uint_eq(o.mix[LG_REQ_ORDER], 0);
+	ck_assert_uint_eq(o.depth, 32);
+	ck_assert_int_eq(o.shape, LG_SHAPE_RATE);
+	ck_assert(o.rate == 5e5 && o.ramp_s == 2.5 && o.rate_from == 10);
+	ck_assert_uint_eq(o.requests, 1000000);
+	ck_assert(o.json && o.quiet);
+	ck_assert_int_eq(o.user_pick, LG_USER_RANDOM);
+	ck_assert_uint_eq(o.seed, 7);
+
+	/* --cps makes the connections short; a /31 and a /32 are all hosts */
+	ck_assert_int_eq(parse("--server 198.18.0.1 --cps 1000 --step 1 --clients 198.18.1.0/31",
+			       &o, err, sizeof(err)),
+			 0);
+	ck_assert(o.short_conns);
+	ck_assert_int_eq(o.shape, LG_SHAPE_CPS);
+	ck_assert_uint_eq(o.client_ip, IP(198, 18, 1, 0));
+	ck_assert_uint_eq(o.client_count, 2);
+	ck_assert_int_eq(parse("--server 198.18.0.1 --clients 198.18.0.9/32 --conns 1", &o, err,
+			       sizeof(err)),
+			 0);
+	ck_assert_uint_eq(o.client_count, 1);
+	ck_assert_uint_eq(o.prefix_len, 28);
+	ck_assert_int_eq(parse("--help", &o, err, sizeof(err)), 1);
+	ck_assert_int_eq(parse("--server 198.18.0.1 -h", &o, err, sizeof(err)), 1);
+}
+END_TEST
+
+/* ------------------------------------------------------------ bad lines */
+
+struct bad_case {
+	const char *line;
+	const char *msg; /* the whole message */
+};
+
+static const struct bad_case bad_cases[] = {
+	{"", "--server is required"},
+	{"--server", "--server: needs a value"},
+	{"--server 198.18.0", "--server: '198.18.0' is not A.B.C.D[:PORT]"},
+	{"--server 198.18.0.256", "--server: '198.18.0.256' is not A.B.C.D[:PORT]"},
+	{"--server 198.18.0.01", "--server: '198.18.0.01' is not A.B.C.D[:PORT]"},
+	{"--server 198.18.0.1:0", "--server: '198.18.0.1:0' is not A.B.C.D[:PORT]"},
+	{"--server 198.18.0.1:65536", "--server: '198.18.0.1:65536' is not A.B.C.D[:PORT]"},
+	{"--server 10.0.0.1", "--server: 10.0.0.1 is outside 198.18.0.0/15"},
+	{"--server 198.18.0.1 --clients 198.18.1.0", "--clients: '198.18.1.0' is not A.B.C.D/N"},
+	{"--server 198.18.0.1 --clients 198.18.1.0/33",
+	 "--clients: '198.18.1.0/33' is not A.B.C.D/N"},
+	{"--server 198.18.0.1 --clients 198.18.1.1/24",
+	 "--clients: 198.18.1.1/24 has host bits set"},
+	{"--server 198.18.0.1 --clients 198.18.0.0/15",
+	 "--clients: 198.18.0.0/15: at most 65536 addresses (a /16)"},
+	{"--server 198.18.0.1 --clients 192.168.1.0/24",
+	 "--clients: 192.168.1.0/24 is outside 198.18.0.0/15"},
+	{"--server 198.18.1.7 --clients 198.18.1.0/24",
+	 "--server: the server's address is one of --clients"},
+	{"--server 198.18.0.2 --clients 198.18.0.0/31 --conns 2",
+	 "--clients: the smallest subnet holding the server and the clients (/30) has them on its "
+	 "network or broadcast address"},
+	{"--server 198.18.0.1 --depth 0", "--depth: '0' is not an integer in 1..32"},
+	{"--server 198.18.0.1 --depth 33", "--depth: '33' is not an integer in 1..32"},
+	{"--server 198.18.0.1 --depth 1x", "--depth: '1x' is not an integer in 1..32"},
+	{"--server 198.18.0.1 --conns -1", "--conns: '-1' is not an integer in 1..1000000"},
+	{"--server 198.18.0.1 --rate 0", "--rate: '0' is not a number in 0.001..1e+09"},
+	{"--server 198.18.0.1 --rate nan", "--rate: 'nan' is not a number in 0.001..1e+09"},
+	{"--server 198.18.0.1 --rate 1 --cps 1", "--cps: give only one of --rate and --cps"},
+	{"--server 198.18.0.1 --step 1", "--step: needs --rate or --cps"},
+	{"--server 198.18.0.1 --rate-from 1", "--rate-from: needs --rate or --cps"},
+	{"--server 198.18.0.1 --rate 1 --step 1 --ramp 1",
+	 "--step: give only one of --step and --ramp"},
+	{"--server 198.18.0.1 --duration 0", "--duration: '0' is not a number in 0.001..86400"},
+	{"--server 198.18.0.1 --mix buy",
+	 "--mix: 'buy' is not KIND=WEIGHT (KIND buy, buy_jwt, order, "
+	 "item or healthz, once each; WEIGHT 0..1000000)"},
+	{"--server 198.18.0.1 --mix buy=1,sell=1",
+	 "--mix: 'sell=1' is not KIND=WEIGHT (KIND buy, buy_jwt, order, item or healthz, once "
+	 "each; WEIGHT 0..1000000)"},
+	{"--server 198.18.0.1 --mix buy=1,buy=2",
+	 "--mix: 'buy=2' is not KIND=WEIGHT (KIND buy, buy_jwt, order, item or healthz, once "
+	 "each; WEIGHT 0..1000000)"},
+	{"--server 198.18.0.1 --mix buy=0", "--mix: 'buy=0': every weight is 0"},
+	{"--server 198.18.0.1 --mix buy_jwt=1", "--mix: buy_jwt needs --secret-file"},
+	{"--server 198.18.0.1 --user-pick zipf", "--user-pick: 'zipf' is neither seq nor random"},
+	{"--server 198.18.0.1 --sports 5-4", "--sports: '5-4' is not MIN-MAX within 1-65535"},
+	{"--server 198.18.0.1 --sports 0-4", "--sports: '0-4' is not MIN-MAX within 1-65535"},
+	{"--server 198.18.0.1 --short --depth 2",
+	 "--depth: a short connection carries one request"},
+	{"--server 198.18.0.1 --clients 198.18.1.0/32 --sports 1-2 --conns 3",
+	 "--conns: 3 connections need more than 1 addresses x 2 ports"},
+	{"--server 198.18.0.1 --frobnicate", "--frobnicate: unknown option (see --help)"},
+	{"--server 198.18.0.1 --json=yes", "--json: takes no value"},
+	{"--server 198.18.0.1 extra", "'extra': not an option (options start with --)"},
+};
+
+START_TEST(test_bad)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	struct lg_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse(c->line, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strcmp(err, c->msg) == 0, "'%s': got '%s'", c->line, err);
+}
+END_TEST
+
+/* The binary: exit 2 and "seckill-loadgen: <message>" on stderr, before the
+ * EAL (no hugepage, no --file-prefix needed). */
+START_TEST(test_binary_exit_2)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	static char store[1024];
+	char *argv[MAX_ARGS + 4];
+	char got[512], want[512];
+	int fds[2], st, argc;
+	ssize_t n;
+	pid_t pid;
+
+	if (loadgen_bin == NULL)
+		return;
+	/* EAL options that touch nothing, should a bad line ever be accepted */
+	argc = split(c->line, store, sizeof(store), argv + 3);
+	argv[0] = (char *)loadgen_bin;
+	argv[1] = "--in-memory";
+	argv[2] = "--no-pci";
+	argv[3] = "--";
+	argv[argc + 3] = NULL;
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		close(fds[0]);
+		execv(loadgen_bin, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	n = read(fds[0], got, sizeof(got) - 1);
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 2);
+	got[n > 0 ? n : 0] = '\0';
+	snprintf(want, sizeof(want), "seckill-loadgen: %s\n", c->msg);
+	ck_assert_msg(strcmp(got, want) == 0, "got '%s'", got);
+}
+END_TEST
+
+static Suite *
+lg_opts_suite(void)
+{
+	Suite *s = suite_create("lg_opts");
+	TCase *tc = tcase_create("core");
+	int nbad = (int)(sizeof(bad_cases) / sizeof(bad_cases[0]));
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_good);
+	tcase_add_loop_test(tc, test_bad, 0, nbad);
+	tcase_add_loop_test(tc, test_binary_exit_2, 0, nbad);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	SRunner *sr = srunner_create(lg_opts_suite());
+	int failed;
+
+	loadgen_bin = argc > 1 ? argv[1] : NULL;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
