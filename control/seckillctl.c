@@ -323,10 +323,9 @@ request(const struct ctl *c, const char *method, const char *path, const char *b
 	r->cap = 16384;
 	r->body = malloc(r->cap);
 	h = curl_easy_init();
-	/* POST bodies are JSON; an empty POST carries no Content-Type at all. */
+	/* Every POST says JSON, also without a body: the API refuses any other type. */
 	if (post)
-		hdr = curl_slist_append(NULL, body != NULL ? "Content-Type: application/json"
-							   : "Content-Type:");
+		hdr = curl_slist_append(NULL, "Content-Type: application/json");
 	if (r->body == NULL || h == NULL || (post && hdr == NULL))
 		goto out;
 	r->body[0] = '\0';

@@ -40,8 +40,9 @@ get_metrics(struct sk_control *ctl, struct sk_admin_reply *r)
 /* ---------------------------------------------------------------- routing */
 
 /*
- * parse_id - a decimal id of 1..20 digits at @s, ending at @end or '/';
- * sets *rest to what follows. 0 if malformed, zero or out of range.
+ * parse_id - a decimal id 1..2^64-1 at @s, in the dataplane's strict form
+ * (digits only, no leading zero), ending at the end or '/'; sets *rest to
+ * what follows. 0 if malformed, zero or out of range.
  */
 static uint64_t
 parse_id(const char *s, const char **rest)
@@ -54,7 +55,7 @@ parse_id(const char *s, const char **rest)
 		    __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
 			return 0;
 	}
-	if (i == 0 || (s[i] != '\0' && s[i] != '/'))
+	if (i == 0 || s[0] == '0' || (s[i] != '\0' && s[i] != '/'))
 		return 0;
 	*rest = s + i;
 	return v;

@@ -22,7 +22,13 @@
  *   POST /v1/activities/{id}/close    close it for good
  *   POST /v1/activities/{id}/restock  {"units":N,"restock_id":R}
  *
- * Bodies are JSON; docs/control.md lists every field and status.
+ * Bodies are JSON; docs/control.md lists every field and status. 64-bit
+ * ids (orders, users) are JSON strings of their decimal digits.
+ *
+ * A browser on the host can reach 127.0.0.1 too, so before any route every
+ * request passes sk_admin_guard(): Host a loopback name, no foreign Origin,
+ * and application/json for POST (no form can send it without a CORS
+ * preflight, which is never granted).
  *
  * Threading: one libmicrohttpd thread per listener serves requests one at
  * a time. It reads the arena (atomics) and the store (read transactions)
@@ -82,6 +88,34 @@ uint16_t sk_admin_port(const struct sk_admin *a);
  */
 void sk_admin_stop(struct sk_admin *a);
 
+/**
+ * sk_admin_guard - whether a request may reach the routes, from its method
+ * and headers; the server runs it on every request before reading its body,
+ * and answers a refusal with the status returned and {"error":@p why}.
+ *
+ * The rules, in this order:
+ *  1. Host is 127.0.0.1, localhost or [::1] (ASCII case-insensitive), with
+ *     an optional port 1..65535 (any: the API may be reached through a
+ *     tunnel); otherwise, or without Host, 421 Misdirected Request. Against
+ *     DNS rebinding, where the Host is the attacker's name.
+ *  2. Origin, when present, is "http://" followed by the Host exactly
+ *     (case-insensitive): the API's own origin; otherwise ("null" included)
+ *     403. Browsers name the page's origin on every POST and on
+ *     cross-origin requests; curl, seckillctl and Prometheus send none.
+ *  3. POST, PUT, PATCH and DELETE carry Content-Type application/json
+ *     (parameters such as "; charset=utf-8" allowed), also without a body;
+ *     otherwise 415. A form or a fetch without preflight cannot.
+ *
+ * @param method        request method
+ * @param host          the Host header; NULL if absent
+ * @param origin        the Origin header; NULL if absent
+ * @param content_type  the Content-Type header; NULL if absent
+ * @param[out] why      on refusal, a static one-line reason
+ * @return 0 to serve the request, else 421, 403 or 415. Thread-safe.
+ */
+unsigned sk_admin_guard(const char *method, const char *host, const char *origin,
+			const char *content_type, const char **why);
+
 /** An answer of sk_admin_handle(). */
 struct sk_admin_reply {
 	unsigned status;	  /**< HTTP status */
@@ -97,7 +131,8 @@ struct sk_admin_reply {
 
 /**
  * sk_admin_handle - answer one request without any HTTP: what the server
- * runs for each request, exposed for tests.
+ * runs for each request that sk_admin_guard() let through, exposed for
+ * tests.
  * @param ctl          the control plane
  * @param method       "GET", "HEAD", "POST", ...
  * @param path         the request target (a query string is ignored)

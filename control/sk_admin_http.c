@@ -37,12 +37,65 @@ struct req_state {
 	char body[SK_ADMIN_BODY_MAX];
 };
 
+/* The request state of a request the guard refused: its body is dropped. */
+static char refused_mark;
+
 static void
 on_completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode t)
 {
 	(void)cls, (void)c, (void)t;
-	free(*req_cls);
+	if (*req_cls != &refused_mark)
+		free(*req_cls);
 	*req_cls = NULL;
+}
+
+/* queue_reply - send @r (its body handed to libmicrohttpd). */
+static enum MHD_Result
+queue_reply(struct MHD_Connection *c, struct sk_admin_reply *r)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+
+	if (resp == NULL) {
+		free(r->body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (r->allow != NULL)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+	if (r->retry_after != 0) {
+		char v[16];
+		snprintf(v, sizeof(v), "%u", r->retry_after);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, v);
+	}
+	enum MHD_Result ret = MHD_queue_response(c, r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/*
+ * guard - sk_admin_guard() on the request's headers: MHD_YES with nothing
+ * queued to go on; else the refusal is queued before any body is read (the
+ * connection is closed after it) and *refused set.
+ */
+static enum MHD_Result
+guard(struct MHD_Connection *c, const char *method, bool *refused)
+{
+	const char *why;
+	struct sk_admin_reply r = {0};
+	unsigned st = sk_admin_guard(
+		method, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ORIGIN),
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE),
+		&why);
+
+	*refused = st != 0;
+	if (st == 0)
+		return MHD_YES;
+	if (adm_reply_error(&r, st, why) != 0)
+		return MHD_NO;
+	return queue_reply(c, &r);
 }
 
 static enum MHD_Result
@@ -55,7 +108,18 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	int rc;
 
 	(void)version;
+	if (rs == (void *)&refused_mark) { /* answered already: drop the body */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
 	if (rs == NULL) { /* headers only: the body follows */
+		bool refused;
+		enum MHD_Result g = guard(c, method, &refused);
+
+		if (refused)
+			*req_cls = &refused_mark;
+		if (refused || g != MHD_YES)
+			return g;
 		rs = malloc(sizeof(*rs));
 		if (rs == NULL)
 			return MHD_NO;
@@ -82,25 +146,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	}
 	if (rc != 0)
 		return MHD_NO; /* out of memory: drop the connection */
-
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_FREE);
-	if (resp == NULL) {
-		free(r.body);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r.content_type);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (r.allow != NULL)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r.allow);
-	if (r.retry_after != 0) {
-		char v[16];
-		snprintf(v, sizeof(v), "%u", r.retry_after);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, v);
-	}
-	enum MHD_Result ret = MHD_queue_response(c, r.status, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return queue_reply(c, &r);
 }
 
 static struct MHD_Daemon *

@@ -8,6 +8,7 @@
  *   sk_admin_items.c       GET /v1/items[/{id}], GET /v1/activities[/{id}]
  *   sk_admin_activities.c  POST /v1/activities, .../{id}/close, .../{id}/restock
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
+ *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
  *
  * Every route handler answers through @r and returns 0, or -ENOMEM with
  * nothing to free. Nothing outside these files includes this.
@@ -36,9 +37,9 @@ int adm_reply_json(struct sk_admin_reply *r, unsigned status, json_t *j);
 int adm_reply_error(struct sk_admin_reply *r, unsigned status, const char *msg);
 /* adm_reply_text - @status with a copy of @text as body, of type @ct (static). */
 int adm_reply_text(struct sk_admin_reply *r, unsigned status, const char *ct, const char *text);
-/* adm_jint - a JSON integer of a count or id known to fit in int64_t. */
+/* adm_jint - a JSON integer of a count, price or item id (bounded far below INT64_MAX). */
 json_t *adm_jint(uint64_t v);
-/* adm_id_string - the decimal text of an order id, as the dataplane prints it. */
+/* adm_id_string - a 64-bit id (order, user) as a JSON string of its decimal text. */
 json_t *adm_id_string(uint64_t id);
 /*
  * adm_parse_body - the JSON object of a request body; NULL with a 400 in

@@ -59,13 +59,21 @@ adm_reply_text(struct sk_admin_reply *r, unsigned status, const char *ct, const 
 	return 0;
 }
 
+/*
+ * adm_jint - for counts, prices, item ids: values the API bounds far below
+ * INT64_MAX (json_int_t is signed). A 64-bit id goes through adm_id_string().
+ */
 json_t *
 adm_jint(uint64_t v)
 {
+	SK_DEBUG_ASSERT(v <= INT64_MAX);
 	return json_integer((json_int_t)v);
 }
 
-/* adm_id_string - the decimal text of an order id, as the dataplane prints it. */
+/*
+ * adm_id_string - the decimal text of a 64-bit id (an order's, a user's), as
+ * the dataplane writes order ids: a string, so that no JSON reader rounds it.
+ */
 json_t *
 adm_id_string(uint64_t id)
 {

@@ -39,10 +39,10 @@ order_json(struct sk_control *ctl, const struct sk_store_line *l, unsigned n)
 		"{s:o,s:s,s:o,s:o,s:o,s:s,s:I,s:I,s:I,s:I,s:o,s:o}", "order", adm_id_string(r0->id),
 		"status", sk_order_status_name(l[0].state), "arena_status",
 		arena == SK_ORDER_NONE ? json_null() : json_string(sk_order_status_name(arena)),
-		"user", adm_jint(r0->user), "units", adm_jint(units), "client_ip", ip, "time_ns",
-		(json_int_t)r0->time_ns, "deadline_ns", (json_int_t)l[0].deadline_ns, "stored_ns",
-		(json_int_t)l[0].stored_ns, "updated_ns", (json_int_t)l[0].updated_ns, "in_store",
-		json_true(), "lines", lines != NULL ? lines : json_null());
+		"user", adm_id_string(r0->user), "units", adm_jint(units), "client_ip", ip,
+		"time_ns", (json_int_t)r0->time_ns, "deadline_ns", (json_int_t)l[0].deadline_ns,
+		"stored_ns", (json_int_t)l[0].stored_ns, "updated_ns", (json_int_t)l[0].updated_ns,
+		"in_store", json_true(), "lines", lines != NULL ? lines : json_null());
 }
 
 int
