@@ -166,7 +166,8 @@ conn_of(struct sk_tcp_conn *c)
 static inline bool
 can_send(const struct lg_load *l)
 {
-	return l->phase == PH_LOAD && (l->o->requests == 0 || l->sent < l->o->requests);
+	return l->phase == PH_LOAD && l->now < l->load_end &&
+	       (l->o->requests == 0 || l->sent < l->o->requests);
 }
 
 /* ready_compact - drop the stale entries of the ready ring (connections
@@ -435,16 +436,20 @@ static unsigned
 work(struct lg_load *l)
 {
 	const struct lg_opts *o = l->o;
-	double t = (double)(l->now - l->load_start) / (double)l->hz;
+	double t = RTE_MIN((double)(l->now - l->load_start) / (double)l->hz, o->duration_s);
+	double want = 0;
 	unsigned done = 0;
 
+	/* open loop: what the curve wanted by now (the end at most) and is not
+	 * out yet; a loadgen starved of CPU shows here, even past the end */
+	if (o->shape != LG_SHAPE_CLOSED) {
+		want = due(o, t) - (double)(o->shape == LG_SHAPE_CPS ? l->attempts : l->sent);
+		if (l->phase == PH_LOAD && want > (double)l->backlog_max)
+			l->backlog_max = (uint64_t)want;
+	}
 	if (!can_send(l))
 		return 0;
 	if (o->shape == LG_SHAPE_CPS) {
-		double want = due(o, t) - (double)l->attempts;
-
-		if (want > (double)l->backlog_max)
-			l->backlog_max = (uint64_t)want;
 		while (want >= 1 && l->nlive < o->conns && done < LG_CONNECT_PER_PASS &&
 		       can_send(l)) {
 			l->attempts++;
@@ -459,10 +464,6 @@ work(struct lg_load *l)
 	if (o->short_conns)
 		return done;
 	if (o->shape == LG_SHAPE_RATE) {
-		double want = due(o, t) - (double)l->sent;
-
-		if (want > (double)l->backlog_max)
-			l->backlog_max = (uint64_t)want;
 		for (unsigned i = 0; want >= 1 && i < LG_ISSUE_PER_PASS && can_send(l); i++) {
 			struct sk_tcp_conn *c = ready_pop(l);
 
