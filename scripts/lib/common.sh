@@ -10,7 +10,8 @@ SK_BUILD_PKGS=(gcc meson ninja-build pkg-config libdpdk-dev dpdk check liblmdb-d
 	libinih-dev libcurl4-openssl-dev)
 # ... and what the tests and the demo drive it with.
 SK_TEST_PKGS=(clang libclang-rt-14-dev clang-format curl wrk apache2-utils
-	netcat-openbsd iproute2 iputils-ping python3 procps kmod spin)
+	netcat-openbsd iproute2 iputils-ping python3 procps kmod spin
+	slowhttptest hping3 ethtool)
 
 sk_log() { printf '==> %s\n' "$*" >&2; }
 sk_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
