@@ -92,7 +92,7 @@ struct summary {
 	/* the buy path */
 	uint64_t buy[SK_SECKILL__COUNT];
 	uint64_t token[SK_TOKEN__COUNT];
-	uint64_t rl_passed, rl_refused[SK_RL__COUNT], rl_ip_evictions;
+	uint64_t rl_passed, rl_refused[SK_RL__COUNT], rl_ip_overflow, token_verifies;
 	uint64_t engine[SK_BUY_STATUS_MAX];
 	uint64_t order_polls, item_reads, orders_queued;
 };
@@ -177,6 +177,7 @@ sum_lcore(unsigned i, struct summary *s)
 			s->buy[k] += sk_shm_stat_read(&sk->astats->buy_outcome[k]);
 		for (unsigned k = 0; k < SK_TOKEN__COUNT; k++)
 			s->token[k] += sk->stats.token[k];
+		s->token_verifies += sk->stats.token_verifies;
 		for (unsigned k = 0; k < SK_BUY_STATUS_MAX; k++)
 			s->engine[k] += sk->buy.count[k];
 		s->order_polls += sk_shm_stat_read(&sk->astats->order_polls);
@@ -188,7 +189,7 @@ sum_lcore(unsigned i, struct summary *s)
 			s->rl_passed += r->passed;
 			for (unsigned k = 0; k < SK_RL__COUNT; k++)
 				s->rl_refused[k] += r->refused[k];
-			s->rl_ip_evictions += r->ip_evictions;
+			s->rl_ip_overflow += r->ip_overflow;
 		}
 	}
 }
@@ -266,7 +267,8 @@ summary_dict(const struct summary *s)
 	rte_tel_data_add_dict_u64(d, "rl_refused_ip", s->rl_refused[SK_RL_REFUSED_IP]);
 	rte_tel_data_add_dict_u64(d, "rl_refused_item", s->rl_refused[SK_RL_REFUSED_ITEM]);
 	rte_tel_data_add_dict_u64(d, "rl_refused_global", s->rl_refused[SK_RL_REFUSED_GLOBAL]);
-	U64(rl_ip_evictions);
+	U64(rl_ip_overflow);
+	U64(token_verifies);
 	for (unsigned k = 0; k < SK_BUY_STATUS_MAX; k++) {
 		snprintf(name, sizeof(name), "engine_%s", sk_buy_status_name(k));
 		rte_tel_data_add_dict_u64(d, name, s->engine[k]);

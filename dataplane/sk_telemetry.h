@@ -12,7 +12,8 @@
  *    retransmits, RST sent/received), busy and idle TSC cycles, and the buy
  *    path: outcomes (buy_won, buy_sold_out, ... by sk_seckill_outcome_name()),
  *    token checks (token_ok, token_expired, ... by sk_token_status_str()),
- *    rate limits (rl_passed, rl_refused_ip|item|global, rl_ip_evictions),
+ *    rate limits (rl_passed, rl_refused_ip|item|global, rl_ip_overflow),
+ *    token_verifies (HMACs computed),
  *    engine results (engine_ok, engine_sold_out, ... by
  *    sk_buy_status_name()), order_polls, item_reads, orders_queued (gauge:
  *    records waiting in the lcore's order ring); at the top: lcores,

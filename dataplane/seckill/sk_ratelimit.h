@@ -124,8 +124,6 @@ struct sk_ratelimit_stats {
 	uint64_t passed;		/**< requests admitted (sk_ratelimit_admit(),
 					     sk_ratelimit_check(), sk_ratelimit_ip_take()) */
 	uint64_t refused[SK_RL__COUNT]; /**< refusals by verdict ([SK_RL_PASS] unused) */
-	uint64_t ip_evictions;		/**< always 0: an entry that owes is no longer
-					     taken over (kept for the metrics readers) */
 	uint64_t ip_overflow;		/**< per-IP decisions made by a set's overflow
 					     bucket (every entry of the set owed) */
 };

@@ -178,7 +178,6 @@ START_TEST(test_ip_isolation)
 	ck_assert_int_eq(sk_ratelimit_check(rl, 0, 0x0a000001, T0 + SEC / 2, NULL),
 			 SK_RL_REFUSED_IP);
 	ck_assert_uint_eq(sk_ratelimit_stats_get(rl)->refused[SK_RL_REFUSED_IP], 11);
-	ck_assert_uint_eq(sk_ratelimit_stats_get(rl)->ip_evictions, 0);
 	check_totals(rl, 3 + 10 + 150 + 2);
 	sk_ratelimit_free(rl);
 }
@@ -365,7 +364,6 @@ START_TEST(test_ip_table_fixed_memory)
 		passed += sk_ratelimit_check(rl, SK_RL_NO_ITEM, ip, T0, NULL) == SK_RL_PASS;
 	ck_assert_uint_eq(passed, 16 + 4);
 	ck_assert_uint_eq(sk_ratelimit_stats_get(rl)->ip_overflow, 100000 - 16);
-	ck_assert_uint_eq(sk_ratelimit_stats_get(rl)->ip_evictions, 0);
 	ck_assert_int_eq(sk_ratelimit_memsize(&c), sz);
 	/* a second later every bucket is full again: as many newcomers pass */
 	passed = 0;
@@ -407,7 +405,6 @@ START_TEST(test_ip_table_one_set)
 	for (ip = 1; ip <= 4; ip++)
 		ck_assert_int_eq(sk_ratelimit_check(rl, 0, ip, T0 + SEC / 2, NULL),
 				 SK_RL_REFUSED_IP);
-	ck_assert_uint_eq(sk_ratelimit_stats_get(rl)->ip_evictions, 0);
 	/* once idle (2 s later every bucket is full) entries are reused silently */
 	for (ip = 6; ip <= 9; ip++)
 		ck_assert_int_eq(sk_ratelimit_check(rl, 0, ip, T0 + 3 * SEC, NULL), SK_RL_PASS);
