@@ -543,7 +543,7 @@ cmd_order_show(const struct ctl *c, const char *id)
 		return EX_OK;
 	}
 	printf("%-11s %s (arena: %s)\n", "status", jstr(j, "status"), jstr(j, "arena_status"));
-	printf("%-11s %lld\n", "user", jnum(j, "user"));
+	printf("%-11s %s\n", "user", jstr(j, "user"));
 	printf("%-11s %lld\n", "units", jnum(j, "units"));
 	printf("%-11s %s\n", "client ip", jstr(j, "client_ip"));
 	print_time("sold at", jnum(j, "time_ns"));
