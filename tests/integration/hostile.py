@@ -11,8 +11,11 @@ Phases:
                   open 2 s), then vanish with an RST
   rst N           N connections send half a request, then reset (RST)
   synflood N      N raw SYNs from random source ports (no handshake)
-  idle N HOLD     N idle connections held HOLD seconds; /healthz must still
-                  answer meanwhile
+  idle N HOLD     N idle connections held HOLD seconds from the first
+                  connect; /healthz must still answer meanwhile, and none
+                  may be closed by the server: HOLD must stay below
+                  tcp.idle_new_ms (10 s), after which a connection that
+                  never sent a request is closed
 """
 import random
 import socket
@@ -139,17 +142,40 @@ def phase_synflood(n):
     return ok
 
 
+def closed_by_server(socks):
+    """How many of @socks the server closed (FIN or RST); nothing blocks."""
+    import select
+
+    n = 0
+    for i in range(0, len(socks), 512):
+        r, _, _ = select.select(socks[i:i + 512], [], [], 0)
+        for s in r:
+            try:
+                n += s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                n += 1
+    return n
+
+
 def phase_idle(n, hold):
     socks = []
+    t0 = time.monotonic()
     for _ in range(n):
         socks.append(connect())
-    time.sleep(hold / 2)
+    t_open = time.monotonic() - t0
+    print(f"idle open={len(socks)} in {t_open:.2f}s", flush=True)
+    # Held HOLD seconds from the first connect (so no connection is older
+    # than HOLD, below idle_new_ms); /healthz half-way through what is left.
+    time.sleep(max(0.0, (hold - t_open) / 2))
     ok = healthz()
-    time.sleep(hold / 2)
+    time.sleep(max(0.0, t0 + hold - time.monotonic()))
+    closed = closed_by_server(socks)
     for s in socks:
         s.close()
-    print(f"idle held={len(socks)} healthz_meanwhile={ok}")
-    return ok and len(socks) == n
+    print(f"idle held={len(socks)} healthz_meanwhile={ok} closed_by_server={closed} open_s={t_open:.2f}")
+    return ok and len(socks) == n and closed == 0
 
 
 def main():
