@@ -31,6 +31,12 @@ for _ in $(seq 1 50); do
 	grep -q "^open 20" "/tmp/$SK_SBX.clients" 2>/dev/null && break
 	sleep 0.1
 done
+# A client's connect() returns before the dataplane has taken the
+# handshake's last ACK: wait for its count (5 s at most).
+for _ in $(seq 1 50); do
+	[ "$(tele conns_open)" = 20 ] && break
+	sleep 0.1
+done
 expect_eq "20 connections open" "$(tele conns_open)" 20
 
 kill -INT "$pid"
