@@ -56,5 +56,11 @@ ping3() {
 check "ping answers (3 of 3)" ping3
 
 expect_eq "telemetry counted the 431" "$(tele http_431)" 1
+# The last clients' FINs reach the dataplane after they exit: wait for the
+# connections to close (5 s at most).
+for _ in $(seq 1 50); do
+	[ "$(tele conns_open)" = 0 ] && break
+	sleep 0.1
+done
 expect_eq "telemetry: no connection left open" "$(tele conns_open)" 0
 finish
