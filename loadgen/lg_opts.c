@@ -470,6 +470,11 @@ check(struct lg_opts *o, bool seen_step, bool seen_ramp, bool seen_from, char *e
 		sk_set_err(err, errlen, "--step: give only one of --step and --ramp");
 		return -EINVAL;
 	}
+	if (o->users - 1 > UINT64_MAX - o->user_base) {
+		sk_set_err(err, errlen,
+			   "--users: user-base + users - 1 exceeds 18446744073709551615");
+		return -EINVAL;
+	}
 	if (o->mix[LG_REQ_BUY_JWT] != 0 && o->secret_file == NULL) {
 		sk_set_err(err, errlen, "--mix: buy_jwt needs --secret-file");
 		return -EINVAL;

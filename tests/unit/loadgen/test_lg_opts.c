@@ -118,6 +118,9 @@ START_TEST(test_good)
 			 0);
 	ck_assert_uint_eq(o.client_count, 1);
 	ck_assert_uint_eq(o.prefix_len, 28);
+	ck_assert_int_eq(parse("--server 198.18.0.1 --user-base 18446744073709551615 --users 1", &o,
+			       err, sizeof(err)),
+			 0);
 	ck_assert_int_eq(parse("--help", &o, err, sizeof(err)), 1);
 	ck_assert_int_eq(parse("--server 198.18.0.1 -h", &o, err, sizeof(err)), 1);
 }
@@ -176,6 +179,8 @@ static const struct bad_case bad_cases[] = {
 	 "each; WEIGHT 0..1000000)"},
 	{"--server 198.18.0.1 --mix buy=0", "--mix: 'buy=0': every weight is 0"},
 	{"--server 198.18.0.1 --mix buy_jwt=1", "--mix: buy_jwt needs --secret-file"},
+	{"--server 198.18.0.1 --user-base 18446744073709551615 --users 2",
+	 "--users: user-base + users - 1 exceeds 18446744073709551615"},
 	{"--server 198.18.0.1 --user-pick zipf", "--user-pick: 'zipf' is neither seq nor random"},
 	{"--server 198.18.0.1 --sports 5-4", "--sports: '5-4' is not MIN-MAX within 1-65535"},
 	{"--server 198.18.0.1 --sports 0-4", "--sports: '0-4' is not MIN-MAX within 1-65535"},
