@@ -22,6 +22,7 @@
 #include "lg_load.h"
 
 #define LG_RX_BURST	    32
+#define LG_RX_BURSTS	    32	 /* bursts per pass at most: the RX ring's 1024 */
 #define LG_CONNECT_PER_PASS 64	 /* active opens per poll pass */
 #define LG_ISSUE_PER_PASS   1024 /* open loop: requests per poll pass */
 #define LG_CONNECT_TRIES    8	 /* tuples tried when one is still in use */
@@ -545,7 +546,8 @@ phase_step(struct lg_load *l)
 	}
 }
 
-/* pass - one poll pass: rx, timers, load work, tx. */
+/* pass - one poll pass: rx (until the ring is empty, bounded), timers,
+ * load work, tx. */
 static void
 pass(struct lg_load *l, bool load)
 {
@@ -554,9 +556,19 @@ pass(struct lg_load *l, bool load)
 	unsigned n;
 
 	l->now = t0;
-	n = rte_eth_rx_burst(l->env.port_id, 0, pkts, LG_RX_BURST);
-	if (n > 0)
-		sk_net_rx(l->net, pkts, (uint16_t)n, t0);
+	/* Drain the RX ring before the timers run: after the process was off
+	 * its core for a while, the ACKs waiting in the ring must be seen
+	 * before an RTO fires for every connection (spurious retransmissions). */
+	n = 0;
+	for (unsigned b = 0; b < LG_RX_BURSTS; b++) {
+		uint16_t got = rte_eth_rx_burst(l->env.port_id, 0, pkts, LG_RX_BURST);
+
+		if (got > 0)
+			sk_net_rx(l->net, pkts, got, t0);
+		n += got;
+		if (got < LG_RX_BURST)
+			break;
+	}
 	sk_net_timers(l->net, t0);
 	if (load)
 		n += work(l);
@@ -651,6 +663,9 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	l->env = *env;
 	l->hz = rte_get_tsc_hz();
 	l->nports = (uint32_t)o->sport_max - o->sport_min + 1;
+	/* A random first source port: back-to-back runs must not meet the
+	 * server's leftovers (LAST_ACK, TIME_WAIT) of the previous run's tuples. */
+	l->port_off = (uint32_t)(rte_rand() % l->nports);
 	l->rng = o->seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
 	if (l->rng == 0)
 		l->rng = 1;
