@@ -98,6 +98,12 @@ lg_port_open(uint16_t port_id, uint32_t nb_mbufs, struct lg_port *port, char *er
 			   rte_strerror(-rc));
 		goto err;
 	}
+	if (!rte_is_valid_assigned_ether_addr(&port->mac)) {
+		/* a PMD without an address of its own (net_ring, net_null): a
+		 * random locally administered one, which the stack requires */
+		rte_eth_random_addr(port->mac.addr_bytes);
+		(void)rte_eth_dev_default_mac_addr_set(port_id, &port->mac);
+	}
 	return 0;
 err:
 	lg_port_close(port);
