@@ -188,7 +188,8 @@ python3 - "$tmp/t2" "$ADMIN" >"$tmp/race" <<-'EOF'
 	deadline = max(get(o)["deadline_ns"] for o in pay) / 1e9
 	res = {}
 	def do(o):
-	    req = urllib.request.Request(f"{adm}/v1/orders/{o}/pay", method="POST", data=b"")
+	    req = urllib.request.Request(f"{adm}/v1/orders/{o}/pay", method="POST", data=b"",
+						     headers={"Content-Type": "application/json"})
 	    try:
 	        with urllib.request.urlopen(req, timeout=5) as r:
 	            res[o] = r.status

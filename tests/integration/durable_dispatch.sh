@@ -13,7 +13,7 @@
 #     (order ids: epoch32 | lcore6 | seq26), each lcore's settled mark past
 #     its last order, the ledger (seckillctl items) == winners, reconcile
 #     exits 0, seckill_orders_committed_total == winners;
-#  2. kill -9 of the dataplane mid-sale (2 rounds, seeded delays), restart
+#  2. kill -9 of the dataplane mid-sale (2 rounds, at a seeded count of units sold), restart
 #     on 2 lcores: every order answered 200 is still in LMDB, orders of both
 #     lcores survived, recovery restored at least those units, reconcile
 #     passes, a second wave (old and new users) buys exactly the rest and
@@ -183,33 +183,34 @@ for seed in 1 2; do
 	up2 "$tmp/kill.ini"
 	# (not inside $(...): a subshell reseeds RANDOM)
 	RANDOM=$seed
-	r=$((RANDOM % 150))
-	delay=$(printf '0.%03d' "$r")
+	at=$((200 + RANDOM % 1000))
 	# attempts == users: nobody retries, so every answer is a fresh one.
-	# Mid-sale: once 200 units are sold (the arena, read through the admin
-	# API by one poller started before the crowd; 10 s at most), then a
-	# seeded 0-0.15 s more.
-	python3 - "$ADMIN" "$delay" <<-'EOF' &
-		import json, sys, time, urllib.request
+	# Mid-sale: the poller (started before the crowd; 10 s at most) reads
+	# the arena through the admin API and SIGKILLs the dataplane itself, by
+	# the PID the sandbox recorded, as soon as a seeded 200..1199 of the
+	# 3,000 units are sold: no sleep between what it saw and the kill, so
+	# a fast sale cannot end in between.
+	python3 - "$ADMIN" "$at" "$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")" <<-'EOF' &
+		import json, os, signal, sys, time, urllib.request
 		end, err = time.monotonic() + 10, None
 		while time.monotonic() < end:
 		    try:
 		        with urllib.request.urlopen(sys.argv[1] + "/v1/items/1", timeout=2) as r:
-		            if json.load(r)["sold"] >= 200:
+		            if json.load(r)["sold"] >= int(sys.argv[2]):
 		                break
 		    except Exception as e:  # not up yet, reset, partial answer: poll again
 		        err = e
-		    time.sleep(0.01)
+		    time.sleep(0.005)
 		else:
-		    print("kill poller: 200 sold not seen in 10 s; last error:", err, file=sys.stderr)
-		time.sleep(float(sys.argv[2]))
+		    print("kill poller: %s sold not seen in 10 s; last error:" % sys.argv[2], err, file=sys.stderr)
+		os.kill(int(sys.argv[3]), signal.SIGKILL)
 	EOF
 	ppid=$!
 	crowd --users 6000 --attempts 6000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
 		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 8 >"$tmp/k.out" 2>&1 &
 	cpid=$!
 	wait "$ppid" || true
-	"$SBX" kill
+	"$SBX" kill # already dead: waits until it is gone
 	wait "$cpid" || true
 	head -n 4 "$tmp/k.out"
 	touch "$tmp/k1" # an empty file if the crowd had no winner to write
@@ -219,7 +220,7 @@ for seed in 1 2; do
 	"$SBX" down >/dev/null
 	up2 "$tmp/kill.ini"
 	restored=$(sed -n 's/.*recovery: store .*: \([0-9]*\) live units.*/\1/p' "/run/$SK_SBX/log")
-	echo "seed $seed: killed ${delay}s after 200 sold: $wins winners answered ($klc by lcore), $n202 of them 202; $restored units restored"
+	echo "seed $seed: killed once $at were sold: $wins winners answered ($klc by lcore), $n202 of them 202; $restored units restored"
 	expect_eq "kill $seed: no winner answered 202 (wait 5 s)" "$n202" 0
 	check "kill $seed: winners answered before the kill on both lcores" \
 		python3 -c 'import sys; d = dict(x.split(":") for x in sys.argv[1].split()); sys.exit(not (set(d) == {"0", "1"}))' "$klc"
