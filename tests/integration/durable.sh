@@ -185,7 +185,8 @@ python3 - "$tmp/t2" "$ADMIN" >"$tmp/race" <<-'EOF'
 	    with urllib.request.urlopen(f"{adm}/v1/orders/{o}", timeout=5) as r:
 	        return json.load(r)
 	pay = orders[:25]
-	deadline = max(get(o)["deadline_ns"] for o in pay) / 1e9
+	deadlines = {o: get(o)["deadline_ns"] / 1e9 for o in orders}
+	deadline = max(deadlines[o] for o in pay)
 	res = {}
 	def do(o):
 	    req = urllib.request.Request(f"{adm}/v1/orders/{o}/pay", method="POST", data=b"",
@@ -199,10 +200,18 @@ python3 - "$tmp/t2" "$ADMIN" >"$tmp/race" <<-'EOF'
 	ts = [threading.Thread(target=do, args=(o,)) for o in pay]
 	for t in ts: t.start()
 	for t in ts: t.join()
-	time.sleep(1.5)
+	# Wait until no order is confirmed any more: paid, or cancelled by the
+	# control plane's deadline pass (every 100 ms) once its deadline is
+	# over; 10 s past the last deadline at most.
+	end = max(deadlines.values()) + 10
+	while True:
+	    st = {o: get(o)["status"] for o in orders}
+	    if "confirmed" not in st.values() or time.time() > end:
+	        break
+	    time.sleep(0.1)
 	paid = cancelled = bad = 0
 	for o in orders:
-	    s = get(o)["status"]
+	    s = st[o]
 	    want = ("paid",) if res.get(o) == 200 else ("cancelled",)
 	    if s not in want:
 	        bad += 1
