@@ -389,3 +389,19 @@ h_ack_all(struct h_env *e)
 	h_track(e);
 	h_rx(e, h_tcp(e, e->snd, e->rcvd, RTE_TCP_ACK_FLAG, 65535, NULL, 0, 0));
 }
+
+int
+h_run(const char *argv0, Suite *suite)
+{
+	SRunner *sr;
+	int failed;
+
+	h_eal_init(argv0);
+	sr = srunner_create(suite);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	h_eal_cleanup();
+	return failed == 0 ? 0 : 1;
+}

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <check.h>
+
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -81,6 +83,13 @@ void h_eal_init(const char *argv0);
 struct rte_mempool *h_pool(void);
 /* rte_eal_cleanup() and remove this process's /var/run/dpdk/<prefix> folder. */
 void h_eal_cleanup(void);
+
+/*
+ * h_run - the main() of a stack test program: EAL, the suite run in-process
+ * (EAL state is per process; each test frees what it made), EAL clean-up.
+ * Returns the exit status (0: every test passed).
+ */
+int h_run(const char *argv0, Suite *suite);
 
 /* Default conf (small table) for tests; tweak before h_start(). */
 void h_conf(struct h_env *e);

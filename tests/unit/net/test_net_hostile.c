@@ -322,17 +322,6 @@ hostile_suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
 	(void)argc;
-	h_eal_init(argv[0]);
-	sr = srunner_create(hostile_suite());
-	/* EAL state is per process: run in-process, each test frees what it made. */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	h_eal_cleanup();
-	return failed == 0 ? 0 : 1;
+	return h_run(argv[0], hostile_suite());
 }
