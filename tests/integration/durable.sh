@@ -106,13 +106,47 @@ for seed in 1 2 3 4 5 6; do
 	rm -rf "$tmp/store"
 	up "$tmp/kill.ini"
 	RANDOM=$seed
-	r=$((100 + RANDOM % 800)) # here, not in $(...): a subshell reseeds RANDOM
-	delay=$(printf '0.%03d' "$r")
+	at=$((50 + RANDOM % 700)) # here, not in $(...): a subshell reseeds RANDOM
+	# Mid-sale, whatever the machine's speed: a poller (the admin API's view
+	# of the arena, 5 ms apart; 15 s at most) SIGKILLs what it must, by the
+	# PIDs the sandbox recorded, once a seeded 50..749 of the 1,000 units
+	# are sold. The crowd starts once the poller had its first answer.
+	rm -f "$tmp/poller.ready"
+	python3 - "$ADMIN" "$at" "$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")" \
+		"$([ "$seed" = 6 ] && sed -n 's/^control_pid=//p' "/run/$SK_SBX/env")" \
+		"$tmp/poller.ready" <<-'EOF' &
+		import json, os, signal, sys, time, urllib.request
+		adm, at, ready = sys.argv[1], int(sys.argv[2]), sys.argv[5]
+		pids = [int(p) for p in sys.argv[4:2:-1] if p]  # the control plane first
+		end, err, first = time.monotonic() + 15, None, True
+		while time.monotonic() < end:
+		    try:
+		        with urllib.request.urlopen(adm + "/v1/items/1", timeout=2) as r:
+		            sold = json.load(r)["sold"]
+		        if first:
+		            open(ready, "w").close()
+		            first = False
+		        if sold >= at:
+		            break
+		    except Exception as e:  # not up yet, reset, partial answer: poll again
+		        err = e
+		    time.sleep(0.005)
+		else:
+		    print("kill poller: %d sold not seen in 15 s; last error:" % at, err, file=sys.stderr)
+		for p in pids:
+		    os.kill(p, signal.SIGKILL)
+	EOF
+	ppid=$!
+	for _ in $(seq 1 100); do
+		[ -f "$tmp/poller.ready" ] && break
+		kill -0 "$ppid" 2>/dev/null || break
+		sleep 0.1
+	done
 	crowd --users 3000 --attempts 3000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
 		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 12 >"$tmp/k.out" 2>&1 &
 	cpid=$!
-	sleep "$delay"
-	[ "$seed" = 6 ] && "$SBX" control kill
+	wait "$ppid" || true
+	[ "$seed" = 6 ] && "$SBX" control kill # already dead: waits until it is gone
 	"$SBX" kill
 	wait "$cpid" || true
 	wins=$(wc -l <"$tmp/k1")
@@ -120,8 +154,10 @@ for seed in 1 2 3 4 5 6; do
 	"$SBX" down >/dev/null
 	up "$tmp/kill.ini"
 	restored=$(sed -n 's/.*recovery: store .*: \([0-9]*\) live units.*/\1/p' "/run/$SK_SBX/log")
-	echo "seed $seed: killed after ${delay}s: $wins winners answered, $n202 of them 202; $restored units restored"
+	echo "seed $seed: killed once $at were sold: $wins winners answered, $n202 of them 202; $restored units restored"
 	expect_eq "kill $seed: no winner answered 202 (wait 5 s)" "$n202" 0
+	check "kill $seed: the kill came mid-sale (some but not all units answered)" \
+		test "$wins" -gt 0 -a "$wins" -lt $KTOTAL
 	check "kill $seed: every 200 still in LMDB" orders_in_store "$tmp/k1"
 	check "kill $seed: restored units >= winners answered 200" test "${restored:-0}" -ge "$wins"
 	check "kill $seed: reconcile after restart" reconcile
