@@ -1,0 +1,380 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench.sh - the appliance measured end to end (issue 9): seckill-dataplane
+# in a sandbox with a memif port (sandbox.sh up --memif, one lcore on the
+# last cpu), seckill-loadgen on core 0 (EAL -l 0, its own --file-prefix,
+# --in-memory), and the same requests through the sandbox's kernel link
+# (af_packet veth) with wrk on core 0, in one table.
+#
+#   scripts/bench.sh [--quick] [--json] [--profile] [--build DIR]
+#
+#   --quick    short runs (about a minute in all)
+#   --json     one JSON object on stdout:
+#              {"scenarios": {"<name>": {"rps", "cps", "p99_us", "errors",
+#               "busy_cycles_per_req", "own_cycles_per_req", ...}, ...}}
+#              (else a markdown table)
+#   --profile  perf record -C <dataplane cpu> for 5 s during "soldout";
+#              the top symbols are printed on stderr (needs a soldout run
+#              of 7 s at least: not with --quick)
+#   --build D  the build holding dataplane/, loadgen/, tools/ (default
+#              build/rel, else build/me, else build)
+#
+# Scenarios, over memif with seckill-loadgen (keep-alive, 64 conns x depth 8
+# unless said):
+#   healthz        GET /healthz
+#   soldout        POST /v1/seckill/2 (total 0), X-User-Id of distinct users
+#   buy            POST /v1/seckill/1, X-User-Id, distinct users; the item
+#                  holds more units than the run can sell (bounded by
+#                  --requests), so every answer is a win
+#   short_conn     SYN -> GET /healthz (Connection: close) -> FIN, 32 at once
+#   soldout_jwt    POST /v1/seckill/4 (total 0), valid JWTs of non-holders
+#   buy_jwt        POST /v1/seckill/3, a distinct pre-minted JWT per request
+#   unauthorized   POST /v1/seckill/5, JWTs signed with another secret (401)
+# and through the kernel link with wrk -t1 -c64 (wrk_<name>): healthz,
+# soldout, buy (a Lua counter for distinct users), soldout_jwt (one token of
+# a non-holder), unauthorized.
+#
+# Identity is per dataplane (auth on/off), so the script starts the sandbox
+# twice: auth off for the X-User-Id scenarios, then auth on with a secret.
+# For each scenario the dataplane's telemetry is read before and after
+# (/seckill/stats: busy_tsc, busy_pmd_tsc, requests) and the busy cycles
+# per request are split into the PMD's (rte_eth_rx/tx_burst) and its own.
+#
+# Needs root (namespaces, hugepages: the sandbox reserves them), 2 cpus,
+# wrk, python3; perf for --profile. Every run is bounded (timeout), every
+# process is stopped by its PID, and the sandbox is taken down on exit.
+# Addresses: 198.18.0.0/24 (kernel link), 198.19.0.0/16 (memif).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HERE")
+SBX=$HERE/sandbox.sh
+
+QUICK=0 JSON=0 PROFILE=0 BUILD=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1; shift ;;
+	--json) JSON=1; shift ;;
+	--profile) PROFILE=1; shift ;;
+	--build) BUILD=${2:?--build DIR}; shift 2 ;;
+	-h | --help)
+		awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"
+		exit 0
+		;;
+	*) echo "bench: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+
+die() {
+	echo "bench: [${SECONDS}s] $*" >&2
+	exit 1
+}
+log() {
+	echo "bench: [${SECONDS}s] $*" >&2
+}
+
+[ "$(id -u)" = 0 ] || die "must run as root (network namespaces, hugepages)"
+NCPU=$(nproc)
+[ "$NCPU" -ge 2 ] || die "needs 2 cpus (dataplane on the last, load on cpu 0)"
+DPCPU=$((NCPU - 1))
+for t in wrk python3 taskset timeout ip; do
+	command -v "$t" >/dev/null || die "needs $t"
+done
+if [ -z "$BUILD" ]; then
+	for b in build/rel build/me build; do
+		if [ -x "$REPO/$b/loadgen/seckill-loadgen" ] && [ -x "$REPO/$b/dataplane/seckill-dataplane" ]; then
+			BUILD=$REPO/$b
+			break
+		fi
+	done
+fi
+[ -n "$BUILD" ] || die "no build with loadgen/seckill-loadgen (give --build DIR)"
+export SK_DATAPLANE=${SK_DATAPLANE:-$BUILD/dataplane/seckill-dataplane}
+LOADGEN=${SK_LOADGEN:-$BUILD/loadgen/seckill-loadgen}
+TOKEN=${SK_TOKEN:-$BUILD/tools/seckill-token}
+for b in "$SK_DATAPLANE" "$LOADGEN" "$TOKEN"; do
+	[ -x "$b" ] || die "not an executable: $b"
+done
+if [ "$PROFILE" = 1 ]; then
+	command -v perf >/dev/null || die "--profile needs perf"
+	[ "$QUICK" = 0 ] || die "--profile needs the full run (a 7 s soldout)"
+fi
+
+# Sizes. The runs are bounded by time (DUR s) and, for buys, by a request
+# count that the item's stock and the order ring can hold without a control
+# plane draining it (the order ring keeps every win of the run).
+if [ "$QUICK" = 1 ]; then
+	DUR=2 WRK_DUR=2 BUY_N=1500000 JWT_N=300000
+else
+	DUR=8 WRK_DUR=8 BUY_N=2500000 JWT_N=1000000
+fi
+BUY_TOTAL=3100000   # BUY_N + wrk's buys (< 600k) on item 1
+JWT_TOTAL=1100000   # JWT_N on item 3
+
+export SK_SBX=sk-bench-$$
+export SK_SBX_PAGES=${SK_SBX_PAGES:-768}
+LG_PREFIX=sk-bench-lg-$$
+tmp=$(mktemp -d /tmp/sk-bench.XXXXXX)
+RUN=$tmp/run
+mkdir -p "$RUN"
+: >"$RUN/order"
+CUR_PID=""  # the load tool running now
+PERF_PID="" # perf record (--profile)
+TELE_PROC="" # the telemetry reader (coprocess)
+SBX_UP=0
+
+cleanup() {
+	local rc=$? p
+	trap - EXIT INT TERM
+	for p in $CUR_PID $PERF_PID $TELE_PROC; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	[ "$SBX_UP" = 1 ] && { "$SBX" down >/dev/null || rc=1; }
+	rm -rf "/var/run/dpdk/$LG_PREFIX" "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# bg_wait CMD... - run CMD in the background, remember its PID (the trap
+# stops it), wait for it; returns its status.
+bg_wait() {
+	local rc=0
+	"$@" &
+	CUR_PID=$!
+	wait "$CUR_PID" || rc=$?
+	CUR_PID=""
+	return $rc
+}
+
+# tele_start / snap FILE / tele_stop - /seckill/stats into FILE through one
+# python3 coprocess per sandbox (lib/bench_tele.py; the same read as
+# "sandbox.sh telemetry", without a python3 start per snapshot).
+tele_start() {
+	local prefix
+	prefix=$(sed -n 's/^prefix=//p' "/run/$SK_SBX/env")
+	[ -n "$prefix" ] || die "no prefix in /run/$SK_SBX/env"
+	coproc TELE { exec python3 "$HERE/lib/bench_tele.py" "/var/run/dpdk/$prefix/dpdk_telemetry.v2"; }
+	TELE_PROC=$TELE_PID # bash unsets TELE_PID when the coprocess ends
+}
+snap() {
+	local reply=""
+	echo "/seckill/stats $1" >&"${TELE[1]}"
+	read -t 20 -r reply <&"${TELE[0]}" || true
+	[ "$reply" = ok ] || die "telemetry: ${reply:-no answer in 20 s}"
+}
+tele_stop() {
+	[ -n "$TELE_PROC" ] || return 0
+	[ -n "${TELE[1]:-}" ] && eval "exec ${TELE[1]}>&-"
+	wait "$TELE_PROC" 2>/dev/null || true
+	TELE_PROC=""
+}
+
+secret() {
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1"
+	chmod 600 "$1"
+}
+
+# sbx_start CONFIG - the sandbox with a memif port; sets MEMIF, MEMIF_ADDR,
+# SERVER.
+sbx_start() {
+	local out
+	out=$("$SBX" up --memif --no-control --config "$1") || die "sandbox up failed"
+	SBX_UP=1
+	MEMIF=$(echo "$out" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
+	MEMIF_ADDR=$(echo "$out" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
+	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
+	[ -n "$MEMIF" ] && [ -n "$MEMIF_ADDR" ] && [ -n "$SERVER" ] || die "sandbox up printed no memif=/server= ($out)"
+	DP_PID=$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")
+	log "sandbox up: $out (dataplane pid $DP_PID on cpu $DPCPU)"
+	tele_start
+}
+
+sbx_stop() {
+	tele_stop
+	"$SBX" down >/dev/null || die "sandbox down reported a problem"
+	SBX_UP=0
+}
+
+# base_config - config/sandbox.ini without its [seckill] dedup_slots (the
+# bench sets its own: a key set twice is an error).
+base_config() {
+	awk '
+		/^[ \t]*\[/ { sec = $0; gsub(/[ \t\[\]]/, "", sec) }
+		sec == "seckill" && $0 ~ /^[ \t]*dedup_slots[ \t]*=/ { next }
+		{ print }' "$REPO/config/sandbox.ini"
+}
+
+# scenario NAME TOOL PATH - start a scenario's folder; prints it.
+scenario() {
+	local d=$RUN/$1
+	mkdir -p "$d"
+	echo "$2 $3" >"$d/meta"
+	echo "$1" >>"$RUN/order"
+	echo "$d"
+}
+
+# lg NAME LOADGEN-ARGS... - one loadgen run over memif on core 0, between
+# two telemetry snapshots.
+lg() {
+	local name=$1 d rc=0
+	shift
+	d=$(scenario "$name" loadgen memif)
+	snap "$d/t0.json"
+	bg_wait timeout -k 5 $((DUR + 60)) taskset -c 0 "$LOADGEN" -l 0 --in-memory --no-telemetry \
+		--file-prefix "$LG_PREFIX" --no-pci --log-level=lib.eal:warning \
+		--vdev "net_memif0,role=client,socket=$MEMIF,socket-abstract=no" -- \
+		--server "$MEMIF_ADDR" --quiet --json --drain-ms 1000 "$@" \
+		>"$d/out.json" 2>"$d/log" || rc=$?
+	snap "$d/t1.json"
+	echo "$rc" >"$d/rc"
+	log "$name: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
+}
+
+# wrk_run NAME URL-PATH [LUA] - wrk -t1 -c64 on core 0 inside the client
+# namespace, through the kernel link, between two telemetry snapshots.
+wrk_run() {
+	local name=$1 url=http://$SERVER$2 lua=${3:-} d rc=0
+	d=$(scenario "$name" wrk afpacket)
+	snap "$d/t0.json"
+	local args=(-t1 -c64 "-d${WRK_DUR}s" --latency)
+	[ -n "$lua" ] && args+=(-s "$lua")
+	bg_wait timeout -k 5 $((WRK_DUR + 30)) "$SBX" exec taskset -c 0 wrk "${args[@]}" "$url" \
+		>"$d/wrk.txt" 2>&1 || rc=$?
+	snap "$d/t1.json"
+	echo "$rc" >"$d/rc"
+	log "$name: $(sed -n 's/^Requests\/sec: *//p' "$d/wrk.txt") req/s (exit $rc)"
+}
+
+# lua_post FILE ITEM HEADER VALUE - a wrk script: POST with one header.
+lua_post() {
+	cat >"$1" <<-EOF
+		wrk.method = "POST"
+		wrk.path = "/v1/seckill/$2"
+		wrk.headers["$3"] = "$4"
+		wrk.headers["Content-Length"] = "0"
+	EOF
+}
+
+# --- phase 1: auth off (X-User-Id) ------------------------------------------
+{
+	base_config
+	cat <<-EOF
+
+		[seckill]
+		auth = off
+		dedup_slots = 8392704
+		order_ring = 4194304
+
+		[item.1]
+		name = bench buys
+		total = $BUY_TOTAL
+		dedup_slots = 8388608
+
+		[item.2]
+		name = bench sold out
+		total = 0
+		dedup_slots = 1024
+	EOF
+} >"$tmp/off.ini"
+sbx_start "$tmp/off.ini"
+
+KA=(--conns 64 --depth 8 --duration "$DUR")
+lg healthz --mix healthz=1 "${KA[@]}"
+if [ "$PROFILE" = 1 ]; then
+	# perf on the dataplane's cpu for 5 s, from 1.5 s into the run (after
+	# the loadgen's EAL start and ARP)
+	(
+		sleep 1.5
+		exec timeout -k 5 20 perf record -q -C "$DPCPU" -o "$tmp/perf.data" -- sleep 5
+	) >"$tmp/perf.log" 2>&1 &
+	PERF_PID=$!
+fi
+lg soldout --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
+lg buy --mix buy=1 --item 1 --user-base 1 --users "$BUY_N" --requests "$BUY_N" "${KA[@]}"
+lg short_conn --short --mix healthz=1 --conns 32 --duration "$DUR"
+
+wrk_run wrk_healthz /healthz
+lua_post "$tmp/soldout.lua" 2 X-User-Id 4242
+wrk_run wrk_soldout /v1/seckill/2 "$tmp/soldout.lua"
+cat >"$tmp/buy.lua" <<-'EOF'
+	-- distinct users, from 50,000,001 on (the loadgen's are 1..BUY_N)
+	local n = 50000000
+	request = function()
+		n = n + 1
+		return wrk.format("POST", "/v1/seckill/1", { ["X-User-Id"] = tostring(n), ["Content-Length"] = "0" })
+	end
+EOF
+wrk_run wrk_buy /v1/seckill/1 "$tmp/buy.lua"
+sbx_stop
+
+if [ "$PROFILE" = 1 ]; then
+	wait "$PERF_PID" 2>/dev/null || true
+	PERF_PID=""
+	if [ -s "$tmp/perf.data" ]; then
+		# the cpu is shared: first who had it, then the dataplane's symbols
+		{
+			echo "perf record -C $DPCPU, 5 s of soldout: share of the cpu by command"
+			timeout 120 perf report -i "$tmp/perf.data" --stdio --sort comm 2>/dev/null |
+				awk '!/^#/ && NF && n < 8 { print; n++ }' || true
+			echo "top symbols of the dataplane (pid $DP_PID), % of all samples on cpu $DPCPU"
+			timeout 120 perf report -i "$tmp/perf.data" --stdio --pid "$DP_PID" --sort dso,symbol 2>/dev/null |
+				awk '!/^#/ && NF && n < 15 { sub(/[ \t]+$/, ""); print; n++ }' || true
+		} >&2
+	else
+		log "perf record gave nothing: $(cat "$tmp/perf.log")"
+	fi
+fi
+
+# --- phase 2: auth on (JWTs) -------------------------------------------------
+secret "$tmp/secret"
+secret "$tmp/other"
+{
+	base_config
+	cat <<-EOF
+
+		[seckill]
+		auth = on
+		secret_file = $tmp/secret
+		dedup_slots = 2099200
+		order_ring = 2097152
+
+		[item.3]
+		name = bench jwt buys
+		total = $JWT_TOTAL
+		dedup_slots = 2097152
+
+		[item.4]
+		name = bench jwt sold out
+		total = 0
+		dedup_slots = 1024
+
+		[item.5]
+		name = bench forged tokens
+		total = 10
+		dedup_slots = 1024
+	EOF
+} >"$tmp/on.ini"
+sbx_start "$tmp/on.ini"
+
+lg soldout_jwt --mix buy_jwt=1 --item 4 --secret-file "$tmp/secret" --tokens 100000 "${KA[@]}"
+lg buy_jwt --mix buy_jwt=1 --item 3 --secret-file "$tmp/secret" --tokens "$JWT_N" --requests "$JWT_N" "${KA[@]}"
+lg unauthorized --mix buy_jwt=1 --item 5 --secret-file "$tmp/other" --tokens 100000 "${KA[@]}"
+
+lua_post "$tmp/soldout_jwt.lua" 4 Authorization \
+	"Bearer $("$TOKEN" --secret-file "$tmp/secret" --sub 90000001 --item 4 --ttl 3600)"
+wrk_run wrk_soldout_jwt /v1/seckill/4 "$tmp/soldout_jwt.lua"
+lua_post "$tmp/forged.lua" 5 Authorization \
+	"Bearer $("$TOKEN" --secret-file "$tmp/other" --sub 90000002 --item 5 --ttl 3600)"
+wrk_run wrk_unauthorized /v1/seckill/5 "$tmp/forged.lua"
+sbx_stop
+
+# --- report ------------------------------------------------------------------
+if [ "$JSON" = 1 ]; then
+	python3 "$HERE/lib/bench_report.py" "$RUN" --json
+else
+	echo "seckill bench, $(date -u +%Y-%m-%d), $(nproc) cpus ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), dataplane cpu $DPCPU, load cpu 0, loadgen ${DUR}s / wrk ${WRK_DUR}s per scenario, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	python3 "$HERE/lib/bench_report.py" "$RUN"
+fi
