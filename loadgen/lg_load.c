@@ -19,6 +19,7 @@
 
 #include "sk_common.h"
 
+#include "lg_attack.h"
 #include "lg_load.h"
 
 #define LG_RX_BURST	    32
@@ -64,6 +65,8 @@ struct lg_load {
 	const struct lg_opts *o;
 	struct lg_load_env env;
 	struct sk_net_lcore *net;
+	struct lg_attack *attack; /* --attack, or NULL */
+	bool legit;		  /* legitimate clients run (no --attack, or --mix) */
 	struct lg_req_tmpl tmpl;
 	struct rte_ether_addr server_mac;
 	uint64_t now; /* TSC of the current pass */
@@ -167,7 +170,7 @@ conn_of(struct sk_tcp_conn *c)
 static inline bool
 can_send(const struct lg_load *l)
 {
-	return l->phase == PH_LOAD && l->now < l->load_end &&
+	return l->legit && l->phase == PH_LOAD && l->now < l->load_end &&
 	       (l->o->requests == 0 || l->sent < l->o->requests);
 }
 
@@ -516,6 +519,8 @@ phase_step(struct lg_load *l)
 	case PH_LOAD:
 		if (l->now >= l->load_end || stop ||
 		    (l->o->requests != 0 && l->sent >= l->o->requests)) {
+			if (l->attack != NULL)
+				lg_attack_end(l->attack, false); /* bounded in time */
 			l->phase = PH_DRAIN;
 			l->drain_end = l->now + ms_tsc(l, l->o->drain_ms);
 		}
@@ -530,11 +535,13 @@ phase_step(struct lg_load *l)
 		}
 		break;
 	case PH_CLOSE:
-		if (l->nlive == 0) {
+		if (l->nlive == 0 && (l->attack == NULL || lg_attack_live(l->attack) == 0)) {
 			l->phase = PH_DONE;
 		} else if (l->now >= l->close_end && !l->aborted) {
 			for (uint32_t i = 0; i < l->nlive; i++)
 				sk_tcp_abort(l->live[i]);
+			if (l->attack != NULL)
+				lg_attack_end(l->attack, true);
 			l->aborted = true;
 			l->close_end = l->now + ms_tsc(l, 100);
 		} else if (l->now >= l->close_end) {
@@ -562,17 +569,24 @@ pass(struct lg_load *l, bool load)
 	n = 0;
 	for (unsigned b = 0; b < LG_RX_BURSTS; b++) {
 		uint16_t got = rte_eth_rx_burst(l->env.port_id, 0, pkts, LG_RX_BURST);
+		uint16_t ours = got;
 
-		if (got > 0)
-			sk_net_rx(l->net, pkts, got, t0);
+		if (got > 0 && l->attack != NULL)
+			ours = lg_attack_rx(l->attack, pkts, got, t0);
+		if (ours > 0)
+			sk_net_rx(l->net, pkts, ours, t0);
 		n += got;
 		if (got < LG_RX_BURST)
 			break;
 	}
 	sk_net_timers(l->net, t0);
+	if (l->attack != NULL)
+		n += lg_attack_poll(l->attack, t0, load && l->phase == PH_LOAD);
 	if (load)
 		n += work(l);
 	n += sk_net_tx_flush(l->net);
+	if (l->attack != NULL)
+		n += lg_attack_flush(l->attack);
 	if (n > 0)
 		l->stats.busy_tsc += rte_rdtsc() - t0;
 }
@@ -598,6 +612,8 @@ lg_load_run(struct lg_load *l, char *err, size_t errlen)
 	l->load_end = l->now + (uint64_t)(l->o->duration_s * (double)l->hz);
 	next_progress = l->now + l->hz;
 	l->phase = PH_LOAD;
+	if (l->attack != NULL)
+		lg_attack_start(l->attack, &l->server_mac, l->load_start, l->load_end);
 	while (l->phase != PH_DONE) {
 		pass(l, true);
 		phase_step(l);
@@ -606,6 +622,8 @@ lg_load_run(struct lg_load *l, char *err, size_t errlen)
 			if (!l->o->quiet) {
 				lg_load_tcp(l, &tcp);
 				lg_stats_progress(&l->stats, l->now, l->inflight, &tcp, stderr);
+				if (l->attack != NULL)
+					lg_attack_progress(l->attack, stderr);
 			}
 		}
 	}
@@ -662,6 +680,7 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	l->o = o;
 	l->env = *env;
 	l->hz = rte_get_tsc_hz();
+	l->legit = o->attack == LG_ATTACK_NONE || o->mix_given;
 	l->nports = (uint32_t)o->sport_max - o->sport_min + 1;
 	/* A random first source port: back-to-back runs must not meet the
 	 * server's leftovers (LAST_ACK, TIME_WAIT) of the previous run's tuples. */
@@ -721,6 +740,11 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 			   o->prefix_len, rte_strerror(rte_errno));
 		goto err;
 	}
+	if (o->attack != LG_ATTACK_NONE) {
+		l->attack = lg_attack_create(o, env, err, errlen);
+		if (l->attack == NULL)
+			goto err;
+	}
 	return l;
 err:
 	lg_load_free(l);
@@ -732,6 +756,7 @@ lg_load_free(struct lg_load *l)
 {
 	if (l == NULL)
 		return;
+	lg_attack_free(l->attack);
 	sk_net_lcore_free(l->net);
 	rte_free(l->live);
 	rte_free(l->ready);
@@ -770,4 +795,20 @@ lg_load_info(const struct lg_load *l, struct lg_run_info *out)
 		    : l->o->shape == LG_SHAPE_CPS ? "open-cps"
 						  : "closed";
 	out->short_conns = l->o->short_conns;
+	out->legit = l->legit;
+	out->attack = l->attack != NULL ? lg_attack_stats(l->attack) : NULL;
+	if (l->attack != NULL) {
+		const struct lg_opts *o = l->o;
+
+		out->attack_info = (struct lg_attack_info){
+			.mode = o->attack,
+			.rate = o->attack_rate,
+			.attackers = o->attackers,
+			.drip_ms = o->drip_ms,
+			.from_ip = o->attack_ip,
+			.from_count = o->attack_count,
+			.seconds =
+				(double)(RTE_MIN(end, l->load_end) - l->load_start) / (double)l->hz,
+		};
+	}
 }

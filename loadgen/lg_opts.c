@@ -48,6 +48,14 @@ const char lg_opts_usage[] =
 	"  --drain-ms MS            wait for answers after the load (default 3000)\n"
 	"  --wait-ms MS             bound on link up and ARP resolution (default 10000)\n"
 	"  --seed N                 seed of the mix and the user picks (default 1)\n"
+	"Hostile modes (against the sandbox only):\n"
+	"  --attack MODE            synflood, holders or garbage, for --duration; with\n"
+	"                           --mix, legitimate clients run beside it\n"
+	"  --attack-from A.B.C.D/N  the attack's addresses (default: the /24 after --clients)\n"
+	"  --attack-rate R          at most R SYNs/s or new hostile connections/s\n"
+	"                           (default 1000, at most 1e6)\n"
+	"  --attackers N            holders/garbage: connections (default 64)\n"
+	"  --drip-ms MS             holders: send one header byte every MS ms\n"
 	"Output:\n"
 	"  --json                   one JSON object on stdout at the end\n"
 	"  --quiet                  no progress line\n"
@@ -77,6 +85,8 @@ lg_opts_defaults(struct lg_opts *o)
 	o->drain_ms = 3000;
 	o->wait_ms = 10000;
 	o->seed = 1;
+	o->attackers = 64;
+	o->attack_rate = 1000;
 }
 
 const char *
@@ -211,6 +221,9 @@ NUM_OPT(opt_requests, requests, 1, UINT64_MAX)
 NUM_OPT(opt_drain, drain_ms, 0, 600000)
 NUM_OPT(opt_wait, wait_ms, 1, 600000)
 NUM_OPT(opt_seed, seed, 0, UINT64_MAX)
+NUM_OPT(opt_attackers, attackers, 1, LG_ATTACKERS_MAX)
+NUM_OPT(opt_drip, drip_ms, 1, 60000)
+REAL_OPT(opt_attack_rate, attack_rate, 0.001, LG_ATTACK_RATE_MAX)
 REAL_OPT(opt_rate_from, rate_from, 0, 1e9)
 REAL_OPT(opt_step, step_s, 0, 86400)
 REAL_OPT(opt_ramp, ramp_s, 0.001, 86400)
@@ -248,12 +261,13 @@ opt_server(struct lg_opts *o, const char *name, const char *v, char *err, size_t
 	return 0;
 }
 
+/* block - @v as A.B.C.D/N: its hosts at @first, their number at @count. */
 static int
-opt_clients(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+block(const char *name, const char *v, uint32_t *first, uint32_t *count, char *err, size_t errlen)
 {
 	const char *slash = strchr(v, '/');
 	uint64_t bits;
-	uint32_t ip, mask, n;
+	uint32_t ip, mask;
 
 	if (slash == NULL || parse_ip(v, (size_t)(slash - v), &ip) != 0 ||
 	    parse_u64(slash + 1, strlen(slash + 1), &bits) != 0 || bits > 32) {
@@ -274,9 +288,33 @@ opt_clients(struct lg_opts *o, const char *name, const char *v, char *err, size_
 		sk_set_err(err, errlen, "--%s: %s is outside 198.18.0.0/15", name, v);
 		return -EINVAL;
 	}
-	n = bits >= 31 ? (uint32_t)(1u << (32 - bits)) : (uint32_t)(1u << (32 - bits)) - 2;
-	o->client_ip = bits >= 31 ? ip : ip + 1; /* a block's network/broadcast: not hosts */
-	o->client_count = n;
+	*count = bits >= 31 ? (uint32_t)(1u << (32 - bits)) : (uint32_t)(1u << (32 - bits)) - 2;
+	*first = bits >= 31 ? ip : ip + 1; /* a block's network/broadcast: not hosts */
+	return 0;
+}
+
+static int
+opt_clients(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	return block(name, v, &o->client_ip, &o->client_count, err, errlen);
+}
+
+static int
+opt_attack_from(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	return block(name, v, &o->attack_ip, &o->attack_count, err, errlen);
+}
+
+static int
+opt_attack(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	int a = lg_attack_parse(v);
+
+	if (a < 0) {
+		sk_set_err(err, errlen, "--%s: '%s' is not synflood, holders or garbage", name, v);
+		return -EINVAL;
+	}
+	o->attack = (enum lg_attack_mode)a;
 	return 0;
 }
 
@@ -330,6 +368,7 @@ opt_mix(struct lg_opts *o, const char *name, const char *v, char *err, size_t er
 		return -EINVAL;
 	}
 	memcpy(o->mix, mix, sizeof(mix));
+	o->mix_given = true;
 	return 0;
 }
 
@@ -399,6 +438,11 @@ static const struct opt_def {
 	{"drain-ms", true, opt_drain},
 	{"wait-ms", true, opt_wait},
 	{"seed", true, opt_seed},
+	{"attack", true, opt_attack},
+	{"attack-from", true, opt_attack_from},
+	{"attack-rate", true, opt_attack_rate},
+	{"attackers", true, opt_attackers},
+	{"drip-ms", true, opt_drip},
 	{"json", false, opt_flag},
 	{"quiet", false, opt_flag},
 };
@@ -414,11 +458,109 @@ common_prefix(uint32_t a, uint32_t b)
 	return a == b ? 32 : (uint8_t)__builtin_clz(a ^ b);
 }
 
+/* What was given, for the checks across options. */
+struct seen {
+	bool step, ramp, from;
+	bool attack_from, attack_rate, attackers, drip;
+};
+
+/*
+ * subnet - the stack's subnet for a server and a block of client
+ * addresses: the longest prefix that holds the server and every client,
+ * without a client on its network/broadcast address.
+ */
 static int
-check(struct lg_opts *o, bool seen_step, bool seen_ramp, bool seen_from, char *err, size_t errlen)
+subnet(uint32_t server, uint32_t first, uint32_t count, const char *what, const char *srv_what,
+       uint8_t *prefix, char *err, size_t errlen)
 {
-	uint32_t last, net, bcast, mask;
+	uint32_t last = first + count - 1, net, bcast, mask;
 	uint8_t p;
+
+	if (server >= first && server <= last) {
+		sk_set_err(err, errlen, "%s: the server's address is one of %s", srv_what, what);
+		return -EINVAL;
+	}
+	p = common_prefix(server, first);
+	if (common_prefix(server, last) < p)
+		p = common_prefix(server, last);
+	mask = p == 0 ? 0 : ~0u << (32 - p);
+	net = server & mask;
+	bcast = net | ~mask;
+	if (p >= 31 || first == net || last == bcast) {
+		sk_set_err(err, errlen,
+			   "%s: the smallest subnet holding the server and the clients "
+			   "(/%u) has them on its network or broadcast address",
+			   what, p);
+		return -EINVAL;
+	}
+	*prefix = p;
+	return 0;
+}
+
+/* check_attack - the hostile mode's options, together. */
+static int
+check_attack(struct lg_opts *o, const struct seen *seen, char *err, size_t errlen)
+{
+	const char *lone = seen->attack_from   ? "attack-from"
+			   : seen->attack_rate ? "attack-rate"
+			   : seen->attackers   ? "attackers"
+			   : seen->drip	       ? "drip-ms"
+					       : NULL;
+	uint32_t clast = o->client_ip + o->client_count - 1;
+	int rc;
+
+	if (o->attack == LG_ATTACK_NONE) {
+		if (lone != NULL) {
+			sk_set_err(err, errlen, "--%s: needs --attack", lone);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (seen->drip && o->attack != LG_ATTACK_HOLDERS) {
+		sk_set_err(err, errlen, "--drip-ms: only with --attack holders");
+		return -EINVAL;
+	}
+	if (seen->attackers && o->attack == LG_ATTACK_SYNFLOOD) {
+		sk_set_err(err, errlen, "--attackers: --attack synflood opens no connection");
+		return -EINVAL;
+	}
+	if (o->attack_count == 0) { /* default: the /24 after the clients' last address */
+		uint32_t net24 = (clast & 0xffffff00u) + 0x100u;
+
+		if ((o->server_ip & 0xffffff00u) == net24)
+			net24 += 0x100u;
+		if (!in_test_net(net24)) {
+			sk_set_err(err, errlen,
+				   "--attack-from: no /24 after --clients inside 198.18.0.0/15; "
+				   "give --attack-from");
+			return -EINVAL;
+		}
+		o->attack_ip = net24 + 1;
+		o->attack_count = 254;
+	}
+	if (o->attack_ip <= clast && o->client_ip <= o->attack_ip + o->attack_count - 1) {
+		sk_set_err(err, errlen, "--attack-from: overlaps --clients");
+		return -EINVAL;
+	}
+	rc = subnet(o->server_ip, o->attack_ip, o->attack_count, "--attack-from", "--attack-from",
+		    &o->attack_prefix, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (o->attack != LG_ATTACK_SYNFLOOD &&
+	    (uint64_t)o->attackers >
+		    (uint64_t)o->attack_count * (o->sport_max - o->sport_min + 1u)) {
+		sk_set_err(err, errlen,
+			   "--attackers: %u connections need more than %u addresses x %u ports",
+			   o->attackers, o->attack_count, o->sport_max - o->sport_min + 1u);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+check(struct lg_opts *o, const struct seen *seen, char *err, size_t errlen)
+{
+	int rc;
 
 	if (o->server_ip == 0) {
 		sk_set_err(err, errlen, "--server is required");
@@ -432,41 +574,24 @@ check(struct lg_opts *o, bool seen_step, bool seen_ramp, bool seen_from, char *e
 		o->client_ip = net24 + 1;
 		o->client_count = 254;
 	}
-	last = o->client_ip + o->client_count - 1;
-	if (o->server_ip >= o->client_ip && o->server_ip <= last) {
-		sk_set_err(err, errlen, "--server: the server's address is one of --clients");
-		return -EINVAL;
-	}
-	/* The stack's subnet: the longest prefix that holds the server and
-	 * every client, without a client on its network/broadcast address. */
-	p = common_prefix(o->server_ip, o->client_ip);
-	if (common_prefix(o->server_ip, last) < p)
-		p = common_prefix(o->server_ip, last);
-	mask = p == 0 ? 0 : ~0u << (32 - p);
-	net = o->server_ip & mask;
-	bcast = net | ~mask;
-	if (p >= 31 || o->client_ip == net || last == bcast) {
-		sk_set_err(err, errlen,
-			   "--clients: the smallest subnet holding the server and the clients "
-			   "(/%u) has them on its network or broadcast address",
-			   p);
-		return -EINVAL;
-	}
-	o->prefix_len = p;
+	rc = subnet(o->server_ip, o->client_ip, o->client_count, "--clients", "--server",
+		    &o->prefix_len, err, errlen);
+	if (rc != 0)
+		return rc;
 	if (o->short_conns && o->depth > 1) {
 		sk_set_err(err, errlen, "--depth: a short connection carries one request");
 		return -EINVAL;
 	}
 	if (o->shape == LG_SHAPE_CPS)
 		o->short_conns = true;
-	if ((seen_step || seen_ramp || seen_from) && o->shape == LG_SHAPE_CLOSED) {
+	if ((seen->step || seen->ramp || seen->from) && o->shape == LG_SHAPE_CLOSED) {
 		sk_set_err(err, errlen, "--%s: needs --rate or --cps",
-			   seen_step   ? "step"
-			   : seen_ramp ? "ramp"
-				       : "rate-from");
+			   seen->step	? "step"
+			   : seen->ramp ? "ramp"
+					: "rate-from");
 		return -EINVAL;
 	}
-	if (seen_step && seen_ramp) {
+	if (seen->step && seen->ramp) {
 		sk_set_err(err, errlen, "--step: give only one of --step and --ramp");
 		return -EINVAL;
 	}
@@ -485,13 +610,13 @@ check(struct lg_opts *o, bool seen_step, bool seen_ramp, bool seen_from, char *e
 			   o->conns, o->client_count, o->sport_max - o->sport_min + 1u);
 		return -EINVAL;
 	}
-	return 0;
+	return check_attack(o, seen, err, errlen);
 }
 
 int
 lg_opts_parse(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	bool seen_step = false, seen_ramp = false, seen_from = false;
+	struct seen seen = {0};
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
@@ -533,9 +658,13 @@ lg_opts_parse(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 		rc = d->fn(o, d->name, val, err, errlen);
 		if (rc != 0)
 			return rc;
-		seen_step |= d->fn == opt_step;
-		seen_ramp |= d->fn == opt_ramp;
-		seen_from |= d->fn == opt_rate_from;
+		seen.step |= d->fn == opt_step;
+		seen.ramp |= d->fn == opt_ramp;
+		seen.from |= d->fn == opt_rate_from;
+		seen.attack_from |= d->fn == opt_attack_from;
+		seen.attack_rate |= d->fn == opt_attack_rate;
+		seen.attackers |= d->fn == opt_attackers;
+		seen.drip |= d->fn == opt_drip;
 	}
-	return check(o, seen_step, seen_ramp, seen_from, err, errlen);
+	return check(o, &seen, err, errlen);
 }

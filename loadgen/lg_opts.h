@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lg_hostile.h"
 #include "lg_http.h"
 
 #ifdef __cplusplus
@@ -28,6 +29,10 @@ extern "C" {
 #define LG_CONNS_MAX 1000000u
 /** Most client addresses (the stack's ip_count limit). */
 #define LG_CLIENTS_MAX 65536u
+/** Most hostile connections (--attackers). */
+#define LG_ATTACKERS_MAX 10000u
+/** Highest attack rate (--attack-rate): SYNs or hostile connections per second. */
+#define LG_ATTACK_RATE_MAX 1000000.0
 /** Largest token pool (--tokens). */
 #define LG_TOKENS_MAX 1000000u
 
@@ -79,6 +84,15 @@ struct lg_opts {
 	uint32_t drain_ms; /**< wait for answers after the load, default 3000 */
 	uint32_t wait_ms;  /**< link up + ARP resolution bound, default 10000 */
 	uint64_t seed;	   /**< default 1 */
+	/* hostile modes (lg_hostile.h) */
+	enum lg_attack_mode attack; /**< LG_ATTACK_NONE: none */
+	bool mix_given;	       /**< --mix was given: legitimate clients run beside the attack */
+	uint32_t attack_ip;    /**< first attack address (--attack-from) */
+	uint32_t attack_count; /**< attack addresses attack_ip .. + count - 1 */
+	uint8_t attack_prefix; /**< the subnet of the server and the attack's addresses */
+	uint32_t attackers;    /**< holders/garbage: connections (default 64) */
+	double attack_rate;    /**< SYNs/s or new hostile connections/s (default 1000) */
+	uint32_t drip_ms;      /**< holders: a header byte every this many ms, 0 = idle */
 	/* output */
 	bool json;
 	bool quiet;

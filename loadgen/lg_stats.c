@@ -73,6 +73,22 @@ lg_stats_progress(struct lg_stats *s, uint64_t now_tsc, uint64_t inflight,
 	sk_crowd_hist_init(&s->lat_sec);
 }
 
+/* attack_info - the run's attack info with the legitimate clients' figures. */
+static struct lg_attack_info
+attack_info(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
+	    const struct lg_run_info *run)
+{
+	struct lg_attack_info i = run->attack_info;
+
+	i.legit = run->legit;
+	i.legit_sent = lg_stats_sum(s->sent, LG_REQ__COUNT);
+	i.legit_answered = lg_stats_sum(s->answered, LG_REQ__COUNT);
+	i.legit_errors = lg_stats_errors(s, tcp);
+	i.legit_p50_us = us(sk_crowd_hist_quantile(&s->lat, 0.5));
+	i.legit_p99_us = us(sk_crowd_hist_quantile(&s->lat, 0.99));
+	return i;
+}
+
 void
 lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 		 const struct lg_run_info *run, FILE *out)
@@ -117,6 +133,11 @@ lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 	if (answered != 0)
 		fprintf(out, "  cost: %.0f busy cycles per answer on the loadgen's core\n",
 			(double)s->busy_tsc / (double)answered);
+	if (run->attack != NULL) {
+		struct lg_attack_info i = attack_info(s, tcp, run);
+
+		lg_attack_summary(run->attack, &i, out);
+	}
 }
 
 void
@@ -178,6 +199,12 @@ lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 		",\"tx_dropped\":%" PRIu64 ",\"tx_nombuf\":%" PRIu64 "}",
 		tcp->resets, tcp->retransmits, tcp->syn_retransmits, tcp->timeouts, tcp->refused,
 		tcp->tx_dropped, tcp->tx_nombuf);
+	if (run->attack != NULL) {
+		struct lg_attack_info i = attack_info(s, tcp, run);
+
+		fputc(',', out);
+		lg_attack_json(run->attack, &i, out);
+	}
 	fprintf(out,
 		",\"unanswered\":%" PRIu64 ",\"backlog_max\":%" PRIu64
 		",\"cycles_per_req\":%.0f,\"all_answered\":%s}\n",

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "crowd_hist.h"
+#include "lg_hostile.h"
 #include "lg_http.h"
 
 #ifdef __cplusplus
@@ -120,6 +121,9 @@ struct lg_run_info {
 	uint64_t backlog_max; /**< open loop: largest number of due, unsent requests */
 	const char *mode;     /**< "closed", "open-rate", "open-cps" */
 	bool short_conns;     /**< one request per connection */
+	bool legit;	      /**< legitimate clients ran (no --attack, or --mix) */
+	const struct lg_attack_stats *attack; /**< --attack: its counters, else NULL */
+	struct lg_attack_info attack_info;    /**< --attack: what it was (legit_* filled here) */
 };
 
 /** lg_stats_summary - the human summary, several lines, to @p out. */

@@ -121,6 +121,33 @@ START_TEST(test_good)
 	ck_assert_int_eq(parse("--server 198.18.0.1 --user-base 18446744073709551615 --users 1", &o,
 			       err, sizeof(err)),
 			 0);
+	/* hostile modes: the attack's block after the clients' by default */
+	ck_assert_int_eq(parse("--server 198.19.0.1 --attack synflood --attack-rate 20000", &o, err,
+			       sizeof(err)),
+			 0);
+	ck_assert_int_eq(o.attack, LG_ATTACK_SYNFLOOD);
+	ck_assert(o.attack_rate == 20000 && !o.mix_given);
+	ck_assert_uint_eq(o.attack_ip, IP(198, 19, 2, 1));
+	ck_assert_uint_eq(o.attack_count, 254);
+	ck_assert_uint_eq(o.attack_prefix, 22);
+	ck_assert_int_eq(parse("--server 198.19.0.1 --attack holders --attack-from 198.19.2.7/32 "
+			       "--attackers 100 --drip-ms 100 --mix healthz=1 --conns 8",
+			       &o, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(o.attack, LG_ATTACK_HOLDERS);
+	ck_assert(o.mix_given);
+	ck_assert_uint_eq(o.attack_ip, IP(198, 19, 2, 7));
+	ck_assert_uint_eq(o.attack_count, 1);
+	ck_assert_uint_eq(o.attackers, 100);
+	ck_assert_uint_eq(o.drip_ms, 100);
+	ck_assert(o.attack_rate == 1000);
+	/* the server's /24 is skipped */
+	ck_assert_int_eq(parse("--server 198.18.2.1 --clients 198.18.1.0/24 --attack garbage", &o,
+			       err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(o.attack_ip, IP(198, 18, 3, 1));
+	ck_assert_int_eq(o.attack, LG_ATTACK_GARBAGE);
+	ck_assert_uint_eq(o.attackers, 64);
 	ck_assert_int_eq(parse("--help", &o, err, sizeof(err)), 1);
 	ck_assert_int_eq(parse("--server 198.18.0.1 -h", &o, err, sizeof(err)), 1);
 }
@@ -188,6 +215,35 @@ static const struct bad_case bad_cases[] = {
 	 "--depth: a short connection carries one request"},
 	{"--server 198.18.0.1 --clients 198.18.1.0/32 --sports 1-2 --conns 3",
 	 "--conns: 3 connections need more than 1 addresses x 2 ports"},
+	{"--server 198.18.0.1 --attack slowloris",
+	 "--attack: 'slowloris' is not synflood, holders or garbage"},
+	{"--server 198.18.0.1 --attack-rate 10", "--attack-rate: needs --attack"},
+	{"--server 198.18.0.1 --drip-ms 10", "--drip-ms: needs --attack"},
+	{"--server 198.18.0.1 --attackers 10", "--attackers: needs --attack"},
+	{"--server 198.18.0.1 --attack-from 198.18.5.0/24", "--attack-from: needs --attack"},
+	{"--server 198.18.0.1 --attack synflood --attack-rate 0",
+	 "--attack-rate: '0' is not a number in 0.001..1e+06"},
+	{"--server 198.18.0.1 --attack synflood --attack-rate 2e6",
+	 "--attack-rate: '2e6' is not a number in 0.001..1e+06"},
+	{"--server 198.18.0.1 --attack holders --attackers 10001",
+	 "--attackers: '10001' is not an integer in 1..10000"},
+	{"--server 198.18.0.1 --attack holders --drip-ms 0",
+	 "--drip-ms: '0' is not an integer in 1..60000"},
+	{"--server 198.18.0.1 --attack garbage --drip-ms 10",
+	 "--drip-ms: only with --attack holders"},
+	{"--server 198.18.0.1 --attack synflood --attackers 10",
+	 "--attackers: --attack synflood opens no connection"},
+	{"--server 198.18.0.1 --attack synflood --attack-from 198.18.1.0/25",
+	 "--attack-from: overlaps --clients"},
+	{"--server 198.18.0.1 --attack synflood --attack-from 10.0.0.0/24",
+	 "--attack-from: 10.0.0.0/24 is outside 198.18.0.0/15"},
+	{"--server 198.18.0.1 --attack holders --attack-from 198.18.0.0/24",
+	 "--attack-from: the server's address is one of --attack-from"},
+	{"--server 198.19.0.1 --clients 198.19.255.0/24 --attack synflood",
+	 "--attack-from: no /24 after --clients inside 198.18.0.0/15; give --attack-from"},
+	{"--server 198.18.0.1 --attack holders --attack-from 198.18.9.1/32 --sports 5-6 "
+	 "--attackers 3",
+	 "--attackers: 3 connections need more than 1 addresses x 2 ports"},
 	{"--server 198.18.0.1 --frobnicate", "--frobnicate: unknown option (see --help)"},
 	{"--server 198.18.0.1 --json=yes", "--json: takes no value"},
 	{"--server 198.18.0.1 extra", "'extra': not an option (options start with --)"},
