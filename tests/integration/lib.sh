@@ -97,7 +97,9 @@ sbx_start() {
 }
 
 # sbx_down - the EXIT trap: take the sandbox down; a sanitizer report in the
-# dataplane's log (sandbox.sh down fails then) fails the test.
+# dataplane's log (sandbox.sh down fails then) fails the test. It exits with
+# the status $? has when it is called: a trap that runs other commands
+# first must keep the test's status (rc=$?; ...; (exit $rc); sbx_down).
 sbx_down() {
 	local rc=$?
 	if ! "$SBX" down >/dev/null; then

@@ -26,8 +26,10 @@ LOADGEN=${SK_LOADGEN:-$REPO/build/rel/loadgen/seckill-loadgen}
 tmp=$(mktemp -d)
 LG_PREFIX=sk-it-lg-$$
 cleanup() {
+	local rc=$? # sbx_down exits with the status it finds: keep the test's
 	# --in-memory leaves no hugepage file; the EAL's runtime folder stays
 	rm -rf "/var/run/dpdk/$LG_PREFIX" "$tmp"
+	(exit $rc)
 	sbx_down
 }
 trap cleanup EXIT
