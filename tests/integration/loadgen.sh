@@ -9,8 +9,10 @@
 #   2. a mix of every kind with expected statuses (auth on: X-User-Id buys
 #      401; unknown order 404; item 200; healthz 200);
 #   3. a sale driven by the loadgen with pre-minted JWTs: 2,000 distinct
-#      users on 500 units, exactly 500 wins (202, ack queued without a
-#      store), the rest sold out (410), the appliance's count the same;
+#      users on 500 units (a store and the control plane: ack = durable),
+#      exactly 500 wins (200 confirmed), the rest sold out (410), the
+#      appliance's won count the same, and LMDB holds exactly 500 live
+#      units (seckillctl items), reconcile ok;
 #   4. short connections (connect, request with Connection: close, FIN):
 #      every one answered, and afterwards conns_open is 0 on the dataplane
 #      (the loadgen's own table is empty when it exits: closed == opened);
@@ -44,6 +46,7 @@ chmod 600 "$tmp/secret"
 		auth = on
 		secret_file = $tmp/secret
 		token_skew_s = 5
+		store = $tmp/store
 
 		[item.1]
 		name = loadgen sale
@@ -53,7 +56,9 @@ chmod 600 "$tmp/secret"
 	EOF
 } >"$tmp/sale.ini"
 
-out=$("$SBX" up --memif --no-control --config "$tmp/sale.ini") || {
+export SK_SBX_ADMIN_PORT=$((17000 + $$ % 1000))
+ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
+out=$("$SBX" up --memif --config "$tmp/sale.ini") || {
 	echo "sandbox up failed"
 	exit 1
 }
@@ -122,9 +127,14 @@ expect_eq "mix: 4000 sent" "$(j mix 'd["sent"]')" 4000
 lg sale --mix buy_jwt=1 --secret-file "$tmp/secret" --tokens 2000 --requests 2000 \
 	--conns 64 --depth 1 --item 1
 tcp_clean sale
-expect_eq "sale: 500 wins (202 queued)" "$(j sale 'd["wins"]["total"]')" 500
+expect_eq "sale: 500 wins, each 200 confirmed (durable)" \
+	"$(j sale '(d["wins"]["total"], d["status"].get("200", 0), d["status"].get("202", 0))')" \
+	"(500, 500, 0)"
 expect_eq "sale: the others sold out (410)" "$(j sale 'd["status"].get("410", 0)')" 1500
-expect_eq "sale: the appliance counted the same 202s" "$(tele http_202)" 500
+expect_eq "sale: the appliance counted the same wins" "$(tele buy_won)" 500
+check "sale: LMDB drained" wait_drained
+expect_eq "sale: LMDB holds exactly the 500 winners' units" "$(item_field ledger.live)" 500
+check "sale: seckillctl reconcile" reconcile
 expect_eq "sale: the appliance sold 500, nothing left" \
 	"$("$SBX" telemetry /seckill/items | python3 -c '
 import json, sys
