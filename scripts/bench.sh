@@ -7,16 +7,20 @@
 # --in-memory), and the same requests through the sandbox's kernel link
 # (af_packet veth) with wrk on core 0, in one table.
 #
-#   scripts/bench.sh [--quick] [--json] [--profile] [--build DIR]
+#   scripts/bench.sh [--quick] [--json] [--profile[=NAME]] [--perf-data FILE]
+#                    [--only NAMES] [--build DIR]
 #
 #   --quick    short runs (about a minute in all)
 #   --json     one JSON object on stdout:
 #              {"scenarios": {"<name>": {"rps", "cps", "p99_us", "errors",
 #               "busy_cycles_per_req", "own_cycles_per_req", ...}, ...}}
 #              (else a markdown table)
-#   --profile  perf record -C <dataplane cpu> for 5 s during "soldout";
-#              the top symbols are printed on stderr (needs a soldout run
-#              of 7 s at least: not with --quick)
+#   --profile[=NAME]  perf record on both cpus for 5 s during the
+#              loadgen scenario NAME (default soldout); the top symbols of
+#              the dataplane and of the loadgen are printed on stderr (needs
+#              a run of 7 s at least: not with --quick)
+#   --perf-data FILE  keep the profile's perf.data there (for perf annotate)
+#   --only NAMES  run only these scenarios (comma-separated names below)
 #   --build D  the build holding dataplane/, loadgen/, tools/ (default
 #              build/rel, else build/me, else build)
 #
@@ -51,12 +55,15 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
 SBX=$HERE/sandbox.sh
 
-QUICK=0 JSON=0 PROFILE=0 BUILD=""
+QUICK=0 JSON=0 PROFILE="" ONLY="" BUILD="" PERF_KEEP=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1; shift ;;
 	--json) JSON=1; shift ;;
-	--profile) PROFILE=1; shift ;;
+	--profile) PROFILE=soldout; shift ;;
+	--profile=*) PROFILE=${1#--profile=}; shift ;;
+	--perf-data) PERF_KEEP=${2:?--perf-data FILE}; shift 2 ;;
+	--only) ONLY=,${2:?--only NAMES},; shift 2 ;;
 	--build) BUILD=${2:?--build DIR}; shift 2 ;;
 	-h | --help)
 		awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"
@@ -96,7 +103,7 @@ TOKEN=${SK_TOKEN:-$BUILD/tools/seckill-token}
 for b in "$SK_DATAPLANE" "$LOADGEN" "$TOKEN"; do
 	[ -x "$b" ] || die "not an executable: $b"
 done
-if [ "$PROFILE" = 1 ]; then
+if [ -n "$PROFILE" ]; then
 	command -v perf >/dev/null || die "--profile needs perf"
 	[ "$QUICK" = 0 ] || die "--profile needs the full run (a 7 s soldout)"
 fi
@@ -221,8 +228,10 @@ scenario() {
 lg() {
 	local name=$1 d rc=0
 	shift
+	wanted "$name" || return 0
 	d=$(scenario "$name" loadgen memif)
 	snap "$d/t0.json"
+	[ "$PROFILE" = "$name" ] && profile_start
 	bg_wait timeout -k 5 $((DUR + 60)) taskset -c 0 "$LOADGEN" -l 0 --in-memory --no-telemetry \
 		--file-prefix "$LG_PREFIX" --no-pci --log-level=lib.eal:warning \
 		--vdev "net_memif0,role=client,socket=$MEMIF,socket-abstract=no" -- \
@@ -231,12 +240,61 @@ lg() {
 	snap "$d/t1.json"
 	echo "$rc" >"$d/rc"
 	log "$name: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
+	[ "$PROFILE" = "$name" ] && profile_report "$name"
+	return 0
+}
+
+# wanted NAME - whether --only lets scenario NAME run; any_wanted NAME...
+# - whether it lets one of them run.
+wanted() {
+	[ -z "$ONLY" ] || [[ $ONLY == *",$1,"* ]]
+}
+any_wanted() {
+	local n
+	for n in "$@"; do
+		wanted "$n" && return 0
+	done
+	return 1
+}
+
+# profile_start / profile_report NAME - perf record on both cpus for 5 s,
+# from 1.5 s into the scenario (after the loadgen's EAL start and ARP);
+# then who had the cpus and the top symbols of each side.
+profile_start() {
+	(
+		sleep 1.5
+		exec timeout -k 5 20 perf record -q -C "0,$DPCPU" -o "$tmp/perf.data" -- sleep 5
+	) >"$tmp/perf.log" 2>&1 &
+	PERF_PID=$!
+}
+profile_report() {
+	local comm
+	wait "$PERF_PID" 2>/dev/null || true
+	PERF_PID=""
+	if [ ! -s "$tmp/perf.data" ]; then
+		log "perf record gave nothing: $(cat "$tmp/perf.log")"
+		return 0
+	fi
+	{
+		echo "perf record -C 0,$DPCPU, 5 s of $1: share of the samples by cpu and command"
+		timeout 120 perf report -i "$tmp/perf.data" --stdio --sort cpu,comm 2>/dev/null |
+			awk '!/^#/ && NF && n < 6 { print; n++ }' || true
+		# comm names are cut at 15 characters
+		for comm in seckill-datapla seckill-loadgen; do
+			echo "top symbols of $comm, % of its own samples"
+			timeout 120 perf report -i "$tmp/perf.data" --stdio --comm "$comm" --percentage relative \
+				--sort dso,symbol 2>/dev/null |
+				awk '!/^#/ && NF && n < 15 { sub(/[ \t]+$/, ""); print; n++ }' || true
+		done
+	} >&2
+	[ -z "$PERF_KEEP" ] || cp "$tmp/perf.data" "$PERF_KEEP"
 }
 
 # wrk_run NAME URL-PATH [LUA] - wrk -t1 -c64 on core 0 inside the client
 # namespace, through the kernel link, between two telemetry snapshots.
 wrk_run() {
 	local name=$1 url=http://$SERVER$2 lua=${3:-} d rc=0
+	wanted "$name" || return 0
 	d=$(scenario "$name" wrk afpacket)
 	snap "$d/t0.json"
 	local args=(-t1 -c64 "-d${WRK_DUR}s" --latency)
@@ -258,118 +316,97 @@ lua_post() {
 	EOF
 }
 
-# --- phase 1: auth off (X-User-Id) ------------------------------------------
-{
-	base_config
-	cat <<-EOF
-
-		[seckill]
-		auth = off
-		dedup_slots = 8392704
-		order_ring = 4194304
-
-		[item.1]
-		name = bench buys
-		total = $BUY_TOTAL
-		dedup_slots = 8388608
-
-		[item.2]
-		name = bench sold out
-		total = 0
-		dedup_slots = 1024
-	EOF
-} >"$tmp/off.ini"
-sbx_start "$tmp/off.ini"
-
+# keep-alive: 64 connections, 8 requests in flight on each
 KA=(--conns 64 --depth 8 --duration "$DUR")
-lg healthz --mix healthz=1 "${KA[@]}"
-if [ "$PROFILE" = 1 ]; then
-	# perf on the dataplane's cpu for 5 s, from 1.5 s into the run (after
-	# the loadgen's EAL start and ARP)
-	(
-		sleep 1.5
-		exec timeout -k 5 20 perf record -q -C "$DPCPU" -o "$tmp/perf.data" -- sleep 5
-	) >"$tmp/perf.log" 2>&1 &
-	PERF_PID=$!
-fi
-lg soldout --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
-lg buy --mix buy=1 --item 1 --user-base 1 --users "$BUY_N" --requests "$BUY_N" "${KA[@]}"
-lg short_conn --short --mix healthz=1 --conns 32 --duration "$DUR"
 
-wrk_run wrk_healthz /healthz
-lua_post "$tmp/soldout.lua" 2 X-User-Id 4242
-wrk_run wrk_soldout /v1/seckill/2 "$tmp/soldout.lua"
-cat >"$tmp/buy.lua" <<-'EOF'
-	-- distinct users, from 50,000,001 on (the loadgen's are 1..BUY_N)
-	local n = 50000000
-	request = function()
-		n = n + 1
-		return wrk.format("POST", "/v1/seckill/1", { ["X-User-Id"] = tostring(n), ["Content-Length"] = "0" })
-	end
-EOF
-wrk_run wrk_buy /v1/seckill/1 "$tmp/buy.lua"
-sbx_stop
+# --- phase 1: auth off (X-User-Id) ------------------------------------------
+if any_wanted healthz soldout buy short_conn wrk_healthz wrk_soldout wrk_buy; then
+	{
+		base_config
+		cat <<-EOF
 
-if [ "$PROFILE" = 1 ]; then
-	wait "$PERF_PID" 2>/dev/null || true
-	PERF_PID=""
-	if [ -s "$tmp/perf.data" ]; then
-		# the cpu is shared: first who had it, then the dataplane's symbols
-		{
-			echo "perf record -C $DPCPU, 5 s of soldout: share of the cpu by command"
-			timeout 120 perf report -i "$tmp/perf.data" --stdio --sort comm 2>/dev/null |
-				awk '!/^#/ && NF && n < 8 { print; n++ }' || true
-			echo "top symbols of the dataplane (pid $DP_PID), % of all samples on cpu $DPCPU"
-			timeout 120 perf report -i "$tmp/perf.data" --stdio --pid "$DP_PID" --sort dso,symbol 2>/dev/null |
-				awk '!/^#/ && NF && n < 15 { sub(/[ \t]+$/, ""); print; n++ }' || true
-		} >&2
-	else
-		log "perf record gave nothing: $(cat "$tmp/perf.log")"
-	fi
+			[seckill]
+			auth = off
+			dedup_slots = 8392704
+			order_ring = 4194304
+
+			[item.1]
+			name = bench buys
+			total = $BUY_TOTAL
+			dedup_slots = 8388608
+
+			[item.2]
+			name = bench sold out
+			total = 0
+			dedup_slots = 1024
+		EOF
+	} >"$tmp/off.ini"
+	sbx_start "$tmp/off.ini"
+
+	lg healthz --mix healthz=1 "${KA[@]}"
+	lg soldout --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
+	lg buy --mix buy=1 --item 1 --user-base 1 --users "$BUY_N" --requests "$BUY_N" "${KA[@]}"
+	lg short_conn --short --mix healthz=1 --conns 32 --duration "$DUR"
+
+	wrk_run wrk_healthz /healthz
+	lua_post "$tmp/soldout.lua" 2 X-User-Id 4242
+	wrk_run wrk_soldout /v1/seckill/2 "$tmp/soldout.lua"
+	cat >"$tmp/buy.lua" <<-'EOF'
+		-- distinct users, from 50,000,001 on (the loadgen's are 1..BUY_N)
+		local n = 50000000
+		request = function()
+			n = n + 1
+			return wrk.format("POST", "/v1/seckill/1", { ["X-User-Id"] = tostring(n), ["Content-Length"] = "0" })
+		end
+	EOF
+	wrk_run wrk_buy /v1/seckill/1 "$tmp/buy.lua"
+	sbx_stop
 fi
 
 # --- phase 2: auth on (JWTs) -------------------------------------------------
-secret "$tmp/secret"
-secret "$tmp/other"
-{
-	base_config
-	cat <<-EOF
+if any_wanted soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized; then
+	secret "$tmp/secret"
+	secret "$tmp/other"
+	{
+		base_config
+		cat <<-EOF
 
-		[seckill]
-		auth = on
-		secret_file = $tmp/secret
-		dedup_slots = 2099200
-		order_ring = 2097152
+			[seckill]
+			auth = on
+			secret_file = $tmp/secret
+			dedup_slots = 2099200
+			order_ring = 2097152
 
-		[item.3]
-		name = bench jwt buys
-		total = $JWT_TOTAL
-		dedup_slots = 2097152
+			[item.3]
+			name = bench jwt buys
+			total = $JWT_TOTAL
+			dedup_slots = 2097152
 
-		[item.4]
-		name = bench jwt sold out
-		total = 0
-		dedup_slots = 1024
+			[item.4]
+			name = bench jwt sold out
+			total = 0
+			dedup_slots = 1024
 
-		[item.5]
-		name = bench forged tokens
-		total = 10
-		dedup_slots = 1024
-	EOF
-} >"$tmp/on.ini"
-sbx_start "$tmp/on.ini"
+			[item.5]
+			name = bench forged tokens
+			total = 10
+			dedup_slots = 1024
+		EOF
+	} >"$tmp/on.ini"
+	sbx_start "$tmp/on.ini"
 
-lg soldout_jwt --mix buy_jwt=1 --item 4 --secret-file "$tmp/secret" --tokens 100000 "${KA[@]}"
-lg buy_jwt --mix buy_jwt=1 --item 3 --secret-file "$tmp/secret" --tokens "$JWT_N" --requests "$JWT_N" "${KA[@]}"
-lg unauthorized --mix buy_jwt=1 --item 5 --secret-file "$tmp/other" --tokens 100000 "${KA[@]}"
+	lg soldout_jwt --mix buy_jwt=1 --item 4 --secret-file "$tmp/secret" --tokens 100000 "${KA[@]}"
+	lg buy_jwt --mix buy_jwt=1 --item 3 --secret-file "$tmp/secret" --tokens "$JWT_N" --requests "$JWT_N" "${KA[@]}"
+	lg unauthorized --mix buy_jwt=1 --item 5 --secret-file "$tmp/other" --tokens 100000 "${KA[@]}"
 
-lua_post "$tmp/soldout_jwt.lua" 4 Authorization \
-	"Bearer $("$TOKEN" --secret-file "$tmp/secret" --sub 90000001 --item 4 --ttl 3600)"
-wrk_run wrk_soldout_jwt /v1/seckill/4 "$tmp/soldout_jwt.lua"
-lua_post "$tmp/forged.lua" 5 Authorization \
-	"Bearer $("$TOKEN" --secret-file "$tmp/other" --sub 90000002 --item 5 --ttl 3600)"
-wrk_run wrk_unauthorized /v1/seckill/5 "$tmp/forged.lua"
-sbx_stop
+	lua_post "$tmp/soldout_jwt.lua" 4 Authorization \
+		"Bearer $("$TOKEN" --secret-file "$tmp/secret" --sub 90000001 --item 4 --ttl 3600)"
+	wrk_run wrk_soldout_jwt /v1/seckill/4 "$tmp/soldout_jwt.lua"
+	lua_post "$tmp/forged.lua" 5 Authorization \
+		"Bearer $("$TOKEN" --secret-file "$tmp/other" --sub 90000002 --item 5 --ttl 3600)"
+	wrk_run wrk_unauthorized /v1/seckill/5 "$tmp/forged.lua"
+	sbx_stop
+fi
 
 # --- report ------------------------------------------------------------------
 if [ "$JSON" = 1 ]; then

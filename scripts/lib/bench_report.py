@@ -45,6 +45,21 @@ def busy(d):
     return req, round(bt / req), round(pmd / req), round((bt - pmd) / req), status
 
 
+def shape(d):
+    """Frames in and out per request, requests per busy pass, and the share
+    of the dataplane's time spent idle (0: saturated)."""
+    a, b = tele(os.path.join(d, "t0.json")), tele(os.path.join(d, "t1.json"))
+    dl = {k: b.get(k, 0) - a.get(k, 0) for k in
+          ("requests", "rx_pkts", "tx_pkts", "busy_passes", "busy_tsc", "idle_tsc")}
+    req, spent = dl["requests"], dl["busy_tsc"] + dl["idle_tsc"]
+    return {
+        "rx_frames_per_req": round(dl["rx_pkts"] / req, 2) if req > 0 else None,
+        "tx_frames_per_req": round(dl["tx_pkts"] / req, 2) if req > 0 else None,
+        "req_per_busy_pass": round(req / dl["busy_passes"], 1) if dl["busy_passes"] > 0 else None,
+        "dp_idle_share": round(dl["idle_tsc"] / spent, 3) if spent > 0 else None,
+    }
+
+
 def wrk_time_us(s):
     m = re.match(r"([0-9.]+)(us|ms|s|m)$", s)
     if not m:
@@ -102,6 +117,11 @@ def main():
             req, bt, pmd, own, status = busy(d)
         except (OSError, ValueError, KeyError):
             req, bt, pmd, own, status = 0, None, None, None, {}
+        try:
+            f.update(shape(d))
+        except (OSError, ValueError, KeyError):
+            f.update({"rx_frames_per_req": None, "tx_frames_per_req": None,
+                      "req_per_busy_pass": None, "dp_idle_share": None})
         f.update({
             "busy_cycles_per_req": bt,
             "own_cycles_per_req": own,
@@ -124,17 +144,28 @@ def main():
             return f"{v:.1f}{unit}"
         return f"{round(v):,}{unit}"
 
+    def frames(f):
+        if f["rx_frames_per_req"] is None:
+            return "-"
+        return f"{f['rx_frames_per_req']:.2f} / {f['tx_frames_per_req']:.2f}"
+
+    def pct(v):
+        return "-" if v is None else f"{100 * v:.0f} %"
+
     head = ["scenario", "path (tool)", "req/s", "conn/s", "p99 µs", "errors",
-            "busy cyc/req", "in PMD", "own", "answers and buy outcomes (dataplane)"]
+            "busy cyc/req", "in PMD", "own", "loadgen cyc/req", "frames in/out per req",
+            "req/busy pass", "dp idle", "answers and buy outcomes (dataplane)"]
     rows = []
     for name, f in out.items():
         st = ", ".join(f"{k}: {v:,}" for k, v in sorted(f["dataplane_answers"].items())
                        if not k.startswith("engine_"))
         rows.append([name, f"{f['path']} ({f['tool']})", n(f["rps"]), n(f["cps"]) if f["cps"] else "-",
                      n(f["p99_us"]), n(f["errors"]), n(f["busy_cycles_per_req"]),
-                     n(f["pmd_cycles_per_req"]), n(f["own_cycles_per_req"]), st])
+                     n(f["pmd_cycles_per_req"]), n(f["own_cycles_per_req"]),
+                     n(f.get("loadgen_cycles_per_req")), frames(f), n(f["req_per_busy_pass"]),
+                     pct(f["dp_idle_share"]), st])
     print("| " + " | ".join(head) + " |")
-    print("|" + "|".join("---" if i in (0, 1, 9) else "---:" for i in range(len(head))) + "|")
+    print("|" + "|".join("---" if i in (0, 1, len(head) - 1) else "---:" for i in range(len(head))) + "|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
 
