@@ -3,7 +3,7 @@
  * lg_load.c - client connections, the closed and open loops, and the poll
  * loop of seckill-loadgen (see lg_load.h).
  *
- * Sections: state, picking (mix, users, tuples), connections and requests,
+ * Sections: state, picking (orders; the rest is lg_pick.h), connections and requests,
  * the stack's callbacks, the loops, phases and the run.
  */
 #include <errno.h>
@@ -15,17 +15,20 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
 #include <rte_random.h>
 
 #include "sk_common.h"
 
 #include "lg_attack.h"
 #include "lg_load.h"
+#include "lg_pick.h"
 
 #define LG_RX_BURST	    32
 #define LG_RX_BURSTS	    32	 /* bursts per pass at most: the RX ring's 1024 */
 #define LG_CONNECT_PER_PASS 64	 /* active opens per poll pass */
-#define LG_ISSUE_PER_PASS   1024 /* open loop: requests per poll pass */
+#define LG_ISSUE_PER_PASS   1024 /* requests per poll pass (both loops) */
+#define LG_TX_WAIT_US	    200	 /* bound on the wait for room in the TX ring */
 #define LG_CONNECT_TRIES    8	 /* tuples tried when one is still in use */
 #define LG_CLOSE_WAIT_MS    3000 /* bound on the FIN exchanges at the end */
 #define LG_ABORT_PASSES	    8	 /* passes to push the RSTs out */
@@ -88,73 +91,24 @@ struct lg_load {
 	uint64_t backlog_max;
 	uint32_t ip_idx, port_off, nports;
 	uint32_t rcv_cap;
-	uint64_t rng;
-	uint64_t user_next, tok_next;
-	uint32_t mix_total;
+	struct lg_pick pick;
 	uint32_t nwon;
+	uint64_t tx_wait_tsc; /* LG_TX_WAIT_US in TSC ticks */
+	uint64_t tx_waits;    /* bursts that waited for room */
 	uint64_t won[LG_WON_RING];
 	char req[LG_REQ_MAX];
 };
 
 /* ------------------------------------------------------------------------ */
-/* Picking: mix, users, tokens, orders, tuples                               */
+/* Picking: orders (mix, users and tokens: lg_pick.h)                      */
 /* ------------------------------------------------------------------------ */
-
-/* rng_next - xorshift64*: the fixed-seed generator of mixes and users. */
-static inline uint64_t
-rng_next(struct lg_load *l)
-{
-	uint64_t x = l->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	l->rng = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-static inline enum lg_req_kind
-pick_kind(struct lg_load *l)
-{
-	uint32_t r = l->mix_total == 1 ? 0 : (uint32_t)(rng_next(l) % l->mix_total);
-	int k;
-
-	for (k = 0; k < LG_REQ__COUNT - 1; k++) {
-		if (r < l->o->mix[k])
-			break;
-		r -= l->o->mix[k];
-	}
-	return (enum lg_req_kind)k;
-}
-
-static inline uint64_t
-pick_user(struct lg_load *l)
-{
-	if (l->o->user_pick == LG_USER_RANDOM)
-		return l->o->user_base + rng_next(l) % l->o->users;
-	if (l->user_next == l->o->users)
-		l->user_next = 0;
-	return l->o->user_base + l->user_next++;
-}
-
-static inline uint32_t
-pick_token(struct lg_load *l)
-{
-	uint32_t n = l->env.tokens->n;
-
-	if (l->o->user_pick == LG_USER_RANDOM)
-		return (uint32_t)(rng_next(l) % n);
-	if (l->tok_next == n)
-		l->tok_next = 0;
-	return (uint32_t)l->tok_next++;
-}
 
 static inline uint64_t
 pick_order(struct lg_load *l)
 {
 	uint32_t n = l->nwon < LG_WON_RING ? l->nwon : LG_WON_RING;
 
-	return n == 0 ? l->o->order_id : l->won[rng_next(l) % n];
+	return n == 0 ? l->o->order_id : l->won[lg_pick_rng(&l->pick) % n];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -171,7 +125,8 @@ static inline bool
 can_send(const struct lg_load *l)
 {
 	return l->legit && l->phase == PH_LOAD && l->now < l->load_end &&
-	       (l->o->requests == 0 || l->sent < l->o->requests);
+	       (l->o->requests == 0 || l->sent < l->o->requests) &&
+	       (l->o->inflight_max == 0 || l->inflight < l->o->inflight_max);
 }
 
 /* ready_compact - drop the stale entries of the ready ring (connections
@@ -226,7 +181,7 @@ ready_pop(struct lg_load *l)
 static bool
 send_one(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
 {
-	enum lg_req_kind k = pick_kind(l);
+	enum lg_req_kind k = lg_pick_kind(&l->pick);
 	const char *tok = NULL;
 	size_t tok_len = 0, n;
 	uint64_t num = 0;
@@ -234,11 +189,12 @@ send_one(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
 	int rc;
 
 	if (k == LG_REQ_BUY)
-		num = pick_user(l);
+		num = lg_pick_user(&l->pick);
 	else if (k == LG_REQ_ORDER)
 		num = pick_order(l);
 	else if (k == LG_REQ_BUY_JWT)
-		tok = lg_tokens_get(l->env.tokens, pick_token(l), &tok_len);
+		tok = lg_tokens_get(l->env.tokens, lg_pick_token(&l->pick, l->env.tokens->n),
+				    &tok_len);
 	n = lg_req_build(&l->tmpl, k, num, tok, tok_len, l->o->short_conns, l->req);
 	rc = n != 0 ? sk_tcp_send(c, l->req, n) : -EMSGSIZE;
 	if (rc != 0) {
@@ -414,26 +370,6 @@ lg_on_close(void *app, struct sk_tcp_conn *c)
 /* The loops                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* due - how many requests (or connections) the open-loop curve wants by
- * @t seconds: the integral of the rate (constant, step or ramp). */
-static double
-due(const struct lg_opts *o, double t)
-{
-	double r0 = o->rate_from, r = o->rate, T;
-
-	if (o->step_s > 0) {
-		T = o->step_s;
-		return t < T ? r0 * t : r0 * T + r * (t - T);
-	}
-	if (o->ramp_s > 0) {
-		T = o->ramp_s;
-		if (t < T)
-			return r0 * t + (r - r0) * t * t / (2 * T);
-		return r0 * T + (r - r0) * T / 2 + r * (t - T);
-	}
-	return r * t;
-}
-
 /* work - open connections and send requests as the load shape says.
  * Returns the work done (connections opened + requests sent). */
 static unsigned
@@ -447,7 +383,8 @@ work(struct lg_load *l)
 	/* open loop: what the curve wanted by now (the end at most) and is not
 	 * out yet; a loadgen starved of CPU shows here, even past the end */
 	if (o->shape != LG_SHAPE_CLOSED) {
-		want = due(o, t) - (double)(o->shape == LG_SHAPE_CPS ? l->attempts : l->sent);
+		want = lg_pick_due(o, t) -
+		       (double)(o->shape == LG_SHAPE_CPS ? l->attempts : l->sent);
 		if (l->phase == PH_LOAD && want > (double)l->backlog_max)
 			l->backlog_max = (uint64_t)want;
 	}
@@ -483,20 +420,50 @@ work(struct lg_load *l)
 		}
 		return done;
 	}
-	/* closed loop: fill every ready connection to its depth */
-	for (uint32_t n = l->ready_tail - l->ready_head; n > 0 && can_send(l); n--) {
+	/* closed loop: fill the ready connections to their depth, at most
+	 * LG_ISSUE_PER_PASS requests a pass (the TX ring's size: thousands of
+	 * connections must not send more than the ring takes at once) */
+	for (uint32_t n = l->ready_tail - l->ready_head;
+	     n > 0 && done < LG_ISSUE_PER_PASS && can_send(l); n--) {
 		struct sk_tcp_conn *c = ready_pop(l);
 		struct lg_conn *a;
 
 		if (c == NULL)
 			break;
 		a = conn_of(c);
-		while (a->inflight < o->depth && can_send(l) && send_one(l, c, a))
+		while (a->inflight < o->depth && done < LG_ISSUE_PER_PASS && can_send(l) &&
+		       send_one(l, c, a))
 			done++;
-		if (a->inflight == 0)
-			ready_push(l, c, a); /* refused for now: try at the next pass */
+		if (a->inflight < o->depth)
+			ready_push(l, c, a); /* refused or capped: the next pass */
 	}
 	return done;
+}
+
+/*
+ * tx - the stack's TX function: rte_eth_tx_burst until the ring took every
+ * frame, waiting for room at most LG_TX_WAIT_US. A load generator waits
+ * rather than drop: a dropped frame becomes a retransmission timeout, and
+ * the run would measure the loss (a SYN lost costs a second), not the
+ * server. The wait is bounded, so a peer that stopped reading still ends
+ * in drops (counted by the stack as tx_dropped).
+ */
+static uint16_t
+tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct lg_load *l = ctx;
+	uint16_t sent = rte_eth_tx_burst(l->env.port_id, 0, pkts, n);
+	uint64_t end;
+
+	if (sent == n)
+		return sent;
+	l->tx_waits++;
+	end = rte_rdtsc() + l->tx_wait_tsc;
+	do {
+		rte_pause();
+		sent += rte_eth_tx_burst(l->env.port_id, 0, pkts + sent, (uint16_t)(n - sent));
+	} while (sent < n && rte_rdtsc() < end);
+	return sent;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -685,11 +652,8 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	/* A random first source port: back-to-back runs must not meet the
 	 * server's leftovers (LAST_ACK, TIME_WAIT) of the previous run's tuples. */
 	l->port_off = (uint32_t)(rte_rand() % l->nports);
-	l->rng = o->seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
-	if (l->rng == 0)
-		l->rng = 1;
-	for (int k = 0; k < LG_REQ__COUNT; k++)
-		l->mix_total += o->mix[k];
+	lg_pick_init(&l->pick, o);
+	l->tx_wait_tsc = l->hz / 1000000 * LG_TX_WAIT_US;
 	lg_stats_init(&l->stats, l->hz, rte_rdtsc());
 	if (o->server_port == 80)
 		snprintf(host, sizeof(host), "%s", lg_ip_str(o->server_ip, ip));
@@ -719,6 +683,8 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	conf.mac = env->mac;
 	conf.port_id = env->port_id;
 	conf.tx_queue = 0;
+	conf.tx_fn = tx;
+	conf.tx_ctx = l;
 	conf.tcp_port = 0;
 	conf.max_conns = o->conns + LG_TIME_WAIT_MAX + 64;
 	conf.time_wait_max = LG_TIME_WAIT_MAX;
@@ -781,6 +747,7 @@ lg_load_tcp(const struct lg_load *l, struct lg_tcp_errors *out)
 	out->refused = s->tcp_connect_refused;
 	out->tx_dropped = s->tx_dropped;
 	out->tx_nombuf = s->tx_nombuf;
+	out->tx_waits = l->tx_waits;
 }
 
 void

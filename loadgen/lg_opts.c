@@ -37,6 +37,10 @@ const char lg_opts_usage[] =
 	"Load:\n"
 	"  --conns N                connections (default 64); with --short, at once\n"
 	"  --depth D                pipelined requests per connection, 1..32 (default 1)\n"
+	"  --inflight N             requests in flight over all connections at most\n"
+	"                           (default conns x depth): many connections, few\n"
+	"                           requests at once, each on the connection least\n"
+	"                           recently used\n"
 	"  --short                  one request per connection (Connection: close)\n"
 	"  --rate R                 open loop: R requests/s (default: closed loop)\n"
 	"  --cps R                  open loop: R new short connections/s\n"
@@ -217,6 +221,7 @@ NUM_OPT(opt_tokens, tokens, 1, LG_TOKENS_MAX)
 NUM_OPT(opt_token_ttl, token_ttl_s, 1, 86400 * 365)
 NUM_OPT(opt_conns, conns, 1, LG_CONNS_MAX)
 NUM_OPT(opt_depth, depth, 1, LG_DEPTH_MAX)
+NUM_OPT(opt_inflight, inflight_max, 1, (uint64_t)LG_CONNS_MAX *LG_DEPTH_MAX)
 NUM_OPT(opt_requests, requests, 1, UINT64_MAX)
 NUM_OPT(opt_drain, drain_ms, 0, 600000)
 NUM_OPT(opt_wait, wait_ms, 1, 600000)
@@ -427,6 +432,7 @@ static const struct opt_def {
 	{"token-ttl", true, opt_token_ttl},
 	{"conns", true, opt_conns},
 	{"depth", true, opt_depth},
+	{"inflight", true, opt_inflight},
 	{"short", false, opt_flag},
 	{"rate", true, opt_rate},
 	{"cps", true, opt_rate},

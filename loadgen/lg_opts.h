@@ -71,8 +71,9 @@ struct lg_opts {
 	uint32_t tokens;      /**< JWT pool size (default 1000, users user_base..) */
 	uint32_t token_ttl_s; /**< default 3600 */
 	/* load */
-	uint32_t conns; /**< default 64 */
-	uint32_t depth; /**< default 1 */
+	uint32_t conns;	       /**< default 64 */
+	uint32_t depth;	       /**< default 1 */
+	uint64_t inflight_max; /**< --inflight; 0 = conns x depth (no cap of its own) */
 	bool short_conns;
 	enum lg_shape shape;
 	double rate;	   /**< --rate or --cps target */

@@ -127,9 +127,9 @@ lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 		fprintf(out,
 			"  tcp: resets %" PRIu64 ", retransmits %" PRIu64
 			", syn retransmits %" PRIu64 ", timeouts %" PRIu64 ", refused %" PRIu64
-			", tx dropped %" PRIu64 "\n",
+			", tx dropped %" PRIu64 ", tx waits %" PRIu64 "\n",
 			tcp->resets, tcp->retransmits, tcp->syn_retransmits, tcp->timeouts,
-			tcp->refused, tcp->tx_dropped);
+			tcp->refused, tcp->tx_dropped, tcp->tx_waits);
 	if (answered != 0)
 		fprintf(out, "  cost: %.0f busy cycles per answer on the loadgen's core\n",
 			(double)s->busy_tsc / (double)answered);
@@ -196,9 +196,9 @@ lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 	fprintf(out,
 		",\"tcp\":{\"resets\":%" PRIu64 ",\"retransmits\":%" PRIu64
 		",\"syn_retransmits\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"refused\":%" PRIu64
-		",\"tx_dropped\":%" PRIu64 ",\"tx_nombuf\":%" PRIu64 "}",
+		",\"tx_dropped\":%" PRIu64 ",\"tx_nombuf\":%" PRIu64 ",\"tx_waits\":%" PRIu64 "}",
 		tcp->resets, tcp->retransmits, tcp->syn_retransmits, tcp->timeouts, tcp->refused,
-		tcp->tx_dropped, tcp->tx_nombuf);
+		tcp->tx_dropped, tcp->tx_nombuf, tcp->tx_waits);
 	if (run->attack != NULL) {
 		struct lg_attack_info i = attack_info(s, tcp, run);
 

@@ -40,7 +40,8 @@ struct lg_tcp_errors {
 	uint64_t syn_retransmits; /**< SYNs sent again (tcp_syn_retransmits) */
 	uint64_t timeouts;	  /**< tcp_rto_reset + tcp_connect_timeout + tcp_idle_timeout */
 	uint64_t refused;	  /**< tcp_connect_refused */
-	uint64_t tx_dropped;	  /**< frames the NIC refused */
+	uint64_t tx_dropped;	  /**< frames the NIC refused (after waiting for room) */
+	uint64_t tx_waits;	  /**< bursts that found the TX ring full and waited */
 	uint64_t tx_nombuf;	  /**< segments not built: mempool empty */
 };
 

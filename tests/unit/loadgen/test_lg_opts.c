@@ -62,6 +62,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.prefix_len, 23);
 	ck_assert_uint_eq(o.conns, 64);
 	ck_assert_uint_eq(o.depth, 1);
+	ck_assert_uint_eq(o.inflight_max, 0);
 	ck_assert_uint_eq(o.mix[LG_REQ_BUY], 1);
 	ck_assert_int_eq(o.shape, LG_SHAPE_CLOSED);
 	ck_assert(!o.short_conns && !o.json && !o.quiet);
@@ -83,7 +84,8 @@ START_TEST(test_good)
 
 	ck_assert_int_eq(
 		parse("--server=198.18.0.1:8080 --clients 198.18.64.0/18 --sports 2000-2999 "
-		      "--mix healthz=1,buy=9,order=0 --depth 32 --conns 1000 --rate 5e5 "
+		      "--mix healthz=1,buy=9,order=0 --depth 32 --conns 1000 --inflight 512 --rate "
+		      "5e5 "
 		      "--ramp 2.5 --rate-from 10 --requests 1000000 --json --quiet "
 		      "--user-pick random --seed 7",
 		      &o, err, sizeof(err)),
@@ -98,6 +100,7 @@ START_TEST(test_good)
 	ck_assert_uint_eq(o.mix[LG_REQ_BUY], 9);
 	ck_assert_uint_eq(o.mix[LG_REQ_ORDER], 0);
 	ck_assert_uint_eq(o.depth, 32);
+	ck_assert_uint_eq(o.inflight_max, 512);
 	ck_assert_int_eq(o.shape, LG_SHAPE_RATE);
 	ck_assert(o.rate == 5e5 && o.ramp_s == 2.5 && o.rate_from == 10);
 	ck_assert_uint_eq(o.requests, 1000000);
@@ -185,6 +188,8 @@ static const struct bad_case bad_cases[] = {
 	 "network or broadcast address"},
 	{"--server 198.18.0.1 --depth 0", "--depth: '0' is not an integer in 1..32"},
 	{"--server 198.18.0.1 --depth 33", "--depth: '33' is not an integer in 1..32"},
+	{"--server 198.18.0.1 --inflight 0", "--inflight: '0' is not an integer in 1..32000000"},
+	{"--server 198.18.0.1 --inflight x", "--inflight: 'x' is not an integer in 1..32000000"},
 	{"--server 198.18.0.1 --depth 1x", "--depth: '1x' is not an integer in 1..32"},
 	{"--server 198.18.0.1 --conns -1", "--conns: '-1' is not an integer in 1..1000000"},
 	{"--server 198.18.0.1 --rate 0", "--rate: '0' is not a number in 0.001..1e+09"},

@@ -169,7 +169,8 @@ START_TEST(test_json)
 				    .timeouts = 4,
 				    .refused = 5,
 				    .tx_dropped = 6,
-				    .tx_nombuf = 7};
+				    .tx_nombuf = 7,
+				    .tx_waits = 8};
 	struct lg_run_info run = {.seconds = 2.0, .inflight = 0, .mode = "closed"};
 	char *buf = NULL;
 	size_t len = 0;
@@ -202,6 +203,7 @@ START_TEST(test_json)
 	ck_assert_int_eq(jint(j, "tcp", "resets"), 1);
 	ck_assert_int_eq(jint(j, "tcp", "syn_retransmits"), 3);
 	ck_assert_int_eq(jint(j, "tcp", "tx_nombuf"), 7);
+	ck_assert_int_eq(jint(j, "tcp", "tx_waits"), 8);
 	ck_assert_int_eq(jint(j, "errors", "total"), 1 + 4 + 5);
 	ck_assert_int_eq(jint(j, "cycles_per_req", NULL), 500);
 	ck_assert_int_eq(jint(json_object_get(j, "kinds"), "healthz", "sent"), 2);
