@@ -51,10 +51,6 @@
 # Addresses: 198.18.0.0/24 (kernel link), 198.19.0.0/16 (memif).
 set -euo pipefail
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(dirname "$HERE")
-SBX=$HERE/sandbox.sh
-
 QUICK=0 JSON=0 PROFILE="" ONLY="" BUILD="" PERF_KEEP=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -73,36 +69,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-die() {
-	echo "bench: [${SECONDS}s] $*" >&2
-	exit 1
-}
-log() {
-	echo "bench: [${SECONDS}s] $*" >&2
-}
-
-[ "$(id -u)" = 0 ] || die "must run as root (network namespaces, hugepages)"
-NCPU=$(nproc)
-[ "$NCPU" -ge 2 ] || die "needs 2 cpus (dataplane on the last, load on cpu 0)"
-DPCPU=$((NCPU - 1))
-for t in wrk python3 taskset timeout ip; do
-	command -v "$t" >/dev/null || die "needs $t"
-done
-if [ -z "$BUILD" ]; then
-	for b in build/rel build/me build; do
-		if [ -x "$REPO/$b/loadgen/seckill-loadgen" ] && [ -x "$REPO/$b/dataplane/seckill-dataplane" ]; then
-			BUILD=$REPO/$b
-			break
-		fi
-	done
-fi
-[ -n "$BUILD" ] || die "no build with loadgen/seckill-loadgen (give --build DIR)"
-export SK_DATAPLANE=${SK_DATAPLANE:-$BUILD/dataplane/seckill-dataplane}
-LOADGEN=${SK_LOADGEN:-$BUILD/loadgen/seckill-loadgen}
-TOKEN=${SK_TOKEN:-$BUILD/tools/seckill-token}
-for b in "$SK_DATAPLANE" "$LOADGEN" "$TOKEN"; do
-	[ -x "$b" ] || die "not an executable: $b"
-done
+BENCH_NAME=bench
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench_lib.sh"
+command -v wrk >/dev/null || die "needs wrk"
 if [ -n "$PROFILE" ]; then
 	command -v perf >/dev/null || die "--profile needs perf"
 	[ "$QUICK" = 0 ] || die "--profile needs the full run (a 7 s soldout)"
@@ -119,100 +88,8 @@ fi
 BUY_TOTAL=3100000   # BUY_N + wrk's buys (< 600k) on item 1
 JWT_TOTAL=1100000   # JWT_N on item 3
 
-export SK_SBX=sk-bench-$$
-export SK_SBX_PAGES=${SK_SBX_PAGES:-768}
-LG_PREFIX=sk-bench-lg-$$
-tmp=$(mktemp -d /tmp/sk-bench.XXXXXX)
-RUN=$tmp/run
-mkdir -p "$RUN"
-: >"$RUN/order"
-CUR_PID=""  # the load tool running now
-PERF_PID="" # perf record (--profile)
-TELE_PROC="" # the telemetry reader (coprocess)
-SBX_UP=0
-
-cleanup() {
-	local rc=$? p
-	trap - EXIT INT TERM
-	for p in $CUR_PID $PERF_PID $TELE_PROC; do
-		kill -TERM "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	[ "$SBX_UP" = 1 ] && { "$SBX" down >/dev/null || rc=1; }
-	rm -rf "/var/run/dpdk/$LG_PREFIX" "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# bg_wait CMD... - run CMD in the background, remember its PID (the trap
-# stops it), wait for it; returns its status.
-bg_wait() {
-	local rc=0
-	"$@" &
-	CUR_PID=$!
-	wait "$CUR_PID" || rc=$?
-	CUR_PID=""
-	return $rc
-}
-
-# tele_start / snap FILE / tele_stop - /seckill/stats into FILE through one
-# python3 coprocess per sandbox (lib/bench_tele.py; the same read as
-# "sandbox.sh telemetry", without a python3 start per snapshot).
-tele_start() {
-	local prefix
-	prefix=$(sed -n 's/^prefix=//p' "/run/$SK_SBX/env")
-	[ -n "$prefix" ] || die "no prefix in /run/$SK_SBX/env"
-	coproc TELE { exec python3 "$HERE/lib/bench_tele.py" "/var/run/dpdk/$prefix/dpdk_telemetry.v2"; }
-	TELE_PROC=$TELE_PID # bash unsets TELE_PID when the coprocess ends
-}
-snap() {
-	local reply=""
-	echo "/seckill/stats $1" >&"${TELE[1]}"
-	read -t 20 -r reply <&"${TELE[0]}" || true
-	[ "$reply" = ok ] || die "telemetry: ${reply:-no answer in 20 s}"
-}
-tele_stop() {
-	[ -n "$TELE_PROC" ] || return 0
-	[ -n "${TELE[1]:-}" ] && eval "exec ${TELE[1]}>&-"
-	wait "$TELE_PROC" 2>/dev/null || true
-	TELE_PROC=""
-}
-
-secret() {
-	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1"
-	chmod 600 "$1"
-}
-
-# sbx_start CONFIG - the sandbox with a memif port; sets MEMIF, MEMIF_ADDR,
-# SERVER.
-sbx_start() {
-	local out
-	out=$("$SBX" up --memif --no-control --config "$1") || die "sandbox up failed"
-	SBX_UP=1
-	MEMIF=$(echo "$out" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
-	MEMIF_ADDR=$(echo "$out" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
-	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
-	[ -n "$MEMIF" ] && [ -n "$MEMIF_ADDR" ] && [ -n "$SERVER" ] || die "sandbox up printed no memif=/server= ($out)"
-	DP_PID=$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")
-	log "sandbox up: $out (dataplane pid $DP_PID on cpu $DPCPU)"
-	tele_start
-}
-
-sbx_stop() {
-	tele_stop
-	"$SBX" down >/dev/null || die "sandbox down reported a problem"
-	SBX_UP=0
-}
-
-# base_config - config/sandbox.ini without its [seckill] dedup_slots (the
-# bench sets its own: a key set twice is an error).
-base_config() {
-	awk '
-		/^[ \t]*\[/ { sec = $0; gsub(/[ \t\[\]]/, "", sec) }
-		sec == "seckill" && $0 ~ /^[ \t]*dedup_slots[ \t]*=/ { next }
-		{ print }' "$REPO/config/sandbox.ini"
-}
+SK_SBX_PAGES=${SK_SBX_PAGES:-768}
+export SK_SBX_PAGES
 
 # scenario NAME TOOL PATH - start a scenario's folder; prints it.
 scenario() {
@@ -232,11 +109,8 @@ lg() {
 	d=$(scenario "$name" loadgen memif)
 	snap "$d/t0.json"
 	[ "$PROFILE" = "$name" ] && profile_start
-	bg_wait timeout -k 5 $((DUR + 60)) taskset -c 0 "$LOADGEN" -l 0 --in-memory --no-telemetry \
-		--file-prefix "$LG_PREFIX" --no-pci --log-level=lib.eal:warning \
-		--vdev "net_memif0,role=client,socket=$MEMIF,socket-abstract=no" -- \
-		--server "$MEMIF_ADDR" --quiet --json --drain-ms 1000 "$@" \
-		>"$d/out.json" 2>"$d/log" || rc=$?
+	lg_start "$d" $((DUR + 60)) --drain-ms 1000 "$@"
+	lg_wait || rc=$?
 	snap "$d/t1.json"
 	echo "$rc" >"$d/rc"
 	log "$name: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
@@ -322,7 +196,7 @@ KA=(--conns 64 --depth 8 --duration "$DUR")
 # --- phase 1: auth off (X-User-Id) ------------------------------------------
 if any_wanted healthz soldout buy short_conn wrk_healthz wrk_soldout wrk_buy; then
 	{
-		base_config
+		base_config seckill dedup_slots
 		cat <<-EOF
 
 			[seckill]
@@ -368,7 +242,7 @@ if any_wanted soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized;
 	secret "$tmp/secret"
 	secret "$tmp/other"
 	{
-		base_config
+		base_config seckill dedup_slots
 		cat <<-EOF
 
 			[seckill]

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench_conns.sh - what an open connection costs the dataplane (issue 10):
+# the memory of a connection slot, and the cycles of the sold-out answer
+# with 1k, 10k and 100k connections open at once (cache behaviour).
+#
+#   scripts/bench_conns.sh [--json] [--conns LIST] [--build DIR]
+#
+#   --conns LIST  comma-separated connection counts (default 1000,10000,100000)
+#   --json        one JSON object on stdout, else markdown tables
+#   --build D     as scripts/bench.sh
+#
+# Memory: the sandbox is started twice with the same config but
+# tcp.max_conns (the lcore's connection table: every slot's TCP state, its
+# receive and send buffers and the app's per-connection state are reserved
+# at start, in hugepages) at 4,096 and at MAX (the largest count + 10 %);
+# the rte_malloc heap in use (/eal/heap_info, Alloc_size) is read after
+# each start, and the difference over the difference of slots is the bytes
+# a slot costs. The table's memory does not grow with use: an open
+# connection costs what its slot reserved.
+#
+# Cycles: with tcp.max_conns = MAX (tcp.max_conns_per_ip 0), for each count
+# N, seckill-loadgen (cpu 0) opens N keep-alive connections over memif and
+# keeps 512 sold-out buys (X-User-Id of distinct users, POST /v1/seckill/2
+# of 0 units) in flight over them (--depth 1 --inflight 512, as the 64 x 8
+# of scripts/bench.sh), each on the connection that waited longest: every
+# request lands on a connection not touched for N requests. The
+# window is taken after the telemetry shows N connections open (the
+# handshakes are not in it) and lasts WINDOW s; busy cycles per request,
+# requests per busy pass and the idle share are the telemetry's deltas.
+#
+# Needs root, 2 cpus, python3, about (MAX x 19 KiB + the loadgen's MAX x
+# 9 KiB) of hugepages (SK_SBX_PAGES is raised to fit). Every run is bounded
+# (timeout), processes are stopped by their PID, the sandbox goes down on
+# exit. Addresses: 198.19.0.0/16 (memif).
+set -euo pipefail
+
+JSON=0 BUILD="" CONNS=1000,10000,100000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--json) JSON=1; shift ;;
+	--conns) CONNS=${2:?--conns LIST}; shift 2 ;;
+	--build) BUILD=${2:?--build DIR}; shift 2 ;;
+	-h | --help)
+		awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"
+		exit 0
+		;;
+	*) echo "bench-conns: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+[[ $CONNS =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "bench-conns: --conns: '$CONNS' is not a list of counts" >&2; exit 2; }
+
+BENCH_NAME=bench-conns
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench_lib.sh"
+
+WINDOW=5 # s of measurement per count
+MAXN=0
+for n in ${CONNS//,/ }; do
+	[ "$n" -ge 1 ] && [ "$n" -le 1000000 ] || die "--conns: $n is not in 1..1000000"
+	[ "$n" -gt "$MAXN" ] && MAXN=$n
+done
+MAX=$((MAXN + MAXN / 10 + 1024))
+[ "$MAX" -gt 4096 ] || MAX=8192
+# 2 MiB pages: the dataplane's tables (~19 KiB a slot, one table per port:
+# the sandbox's veth port and its memif port), the loadgen's (~9 KiB a
+# connection), and what the sandbox needs anyway
+SK_SBX_PAGES=$((768 + (MAX * 50) / 2048))
+export SK_SBX_PAGES
+
+# config MAX_CONNS - the sandbox's config with a connection table of
+# MAX_CONNS slots, no per-address cap, and a sold-out item 2.
+config() {
+	base_config tcp max_conns tcp max_conns_per_ip seckill dedup_slots
+	cat <<-EOF
+
+		[tcp]
+		max_conns = $1
+		max_conns_per_ip = 0
+
+		[seckill]
+		auth = off
+		dedup_slots = 1049600
+
+		[item.1]
+		name = bench buys
+		total = 1000
+		dedup_slots = 1048576
+
+		[item.2]
+		name = bench sold out
+		total = 0
+		dedup_slots = 1024
+	EOF
+}
+
+# heap FILE - bytes of rte_malloc heap 0 in use, from its snapshot.
+heap() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["Alloc_size"])' "$1"
+}
+
+# --- memory per connection slot ---------------------------------------------
+config 4096 >"$tmp/small.ini"
+config "$MAX" >"$tmp/big.ini"
+sbx_start "$tmp/small.ini"
+snap "$tmp/heap_small.json" /eal/heap_info,0
+sbx_stop
+sbx_start "$tmp/big.ini"
+snap "$tmp/heap_big.json" /eal/heap_info,0
+HEAP_SMALL=$(heap "$tmp/heap_small.json")
+HEAP_BIG=$(heap "$tmp/heap_big.json")
+# every port has its own table on the lcore (tcp.max_conns slots each)
+NPORTS=$(grep -c '^[[:space:]]*\[port[0-9]*\]' "/run/$SK_SBX/config.ini")
+[ "$NPORTS" -ge 1 ] || die "no [portN] section in /run/$SK_SBX/config.ini"
+PER_SLOT=$(((HEAP_BIG - HEAP_SMALL) / (MAX - 4096) / NPORTS))
+log "heap in use: $HEAP_SMALL B with 4,096 slots, $HEAP_BIG B with $MAX, $NPORTS ports: $PER_SLOT B a slot"
+
+# --- cycles per request against open connections ----------------------------
+for n in ${CONNS//,/ }; do
+	d=$RUN/$n
+	mkdir -p "$d"
+	echo "$n" >>"$RUN/order"
+	# bounded: the opens (64 a pass) take well under a second per 100k on
+	# this pair, the window WINDOW s, the rest is margin
+	dur=$((WINDOW + 10 + n / 20000))
+	lg_start "$d" $((dur + 60)) --mix buy=1 --item 2 --users 100000000 --conns "$n" --depth 1 --inflight 512 \
+		--duration "$dur" --drain-ms 1000
+	tele_wait total.conns_open "$n" $((dur - WINDOW - 2))
+	t0=$EPOCHREALTIME
+	snap "$d/t0.json"
+	# a measurement window of WINDOW s (a benchmark's window, not a test's
+	# wait: nothing is asserted on its length)
+	sleep "$WINDOW"
+	snap "$d/t1.json"
+	t1=$EPOCHREALTIME
+	kill -0 "$CUR_PID" 2>/dev/null || die "$n conns: the loadgen ended inside the window ($(tail -3 "$d/log"))"
+	rc=0
+	lg_wait || rc=$?
+	echo "$rc" >"$d/rc"
+	echo "$t0 $t1" >"$d/window"
+	log "$n conns: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
+done
+sbx_stop
+
+python3 - "$RUN" "$JSON" "$HEAP_SMALL" "$HEAP_BIG" "$MAX" "$NPORTS" <<'EOF'
+import json, os, sys
+
+run, as_json = sys.argv[1], sys.argv[2] == "1"
+small, big, mx, nports = (int(v) for v in sys.argv[3:7])
+out = {"memory": {"heap_4096_slots": small, f"heap_{mx}_slots": big, "ports": nports,
+                  "bytes_per_slot": round((big - small) / (mx - 4096) / nports)}, "conns": {}}
+for n in open(os.path.join(run, "order")).read().split():
+    d = os.path.join(run, n)
+    a = json.load(open(os.path.join(d, "t0.json")))["total"]
+    b = json.load(open(os.path.join(d, "t1.json")))["total"]
+    w0, w1 = map(float, open(os.path.join(d, "window")).read().split())
+    dl = {k: b[k] - a[k] for k in ("requests", "busy_tsc", "busy_pmd_tsc", "idle_tsc", "busy_passes",
+                                   "tcp_retransmits")}
+    lg = json.load(open(os.path.join(d, "out.json")))
+    req = dl["requests"]
+    out["conns"][n] = {
+        "conns_open": b["conns_open"],
+        "rps": round(req / (w1 - w0)),
+        "busy_cycles_per_req": round(dl["busy_tsc"] / req) if req else None,
+        "own_cycles_per_req": round((dl["busy_tsc"] - dl["busy_pmd_tsc"]) / req) if req else None,
+        "req_per_busy_pass": round(req / dl["busy_passes"], 1) if dl["busy_passes"] else None,
+        "dp_idle_share": round(dl["idle_tsc"] / (dl["busy_tsc"] + dl["idle_tsc"]), 3),
+        "server_retransmits": dl["tcp_retransmits"],
+        "loadgen_cycles_per_req": round(lg.get("cycles_per_req", 0)),
+        "loadgen_p99_us": round(lg["latency_us"]["p99"], 1),
+        "errors": lg["errors"]["total"] + lg.get("unanswered", 0),
+        "exit": int(open(os.path.join(d, "rc")).read() or 1),
+    }
+if as_json:
+    print(json.dumps(out))
+    sys.exit(0)
+m = out["memory"]
+print(f"| connection slots per port ({nports} ports) | heap in use | bytes per slot |\n|---:|---:|---:|")
+print(f"| 4,096 | {small:,} | |\n| {mx:,} | {big:,} | {m['bytes_per_slot']:,} |")
+print()
+print("| open connections | req/s in the window | busy cyc/req | own | req/busy pass | dp idle "
+      "| loadgen cyc/req | loadgen p99 µs (whole run) | errors |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for n, f in out["conns"].items():
+    print(f"| {f['conns_open']:,} | {f['rps']:,} | {f['busy_cycles_per_req']:,} | {f['own_cycles_per_req']:,} "
+          f"| {f['req_per_busy_pass']} | {100 * f['dp_idle_share']:.0f} % | {f['loadgen_cycles_per_req']:,} "
+          f"| {f['loadgen_p99_us']:,} | {f['errors']} |")
+EOF
