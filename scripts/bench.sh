@@ -8,7 +8,7 @@
 # (af_packet veth) with wrk on core 0, in one table.
 #
 #   scripts/bench.sh [--quick] [--json] [--profile[=NAME]] [--perf-data FILE]
-#                    [--only NAMES] [--build DIR]
+#                    [--only NAMES] [--baseline DATAPLANE] [--build DIR]
 #
 #   --quick    short runs (about a minute in all)
 #   --json     one JSON object on stdout:
@@ -21,6 +21,10 @@
 #              a run of 7 s at least: not with --quick)
 #   --perf-data FILE  keep the profile's perf.data there (for perf annotate)
 #   --only NAMES  run only these scenarios (comma-separated names below)
+#   --baseline B  also run the loadgen scenarios against the dataplane
+#              binary B (an older build kept aside): each phase runs first
+#              with B, then with the build's; "NAME@base" next to "NAME" in
+#              the table, measured in the same minutes
 #   --build D  the build holding dataplane/, loadgen/, tools/ (default
 #              build/rel, else build/me, else build)
 #
@@ -51,7 +55,7 @@
 # Addresses: 198.18.0.0/24 (kernel link), 198.19.0.0/16 (memif).
 set -euo pipefail
 
-QUICK=0 JSON=0 PROFILE="" ONLY="" BUILD="" PERF_KEEP=""
+QUICK=0 JSON=0 PROFILE="" ONLY="" BUILD="" PERF_KEEP="" BASELINE=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1; shift ;;
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--profile) PROFILE=soldout; shift ;;
 	--profile=*) PROFILE=${1#--profile=}; shift ;;
 	--perf-data) PERF_KEEP=${2:?--perf-data FILE}; shift 2 ;;
+	--baseline) BASELINE=${2:?--baseline DATAPLANE}; shift 2 ;;
 	--only) ONLY=,${2:?--only NAMES},; shift 2 ;;
 	--build) BUILD=${2:?--build DIR}; shift 2 ;;
 	-h | --help)
@@ -72,6 +77,8 @@ done
 BENCH_NAME=bench
 . "$(dirname "${BASH_SOURCE[0]}")/lib/bench_lib.sh"
 command -v wrk >/dev/null || die "needs wrk"
+[ -z "$BASELINE" ] || [ -x "$BASELINE" ] || die "--baseline: not an executable: $BASELINE"
+DP_NEW=$SK_DATAPLANE
 if [ -n "$PROFILE" ]; then
 	command -v perf >/dev/null || die "--profile needs perf"
 	[ "$QUICK" = 0 ] || die "--profile needs the full run (a 7 s soldout)"
@@ -106,15 +113,16 @@ lg() {
 	local name=$1 d rc=0
 	shift
 	wanted "$name" || return 0
+	name=$name$SUF
 	d=$(scenario "$name" loadgen memif)
 	snap "$d/t0.json"
-	[ "$PROFILE" = "$name" ] && profile_start
+	[ "$PROFILE" = "$name" ] && [ -z "$SUF" ] && profile_start
 	lg_start "$d" $((DUR + 60)) --drain-ms 1000 "$@"
 	lg_wait || rc=$?
 	snap "$d/t1.json"
 	echo "$rc" >"$d/rc"
 	log "$name: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
-	[ "$PROFILE" = "$name" ] && profile_report "$name"
+	[ "$PROFILE" = "$name" ] && [ -z "$SUF" ] && profile_report "$name"
 	return 0
 }
 
@@ -168,7 +176,7 @@ profile_report() {
 # namespace, through the kernel link, between two telemetry snapshots.
 wrk_run() {
 	local name=$1 url=http://$SERVER$2 lua=${3:-} d rc=0
-	wanted "$name" || return 0
+	wanted "$name" && [ -z "$SUF" ] || return 0
 	d=$(scenario "$name" wrk afpacket)
 	snap "$d/t0.json"
 	local args=(-t1 -c64 "-d${WRK_DUR}s" --latency)
@@ -194,7 +202,8 @@ lua_post() {
 KA=(--conns 64 --depth 8 --duration "$DUR")
 
 # --- phase 1: auth off (X-User-Id) ------------------------------------------
-if any_wanted healthz soldout buy short_conn wrk_healthz wrk_soldout wrk_buy; then
+# phase_off - the X-User-Id scenarios (SUF: "" or "@base")
+phase_off() {
 	{
 		base_config seckill dedup_slots
 		cat <<-EOF
@@ -235,10 +244,11 @@ if any_wanted healthz soldout buy short_conn wrk_healthz wrk_soldout wrk_buy; th
 	EOF
 	wrk_run wrk_buy /v1/seckill/1 "$tmp/buy.lua"
 	sbx_stop
-fi
+}
 
 # --- phase 2: auth on (JWTs) -------------------------------------------------
-if any_wanted soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized; then
+# phase_on - the JWT scenarios (SUF: "" or "@base")
+phase_on() {
 	secret "$tmp/secret"
 	secret "$tmp/other"
 	{
@@ -280,7 +290,24 @@ if any_wanted soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized;
 		"Bearer $("$TOKEN" --secret-file "$tmp/other" --sub 90000002 --item 5 --ttl 3600)"
 	wrk_run wrk_unauthorized /v1/seckill/5 "$tmp/forged.lua"
 	sbx_stop
-fi
+}
+
+# run_phase FN NAMES... - phase FN if one of NAMES is wanted: with the
+# baseline first when there is one, then with the build's dataplane.
+run_phase() {
+	local fn=$1
+	shift
+	any_wanted "$@" || return 0
+	if [ -n "$BASELINE" ]; then
+		SK_DATAPLANE=$BASELINE SUF=@base
+		"$fn"
+	fi
+	SK_DATAPLANE=$DP_NEW SUF=""
+	"$fn"
+}
+SUF=""
+run_phase phase_off healthz soldout buy short_conn wrk_healthz wrk_soldout wrk_buy
+run_phase phase_on soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized
 
 # --- report ------------------------------------------------------------------
 if [ "$JSON" = 1 ]; then

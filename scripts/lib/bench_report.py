@@ -4,7 +4,7 @@
     python3 bench_report.py DIR [--json]
 
 DIR holds one folder per scenario, in the order they ran (a file "order"
-lists them), each with:
+lists them; a baseline's "NAME@base" is shown right before NAME), each with:
   meta      "tool path" (tool: loadgen or wrk; path: memif or afpacket)
   t0.json, t1.json  /seckill/stats before and after the run
   out.json  the loadgen's --json, or
@@ -104,7 +104,15 @@ def loadgen_figures(path):
 def main():
     root = sys.argv[1]
     as_json = "--json" in sys.argv[2:]
-    names = open(os.path.join(root, "order")).read().split()
+    ran = open(os.path.join(root, "order")).read().split()
+    # a baseline's run ("NAME@base", bench.sh --baseline) right before NAME's
+    names = []
+    for name in ran:
+        if name.endswith("@base") and name[:-5] in ran:
+            continue
+        if name + "@base" in ran:
+            names.append(name + "@base")
+        names.append(name)
     out = {}
     for name in names:
         d = os.path.join(root, name)
