@@ -155,7 +155,7 @@ for n in open(os.path.join(run, "order")).read().split():
     b = json.load(open(os.path.join(d, "t1.json")))["total"]
     w0, w1 = map(float, open(os.path.join(d, "window")).read().split())
     dl = {k: b[k] - a[k] for k in ("requests", "busy_tsc", "busy_pmd_tsc", "idle_tsc", "busy_passes",
-                                   "tcp_retransmits")}
+                                   "tcp_retransmits", "rx_pkts", "tx_pkts")}
     lg = json.load(open(os.path.join(d, "out.json")))
     req = dl["requests"]
     out["conns"][n] = {
@@ -164,6 +164,8 @@ for n in open(os.path.join(run, "order")).read().split():
         "busy_cycles_per_req": round(dl["busy_tsc"] / req) if req else None,
         "own_cycles_per_req": round((dl["busy_tsc"] - dl["busy_pmd_tsc"]) / req) if req else None,
         "req_per_busy_pass": round(req / dl["busy_passes"], 1) if dl["busy_passes"] else None,
+        "rx_frames_per_req": round(dl["rx_pkts"] / req, 2) if req else None,
+        "tx_frames_per_req": round(dl["tx_pkts"] / req, 2) if req else None,
         "dp_idle_share": round(dl["idle_tsc"] / (dl["busy_tsc"] + dl["idle_tsc"]), 3),
         "server_retransmits": dl["tcp_retransmits"],
         "loadgen_cycles_per_req": round(lg.get("cycles_per_req", 0)),
@@ -178,11 +180,12 @@ m = out["memory"]
 print(f"| connection slots per port ({nports} ports) | heap in use | bytes per slot |\n|---:|---:|---:|")
 print(f"| 4,096 | {small:,} | |\n| {mx:,} | {big:,} | {m['bytes_per_slot']:,} |")
 print()
-print("| open connections | req/s in the window | busy cyc/req | own | req/busy pass | dp idle "
-      "| loadgen cyc/req | loadgen p99 µs (whole run) | errors |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| open connections | req/s in the window | busy cyc/req | own | frames in/out per req "
+      "| req/busy pass | dp idle | loadgen cyc/req | loadgen p99 µs (whole run) | errors |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for n, f in out["conns"].items():
     print(f"| {f['conns_open']:,} | {f['rps']:,} | {f['busy_cycles_per_req']:,} | {f['own_cycles_per_req']:,} "
+          f"| {f['rx_frames_per_req']:.2f} / {f['tx_frames_per_req']:.2f} "
           f"| {f['req_per_busy_pass']} | {100 * f['dp_idle_share']:.0f} % | {f['loadgen_cycles_per_req']:,} "
           f"| {f['loadgen_p99_us']:,} | {f['errors']} |")
 EOF

@@ -121,9 +121,28 @@ lcore_list() {
 	if [ "$n" = 1 ]; then echo $((ncpu - 1)); else echo "$((ncpu - n))-$((ncpu - 1))"; fi
 }
 
+# proc_start PID - when PID started (clock ticks after boot; /proc/PID/stat
+# field 22), or nothing if there is no such process (or only its zombie).
+proc_start() {
+	[ -n "$1" ] && [ -r "/proc/$1/stat" ] || return 0
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '$1 != "Z" { print $20 }'
+}
+
+# alive KEY - the process saved as KEY (pid or control_pid) by "up" still
+# runs: the same PID with the same start time (KEY_start), whatever binary
+# it is (SK_DATAPLANE may be any path) and never a later process that got
+# the PID again.
 alive() {
-	local pid=$1 what=${2:-seckill-dataplane}
-	[ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -q "$what" "/proc/$pid/cmdline" 2>/dev/null
+	local pid start
+	pid=$(state "$1")
+	start=$(state "$1_start")
+	[ -n "$pid" ] && [ -n "$start" ] && [ "$(proc_start "$pid")" = "$start" ]
+}
+
+# remember KEY PID - save PID and its start time as KEY for alive/stop_pid.
+remember() {
+	sed -i "/^$1=/d; /^$1_start=/d" "$STATE/env"
+	printf '%s=%s\n%s_start=%s\n' "$1" "$2" "$1" "$(proc_start "$2")" >>"$STATE/env"
 }
 
 # config_key FILE SECTION KEY - a value of the config (empty if unset).
@@ -136,20 +155,21 @@ config_key() {
 		}' "$1"
 }
 
-# stop_pid PID WHAT SIGNAL - signal PID (if it still is WHAT) and wait for it,
-# SIGKILL after 10 s.
+# stop_pid KEY SIGNAL - signal the process saved as KEY (if it still is
+# that process) and wait for it, SIGKILL after 10 s.
 stop_pid() {
-	local pid=$1 what=$2 sig=$3
-	alive "$pid" "$what" || return 0
+	local key=$1 sig=$2 pid
+	alive "$key" || return 0
+	pid=$(state "$key")
 	kill "-$sig" "$pid" 2>/dev/null || true
 	for _ in $(seq 1 100); do
-		alive "$pid" "$what" || return 0
+		alive "$key" || return 0
 		sleep 0.1
 	done
-	echo "sandbox: $what $pid ignored SIG$sig for 10 s, killing it" >&2
+	echo "sandbox: $key $pid ignored SIG$sig for 10 s, killing it" >&2
 	kill -KILL "$pid" 2>/dev/null || true
 	for _ in $(seq 1 50); do
-		alive "$pid" "$what" || return 0
+		alive "$key" || return 0
 		sleep 0.1
 	done
 }
@@ -170,8 +190,8 @@ control_start() {
 	prefix=$(state prefix)
 	port=$(state admin_port)
 	[ -n "$store" ] || die "the config names no [seckill] store: no control plane"
-	alive "$(state pid)" || die "the dataplane is not running"
-	alive "$(state control_pid)" seckill-control && die "control plane already up (pid $(state control_pid))"
+	alive pid || die "the dataplane is not running"
+	alive control_pid && die "control plane already up (pid $(state control_pid))"
 	d=$(dirname "${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}")
 	bin=${SK_CONTROL:-$d/../control/seckill-control}
 	ctl=$(ctl_bin)
@@ -186,17 +206,15 @@ control_start() {
 			"$bin" -l 0 --file-prefix "$prefix" --proc-type=secondary --no-pci -- \
 			--store "$store" --admin-port "$port" ${SK_SBX_CONTROL_ARGS:-} \
 			</dev/null >>"$STATE/control.log" 2>&1 &
-		pid=$!
-		sed -i '/^control_pid=/d' "$STATE/env"
-		echo "control_pid=$pid" >>"$STATE/env"
+		remember control_pid $!
 		for _ in $(seq 1 150); do
 			if "$ctl" --port "$port" items >/dev/null 2>&1; then
 				return 0
 			fi
-			alive "$pid" seckill-control || break
+			alive control_pid || break
 			sleep 0.1
 		done
-		alive "$pid" seckill-control && break # up but not answering: give up
+		alive control_pid && break # up but not answering: give up
 		echo "sandbox: control plane exited at start (try $try), see $STATE/control.log" >&2
 	done
 	tail -n 20 "$STATE/control.log" >&2
@@ -207,8 +225,8 @@ control_start() {
 cmd_control() {
 	case ${1:-} in
 	start) control_start || exit 1 ;;
-	stop) stop_pid "$(state control_pid)" seckill-control TERM ;;
-	kill) stop_pid "$(state control_pid)" seckill-control KILL ;;
+	stop) stop_pid control_pid TERM ;;
+	kill) stop_pid control_pid KILL ;;
 	*) die "control start|stop|kill" ;;
 	esac
 }
@@ -230,8 +248,8 @@ cmd_down() {
 	dpns=$(state dpns)
 	# The control plane first: it is a secondary of the dataplane's memory,
 	# and its last drain needs the rings.
-	stop_pid "$(state control_pid)" seckill-control TERM
-	stop_pid "$pid" seckill-dataplane TERM
+	stop_pid control_pid TERM
+	stop_pid pid TERM
 	cleanup_dpdk "$prefix"
 	if [ -n "$ns" ] && ip netns list | grep -qw "^$ns"; then
 		ip netns del "$ns"
@@ -273,7 +291,7 @@ cmd_up() {
 	[ -x "$bin" ] || die "no dataplane binary at $bin (build it, or set SK_DATAPLANE)"
 	[ -r "$config" ] || die "cannot read $config"
 	if [ -d "$STATE" ]; then
-		alive "$(state pid)" && die "already up (pid $(state pid)); run: $0 down"
+		alive pid && die "already up (pid $(state pid)); run: $0 down"
 		cmd_down # leftovers of a crashed run
 	fi
 
@@ -357,7 +375,7 @@ cmd_up() {
 		--vdev "$vdev" -- --config "$config" \
 		</dev/null >"$STATE/log" 2>&1 &
 	pid=$!
-	echo "pid=$pid" >>"$STATE/env"
+	remember pid "$pid"
 
 	for _ in $(seq 1 300); do
 		grep -q "seckill-dataplane: ready" "$STATE/log" && break
@@ -429,9 +447,9 @@ cmd_telemetry() {
 cmd_status() {
 	local pid
 	pid=$(state pid)
-	if alive "$pid"; then
+	if alive pid; then
 		echo "up: pid=$pid $(tr '\n' ' ' <"$STATE/env")"
-		alive "$(state control_pid)" seckill-control && echo "control: up, pid $(state control_pid)"
+		alive control_pid && echo "control: up, pid $(state control_pid)"
 		return 0
 	fi
 	echo "down"
@@ -452,7 +470,7 @@ exec) shift; cmd_exec "$@" ;;
 telemetry) shift; cmd_telemetry "$@" ;;
 status) cmd_status ;;
 control) shift; need_root; cmd_control "$@" ;;
-kill) need_root; stop_pid "$(state pid)" seckill-dataplane KILL ;;
+kill) need_root; stop_pid pid KILL ;;
 ctl) shift; cmd_ctl "$@" ;;
 *)
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"
