@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define SK_CACHE_LINE 64
@@ -84,6 +85,29 @@ static inline bool
 sk_is_pow2(uint64_t v)
 {
 	return v != 0 && (v & (v - 1)) == 0;
+}
+
+/** SK_U64_DEC_MAX - the decimal digits of UINT64_MAX. */
+#define SK_U64_DEC_MAX 20
+
+/**
+ * sk_u64_dec - @p v in decimal, without leading zeros, at @p out (room for
+ * SK_U64_DEC_MAX bytes; no NUL written). No printf, no locale: for answers
+ * built on the fast path. Thread-safe.
+ * @return the digits written (1..SK_U64_DEC_MAX)
+ */
+static inline size_t
+sk_u64_dec(char *out, uint64_t v)
+{
+	char tmp[SK_U64_DEC_MAX];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	memcpy(out, tmp + i, sizeof(tmp) - i);
+	return sizeof(tmp) - i;
 }
 
 /**

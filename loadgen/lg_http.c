@@ -82,22 +82,6 @@ lg_req_tmpl_init(struct lg_req_tmpl *t, const char *host, uint64_t item)
 	return rc != 0 ? -ENAMETOOLONG : 0;
 }
 
-/* put_u64 - @v in decimal at @out; returns the digits written (1..20). */
-static inline size_t
-put_u64(char *out, uint64_t v)
-{
-	char tmp[20];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	for (size_t i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	return n;
-}
-
 static const char conn_close[] = "Connection: close\r\n";
 
 size_t
@@ -116,7 +100,7 @@ lg_req_build(const struct lg_req_tmpl *t, enum lg_req_kind k, uint64_t num, cons
 			memcpy(out + n, tok, tok_len);
 			n += tok_len;
 		} else {
-			n += put_u64(out + n, num);
+			n += sk_u64_dec(out + n, num);
 		}
 	}
 	memcpy(out + n, tp->tail, tp->tail_len);

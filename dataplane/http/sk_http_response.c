@@ -104,14 +104,9 @@ put(struct out *o, const void *s, size_t len)
 static void
 put_u64(struct out *o, uint64_t v)
 {
-	char tmp[20];
-	size_t i = sizeof(tmp);
+	char tmp[SK_U64_DEC_MAX];
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	put(o, tmp + i, sizeof(tmp) - i);
+	put(o, tmp, sk_u64_dec(tmp, v));
 }
 
 static const char *const conn_line[SK_HTTP_CONN_MAX] = {

@@ -212,6 +212,33 @@ START_TEST(win_then_duplicate_then_sold_out)
 }
 END_TEST
 
+/* A buyer at an item's per-user limit above 1 gets 409 with its order. */
+START_TEST(limit_answer)
+{
+	struct sk_item *it = add_item(7, 10, NOW_NS - 1000000000LL, INT64_MAX);
+	struct sk_http_request r = req_user("77");
+	struct sk_seckill_reply out;
+	struct sk_order_rec rec[2];
+	char want[128];
+
+	it->per_user_limit = 2;
+	ck_assert_int_eq(buy("7", &r, &out), SK_SECKILL_WON);
+	ck_assert_int_eq(buy("7", &r, &out), SK_SECKILL_WON);
+	for (int i = 0; i < 2; i++)
+		ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.ring, &rec[i], sizeof(rec[i])), 0);
+	snprintf(want, sizeof(want), "{\"status\":\"queued\",\"order\":\"%llu\"}",
+		 (unsigned long long)rec[1].id);
+	body_is(&out, want);
+	ck_assert_int_eq(buy("7", &r, &out), SK_SECKILL_LIMIT);
+	ck_assert_uint_eq(out.status, 409);
+	ck_assert(out.order == rec[0].id || out.order == rec[1].id);
+	snprintf(want, sizeof(want), "{\"status\":\"limit\",\"order\":\"%llu\"}",
+		 (unsigned long long)out.order);
+	body_is(&out, want);
+	ck_assert_uint_eq(remaining(7), 8);
+}
+END_TEST
+
 /* ---------------------------------------------------------- arena stats */
 
 /* metric - the value of sample @key in @text (which must hold it once). */
@@ -866,6 +893,7 @@ main(void)
 	tcase_add_checked_fixture(tc, setup_noauth, teardown);
 	tcase_add_test(tc, win_then_duplicate_then_sold_out);
 	tcase_add_test(tc, window_and_lookup);
+	tcase_add_test(tc, limit_answer);
 	tcase_add_test(tc, user_id_header);
 	tcase_add_test(tc, order_poll);
 	tcase_add_test(tc, item_read);
