@@ -33,10 +33,7 @@ require_env curl ethtool
 N=50
 sbx_up --lcores 1
 tmp=$(mktemp -d)
-# After sbx_up, which sets its own EXIT trap: this one replaces it. set +e
-# first: under set -e, "(exit $rc)" with rc != 0 would end the trap there and
-# leave the sandbox up whenever the test fails.
-trap 'rc=$?; set +e; rm -rf "$tmp"; (exit $rc); sbx_down' EXIT
+at_exit rm_tmp
 
 NS=$SK_SBX
 # The namespace's interface towards the server (a veth end or a tap).

@@ -41,18 +41,21 @@ require_env curl timeout slowhttptest hping3
 
 tmp=$(mktemp -d)
 BG=()
-# stop_bg - stop the background clients still running, by PID.
+# stop_bg - stop the background clients still running, by PID (each one's
+# whole tree: sbx_exec's subshell, timeout, the client).
 stop_bg() {
 	local p
-	for p in "${BG[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-	done
+	kill_tree TERM "${BG[@]}"
 	for p in "${BG[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done
 	BG=()
 }
-trap 'rc=$?; stop_bg; rm -rf "$tmp"; (exit $rc); sbx_down' EXIT
+cleanup() {
+	stop_bg
+	rm -rf "$tmp"
+}
+at_exit cleanup
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/other-secret"

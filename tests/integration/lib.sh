@@ -4,7 +4,10 @@
 #
 # Sourced by each test script. The test runs its own sandbox named
 # sk-it-<test>-<pid>, so it never disturbs a developer's seckill-sbx, and
-# always takes it down on exit.
+# always takes it down on exit: sbx_up installs the one EXIT trap (it_exit);
+# a test hands its own cleanup to it with at_exit FN and sets no EXIT trap
+# of its own (a second "trap ... EXIT" replaces the first, whichever of the
+# two comes first).
 set -euo pipefail
 
 IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,6 +65,32 @@ sbx_exec() {
 	"$SBX" exec "$@"
 }
 
+# pids_below PID - every process below PID (children, theirs ...), by PPID.
+pids_below() {
+	local c
+	for c in $(ps -o pid= --ppid "$1"); do
+		echo "$c"
+		pids_below "$c"
+	done
+}
+
+# kill_tree SIG PID... - send SIG to each PID that is still a child of this
+# shell (a background job not reaped yet: never a process that got the PID
+# again) and to every process below it, all listed before any is signalled.
+# "sbx_exec CMD &" makes $! a subshell: a signal to it alone leaves timeout
+# and CMD running.
+kill_tree() {
+	local sig=$1 p
+	local -a all=()
+	shift
+	for p in "$@"; do
+		[ "$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ')" = "$BASHPID" ] || continue
+		# shellcheck disable=SC2207 # PIDs: digits only
+		all+=("$p" $(pids_below "$p"))
+	done
+	[ ${#all[@]} = 0 ] || kill "-$sig" "${all[@]}" 2>/dev/null || true
+}
+
 # tele KEY [SECTION] - one number of /seckill/stats (SECTION: total or top).
 tele() {
 	"$SBX" telemetry | python3 -c '
@@ -71,21 +100,27 @@ k, sec = sys.argv[1], sys.argv[2]
 print(d[k] if sec == "top" else d[sec][k])' "$1" "${2:-total}"
 }
 
+# sbx_up ARGS... - sandbox.sh up ARGS, the exit trap installed first (a
+# half-made sandbox comes down too); prints and keeps sandbox.sh's line in
+# SBX_OUT ("server=... netns=..." [admin=...] [memif=... memif_addr=...]),
+# sets SERVER and URL. Exits 1 if the sandbox does not come up. May be
+# called again after "$SBX" down.
 sbx_up() {
-	local out
-	trap sbx_down EXIT
-	out=$("$SBX" up "$@") || {
+	IT_SBX_UP=1
+	it_trap
+	SBX_OUT=$("$SBX" up "$@") || {
 		echo "sandbox up failed"
 		exit 1
 	}
-	echo "$out"
-	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
+	echo "$SBX_OUT"
+	SERVER=$(echo "$SBX_OUT" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
 	URL=http://$SERVER
 }
 
 # sbx_start ARGS... - sandbox.sh up ARGS (again and again: the tests that
 # kill and restart the appliance), SERVER set; on failure the tally is
-# printed and the test exits 1. The caller's EXIT trap takes it down.
+# printed and the test exits 1. For tests with an EXIT trap of their own,
+# which takes it down ("$SBX" down || rc=1; ...; exit $rc).
 sbx_start() {
 	local out
 	out=$("$SBX" up "$@") || {
@@ -96,13 +131,45 @@ sbx_start() {
 	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
 }
 
-# sbx_down - the EXIT trap: take the sandbox down; a sanitizer report in the
-# dataplane's log (sandbox.sh down fails then) fails the test. It exits with
-# the status $? has when it is called: a trap that runs other commands
-# first must keep the test's status (rc=$?; ...; (exit $rc); sbx_down).
-sbx_down() {
-	local rc=$?
-	if ! "$SBX" down >/dev/null; then
+# ---------------------------------------------------------------------------
+# Exit: one EXIT trap, installed by sbx_up or at_exit, whichever comes first.
+
+IT_AT_EXIT=()
+IT_SBX_UP=0
+
+# at_exit FN - have the exit trap call FN (the test's own cleanup: stop its
+# background clients by PID, remove its temporary folder ...) before it
+# takes the sandbox down. Call it before or after sbx_up: as soon as the
+# test has something to clean. Functions run in the order given.
+at_exit() {
+	IT_AT_EXIT+=("$1")
+	it_trap
+}
+
+# rm_tmp - for at_exit: remove the test's temporary folder $tmp.
+rm_tmp() {
+	[ -z "${tmp:-}" ] || rm -rf "$tmp"
+}
+
+# it_trap - install it_exit as the EXIT trap; SIGTERM (meson's timeout) and
+# SIGINT exit through it too (bash runs no EXIT trap when a signal kills it).
+it_trap() {
+	trap it_exit EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+}
+
+# it_exit - the EXIT trap: the at_exit functions, then "sandbox.sh down" if
+# sbx_up was called; a sanitizer report in the dataplane's log (down fails
+# then) fails the test. Exits with the test's status. Errexit off first: a
+# failing command here must not end the trap before the sandbox is down.
+it_exit() {
+	local rc=$? f
+	set +e
+	for f in "${IT_AT_EXIT[@]}"; do
+		"$f"
+	done
+	if [ "$IT_SBX_UP" = 1 ] && ! "$SBX" down >/dev/null; then
 		echo "FAIL - sandbox down reported a problem (see above)"
 		[ "$rc" != 0 ] || rc=1
 	fi

@@ -12,7 +12,7 @@ snap() {
 	"$SBX" telemetry >"$1"
 }
 tmp=$(mktemp -d)
-trap 'rc=$?; rm -rf "$tmp"; (exit $rc); sbx_down' EXIT
+at_exit rm_tmp
 
 snap "$tmp/t0.json"
 sbx_exec taskset -c 0 timeout 60 wrk -t1 -c64 -d10s --latency "$URL/healthz" | tee "$tmp/wrk.txt"

@@ -28,13 +28,10 @@ LOADGEN=${SK_LOADGEN:-$REPO/build/rel/loadgen/seckill-loadgen}
 tmp=$(mktemp -d)
 LG_PREFIX=sk-it-lg-$$
 cleanup() {
-	local rc=$? # sbx_down exits with the status it finds: keep the test's
 	# --in-memory leaves no hugepage file; the EAL's runtime folder stays
 	rm -rf "/var/run/dpdk/$LG_PREFIX" "$tmp"
-	(exit $rc)
-	sbx_down
 }
-trap cleanup EXIT
+at_exit cleanup
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
 chmod 600 "$tmp/secret"
@@ -58,13 +55,9 @@ chmod 600 "$tmp/secret"
 
 export SK_SBX_ADMIN_PORT=$((17000 + $$ % 1000))
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
-out=$("$SBX" up --memif --config "$tmp/sale.ini") || {
-	echo "sandbox up failed"
-	exit 1
-}
-echo "$out"
-MEMIF=$(echo "$out" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
-MEMIF_ADDR=$(echo "$out" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
+sbx_up --memif --config "$tmp/sale.ini"
+MEMIF=$(echo "$SBX_OUT" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
+MEMIF_ADDR=$(echo "$SBX_OUT" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
 [ -n "$MEMIF" ] && [ -n "$MEMIF_ADDR" ] || {
 	bad "sandbox up --memif printed no memif= / memif_addr="
 	finish

@@ -26,12 +26,9 @@ LOADGEN=${SK_LOADGEN:-$REPO/build/rel/loadgen/seckill-loadgen}
 tmp=$(mktemp -d)
 LG_PREFIX=sk-it-lgh-$$
 cleanup() {
-	local rc=$?
 	rm -rf "/var/run/dpdk/$LG_PREFIX" "$tmp"
-	(exit $rc)
-	sbx_down
 }
-trap cleanup EXIT
+at_exit cleanup
 
 MAX_CONNS=256
 PER_IP=64
@@ -53,13 +50,9 @@ cat >>"$tmp/conf.ini" <<-EOF
 	body_timeout_ms = $HEAD_MS
 EOF
 
-out=$("$SBX" up --memif --no-control --config "$tmp/conf.ini") || {
-	echo "sandbox up failed"
-	exit 1
-}
-echo "$out"
-MEMIF=$(echo "$out" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
-MEMIF_ADDR=$(echo "$out" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
+sbx_up --memif --no-control --config "$tmp/conf.ini"
+MEMIF=$(echo "$SBX_OUT" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
+MEMIF_ADDR=$(echo "$SBX_OUT" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
 [ -n "$MEMIF" ] && [ -n "$MEMIF_ADDR" ] || {
 	bad "sandbox up --memif printed no memif= / memif_addr="
 	finish

@@ -21,7 +21,7 @@ require_env curl
 [ -x "${SK_TOKEN:-}" ] || skip "SK_TOKEN is not an executable (run through meson test)"
 
 tmp=$(mktemp -d)
-trap 'rc=$?; rm -rf "$tmp"; (exit $rc); sbx_down' EXIT
+at_exit rm_tmp
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/other-secret"
 chmod 600 "$tmp/secret" "$tmp/other-secret"

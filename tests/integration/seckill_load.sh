@@ -21,7 +21,7 @@ require_env wrk taskset
 
 USERS=${SK_LOAD_USERS:-150000}
 tmp=$(mktemp -d)
-trap 'rc=$?; rm -rf "$tmp"; (exit $rc); sbx_down' EXIT
+at_exit rm_tmp
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/other-secret"
 {
