@@ -171,6 +171,10 @@ struct sk_config {
 	uint32_t time_wait_max;	   /**< TIME_WAIT entries per lcore */
 	bool has_syncookie_secret; /**< false: random secret at start */
 	uint8_t syncookie_secret[SK_CONFIG_SECRET_LEN];
+	/* RFC 5961 section 7: the challenge-ACK limits */
+	uint32_t challenge_ack_per_s;	/**< per second per lcore, on average */
+	uint32_t challenge_ack_conn_ms; /**< at most one per connection per this many ms; 0 = no
+					   per-connection limit (default 500) */
 
 	/* [http] - 0 means the parser's default */
 	uint32_t head_max;	  /**< request head bytes (431 above) */

@@ -62,8 +62,11 @@ sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lc
 	OVERRIDE(idle_new_ms, idle_new_ms);
 	OVERRIDE(time_wait_ms, time_wait_ms);
 	OVERRIDE(time_wait_max, time_wait_max);
+	OVERRIDE(challenge_ack_per_s, challenge_ack_per_s);
 #undef OVERRIDE
 	nc->max_conns_per_ip = cfg->max_conns_per_ip; /* 0 is a value: no cap */
+	/* 0 is a value: no per-connection limit */
+	nc->challenge_ack_conn_ms = cfg->challenge_ack_conn_ms;
 	if (cfg->max_retries != 0)
 		nc->max_retries = (uint8_t)cfg->max_retries;
 	if (nc->app_data_size < sizeof(struct sk_app_conn))

@@ -86,6 +86,18 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[http]\nhead_max = 100\ntarget_max = 90\n", "http.target_max: must be at most"},
 	{PORT0 "[tcp]\nidle_new_ms = 99\n", "tcp.idle_new_ms"},
 	{PORT0 "[tcp]\nmax_conns_per_ip = 16777217\n", "tcp.max_conns_per_ip"},
+	{PORT0 "[tcp]\nchallenge_ack_per_s = 0\n",
+	 ":5: tcp.challenge_ack_per_s: 0 is out of range 1..1000000"},
+	{PORT0 "[tcp]\nchallenge_ack_per_s = 1000001\n",
+	 "tcp.challenge_ack_per_s: 1000001 is out of range 1..1000000"},
+	{PORT0 "[tcp]\nchallenge_ack_per_s = 1e3\n",
+	 ":5: tcp.challenge_ack_per_s: '1e3' is not a decimal number"},
+	{PORT0 "[tcp]\nchallenge_ack_conn_ms = 3600001\n",
+	 ":5: tcp.challenge_ack_conn_ms: 3600001 is out of range 0..3600000"},
+	{PORT0 "[tcp]\nchallenge_ack_conn_ms = -1\n",
+	 "tcp.challenge_ack_conn_ms: '-1' is not a decimal number"},
+	{PORT0 "[tcp]\nchallenge_ack_conn_ms = off\n",
+	 "tcp.challenge_ack_conn_ms: 'off' is not a decimal number"},
 	{PORT0 "[http]\nhead_timeout_ms = 3600001\n", "http.head_timeout_ms"},
 	{PORT0 "[http]\nbody_timeout_ms = -1\n", "http.body_timeout_ms"},
 	{"[port0]\naddress = 198.18.0.1/24\n", "port0.device: required"},
@@ -278,8 +290,10 @@ START_TEST(test_defaults_only_port)
 	ck_assert_uint_eq(cfg.mss, 0);
 	ck_assert_uint_eq(cfg.head_max, 0);
 	ck_assert(!cfg.has_syncookie_secret);
+	ck_assert_uint_eq(cfg.challenge_ack_per_s, 0);
 	/* ... except the keys where 0 is a value of its own */
 	ck_assert_uint_eq(cfg.max_conns_per_ip, 1024);
+	ck_assert_uint_eq(cfg.challenge_ack_conn_ms, 500);
 	ck_assert_uint_eq(cfg.head_timeout_ms, 10000);
 	ck_assert_uint_eq(cfg.body_timeout_ms, 10000);
 }
@@ -325,6 +339,8 @@ static const char full_text[] = "# a full file, with every kind of value\n"
 				"max_conns_per_ip = 0\n"
 				"time_wait_ms = 1000\n"
 				"time_wait_max = 2048\n"
+				"challenge_ack_per_s = 1000\n"
+				"challenge_ack_conn_ms = 0\n"
 				"syncookie_secret = 000102030405060708090a0b0c0d0E0F\n"
 				"[http]\n"
 				"head_max = 4096\n"
@@ -391,6 +407,8 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(cfg.body_timeout_ms, 0);
 	ck_assert_uint_eq(cfg.time_wait_ms, 1000);
 	ck_assert_uint_eq(cfg.time_wait_max, 2048);
+	ck_assert_uint_eq(cfg.challenge_ack_per_s, 1000);
+	ck_assert_uint_eq(cfg.challenge_ack_conn_ms, 0); /* 0 is a value: no per-connection limit */
 	ck_assert(cfg.has_syncookie_secret);
 	for (int i = 0; i < SK_CONFIG_SECRET_LEN; i++)
 		ck_assert_uint_eq(cfg.syncookie_secret[i], i);
