@@ -5,9 +5,13 @@
 # the memory of a connection slot, and the cycles of the sold-out answer
 # with 1k, 10k and 100k connections open at once (cache behaviour).
 #
-#   scripts/bench_conns.sh [--json] [--conns LIST] [--build DIR]
+#   scripts/bench_conns.sh [--json] [--conns LIST] [--baseline DATAPLANE]
+#                          [--build DIR]
 #
 #   --conns LIST  comma-separated connection counts (default 1000,10000,100000)
+#   --baseline B  also measure the dataplane binary B (an older build kept
+#                 aside) at each count, before the build's: "N@base" next to
+#                 "N" in the table
 #   --json        one JSON object on stdout, else markdown tables
 #   --build D     as scripts/bench.sh
 #
@@ -36,11 +40,12 @@
 # exit. Addresses: 198.19.0.0/16 (memif).
 set -euo pipefail
 
-JSON=0 BUILD="" CONNS=1000,10000,100000
+JSON=0 BUILD="" CONNS=1000,10000,100000 BASELINE=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--json) JSON=1; shift ;;
 	--conns) CONNS=${2:?--conns LIST}; shift 2 ;;
+	--baseline) BASELINE=${2:?--baseline DATAPLANE}; shift 2 ;;
 	--build) BUILD=${2:?--build DIR}; shift 2 ;;
 	-h | --help)
 		awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"
@@ -53,6 +58,8 @@ done
 
 BENCH_NAME=bench-conns
 . "$(dirname "${BASH_SOURCE[0]}")/lib/bench_lib.sh"
+[ -z "$BASELINE" ] || [ -x "$BASELINE" ] || die "--baseline: not an executable: $BASELINE"
+DP_NEW=$SK_DATAPLANE
 
 WINDOW=5 # s of measurement per count
 MAXN=0
@@ -116,30 +123,45 @@ PER_SLOT=$(((HEAP_BIG - HEAP_SMALL) / (MAX - 4096) / NPORTS))
 log "heap in use: $HEAP_SMALL B with 4,096 slots, $HEAP_BIG B with $MAX, $NPORTS ports: $PER_SLOT B a slot"
 
 # --- cycles per request against open connections ----------------------------
-for n in ${CONNS//,/ }; do
-	d=$RUN/$n
-	mkdir -p "$d"
-	echo "$n" >>"$RUN/order"
-	# bounded: the opens (64 a pass) take well under a second per 100k on
-	# this pair, the window WINDOW s, the rest is margin
-	dur=$((WINDOW + 10 + n / 20000))
-	lg_start "$d" $((dur + 60)) --mix buy=1 --item 2 --users 100000000 --conns "$n" --depth 1 --inflight 512 \
-		--duration "$dur" --drain-ms 1000
-	tele_wait total.conns_open "$n" $((dur - WINDOW - 2))
-	t0=$EPOCHREALTIME
-	snap "$d/t0.json"
-	# a measurement window of WINDOW s (a benchmark's window, not a test's
-	# wait: nothing is asserted on its length)
-	sleep "$WINDOW"
-	snap "$d/t1.json"
-	t1=$EPOCHREALTIME
-	kill -0 "$CUR_PID" 2>/dev/null || die "$n conns: the loadgen ended inside the window ($(tail -3 "$d/log"))"
-	rc=0
-	lg_wait || rc=$?
-	echo "$rc" >"$d/rc"
-	echo "$t0 $t1" >"$d/window"
-	log "$n conns: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
-done
+# measure SUFFIX - every count against the running sandbox's dataplane; the
+# results as N$SUFFIX.
+measure() {
+	local n d dur t0 t1 rc
+	for n in ${CONNS//,/ }; do
+		d=$RUN/$n$1
+		mkdir -p "$d"
+		echo "$n$1" >>"$RUN/order"
+		# bounded: the opens (64 a pass) take well under a second per 100k
+		# on this pair, the window WINDOW s, the rest is margin
+		dur=$((WINDOW + 10 + n / 20000))
+		lg_start "$d" $((dur + 60)) --mix buy=1 --item 2 --users 100000000 --conns "$n" \
+			--depth 1 --inflight 512 --duration "$dur" --drain-ms 1000
+		tele_wait total.conns_open "$n" $((dur - WINDOW - 2))
+		t0=$EPOCHREALTIME
+		snap "$d/t0.json"
+		# a measurement window of WINDOW s (a benchmark's window, not a
+		# test's wait: nothing is asserted on its length)
+		sleep "$WINDOW"
+		snap "$d/t1.json"
+		t1=$EPOCHREALTIME
+		kill -0 "$CUR_PID" 2>/dev/null || die "$n conns: the loadgen ended inside the window ($(tail -3 "$d/log"))"
+		rc=0
+		lg_wait || rc=$?
+		echo "$rc" >"$d/rc"
+		echo "$t0 $t1" >"$d/window"
+		log "$n$1 conns: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
+	done
+}
+sbx_stop # the memory's sandbox
+if [ -n "$BASELINE" ]; then
+	SK_DATAPLANE=$BASELINE
+	sbx_start "$tmp/big.ini"
+	measure @base
+	sbx_stop
+	SK_DATAPLANE=$DP_NEW
+fi
+sbx_start "$tmp/big.ini"
+measure ""
 sbx_stop
 
 python3 - "$RUN" "$JSON" "$HEAP_SMALL" "$HEAP_BIG" "$MAX" "$NPORTS" <<'EOF'
@@ -149,7 +171,14 @@ run, as_json = sys.argv[1], sys.argv[2] == "1"
 small, big, mx, nports = (int(v) for v in sys.argv[3:7])
 out = {"memory": {"heap_4096_slots": small, f"heap_{mx}_slots": big, "ports": nports,
                   "bytes_per_slot": round((big - small) / (mx - 4096) / nports)}, "conns": {}}
-for n in open(os.path.join(run, "order")).read().split():
+ran = open(os.path.join(run, "order")).read().split()
+names = []
+for n in ran:  # a baseline's "N@base" right before N
+    if n.endswith("@base") and n[:-5] in ran:
+        continue
+    names += [n + "@base"] if n + "@base" in ran else []
+    names.append(n)
+for n in names:
     d = os.path.join(run, n)
     a = json.load(open(os.path.join(d, "t0.json")))["total"]
     b = json.load(open(os.path.join(d, "t1.json")))["total"]
@@ -180,11 +209,11 @@ m = out["memory"]
 print(f"| connection slots per port ({nports} ports) | heap in use | bytes per slot |\n|---:|---:|---:|")
 print(f"| 4,096 | {small:,} | |\n| {mx:,} | {big:,} | {m['bytes_per_slot']:,} |")
 print()
-print("| open connections | req/s in the window | busy cyc/req | own | frames in/out per req "
+print("| open connections (dataplane) | req/s in the window | busy cyc/req | own | frames in/out per req "
       "| req/busy pass | dp idle | loadgen cyc/req | loadgen p99 µs (whole run) | errors |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for n, f in out["conns"].items():
-    print(f"| {f['conns_open']:,} | {f['rps']:,} | {f['busy_cycles_per_req']:,} | {f['own_cycles_per_req']:,} "
+    print(f"| {f['conns_open']:,}{' (baseline)' if n.endswith('@base') else ''} | {f['rps']:,} | {f['busy_cycles_per_req']:,} | {f['own_cycles_per_req']:,} "
           f"| {f['rx_frames_per_req']:.2f} / {f['tx_frames_per_req']:.2f} "
           f"| {f['req_per_busy_pass']} | {100 * f['dp_idle_share']:.0f} % | {f['loadgen_cycles_per_req']:,} "
           f"| {f['loadgen_p99_us']:,} | {f['errors']} |")

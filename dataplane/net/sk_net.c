@@ -262,6 +262,7 @@ void
 sk_net_rx(struct sk_net_lcore *net, struct rte_mbuf **pkts, uint16_t n, uint64_t now_tsc)
 {
 	set_now(net, now_tsc);
+	sk_tcp_rx_prefetch(net, pkts, n);
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));

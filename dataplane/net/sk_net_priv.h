@@ -297,6 +297,18 @@ void sk_tcp_peer_add(struct sk_tcp_conn *c);
 void sk_tcp_peer_remove(struct sk_tcp_conn *c);
 
 /* sk_tcp_conn.c */
+/** Frames of a burst whose connection sk_tcp_rx_prefetch() prefetches. */
+#define SK_TCP_PREFETCH_MAX 64
+/**
+ * Prefetch, for the first SK_TCP_PREFETCH_MAX frames of @pkts, the hash
+ * bucket, the connection and its receive, send and app areas that
+ * sk_tcp_input() is about to touch: with many connections those are cache
+ * misses, and a burst's worth of them overlap instead of stalling one after
+ * the other. Hints only (frames are not validated, the table may change
+ * while the burst is processed; slots are never freed, so a stale hint
+ * reads valid memory).
+ */
+void sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint16_t n);
 struct sk_tcp_conn *sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
 				       uint32_t lip, uint16_t lport);
 /**

@@ -16,8 +16,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include <netinet/in.h>
+
 #include <rte_errno.h>
 #include <rte_jhash.h>
+#include <rte_prefetch.h>
 
 #include "sk_net_priv.h"
 
@@ -42,6 +45,64 @@ sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint3
 		if (c->rip == rip && c->rport == rport && c->lport == lport && c->lip == lip)
 			return c;
 	return NULL;
+}
+
+/* bucket_of - the hash bucket the TCP segment in @m would be looked up
+ * in, or NULL if @m is not a plain IPv4/TCP frame (a hint: nothing here is
+ * validated beyond what reading the tuple needs). */
+static inline struct sk_tcp_conn *const *
+bucket_of(const struct sk_net_lcore *net, const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*ip) + sizeof(*th) ||
+	    eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || ip->version_ihl != 0x45 ||
+	    ip->next_proto_id != IPPROTO_TCP)
+		return NULL;
+	return &net->buckets[conn_hash(net, rte_be_to_cpu_32(ip->src_addr),
+				       rte_be_to_cpu_16(th->src_port),
+				       rte_be_to_cpu_32(ip->dst_addr),
+				       rte_be_to_cpu_16(th->dst_port)) &
+			     net->bucket_mask];
+}
+
+void
+sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint16_t n)
+{
+	struct sk_tcp_conn *const *bucket[SK_TCP_PREFETCH_MAX];
+	struct sk_tcp_conn *conn[SK_TCP_PREFETCH_MAX];
+	uint16_t k = RTE_MIN(n, SK_TCP_PREFETCH_MAX);
+
+	/* Three rounds over the burst, each waiting for what the one before
+	 * asked for while the other frames' requests are in flight: the
+	 * buckets, the connections, then their buffers. */
+	for (uint16_t i = 0; i < k; i++) {
+		bucket[i] = bucket_of(net, pkts[i]);
+		if (bucket[i] != NULL)
+			rte_prefetch0(bucket[i]);
+	}
+	for (uint16_t i = 0; i < k; i++) {
+		conn[i] = bucket[i] != NULL ? *bucket[i] : NULL;
+		if (conn[i] != NULL)
+			for (size_t off = 0; off < sizeof(struct sk_tcp_conn);
+			     off += RTE_CACHE_LINE_SIZE)
+				rte_prefetch0((const uint8_t *)conn[i] + off);
+	}
+	for (uint16_t i = 0; i < k; i++) {
+		const struct sk_tcp_conn *c = conn[i];
+		uint32_t tail;
+
+		if (c == NULL)
+			continue;
+		tail = c->snd_head + c->snd_len; /* both < snd_buf_size: no division */
+		if (tail >= net->conf.snd_buf_size)
+			tail -= net->conf.snd_buf_size;
+		rte_prefetch0(c->app_data);
+		rte_prefetch0(c->rcv_buf + c->rcv_len);
+		rte_prefetch0(c->snd_buf + tail);
+	}
 }
 
 static void
