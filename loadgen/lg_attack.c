@@ -19,6 +19,7 @@
 
 #include "lg_attack.h"
 #include "lg_load.h"
+#include "lg_pick.h"
 
 #define LA_SYN_PER_PASS	 256  /* raw SYNs per poll pass at most */
 #define LA_OPEN_PER_PASS 64   /* hostile connections opened per pass at most */
@@ -69,18 +70,6 @@ struct lg_attack {
 	uint8_t garbage[LA_GARBAGE_BYTES];
 };
 
-static inline uint64_t
-rng_next(struct lg_attack *a)
-{
-	uint64_t x = a->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	a->rng = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
 static inline struct la_conn *
 conn_of(struct sk_tcp_conn *c)
 {
@@ -117,7 +106,7 @@ syn_burst(struct lg_attack *a, unsigned n)
 	s.mss = 1460;
 	s.window = 65535;
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t r = rng_next(a);
+		uint64_t r = lg_rng_next(&a->rng);
 		size_t len;
 
 		s.src_ip = a->o->attack_ip + (uint32_t)(r % a->o->attack_count);
@@ -204,7 +193,7 @@ conn_open(struct lg_attack *a)
 	a->st.opened++;
 	if (o->attack == LG_ATTACK_GARBAGE) {
 		for (size_t i = 0; i < sizeof(a->garbage); i += 8) {
-			uint64_t r = rng_next(a);
+			uint64_t r = lg_rng_next(&a->rng);
 
 			memcpy(a->garbage + i, &r, 8);
 		}

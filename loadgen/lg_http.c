@@ -492,3 +492,24 @@ lg_resp_order(const uint8_t *body, size_t len)
 	}
 	return 0;
 }
+
+enum lg_resp_result
+lg_resp_parse_memo(struct lg_resp_memo *m, struct lg_resp *r, const uint8_t *buf, size_t len)
+{
+	bool fresh = r->off == 0 && r->state == 0;
+	enum lg_resp_result e;
+
+	if (fresh && m->len != 0 && len >= m->len && memcmp(buf, m->bytes, m->len) == 0) {
+		*r = m->result;
+		m->hits++;
+		return LG_RESP_DONE;
+	}
+	m->misses += fresh;
+	e = lg_resp_parse(r, buf, len);
+	if (fresh && e == LG_RESP_DONE && r->len <= sizeof(m->bytes)) {
+		memcpy(m->bytes, buf, r->len);
+		m->len = r->len;
+		m->result = *r;
+	}
+	return e;
+}

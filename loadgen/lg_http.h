@@ -182,6 +182,32 @@ lg_resp_reset(struct lg_resp *r)
  */
 enum lg_resp_result lg_resp_parse(struct lg_resp *r, const uint8_t *buf, size_t len);
 
+/** Bytes of the response lg_resp_memo keeps (a canned answer fits). */
+#define LG_RESP_MEMO_MAX 256
+
+/**
+ * The last response parsed from its first byte, kept whole with its parse:
+ * a flash-sale server sends the same answer again and again (sold out,
+ * healthz, busy), and a response whose bytes are those is that response.
+ * One per loadgen (not per connection); zero it to start.
+ */
+struct lg_resp_memo {
+	uint32_t len;	       /**< bytes kept, 0 = none */
+	struct lg_resp result; /**< the parse of those bytes (state DONE) */
+	uint8_t bytes[LG_RESP_MEMO_MAX];
+	uint64_t hits, misses; /**< lookups that matched / were parsed */
+};
+
+/**
+ * lg_resp_parse_memo - lg_resp_parse(), but a response that starts at a
+ * fresh parser (r->off == 0) and repeats @p m's bytes exactly is answered
+ * from @p m with one memcmp; a response parsed whole from a fresh parser
+ * (and short enough) becomes @p m's. Same results, same errors as
+ * lg_resp_parse() (a hit is only ever a response that parsed DONE before).
+ */
+enum lg_resp_result lg_resp_parse_memo(struct lg_resp_memo *m, struct lg_resp *r,
+				       const uint8_t *buf, size_t len);
+
 /**
  * lg_resp_order - the order id of a buy answer's body (`"order":"<u64>"`),
  * found by a plain scan of @p body.

@@ -96,6 +96,7 @@ struct lg_load {
 	uint64_t tx_wait_tsc; /* LG_TX_WAIT_US in TSC ticks */
 	uint64_t tx_waits;    /* bursts that waited for room */
 	uint64_t won[LG_WON_RING];
+	struct lg_resp_memo memo; /* the last answer, whole: most are the same */
 	char req[LG_REQ_MAX];
 };
 
@@ -318,7 +319,7 @@ lg_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 			sk_tcp_abort(c);
 			return len;
 		}
-		r = lg_resp_parse(&a->resp, data + used, len - used);
+		r = lg_resp_parse_memo(&l->memo, &a->resp, data + used, len - used);
 		if (r == LG_RESP_AGAIN && len - used >= l->rcv_cap)
 			r = LG_RESP_E_TOO_LARGE; /* would never fit the receive buffer */
 		if (r == LG_RESP_AGAIN)

@@ -32,17 +32,26 @@ struct lg_pick {
  */
 void lg_pick_init(struct lg_pick *p, const struct lg_opts *o);
 
-/** lg_pick_rng - the next 64 random bits (fixed by the seed). */
+/** lg_rng_next - xorshift64*: the next 64 bits of the generator whose
+ * state (never 0) is @p state; the loadgen's fixed-seed source of mixes,
+ * users and attack bytes. */
 static inline uint64_t
-lg_pick_rng(struct lg_pick *p)
+lg_rng_next(uint64_t *state)
 {
-	uint64_t x = p->rng;
+	uint64_t x = *state;
 
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	p->rng = x;
+	*state = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/** lg_pick_rng - the next 64 random bits (fixed by the seed). */
+static inline uint64_t
+lg_pick_rng(struct lg_pick *p)
+{
+	return lg_rng_next(&p->rng);
 }
 
 /** lg_pick_kind - a request kind drawn by the mix's weights. */

@@ -270,6 +270,86 @@ START_TEST(test_resp_head_limit)
 }
 END_TEST
 
+/* The memo: every ok case, parsed twice through one memo, gives the same
+ * result both times (the second from the memo), every split of it too;
+ * a bad case after a good one is still refused; a response differing in
+ * one byte is parsed, not matched. */
+START_TEST(test_resp_memo)
+{
+	const struct ok_case *c = &ok_cases[_i];
+	size_t n = strlen(c->in);
+	struct lg_resp_memo m = {0};
+	struct lg_resp r;
+	const uint8_t *buf;
+
+	for (int pass = 0; pass < 2; pass++) {
+		buf = guarded(c->in, n);
+		lg_resp_reset(&r);
+		ck_assert_int_eq(lg_resp_parse_memo(&m, &r, buf, n), LG_RESP_DONE);
+		check_ok(c, &r, buf);
+	}
+	ck_assert_uint_eq(m.hits, n <= LG_RESP_MEMO_MAX ? 1 : 0);
+	/* split: a prefix is never a hit, the rest is the same parse */
+	for (size_t k = 1; k < n; k++) {
+		lg_resp_reset(&r);
+		ck_assert_int_eq(lg_resp_parse_memo(&m, &r, guarded(c->in, k), k), LG_RESP_AGAIN);
+		buf = guarded(c->in, n);
+		ck_assert_int_eq(lg_resp_parse_memo(&m, &r, buf, n), LG_RESP_DONE);
+		check_ok(c, &r, buf);
+	}
+	/* every bad case is refused as without the memo */
+	for (size_t b = 0; b < sizeof(bad_cases) / sizeof(bad_cases[0]); b++) {
+		size_t bn = bad_cases[b].len != 0 ? bad_cases[b].len : strlen(bad_cases[b].in);
+
+		lg_resp_reset(&r);
+		ck_assert_int_eq(lg_resp_parse_memo(&m, &r, guarded(bad_cases[b].in, bn), bn),
+				 bad_cases[b].want);
+	}
+}
+END_TEST
+
+START_TEST(test_resp_memo_one_byte)
+{
+	static const char a[] = "HTTP/1.1 202 Accepted\r\nContent-Length: 31\r\n\r\n"
+				"{\"status\":\"queued\",\"order\":\"7\"}";
+	char b[sizeof(a)];
+	struct lg_resp_memo m = {0};
+	struct lg_resp r;
+	const uint8_t *buf;
+
+	memcpy(b, a, sizeof(a));
+	b[sizeof(a) - 4] = '8'; /* order 8: same length, other bytes */
+	lg_resp_reset(&r);
+	ck_assert_int_eq(lg_resp_parse_memo(&m, &r, guarded(a, sizeof(a) - 1), sizeof(a) - 1),
+			 LG_RESP_DONE);
+	lg_resp_reset(&r);
+	buf = guarded(b, sizeof(b) - 1);
+	ck_assert_int_eq(lg_resp_parse_memo(&m, &r, buf, sizeof(b) - 1), LG_RESP_DONE);
+	ck_assert_uint_eq(m.hits, 0);
+	ck_assert_uint_eq(m.misses, 2);
+	ck_assert_uint_eq(lg_resp_order(buf + r.head_len, r.content_len), 8);
+	/* a status line changed in one byte is an error, not the memo's 202 */
+	b[sizeof(a) - 4] = '7';
+	b[9] = '9';
+	lg_resp_reset(&r);
+	ck_assert_int_eq(lg_resp_parse_memo(&m, &r, guarded(b, sizeof(b) - 1), sizeof(b) - 1),
+			 LG_RESP_E_STATUS);
+	/* pipelined: two of the same in one buffer, the second a hit */
+	char two[2 * sizeof(a)];
+	memcpy(two, a, sizeof(a) - 1);
+	memcpy(two + sizeof(a) - 1, a, sizeof(a) - 1);
+	buf = guarded(two, 2 * (sizeof(a) - 1));
+	lg_resp_reset(&r);
+	ck_assert_int_eq(lg_resp_parse_memo(&m, &r, buf, 2 * (sizeof(a) - 1)), LG_RESP_DONE);
+	ck_assert_uint_eq(r.len, sizeof(a) - 1);
+	lg_resp_reset(&r);
+	ck_assert_int_eq(lg_resp_parse_memo(&m, &r, buf + r.len, sizeof(a) - 1), LG_RESP_DONE);
+	ck_assert_uint_eq(r.status, 202);
+	ck_assert_uint_eq(m.hits, 1); /* the memo held order 8: the first a was parsed */
+	ck_assert_uint_eq(m.misses, 4);
+}
+END_TEST
+
 /* The dataplane's canned answers parse as what they say. */
 START_TEST(test_resp_dataplane_canned)
 {
@@ -432,6 +512,8 @@ lg_http_suite(void)
 	tcase_add_loop_test(tc, test_resp_bytewise, 0,
 			    (int)(sizeof(ok_cases) / sizeof(ok_cases[0])));
 	tcase_add_test(tc, test_resp_pipelined);
+	tcase_add_loop_test(tc, test_resp_memo, 0, (int)(sizeof(ok_cases) / sizeof(ok_cases[0])));
+	tcase_add_test(tc, test_resp_memo_one_byte);
 	tcase_add_loop_test(tc, test_resp_bad, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(tc, test_resp_head_limit);
 	tcase_add_test(tc, test_resp_dataplane_canned);
