@@ -45,6 +45,8 @@ import sys
 import threading
 import time
 
+from inet_cksum import checksum
+
 PORT = 80
 ETH_P_ALL = 0x0003
 PACKET_HOST, PACKET_OUTGOING = 0, 4
@@ -109,15 +111,6 @@ def wait_for(cond, seconds, step=0.02):
         if v or time.monotonic() >= end:
             return v
         time.sleep(step)
-
-
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 def forge(src, dst, sport, seq, ack, flags):

@@ -23,6 +23,8 @@ import struct
 import sys
 import time
 
+from inet_cksum import checksum
+
 SERVER = sys.argv[1]
 PORT = 80
 rng = random.Random(20240601)
@@ -109,15 +111,6 @@ def phase_rst(n):
         reset(s)
     print(f"rst reset={n}")
     return True
-
-
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 def phase_synflood(n):
