@@ -96,7 +96,8 @@ sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint1
 
 		if (c == NULL)
 			continue;
-		tail = c->snd_head + c->snd_len; /* both < snd_buf_size: no division */
+		/* snd_head < snd_buf_size and snd_len <= it: one subtraction */
+		tail = c->snd_head + c->snd_len;
 		if (tail >= net->conf.snd_buf_size)
 			tail -= net->conf.snd_buf_size;
 		rte_prefetch0(c->app_data);
