@@ -36,7 +36,7 @@ require_env curl
 [ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
 
 tmp=$(mktemp -d)
-trap 'rc=$?; "$SBX" down >/dev/null 2>&1 || rc=1; rm -rf "$tmp"; exit $rc' EXIT
+at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((18000 + $$ % 1000))
 # shellcheck disable=SC2034 # read by lib.sh's orders_in_store
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
@@ -66,7 +66,7 @@ if ! no_config_items; then
 fi
 
 up() {
-	sbx_start --config "$cfg"
+	sbx_up --config "$cfg"
 }
 
 # ctl ARGS... - seckillctl against this sandbox; output in $tmp/ctl.out,

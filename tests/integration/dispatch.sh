@@ -9,6 +9,14 @@ require_env curl ab ping
 # A gateway makes every stack ARP for it: the replies arrive on one queue
 # and must be copied to both lcores.
 cfg=$(mktemp --suffix=.ini)
+tmp=
+# rm_files - for at_exit: the derived config, the ab output and the
+# telemetry snapshot, also when a check fails on the way.
+rm_files() {
+	rm -f "$cfg" "/tmp/$SK_SBX.json"
+	rm_tmp
+}
+at_exit rm_files
 sed 's/^address = 198.18.0.1\/24$/address = 198.18.0.1\/24\ngateway = 198.18.0.2/' "$REPO/config/sandbox.ini" >"$cfg"
 grep -q '^gateway = 198.18.0.2' "$cfg" || { echo "could not derive the config"; exit 1; }
 sbx_up --lcores 2 --config "$cfg"

@@ -25,7 +25,7 @@ require_env curl
 [ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
 
 tmp=$(mktemp -d)
-trap 'rc=$?; "$SBX" down >/dev/null 2>&1 || rc=1; rm -rf "$tmp"; exit $rc' EXIT
+at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((18000 + $$ % 1000))
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 TOTAL=200
@@ -50,7 +50,7 @@ make_config() {
 }
 
 up() {
-	sbx_start --config "$1"
+	sbx_up --config "$1"
 }
 
 crowd() {

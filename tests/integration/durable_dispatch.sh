@@ -32,7 +32,7 @@ require_env curl
 [ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
 
 tmp=$(mktemp -d)
-trap 'rc=$?; "$SBX" down >/dev/null 2>&1 || rc=1; rm -rf "$tmp"; exit $rc' EXIT
+at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((19000 + $$ % 1000))
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
@@ -65,7 +65,7 @@ make_config() {
 }
 
 up2() {
-	sbx_start --lcores 2 --config "$1"
+	sbx_up --lcores 2 --config "$1"
 	grep -q "mode=dispatch" "/run/$SK_SBX/log" || {
 		bad "the dataplane runs its software dispatch: $(grep ready "/run/$SK_SBX/log")"
 		finish

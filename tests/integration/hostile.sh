@@ -6,6 +6,15 @@
 # pool is back at its idle level.
 . "$(dirname "$0")/lib.sh"
 require_env curl timeout
+idle_pid=
+# stop_idle - for at_exit: stop the idle connections' client if it still
+# runs (its whole tree, by the PID this shell started), and reap it.
+stop_idle() {
+	[ -n "$idle_pid" ] || return 0
+	kill_tree TERM "$idle_pid"
+	wait "$idle_pid" 2>/dev/null || true
+}
+at_exit stop_idle
 sbx_up
 H="timeout 120 python3 $IT_DIR/hostile.py $SERVER"
 

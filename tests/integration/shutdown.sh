@@ -5,6 +5,17 @@
 # EAL runtime dir and no namespace behind.
 . "$(dirname "$0")/lib.sh"
 require_env curl
+clients=
+# stop_clients - for at_exit: stop the idle clients if they still run (their
+# whole tree, by the PID this shell started), reap them, remove their report.
+stop_clients() {
+	if [ -n "$clients" ]; then
+		kill_tree TERM "$clients"
+		wait "$clients" 2>/dev/null || true
+	fi
+	rm -f "/tmp/$SK_SBX.clients"
+}
+at_exit stop_clients
 sbx_up
 state=/run/$SK_SBX/env
 pid=$(sed -n 's/^pid=//p' "$state")
