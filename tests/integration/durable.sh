@@ -25,6 +25,14 @@ require_env curl
 [ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
 
 tmp=$(mktemp -d)
+# stop_clients - for at_exit: the background poller and crowds this shell
+# started, whole trees, by PID (kill_tree skips any that already ended).
+ppid="" cpid=""
+stop_clients() {
+	# shellcheck disable=SC2086 # empty ones vanish
+	kill_tree TERM ${ppid:-} ${cpid:-}
+}
+at_exit stop_clients
 at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((18000 + $$ % 1000))
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT

@@ -32,6 +32,15 @@ require_env curl
 [ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
 
 tmp=$(mktemp -d)
+# stop_clients - for at_exit: the background poller, crowds and steering
+# driver this shell started, whole trees, by PID (kill_tree skips any that
+# already ended).
+ppid="" cpid="" dpid=""
+stop_clients() {
+	# shellcheck disable=SC2086 # empty ones vanish
+	kill_tree TERM ${ppid:-} ${cpid:-} ${dpid:-}
+}
+at_exit stop_clients
 at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((19000 + $$ % 1000))
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
