@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SPIN model of the stock protocol of dataplane/stock/sk_stock.c:
+ * SPIN model of the stock protocol of stock/sk_stock.c:
  * sk_stock_take (fast path, gather, grab, refill_batch, everything_empty,
  * declare_sold_out), clear_sold_out, sk_stock_return, sk_stock_add,
  * sk_stock_untake, and the hot-path sold-out check of sk_buy().
