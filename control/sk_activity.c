@@ -51,16 +51,6 @@ sk_activity_valid(const struct sk_store_activity *a, int64_t now_ns, const char 
 	return w == NULL;
 }
 
-/* same_definition - what activity_add compares: everything an operator sets. */
-static bool
-same_definition(const struct sk_store_activity *x, const struct sk_store_activity *y)
-{
-	return x->item == y->item && x->per_user_limit == y->per_user_limit &&
-	       x->total == y->total && x->price == y->price && x->start_ns == y->start_ns &&
-	       x->end_ns == y->end_ns && x->pay_timeout_ns == y->pay_timeout_ns &&
-	       strcmp(x->name, y->name) == 0;
-}
-
 /* item_matches - an arena item sells what activity @a defines. */
 static bool
 item_matches(const struct sk_item *it, const struct sk_store_activity *a)
@@ -171,7 +161,7 @@ sk_control_activity_add(struct sk_control *ctl, const struct sk_store_activity *
 	if (rc == 0) {
 		if (cur.closed_ns != 0)
 			rc = SK_ACTIVITY_CLOSED;
-		else if (!same_definition(&cur, a))
+		else if (!sk_store_activity_same(&cur, a))
 			rc = SK_ACTIVITY_CONFLICT;
 		else if (sk_shm_item_find(ctl->shm, a->item) == NULL)
 			/* stored by a call that died before the arena: finish it */

@@ -39,15 +39,11 @@ _Static_assert(sizeof(struct sk_control_stats) % sizeof(uint64_t) == 0,
 
 /* ------------------------------------------------------------------ helpers */
 
-/* cart_end - index one past the cart starting at recs[i] (same rule as the store). */
+/* cart_end - index one past the cart starting at recs[i]. */
 static size_t
 cart_end(const struct sk_order_rec *recs, size_t i, size_t n)
 {
-	size_t j = i + 1;
-
-	while (j < n && recs[j].id == recs[i].id && recs[j].line != 0)
-		j++;
-	return j;
+	return i + sk_order_cart_len(recs + i, n - i);
 }
 
 static void

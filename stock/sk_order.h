@@ -65,6 +65,26 @@ struct sk_order_rec {
 
 _Static_assert(sizeof(struct sk_order_rec) == 48, "order record must stay 48 bytes");
 
+/**
+ * sk_order_cart_len - records of the cart starting at @p r, among the
+ * @p left records from @p r on (@p left >= 1): the run of adjacent records
+ * with r[0]'s id whose line is not 0. A new line 0 starts a new cart (a
+ * replay of the same order within one batch). The one home of this rule:
+ * the dataplane enqueues a cart as such a run, the control plane and the
+ * store cut batches with it. Checks nothing else (see the store for a
+ * cart's validity). Pure; thread-safe.
+ * @return 1..@p left
+ */
+static inline size_t
+sk_order_cart_len(const struct sk_order_rec *r, size_t left)
+{
+	size_t len = 1;
+
+	while (len < left && r[len].id == r[0].id && r[len].line != 0)
+		len++;
+	return len;
+}
+
 /** sk_order_id_make - build an id; @p epoch must be non-zero. */
 static inline uint64_t
 sk_order_id_make(uint32_t epoch, unsigned lcore, uint32_t seq)

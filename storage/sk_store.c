@@ -871,10 +871,7 @@ sk_store_close(struct sk_store *st)
 static size_t
 cart_len(const struct sk_order_rec *r, size_t left, bool *valid)
 {
-	size_t len = 1;
-
-	while (len < left && r[len].id == r[0].id && r[len].line != 0)
-		len++;
+	size_t len = sk_order_cart_len(r, left);
 	bool ok = r[0].id != 0 && r[0].user != 0 && r[0].nlines == len;
 	for (size_t j = 0; ok && j < len; j++) {
 		const struct sk_order_rec *l = &r[j];
@@ -1446,14 +1443,6 @@ act_valid(const struct sk_store_activity *a)
 	       a->pay_timeout_ns >= 0 && memchr(a->name, '\0', sizeof(a->name)) != NULL;
 }
 
-static bool
-act_same_def(const struct sk_store_activity *x, const struct sk_store_activity *y)
-{
-	return x->per_user_limit == y->per_user_limit && x->total == y->total &&
-	       x->price == y->price && x->start_ns == y->start_ns && x->end_ns == y->end_ns &&
-	       x->pay_timeout_ns == y->pay_timeout_ns && strcmp(x->name, y->name) == 0;
-}
-
 int
 sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, int64_t now_ns)
 {
@@ -1479,7 +1468,7 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 			rc = -EPERM;
 			goto out;
 		}
-		if (act_same_def(&cur, a)) {
+		if (sk_store_activity_same(&cur, a)) {
 			rc = SK_STORE_UNCHANGED;
 			goto out;
 		}

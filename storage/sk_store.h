@@ -391,6 +391,22 @@ sk_store_ledger_live(const struct sk_store_ledger *l)
 }
 
 /**
+ * sk_store_activity_same - @p x and @p y define the same activity:
+ * everything an operator sets (item, name, total, price, per-user limit,
+ * start, end, payment timeout) is equal. Restocked units, timestamps and the
+ * closed mark are not compared. The one home of this rule (the store's
+ * "unchanged" answer, the control plane's idempotent add). Pure; thread-safe.
+ */
+static inline bool
+sk_store_activity_same(const struct sk_store_activity *x, const struct sk_store_activity *y)
+{
+	return x->item == y->item && x->per_user_limit == y->per_user_limit &&
+	       x->total == y->total && x->price == y->price && x->start_ns == y->start_ns &&
+	       x->end_ns == y->end_ns && x->pay_timeout_ns == y->pay_timeout_ns &&
+	       strcmp(x->name, y->name) == 0;
+}
+
+/**
  * sk_store_activity_put - create the activity of @p a->item, or change its
  * definition (name, total, price, per-user limit, start/end, payment
  * timeout). Restocked units, timestamps and the closed mark are kept.
