@@ -28,6 +28,7 @@
 #include <rte_eal.h>
 
 #include "sk_activity.h"
+#include "sk_log.h"
 #include "sk_admin.h"
 #include "sk_exporter.h"
 #include "sk_control.h"
@@ -87,20 +88,6 @@ usage(FILE *f)
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
 		"added when missing.\n",
 		SK_ADMIN_PORT_DEFAULT, SK_CONTROL_BATCH_MAX_DEFAULT);
-}
-
-static void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
-logmsg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* parse_num - @s as a decimal integer in [lo, hi]; false if not. */
@@ -222,28 +209,28 @@ parse_opts(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			return 1;
 		case ':':
-			logmsg("option %s needs a value (see --help)", argv[optind - 1]);
+			sk_log(PROG, "option %s needs a value (see --help)", argv[optind - 1]);
 			return -1;
 		default:
-			logmsg("unknown option '%s' (EAL options go before --; see --help)",
+			sk_log(PROG, "unknown option '%s' (EAL options go before --; see --help)",
 			       argv[optind - 1]);
 			return -1;
 		}
 		if (bad != NULL) {
-			logmsg("bad value '%s' for %s (see --help)", optarg, bad);
+			sk_log(PROG, "bad value '%s' for %s (see --help)", optarg, bad);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		logmsg("unexpected argument '%s' (see --help)", argv[optind]);
+		sk_log(PROG, "unexpected argument '%s' (see --help)", argv[optind]);
 		return -1;
 	}
 	if (o->store == NULL) {
-		logmsg("--store DIR is required (see --help)");
+		sk_log(PROG, "--store DIR is required (see --help)");
 		return -1;
 	}
 	if (o->admin_port == 0 && o->admin_socket == NULL)
-		logmsg("admin API disabled (--admin-port 0 and no --admin-socket)");
+		sk_log(PROG, "admin API disabled (--admin-port 0 and no --admin-socket)");
 	return 0;
 }
 
@@ -278,11 +265,11 @@ lock_dataplane(void)
 	snprintf(path, sizeof(path), "%s/seckill-control.lock", rte_eal_get_runtime_dir());
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		logmsg("cannot open %s: %s", path, strerror(errno));
+		sk_log(PROG, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		logmsg("another seckill-control is attached to this dataplane (%s)", path);
+		sk_log(PROG, "another seckill-control is attached to this dataplane (%s)", path);
 		close(fd);
 		return -1;
 	}
@@ -301,7 +288,7 @@ attach(struct sk_control **ctl, const struct sk_control_conf *conf)
 	       sk_clock_ns(CLOCK_MONOTONIC) < until && !stop_requested)
 		sleep_ns(100 * MS);
 	if (rc != 0)
-		logmsg("%s", err);
+		sk_log(PROG, "%s", err);
 	return rc;
 }
 
@@ -327,9 +314,10 @@ preheat(struct sk_control *ctl, int64_t now)
 	int rc = sk_control_preheat(ctl, now, stderr, &pi);
 
 	if (rc != 0)
-		logmsg("preheat: store: %s", strerror(-rc));
+		sk_log(PROG, "preheat: store: %s", strerror(-rc));
 	else if (pi.recorded + pi.loaded + pi.synced > 0)
-		logmsg("preheat: %" PRIu32 " config items recorded as activities, %" PRIu32
+		sk_log(PROG,
+		       "preheat: %" PRIu32 " config items recorded as activities, %" PRIu32
 		       " activities put on sale, %" PRIu32 " items restocked or closed",
 		       pi.recorded, pi.loaded, pi.synced);
 }
@@ -358,7 +346,7 @@ run(struct sk_control *ctl)
 			busy = true;
 		failed |= rc < 0;
 		if (rc < 0 && mono - last_err_log > S) {
-			logmsg("drain: %s (orders stay queued; retrying)", strerror(-rc));
+			sk_log(PROG, "drain: %s (orders stay queued; retrying)", strerror(-rc));
 			last_err_log = mono;
 		}
 		if (mono - last_expire >= EXPIRE_EVERY_NS) {
@@ -367,7 +355,7 @@ run(struct sk_control *ctl)
 			if (rc > 0)
 				busy = true;
 			if (rc < 0 && mono - last_err_log > S) {
-				logmsg("payment deadlines: %s", strerror(-rc));
+				sk_log(PROG, "payment deadlines: %s", strerror(-rc));
 				last_err_log = mono;
 			}
 			failed |= rc < 0;
@@ -390,7 +378,7 @@ run(struct sk_control *ctl)
 	/* Commit what is waiting so the parked winners get their answer. */
 	rc = sk_control_drain(ctl, sk_clock_ns(CLOCK_REALTIME), SK_CONTROL_DRAIN_NOW, NULL);
 	if (rc < 0)
-		logmsg("final drain: %s (orders stay queued for the next control plane)",
+		sk_log(PROG, "final drain: %s (orders stay queued for the next control plane)",
 		       strerror(-rc));
 	return 0;
 }
@@ -446,11 +434,11 @@ main(int argc, char **argv)
 
 	ev = eal_args(argv, dd < argc ? dd : 1, &eal_argc);
 	if (ev == NULL) {
-		logmsg("out of memory");
+		sk_log(PROG, "out of memory");
 		goto out;
 	}
 	if (rte_eal_init(eal_argc, ev) < 0) {
-		logmsg("EAL init failed (is the dataplane running with this --file-prefix?)");
+		sk_log(PROG, "EAL init failed (is the dataplane running with this --file-prefix?)");
 		goto out;
 	}
 	eal_up = true;
@@ -475,7 +463,7 @@ main(int argc, char **argv)
 					    .events_topic = o.kafka_events};
 		if (sk_exporter_start(&exporter, sk_control_store(ctl), &kc, err, sizeof(err)) !=
 		    0) {
-			logmsg("%s", err);
+			sk_log(PROG, "%s", err);
 			goto out;
 		}
 		sk_control_metrics_extra(ctl, export_metrics, exporter);
@@ -487,7 +475,7 @@ main(int argc, char **argv)
 					   .port = (uint16_t)o.admin_port,
 					   .socket_path = o.admin_socket};
 		if (sk_admin_start(&admin, ctl, &ac, err, sizeof(err)) != 0) {
-			logmsg("%s", err);
+			sk_log(PROG, "%s", err);
 			goto out;
 		}
 	}
@@ -497,7 +485,7 @@ main(int argc, char **argv)
 			 o.admin_socket ? " + " : "", o.admin_socket ? o.admin_socket : "");
 	else
 		snprintf(where, sizeof(where), "%s", o.admin_socket ? o.admin_socket : "off");
-	logmsg("attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s, kafka %s",
+	sk_log(PROG, "attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s, kafka %s",
 	       sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store, where,
 	       o.kafka != NULL ? o.kafka : "off");
 
@@ -506,7 +494,8 @@ main(int argc, char **argv)
 
 	struct sk_control_stats s;
 	sk_control_stats(ctl, &s);
-	logmsg("stopped: %" PRIu64 " orders committed in %" PRIu64 " batches, %" PRIu64
+	sk_log(PROG,
+	       "stopped: %" PRIu64 " orders committed in %" PRIu64 " batches, %" PRIu64
 	       " failed, %" PRIu64 " cancelled, %" PRIu64 " paid",
 	       s.orders_committed, s.batches, s.orders_failed, s.cancels,
 	       s.pay[SK_CONTROL_PAY_DONE]);

@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "sk_common.h"
+#include "sk_log.h"
 
 #define PROG "seckillctl"
 
@@ -61,28 +62,6 @@ struct ctl {
 };
 
 /* ------------------------------------------------------------------ output */
-
-static void verrmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-static void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* verrmsg - "seckillctl: " and the message, one line on stderr. */
-static void
-verrmsg(const char *fmt, va_list ap)
-{
-	fputs(PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-static void
-errmsg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verrmsg(fmt, ap);
-	va_end(ap);
-}
 
 static const char *const main_help =
 	"usage: " PROG " [--port N | --socket PATH] [--json] COMMAND [ARGS]\n"
@@ -371,15 +350,15 @@ call(const struct ctl *c, const char *method, const char *path, const char *body
 	if (rc == -ECONNREFUSED || rc == -ENOENT || rc == -ETIMEDOUT || rc == -EHOSTUNREACH ||
 	    rc == -ECONNRESET || rc == -EACCES || rc == -ENAMETOOLONG) {
 		if (c->socket_path != NULL)
-			errmsg("cannot reach seckill-control at %s: %s", c->socket_path,
+			sk_log(PROG, "cannot reach seckill-control at %s: %s", c->socket_path,
 			       strerror(-rc));
 		else
-			errmsg("cannot reach seckill-control at 127.0.0.1:%u: %s", c->port,
+			sk_log(PROG, "cannot reach seckill-control at 127.0.0.1:%u: %s", c->port,
 			       strerror(-rc));
 		return EX_UNREACHABLE;
 	}
 	if (rc != 0) {
-		errmsg("%s %s: %s", method, path,
+		sk_log(PROG, "%s %s: %s", method, path,
 		       rc == -EPROTO ? "malformed HTTP response"
 		       : r->why[0]   ? r->why
 				     : strerror(-rc));
@@ -434,9 +413,9 @@ status_exit(const struct resp *r, const char *what)
 				    : EX_ERR;
 
 	if (st != NULL && r->status == 409)
-		errmsg("%s: %s", what, st);
+		sk_log(PROG, "%s: %s", what, st);
 	else
-		errmsg("%s: %s (HTTP %d)", what, msg != NULL ? msg : "error", r->status);
+		sk_log(PROG, "%s: %s (HTTP %d)", what, msg != NULL ? msg : "error", r->status);
 	json_decref(j);
 	return ex;
 }
@@ -466,7 +445,7 @@ api(const struct ctl *c, const char *method, const char *path, json_t *body, con
 	if (out != NULL)
 		*out = NULL;
 	if (body != NULL && text == NULL) {
-		errmsg("out of memory");
+		sk_log(PROG, "out of memory");
 		return EX_ERR;
 	}
 	ex = call(c, method, path, text, &r);
@@ -482,7 +461,7 @@ api(const struct ctl *c, const char *method, const char *path, json_t *body, con
 		json_error_t e;
 		*out = json_loadb(r.body, r.len, 0, &e);
 		if (*out == NULL) {
-			errmsg("malformed JSON from the daemon: %s", e.text);
+			sk_log(PROG, "malformed JSON from the daemon: %s", e.text);
 			ex = EX_ERR;
 		}
 	}
@@ -876,7 +855,7 @@ cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
 	} else {
 		do {
 			if (getrandom(&rid, sizeof(rid), 0) != (ssize_t)sizeof(rid)) {
-				errmsg("no random request id: %s", strerror(errno));
+				sk_log(PROG, "no random request id: %s", strerror(errno));
 				return EX_ERR;
 			}
 			rid &= INT64_MAX; /* JSON integers are signed */
@@ -888,7 +867,8 @@ cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
 		json_pack("{s:I,s:I}", "units", (json_int_t)units, "restock_id", (json_int_t)rid),
 		t.what, answer_use(c), &j);
 	if (ex == EX_UNREACHABLE || (ex == EX_ERR && c->opt[O_REQUEST_ID] == NULL))
-		errmsg("the restock may or may not have been applied: rerun with --request-id "
+		sk_log(PROG,
+		       "the restock may or may not have been applied: rerun with --request-id "
 		       "%" PRIu64 " to apply it exactly once",
 		       rid);
 	if (ex != EX_OK || c->json)
@@ -1002,7 +982,7 @@ usage_error(const char *help, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verrmsg(fmt, ap);
+	sk_vlog(PROG, fmt, ap);
 	va_end(ap);
 	fputs(help, stderr);
 	return EX_USAGE;
@@ -1161,7 +1141,7 @@ main(int argc, char **argv)
 	bool help = false;
 
 	if (pos == NULL) {
-		errmsg("out of memory");
+		sk_log(PROG, "out of memory");
 		return EX_ERR;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -1206,7 +1186,7 @@ main(int argc, char **argv)
 	}
 	CURLcode cc = curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (cc != CURLE_OK) {
-		errmsg("cannot initialise libcurl: %s", curl_easy_strerror(cc));
+		sk_log(PROG, "cannot initialise libcurl: %s", curl_easy_strerror(cc));
 		ex = EX_ERR;
 		goto out;
 	}

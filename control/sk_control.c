@@ -49,10 +49,9 @@ cart_end(const struct sk_order_rec *recs, size_t i, size_t n)
 static void
 record_latency(struct sk_control *ctl, int64_t ns, int64_t now_ns)
 {
-	unsigned b = 0;
+	unsigned b = sk_bucket_of(sk_control_lat_bounds_ns, SK_CONTROL_LAT_BUCKETS - 1,
+				  ns < 0 ? 0 : (uint64_t)ns);
 
-	while (b < SK_CONTROL_LAT_BUCKETS - 1 && (uint64_t)ns > sk_control_lat_bounds_ns[b])
-		b++;
 	stat_add(&ctl->st.commit_bucket[b], 1);
 	stat_add(&ctl->st.commit_ns_sum, (uint64_t)ns);
 	stat_add(&ctl->st.commit_count, 1);

@@ -87,6 +87,24 @@ sk_is_pow2(uint64_t v)
 	return v != 0 && (v & (v - 1)) == 0;
 }
 
+/**
+ * sk_bucket_of - the histogram bucket of @p v: the first b with
+ * v <= bounds[b], or @p nbounds (the +Inf bucket) when @p v exceeds them
+ * all. @p bounds are inclusive upper bounds in ascending order. At most
+ * @p nbounds comparisons (a linear scan: the tables are short, and small
+ * values, the common case, stop first). The one home of this rule for every
+ * latency histogram. Pure; thread-safe.
+ */
+static inline unsigned
+sk_bucket_of(const uint64_t *bounds, unsigned nbounds, uint64_t v)
+{
+	unsigned b = 0;
+
+	while (b < nbounds && v > bounds[b])
+		b++;
+	return b;
+}
+
 /** SK_U64_DEC_MAX - the decimal digits of UINT64_MAX. */
 #define SK_U64_DEC_MAX 20
 

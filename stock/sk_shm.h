@@ -261,11 +261,7 @@ sk_shm_stat_read(const uint64_t *c)
 static inline unsigned
 sk_shm_lat_bucket(uint64_t ns)
 {
-	unsigned b = 0;
-
-	while (b < SK_SHM_LAT_BUCKETS - 1 && ns > sk_shm_lat_bounds_ns[b])
-		b++;
-	return b;
+	return sk_bucket_of(sk_shm_lat_bounds_ns, SK_SHM_LAT_BUCKETS - 1, ns);
 }
 
 /**

@@ -43,6 +43,7 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include "sk_common.h"
+#include "sk_log.h"
 
 #define EXIT_USAGE 2
 #define PROG	   "seckill-kafka"
@@ -124,18 +125,6 @@ static const char usage_consume[] =
 /* ----------------------------------------------------------------------------
  * Helpers shared by the subcommands
  * ------------------------------------------------------------------------- */
-
-static void
-errorf(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static int64_t
 now_ms(void)
@@ -272,10 +261,10 @@ opt_store(const struct opt *op, void *o, const char *arg)
 	case OPT_LONG:
 		if (parse_long(arg, op->lo, op->hi, &v)) {
 			if (op->want)
-				errorf("--%s: want %s, got '%s'", op->name, op->want, arg);
+				sk_log(PROG, "--%s: want %s, got '%s'", op->name, op->want, arg);
 			else
-				errorf("--%s: want %ld..%ld, got '%s'", op->name, op->lo, op->hi,
-				       arg);
+				sk_log(PROG, "--%s: want %ld..%ld, got '%s'", op->name, op->lo,
+				       op->hi, arg);
 			return EXIT_USAGE;
 		}
 		*(long *)field = v;
@@ -321,7 +310,7 @@ opts_parse(const struct cmd *cmd, int argc, char **argv, void *o)
 			return r;
 	}
 	if (!cmd->operands && optind != argc) {
-		errorf("%s: unexpected argument '%s'", cmd->name, argv[optind]);
+		sk_log(PROG, "%s: unexpected argument '%s'", cmd->name, argv[optind]);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -337,15 +326,15 @@ client_check(const struct cmd *cmd, const char *bootstrap, const char *topic)
 	char why[256];
 
 	if (!bootstrap || !topic) {
-		errorf("%s: --bootstrap and --topic are required", cmd->name);
+		sk_log(PROG, "%s: --bootstrap and --topic are required", cmd->name);
 		return EXIT_USAGE;
 	}
 	if (!bootstrap_check(bootstrap, why, sizeof(why))) {
-		errorf("--bootstrap: %s (only 127.0.0.1 is allowed)", why);
+		sk_log(PROG, "--bootstrap: %s (only 127.0.0.1 is allowed)", why);
 		return EXIT_USAGE;
 	}
 	if (!topic_valid(topic)) {
-		errorf("--topic: '%s' is not a topic name", topic);
+		sk_log(PROG, "--topic: '%s' is not a topic name", topic);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -366,7 +355,7 @@ loopback_connect_cb(int sockfd, const struct sockaddr *addr, int addrlen, const 
 	(void)opaque;
 	if (addr->sa_family != AF_INET || (size_t)addrlen < sizeof(*sin) ||
 	    sin->sin_addr.s_addr != htonl(INADDR_LOOPBACK)) {
-		errorf("refusing to connect to %s: only 127.0.0.1 is allowed", id);
+		sk_log(PROG, "refusing to connect to %s: only 127.0.0.1 is allowed", id);
 		return EACCES;
 	}
 	if (connect(sockfd, addr, (socklen_t)addrlen) == -1 && errno != EINPROGRESS)
@@ -385,7 +374,7 @@ conf_setv(rd_kafka_conf_t *conf, const char *const *kv)
 
 	for (; *kv; kv += 2) {
 		if (rd_kafka_conf_set(conf, kv[0], kv[1], errstr, sizeof(errstr))) {
-			errorf("%s", errstr);
+			sk_log(PROG, "%s", errstr);
 			rd_kafka_conf_destroy(conf);
 			return -1;
 		}
@@ -407,7 +396,7 @@ kafka_new(rd_kafka_type_t type, rd_kafka_conf_t *conf, const char *const *kv)
 		return NULL;
 	rk = rd_kafka_new(type, conf, errstr, sizeof(errstr));
 	if (!rk) {
-		errorf("rd_kafka_new: %s", errstr);
+		sk_log(PROG, "rd_kafka_new: %s", errstr);
 		rd_kafka_conf_destroy(conf);
 	}
 	return rk;
@@ -437,7 +426,7 @@ client_destroy(rd_kafka_t *rk)
 {
 	rd_kafka_destroy(rk);
 	if (rd_kafka_wait_destroyed(5000) == -1)
-		errorf("librdkafka threads still running after 5 s");
+		sk_log(PROG, "librdkafka threads still running after 5 s");
 }
 
 /* ----------------------------------------------------------------------------
@@ -466,7 +455,7 @@ listeners_check(void)
 	int n = 0, bad = 0;
 
 	if (!d) {
-		errorf("/proc/self/fd: %s", strerror(errno));
+		sk_log(PROG, "/proc/self/fd: %s", strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -492,7 +481,7 @@ listeners_check(void)
 		}
 		if (ss.ss_family == AF_INET6 &&
 		    IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)) {
-			errorf("a listener on ::1, expected 127.0.0.1 only");
+			sk_log(PROG, "a listener on ::1, expected 127.0.0.1 only");
 		} else {
 			char a[INET6_ADDRSTRLEN] = "?";
 
@@ -502,7 +491,7 @@ listeners_check(void)
 			else if (ss.ss_family == AF_INET6)
 				inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a,
 					  sizeof(a));
-			errorf("a listener on %s, expected 127.0.0.1 only", a);
+			sk_log(PROG, "a listener on %s, expected 127.0.0.1 only", a);
 		}
 		bad = 1;
 	}
@@ -518,22 +507,22 @@ ready_file_write(const char *path, const char *line)
 	FILE *f;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-		errorf("--ready-file: path too long");
+		sk_log(PROG, "--ready-file: path too long");
 		return -1;
 	}
 	f = fopen(tmp, "w");
 	if (!f) {
-		errorf("%s: %s", tmp, strerror(errno));
+		sk_log(PROG, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
 	if (fprintf(f, "%s\n", line) < 0 || fflush(f) || fsync(fileno(f))) {
-		errorf("%s: %s", tmp, strerror(errno));
+		sk_log(PROG, "%s: %s", tmp, strerror(errno));
 		fclose(f);
 		unlink(tmp);
 		return -1;
 	}
 	if (fclose(f) || rename(tmp, path)) {
-		errorf("%s: %s", path, strerror(errno));
+		sk_log(PROG, "%s: %s", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -583,11 +572,11 @@ broker_topic(void *p, const char *arg)
 	struct broker_opts *o = p;
 
 	if (!topic_valid(arg)) {
-		errorf("--topic: '%s' is not a topic name ([a-zA-Z0-9._-]{1,249})", arg);
+		sk_log(PROG, "--topic: '%s' is not a topic name ([a-zA-Z0-9._-]{1,249})", arg);
 		return EXIT_USAGE;
 	}
 	if (o->ntopics == MAX_TOPICS) {
-		errorf("--topic: at most %d topics", MAX_TOPICS);
+		sk_log(PROG, "--topic: at most %d topics", MAX_TOPICS);
 		return EXIT_USAGE;
 	}
 	o->topics[o->ntopics++] = arg;
@@ -601,7 +590,7 @@ broker_ready_file(void *p, const char *arg)
 	struct broker_opts *o = p;
 
 	if (!*arg) {
-		errorf("--ready-file: empty path");
+		sk_log(PROG, "--ready-file: empty path");
 		return EXIT_USAGE;
 	}
 	o->ready_file = arg;
@@ -653,7 +642,7 @@ cmd_broker(int argc, char **argv)
 		return EXIT_FAILURE;
 	mc = rd_kafka_mock_cluster_new(rk, (int)o.brokers);
 	if (!mc) {
-		errorf("cannot create the mock cluster (%ld brokers)", o.brokers);
+		sk_log(PROG, "cannot create the mock cluster (%ld brokers)", o.brokers);
 		goto err;
 	}
 	for (int i = 0; i < o.ntopics; i++) {
@@ -662,14 +651,15 @@ cmd_broker(int argc, char **argv)
 			rd_kafka_mock_topic_create(mc, o.topics[i], (int)o.partitions, rf);
 
 		if (e) {
-			errorf("topic %s: %s", o.topics[i], rd_kafka_err2str(e));
+			sk_log(PROG, "topic %s: %s", o.topics[i], rd_kafka_err2str(e));
 			goto err;
 		}
 	}
 
 	bs = rd_kafka_mock_cluster_bootstraps(mc);
 	if (!bs || !bootstrap_check(bs, why, sizeof(why))) {
-		errorf("the mock cluster's bootstrap list is not loopback (%s): refusing to run",
+		sk_log(PROG,
+		       "the mock cluster's bootstrap list is not loopback (%s): refusing to run",
 		       bs ? why : "none");
 		goto err;
 	}
@@ -677,12 +667,12 @@ cmd_broker(int argc, char **argv)
 	if (r < 0)
 		goto err;
 	if (r != o.brokers) {
-		errorf("found %d listening sockets, expected %ld", r, o.brokers);
+		sk_log(PROG, "found %d listening sockets, expected %ld", r, o.brokers);
 		goto err;
 	}
 	nl = snprintf(line, sizeof(line), "bootstrap=%s", bs);
 	if (nl < 0 || (size_t)nl >= sizeof(line)) {
-		errorf("bootstrap list too long");
+		sk_log(PROG, "bootstrap list too long");
 		goto err;
 	}
 	if (o.ready_file && ready_file_write(o.ready_file, line))
@@ -696,7 +686,7 @@ cmd_broker(int argc, char **argv)
 	rc = EXIT_SUCCESS;
 err:
 	if (o.ready_file && rc == EXIT_SUCCESS && unlink(o.ready_file) && errno != ENOENT)
-		errorf("%s: %s", o.ready_file, strerror(errno));
+		sk_log(PROG, "%s: %s", o.ready_file, strerror(errno));
 	if (mc)
 		rd_kafka_mock_cluster_destroy(mc);
 	client_destroy(rk);
@@ -738,9 +728,9 @@ delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 	(void)rk;
 	if (m->err) {
 		st->failed++;
-		errorf("message %d (key '%.*s') not delivered: %s", (int)(intptr_t)m->_private + 1,
-		       m->key ? (int)m->key_len : 0, m->key ? (const char *)m->key : "",
-		       rd_kafka_err2str(m->err));
+		sk_log(PROG, "message %d (key '%.*s') not delivered: %s",
+		       (int)(intptr_t)m->_private + 1, m->key ? (int)m->key_len : 0,
+		       m->key ? (const char *)m->key : "", rd_kafka_err2str(m->err));
 	} else {
 		st->delivered++;
 	}
@@ -766,12 +756,12 @@ cmd_produce(int argc, char **argv)
 		return r;
 	n = argc - optind;
 	if (n < 1 || n > MAX_MESSAGES) {
-		errorf("produce: want 1..%d KEY=VALUE arguments, got %d", MAX_MESSAGES, n);
+		sk_log(PROG, "produce: want 1..%d KEY=VALUE arguments, got %d", MAX_MESSAGES, n);
 		return EXIT_USAGE;
 	}
 	for (int i = optind; i < argc; i++) {
 		if (!strchr(argv[i], '=')) {
-			errorf("produce: '%s' is not KEY=VALUE", argv[i]);
+			sk_log(PROG, "produce: '%s' is not KEY=VALUE", argv[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -796,7 +786,7 @@ cmd_produce(int argc, char **argv)
 			RD_KAFKA_V_OPAQUE((void *)(intptr_t)i), RD_KAFKA_V_END);
 
 		if (err) {
-			errorf("message %d: %s", i + 1, rd_kafka_err2str(err));
+			sk_log(PROG, "message %d: %s", i + 1, rd_kafka_err2str(err));
 			st.failed++;
 			break;
 		}
@@ -807,7 +797,7 @@ cmd_produce(int argc, char **argv)
 	/* message.timeout.ms bounds every message; the margin covers the
 	 * delivery reports. */
 	if (rd_kafka_flush(rk, (int)o.timeout_ms + 2000) == RD_KAFKA_RESP_ERR__TIMED_OUT) {
-		errorf("%d message(s) still undelivered after %ld ms, giving up",
+		sk_log(PROG, "%d message(s) still undelivered after %ld ms, giving up",
 		       rd_kafka_outq_len(rk), o.timeout_ms + 2000);
 		rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
 		rd_kafka_flush(rk, 1000);
@@ -906,7 +896,7 @@ consume_emit(const struct consume_opts *o, json_t *arr, const rd_kafka_message_t
 	    json_bytes(obj, "key", "key_hex", m->key, m->key_len) ||
 	    json_bytes(obj, "value", "value_hex", m->payload, m->len) ||
 	    json_array_append_new(arr, obj)) {
-		errorf("out of memory");
+		sk_log(PROG, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -925,7 +915,7 @@ topic_partitions(rd_kafka_t *rk, const struct consume_opts *o)
 
 	err = rd_kafka_metadata(rk, 1, NULL, &md, (int)o->timeout_ms);
 	if (err) {
-		errorf("cannot reach %s within %ld ms: %s", o->bootstrap, o->timeout_ms,
+		sk_log(PROG, "cannot reach %s within %ld ms: %s", o->bootstrap, o->timeout_ms,
 		       rd_kafka_err2str(err));
 		return -1;
 	}
@@ -933,17 +923,17 @@ topic_partitions(rd_kafka_t *rk, const struct consume_opts *o)
 		if (strcmp(md->topics[i].topic, o->topic))
 			continue;
 		if (md->topics[i].err)
-			errorf("topic %s: %s", o->topic, rd_kafka_err2str(md->topics[i].err));
+			sk_log(PROG, "topic %s: %s", o->topic, rd_kafka_err2str(md->topics[i].err));
 		else if (md->topics[i].partition_cnt < 1)
-			errorf("topic %s has no partitions", o->topic);
+			sk_log(PROG, "topic %s has no partitions", o->topic);
 		else
 			n = md->topics[i].partition_cnt;
 		break;
 	}
 	if (n < 0 && !md->topic_cnt)
-		errorf("unknown topic %s (the cluster has no topics)", o->topic);
+		sk_log(PROG, "unknown topic %s (the cluster has no topics)", o->topic);
 	else if (n < 0)
-		errorf("unknown topic %s", o->topic);
+		sk_log(PROG, "unknown topic %s", o->topic);
 	rd_kafka_metadata_destroy(md);
 	return n;
 }
@@ -972,7 +962,7 @@ cmd_consume(int argc, char **argv)
 	if (!rk)
 		return EXIT_FAILURE;
 	if (o.json && !(arr = json_array())) {
-		errorf("out of memory");
+		sk_log(PROG, "out of memory");
 		goto out;
 	}
 	parts = topic_partitions(rk, &o);
@@ -982,7 +972,7 @@ cmd_consume(int argc, char **argv)
 	rkt = rd_kafka_topic_new(rk, o.topic, NULL);
 	q = rd_kafka_queue_new(rk);
 	if (!rkt || !q) {
-		errorf("topic %s: %s", o.topic, rd_kafka_err2str(rd_kafka_last_error()));
+		sk_log(PROG, "topic %s: %s", o.topic, rd_kafka_err2str(rd_kafka_last_error()));
 		goto out;
 	}
 	for (; started < parts; started++) {
@@ -990,7 +980,7 @@ cmd_consume(int argc, char **argv)
 						 o.from_beginning ? RD_KAFKA_OFFSET_BEGINNING
 								  : RD_KAFKA_OFFSET_END,
 						 q) == -1) {
-			errorf("topic %s partition %d: %s", o.topic, started,
+			sk_log(PROG, "topic %s partition %d: %s", o.topic, started,
 			       rd_kafka_err2str(rd_kafka_last_error()));
 			goto out;
 		}
@@ -1009,8 +999,8 @@ cmd_consume(int argc, char **argv)
 			continue;
 		if (m->err) {
 			if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-				errorf("topic %s partition %d: %s", o.topic, (int)m->partition,
-				       rd_kafka_message_errstr(m));
+				sk_log(PROG, "topic %s partition %d: %s", o.topic,
+				       (int)m->partition, rd_kafka_message_errstr(m));
 			rd_kafka_message_destroy(m);
 			continue;
 		}
@@ -1026,7 +1016,7 @@ cmd_consume(int argc, char **argv)
 			goto out;
 	}
 	if (fflush(stdout)) {
-		errorf("stdout: %s", strerror(errno));
+		sk_log(PROG, "stdout: %s", strerror(errno));
 		goto out;
 	}
 	fprintf(stderr, "consumed %ld messages from %s\n", count, o.topic);
@@ -1060,6 +1050,6 @@ main(int argc, char **argv)
 		return cmd_produce(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "consume"))
 		return cmd_consume(argc - 1, argv + 1);
-	errorf("unknown subcommand '%s' (broker, produce, consume)", argv[1]);
+	sk_log(PROG, "unknown subcommand '%s' (broker, produce, consume)", argv[1]);
 	return EXIT_USAGE;
 }
