@@ -15,25 +15,17 @@
 
 #include "sk_common.h"
 #include "sk_config_priv.h"
+#include "sk_parse.h"
 
 /* ------------------------------------------------------------------------ */
 /* Value parsers                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* parse_u64 - decimal digits only, no sign, no blanks. */
+/* parse_u64 - decimal digits only, no sign, no blanks (sk_parse.h's rule). */
 static bool
 parse_u64(const char *v, uint64_t *out)
 {
-	char *end;
-
-	if (v[0] < '0' || v[0] > '9')
-		return false;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return false;
-	*out = x;
-	return true;
+	return sk_parse_u64(v, 0, UINT64_MAX, out);
 }
 
 static bool
@@ -112,49 +104,57 @@ parse_hex(const char *v, uint8_t *out, size_t len)
 static bool
 parse_corelist(const char *v, uint32_t max)
 {
-	for (;;) {
-		char *end;
-		unsigned long a, b;
+	char item[24];
 
-		if (*v < '0' || *v > '9')
+	while (*v != '\0') {
+		size_t n = strcspn(v, ",");
+		char *dash;
+		uint32_t a, b;
+
+		if (n == 0 || n >= sizeof(item))
 			return false;
-		a = strtoul(v, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				return false;
-			b = strtoul(end + 1, &end, 10);
-		}
-		if (a > max || b > max || a > b)
+		memcpy(item, v, n);
+		item[n] = '\0';
+		dash = strchr(item, '-');
+		if (dash != NULL)
+			*dash = '\0';
+		if (!sk_parse_u32(item, 0, max, &a) ||
+		    !sk_parse_u32(dash != NULL ? dash + 1 : item, a, max, &b))
 			return false;
-		if (*end == '\0')
-			return true;
-		if (*end != ',')
-			return false;
-		v = end + 1;
+		v += n;
+		if (*v == ',' && *++v == '\0')
+			return false; /* trailing comma */
 	}
+	return true;
 }
 
-/* parse_time - "+N" (relative), unix seconds, or "never" when @never_ok. */
+/*
+ * parse_time - a TIME (sk_parse_time(): "+N[smhd]", "now", unix seconds,
+ * "YYYY-MM-DDTHH:MM:SSZ", "never" when @never_ok) within the config's
+ * bounds: relative up to SK_CONFIG_TIME_REL_MAX, absolute up to
+ * SK_CONFIG_TIME_ABS_MAX.
+ */
 static bool
 parse_time(const char *v, bool never_ok, struct sk_config_time *t)
 {
-	uint64_t x;
+	struct sk_time st;
 
+	if (!sk_parse_time(v, never_ok ? SK_TIME_NEVER_OK : 0, &st))
+		return false;
 	memset(t, 0, sizeof(*t));
-	if (never_ok && strcmp(v, "never") == 0) {
+	switch (st.kind) {
+	case SK_TIME_NEVER:
 		t->never = true;
 		return true;
-	}
-	if (v[0] == '+') {
-		if (!parse_u64(v + 1, &x) || x > (uint64_t)SK_CONFIG_TIME_REL_MAX)
-			return false;
+	case SK_TIME_REL:
 		t->relative = true;
-	} else if (!parse_u64(v, &x) || x == 0 || x > (uint64_t)SK_CONFIG_TIME_ABS_MAX) {
-		return false;
+		t->s = st.s;
+		return st.s <= SK_CONFIG_TIME_REL_MAX;
+	case SK_TIME_ABS:
+		t->s = st.s;
+		return st.s <= SK_CONFIG_TIME_ABS_MAX;
 	}
-	t->s = (int64_t)x;
-	return true;
+	return false;
 }
 
 /* set_value - parse @v for key @k into @base; on error record it. */
@@ -246,12 +246,12 @@ sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, 
 				      k->name, v);
 	case KEY_TIME:
 		if (!parse_time(v, k->max != 0, (struct sk_config_time *)p))
-			return sk_config_fail(ctx, ctx->line,
-					      "%s.%s: '%s' is not +SECONDS (0..%" PRId64
-					      "), unix seconds (1..%" PRId64 ")%s",
-					      sec, k->name, v, SK_CONFIG_TIME_REL_MAX,
-					      SK_CONFIG_TIME_ABS_MAX,
-					      k->max != 0 ? " or never" : "");
+			return sk_config_fail(
+				ctx, ctx->line,
+				"%s.%s: '%s' is not +SECONDS[smhd] (0..%" PRId64
+				" s), unix seconds (1..%" PRId64 "), YYYY-MM-DDTHH:MM:SSZ%s",
+				sec, k->name, v, SK_CONFIG_TIME_REL_MAX, SK_CONFIG_TIME_ABS_MAX,
+				k->max != 0 ? " or never" : "");
 		return 1;
 	case KEY_BOOL:
 		if (!parse_bool(v, (bool *)p))

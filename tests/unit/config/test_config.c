@@ -76,6 +76,9 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[dataplane]\nlcores = 1-\n", ":5: dataplane.lcores: '1-' is not an lcore list"},
 	{PORT0 "[dataplane]\nlcores = 3-1\n", "dataplane.lcores: '3-1' is not an lcore list"},
 	{PORT0 "[dataplane]\nlcores = 1,,2\n", "is not an lcore list"},
+	{PORT0 "[dataplane]\nlcores = 1,\n", "is not an lcore list"},
+	{PORT0 "[dataplane]\nlcores = +1\n", "is not an lcore list"},
+	{PORT0 "[dataplane]\nlcores = 1--2\n", "is not an lcore list"},
 	{PORT0 "[dataplane]\nlcores = 2000\n",
 	 "is not an lcore list like 1 or 1-3,6 (ids 0..1023)"},
 	{PORT0 "[dataplane]\nlcores = a\n", "is not an lcore list"},
@@ -202,15 +205,19 @@ static const struct bad_case bad_cases[] = {
 	       "0123456789012345678901234567890123456789012345678901234567890123\n",
 	 "item.1.name: longer than 63 characters"},
 	{ITEM1 "start = never\n",
-	 ":8: item.1.start: 'never' is not +SECONDS (0..315360000), unix seconds "
-	 "(1..9000000000)"},
+	 ":8: item.1.start: 'never' is not +SECONDS[smhd] (0..315360000 s), unix seconds "
+	 "(1..9000000000), YYYY-MM-DDTHH:MM:SSZ"},
+	{ITEM1 "start = +1w\n", "item.1.start: '+1w' is not +SECONDS"},
+	{ITEM1 "start = +3651d\n", "item.1.start: '+3651d' is not +SECONDS"},
+	{ITEM1 "start = 2026-13-01T00:00:00Z\n", "item.1.start: '2026-13-01T00:00:00Z' is not"},
+	{ITEM1 "start = 2026-11-26 12:00:00\n", "item.1.start: '2026-11-26 12:00:00' is not"},
 	{ITEM1 "start = -5\n", "item.1.start: '-5' is not +SECONDS"},
 	{ITEM1 "start = +315360001\n", "item.1.start: '+315360001' is not +SECONDS"},
 	{ITEM1 "start = 9000000001\n", "item.1.start: '9000000001' is not"},
 	{ITEM1 "start = 0\n", "item.1.start: '0' is not"},
 	{ITEM1 "start = + 5\n", "item.1.start: '+ 5' is not"},
-	{ITEM1 "end = soon\n", "item.1.end: 'soon' is not +SECONDS (0..315360000), unix seconds "
-			       "(1..9000000000) or never"},
+	{ITEM1 "end = soon\n", "item.1.end: 'soon' is not +SECONDS[smhd] (0..315360000 s), unix "
+			       "seconds (1..9000000000), YYYY-MM-DDTHH:MM:SSZ or never"},
 	{ITEM1 "start = +10\nend = +10\n", ":6: item.1.end: must be after item.1.start"},
 	{ITEM1 "start = 2000000000\nend = 1999999999\n", "item.1.end: must be after item.1.start"},
 	{ITEM1 "end = +0\n", "item.1.end: must be after item.1.start"},
@@ -444,13 +451,13 @@ static const char seckill_text[] = PORT0 "[seckill]\n"
 					 "price = 99900\n"
 					 "per_user_limit = 2\n"
 					 "start = +10\n"
-					 "end = +3600\n"
+					 "end = +1h\n"
 					 "batch_max = 64\n"
 					 "dedup_slots = 16384\n"
 					 "[item.4294967295]\n"
 					 "total = 0\n"
 					 "start = 1800000000\n"
-					 "end = 1800000600\n"
+					 "end = 2027-01-15T08:10:00Z\n"
 					 "[item.7]\n"
 					 "total = 281474976710656\n"
 					 "start = 1700000000\n";
