@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Layout lint: the folder dependency graph and the file-size rule.
+
+Checks, over the repository's C sources outside tests/:
+  1. every `#include "x.h"` edge between folders is one that
+     docs/architecture.md declares (its ```deps block: "folder -> a b c");
+  2. the declared graph has no cycle;
+  3. no non-test C file is over MAX_LINES lines.
+
+Usage: layout.py REPO_ROOT [--print]   (--print: the graph found, as a deps block)
+Exit 0 when clean; 1 with one line per finding on stderr.
+"""
+import os
+import re
+import sys
+
+MAX_LINES = 800
+SKIP_DIRS = {".git", "build", "tests", "node_modules"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def folder_of(root, path):
+    """The module folder of a file: its directory relative to root."""
+    return os.path.relpath(os.path.dirname(path), root)
+
+
+def sources(root):
+    """Yield the .c/.h files outside tests/ and build dirs."""
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("build"))
+        for f in sorted(files):
+            if f.endswith((".c", ".h")):
+                yield os.path.join(d, f)
+
+
+def found_edges(root):
+    """{(from, to): example 'file includes header'} for cross-folder includes."""
+    files = list(sources(root))
+    home = {}
+    for p in files:
+        if p.endswith(".h"):
+            home.setdefault(os.path.basename(p), folder_of(root, p))
+    edges = {}
+    for p in files:
+        src = folder_of(root, p)
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        for h in INCLUDE.findall(text):
+            dst = home.get(os.path.basename(h))
+            if dst is not None and dst != src:
+                edges.setdefault((src, dst), "%s includes %s" % (os.path.relpath(p, root), h))
+    return edges
+
+
+def declared_edges(root):
+    """The ```deps block of docs/architecture.md as a set of (from, to)."""
+    doc = os.path.join(root, "docs", "architecture.md")
+    with open(doc, encoding="utf-8") as fh:
+        m = re.search(r"```deps\n(.*?)```", fh.read(), re.S)
+    if m is None:
+        raise SystemExit("layout: docs/architecture.md has no ```deps block")
+    edges = set()
+    for line in m.group(1).splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        src, _, dsts = line.partition("->")
+        for d in dsts.split():
+            edges.add((src.strip(), d))
+    return edges
+
+
+def cycle(edges):
+    """A cycle of the graph as a list of folders, or None."""
+    graph = {}
+    for a, b in edges:
+        graph.setdefault(a, []).append(b)
+    state, stack = {}, []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph.get(n, [])):
+            if state.get(m) == 1:
+                return stack[stack.index(m):] + [m]
+            if m not in state:
+                c = visit(m)
+                if c:
+                    return c
+        stack.pop()
+        state[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            c = visit(n)
+            if c:
+                return c
+    return None
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    found = found_edges(root)
+    if "--print" in sys.argv:
+        by = {}
+        for a, b in found:
+            by.setdefault(a, []).append(b)
+        for a in sorted(by):
+            print("%s -> %s" % (a, " ".join(sorted(by[a]))))
+        return 0
+    bad = []
+    declared = declared_edges(root)
+    for (a, b), why in sorted(found.items()):
+        if (a, b) not in declared:
+            bad.append("undeclared dependency %s -> %s (%s)" % (a, b, why))
+    c = cycle(declared | set(found))
+    if c:
+        bad.append("dependency cycle: " + " -> ".join(c))
+    for p in sources(root):
+        if p.endswith(".c"):
+            with open(p, encoding="utf-8", errors="replace") as fh:
+                n = sum(1 for _ in fh)
+            if n > MAX_LINES:
+                bad.append("%s: %d lines (> %d): split it along its seams"
+                           % (os.path.relpath(p, root), n, MAX_LINES))
+    for line in bad:
+        print("layout: " + line, file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
