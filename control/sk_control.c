@@ -61,14 +61,14 @@ record_latency(struct sk_control *ctl, int64_t ns, int64_t now_ns)
 /* ------------------------------------------------------------ arena moves */
 
 /*
- * status_sync - walk @id's status forward to @target (confirmed or paid):
+ * ctl_status_sync - walk @id's status forward to @target (confirmed or paid):
  * queued -> confirmed -> paid, each step a CAS that another writer may
  * have made first. Returns 0 once the status is @target, -ENOENT if @id is
  * not in the table (another run), -EALREADY if the status is elsewhere
  * (none, failed, cancelled, or paid when confirmed is wanted).
  */
-static int
-status_sync(struct sk_control *ctl, uint64_t id, unsigned target)
+int
+ctl_status_sync(struct sk_control *ctl, uint64_t id, unsigned target)
 {
 	if (sk_status_slot(&ctl->status, id) == NULL)
 		return -ENOENT;
@@ -87,8 +87,8 @@ status_sync(struct sk_control *ctl, uint64_t id, unsigned target)
 	}
 }
 
-static uint64_t
-lines_units(const struct sk_order_rec *recs, unsigned n)
+uint64_t
+ctl_lines_units(const struct sk_order_rec *recs, unsigned n)
 {
 	uint64_t u = 0;
 
@@ -98,14 +98,14 @@ lines_units(const struct sk_order_rec *recs, unsigned n)
 }
 
 /*
- * arena_cancel - end an order of this run in the arena: status -> @to
+ * ctl_arena_cancel - end an order of this run in the arena: status -> @to
  * (cancelled or failed) and its units back (sk_buy_cancel). The records'
  * returned counters are reset first: only the winner of the status CAS
  * returns anything, and it returns everything. Returns true if the order
  * ends in @to (now or before), false on an anomaly (counted).
  */
-static bool
-arena_cancel(struct sk_control *ctl, const struct sk_order_rec *in, unsigned n, unsigned to)
+bool
+ctl_arena_cancel(struct sk_control *ctl, const struct sk_order_rec *in, unsigned n, unsigned to)
 {
 	struct sk_order_rec recs[SK_BUY_MAX_LINES];
 	int rc = -EINVAL;
@@ -118,7 +118,7 @@ arena_cancel(struct sk_control *ctl, const struct sk_order_rec *in, unsigned n, 
 		rc = sk_buy_cancel(ctl->shm, recs, n, to);
 	}
 	if (rc == 0) {
-		stat_add(&ctl->st.units_returned, lines_units(recs, n));
+		stat_add(&ctl->st.units_returned, ctl_lines_units(recs, n));
 		return true;
 	}
 	if (rc == -EALREADY && sk_status_get(&ctl->status, in[0].id) == to)
@@ -160,11 +160,11 @@ foreign_return(struct sk_control *ctl, const struct sk_store_line *lines, unsign
 }
 
 /*
- * release_cancelled - the store has just cancelled (or holds cancelled) the
+ * ctl_release_cancelled - the store has just cancelled (or holds cancelled) the
  * order in @lines: give its units back in the arena.
  */
-static void
-release_cancelled(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n)
+void
+ctl_release_cancelled(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n)
 {
 	struct sk_order_rec recs[SK_BUY_MAX_LINES];
 	uint64_t id = lines[0].rec.id;
@@ -179,16 +179,16 @@ release_cancelled(struct sk_control *ctl, const struct sk_store_line *lines, uns
 	}
 	for (unsigned i = 0; i < n; i++)
 		recs[i] = lines[i].rec;
-	(void)arena_cancel(ctl, recs, n, SK_ORDER_CANCELLED);
+	(void)ctl_arena_cancel(ctl, recs, n, SK_ORDER_CANCELLED);
 }
 
 /*
- * sync_from_store - bring the arena in line with the stored order @lines
+ * ctl_sync_from_store - bring the arena in line with the stored order @lines
  * (a replay after a crash, or the repair at attach). Returns true if
  * something had to change.
  */
-static bool
-sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n)
+bool
+ctl_sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n)
 {
 	uint64_t id = lines[0].rec.id;
 	unsigned before = sk_status_get(&ctl->status, id);
@@ -197,11 +197,11 @@ sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, unsig
 	switch (lines[0].state) {
 	case SK_ORDER_CONFIRMED:
 	case SK_ORDER_PAID:
-		rc = status_sync(ctl, id, lines[0].state);
+		rc = ctl_status_sync(ctl, id, lines[0].state);
 		break;
 	case SK_ORDER_CANCELLED:
 		if (before != SK_ORDER_CANCELLED)
-			release_cancelled(ctl, lines, n);
+			ctl_release_cancelled(ctl, lines, n);
 		break;
 	default:
 		rc = -EALREADY;
@@ -219,7 +219,7 @@ fail_cart(struct sk_control *ctl, const struct sk_order_rec *recs, unsigned n, i
 {
 	bool first = sk_status_get(&ctl->status, recs[0].id) != SK_ORDER_FAILED;
 
-	if (!arena_cancel(ctl, recs, n, SK_ORDER_FAILED) || !first)
+	if (!ctl_arena_cancel(ctl, recs, n, SK_ORDER_FAILED) || !first)
 		return;
 	stat_add(&ctl->st.orders_failed, 1);
 
@@ -228,7 +228,7 @@ fail_cart(struct sk_control *ctl, const struct sk_order_rec *recs, unsigned n, i
 				    .item = recs[0].item,
 				    .order = recs[0].id,
 				    .user = recs[0].user,
-				    .units = lines_units(recs, n),
+				    .units = ctl_lines_units(recs, n),
 				    .time_ns = now_ns};
 	/* Best effort: the failure is already final in the arena. */
 	(void)sk_store_event_append(ctl->store, &ev);
@@ -248,7 +248,7 @@ dup_cart(struct sk_control *ctl, uint64_t id)
 	if (rc != 0)
 		return rc;
 	stat_add(&ctl->st.orders_dup, 1);
-	if (sync_from_store(ctl, ctl->lines, nl) && ctl->lines[0].state != SK_ORDER_CONFIRMED)
+	if (ctl_sync_from_store(ctl, ctl->lines, nl) && ctl->lines[0].state != SK_ORDER_CONFIRMED)
 		stat_add(&ctl->st.repaired, 1);
 	return 0;
 }
@@ -266,9 +266,9 @@ apply(struct sk_control *ctl, const struct sk_order_rec *recs, const uint8_t *ou
 		switch (outcome[i]) {
 		case SK_STORE_NEW:
 			stat_add(&ctl->st.orders_committed, 1);
-			stat_add(&ctl->st.units_committed, lines_units(recs + i, len));
+			stat_add(&ctl->st.units_committed, ctl_lines_units(recs + i, len));
 			info->orders_new++;
-			if (status_sync(ctl, recs[i].id, SK_ORDER_CONFIRMED) != 0)
+			if (ctl_status_sync(ctl, recs[i].id, SK_ORDER_CONFIRMED) != 0)
 				stat_add(&ctl->st.anomalies, 1);
 			break;
 		case SK_STORE_DUP:
@@ -515,7 +515,7 @@ cancel_expired(struct sk_control *ctl, uint64_t id, int64_t now_ns)
 	else if (rc == 0 || rc == -ENOENT)
 		rc = -EALREADY; /* a deadline must not outlive its confirmed order */
 	if (rc == 0) {
-		release_cancelled(ctl, ctl->lines, nl);
+		ctl_release_cancelled(ctl, ctl->lines, nl);
 		stat_add(&ctl->st.cancels, 1);
 		if (sk_status_slot(&ctl->status, id) == NULL)
 			stat_add(&ctl->st.cancels_foreign, 1);
@@ -569,13 +569,13 @@ pay_once(struct sk_control *ctl, uint64_t id, int64_t now_ns)
 	rc = sk_store_order_move(ctl->store, id, SK_ORDER_CONFIRMED, SK_ORDER_PAID, now_ns, &cur);
 	if (rc == 0) {
 		res = SK_CONTROL_PAY_DONE;
-		if (status_sync(ctl, id, SK_ORDER_PAID) == -EALREADY)
+		if (ctl_status_sync(ctl, id, SK_ORDER_PAID) == -EALREADY)
 			stat_add(&ctl->st.anomalies, 1);
 	} else if (rc == -EALREADY) {
 		res = cur == SK_ORDER_PAID ? SK_CONTROL_PAY_ALREADY : SK_CONTROL_PAY_CANCELLED;
 		/* Repair an arena a crashed predecessor left behind the store. */
 		if (sk_store_order_get(ctl->store, id, ctl->lines, SK_STORE_MAX_LINES, &nl) == 0 &&
-		    sync_from_store(ctl, ctl->lines, nl))
+		    ctl_sync_from_store(ctl, ctl->lines, nl))
 			stat_add(&ctl->st.repaired, 1);
 	} else if (rc == -ENOENT) {
 		switch (sk_status_get(&ctl->status, id)) {
@@ -668,7 +668,7 @@ repair(struct sk_control *ctl)
 			if (rc != 0)
 				return rc;
 			if (ctl->lines[0].state != SK_ORDER_CONFIRMED &&
-			    sync_from_store(ctl, ctl->lines, nl))
+			    ctl_sync_from_store(ctl, ctl->lines, nl))
 				stat_add(&ctl->st.repaired, 1);
 		}
 	}

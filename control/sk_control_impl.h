@@ -78,4 +78,32 @@ stat_add(uint64_t *counter, uint64_t n)
 	__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
+/*
+ * Arena moves that follow a store write (sk_arena_sync.c). Each is called
+ * under ctl->wlock, except where a caller says otherwise; anomalies are
+ * counted in ctl->st, never returned.
+ */
+
+/*
+ * ctl_status_sync - walk @id's status forward to @target (confirmed or
+ * paid). 0 once it is @target, -ENOENT if @id is not of this run's status
+ * table, -EALREADY if the status is elsewhere (none, failed, cancelled).
+ */
+int ctl_status_sync(struct sk_control *ctl, uint64_t id, unsigned target);
+/* ctl_lines_units - the units of the order lines recs[0..n). */
+uint64_t ctl_lines_units(const struct sk_order_rec *recs, unsigned n);
+/*
+ * ctl_arena_cancel - end an order of this run in the arena: status -> @to
+ * (cancelled or failed), its units back. True if it ends in @to.
+ */
+bool ctl_arena_cancel(struct sk_control *ctl, const struct sk_order_rec *in, unsigned n,
+		      unsigned to);
+/* ctl_release_cancelled - the store cancelled the order @lines: its units go back. */
+void ctl_release_cancelled(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n);
+/*
+ * ctl_sync_from_store - bring the arena in line with the stored order
+ * @lines (replay, repair). True if its status changed.
+ */
+bool ctl_sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n);
+
 #endif /* SK_CONTROL_IMPL_H */
