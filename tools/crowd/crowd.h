@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * seckill-crowd's run state and the functions its files share (private to
+ * tools/crowd/; the tool's manual is docs/crowd.md).
+ *
+ * The files, by job: crowd.c (main: setup, signals, teardown), crowd_opts.c
+ * (the command line), crowd_schedule.c (who tries when), crowd_conn.c (the
+ * connections: open, send, read, fail), crowd_answer.c (what an answer means;
+ * the order-id map), crowd_loop.c (the epoll loop and its phases),
+ * crowd_report.c (checks, the text and JSON summaries).
+ *
+ * Everything here runs on the one thread of the process, on one struct
+ * crowd; nothing locks. crowd_interrupted is the only state a signal handler
+ * writes.
+ */
+#ifndef SK_CROWD_H
+#define SK_CROWD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "crowd_hist.h"
+#include "crowd_http.h"
+#include "sk_token.h"
+
+/* Exit statuses (docs/crowd.md, "Exit status"). */
+#define EXIT_CHECK     1
+#define EXIT_USAGE     2
+#define EXIT_RUNTIME   3
+#define EXIT_TIMEBOUND 4
+
+/* Caps of the options. */
+#define CONNS_MAX    20000u
+#define USERS_MAX    100000000ull
+#define ATTEMPTS_MAX 200000000ull
+/* Receive buffer: one whole answer fits, head and body at their limits. */
+#define CONN_IN_CAP  (SK_CROWD_HEAD_MAX + SK_CROWD_BODY_MAX)
+#define CONN_OUT_CAP (SK_TOKEN_MAX_LEN + 512)
+
+/* The command line, as crowd_opts_parse() leaves it. */
+struct opts {
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	char host[64]; /* Host header value: "ip:port" or "[ip6]:port" */
+	uint64_t item;
+	uint64_t users;
+	uint64_t user_base;
+	uint64_t attempts;
+	uint64_t seed;
+	uint64_t expect_units;
+	double retriers;
+	double max_seconds;
+	uint32_t conns;
+	uint32_t timeout_ms;
+	uint16_t port;
+	int cpu;
+	bool has_attempts;
+	bool has_expect;
+	bool wait_start;
+	bool poll;
+	const char *server;
+	const char *secret_file;
+	const char *json;
+	const char *orders;
+};
+
+/* Per-user flags (one byte each, next to the first order id seen). */
+enum {
+	UF_WIN = 1u << 0,	 /* got a fresh (non-duplicate) win */
+	UF_DUP = 1u << 1,	 /* got a duplicate answer */
+	UF_LIMIT = 1u << 2,	 /* got a 409 limit with an order id */
+	UF_WON_TWICE = 1u << 3,	 /* second fresh win seen (counted once) */
+	UF_TWO_ORDERS = 1u << 4, /* a second, different order id seen (counted once) */
+};
+
+/* Order id -> user index, open addressing with linear probing; key 0 = empty. */
+struct order_map {
+	uint64_t *keys;
+	uint32_t *users;
+	size_t cap; /* power of two */
+	size_t n;
+};
+
+/* What a connection carries, its state, the phase of the run. */
+enum job_kind { JOB_NONE = 0, JOB_BUY, JOB_POLL, JOB_ITEM };
+
+enum conn_state { CS_CLOSED = 0, CS_CONNECTING, CS_IDLE, CS_BUSY };
+
+enum phase { PH_BUY = 0, PH_POLL, PH_ITEM, PH_DONE };
+
+/* One keep-alive connection: at most one request in flight. */
+struct conn {
+	int fd;
+	uint8_t state;	   /* enum conn_state */
+	uint8_t kind;	   /* enum job_kind in flight (CS_BUSY) */
+	uint8_t fails;	   /* consecutive failures, for the backoff */
+	bool want_out;	   /* EPOLLOUT armed */
+	uint32_t user;	   /* user index of the job in flight */
+	uint32_t out_off;  /* bytes of out[] written */
+	uint32_t out_len;  /* bytes of out[] to write */
+	uint32_t in_len;   /* bytes in in[] */
+	uint32_t answers;  /* answers read on this connection */
+	uint64_t start_ns; /* CS_BUSY: request start; CS_CONNECTING: connect start */
+	uint64_t retry_ns; /* CS_CLOSED: reconnect not before */
+	char out[CONN_OUT_CAP];
+	char in[CONN_IN_CAP];
+};
+
+/* Everything counted about the run; all zero at the start. */
+struct stats {
+	uint64_t sent;	    /* buy requests sent (re-sends after a 425 included) */
+	uint64_t answered;  /* buy answers parsed (425s that were re-sent included) */
+	uint64_t deferred;  /* 425 answers whose attempt --wait-start sent again */
+	uint64_t lost;	    /* buy requests without answer (errors, timeouts) */
+	uint64_t http[600]; /* buy answers by HTTP status */
+	uint64_t status[SK_CROWD_ST__COUNT]; /* buy answers by body "status" */
+	uint64_t fresh_wins;		     /* non-duplicate wins (answers) */
+	uint64_t duplicates;		     /* answers with "duplicate":true */
+	uint64_t retry_after;		     /* answers with Retry-After */
+	uint64_t retry_after_max;
+	uint64_t err_connect;  /* connect failed or timed out */
+	uint64_t err_socket;   /* reset or other error on an open connection */
+	uint64_t err_closed;   /* closed by the server with a request in flight */
+	uint64_t err_timeout;  /* request timeouts */
+	uint64_t err_protocol; /* unparsable answer, bad body, unsolicited bytes */
+	uint64_t connects;     /* connections established */
+	uint64_t reconnects;   /* reconnects after Connection: close */
+	uint64_t idle_closes;  /* closed by the server while idle */
+	uint64_t users_won_twice;
+	uint64_t users_two_orders;
+	uint64_t dup_mismatch;	/* duplicate answers whose id differs from the win's */
+	uint64_t orders_shared; /* order ids also given to another user */
+	uint64_t win_no_order;	/* a win without an order id (also a protocol error) */
+	uint64_t waits;		/* --wait-start pauses */
+	uint64_t waited_ns;
+	uint64_t polls_sent;
+	uint64_t polls_ok;
+	uint64_t polls_missing; /* 404 */
+	uint64_t polls_bad;	/* other status, bad body, wrong order, lost */
+	uint64_t poll_status[SK_CROWD_ST__COUNT];
+	int item_http; /* GET /v1/items answer, 0 if none */
+	bool item_has_remaining;
+	uint64_t item_remaining;
+	char item_state[16];
+};
+
+/* The whole run; one, static in main() (large: histogram and connections). */
+struct crowd {
+	struct opts o;
+	int epfd;
+	struct sk_token_key *key;
+	int64_t token_exp;
+	uint64_t retriers;
+	/* schedule */
+	uint32_t *sched;
+	uint64_t cursor;
+	uint32_t *requeue; /* buy jobs to send again after a --wait-start pause */
+	uint32_t requeue_n;
+	/* users */
+	uint64_t *order; /* first order id seen per user, 0 = none */
+	uint8_t *uflags;
+	struct order_map omap;
+	/* polls */
+	uint32_t *poll_users;
+	uint64_t poll_n;
+	uint64_t poll_cursor;
+	bool item_sent;
+	/* connections */
+	struct conn *conns;
+	uint32_t inflight;
+	bool ever_connected;
+	/* time */
+	enum phase phase;
+	uint64_t t_start;    /* process start of the run */
+	uint64_t deadline;   /* t_start + max-seconds */
+	uint64_t go_ns;	     /* paused until (0: not paused) */
+	uint64_t t_go;	     /* start of the measured buy phase */
+	uint64_t n_go;	     /* answers counted before t_go */
+	uint64_t t_last_buy; /* last buy answer */
+	uint64_t t_pause;    /* start of the current --wait-start pause */
+	uint64_t wait_cycles;
+	/* outcome */
+	const char *fatal; /* why the run could not go on (exit 3), or NULL */
+	char fatal_buf[160];
+	char note[160]; /* why the time bound stopped the run early, or "" */
+	bool timebound; /* stopped by --max-seconds */
+	struct stats st;
+	struct sk_crowd_hist lat;
+	/* precomputed request heads */
+	char buy_head[192];
+	size_t buy_head_len;
+};
+
+/* One check of the report (docs/crowd.md, "Checks"). */
+struct check {
+	const char *name; /* JSON key */
+	int ok;		  /* 1 ok, 0 failed, -1 not applicable */
+	char text[160];	  /* human form */
+};
+
+enum {
+	CK_UNITS = 0,
+	CK_ONE_ORDER,
+	CK_DUPS,
+	CK_UNIQUE,
+	CK_POLLS,
+	CK_ERRORS,
+	CK_ANSWERED,
+	CK__COUNT
+};
+
+/* What crowd_summarize() derives from a run for the reports. */
+struct summary {
+	uint64_t winners;     /* users holding an order id */
+	uint64_t won_earlier; /* holders without a fresh win in this run */
+	uint64_t errors;
+	double secs;   /* measured buy phase */
+	double rps;    /* answers per second over the measured phase */
+	double waited; /* seconds paused by --wait-start */
+	struct check ck[CK__COUNT];
+	int exit;
+};
+
+/** Set by SIGINT/SIGTERM: the loop stops, the report says "interrupted". */
+extern volatile sig_atomic_t crowd_interrupted;
+
+/** now_ns - CLOCK_MONOTONIC in ns: the clock of every time in struct crowd. */
+static inline uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- crowd_opts.c */
+
+/**
+ * crowd_opts_parse - fill @p o from argv (defaults first), check the options
+ * together and resolve --server into o->addr and o->host. @p o keeps
+ * pointers into argv.
+ * @return 0 to run; -1 after printing the usage on stdout (--help, exit 0);
+ *         EXIT_USAGE after one line on stderr naming the bad option.
+ */
+int crowd_opts_parse(int argc, char **argv, struct opts *o);
+
+/* ---------------------------------------------------------------- crowd_schedule.c */
+
+/**
+ * crowd_schedule_build - the order of the buy attempts: every user index
+ * once, plus (attempts - users) retries spread evenly over a random subset
+ * of retriers, all shuffled with o->seed. The caller frees the array.
+ * @param[out] retriers  the number of users that retry
+ * @return the array (o->attempts entries), or NULL when out of memory.
+ */
+uint32_t *crowd_schedule_build(const struct opts *o, uint64_t *retriers);
+
+/* ---------------------------------------------------------------- crowd_answer.c */
+
+/**
+ * crowd_order_map_init - an empty order-id map of @p cap slots (a power of
+ * two). Free it with crowd_order_map_free(), also after a failure.
+ * @return 0, or -ENOMEM.
+ */
+int crowd_order_map_init(struct order_map *m, size_t cap);
+
+/** crowd_order_map_free - free the map's arrays and zero @p m; idempotent. */
+void crowd_order_map_free(struct order_map *m);
+
+/**
+ * crowd_answer_buy - account buy answer @p r of the job on @p c (latency,
+ * HTTP status, body status, wins, duplicates, the order of the user;
+ * --wait-start pauses). A body that does not scan is a protocol error.
+ * Sets cw->fatal if the order map cannot grow.
+ */
+void crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r,
+		      uint64_t now);
+
+/** crowd_answer_poll - account poll answer @p r for the user of @p c. */
+void crowd_answer_poll(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r);
+
+/** crowd_answer_item - keep the status, state and remaining of the item read. */
+void crowd_answer_item(struct crowd *cw, const struct sk_crowd_resp *r);
+
+/* ---------------------------------------------------------------- crowd_conn.c */
+
+/**
+ * crowd_conn_open - start a non-blocking connect on closed @p c, registered
+ * with cw->epfd. A failure is counted as a connect error and backs off; the
+ * first connect error of a run that never connected sets cw->fatal.
+ */
+void crowd_conn_open(struct crowd *cw, struct conn *c, uint64_t now);
+
+/**
+ * crowd_conn_close - close @p c; with @p rst, abort it (RST) so that no
+ * TIME_WAIT is left behind on our side. A job in flight must have been
+ * accounted for. @p c may be reopened from @p retry_ns on.
+ */
+void crowd_conn_close(struct crowd *cw, struct conn *c, bool rst, uint64_t retry_ns);
+
+/**
+ * crowd_conn_fail - an error on @p c: count it in @p counter (a field of
+ * cw->st), lose the job in flight, close with a RST and back off.
+ */
+void crowd_conn_fail(struct crowd *cw, struct conn *c, uint64_t *counter, uint64_t now);
+
+/** crowd_job_lost - the job in flight on @p c will get no answer; count it. */
+void crowd_job_lost(struct crowd *cw, struct conn *c);
+
+/**
+ * crowd_conn_dispatch - give idle @p c the next job of the current phase
+ * and send it; nothing if @p c is not idle or no job is left. Sets
+ * cw->fatal if a token cannot be minted.
+ */
+void crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now);
+
+/** crowd_conn_event - handle epoll events @p ev of @p c at @p now. */
+void crowd_conn_event(struct crowd *cw, struct conn *c, uint32_t ev, uint64_t now);
+
+/* ---------------------------------------------------------------- crowd_loop.c */
+
+/**
+ * crowd_run - open the connections and run the epoll loop until every phase
+ * is done, cw->fatal is set, the time bound or a signal stops it; then close
+ * every connection (a job in flight is lost). cw must come from setup in
+ * crowd.c.
+ */
+void crowd_run(struct crowd *cw);
+
+/* ---------------------------------------------------------------- crowd_report.c */
+
+/** crowd_summarize - the figures, the checks and the exit status of the run. */
+void crowd_summarize(const struct crowd *cw, struct summary *s);
+
+/** crowd_report_text - the human summary on stdout (docs/crowd.md, "Output"). */
+void crowd_report_text(const struct crowd *cw, const struct summary *s);
+
+/**
+ * crowd_report_json - the summary as one JSON object on one line, on @p f.
+ * @return 0, or -1 on a write error.
+ */
+int crowd_report_json(const struct crowd *cw, const struct summary *s, FILE *f);
+
+/**
+ * crowd_write_orders - one "user order" line per winner, by user id, on @p f.
+ * @return 0, or -1 on a write error.
+ */
+int crowd_write_orders(const struct crowd *cw, FILE *f);
+
+#endif /* SK_CROWD_H */

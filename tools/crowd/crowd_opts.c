@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * crowd_opts.c - seckill-crowd's command line: the usage text, the table of
+ * integer options, crowd_opts_parse() and the checks across options.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_common.h"
+
+#include "crowd.h"
+
+static const char usage[] =
+	"usage: seckill-crowd --server IP [--port N] [--item ID] [--users N] [--user-base N]\n"
+	"                     [--attempts N] [--retriers FRACTION] [--seed N] [--conns N]\n"
+	"                     [--wait-start] [--secret-file FILE] [--timeout-ms N]\n"
+	"                     [--max-seconds S] [--poll] [--expect-units N] [--json FILE]\n"
+	"                     [--orders FILE] [--cpu N]\n"
+	"\n"
+	"Simulate a flash-sale crowd against POST /v1/seckill/{item} and check the answers.\n"
+	"\n"
+	"  --server IP          front door address, IPv4 or IPv6 literal (required)\n"
+	"  --port N             TCP port (default 80)\n"
+	"  --item ID            item to buy (default 1)\n"
+	"  --users N            distinct users (default 1000), ids user-base .. user-base+N-1\n"
+	"  --user-base N        first user id (default 1)\n"
+	"  --attempts N         buy requests in all, >= users (default: users); every user\n"
+	"                       tries once, the extra attempts are retries of the retriers\n"
+	"  --retriers FRACTION  share of users that retry, 0..1 (default 0.2)\n"
+	"  --seed N             seed of the schedule (default 1)\n"
+	"  --conns N            concurrent keep-alive connections (default 64, max 20000)\n"
+	"  --wait-start         on 425 not_started, pause until starts_in_ms, then go\n"
+	"  --secret-file FILE   auth on: send a JWT per user (exp now+600 s, item claim);\n"
+	"                       without it, send X-User-Id\n"
+	"  --timeout-ms N       per-request and connect timeout (default 10000)\n"
+	"  --max-seconds S      hard bound on the whole run (default 60)\n"
+	"  --poll               at the end, GET /v1/orders/{id} for every winner\n"
+	"  --expect-units N     check that the number of winners is N\n"
+	"  --json FILE          write the summary as one JSON object (\"-\": stdout)\n"
+	"  --orders FILE        write \"user order\" lines for every winner\n"
+	"  --cpu N              pin the process to CPU N\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"Exit status: 0 all checks passed, 1 a check failed, 2 usage, 3 could not run,\n"
+	"4 stopped by --max-seconds or SIGINT before every attempt was answered.\n";
+
+/* parse_u64 - strict decimal in [lo, hi]; false on junk, sign or range. */
+static bool
+parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (*s == '\0')
+		return false;
+	for (const char *p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9' || __builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+			return false;
+	}
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* parse_double - strict finite decimal in [lo, hi]. */
+static bool
+parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (*s == '\0' || *s == ' ' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* bad_arg - print a one-line complaint about option @name; returns EXIT_USAGE. */
+static int
+bad_arg(const char *name, const char *val, const char *what)
+{
+	fprintf(stderr, "seckill-crowd: --%s: '%s' is not %s\n", name, val, what);
+	return EXIT_USAGE;
+}
+
+/* The offset and width of field @f of struct opts. */
+#define OPT_FIELD(f) offsetof(struct opts, f), sizeof(((struct opts *)NULL)->f)
+
+/*
+ * The integer options: their range, what a value out of it is not, the
+ * field it is stored in (2, 4 or 8 bytes wide), and the bool set when it is
+ * given (0: none).
+ */
+static const struct int_opt {
+	int key; /* getopt_long() value */
+	uint64_t lo, hi;
+	const char *what;
+	size_t off, size, given;
+} int_opts[] = {
+	{'p', 1, 65535, "a port (1..65535)", OPT_FIELD(port), 0},
+	{'i', 0, UINT32_MAX, "an item id (0..4294967295)", OPT_FIELD(item), 0},
+	{'u', 1, USERS_MAX, "a number of users (1..100000000)", OPT_FIELD(users), 0},
+	{'b', 1, UINT64_MAX, "a user id (1..2^64-1)", OPT_FIELD(user_base), 0},
+	{'a', 1, ATTEMPTS_MAX, "a number of attempts (1..200000000)", OPT_FIELD(attempts),
+	 offsetof(struct opts, has_attempts)},
+	{'s', 0, UINT64_MAX, "a number", OPT_FIELD(seed), 0},
+	{'c', 1, CONNS_MAX, "a number of connections (1..20000)", OPT_FIELD(conns), 0},
+	{'t', 1, 3600000, "a timeout (1..3600000 ms)", OPT_FIELD(timeout_ms), 0},
+	{'e', 0, USERS_MAX, "a number of units", OPT_FIELD(expect_units),
+	 offsetof(struct opts, has_expect)},
+	{'C', 0, CPU_SETSIZE - 1, "a CPU number", OPT_FIELD(cpu), 0},
+};
+
+/* int_opt_of - the entry of option @key in int_opts, or NULL. */
+static const struct int_opt *
+int_opt_of(int key)
+{
+	for (size_t i = 0; i < SK_ARRAY_SIZE(int_opts); i++)
+		if (int_opts[i].key == key)
+			return &int_opts[i];
+	return NULL;
+}
+
+/* int_opt_store - @v (in the option's range) into its field of @o. */
+static void
+int_opt_store(struct opts *o, const struct int_opt *io, uint64_t v)
+{
+	uint8_t *base = (uint8_t *)o;
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	SK_ASSERT(io->size == sizeof(v16) || io->size == sizeof(v32) || io->size == sizeof(v));
+	if (io->size == sizeof(v16))
+		memcpy(base + io->off, &v16, sizeof(v16));
+	else if (io->size == sizeof(v32))
+		memcpy(base + io->off, &v32, sizeof(v32)); /* uint32_t, or int (cpu) */
+	else
+		memcpy(base + io->off, &v, sizeof(v));
+	if (io->given != 0)
+		*(bool *)(base + io->given) = true;
+}
+
+/* crowd_opts_parse - fill @o from argv; 0, or an exit status after printing why. */
+int
+crowd_opts_parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{"server", required_argument, NULL, 'S'},
+		{"port", required_argument, NULL, 'p'},
+		{"item", required_argument, NULL, 'i'},
+		{"users", required_argument, NULL, 'u'},
+		{"user-base", required_argument, NULL, 'b'},
+		{"attempts", required_argument, NULL, 'a'},
+		{"retriers", required_argument, NULL, 'r'},
+		{"seed", required_argument, NULL, 's'},
+		{"conns", required_argument, NULL, 'c'},
+		{"wait-start", no_argument, NULL, 'w'},
+		{"secret-file", required_argument, NULL, 'k'},
+		{"timeout-ms", required_argument, NULL, 't'},
+		{"max-seconds", required_argument, NULL, 'm'},
+		{"poll", no_argument, NULL, 'P'},
+		{"expect-units", required_argument, NULL, 'e'},
+		{"json", required_argument, NULL, 'j'},
+		{"orders", required_argument, NULL, 'o'},
+		{"cpu", required_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt, idx = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->port = 80;
+	o->item = 1;
+	o->users = 1000;
+	o->user_base = 1;
+	o->seed = 1;
+	o->retriers = 0.2;
+	o->max_seconds = 60;
+	o->conns = 64;
+	o->timeout_ms = 10000;
+	o->cpu = -1;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", lopts, &idx)) != -1) {
+		const struct int_opt *io = int_opt_of(opt);
+		if (io != NULL) {
+			uint64_t v;
+			if (!parse_u64(optarg, io->lo, io->hi, &v))
+				return bad_arg(lopts[idx].name, optarg, io->what);
+			int_opt_store(o, io, v);
+			continue;
+		}
+		switch (opt) {
+		case 'r':
+			if (!parse_double(optarg, 0.0, 1.0, &o->retriers))
+				return bad_arg("retriers", optarg, "a fraction (0..1)");
+			break;
+		case 'm':
+			if (!parse_double(optarg, 0.001, 3600.0, &o->max_seconds))
+				return bad_arg("max-seconds", optarg, "a duration (0.001..3600 s)");
+			break;
+		case 'S':
+			o->server = optarg;
+			break;
+		case 'k':
+			o->secret_file = optarg;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'o':
+			o->orders = optarg;
+			break;
+		case 'w':
+			o->wait_start = true;
+			break;
+		case 'P':
+			o->poll = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			fprintf(stderr,
+				"seckill-crowd: '%s': unknown option or missing value (try "
+				"--help)\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "seckill-crowd: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->server == NULL) {
+		fprintf(stderr, "seckill-crowd: --server is required (try --help)\n");
+		return EXIT_USAGE;
+	}
+	if (o->user_base - 1 > UINT64_MAX - o->users) {
+		fprintf(stderr, "seckill-crowd: --user-base + --users overflows a user id\n");
+		return EXIT_USAGE;
+	}
+	if (!o->has_attempts)
+		o->attempts = o->users;
+	if (o->attempts < o->users) {
+		fprintf(stderr,
+			"seckill-crowd: --attempts %" PRIu64 " < --users %" PRIu64
+			": every user tries at least once\n",
+			o->attempts, o->users);
+		return EXIT_USAGE;
+	}
+	if (o->attempts > o->users && (uint64_t)llround(o->retriers * (double)o->users) == 0) {
+		fprintf(stderr, "seckill-crowd: --attempts > --users needs --retriers > 0 "
+				"(at least one retrying user)\n");
+		return EXIT_USAGE;
+	}
+
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&o->addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&o->addr;
+	if (inet_pton(AF_INET, o->server, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(o->port);
+		o->addr_len = sizeof(*a4);
+		snprintf(o->host, sizeof(o->host), "%s:%u", o->server, o->port);
+	} else if (inet_pton(AF_INET6, o->server, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(o->port);
+		o->addr_len = sizeof(*a6);
+		snprintf(o->host, sizeof(o->host), "[%s]:%u", o->server, o->port);
+	} else {
+		return bad_arg("server", o->server, "an IPv4 or IPv6 address");
+	}
+	return 0;
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * crowd_report.c - the end of a run: the checks and the exit status
+ * (summarize), the text report, the JSON summary, the --orders file.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "crowd.h"
+
+void
+crowd_summarize(const struct crowd *cw, struct summary *s)
+{
+	const struct stats *st = &cw->st;
+
+	memset(s, 0, sizeof(*s));
+	for (uint64_t u = 0; u < cw->o.users; u++) {
+		if (cw->order[u] == 0)
+			continue;
+		s->winners++;
+		if (!(cw->uflags[u] & UF_WIN))
+			s->won_earlier++;
+	}
+	s->errors = st->err_connect + st->err_socket + st->err_closed + st->err_timeout +
+		    st->err_protocol;
+	if (cw->t_go != 0 && cw->t_last_buy > cw->t_go) {
+		s->secs = (double)(cw->t_last_buy - cw->t_go) / 1e9;
+		s->rps = (double)(st->answered - cw->n_go) / s->secs;
+	}
+	s->waited = (double)st->waited_ns / 1e9;
+
+	struct check *ck = s->ck;
+	ck[CK_UNITS] = (struct check){"winners_eq_units", -1, ""};
+	if (cw->o.has_expect) {
+		ck[CK_UNITS].ok = s->winners == cw->o.expect_units;
+		if (ck[CK_UNITS].ok)
+			snprintf(ck[CK_UNITS].text, sizeof(ck[0].text),
+				 "winners == units (%" PRIu64 ")", cw->o.expect_units);
+		else
+			snprintf(ck[CK_UNITS].text, sizeof(ck[0].text),
+				 "winners == units (%" PRIu64 "): %" PRIu64 " winners",
+				 cw->o.expect_units, s->winners);
+	}
+	ck[CK_ONE_ORDER] = (struct check){
+		"one_order_per_user", st->users_two_orders == 0 && st->users_won_twice == 0, ""};
+	snprintf(ck[CK_ONE_ORDER].text, sizeof(ck[0].text),
+		 ck[CK_ONE_ORDER].ok ? "no user won twice"
+				     : "no user won twice: %" PRIu64 " users with two order ids, "
+				       "%" PRIu64 " won twice",
+		 st->users_two_orders, st->users_won_twice);
+	ck[CK_DUPS] = (struct check){"duplicates_match", st->dup_mismatch == 0, ""};
+	snprintf(ck[CK_DUPS].text, sizeof(ck[0].text),
+		 ck[CK_DUPS].ok ? "duplicates carry the won order"
+				: "duplicates carry the won order: %" PRIu64 " do not",
+		 st->dup_mismatch);
+	ck[CK_UNIQUE] = (struct check){"orders_unique", st->orders_shared == 0, ""};
+	snprintf(ck[CK_UNIQUE].text, sizeof(ck[0].text),
+		 ck[CK_UNIQUE].ok ? "orders unique"
+				  : "orders unique: %" PRIu64 " answers gave another user's order",
+		 st->orders_shared);
+	ck[CK_POLLS] = (struct check){"polls_ok", -1, ""};
+	if (cw->o.poll) {
+		/* a run stopped early fails here only for answers that were wrong */
+		bool complete = cw->phase > PH_POLL;
+		ck[CK_POLLS].ok = st->polls_missing == 0 && st->polls_bad == 0 &&
+				  (!complete || st->polls_ok == s->winners);
+		size_t l = (size_t)snprintf(ck[CK_POLLS].text, sizeof(ck[0].text),
+					    "polls %" PRIu64 "/%" PRIu64, st->polls_ok, s->winners);
+		for (unsigned k = 0; k < SK_CROWD_ST__COUNT && l < sizeof(ck[0].text); k++) {
+			if (st->poll_status[k] != 0)
+				l += (size_t)snprintf(ck[CK_POLLS].text + l, sizeof(ck[0].text) - l,
+						      " %s %" PRIu64,
+						      sk_crowd_status_str((enum sk_crowd_status)k),
+						      st->poll_status[k]);
+		}
+		if (l < sizeof(ck[0].text) && (st->polls_missing || st->polls_bad))
+			snprintf(ck[CK_POLLS].text + l, sizeof(ck[0].text) - l,
+				 ", %" PRIu64 " missing, %" PRIu64 " bad", st->polls_missing,
+				 st->polls_bad);
+	}
+	ck[CK_ERRORS] = (struct check){"no_errors", s->errors == 0, ""};
+	snprintf(ck[CK_ERRORS].text, sizeof(ck[0].text), "errors %" PRIu64, s->errors);
+	uint64_t done = st->answered - st->deferred;
+	ck[CK_ANSWERED] =
+		(struct check){"all_answered", done == cw->o.attempts && cw->phase == PH_DONE, ""};
+	snprintf(ck[CK_ANSWERED].text, sizeof(ck[0].text), "answered %" PRIu64 "/%" PRIu64 "%s",
+		 done, cw->o.attempts,
+		 cw->timebound ? " (time bound)" : (crowd_interrupted ? " (interrupted)" : ""));
+
+	bool failed = false;
+	for (int i = 0; i < CK_ANSWERED; i++)
+		failed |= ck[i].ok == 0;
+	if (cw->fatal != NULL)
+		s->exit = EXIT_RUNTIME;
+	else if (failed)
+		s->exit = EXIT_CHECK;
+	else if (!ck[CK_ANSWERED].ok)
+		s->exit = EXIT_TIMEBOUND;
+	else
+		s->exit = 0;
+}
+
+/* thousands - @v with thousands separators ("28,500"), in a static buffer. */
+static const char *
+thousands(double v, char *buf, size_t cap)
+{
+	char t[32];
+	int n = snprintf(t, sizeof(t), "%.0f", v);
+	size_t o = 0;
+
+	for (int i = 0; i < n && o + 2 < cap; i++) {
+		buf[o++] = t[i];
+		int left = n - 1 - i;
+		if (left > 0 && left % 3 == 0 && t[i] != '-')
+			buf[o++] = ',';
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *
+lat_str(uint64_t ns, char *buf, size_t cap)
+{
+	if (ns < 1000000)
+		snprintf(buf, cap, "%.0f us", (double)ns / 1e3);
+	else
+		snprintf(buf, cap, "%.2f ms", (double)ns / 1e6);
+	return buf;
+}
+
+void
+crowd_report_text(const struct crowd *cw, const struct summary *s)
+{
+	const struct stats *st = &cw->st;
+	const struct sk_crowd_hist *h = &cw->lat;
+	char a[32], b[32], c[32], d[32], e[32];
+
+	printf("seckill-crowd: %s item %" PRIu64 ", %u conns, seed %" PRIu64 ", %s\n", cw->o.host,
+	       cw->o.item, cw->o.conns, cw->o.seed, cw->key ? "JWT" : "X-User-Id");
+	printf("attempts %" PRIu64, st->sent - st->deferred);
+	if (st->sent - st->deferred != cw->o.attempts)
+		printf(" of %" PRIu64, cw->o.attempts);
+	printf(" (%" PRIu64 " users, %" PRIu64 " retrying) in %.2f s, %s req/s", cw->o.users,
+	       cw->retriers, s->secs, thousands(s->rps, a, sizeof(a)));
+	if (s->waited > 0)
+		printf(" (after %.2f s waiting for the start)", s->waited);
+	printf("; p50 %s p90 %s p99 %s p99.9 %s max %s\n",
+	       lat_str(sk_crowd_hist_quantile(h, 0.5), a, sizeof(a)),
+	       lat_str(sk_crowd_hist_quantile(h, 0.9), b, sizeof(b)),
+	       lat_str(sk_crowd_hist_quantile(h, 0.99), c, sizeof(c)),
+	       lat_str(sk_crowd_hist_quantile(h, 0.999), d, sizeof(d)),
+	       lat_str(h->count ? h->max : 0, e, sizeof(e)));
+
+	printf("winners %" PRIu64, s->winners);
+	if (s->won_earlier)
+		printf(" (%" PRIu64 " from an earlier run)", s->won_earlier);
+	for (unsigned k = SK_CROWD_ST_QUEUED; k < SK_CROWD_ST__COUNT; k++) {
+		uint64_t v = st->status[k];
+		if (k == SK_CROWD_ST_QUEUED || k == SK_CROWD_ST_CONFIRMED || k == SK_CROWD_ST_PAID)
+			continue;
+		if (v != 0)
+			printf(" | %s %" PRIu64, sk_crowd_status_str((enum sk_crowd_status)k), v);
+	}
+	printf(" | duplicate %" PRIu64 " | errors %" PRIu64 "\n", st->duplicates, s->errors);
+	printf("http");
+	for (unsigned k = 100; k < 600; k++) {
+		if (st->http[k] != 0)
+			printf(" %u:%" PRIu64, k, st->http[k]);
+	}
+	if (st->answered == 0)
+		printf(" (no answer)");
+	printf(" | wins %" PRIu64 " | reconnects %" PRIu64 " | idle closes %" PRIu64,
+	       st->fresh_wins, st->reconnects, st->idle_closes);
+	if (st->retry_after)
+		printf(" | Retry-After %" PRIu64 " (max %" PRIu64 " s)", st->retry_after,
+		       st->retry_after_max);
+	printf("\n");
+	if (s->errors)
+		printf("errors: connect %" PRIu64 " socket %" PRIu64 " closed %" PRIu64
+		       " timeout %" PRIu64 " protocol %" PRIu64 " (lost attempts %" PRIu64 ")\n",
+		       st->err_connect, st->err_socket, st->err_closed, st->err_timeout,
+		       st->err_protocol, st->lost);
+	if (st->item_http != 0) {
+		printf("item %" PRIu64 ": HTTP %d", cw->o.item, st->item_http);
+		if (st->item_state[0] != '\0')
+			printf(", state %s", st->item_state);
+		if (st->item_has_remaining)
+			printf(", remaining %" PRIu64, st->item_remaining);
+		printf("\n");
+	}
+	printf("check:");
+	bool first = true;
+	for (int i = 0; i < CK__COUNT; i++) {
+		if (s->ck[i].ok < 0)
+			continue;
+		printf("%s %s %s", first ? "" : ";", s->ck[i].text, s->ck[i].ok ? "OK" : "FAIL");
+		first = false;
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static void
+json_counts(FILE *f, const char *name, const uint64_t *v, unsigned from, unsigned to, bool st)
+{
+	bool first = true;
+
+	fprintf(f, "\"%s\":{", name);
+	for (unsigned k = from; k < to; k++) {
+		if (v[k] == 0)
+			continue;
+		if (st)
+			fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
+				sk_crowd_status_str((enum sk_crowd_status)k), v[k]);
+		else
+			fprintf(f, "%s\"%u\":%" PRIu64, first ? "" : ",", k, v[k]);
+		first = false;
+	}
+	fprintf(f, "}");
+}
+
+/* crowd_report_json - the summary as one JSON object on one line; 0 or -1. */
+int
+crowd_report_json(const struct crowd *cw, const struct summary *s, FILE *f)
+{
+	const struct stats *st = &cw->st;
+	const struct sk_crowd_hist *h = &cw->lat;
+
+	fprintf(f,
+		"{\"server\":\"%s\",\"item\":%" PRIu64 ",\"users\":%" PRIu64
+		",\"user_base\":%" PRIu64 ",\"retriers\":%" PRIu64 ",\"attempts\":%" PRIu64
+		",\"conns\":%u,\"seed\":%" PRIu64 ",\"auth\":%s",
+		cw->o.host, cw->o.item, cw->o.users, cw->o.user_base, cw->retriers, cw->o.attempts,
+		cw->o.conns, cw->o.seed, cw->key ? "true" : "false");
+	fprintf(f,
+		",\"sent\":%" PRIu64 ",\"answered\":%" PRIu64 ",\"deferred\":%" PRIu64
+		",\"lost\":%" PRIu64 ",\"duration_s\":%.6f,\"waited_s\":%.6f,\"rps\":%.1f",
+		st->sent, st->answered, st->deferred, st->lost, s->secs, s->waited, s->rps);
+	fprintf(f,
+		",\"latency_ns\":{\"count\":%" PRIu64 ",\"min\":%" PRIu64 ",\"mean\":%" PRIu64
+		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64
+		",\"max\":%" PRIu64 "}",
+		h->count, h->count ? h->min : 0, h->count ? h->sum / h->count : 0,
+		sk_crowd_hist_quantile(h, 0.5), sk_crowd_hist_quantile(h, 0.9),
+		sk_crowd_hist_quantile(h, 0.99), sk_crowd_hist_quantile(h, 0.999), h->max);
+	fprintf(f, ",");
+	json_counts(f, "http", st->http, 100, 600, false);
+	fprintf(f, ",");
+	json_counts(f, "status", st->status, 0, SK_CROWD_ST__COUNT, true);
+	fprintf(f,
+		",\"winners\":%" PRIu64 ",\"fresh_wins\":%" PRIu64 ",\"won_earlier\":%" PRIu64
+		",\"duplicates\":%" PRIu64 ",\"retry_after\":{\"count\":%" PRIu64
+		",\"max_s\":%" PRIu64 "}",
+		s->winners, st->fresh_wins, s->won_earlier, st->duplicates, st->retry_after,
+		st->retry_after_max);
+	fprintf(f,
+		",\"errors\":{\"total\":%" PRIu64 ",\"connect\":%" PRIu64 ",\"socket\":%" PRIu64
+		",\"closed\":%" PRIu64 ",\"timeout\":%" PRIu64 ",\"protocol\":%" PRIu64
+		",\"win_without_order\":%" PRIu64 "}",
+		s->errors, st->err_connect, st->err_socket, st->err_closed, st->err_timeout,
+		st->err_protocol, st->win_no_order);
+	fprintf(f,
+		",\"connects\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"idle_closes\":%" PRIu64
+		",\"waits\":%" PRIu64,
+		st->connects, st->reconnects, st->idle_closes, st->waits);
+	fprintf(f,
+		",\"violations\":{\"users_two_orders\":%" PRIu64 ",\"users_won_twice\":%" PRIu64
+		",\"dup_mismatch\":%" PRIu64 ",\"orders_shared\":%" PRIu64 "}",
+		st->users_two_orders, st->users_won_twice, st->dup_mismatch, st->orders_shared);
+	if (cw->o.poll) {
+		fprintf(f,
+			",\"polls\":{\"sent\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"missing\":%" PRIu64
+			",\"bad\":%" PRIu64 ",",
+			st->polls_sent, st->polls_ok, st->polls_missing, st->polls_bad);
+		json_counts(f, "status", st->poll_status, 0, SK_CROWD_ST__COUNT, true);
+		fprintf(f, "}");
+	} else {
+		fprintf(f, ",\"polls\":null");
+	}
+	if (st->item_http != 0) {
+		fprintf(f, ",\"item_read\":{\"http\":%d,\"state\":", st->item_http);
+		if (st->item_state[0] != '\0') {
+			/* the scanner kept raw bytes: write only plain ones */
+			fputc('"', f);
+			for (const char *p = st->item_state; *p != '\0'; p++)
+				fputc((*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') ? *p
+											   : '?',
+				      f);
+			fputc('"', f);
+		} else {
+			fprintf(f, "null");
+		}
+		if (st->item_has_remaining)
+			fprintf(f, ",\"remaining\":%" PRIu64 "}", st->item_remaining);
+		else
+			fprintf(f, ",\"remaining\":null}");
+	} else {
+		fprintf(f, ",\"item_read\":null");
+	}
+	fprintf(f, ",\"checks\":{");
+	for (int i = 0; i < CK__COUNT; i++)
+		fprintf(f, "%s\"%s\":%s", i ? "," : "", s->ck[i].name,
+			s->ck[i].ok < 0 ? "null" : (s->ck[i].ok ? "true" : "false"));
+	fprintf(f, "},\"timebound\":%s,\"ok\":%s,\"exit\":%d}\n", cw->timebound ? "true" : "false",
+		s->exit == 0 ? "true" : "false", s->exit);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
+int
+crowd_write_orders(const struct crowd *cw, FILE *f)
+{
+	for (uint64_t u = 0; u < cw->o.users; u++) {
+		if (cw->order[u] != 0)
+			fprintf(f, "%" PRIu64 " %" PRIu64 "\n", cw->o.user_base + u, cw->order[u]);
+	}
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
