@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private to control/: the struct sk_control behind the opaque handle of
- * sk_control.h, shared by the files that implement it (sk_control.c: drain,
- * deadlines, pay, views; sk_activity.c: activities and preheat). Nothing
- * outside control/ includes this.
+ * sk_control.h, shared by the files that implement it:
+ *
+ *   sk_control.c          attach, repair at attach, close, heartbeat, views
+ *   sk_drain.c            the drain (peek, commit, settle, consume)
+ *   sk_payment.c          payment deadlines (expire) and pay
+ *   sk_control_metrics.c  stats and /metrics
+ *   sk_arena_sync.c       the arena moves that follow a store write
+ *   sk_activity.c         activities and preheat
+ *
+ * Nothing outside control/ includes this.
  */
 #ifndef SK_CONTROL_IMPL_H
 #define SK_CONTROL_IMPL_H
