@@ -44,6 +44,7 @@
 
 #include "sk_common.h"
 #include "sk_log.h"
+#include "sk_parse.h"
 
 #define EXIT_USAGE 2
 #define PROG	   "seckill-kafka"
@@ -132,21 +133,6 @@ now_ms(void)
 	return sk_clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
-/* parse_long - @s as a decimal in [@min, @max]; 0, or -1 if it is not one. */
-static int
-parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* topic_valid - whether @t is a legal Kafka topic name. */
 static bool
 topic_valid(const char *t)
@@ -183,7 +169,7 @@ bootstrap_check(const char *list, char *why, size_t whylen)
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		static const char host[] = "127.0.0.1:";
 		char port[8];
-		long v;
+		uint32_t v;
 
 		if (len <= sizeof(host) - 1 || strncmp(p, host, sizeof(host) - 1) ||
 		    len - (sizeof(host) - 1) >= sizeof(port)) {
@@ -192,7 +178,7 @@ bootstrap_check(const char *list, char *why, size_t whylen)
 		}
 		memcpy(port, p + sizeof(host) - 1, len - (sizeof(host) - 1));
 		port[len - (sizeof(host) - 1)] = '\0';
-		if (parse_long(port, 1, 65535, &v)) {
+		if (!sk_parse_u32(port, 1, 65535, &v)) {
 			snprintf(why, whylen, "'%.*s': bad port", (int)len, p);
 			return false;
 		}
@@ -211,7 +197,7 @@ bootstrap_check(const char *list, char *why, size_t whylen)
 enum opt_kind {
 	OPT_FLAG, /* no value: sets the bool at off */
 	OPT_STR,  /* the value (const char *) at off */
-	OPT_LONG, /* a decimal in [lo, hi] (long) at off */
+	OPT_LONG, /* a decimal in [lo, hi] (long) at off, by sk_parse_i64() */
 	OPT_CALL, /* call checks and stores the value */
 };
 
@@ -249,7 +235,7 @@ static int
 opt_store(const struct opt *op, void *o, const char *arg)
 {
 	char *field = (char *)o + op->off;
-	long v;
+	int64_t v;
 
 	switch (op->kind) {
 	case OPT_FLAG:
@@ -259,7 +245,7 @@ opt_store(const struct opt *op, void *o, const char *arg)
 		*(const char **)field = arg;
 		break;
 	case OPT_LONG:
-		if (parse_long(arg, op->lo, op->hi, &v)) {
+		if (!sk_parse_i64(arg, op->lo, op->hi, &v)) {
 			if (op->want)
 				sk_log(PROG, "--%s: want %s, got '%s'", op->name, op->want, arg);
 			else
@@ -267,7 +253,7 @@ opt_store(const struct opt *op, void *o, const char *arg)
 				       op->hi, arg);
 			return EXIT_USAGE;
 		}
-		*(long *)field = v;
+		*(long *)field = (long)v;
 		break;
 	case OPT_CALL:
 		return op->call(o, arg);
@@ -463,9 +449,9 @@ listeners_check(void)
 		socklen_t sslen = sizeof(ss);
 		int fd, on = 0;
 		socklen_t onlen = sizeof(on);
-		long v;
+		uint32_t v;
 
-		if (parse_long(de->d_name, 0, INT_MAX, &v) || (int)v == dirfd(d))
+		if (!sk_parse_u32(de->d_name, 0, INT_MAX, &v) || (int)v == dirfd(d))
 			continue;
 		fd = (int)v;
 		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &onlen) || !on)
