@@ -9,146 +9,25 @@
  * the parser uses that to interpret a field line's value only once its line
  * is complete, so the state stays a handful of 16-bit offsets.
  *
- * Character classes come from one 256-entry table. Header values, the longest
- * part of a request (Bearer tokens), are scanned 16 bytes at a time with SSE2
- * when available, with a scalar fallback.
+ * Character classes come from one 256-entry table (sk_http_parse_priv.h).
+ * Header values, the longest part of a request (Bearer tokens), are scanned
+ * 16 bytes at a time with SSE2 when available, with a scalar fallback. What
+ * a complete field line means is decided in sk_http_fields.c.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "sk_common.h"
 #include "sk_http.h"
+#include "sk_http_parse_priv.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Character classes                                                         */
+/* State (the states and flags are in sk_http_parse_priv.h)                  */
 /* ------------------------------------------------------------------------ */
-
-enum {
-	C_TCHAR = 1 << 0,  /* token character (RFC 9110 5.6.2) */
-	C_TARGET = 1 << 1, /* origin-form byte other than '%' (pchar / "/" / "?") */
-	C_VALUE = 1 << 2,  /* field-value byte: VCHAR, obs-text, SP, HTAB */
-	C_HEX = 1 << 3,	   /* hex digit */
-	C_HOST = 1 << 4,   /* Host value byte: reg-name, IP-literal, port */
-};
-
-/* Built at compile time with designated initialisers (GNU ranges). */
-static const uint8_t cclass[256] = {
-	['0' ... '9'] = C_TCHAR | C_TARGET | C_VALUE | C_HEX | C_HOST,
-	['A' ... 'F'] = C_TCHAR | C_TARGET | C_VALUE | C_HEX | C_HOST,
-	['a' ... 'f'] = C_TCHAR | C_TARGET | C_VALUE | C_HEX | C_HOST,
-	['G' ... 'Z'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['g' ... 'z'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	/* tchar-only punctuation */
-	['#'] = C_TCHAR | C_VALUE,
-	['^'] = C_TCHAR | C_VALUE,
-	['`'] = C_TCHAR | C_VALUE,
-	['|'] = C_TCHAR | C_VALUE,
-	/* unreserved: tchar and target */
-	['-'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['.'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['_'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['~'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	/* sub-delims that are also tchar */
-	['!'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['$'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['&'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['\''] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['*'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	['+'] = C_TCHAR | C_TARGET | C_VALUE | C_HOST,
-	/* '%' is a tchar; in a target it starts an escape (handled apart) */
-	['%'] = C_TCHAR | C_VALUE | C_HOST,
-	/* sub-delims that are not tchar */
-	['('] = C_TARGET | C_VALUE | C_HOST,
-	[')'] = C_TARGET | C_VALUE | C_HOST,
-	[','] = C_TARGET | C_VALUE | C_HOST,
-	[';'] = C_TARGET | C_VALUE | C_HOST,
-	['='] = C_TARGET | C_VALUE | C_HOST,
-	/* gen-delims allowed in origin-form */
-	[':'] = C_TARGET | C_VALUE | C_HOST,
-	['@'] = C_TARGET | C_VALUE,
-	['/'] = C_TARGET | C_VALUE,
-	['?'] = C_TARGET | C_VALUE,
-	/* IP-literal brackets (Host only) */
-	['['] = C_VALUE | C_HOST,
-	[']'] = C_VALUE | C_HOST,
-	/* the rest of VCHAR */
-	['"'] = C_VALUE,
-	['<'] = C_VALUE,
-	['>'] = C_VALUE,
-	['\\'] = C_VALUE,
-	['{'] = C_VALUE,
-	['}'] = C_VALUE,
-	[' '] = C_VALUE,
-	['\t'] = C_VALUE,
-	[0x80 ... 0xff] = C_VALUE, /* obs-text */
-};
-
-static inline bool
-is_class(uint8_t c, unsigned cls)
-{
-	return (cclass[c] & cls) != 0;
-}
-
-static inline uint8_t
-lower(uint8_t c)
-{
-	return (c >= 'A' && c <= 'Z') ? (uint8_t)(c | 0x20) : c;
-}
-
-/* eq_lower - true if @s[0..n) equals the lowercase ASCII @lit, ignoring case. */
-static bool
-eq_lower(const uint8_t *s, size_t n, const char *lit, size_t litlen)
-{
-	if (n != litlen)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (lower(s[i]) != (uint8_t)lit[i])
-			return false;
-	return true;
-}
-
-#define EQ_LOWER(s, n, lit) eq_lower((s), (n), (lit), sizeof(lit) - 1)
-
-/* ------------------------------------------------------------------------ */
-/* State                                                                     */
-/* ------------------------------------------------------------------------ */
-
-enum {
-	ST_START = 0, /* before the request line; empty lines are skipped */
-	ST_START_LF,  /* CR of an empty line seen */
-	ST_METHOD,    /* in the method token */
-	ST_TARGET0,   /* first byte of the target */
-	ST_SCHEME,    /* absolute-form: in "http://" or "https://" */
-	ST_AUTHORITY, /* absolute-form: in host[:port] */
-	ST_TARGET,    /* in the path and query */
-	ST_VERSION,   /* in "HTTP/x.y" or its CR/LF */
-	ST_RL_LF,     /* CR after the version seen */
-	ST_FIELD,     /* at the start of a field line (or of the final CRLF) */
-	ST_NAME,      /* in a field name */
-	ST_VALUE,     /* after the colon: OWS, value, OWS */
-	ST_FIELD_LF,  /* CR after a field value seen */
-	ST_HEAD_LF,   /* CR of the final empty line seen */
-	ST_BODY,      /* head complete, waiting for the body */
-	ST_FINAL,     /* result is final (DONE or an error); see p->result */
-};
-
-enum {
-	F_HOST = 1 << 0,
-	F_AUTH = 1 << 1,
-	F_UID = 1 << 2,
-	F_CL = 1 << 3,
-	F_TE = 1 << 4,
-	F_TE_CHUNKED = 1 << 5, /* last transfer coding seen is "chunked" */
-	F_CLOSE = 1 << 6,
-	F_KEEPALIVE = 1 << 7,
-	F_EXPECT = 1 << 8,
-	F_QUERY = 1 << 9,     /* a '?' was seen: path_len is set */
-	F_ABSOLUTE = 1 << 10, /* absolute-form target: host_off/len is its authority */
-};
 
 /* "HTTP/" "1" "." "1": the longest method is 7 bytes (OPTIONS, CONNECT). */
 #define METHOD_MAX  7
@@ -244,163 +123,6 @@ sk_http_result_name(enum sk_http_result r)
 	if ((unsigned)r >= SK_HTTP_RESULT_MAX)
 		return "unknown";
 	return result_info[r].name;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Field semantics (run once per complete field line)                        */
-/* ------------------------------------------------------------------------ */
-
-/*
- * list_next - next element of a comma-separated list in [*s, end): skips
- * empty elements and OWS, stores the element in [*es, *ee) and advances *s.
- * Returns false when the list is exhausted.
- */
-static bool
-list_next(const uint8_t **s, const uint8_t *end, const uint8_t **es, const uint8_t **ee)
-{
-	const uint8_t *c = *s;
-
-	while (c < end && (*c == ',' || *c == ' ' || *c == '\t'))
-		c++;
-	if (c == end)
-		return false;
-	*es = c;
-	while (c < end && *c != ',')
-		c++;
-	*s = c;
-	while (c > *es && (c[-1] == ' ' || c[-1] == '\t'))
-		c--;
-	*ee = c;
-	return true;
-}
-
-static enum sk_http_result
-field_content_length(struct sk_http_parser *p, const uint8_t *v, size_t n)
-{
-	uint64_t cl = 0;
-
-	if (p->flags & F_CL)
-		return SK_HTTP_E_FRAMING; /* duplicates refused, even equal ones */
-	if (n == 0)
-		return SK_HTTP_E_FRAMING;
-	for (size_t i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return SK_HTTP_E_FRAMING;
-		cl = cl * 10 + (uint64_t)(v[i] - '0');
-		if (cl > UINT32_MAX)
-			cl = (uint64_t)UINT32_MAX + 1; /* saturate: only "too large" matters */
-	}
-	p->flags |= F_CL;
-	/* saturated values read as UINT32_MAX, above any body_max (<= 1 GiB) */
-	p->body_len = cl > UINT32_MAX ? UINT32_MAX : (uint32_t)cl;
-	return SK_HTTP_DONE;
-}
-
-static enum sk_http_result
-field_transfer_encoding(struct sk_http_parser *p, const uint8_t *v, size_t n)
-{
-	const uint8_t *s = v, *es = NULL, *ee = NULL, *last = NULL, *last_end = NULL;
-
-	while (list_next(&s, v + n, &es, &ee)) {
-		last = es;
-		last_end = ee;
-	}
-	if (last == NULL)
-		return SK_HTTP_E_FRAMING; /* 1#transfer-coding: at least one */
-	p->flags |= F_TE;
-	if (EQ_LOWER(last, (size_t)(last_end - last), "chunked"))
-		p->flags |= F_TE_CHUNKED;
-	else
-		p->flags &= (uint16_t)~F_TE_CHUNKED;
-	return SK_HTTP_DONE;
-}
-
-static void
-field_connection(struct sk_http_parser *p, const uint8_t *v, size_t n)
-{
-	const uint8_t *s = v, *es = NULL, *ee = NULL;
-
-	while (list_next(&s, v + n, &es, &ee)) {
-		if (EQ_LOWER(es, (size_t)(ee - es), "close"))
-			p->flags |= F_CLOSE;
-		else if (EQ_LOWER(es, (size_t)(ee - es), "keep-alive"))
-			p->flags |= F_KEEPALIVE;
-	}
-}
-
-/*
- * field_line - interpret the complete field line [p->line, vend): name up to
- * p->colon, value after it. Only the fields the appliance cares about are
- * looked at; the others were already checked for syntax byte by byte.
- */
-static enum sk_http_result
-field_line(struct sk_http_parser *p, const uint8_t *buf, size_t vend)
-{
-	const uint8_t *name = buf + p->line;
-	size_t nlen = (size_t)p->colon - p->line;
-	size_t vs = (size_t)p->colon + 1, ve = vend;
-
-	while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
-		vs++;
-	while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
-		ve--;
-	const uint8_t *v = buf + vs;
-	size_t vlen = ve - vs;
-
-	switch (nlen) {
-	case 4:
-		if (!EQ_LOWER(name, nlen, "host"))
-			break;
-		if (p->flags & F_HOST)
-			return SK_HTTP_E_HOST;
-		for (size_t i = 0; i < vlen; i++)
-			if (!is_class(v[i], C_HOST))
-				return SK_HTTP_E_HOST;
-		p->flags |= F_HOST;
-		/* RFC 9112 3.2.2: an absolute-form target's authority wins over Host */
-		if (!(p->flags & F_ABSOLUTE)) {
-			p->host_off = (uint16_t)vs;
-			p->host_len = (uint16_t)vlen;
-		}
-		break;
-	case 6:
-		if (EQ_LOWER(name, nlen, "expect") && EQ_LOWER(v, vlen, "100-continue"))
-			p->flags |= F_EXPECT;
-		break;
-	case 9:
-		if (!EQ_LOWER(name, nlen, "x-user-id"))
-			break;
-		if (p->flags & F_UID)
-			return SK_HTTP_E_DUPLICATE;
-		p->flags |= F_UID;
-		p->uid_off = (uint16_t)vs;
-		p->uid_len = (uint16_t)vlen;
-		break;
-	case 10:
-		if (EQ_LOWER(name, nlen, "connection"))
-			field_connection(p, v, vlen);
-		break;
-	case 13:
-		if (!EQ_LOWER(name, nlen, "authorization"))
-			break;
-		if (p->flags & F_AUTH)
-			return SK_HTTP_E_DUPLICATE;
-		p->flags |= F_AUTH;
-		p->auth_off = (uint16_t)vs;
-		p->auth_len = (uint16_t)vlen;
-		break;
-	case 14:
-		if (EQ_LOWER(name, nlen, "content-length"))
-			return field_content_length(p, v, vlen);
-		break;
-	case 17:
-		if (EQ_LOWER(name, nlen, "transfer-encoding"))
-			return field_transfer_encoding(p, v, vlen);
-		break;
-	default:
-		break;
-	}
-	return SK_HTTP_DONE;
 }
 
 /*
@@ -811,7 +533,7 @@ st_value:
 	}
 	if (c != '\n')
 		return finish(p, SK_HTTP_E_HEADER);
-	r = field_line(p, buf, pos);
+	r = sk_http_field_line(p, buf, pos);
 	if (r != SK_HTTP_DONE)
 		return finish(p, r);
 	pos++;
@@ -821,7 +543,7 @@ st_field_lf:
 	NEED(ST_FIELD_LF);
 	if (buf[pos] != '\n')
 		return finish(p, SK_HTTP_E_HEADER);
-	r = field_line(p, buf, pos - 1);
+	r = sk_http_field_line(p, buf, pos - 1);
 	if (r != SK_HTTP_DONE)
 		return finish(p, r);
 	pos++;
