@@ -18,7 +18,8 @@
  *
  * Exit status: 0 success, 1 runtime failure, 2 usage error.
  *
- * This file: the subcommand dispatch. kafka.h lists the other files.
+ * This file: the table of subcommands and main(). kafka.h lists the other
+ * files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,16 @@ static const char usage_main[] =
 	"A Kafka broker for tests and the demo (librdkafka's mock cluster, on\n"
 	"127.0.0.1 only) and a producer and a consumer to drive and check it.\n";
 
+/* The subcommands; each gets argv from its own name on. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} subcommands[] = {
+	{"broker", kafka_cmd_broker},
+	{"produce", kafka_cmd_produce},
+	{"consume", kafka_cmd_consume},
+};
+
 int
 main(int argc, char **argv)
 {
@@ -45,12 +56,9 @@ main(int argc, char **argv)
 		fputs(usage_main, stdout);
 		return EXIT_SUCCESS;
 	}
-	if (!strcmp(argv[1], "broker"))
-		return kafka_cmd_broker(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "produce"))
-		return kafka_cmd_produce(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "consume"))
-		return kafka_cmd_consume(argc - 1, argv + 1);
+	for (size_t i = 0; i < SK_ARRAY_SIZE(subcommands); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].run(argc - 1, argv + 1);
 	sk_log(PROG, "unknown subcommand '%s' (broker, produce, consume)", argv[1]);
 	return EXIT_USAGE;
 }
