@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The order store's values on disk (sk_store_impl.h): order lines, ledgers,
+ * activity definitions and events, encoded big-endian at the offsets of
+ * docs/storage.md ("Layout"). Keys are built by the inline helpers of
+ * sk_store_impl.h.
+ */
+#include <string.h>
+
+#include "sk_store_impl.h"
+
+void
+order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
+{
+	const struct sk_order_rec *r = &l->rec;
+
+	put_be64(v + 0, r->user);
+	put_be64(v + 8, r->price);
+	put_be64(v + 16, (uint64_t)r->time_ns);
+	put_be32(v + 24, r->item);
+	memcpy(v + 28, &r->client_ip, 4); /* already network order */
+	put_be16(v + 32, r->qty);
+	v[34] = r->nlines;
+	v[35] = l->state;
+	put_be32(v + 36, r->returned);
+	put_be64(v + 40, (uint64_t)l->deadline_ns);
+	put_be64(v + 48, (uint64_t)l->stored_ns);
+	put_be64(v + 56, (uint64_t)l->updated_ns);
+}
+
+void
+order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v)
+{
+	struct sk_order_rec *r = &l->rec;
+
+	memset(l, 0, sizeof(*l));
+	r->id = id;
+	r->line = line;
+	r->user = get_be64(v + 0);
+	r->price = get_be64(v + 8);
+	r->time_ns = (int64_t)get_be64(v + 16);
+	r->item = get_be32(v + 24);
+	memcpy(&r->client_ip, v + 28, 4);
+	r->qty = get_be16(v + 32);
+	r->nlines = v[34];
+	l->state = v[35];
+	r->returned = get_be32(v + 36);
+	l->deadline_ns = (int64_t)get_be64(v + 40);
+	l->stored_ns = (int64_t)get_be64(v + 48);
+	l->updated_ns = (int64_t)get_be64(v + 56);
+}
+
+void
+ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l)
+{
+	put_be64(v + 0, l->sold);
+	put_be64(v + 8, l->returned);
+	put_be64(v + 16, l->paid);
+	put_be64(v + 24, l->lines);
+	put_be64(v + 32, l->lines_paid);
+	put_be64(v + 40, l->lines_cancelled);
+}
+
+void
+ledger_dec(struct sk_store_ledger *l, const uint8_t *v)
+{
+	l->sold = get_be64(v + 0);
+	l->returned = get_be64(v + 8);
+	l->paid = get_be64(v + 16);
+	l->lines = get_be64(v + 24);
+	l->lines_paid = get_be64(v + 32);
+	l->lines_cancelled = get_be64(v + 40);
+}
+
+void
+act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a)
+{
+	size_t nlen = strnlen(a->name, SK_STORE_NAME_MAX);
+
+	memset(v, 0, ACT_VAL_LEN);
+	put_be64(v + 0, a->total);
+	put_be64(v + 8, a->added);
+	put_be64(v + 16, a->price);
+	put_be64(v + 24, (uint64_t)a->start_ns);
+	put_be64(v + 32, (uint64_t)a->end_ns);
+	put_be64(v + 40, (uint64_t)a->pay_timeout_ns);
+	put_be64(v + 48, (uint64_t)a->created_ns);
+	put_be64(v + 56, (uint64_t)a->updated_ns);
+	put_be64(v + 64, (uint64_t)a->closed_ns);
+	put_be32(v + 72, a->per_user_limit);
+	v[76] = (uint8_t)nlen;
+	memcpy(v + 80, a->name, nlen);
+}
+
+void
+act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v)
+{
+	memset(a, 0, sizeof(*a));
+	a->item = item;
+	a->total = get_be64(v + 0);
+	a->added = get_be64(v + 8);
+	a->price = get_be64(v + 16);
+	a->start_ns = (int64_t)get_be64(v + 24);
+	a->end_ns = (int64_t)get_be64(v + 32);
+	a->pay_timeout_ns = (int64_t)get_be64(v + 40);
+	a->created_ns = (int64_t)get_be64(v + 48);
+	a->updated_ns = (int64_t)get_be64(v + 56);
+	a->closed_ns = (int64_t)get_be64(v + 64);
+	a->per_user_limit = get_be32(v + 72);
+	size_t nlen = v[76] <= SK_STORE_NAME_MAX ? v[76] : SK_STORE_NAME_MAX;
+	memcpy(a->name, v + 80, nlen);
+	a->name[nlen] = '\0';
+}
+
+void
+event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev)
+{
+	v[0] = ev->type;
+	v[1] = ev->nlines;
+	v[2] = 0;
+	v[3] = 0;
+	put_be32(v + 4, ev->item);
+	put_be64(v + 8, ev->order);
+	put_be64(v + 16, ev->user);
+	put_be64(v + 24, ev->units);
+	put_be64(v + 32, (uint64_t)ev->time_ns);
+}
+
+void
+event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v)
+{
+	ev->seq = seq;
+	ev->type = v[0];
+	ev->nlines = v[1];
+	ev->item = get_be32(v + 4);
+	ev->order = get_be64(v + 8);
+	ev->user = get_be64(v + 16);
+	ev->units = get_be64(v + 24);
+	ev->time_ns = (int64_t)get_be64(v + 32);
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to storage/: what the files of the order store share. Nothing
+ * outside storage/ includes this; the API is sk_store.h.
+ *
+ *   sk_store.c             open/close, schema, LMDB errors, write and read
+ *                          transactions, walks, the item table, sk_store_info()
+ *   sk_store_codec.c       values on disk: order lines, ledgers, activities,
+ *                          events (keys are built inline below)
+ *   sk_store_orders.c      orders: put, state moves, get, holdings, deadlines
+ *   sk_store_activities.c  activities, ledgers and restocks (the `items` db)
+ *   sk_store_events.c      the event log and the cursors kept on it
+ *   sk_store_verify.c      sk_store_verify()
+ *
+ * Layout of every key and value: docs/storage.md. All integers are
+ * big-endian on disk so that LMDB's memcmp order is the numeric order
+ * (orders by id, deadlines by time, events by sequence).
+ *
+ * Thread-safety: as the API (sk_store.h); everything here works inside the
+ * caller's transaction and keeps no state of its own.
+ */
+#ifndef SK_STORE_IMPL_H
+#define SK_STORE_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <lmdb.h>
+
+#include "sk_store.h"
+
+/* Tags of the `items` keys: (item, tag [, restock id]). */
+#define ITEM_TAG_DEF	 0
+#define ITEM_TAG_LEDGER	 1
+#define ITEM_TAG_RESTOCK 2
+
+#define ORDER_KEY_LEN	 9 /* id, line */
+#define ORDER_VAL_LEN	 64
+#define BYUSER_KEY_LEN	 12 /* item, user */
+#define BYUSER_VAL_LEN	 12 /* order id, qty */
+#define ITEM_KEY_LEN	 5  /* item, tag */
+#define RESTOCK_KEY_LEN	 13 /* item, tag, restock id */
+#define RESTOCK_VAL_LEN	 16 /* units, time */
+#define ACT_VAL_LEN	 144
+#define LEDGER_VAL_LEN	 48
+#define EVENT_KEY_LEN	 8
+#define EVENT_VAL_LEN	 40
+#define DEADLINE_KEY_LEN 16 /* deadline, order id */
+#define SCHEMA_VAL_LEN	 12 /* "SKST", major, minor */
+
+/* Keys of `meta` (ASCII, no NUL). */
+#define META_SCHEMA	"schema"
+#define META_EVENT_NEXT "events.next"
+#define META_CREATED	"created"
+
+struct sk_store {
+	MDB_env *env;
+	unsigned flags;
+	MDB_dbi meta, orders, by_user, items, events, cursors, deadlines;
+};
+
+/* ---------------------------------------------------------------- encoding */
+
+static inline void
+put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+put_be32(uint8_t *p, uint32_t v)
+{
+	for (int i = 3; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static inline void
+put_be64(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static inline uint16_t
+get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+get_be32(const uint8_t *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline uint64_t
+get_be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline MDB_val
+mval(const void *p, size_t len)
+{
+	return (MDB_val){.mv_size = len, .mv_data = (void *)p};
+}
+
+static inline void
+order_key(uint8_t k[ORDER_KEY_LEN], uint64_t id, uint8_t line)
+{
+	put_be64(k, id);
+	k[8] = line;
+}
+
+static inline void
+byuser_key(uint8_t k[BYUSER_KEY_LEN], uint32_t item, uint64_t user)
+{
+	put_be32(k, item);
+	put_be64(k + 4, user);
+}
+
+static inline void
+byuser_val(uint8_t v[BYUSER_VAL_LEN], uint64_t id, uint32_t qty)
+{
+	put_be64(v, id);
+	put_be32(v + 8, qty);
+}
+
+static inline void
+item_key(uint8_t k[RESTOCK_KEY_LEN], uint32_t item, uint8_t tag, uint64_t restock_id)
+{
+	put_be32(k, item);
+	k[4] = tag;
+	put_be64(k + 5, restock_id);
+}
+
+static inline void
+deadline_key(uint8_t k[DEADLINE_KEY_LEN], int64_t deadline_ns, uint64_t id)
+{
+	put_be64(k, (uint64_t)deadline_ns);
+	put_be64(k + 8, id);
+}
+
+/* ---------------------------------------------- values (sk_store_codec.c) */
+
+void order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l);
+void order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v);
+void ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l);
+void ledger_dec(struct sk_store_ledger *l, const uint8_t *v);
+void act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a);
+void act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v);
+void event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev);
+void event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v);
+
+/* ------------------------------------- errors and transactions (sk_store.c) */
+
+/* lmdb_err - an LMDB or system error code as a negative errno. */
+int lmdb_err(int rc);
+
+/*
+ * A write transaction and the event sequence it appends with. The counter
+ * lives in `meta` so that trimming the log never lets a sequence number be
+ * reused; it is loaded on the first event and written back at commit.
+ */
+struct wtxn {
+	MDB_txn *txn;
+	uint64_t seq_next; /* 0: not loaded */
+	uint64_t seq_first, seq_last;
+};
+
+int wtxn_begin(struct sk_store *st, struct wtxn *w);
+void wtxn_abort(struct wtxn *w);
+/* wtxn_commit - write the event counter back and commit (durably). */
+int wtxn_commit(struct sk_store *st, struct wtxn *w);
+/*
+ * wtxn_end - finish a write: if @rc is 0, append @ev (unless NULL) and
+ * commit; the transaction is gone after the call either way. Returns @rc,
+ * else the failure of the append or the commit, else 0.
+ */
+int wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_event *ev);
+int rtxn_begin(struct sk_store *st, MDB_txn **txn);
+int meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint64_t *out);
+
+/*
+ * A walk: one cursor over one database, in key order. walk_open() opens it
+ * in @txn, or in a read transaction of its own when @txn is NULL;
+ * walk_get() moves it and is true at a record (key and data set), false
+ * past the end or on an error. The first error sticks in rc: every later
+ * move is false. walk_end() closes what the walk opened. An all-zero walk
+ * is a closed one, safe to end.
+ */
+struct walk {
+	MDB_txn *txn; /* the transaction the cursor lives in */
+	MDB_txn *own; /* txn when the walk began it, else NULL */
+	MDB_cursor *cur;
+	MDB_val key, data;
+	int rc; /* 0, or the first error as a negative errno */
+};
+
+/* walk_open - open @w on @dbi; returns w->rc (0 or an error). */
+int walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi);
+/* walk_get - move by @op from the walk's current record; true at a record. */
+bool walk_get(struct walk *w, MDB_cursor_op op);
+/*
+ * walk_seek - position by @op (MDB_SET, MDB_SET_KEY, MDB_SET_RANGE,
+ * MDB_FIRST) from the @len bytes of key @k; true at a record. w->key is
+ * then LMDB's copy of the key, never @k: MDB_SET is done as MDB_SET_KEY,
+ * so the walk holds no pointer into the caller's frame.
+ */
+bool walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len);
+/*
+ * walk_end - close the cursor and abort the walk's own transaction (its
+ * records are invalid from here). Returns @rc if non-zero, else the walk's
+ * error, else 0. May be called again.
+ */
+int walk_end(struct walk *w, int rc);
+
+/*
+ * A small open-addressing table of items touched by one call: their
+ * activity limits and ledger, loaded on first touch, written back once at
+ * the end (put_orders), or per-item sums (verify). Grows at half load.
+ */
+struct item_ent {
+	uint32_t item; /* 0: empty slot */
+	uint32_t limit;
+	bool has_act, dirty, has_ledger;
+	uint64_t cap; /* total + added */
+	int64_t timeout_ns;
+	struct sk_store_ledger l;
+	uint64_t sum; /* verify: live units seen in by_user */
+};
+
+struct itab {
+	struct item_ent *e;
+	size_t mask, used;
+};
+
+int itab_init(struct itab *t, size_t cap);
+/* itab_get - the entry of @item, created empty (*fresh set) if absent. */
+struct item_ent *itab_get(struct itab *t, uint32_t item, bool *fresh);
+
+/* ---------------------------------------------- events (sk_store_events.c) */
+
+/* event_add - append @ev with the next sequence number (set in ev->seq). */
+int event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev);
+
+/* ------------------------------ activities and ledgers (sk_store_activities.c) */
+
+int ledger_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_ledger *l,
+		bool *found);
+int ledger_store(struct sk_store *st, MDB_txn *txn, uint32_t item, const struct sk_store_ledger *l);
+/* act_load - the activity of @item; -ENOENT if none. */
+int act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activity *a);
+int act_store(struct sk_store *st, MDB_txn *txn, const struct sk_store_activity *a);
+
+#endif /* SK_STORE_IMPL_H */
