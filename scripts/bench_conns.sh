@@ -64,7 +64,7 @@ DP_NEW=$SK_DATAPLANE
 WINDOW=5 # s of measurement per count
 MAXN=0
 for n in ${CONNS//,/ }; do
-	[ "$n" -ge 1 ] && [ "$n" -le 1000000 ] || die "--conns: $n is not in 1..1000000"
+	{ [ "$n" -ge 1 ] && [ "$n" -le 1000000 ]; } || die "--conns: $n is not in 1..1000000"
 	[ "$n" -gt "$MAXN" ] && MAXN=$n
 done
 MAX=$((MAXN + MAXN / 10 + 1024))

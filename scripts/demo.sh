@@ -43,7 +43,7 @@ BIN=build/release/dataplane/seckill-dataplane
 CROWD=build/release/tools/crowd/seckill-crowd
 CTL=build/release/control/seckillctl
 KAFKA=build/release/tools/kafka/seckill-kafka
-[ -x "$BIN" ] && [ -x "$CROWD" ] && [ -x "$CTL" ] && [ -x "$KAFKA" ] ||
+[[ -x $BIN && -x $CROWD && -x $CTL && -x $KAFKA ]] ||
 	sk_die "build did not produce $BIN, $CROWD, $CTL and $KAFKA"
 export SK_DATAPLANE=$PWD/$BIN
 export SK_SBX_ADMIN_PORT=${SK_DEMO_ADMIN_PORT:-8081}
@@ -161,6 +161,7 @@ echo "durable in LMDB: $durable orders; $reconcile"
 echo "exported to Kafka (seckill.orders at $bootstrap): $exported orders; export backlog ${backlog:-?} events"
 echo "buy answers by outcome (the control plane's /metrics): $requests"
 echo "activities (seckillctl activity list):"
+# shellcheck disable=SC2001 # indents every line: no single ${var//}
 sed 's/^/  /' <<<"$activities"
 grep -E '^(attempts|winners|check|latency)' "$work/crowd.txt" || cat "$work/crowd.txt"
 python3 - "$work/crowd.json" "$UNITS" <<'EOF'

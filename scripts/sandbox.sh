@@ -117,7 +117,7 @@ config_addr() {
 lcore_list() {
 	local n=$1 ncpu
 	ncpu=$(nproc)
-	[ "$n" -ge 1 ] && [ "$n" -le "$ncpu" ] || die "--lcores must be 1..$ncpu"
+	{ [ "$n" -ge 1 ] && [ "$n" -le "$ncpu" ]; } || die "--lcores must be 1..$ncpu"
 	if [ "$n" = 1 ]; then echo $((ncpu - 1)); else echo "$((ncpu - n))-$((ncpu - 1))"; fi
 }
 

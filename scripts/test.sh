@@ -4,7 +4,7 @@
 # fail the run), a sanitizer (ASan+UBSan) build and, with clang, the fuzzers
 # and everything else; runs the unit and integration tests on the release
 # build, the unit tests again under the sanitizers, the libFuzzer targets for
-# a bounded time, and the format check.
+# a bounded time, the format check and shellcheck.
 #
 #   ./scripts/test.sh            everything
 #   SK_FUZZ_SECONDS=20 ./scripts/test.sh   shorter fuzzing (per target)
@@ -30,6 +30,15 @@ sk_log "format check (clang-format)"
 if ! git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>build/format.log; then
 	head -40 build/format.log
 	sk_log "FAIL: files not formatted (run: git ls-files '*.[ch]' | xargs clang-format -i)"
+	fail=1
+fi
+
+# Every shell script, with the settings of .shellcheckrc: a new finding fails
+# the run (fix it, or disable it on that line with a one-line reason).
+sk_log "shell check (shellcheck)"
+if ! git ls-files -z '*.sh' .ci/run | xargs -0 shellcheck >build/shellcheck.log 2>&1; then
+	head -60 build/shellcheck.log
+	sk_log "FAIL: shellcheck findings (build/shellcheck.log)"
 	fail=1
 fi
 

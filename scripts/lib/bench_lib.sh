@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # bench_lib.sh - what scripts/bench.sh and scripts/bench_conns.sh share:
 # logging, the build's binaries, the sandbox with a memif port, telemetry
 # snapshots from one python3 coprocess, and the cleanup trap. Source it
@@ -126,7 +127,7 @@ sbx_start() {
 	MEMIF=$(echo "$out" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
 	MEMIF_ADDR=$(echo "$out" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
 	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
-	[ -n "$MEMIF" ] && [ -n "$MEMIF_ADDR" ] && [ -n "$SERVER" ] || die "sandbox up printed no memif=/server= ($out)"
+	[[ -n $MEMIF && -n $MEMIF_ADDR && -n $SERVER ]] || die "sandbox up printed no memif=/server= ($out)"
 	DP_PID=$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")
 	log "sandbox up: $out (dataplane pid $DP_PID on cpu $DPCPU)"
 	tele_start

@@ -2,16 +2,20 @@
 # Helpers shared by setup.sh, test.sh, demo.sh and sandbox.sh: Debian
 # packages, hugepages, logging. Source it; it defines functions only.
 
+# The variables are for the scripts that source this file.
+# shellcheck disable=SC2034
 SK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # Debian 12 packages the build needs.
+# shellcheck disable=SC2034
 SK_BUILD_PKGS=(gcc meson ninja-build pkg-config libdpdk-dev dpdk check liblmdb-dev
 	librdkafka-dev libhiredis-dev libjansson-dev libmicrohttpd-dev libssl-dev
 	libinih-dev libcurl4-openssl-dev)
 # ... and what the tests and the demo drive it with.
+# shellcheck disable=SC2034
 SK_TEST_PKGS=(clang libclang-rt-14-dev clang-format curl wrk apache2-utils
 	netcat-openbsd iproute2 iputils-ping python3 procps kmod spin
-	slowhttptest hping3 ethtool)
+	slowhttptest hping3 ethtool shellcheck)
 
 sk_log() { printf '==> %s\n' "$*" >&2; }
 sk_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -236,7 +236,7 @@ expect_match "add 2: a buy right away is 425 not_started" "$CODE $BODY" \
 wait_ms=$(echo "$BODY" | sed -n 's/.*"starts_in_ms":\([0-9]*\).*/\1/p')
 b=$(sbx_exec curl -s -m 5 "http://$SERVER/v1/items/2")
 expect_match "add 2: the dataplane shows item 2 scheduled" "$b" '"state":"scheduled","remaining":10'
-[ -n "$wait_ms" ] && [ "$wait_ms" -le 5000 ] || bad "add 2: starts_in_ms '$wait_ms' not within 5 s"
+{ [ -n "$wait_ms" ] && [ "$wait_ms" -le 5000 ]; } || bad "add 2: starts_in_ms '$wait_ms' not within 5 s"
 # Until the dataplane shows item 2 open (its start has passed); bounded: 8 s.
 for _ in $(seq 1 80); do
 	b=$(sbx_exec curl -s -m 2 "http://$SERVER/v1/items/2")

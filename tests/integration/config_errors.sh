@@ -30,7 +30,7 @@ tap=skcfg$$
 VDEV="--vdev=net_tap0,iface=$tap"
 
 # Found in the file, before the EAL starts: no EAL state at all.
-run 1 "c.ini:5: tcp.msss: unknown key" "$PORT0[tcp]\nmsss = 1460\n" "$VDEV"
+run 1 "c.ini:5: tcp.msss: unknown key" "${PORT0}[tcp]\nmsss = 1460\n" "$VDEV"
 check "no EAL runtime dir after a file error" test ! -e "/var/run/dpdk/$prefix"
 run 1 "c.ini:4: port0.rx_queues: 'many' is not a decimal number or 'auto'" "${PORT0}rx_queues = many\n" "$VDEV"
 run 1 "c.ini: port0.device: no port configured" "[dataplane]\nmbufs = 4096\n" "$VDEV"

@@ -16,18 +16,18 @@ stop_idle() {
 }
 at_exit stop_idle
 sbx_up
-H="timeout 120 python3 $IT_DIR/hostile.py $SERVER"
+H=(timeout 120 python3 "$IT_DIR/hostile.py" "$SERVER")
 
-check "random bytes (100 connections)" sbx_exec $H random 100
-check "half-closed requests (200)" sbx_exec $H halfclose 200
-check "half-open requests (200), then RST" sbx_exec $H halfopen 200
-check "RST mid-request (300)" sbx_exec $H rst 300
-check "SYN flood (2000 raw SYNs)" sbx_exec $H synflood 2000
+check "random bytes (100 connections)" sbx_exec "${H[@]}" random 100
+check "half-closed requests (200)" sbx_exec "${H[@]}" halfclose 200
+check "half-open requests (200), then RST" sbx_exec "${H[@]}" halfopen 200
+check "RST mid-request (300)" sbx_exec "${H[@]}" rst 300
+check "SYN flood (2000 raw SYNs)" sbx_exec "${H[@]}" synflood 2000
 
 # 1000 idle connections from one address: under tcp.max_conns_per_ip (1024),
 # held 8 s from the first connect, under tcp.idle_new_ms (10 s). Wait (while
 # they are held, 20 s at most) until the telemetry has them all.
-sbx_exec $H idle 1000 8 &
+sbx_exec "${H[@]}" idle 1000 8 &
 idle_pid=$!
 open=0
 for _ in $(seq 1 100); do

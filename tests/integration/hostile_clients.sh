@@ -111,7 +111,7 @@ FLOOD=198.18.0.70
 for a in $LEGIT $BUYER $ONE ${MANY//,/ } $DRIP $FLOOD; do
 	ip -n "$NS" addr add "$a/24" dev "$DEV"
 done
-PY="python3 $IT_DIR/hostile_clients.py $SERVER"
+PY=(python3 "$IT_DIR/hostile_clients.py" "$SERVER")
 
 # net KEY - a counter of the lcore's TCP stack (/seckill/net,0).
 net() {
@@ -164,9 +164,9 @@ hold_start() {
 	local name=$1
 	shift
 	rm -f "$tmp/$name.ready" "$tmp/$name.stop"
-	sbx_exec timeout 90 $PY hold --ready "$tmp/$name.ready" --stop "$tmp/$name.stop" \
+	sbx_exec timeout 90 "${PY[@]}" hold --ready "$tmp/$name.ready" --stop "$tmp/$name.stop" \
 		--json "$tmp/$name.json" --max-seconds 80 "$@" >"$tmp/$name.out" 2>&1 &
-	BG+=($!)
+	BG+=("$!")
 	eval "${name}_pid=$!"
 	wait_until 60 test -s "$tmp/$name.ready" || {
 		cat "$tmp/$name.out"
@@ -191,7 +191,7 @@ table_empty() {
 # connection per GET /healthz, SECONDS (10) long; summary $tmp/NAME.json.
 legit() {
 	rm -f "$tmp/$1.json"
-	sbx_exec timeout 60 $PY legit --src "$LEGIT" --threads 2 --seconds "${2:-10}" --timeout 5 \
+	sbx_exec timeout 60 "${PY[@]}" legit --src "$LEGIT" --threads 2 --seconds "${2:-10}" --timeout 5 \
 		--json "$tmp/$1.json" >"$tmp/$1.out" 2>&1 || true
 	[ -s "$tmp/$1.json" ] || {
 		cat "$tmp/$1.out"
@@ -301,7 +301,7 @@ legit base_slow 10
 sbx_exec timeout -s INT 30 slowhttptest -H -c 1000 -r 200 -i 1 -x 24 -l 10 -p 3 -t GET \
 	-u "$URL/healthz" >"$tmp/slowhttptest.out" 2>&1 &
 slow_pid=$!
-BG+=($slow_pid)
+BG+=("$slow_pid")
 legit under_slow 10
 wait "$slow_pid" || true
 tail -n 12 "$tmp/slowhttptest.out"
@@ -320,7 +320,7 @@ legit base_syn 10
 # the clients of CPU (it still takes all the CPU they leave).
 sbx_exec timeout -s INT 10 nice -n 19 hping3 --flood -q -S -p 80 -a "$spoof" "$SERVER" >"$tmp/hping3.out" 2>&1 &
 hping_pid=$!
-BG+=($hping_pid)
+BG+=("$hping_pid")
 legit under_syn 10
 wait "$hping_pid" || true
 cat "$tmp/hping3.out"
@@ -338,10 +338,10 @@ bs0=$(tele token_bad_signature)
 rl0=$(tele rl_refused_ip)
 [ "$has_verifies" = 1 ] && tv0=$(tele token_verifies)
 legit base_forged 10
-sbx_exec timeout 60 $PY flood --src "$FLOOD" --token "$forged" --count 1000000 --max-seconds 10 \
+sbx_exec timeout 60 "${PY[@]}" flood --src "$FLOOD" --token "$forged" --count 1000000 --max-seconds 10 \
 	--json "$tmp/flood.json" >"$tmp/flood.out" 2>&1 &
 flood_pid=$!
-BG+=($flood_pid)
+BG+=("$flood_pid")
 legit under_forged 10
 wait "$flood_pid" || bad "flood client exited with $?"
 cat "$tmp/flood.out"

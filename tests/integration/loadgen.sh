@@ -58,7 +58,7 @@ ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 sbx_up --memif --config "$tmp/sale.ini"
 MEMIF=$(echo "$SBX_OUT" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
 MEMIF_ADDR=$(echo "$SBX_OUT" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
-[ -n "$MEMIF" ] && [ -n "$MEMIF_ADDR" ] || {
+[[ -n $MEMIF && -n $MEMIF_ADDR ]] || {
 	bad "sandbox up --memif printed no memif= / memif_addr="
 	finish
 	exit 1

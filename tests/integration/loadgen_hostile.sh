@@ -53,7 +53,7 @@ EOF
 sbx_up --memif --no-control --config "$tmp/conf.ini"
 MEMIF=$(echo "$SBX_OUT" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
 MEMIF_ADDR=$(echo "$SBX_OUT" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
-[ -n "$MEMIF" ] && [ -n "$MEMIF_ADDR" ] || {
+[[ -n $MEMIF && -n $MEMIF_ADDR ]] || {
 	bad "sandbox up --memif printed no memif= / memif_addr="
 	finish
 	exit 1
