@@ -61,6 +61,24 @@ struct ctl {
 	const char *opt[O__N]; /* command options given, NULL if not */
 };
 
+/* What a command takes after its name (and subcommand): see arg_rules. */
+enum ctl_args { ARGS_NONE, ARGS_ORDER_ID, ARGS_ITEM_ID, ARGS_ITEM_UNITS };
+
+/*
+ * One command of the table (as nginx's ngx_command_t): "order show ID" is
+ * {"order", "show", ARGS_ORDER_ID, ...}. A command with subcommands also has
+ * an entry of its own, with sub and run NULL, that holds the group's help.
+ */
+struct ctl_cmd {
+	const char *name;   /* first word */
+	const char *sub;    /* second word, NULL for none */
+	enum ctl_args args; /* the words after them */
+	unsigned opts;	    /* command options it takes: 1u << enum copt */
+	const char *help;   /* its --help text, also shown after a usage error */
+	/* run - the command, its arguments checked as @args says; an exit code */
+	int (*run)(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+};
+
 /* ------------------------------------------------------------------ output */
 
 static const char *const main_help =
@@ -507,12 +525,14 @@ valid_id(const char *s)
 }
 
 static int
-cmd_order_show(const struct ctl *c, const char *id)
+cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
+	const char *id = args[0];
 	struct target t = target_of("/v1/orders/", id, "", "order");
 	json_t *j;
 	int ex = api(c, "GET", t.path, NULL, t.what, answer_use(c), &j);
 
+	(void)cmd;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("%-11s %s\n", "order", jstr(j, "order"));
@@ -540,12 +560,14 @@ cmd_order_show(const struct ctl *c, const char *id)
 }
 
 static int
-cmd_order_pay(const struct ctl *c, const char *id)
+cmd_order_pay(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
+	const char *id = args[0];
 	struct target t = target_of("/v1/orders/", id, "/pay", "order");
 	json_t *j;
 	int ex = api(c, "POST", t.path, NULL, t.what, c->json ? BODY_PRINT_ALL : BODY_PARSE, &j);
 
+	(void)cmd;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("order %s: paid%s\n", id,
@@ -573,12 +595,13 @@ print_item_row(const json_t *it)
 }
 
 static int
-cmd_items(const struct ctl *c)
+cmd_items(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
 	json_t *j, *it;
 	size_t i;
 	int ex = api(c, "GET", "/v1/items", NULL, "items", answer_use(c), &j);
 
+	(void)cmd, (void)args;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("%-8s %-8s %-8s %-10s %-8s %-10s %-10s %-9s %-10s %s\n", "ITEM", "STATE", "SOLD_OUT",
@@ -639,9 +662,10 @@ show_one(const struct ctl *c, const char *prefix, const char *kind, const char *
 }
 
 static int
-cmd_item(const struct ctl *c, const char *id)
+cmd_item(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
-	return show_one(c, "/v1/items/", "item", id);
+	(void)cmd;
+	return show_one(c, "/v1/items/", "item", args[0]);
 }
 
 /* ------------------------------------------------------------- activities */
@@ -736,37 +760,36 @@ result_word(const json_t *j, const char *done)
 }
 
 static int
-cmd_activity_add(const struct ctl *c, const char *id_s)
+cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
-	const char *const *o = c->opt;
+	const char *const *o = c->opt, *id_s = args[0];
 	int64_t now = sk_clock_ns(CLOCK_REALTIME), start = now, end = INT64_MAX;
 	uint64_t id, total, price = 0, limit = 1, pay = 0;
 	json_t *j;
 
 	if (!parse_u64(id_s, 1, UINT32_MAX, &id))
-		return usage_error(activity_add_help, "activity add: bad item ID '%s'", id_s);
+		return usage_error(cmd->help, "activity add: bad item ID '%s'", id_s);
 	if (o[O_TOTAL] == NULL)
-		return usage_error(activity_add_help, "activity add: --total is required");
+		return usage_error(cmd->help, "activity add: --total is required");
 	if (!parse_u64(o[O_TOTAL], 1, UINT64_C(1) << 48, &total))
-		return usage_error(activity_add_help, "--total: '%s' is not 1..2^48", o[O_TOTAL]);
+		return usage_error(cmd->help, "--total: '%s' is not 1..2^48", o[O_TOTAL]);
 	if (o[O_PRICE] != NULL && !parse_u64(o[O_PRICE], 0, INT64_MAX, &price))
-		return usage_error(activity_add_help,
-				   "--price: '%s' is not a number of minor units", o[O_PRICE]);
+		return usage_error(cmd->help, "--price: '%s' is not a number of minor units",
+				   o[O_PRICE]);
 	if (o[O_LIMIT] != NULL && !parse_u64(o[O_LIMIT], 1, 1000, &limit))
-		return usage_error(activity_add_help, "--limit: '%s' is not 1..1000", o[O_LIMIT]);
+		return usage_error(cmd->help, "--limit: '%s' is not 1..1000", o[O_LIMIT]);
 	if (o[O_PAY_TIMEOUT] != NULL &&
 	    !parse_u64(o[O_PAY_TIMEOUT], 0, INT64_MAX / 1000000000, &pay))
-		return usage_error(activity_add_help,
-				   "--pay-timeout: '%s' is not a number of seconds",
+		return usage_error(cmd->help, "--pay-timeout: '%s' is not a number of seconds",
 				   o[O_PAY_TIMEOUT]);
 	if (o[O_START] != NULL && !parse_time(o[O_START], now, false, &start))
-		return usage_error(activity_add_help, "--start: '%s' is not a TIME", o[O_START]);
+		return usage_error(cmd->help, "--start: '%s' is not a TIME", o[O_START]);
 	if (o[O_END] != NULL && !parse_time(o[O_END], now, true, &end))
-		return usage_error(activity_add_help, "--end: '%s' is not a TIME", o[O_END]);
+		return usage_error(cmd->help, "--end: '%s' is not a TIME", o[O_END]);
 	if (end <= start)
-		return usage_error(activity_add_help, "--end: must be after --start");
+		return usage_error(cmd->help, "--end: must be after --start");
 	if (o[O_NAME] != NULL && strlen(o[O_NAME]) > 64)
-		return usage_error(activity_add_help, "--name: at most 64 bytes");
+		return usage_error(cmd->help, "--name: at most 64 bytes");
 
 	json_t *body = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s}", "item", (json_int_t)id, "total",
 				 (json_int_t)total, "price", (json_int_t)price, "per_user_limit",
@@ -790,12 +813,13 @@ cmd_activity_add(const struct ctl *c, const char *id_s)
 }
 
 static int
-cmd_activity_list(const struct ctl *c)
+cmd_activity_list(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
 	json_t *j, *it;
 	size_t i;
 	int ex = api(c, "GET", "/v1/activities", NULL, "activities", answer_use(c), &j);
 
+	(void)cmd, (void)args;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("%-8s %-20s %-7s %-10s %-8s %-10s %-10s %-10s %-10s %s\n", "ITEM", "NAME", "STATE",
@@ -827,12 +851,21 @@ cmd_activity_list(const struct ctl *c)
 }
 
 static int
-cmd_activity_close(const struct ctl *c, const char *id)
+cmd_activity_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
+	(void)cmd;
+	return show_one(c, "/v1/activities/", "activity", args[0]);
+}
+
+static int
+cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+{
+	const char *id = args[0];
 	struct target t = target_of("/v1/activities/", id, "/close", "activity");
 	json_t *j;
 	int ex = api(c, "POST", t.path, NULL, t.what, answer_use(c), &j);
 
+	(void)cmd;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("activity %s: %s\n", id, result_word(j, "closed"));
@@ -841,16 +874,17 @@ cmd_activity_close(const struct ctl *c, const char *id)
 }
 
 static int
-cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
+cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
+	const char *id = args[0], *units_s = args[1];
 	uint64_t units, rid;
 	json_t *j;
 
 	if (!parse_u64(units_s, 1, UINT64_C(1) << 48, &units))
-		return usage_error(stock_help, "stock add: UNITS '%s' is not 1..2^48", units_s);
+		return usage_error(cmd->help, "stock add: UNITS '%s' is not 1..2^48", units_s);
 	if (c->opt[O_REQUEST_ID] != NULL) {
 		if (!parse_u64(c->opt[O_REQUEST_ID], 1, INT64_MAX, &rid))
-			return usage_error(stock_help, "--request-id: '%s' is not 1..2^63-1",
+			return usage_error(cmd->help, "--request-id: '%s' is not 1..2^63-1",
 					   c->opt[O_REQUEST_ID]);
 	} else {
 		do {
@@ -886,8 +920,9 @@ cmd_stock_add(const struct ctl *c, const char *id, const char *units_s)
 }
 
 static int
-cmd_metrics(const struct ctl *c)
+cmd_metrics(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
+	(void)cmd, (void)args;
 	return api(c, "GET", "/metrics", NULL, "metrics", BODY_PRINT, NULL);
 }
 
@@ -922,12 +957,13 @@ check_items(const json_t *items, unsigned *bad)
 }
 
 static int
-cmd_reconcile(const struct ctl *c)
+cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
 	json_t *j = NULL, *rep = NULL, *it;
 	unsigned bad = 0;
 	size_t i;
 
+	(void)cmd, (void)args;
 	for (int run = 0; run < RECONCILE_RUNS; run++) {
 		if (run > 0) {
 			struct timespec ts = {0, 300 * 1000000};
@@ -988,135 +1024,116 @@ usage_error(const char *help, const char *fmt, ...)
 	return EX_USAGE;
 }
 
+/* ------------------------------------------------------- the command table */
+
+#define ACTIVITY_ADD_OPTS                                                                          \
+	(1u << O_TOTAL | 1u << O_PRICE | 1u << O_LIMIT | 1u << O_NAME | 1u << O_START |            \
+	 1u << O_END | 1u << O_PAY_TIMEOUT)
+
+static const struct ctl_cmd commands[] = {
+	{"order", NULL, ARGS_NONE, 0, order_help, NULL},
+	{"order", "show", ARGS_ORDER_ID, 0, order_show_help, cmd_order_show},
+	{"order", "pay", ARGS_ORDER_ID, 0, order_pay_help, cmd_order_pay},
+	{"items", NULL, ARGS_NONE, 0, items_help, cmd_items},
+	{"item", NULL, ARGS_ITEM_ID, 0, item_help, cmd_item},
+	{"activity", NULL, ARGS_NONE, 0, activity_help, NULL},
+	{"activity", "add", ARGS_ITEM_ID, ACTIVITY_ADD_OPTS, activity_add_help, cmd_activity_add},
+	{"activity", "list", ARGS_NONE, 0, activity_list_help, cmd_activity_list},
+	{"activity", "show", ARGS_ITEM_ID, 0, activity_show_help, cmd_activity_show},
+	{"activity", "close", ARGS_ITEM_ID, 0, activity_close_help, cmd_activity_close},
+	{"stock", NULL, ARGS_NONE, 0, stock_help, NULL},
+	{"stock", "add", ARGS_ITEM_UNITS, 1u << O_REQUEST_ID, stock_help, cmd_stock_add},
+	{"metrics", NULL, ARGS_NONE, 0, metrics_help, cmd_metrics},
+	{"reconcile", NULL, ARGS_NONE, 0, reconcile_help, cmd_reconcile},
+};
+
+/* The words a command takes, by enum ctl_args. */
+static const struct {
+	int n;		    /* how many */
+	const char *expect; /* what the usage error says is expected */
+	const char *id;	    /* the first is an ID (decimal) of this kind, or NULL */
+} arg_rules[] = {
+	[ARGS_NONE] = {0, NULL, NULL},
+	[ARGS_ORDER_ID] = {1, "one order ID", "order"},
+	[ARGS_ITEM_ID] = {1, "one item ID", "item"},
+	[ARGS_ITEM_UNITS] = {2, "an item ID and UNITS", "item"},
+};
+
+/*
+ * lookup - the entry that runs "@name @sub": the command's own, or its
+ * subcommand's; NULL if none. *@top is the command's own entry (for a
+ * group: its help), NULL for an unknown command.
+ */
+static const struct ctl_cmd *
+lookup(const char *name, const char *sub, const struct ctl_cmd **top)
+{
+	const struct ctl_cmd *e = NULL;
+
+	*top = NULL;
+	for (size_t i = 0; name != NULL && i < SK_ARRAY_SIZE(commands); i++) {
+		const struct ctl_cmd *t = &commands[i];
+
+		if (strcmp(t->name, name) != 0)
+			continue;
+		if (t->sub == NULL)
+			*top = t;
+		else if (sub != NULL && strcmp(t->sub, sub) == 0)
+			e = t;
+	}
+	return *top != NULL && (*top)->run != NULL ? *top : e;
+}
+
+/* run - check the @nargs words at @args against @e's rule, then run @e. */
+static int
+run(const struct ctl *c, const struct ctl_cmd *e, char **args, int nargs)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s%s%s", e->name, e->sub != NULL ? " " : "",
+		 e->sub != NULL ? e->sub : "");
+	if (nargs != arg_rules[e->args].n) {
+		if (arg_rules[e->args].n == 0)
+			return usage_error(e->help, "%s: unexpected argument '%s'", name, args[0]);
+		return usage_error(e->help, "%s: expected %s", name, arg_rules[e->args].expect);
+	}
+	if (arg_rules[e->args].id != NULL && !valid_id(args[0]))
+		return usage_error(e->help, "%s: bad %s ID '%s' (decimal)", name,
+				   arg_rules[e->args].id, args[0]);
+	return e->run(c, e, args);
+}
+
 /* dispatch - run the command in @pos (positional words); @help: --help was given. */
 static int
 dispatch(const struct ctl *c, char **pos, int npos, bool help)
 {
-	const char *cmd = npos > 0 ? pos[0] : NULL;
-	const char *sub = npos > 1 ? pos[1] : "";
-	bool add = cmd != NULL && strcmp(sub, "add") == 0;
-	unsigned allowed = !add				  ? 0
-			   : strcmp(cmd, "activity") == 0 ? ~(1u << O_REQUEST_ID)
-			   : strcmp(cmd, "stock") == 0	  ? 1u << O_REQUEST_ID
-							  : 0;
+	const char *name = npos > 0 ? pos[0] : NULL, *sub = npos > 1 ? pos[1] : NULL;
+	const struct ctl_cmd *top, *e = lookup(name, sub, &top);
+	unsigned allowed = e != NULL ? e->opts : 0;
 
 	for (unsigned i = 0; i < O__N && !help; i++)
 		if (c->opt[i] != NULL && (allowed & (1u << i)) == 0)
 			return usage_error(main_help, "%s is not an option of '%s%s%s'",
-					   copt_names[i], cmd != NULL ? cmd : "",
-					   npos > 1 ? " " : "", sub);
+					   copt_names[i], name != NULL ? name : "",
+					   sub != NULL ? " " : "", sub != NULL ? sub : "");
 
-	if (cmd == NULL || strcmp(cmd, "help") == 0) {
-		if (help || cmd != NULL) {
+	if (name == NULL || strcmp(name, "help") == 0) {
+		if (help || name != NULL) {
 			fputs(main_help, stdout);
 			return EX_OK;
 		}
 		return usage_error(main_help, "no command given");
 	}
-	if (strcmp(cmd, "order") == 0) {
-		const char *sub = npos > 1 ? pos[1] : NULL;
-		const char *h = sub == NULL		   ? order_help
-				: strcmp(sub, "show") == 0 ? order_show_help
-				: strcmp(sub, "pay") == 0  ? order_pay_help
-							   : order_help;
-		if (help) {
-			fputs(h, stdout);
-			return EX_OK;
-		}
-		if (sub == NULL)
-			return usage_error(order_help, "order: missing subcommand");
-		if (h == order_help)
-			return usage_error(order_help, "order: unknown subcommand '%s'", sub);
-		if (npos != 3)
-			return usage_error(h, "order %s: expected one order ID", sub);
-		if (!valid_id(pos[2]))
-			return usage_error(h, "order %s: bad order ID '%s' (decimal)", sub, pos[2]);
-		return strcmp(sub, "show") == 0 ? cmd_order_show(c, pos[2])
-						: cmd_order_pay(c, pos[2]);
+	if (top == NULL)
+		return usage_error(main_help, "unknown command '%s'", name);
+	if (help) {
+		fputs(e != NULL ? e->help : top->help, stdout);
+		return EX_OK;
 	}
-	if (strcmp(cmd, "items") == 0) {
-		if (help) {
-			fputs(items_help, stdout);
-			return EX_OK;
-		}
-		if (npos != 1)
-			return usage_error(items_help, "items: unexpected argument '%s'", pos[1]);
-		return cmd_items(c);
-	}
-	if (strcmp(cmd, "item") == 0) {
-		if (help) {
-			fputs(item_help, stdout);
-			return EX_OK;
-		}
-		if (npos != 2)
-			return usage_error(item_help, "item: expected one item ID");
-		if (!valid_id(pos[1]))
-			return usage_error(item_help, "item: bad item ID '%s' (decimal)", pos[1]);
-		return cmd_item(c, pos[1]);
-	}
-	if (strcmp(cmd, "activity") == 0) {
-		const char *sub = npos > 1 ? pos[1] : NULL;
-		const char *h = sub == NULL		    ? activity_help
-				: strcmp(sub, "add") == 0   ? activity_add_help
-				: strcmp(sub, "list") == 0  ? activity_list_help
-				: strcmp(sub, "show") == 0  ? activity_show_help
-				: strcmp(sub, "close") == 0 ? activity_close_help
-							    : activity_help;
-		if (help) {
-			fputs(h, stdout);
-			return EX_OK;
-		}
-		if (sub == NULL)
-			return usage_error(activity_help, "activity: missing subcommand");
-		if (h == activity_help)
-			return usage_error(activity_help, "activity: unknown subcommand '%s'", sub);
-		if (h == activity_list_help) {
-			if (npos != 2)
-				return usage_error(h, "activity list: unexpected argument '%s'",
-						   pos[2]);
-			return cmd_activity_list(c);
-		}
-		if (npos != 3)
-			return usage_error(h, "activity %s: expected one item ID", sub);
-		if (!valid_id(pos[2]))
-			return usage_error(h, "activity %s: bad item ID '%s' (decimal)", sub,
-					   pos[2]);
-		if (h == activity_add_help)
-			return cmd_activity_add(c, pos[2]);
-		if (h == activity_show_help)
-			return show_one(c, "/v1/activities/", "activity", pos[2]);
-		return cmd_activity_close(c, pos[2]);
-	}
-	if (strcmp(cmd, "stock") == 0) {
-		const char *sub = npos > 1 ? pos[1] : NULL;
-		if (help) {
-			fputs(stock_help, stdout);
-			return EX_OK;
-		}
-		if (sub == NULL || strcmp(sub, "add") != 0)
-			return usage_error(stock_help,
-					   sub == NULL ? "stock: missing subcommand"
-						       : "stock: unknown subcommand '%s'",
-					   sub);
-		if (npos != 4)
-			return usage_error(stock_help, "stock add: expected an item ID and UNITS");
-		if (!valid_id(pos[2]))
-			return usage_error(stock_help, "stock add: bad item ID '%s' (decimal)",
-					   pos[2]);
-		return cmd_stock_add(c, pos[2], pos[3]);
-	}
-	if (strcmp(cmd, "metrics") == 0 || strcmp(cmd, "reconcile") == 0) {
-		bool m = cmd[0] == 'm';
-		if (help) {
-			fputs(m ? metrics_help : reconcile_help, stdout);
-			return EX_OK;
-		}
-		if (npos != 1)
-			return usage_error(m ? metrics_help : reconcile_help,
-					   "%s: unexpected argument '%s'", cmd, pos[1]);
-		return m ? cmd_metrics(c) : cmd_reconcile(c);
-	}
-	return usage_error(main_help, "unknown command '%s'", cmd);
+	if (e == NULL && sub == NULL)
+		return usage_error(top->help, "%s: missing subcommand", name);
+	if (e == NULL)
+		return usage_error(top->help, "%s: unknown subcommand '%s'", name, sub);
+	return e->sub != NULL ? run(c, e, pos + 2, npos - 2) : run(c, e, pos + 1, npos - 1);
 }
 
 /* copt_index - which command option @a is ("--total" or "--total=..."), or -1. */
