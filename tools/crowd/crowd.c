@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "sk_common.h"
+#include "sk_log.h"
 
 #include "crowd.h"
 #include "sk_config.h"
@@ -63,7 +64,7 @@ open_out(const char *path, const char *opt)
 		return stdout;
 	f = fopen(path, "w");
 	if (f == NULL)
-		fprintf(stderr, "seckill-crowd: --%s %s: %s\n", opt, path, strerror(errno));
+		sk_log(PROG, "--%s %s: %s", opt, path, strerror(errno));
 	return f;
 }
 
@@ -76,10 +77,10 @@ setup(struct crowd *cw)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)o->conns + 32) {
 		rl.rlim_cur = rl.rlim_max;
 		if (rl.rlim_cur < (rlim_t)o->conns + 32 || setrlimit(RLIMIT_NOFILE, &rl) != 0) {
-			fprintf(stderr,
-				"seckill-crowd: --conns %u needs %u file descriptors, the "
-				"limit is %llu\n",
-				o->conns, o->conns + 32, (unsigned long long)rl.rlim_max);
+			sk_log(PROG,
+			       "--conns %u needs %u file descriptors, the "
+			       "limit is %llu",
+			       o->conns, o->conns + 32, (unsigned long long)rl.rlim_max);
 			return EXIT_USAGE;
 		}
 	}
@@ -88,7 +89,7 @@ setup(struct crowd *cw)
 		CPU_ZERO(&set);
 		CPU_SET(o->cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-			fprintf(stderr, "seckill-crowd: --cpu %d: %s\n", o->cpu, strerror(errno));
+			sk_log(PROG, "--cpu %d: %s", o->cpu, strerror(errno));
 			return EXIT_USAGE;
 		}
 	}
@@ -100,11 +101,11 @@ setup(struct crowd *cw)
 			rc = sk_token_key_create(secret, len, &cw->key);
 		memset(secret, 0, sizeof(secret));
 		if (rc != 0) {
-			fprintf(stderr, "seckill-crowd: --secret-file %s: %s\n", o->secret_file,
-				rc == -EINVAL  ? "secret shorter than 32 bytes"
-				: rc == -EFBIG ? "longer than 4096 bytes"
-				: rc == -EIO   ? "read error"
-					       : strerror(-rc));
+			sk_log(PROG, "--secret-file %s: %s", o->secret_file,
+			       rc == -EINVAL  ? "secret shorter than 32 bytes"
+			       : rc == -EFBIG ? "longer than 4096 bytes"
+			       : rc == -EIO   ? "read error"
+					      : strerror(-rc));
 			return EXIT_USAGE;
 		}
 		cw->token_exp = (int64_t)time(NULL) + TOKEN_TTL_S;
@@ -117,17 +118,15 @@ setup(struct crowd *cw)
 	cw->conns = calloc(o->conns, sizeof(*cw->conns));
 	if (cw->sched == NULL || cw->order == NULL || cw->uflags == NULL || cw->requeue == NULL ||
 	    cw->conns == NULL || crowd_order_map_init(&cw->omap, 1024) != 0) {
-		fprintf(stderr,
-			"seckill-crowd: out of memory for %" PRIu64 " users, %" PRIu64
-			" attempts\n",
-			o->users, o->attempts);
+		sk_log(PROG, "out of memory for %" PRIu64 " users, %" PRIu64 " attempts", o->users,
+		       o->attempts);
 		return EXIT_RUNTIME;
 	}
 	for (uint32_t i = 0; i < o->conns; i++)
 		cw->conns[i].fd = -1;
 	cw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (cw->epfd < 0) {
-		fprintf(stderr, "seckill-crowd: epoll_create1: %s\n", strerror(errno));
+		sk_log(PROG, "epoll_create1: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	cw->buy_head_len = (size_t)snprintf(cw->buy_head, sizeof(cw->buy_head),
@@ -185,18 +184,18 @@ main(int argc, char **argv)
 	crowd_run(&cw);
 
 	if (cw.fatal != NULL)
-		fprintf(stderr, "seckill-crowd: %s\n", cw.fatal);
+		sk_log(PROG, "%s", cw.fatal);
 	else if (cw.note[0] != '\0')
-		fprintf(stderr, "seckill-crowd: %s\n", cw.note);
+		sk_log(PROG, "%s", cw.note);
 	crowd_summarize(&cw, &s);
 	crowd_report_text(&cw, &s);
 	if (json != NULL && crowd_report_json(&cw, &s, json) != 0) {
-		fprintf(stderr, "seckill-crowd: --json %s: write error\n", cw.o.json);
+		sk_log(PROG, "--json %s: write error", cw.o.json);
 		if (s.exit == 0)
 			s.exit = EXIT_RUNTIME;
 	}
 	if (orders != NULL && crowd_write_orders(&cw, orders) != 0) {
-		fprintf(stderr, "seckill-crowd: --orders %s: write error\n", cw.o.orders);
+		sk_log(PROG, "--orders %s: write error", cw.o.orders);
 		if (s.exit == 0)
 			s.exit = EXIT_RUNTIME;
 	}

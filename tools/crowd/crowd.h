@@ -24,9 +24,14 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "sk_common.h"
+
 #include "crowd_hist.h"
 #include "crowd_http.h"
 #include "sk_token.h"
+
+/* The name in every message on stderr (sk_log()). */
+#define PROG "seckill-crowd"
 
 /* Exit statuses (docs/crowd.md, "Exit status"). */
 #define EXIT_CHECK     1
@@ -233,10 +238,7 @@ extern volatile sig_atomic_t crowd_interrupted;
 static inline uint64_t
 now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)sk_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* ---------------------------------------------------------------- crowd_opts.c */

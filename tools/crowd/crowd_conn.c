@@ -12,27 +12,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sk_common.h"
+
 #include "crowd.h"
 
 /* Reconnect backoff after an error: 10 ms doubling to 1 s. */
 #define BACKOFF_MIN_NS (10 * 1000000ull)
 #define BACKOFF_MAX_NS (1000 * 1000000ull)
-
-/* put_u64 - write @v in decimal at @p; returns the number of bytes. */
-static size_t
-put_u64(char *p, uint64_t v)
-{
-	char t[20];
-	size_t n = 0;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	for (size_t i = 0; i < n; i++)
-		p[i] = t[n - 1 - i];
-	return n;
-}
 
 static void
 put_lit(char *p, size_t *len, const char *s)
@@ -210,7 +196,7 @@ build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u)
 
 	if (cw->key == NULL) {
 		put_lit(p, len, "X-User-Id: ");
-		*len += put_u64(p + *len, user);
+		*len += sk_u64_dec(p + *len, user);
 		put_lit(p, len, "\r\n");
 		return true;
 	}
@@ -281,14 +267,14 @@ crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now)
 		break;
 	case JOB_POLL:
 		put_lit(p, &len, "GET /v1/orders/");
-		len += put_u64(p + len, cw->order[u]);
+		len += sk_u64_dec(p + len, cw->order[u]);
 		put_lit(p, &len, " HTTP/1.1\r\nHost: ");
 		put_lit(p, &len, cw->o.host);
 		put_lit(p, &len, "\r\n");
 		break;
 	default:
 		put_lit(p, &len, "GET /v1/items/");
-		len += put_u64(p + len, cw->o.item);
+		len += sk_u64_dec(p + len, cw->o.item);
 		put_lit(p, &len, " HTTP/1.1\r\nHost: ");
 		put_lit(p, &len, cw->o.host);
 		put_lit(p, &len, "\r\n\r\n");

@@ -4,7 +4,6 @@
  * integer options, crowd_opts_parse() and the checks across options.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,6 +15,8 @@
 #include <string.h>
 
 #include "sk_common.h"
+#include "sk_log.h"
+#include "sk_parse.h"
 
 #include "crowd.h"
 
@@ -53,47 +54,11 @@ static const char usage[] =
 	"Exit status: 0 all checks passed, 1 a check failed, 2 usage, 3 could not run,\n"
 	"4 stopped by --max-seconds or SIGINT before every attempt was answered.\n";
 
-/* parse_u64 - strict decimal in [lo, hi]; false on junk, sign or range. */
-static bool
-parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (*s == '\0')
-		return false;
-	for (const char *p = s; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9' || __builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
-			return false;
-	}
-	if (v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* parse_double - strict finite decimal in [lo, hi]. */
-static bool
-parse_double(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	if (*s == '\0' || *s == ' ' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || *end != '\0' || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* bad_arg - print a one-line complaint about option @name; returns EXIT_USAGE. */
 static int
 bad_arg(const char *name, const char *val, const char *what)
 {
-	fprintf(stderr, "seckill-crowd: --%s: '%s' is not %s\n", name, val, what);
+	sk_log(PROG, "--%s: '%s' is not %s", name, val, what);
 	return EXIT_USAGE;
 }
 
@@ -199,18 +164,18 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		const struct int_opt *io = int_opt_of(opt);
 		if (io != NULL) {
 			uint64_t v;
-			if (!parse_u64(optarg, io->lo, io->hi, &v))
+			if (!sk_parse_u64(optarg, io->lo, io->hi, &v))
 				return bad_arg(lopts[idx].name, optarg, io->what);
 			int_opt_store(o, io, v);
 			continue;
 		}
 		switch (opt) {
 		case 'r':
-			if (!parse_double(optarg, 0.0, 1.0, &o->retriers))
+			if (!sk_parse_double(optarg, 0.0, 1.0, &o->retriers))
 				return bad_arg("retriers", optarg, "a fraction (0..1)");
 			break;
 		case 'm':
-			if (!parse_double(optarg, 0.001, 3600.0, &o->max_seconds))
+			if (!sk_parse_double(optarg, 0.001, 3600.0, &o->max_seconds))
 				return bad_arg("max-seconds", optarg, "a duration (0.001..3600 s)");
 			break;
 		case 'S':
@@ -235,37 +200,37 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 			fputs(usage, stdout);
 			return -1;
 		default:
-			fprintf(stderr,
-				"seckill-crowd: '%s': unknown option or missing value (try "
-				"--help)\n",
-				argv[optind - 1]);
+			sk_log(PROG,
+			       "'%s': unknown option or missing value (try "
+			       "--help)",
+			       argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "seckill-crowd: unexpected argument '%s'\n", argv[optind]);
+		sk_log(PROG, "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (o->server == NULL) {
-		fprintf(stderr, "seckill-crowd: --server is required (try --help)\n");
+		sk_log(PROG, "--server is required (try --help)");
 		return EXIT_USAGE;
 	}
 	if (o->user_base - 1 > UINT64_MAX - o->users) {
-		fprintf(stderr, "seckill-crowd: --user-base + --users overflows a user id\n");
+		sk_log(PROG, "--user-base + --users overflows a user id");
 		return EXIT_USAGE;
 	}
 	if (!o->has_attempts)
 		o->attempts = o->users;
 	if (o->attempts < o->users) {
-		fprintf(stderr,
-			"seckill-crowd: --attempts %" PRIu64 " < --users %" PRIu64
-			": every user tries at least once\n",
-			o->attempts, o->users);
+		sk_log(PROG,
+		       "--attempts %" PRIu64 " < --users %" PRIu64
+		       ": every user tries at least once",
+		       o->attempts, o->users);
 		return EXIT_USAGE;
 	}
 	if (o->attempts > o->users && (uint64_t)llround(o->retriers * (double)o->users) == 0) {
-		fprintf(stderr, "seckill-crowd: --attempts > --users needs --retriers > 0 "
-				"(at least one retrying user)\n");
+		sk_log(PROG, "--attempts > --users needs --retriers > 0 "
+			     "(at least one retrying user)");
 		return EXIT_USAGE;
 	}
 

@@ -244,6 +244,8 @@ def usage():
         (["--server", "localhost"], "IPv4 or IPv6"),
         (["--server", "127.0.0.1", "--port", "70000"], "--port"),
         (["--server", "127.0.0.1", "--conns", "0"], "--conns"),
+        (["--server", "127.0.0.1", "--retriers", "\t0.5"], "--retriers"),
+        (["--server", "127.0.0.1", "--max-seconds", "0x10"], "--max-seconds"),
         (["--server", "127.0.0.1", "--bogus"], "unknown option"),
         (["--server", "127.0.0.1", "extra"], "unexpected argument"),
         (["--server", "127.0.0.1", "--json", "/nonexistent/dir/x.json"], "--json"),
