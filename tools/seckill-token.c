@@ -19,9 +19,12 @@
 #include <openssl/crypto.h>
 
 #include "sk_config.h"
+#include "sk_log.h"
+#include "sk_parse.h"
 #include "sk_token.h"
 
 #define EXIT_USAGE 2
+#define PROG	   "seckill-token"
 
 _Static_assert(SK_CONFIG_TOKEN_SECRET_MIN == 32 && SK_CONFIG_TOKEN_SECRET_MAX == 4096,
 	       "the secret file messages name these limits");
@@ -43,23 +46,6 @@ static const char usage[] =
 	"  -h, --help          this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 failure (secret unreadable or too short), 2 usage.\n";
-
-/* parse_i64 - strict signed decimal into @out; false on junk or overflow. */
-static bool
-parse_i64(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (*s == '\0' || *s == ' ' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return false;
-	*out = v;
-	return true;
-}
 
 int
 main(int argc, char **argv)
@@ -96,10 +82,10 @@ main(int argc, char **argv)
 			break;
 		case 'u':
 			if (sk_token_user_id_parse(optarg, strlen(optarg), &c.user) != 0) {
-				fprintf(stderr,
-					"seckill-token: --sub: '%s' is not a user id "
-					"(decimal, 1..18446744073709551615)\n",
-					optarg);
+				sk_log(PROG,
+				       "--sub: '%s' is not a user id "
+				       "(decimal, 1..18446744073709551615)",
+				       optarg);
 				return EXIT_USAGE;
 			}
 			have_sub = true;
@@ -109,35 +95,31 @@ main(int argc, char **argv)
 			if (strcmp(optarg, "0") == 0) {
 				c.item = 0;
 			} else if (sk_token_user_id_parse(optarg, strlen(optarg), &c.item) != 0) {
-				fprintf(stderr, "seckill-token: --item: '%s' is not an item id\n",
-					optarg);
+				sk_log(PROG, "--item: '%s' is not an item id", optarg);
 				return EXIT_USAGE;
 			}
 			c.has_item = true;
 			break;
 		case 't':
-			if (!parse_i64(optarg, &ttl) || ttl <= 0 || ttl > SK_TOKEN_TIME_MAX) {
-				fprintf(stderr,
-					"seckill-token: --ttl: '%s' is not a positive number of "
-					"seconds\n",
-					optarg);
+			if (!sk_parse_i64(optarg, 1, SK_TOKEN_TIME_MAX, &ttl)) {
+				sk_log(PROG,
+				       "--ttl: '%s' is not a positive number of "
+				       "seconds",
+				       optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'n':
-			if (!parse_i64(optarg, &nbf_off) || nbf_off < -SK_TOKEN_TIME_MAX ||
-			    nbf_off > SK_TOKEN_TIME_MAX) {
-				fprintf(stderr,
-					"seckill-token: --nbf: '%s' is not a number of seconds\n",
-					optarg);
+			if (!sk_parse_i64(optarg, -SK_TOKEN_TIME_MAX, SK_TOKEN_TIME_MAX,
+					  &nbf_off)) {
+				sk_log(PROG, "--nbf: '%s' is not a number of seconds", optarg);
 				return EXIT_USAGE;
 			}
 			have_nbf = true;
 			break;
 		case 'N':
-			if (!parse_i64(optarg, &now) || now < 0 || now > SK_TOKEN_TIME_MAX) {
-				fprintf(stderr, "seckill-token: --now: '%s' is not a unix time\n",
-					optarg);
+			if (!sk_parse_i64(optarg, 0, SK_TOKEN_TIME_MAX, &now)) {
+				sk_log(PROG, "--now: '%s' is not a unix time", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -150,34 +132,35 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "seckill-token: unexpected argument '%s'\n%s", argv[optind], usage);
+		sk_log(PROG, "unexpected argument '%s'", argv[optind]);
+		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 	if ((secret_file == NULL) == (secret_arg == NULL)) {
-		fprintf(stderr, "seckill-token: give exactly one of --secret-file and --secret\n%s",
-			usage);
+		sk_log(PROG, "give exactly one of --secret-file and --secret");
+		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 	if (!have_sub) {
-		fprintf(stderr, "seckill-token: --sub is required\n%s", usage);
+		sk_log(PROG, "--sub is required");
+		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 
 	if (secret_file != NULL) {
 		rc = sk_config_read_secret(secret_file, secret, &secret_len, NULL, 0);
 		if (rc != 0) {
-			fprintf(stderr, "seckill-token: %s: %s\n", secret_file,
-				rc == -EINVAL  ? "secret shorter than 32 bytes"
-				: rc == -EFBIG ? "secret longer than 4096 bytes"
-				: rc == -EIO   ? "read error"
-					       : strerror(-rc));
+			sk_log(PROG, "%s: %s", secret_file,
+			       rc == -EINVAL  ? "secret shorter than 32 bytes"
+			       : rc == -EFBIG ? "secret longer than 4096 bytes"
+			       : rc == -EIO   ? "read error"
+					      : strerror(-rc));
 			return EXIT_FAILURE;
 		}
 	} else {
 		secret_len = strlen(secret_arg);
 		if (secret_len > SK_CONFIG_TOKEN_SECRET_MAX) {
-			fprintf(stderr, "seckill-token: --secret longer than %d bytes\n",
-				SK_CONFIG_TOKEN_SECRET_MAX);
+			sk_log(PROG, "--secret longer than %d bytes", SK_CONFIG_TOKEN_SECRET_MAX);
 			return EXIT_USAGE;
 		}
 		memcpy(secret, secret_arg, secret_len);
@@ -185,12 +168,12 @@ main(int argc, char **argv)
 	rc = sk_token_key_create(secret, secret_len, &key);
 	OPENSSL_cleanse(secret, sizeof(secret));
 	if (rc == -EINVAL) {
-		fprintf(stderr, "seckill-token: secret is %zu bytes; at least %d are required\n",
-			secret_len, SK_TOKEN_SECRET_MIN);
+		sk_log(PROG, "secret is %zu bytes; at least %d are required", secret_len,
+		       SK_TOKEN_SECRET_MIN);
 		return EXIT_FAILURE;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "seckill-token: cannot build key: %s\n", strerror(-rc));
+		sk_log(PROG, "cannot build key: %s", strerror(-rc));
 		return EXIT_FAILURE;
 	}
 
@@ -202,18 +185,18 @@ main(int argc, char **argv)
 		c.has_nbf = true;
 	}
 	if (c.exp > SK_TOKEN_TIME_MAX || (c.has_nbf && (c.nbf < 0 || c.nbf > SK_TOKEN_TIME_MAX))) {
-		fprintf(stderr, "seckill-token: exp or nbf out of range\n");
+		sk_log(PROG, "exp or nbf out of range");
 		sk_token_key_free(key);
 		return EXIT_USAGE;
 	}
 	rc = sk_token_mint(key, &c, tok, sizeof(tok), NULL);
 	sk_token_key_free(key);
 	if (rc != 0) {
-		fprintf(stderr, "seckill-token: cannot mint: %s\n", strerror(-rc));
+		sk_log(PROG, "cannot mint: %s", strerror(-rc));
 		return EXIT_FAILURE;
 	}
 	if (printf("%s\n", tok) < 0 || fflush(stdout) != 0) {
-		fprintf(stderr, "seckill-token: cannot write the token: %s\n", strerror(errno));
+		sk_log(PROG, "cannot write the token: %s", strerror(errno));
 		return EXIT_FAILURE;
 	}
 	return 0;
