@@ -4,12 +4,12 @@
  * parsers, the option table, the checks across options.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sk_common.h"
+#include "sk_parse.h"
 
 #include "lg_opts.h"
 
@@ -104,23 +104,21 @@ lg_ip_str(uint32_t ip, char buf[16])
 /* Value parsers                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* parse_u64 - strict decimal (no sign, blank or leading zero) of @len bytes. */
+/*
+ * dec - @s[0..@len) as a decimal in [@min, @max] (sk_parse_u64()), with one
+ * rule more: no leading zero, so that "010" is not read as ten here and as
+ * eight by inet_aton().
+ */
 static int
-parse_u64(const char *s, size_t len, uint64_t *out)
+dec(const char *s, size_t len, uint64_t min, uint64_t max, uint64_t *out)
 {
-	uint64_t v = 0;
+	char buf[SK_U64_DEC_MAX + 1];
 
-	if (len == 0 || len > 20 || (len > 1 && s[0] == '0'))
+	if (len == 0 || len >= sizeof(buf) || (len > 1 && s[0] == '0'))
 		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return sk_parse_u64(buf, min, max, out) ? 0 : -EINVAL;
 }
 
 /* parse_ip - dotted quad of @len bytes, host order. */
@@ -136,7 +134,7 @@ parse_ip(const char *s, size_t len, uint32_t *out)
 
 		while (i < len && s[i] != '.')
 			i++;
-		if (parse_u64(s + start, i - start, &v) != 0 || v > 255)
+		if (dec(s + start, i - start, 0, 255, &v) != 0)
 			return -EINVAL;
 		ip = ip << 8 | (uint32_t)v;
 		if (part < 3) {
@@ -169,7 +167,7 @@ static int
 num(const char *name, const char *v, uint64_t min, uint64_t max, uint64_t *out, char *err,
     size_t errlen)
 {
-	if (parse_u64(v, strlen(v), out) != 0 || *out < min || *out > max) {
+	if (dec(v, strlen(v), min, max, out) != 0) {
 		sk_set_err(err, errlen, "--%s: '%s' is not an integer in %llu..%llu", name, v,
 			   (unsigned long long)min, (unsigned long long)max);
 		return -EINVAL;
@@ -181,12 +179,9 @@ num(const char *name, const char *v, uint64_t min, uint64_t max, uint64_t *out, 
 static int
 real(const char *name, const char *v, double min, double max, double *out, char *err, size_t errlen)
 {
-	char *end;
 	double d;
 
-	errno = 0;
-	d = strtod(v, &end);
-	if (v[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(d) || d < min || d > max) {
+	if (!sk_parse_double(v, min, max, &d)) {
 		sk_set_err(err, errlen, "--%s: '%s' is not a number in %g..%g", name, v, min, max);
 		return -EINVAL;
 	}
@@ -253,8 +248,7 @@ opt_server(struct lg_opts *o, const char *name, const char *v, char *err, size_t
 	uint64_t port = 80;
 
 	if (parse_ip(v, iplen, &o->server_ip) != 0 ||
-	    (colon != NULL &&
-	     (parse_u64(colon + 1, strlen(colon + 1), &port) != 0 || port == 0 || port > 65535))) {
+	    (colon != NULL && dec(colon + 1, strlen(colon + 1), 1, 65535, &port) != 0)) {
 		sk_set_err(err, errlen, "--%s: '%s' is not A.B.C.D[:PORT]", name, v);
 		return -EINVAL;
 	}
@@ -275,7 +269,7 @@ block(const char *name, const char *v, uint32_t *first, uint32_t *count, char *e
 	uint32_t ip, mask;
 
 	if (slash == NULL || parse_ip(v, (size_t)(slash - v), &ip) != 0 ||
-	    parse_u64(slash + 1, strlen(slash + 1), &bits) != 0 || bits > 32) {
+	    dec(slash + 1, strlen(slash + 1), 0, 32, &bits) != 0) {
 		sk_set_err(err, errlen, "--%s: '%s' is not A.B.C.D/N", name, v);
 		return -EINVAL;
 	}
@@ -329,8 +323,8 @@ opt_sports(struct lg_opts *o, const char *name, const char *v, char *err, size_t
 	const char *dash = strchr(v, '-');
 	uint64_t lo, hi;
 
-	if (dash == NULL || parse_u64(v, (size_t)(dash - v), &lo) != 0 ||
-	    parse_u64(dash + 1, strlen(dash + 1), &hi) != 0 || lo == 0 || hi > 65535 || lo > hi) {
+	if (dash == NULL || dec(v, (size_t)(dash - v), 1, 65535, &lo) != 0 ||
+	    dec(dash + 1, strlen(dash + 1), 1, 65535, &hi) != 0 || lo > hi) {
 		sk_set_err(err, errlen, "--%s: '%s' is not MIN-MAX within 1-65535", name, v);
 		return -EINVAL;
 	}
@@ -354,8 +348,8 @@ opt_mix(struct lg_opts *o, const char *name, const char *v, char *err, size_t er
 
 		eq = memchr(p, '=', len);
 		k = eq != NULL ? lg_req_kind_parse(p, (size_t)(eq - p)) : -1;
-		if (eq == NULL || k < 0 || parse_u64(eq + 1, len - (size_t)(eq + 1 - p), &w) != 0 ||
-		    w > 1000000 || mix[k] != 0) {
+		if (eq == NULL || k < 0 ||
+		    dec(eq + 1, len - (size_t)(eq + 1 - p), 0, 1000000, &w) != 0 || mix[k] != 0) {
 			sk_set_err(err, errlen,
 				   "--%s: '%.*s' is not KIND=WEIGHT (KIND buy, buy_jwt, order, "
 				   "item or healthz, once each; WEIGHT 0..1000000)",
