@@ -29,6 +29,7 @@
 
 #include "sk_activity.h"
 #include "sk_log.h"
+#include "sk_parse.h"
 #include "sk_admin.h"
 #include "sk_exporter.h"
 #include "sk_control.h"
@@ -90,20 +91,6 @@ usage(FILE *f)
 		SK_ADMIN_PORT_DEFAULT, SK_CONTROL_BATCH_MAX_DEFAULT);
 }
 
-/* parse_num - @s as a decimal integer in [lo, hi]; false if not. */
-static bool
-parse_num(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* parse_opts - the options after "--". 0, 1 (--help: exit 0), or -1 (error printed). */
 static int
 parse_opts(int argc, char **argv, struct opts *o)
@@ -156,13 +143,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 				bad = "--store";
 			break;
 		case O_TIMEOUT:
-			if (parse_num(optarg, 0, INT64_MAX / S, &v))
+			if (sk_parse_i64(optarg, 0, INT64_MAX / S, &v))
 				o->pay_timeout_s = v;
 			else
 				bad = "--payment-timeout";
 			break;
 		case O_PORT:
-			if (parse_num(optarg, 0, 65535, &v))
+			if (sk_parse_i64(optarg, 0, 65535, &v))
 				o->admin_port = (unsigned)v;
 			else
 				bad = "--admin-port";
@@ -173,19 +160,19 @@ parse_opts(int argc, char **argv, struct opts *o)
 				bad = "--admin-socket";
 			break;
 		case O_BATCH_US:
-			if (parse_num(optarg, 0, 1000000, &v))
+			if (sk_parse_i64(optarg, 0, 1000000, &v))
 				o->batch_us = v;
 			else
 				bad = "--batch-us";
 			break;
 		case O_BATCH_MAX:
-			if (parse_num(optarg, 8, 1 << 24, &v))
+			if (sk_parse_i64(optarg, 8, 1 << 24, &v))
 				o->batch_max = (unsigned)v;
 			else
 				bad = "--batch-max";
 			break;
 		case O_MAP:
-			if (parse_num(optarg, 1, INT64_C(1) << 24, &v))
+			if (sk_parse_i64(optarg, 1, INT64_C(1) << 24, &v))
 				o->map_mb = (uint64_t)v;
 			else
 				bad = "--store-map-mb";

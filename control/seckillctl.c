@@ -23,6 +23,7 @@
 
 #include "sk_common.h"
 #include "sk_log.h"
+#include "sk_parse.h"
 #include "seckillctl.h"
 #include "seckillctl_client.h"
 
@@ -372,9 +373,8 @@ main(int argc, char **argv)
 			c.json = true;
 		} else if (strcmp(a, "--port") == 0 || strncmp(a, "--port=", 7) == 0) {
 			const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			char *end;
-			unsigned long p = v != NULL ? strtoul(v, &end, 10) : 0;
-			if (v == NULL || *v == '\0' || *end != '\0' || p == 0 || p > 65535) {
+			uint32_t p;
+			if (!sk_parse_u32(v, 1, 65535, &p)) {
 				ex = usage_error(main_help, "--port needs a port number 1..65535");
 				goto out;
 			}

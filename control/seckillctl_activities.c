@@ -17,85 +17,23 @@
 
 #include "sk_common.h"
 #include "sk_log.h"
+#include "sk_parse.h"
 #include "seckillctl.h"
 #include "seckillctl_client.h"
 
-/* parse_u64 - decimal @s in [lo, hi]. */
-static bool
-parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 /*
- * parse_time - a TIME of the command line as ns since the epoch: "now",
- * "+N[smhd]", unix seconds, or "YYYY-MM-DDTHH:MM:SSZ"; "never" when
- * @never_ok (INT64_MAX).
+ * time_arg - a TIME of the command line (sk_parse_time: now, +N[smhd], unix
+ * seconds, YYYY-MM-DDTHH:MM:SSZ; "never" with SK_TIME_NEVER_OK, INT64_MAX)
+ * as ns since the epoch, relative ones from @now_ns.
  */
 static bool
-parse_time(const char *s, int64_t now_ns, bool never_ok, int64_t *out)
+time_arg(const char *s, int64_t now_ns, unsigned flags, int64_t *out)
 {
-	const int64_t S = 1000000000;
-	uint64_t v;
+	struct sk_time t;
 
-	if (strcmp(s, "now") == 0) {
-		*out = now_ns;
-		return true;
-	}
-	if (never_ok && strcmp(s, "never") == 0) {
-		*out = INT64_MAX;
-		return true;
-	}
-	if (s[0] == '+') {
-		char num[24];
-		size_t n = strlen(s + 1);
-		int64_t unit = S;
-
-		if (n == 0 || n >= sizeof(num))
-			return false;
-		memcpy(num, s + 1, n + 1);
-		switch (num[n - 1]) {
-		case 'd':
-			unit *= 24;
-			/* fall through */
-		case 'h':
-			unit *= 60;
-			/* fall through */
-		case 'm':
-			unit *= 60;
-			/* fall through */
-		case 's':
-			num[n - 1] = '\0';
-			break;
-		default:
-			break;
-		}
-		if (!parse_u64(num, 0, (uint64_t)(INT64_MAX - now_ns) / (uint64_t)unit, &v))
-			return false;
-		*out = now_ns + (int64_t)v * unit;
-		return true;
-	}
-	if (parse_u64(s, 0, (uint64_t)(INT64_MAX / S) - 1, &v)) {
-		*out = (int64_t)v * S;
-		return true;
-	}
-	struct tm tm = {0};
-	const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (end == NULL || *end != '\0')
+	if (!sk_parse_time(s, flags, &t))
 		return false;
-	time_t t = timegm(&tm);
-	if (t < 0)
-		return false;
-	*out = (int64_t)t * S;
+	*out = sk_time_resolve_ns(&t, now_ns);
 	return true;
 }
 
@@ -114,24 +52,24 @@ cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 	uint64_t id, total, price = 0, limit = 1, pay = 0;
 	json_t *j;
 
-	if (!parse_u64(id_s, 1, UINT32_MAX, &id))
+	if (!sk_parse_u64(id_s, 1, UINT32_MAX, &id))
 		return usage_error(cmd->help, "activity add: bad item ID '%s'", id_s);
 	if (o[O_TOTAL] == NULL)
 		return usage_error(cmd->help, "activity add: --total is required");
-	if (!parse_u64(o[O_TOTAL], 1, UINT64_C(1) << 48, &total))
+	if (!sk_parse_u64(o[O_TOTAL], 1, UINT64_C(1) << 48, &total))
 		return usage_error(cmd->help, "--total: '%s' is not 1..2^48", o[O_TOTAL]);
-	if (o[O_PRICE] != NULL && !parse_u64(o[O_PRICE], 0, INT64_MAX, &price))
+	if (o[O_PRICE] != NULL && !sk_parse_u64(o[O_PRICE], 0, INT64_MAX, &price))
 		return usage_error(cmd->help, "--price: '%s' is not a number of minor units",
 				   o[O_PRICE]);
-	if (o[O_LIMIT] != NULL && !parse_u64(o[O_LIMIT], 1, 1000, &limit))
+	if (o[O_LIMIT] != NULL && !sk_parse_u64(o[O_LIMIT], 1, 1000, &limit))
 		return usage_error(cmd->help, "--limit: '%s' is not 1..1000", o[O_LIMIT]);
 	if (o[O_PAY_TIMEOUT] != NULL &&
-	    !parse_u64(o[O_PAY_TIMEOUT], 0, INT64_MAX / 1000000000, &pay))
+	    !sk_parse_u64(o[O_PAY_TIMEOUT], 0, INT64_MAX / 1000000000, &pay))
 		return usage_error(cmd->help, "--pay-timeout: '%s' is not a number of seconds",
 				   o[O_PAY_TIMEOUT]);
-	if (o[O_START] != NULL && !parse_time(o[O_START], now, false, &start))
+	if (o[O_START] != NULL && !time_arg(o[O_START], now, 0, &start))
 		return usage_error(cmd->help, "--start: '%s' is not a TIME", o[O_START]);
-	if (o[O_END] != NULL && !parse_time(o[O_END], now, true, &end))
+	if (o[O_END] != NULL && !time_arg(o[O_END], now, SK_TIME_NEVER_OK, &end))
 		return usage_error(cmd->help, "--end: '%s' is not a TIME", o[O_END]);
 	if (end <= start)
 		return usage_error(cmd->help, "--end: must be after --start");
@@ -227,10 +165,10 @@ cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 	uint64_t units, rid;
 	json_t *j;
 
-	if (!parse_u64(units_s, 1, UINT64_C(1) << 48, &units))
+	if (!sk_parse_u64(units_s, 1, UINT64_C(1) << 48, &units))
 		return usage_error(cmd->help, "stock add: UNITS '%s' is not 1..2^48", units_s);
 	if (c->opt[O_REQUEST_ID] != NULL) {
-		if (!parse_u64(c->opt[O_REQUEST_ID], 1, INT64_MAX, &rid))
+		if (!sk_parse_u64(c->opt[O_REQUEST_ID], 1, INT64_MAX, &rid))
 			return usage_error(cmd->help, "--request-id: '%s' is not 1..2^63-1",
 					   c->opt[O_REQUEST_ID]);
 	} else {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sk_admin_impl.h"
+#include "sk_parse.h"
 
 /* ---------------------------------------------------------------- metrics */
 
@@ -47,17 +48,17 @@ get_metrics(struct sk_control *ctl, struct sk_admin_reply *r)
 static uint64_t
 parse_id(const char *s, const char **rest)
 {
-	uint64_t v = 0;
-	size_t i = 0;
+	char digits[21]; /* UINT64_MAX has 20 */
+	size_t n = strcspn(s, "/");
+	uint64_t v;
 
-	for (; s[i] >= '0' && s[i] <= '9'; i++) {
-		if (i >= 20 || __builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
-			return 0;
-	}
-	if (i == 0 || s[0] == '0' || (s[i] != '\0' && s[i] != '/'))
+	if (n == 0 || n >= sizeof(digits) || s[0] == '0')
 		return 0;
-	*rest = s + i;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (!sk_parse_u64(digits, 1, UINT64_MAX, &v))
+		return 0;
+	*rest = s + n;
 	return v;
 }
 
