@@ -11,6 +11,7 @@
 
 #include "sk_common.h"
 #include "sk_exporter.h"
+#include "sk_log.h"
 #include "sk_prom.h"
 
 #define IDLE_SLEEP_NS 2000000
@@ -33,8 +34,7 @@ run(void *arg)
 		int n = sk_export_poll(x->ex, now, 1024);
 
 		if (n < 0 && now - last_log > INT64_C(1000000000)) {
-			fprintf(stderr, "seckill-control: export: store: %s (retrying)\n",
-				strerror(-n));
+			sk_log("seckill-control", "export: store: %s (retrying)", strerror(-n));
 			last_log = now;
 		}
 		if (n <= 0) {
