@@ -21,7 +21,7 @@ static const char SCHEMA_MAGIC[4] = {'S', 'K', 'S', 'T'};
 /* ------------------------------------------------ errors and transactions */
 
 int
-lmdb_err(int rc)
+store_lmdb_err(int rc)
 {
 	switch (rc) {
 	case MDB_SUCCESS:
@@ -50,14 +50,14 @@ lmdb_err(int rc)
 }
 
 int
-wtxn_begin(struct sk_store *st, struct wtxn *w)
+store_wtxn_begin(struct sk_store *st, struct wtxn *w)
 {
 	memset(w, 0, sizeof(*w));
-	return lmdb_err(mdb_txn_begin(st->env, NULL, 0, &w->txn));
+	return store_lmdb_err(mdb_txn_begin(st->env, NULL, 0, &w->txn));
 }
 
 void
-wtxn_abort(struct wtxn *w)
+store_wtxn_abort(struct wtxn *w)
 {
 	if (w->txn != NULL)
 		mdb_txn_abort(w->txn);
@@ -65,7 +65,7 @@ wtxn_abort(struct wtxn *w)
 }
 
 int
-wtxn_commit(struct sk_store *st, struct wtxn *w)
+store_wtxn_commit(struct sk_store *st, struct wtxn *w)
 {
 	int rc = 0;
 
@@ -81,17 +81,17 @@ wtxn_commit(struct sk_store *st, struct wtxn *w)
 	else
 		mdb_txn_abort(w->txn);
 	w->txn = NULL;
-	return lmdb_err(rc);
+	return store_lmdb_err(rc);
 }
 
 int
-meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint64_t *out)
+store_meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint64_t *out)
 {
 	MDB_val k = mval(name, strlen(name)), d;
 	int rc = mdb_get(txn, st->meta, &k, &d);
 
 	if (rc != 0)
-		return lmdb_err(rc);
+		return store_lmdb_err(rc);
 	if (d.mv_size != 8)
 		return -EIO;
 	*out = get_be64(d.mv_data);
@@ -99,28 +99,28 @@ meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint64_t *out)
 }
 
 int
-wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_event *ev)
+store_wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_event *ev)
 {
 	if (rc == 0 && ev != NULL)
-		rc = event_add(st, w, ev);
+		rc = store_event_add(st, w, ev);
 	if (rc == 0)
-		rc = wtxn_commit(st, w);
-	wtxn_abort(w);
+		rc = store_wtxn_commit(st, w);
+	store_wtxn_abort(w);
 	return rc;
 }
 
 int
-rtxn_begin(struct sk_store *st, MDB_txn **txn)
+store_rtxn_begin(struct sk_store *st, MDB_txn **txn)
 {
-	return lmdb_err(mdb_txn_begin(st->env, NULL, MDB_RDONLY, txn));
+	return store_lmdb_err(mdb_txn_begin(st->env, NULL, MDB_RDONLY, txn));
 }
 
 int
-walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi)
+store_walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi)
 {
 	memset(w, 0, sizeof(*w));
 	if (txn == NULL) {
-		w->rc = rtxn_begin(st, &w->own);
+		w->rc = store_rtxn_begin(st, &w->own);
 		if (w->rc != 0) {
 			w->own = NULL;
 			return w->rc;
@@ -128,7 +128,7 @@ walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi)
 		txn = w->own;
 	}
 	w->txn = txn;
-	w->rc = lmdb_err(mdb_cursor_open(txn, dbi, &w->cur));
+	w->rc = store_lmdb_err(mdb_cursor_open(txn, dbi, &w->cur));
 	if (w->rc != 0)
 		w->cur = NULL;
 	return w->rc;
@@ -142,18 +142,18 @@ walk_move(struct walk *w, MDB_val *key, MDB_cursor_op op)
 		return false;
 	int rc = mdb_cursor_get(w->cur, key, &w->data, op);
 	if (rc != 0 && rc != MDB_NOTFOUND)
-		w->rc = lmdb_err(rc);
+		w->rc = store_lmdb_err(rc);
 	return rc == 0;
 }
 
 bool
-walk_get(struct walk *w, MDB_cursor_op op)
+store_walk_get(struct walk *w, MDB_cursor_op op)
 {
 	return walk_move(w, &w->key, op);
 }
 
 bool
-walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len)
+store_walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len)
 {
 	MDB_val key = mval(k, len);
 	if (!walk_move(w, &key, op == MDB_SET ? MDB_SET_KEY : op))
@@ -163,7 +163,7 @@ walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len)
 }
 
 int
-walk_end(struct walk *w, int rc)
+store_walk_end(struct walk *w, int rc)
 {
 	if (w->cur != NULL)
 		mdb_cursor_close(w->cur);
@@ -176,7 +176,7 @@ walk_end(struct walk *w, int rc)
 }
 
 int
-itab_init(struct itab *t, size_t cap)
+store_itab_init(struct itab *t, size_t cap)
 {
 	t->e = calloc(cap, sizeof(*t->e));
 	t->mask = cap - 1;
@@ -195,7 +195,7 @@ itab_slot(struct item_ent *e, size_t mask, uint32_t item)
 }
 
 struct item_ent *
-itab_get(struct itab *t, uint32_t item, bool *fresh)
+store_itab_get(struct itab *t, uint32_t item, bool *fresh)
 {
 	struct item_ent *s = itab_slot(t->e, t->mask, item);
 
@@ -241,7 +241,7 @@ meta_put(struct sk_store *st, MDB_txn *txn, const char *name, const void *v, siz
 {
 	MDB_val k = mval(name, strlen(name)), d = mval(v, len);
 
-	return lmdb_err(mdb_put(txn, st->meta, &k, &d, 0));
+	return store_lmdb_err(mdb_put(txn, st->meta, &k, &d, 0));
 }
 
 static int
@@ -260,11 +260,12 @@ static int
 store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size_t errlen)
 {
 	uint8_t v[8];
-	int rc = lmdb_err(mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta));
+	int rc = store_lmdb_err(mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta));
 
 	for (size_t i = 0; rc == 0 && i < SK_ARRAY_SIZE(db_list); i++)
-		rc = lmdb_err(mdb_dbi_open(txn, db_list[i].name, MDB_CREATE | db_list[i].flags,
-					   (MDB_dbi *)((char *)st + db_list[i].off)));
+		rc = store_lmdb_err(mdb_dbi_open(txn, db_list[i].name,
+						 MDB_CREATE | db_list[i].flags,
+						 (MDB_dbi *)((char *)st + db_list[i].off)));
 	if (rc == 0)
 		rc = schema_write(st, txn);
 	put_be64(v, 1);
@@ -288,7 +289,7 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 	bool rdonly = st->flags & SK_STORE_RDONLY;
 	MDB_txn *txn;
 	MDB_val k, d;
-	int rc = lmdb_err(mdb_txn_begin(st->env, NULL, rdonly ? MDB_RDONLY : 0, &txn));
+	int rc = store_lmdb_err(mdb_txn_begin(st->env, NULL, rdonly ? MDB_RDONLY : 0, &txn));
 
 	if (rc != 0) {
 		sk_set_err(err, errlen, "%s: cannot begin a transaction: %s", dir, strerror(-rc));
@@ -301,7 +302,7 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 		rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
 		if (rc == 0)
 			rc = mdb_stat(txn, main_dbi, &ms);
-		rc = lmdb_err(rc);
+		rc = store_lmdb_err(rc);
 		if (rc != 0) {
 			sk_set_err(err, errlen, "%s: %s", dir, strerror(-rc));
 		} else if (ms.ms_entries != 0) {
@@ -317,7 +318,7 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 		goto out;
 	}
 	if (rc != 0) {
-		rc = lmdb_err(rc);
+		rc = store_lmdb_err(rc);
 		sk_set_err(err, errlen, "%s: cannot open meta: %s", dir, strerror(-rc));
 		goto out;
 	}
@@ -346,7 +347,8 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 		if (rc != 0) {
 			sk_set_err(err, errlen, "%s: damaged store: database %s: %s", dir,
 				   db_list[i].name, mdb_strerror(rc));
-			rc = rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE ? -EPROTO : lmdb_err(rc);
+			rc = rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE ? -EPROTO
+									  : store_lmdb_err(rc);
 			goto out;
 		}
 	}
@@ -356,7 +358,7 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 		rc = schema_write(st, txn);
 out:
 	if (rc == 0) {
-		rc = lmdb_err(mdb_txn_commit(txn));
+		rc = store_lmdb_err(mdb_txn_commit(txn));
 		if (rc != 0)
 			sk_set_err(err, errlen, "%s: cannot commit: %s", dir, strerror(-rc));
 	} else {
@@ -404,7 +406,7 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 		rc = mdb_env_set_mapsize(st->env, conf->map_size != 0 ? conf->map_size
 								      : SK_STORE_MAP_SIZE_DEFAULT);
 	if (rc != 0) {
-		rc = lmdb_err(rc);
+		rc = store_lmdb_err(rc);
 		sk_set_err(err, errlen, "%s: cannot set up LMDB: %s", dir, strerror(-rc));
 		goto err;
 	}
@@ -422,7 +424,7 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 	if (rc != 0) {
 		sk_set_err(err, errlen, "%s: cannot open the LMDB environment: %s", dir,
 			   mdb_strerror(rc));
-		rc = lmdb_err(rc);
+		rc = store_lmdb_err(rc);
 		goto err;
 	}
 	int dead;
@@ -461,9 +463,9 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 	int rc;
 
 	memset(info, 0, sizeof(*info));
-	rc = lmdb_err(mdb_env_info(st->env, &ei));
+	rc = store_lmdb_err(mdb_env_info(st->env, &ei));
 	if (rc == 0)
-		rc = lmdb_err(mdb_env_stat(st->env, &ms));
+		rc = store_lmdb_err(mdb_env_stat(st->env, &ms));
 	if (rc != 0)
 		return rc;
 	info->page_size = ms.ms_psize;
@@ -472,7 +474,7 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 	info->readers = ei.me_numreaders;
 	info->last_txn = ei.me_last_txnid;
 
-	rc = rtxn_begin(st, &txn);
+	rc = store_rtxn_begin(st, &txn);
 	if (rc != 0)
 		return rc;
 	const struct {
@@ -484,11 +486,11 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 		{st->cursors, &info->cursors},	  {st->deadlines, &info->deadlines},
 	};
 	for (size_t i = 0; rc == 0 && i < SK_ARRAY_SIZE(dbs); i++) {
-		rc = lmdb_err(mdb_stat(txn, dbs[i].dbi, &ms));
+		rc = store_lmdb_err(mdb_stat(txn, dbs[i].dbi, &ms));
 		*dbs[i].out = ms.ms_entries;
 	}
 	if (rc == 0)
-		rc = meta_get_u64(st, txn, META_EVENT_NEXT, &info->event_next);
+		rc = store_meta_get_u64(st, txn, META_EVENT_NEXT, &info->event_next);
 	key = mval(META_SCHEMA, sizeof(META_SCHEMA) - 1);
 	if (rc == 0 && mdb_get(txn, st->meta, &key, &data) == 0 && data.mv_size == SCHEMA_VAL_LEN) {
 		info->schema_major = get_be32((const uint8_t *)data.mv_data + 4);

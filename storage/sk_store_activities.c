@@ -10,9 +10,11 @@
 
 #include "sk_store_impl.h"
 
+/* ------------------------------------------------- ledgers and definitions */
+
 int
-ledger_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_ledger *l,
-	    bool *found)
+store_ledger_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_ledger *l,
+		  bool *found)
 {
 	uint8_t k[RESTOCK_KEY_LEN];
 	MDB_val key, data;
@@ -26,28 +28,29 @@ ledger_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_le
 	if (rc == MDB_NOTFOUND)
 		return 0;
 	if (rc != 0)
-		return lmdb_err(rc);
+		return store_lmdb_err(rc);
 	if (data.mv_size != LEDGER_VAL_LEN)
 		return -EIO;
-	ledger_dec(l, data.mv_data);
+	store_ledger_dec(l, data.mv_data);
 	if (found != NULL)
 		*found = true;
 	return 0;
 }
 
 int
-ledger_store(struct sk_store *st, MDB_txn *txn, uint32_t item, const struct sk_store_ledger *l)
+store_ledger_store(struct sk_store *st, MDB_txn *txn, uint32_t item,
+		   const struct sk_store_ledger *l)
 {
 	uint8_t k[RESTOCK_KEY_LEN], v[LEDGER_VAL_LEN];
 
 	item_key(k, item, ITEM_TAG_LEDGER, 0);
-	ledger_enc(v, l);
+	store_ledger_enc(v, l);
 	MDB_val key = mval(k, ITEM_KEY_LEN), data = mval(v, sizeof(v));
-	return lmdb_err(mdb_put(txn, st->items, &key, &data, 0));
+	return store_lmdb_err(mdb_put(txn, st->items, &key, &data, 0));
 }
 
 int
-act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activity *a)
+store_act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activity *a)
 {
 	uint8_t k[RESTOCK_KEY_LEN];
 	MDB_val key, data;
@@ -56,22 +59,22 @@ act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activ
 	key = mval(k, ITEM_KEY_LEN);
 	int rc = mdb_get(txn, st->items, &key, &data);
 	if (rc != 0)
-		return lmdb_err(rc);
+		return store_lmdb_err(rc);
 	if (data.mv_size != ACT_VAL_LEN)
 		return -EIO;
-	act_dec(a, item, data.mv_data);
+	store_act_dec(a, item, data.mv_data);
 	return 0;
 }
 
 int
-act_store(struct sk_store *st, MDB_txn *txn, const struct sk_store_activity *a)
+store_act_store(struct sk_store *st, MDB_txn *txn, const struct sk_store_activity *a)
 {
 	uint8_t k[RESTOCK_KEY_LEN], v[ACT_VAL_LEN];
 
 	item_key(k, a->item, ITEM_TAG_DEF, 0);
-	act_enc(v, a);
+	store_act_enc(v, a);
 	MDB_val key = mval(k, ITEM_KEY_LEN), data = mval(v, sizeof(v));
-	return lmdb_err(mdb_put(txn, st->items, &key, &data, 0));
+	return store_lmdb_err(mdb_put(txn, st->items, &key, &data, 0));
 }
 
 /* -------------------------------------------------------------- activities */
@@ -93,10 +96,10 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 
 	if (a == NULL || !act_valid(a))
 		return -EINVAL;
-	rc = wtxn_begin(st, &w);
+	rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
 		return rc;
-	rc = act_load(st, w.txn, a->item, &cur);
+	rc = store_act_load(st, w.txn, a->item, &cur);
 	if (rc == -ENOENT) {
 		cur = *a;
 		cur.added = 0;
@@ -123,7 +126,7 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 	if (rc != 0)
 		goto out;
 	cur.updated_ns = now_ns;
-	rc = ledger_load(st, w.txn, a->item, &led, NULL);
+	rc = store_ledger_load(st, w.txn, a->item, &led, NULL);
 	if (rc != 0)
 		goto out;
 	uint64_t cap;
@@ -135,14 +138,14 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 		rc = -ERANGE;
 		goto out;
 	}
-	rc = act_store(st, w.txn, &cur);
+	rc = store_act_store(st, w.txn, &cur);
 	struct sk_store_event ev = {.type = SK_STORE_EV_ACTIVITY,
 				    .item = a->item,
 				    .units = cur.total,
 				    .time_ns = now_ns};
-	return wtxn_end(st, &w, rc, &ev);
+	return store_wtxn_end(st, &w, rc, &ev);
 out:
-	wtxn_abort(&w);
+	store_wtxn_abort(&w);
 	return rc;
 }
 
@@ -152,13 +155,13 @@ sk_store_activity_get(struct sk_store *st, uint32_t item, struct sk_store_activi
 {
 	struct sk_store_activity tmp;
 	MDB_txn *txn;
-	int rc = rtxn_begin(st, &txn);
+	int rc = store_rtxn_begin(st, &txn);
 
 	if (rc != 0)
 		return rc;
-	rc = act_load(st, txn, item, a != NULL ? a : &tmp);
+	rc = store_act_load(st, txn, item, a != NULL ? a : &tmp);
 	if ((rc == 0 || rc == -ENOENT) && ledger != NULL) {
-		int lr = ledger_load(st, txn, item, ledger, NULL);
+		int lr = store_ledger_load(st, txn, item, ledger, NULL);
 		if (lr != 0)
 			rc = lr;
 	}
@@ -172,8 +175,8 @@ sk_store_activity_foreach(struct sk_store *st, sk_store_activity_cb cb, void *ar
 	struct walk wk;
 	int rc = 0;
 
-	walk_open(&wk, st, NULL, st->items);
-	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+	store_walk_open(&wk, st, NULL, st->items);
+	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
 		const uint8_t *kp = wk.key.mv_data;
 		if (wk.key.mv_size != ITEM_KEY_LEN || kp[4] != ITEM_TAG_DEF)
 			continue;
@@ -184,14 +187,14 @@ sk_store_activity_foreach(struct sk_store *st, sk_store_activity_cb cb, void *ar
 		struct sk_store_activity a;
 		struct sk_store_ledger led;
 		uint32_t item = get_be32(kp);
-		act_dec(&a, item, wk.data.mv_data);
-		rc = ledger_load(st, wk.txn, item, &led, NULL);
+		store_act_dec(&a, item, wk.data.mv_data);
+		rc = store_ledger_load(st, wk.txn, item, &led, NULL);
 		if (rc == 0)
 			rc = cb(&a, &led, arg);
 		if (rc != 0)
 			break;
 	}
-	return walk_end(&wk, rc);
+	return store_walk_end(&wk, rc);
 }
 
 int
@@ -199,11 +202,11 @@ sk_store_activity_close(struct sk_store *st, uint32_t item, int64_t now_ns)
 {
 	struct sk_store_activity a;
 	struct wtxn w;
-	int rc = wtxn_begin(st, &w);
+	int rc = store_wtxn_begin(st, &w);
 
 	if (rc != 0)
 		return rc;
-	rc = act_load(st, w.txn, item, &a);
+	rc = store_act_load(st, w.txn, item, &a);
 	if (rc != 0)
 		goto out;
 	if (a.closed_ns != 0) {
@@ -212,11 +215,11 @@ sk_store_activity_close(struct sk_store *st, uint32_t item, int64_t now_ns)
 	}
 	a.closed_ns = now_ns > 0 ? now_ns : 1;
 	a.updated_ns = now_ns;
-	rc = act_store(st, w.txn, &a);
+	rc = store_act_store(st, w.txn, &a);
 	struct sk_store_event ev = {.type = SK_STORE_EV_CLOSED, .item = item, .time_ns = now_ns};
-	return wtxn_end(st, &w, rc, &ev);
+	return store_wtxn_end(st, &w, rc, &ev);
 out:
-	wtxn_abort(&w);
+	store_wtxn_abort(&w);
 	return rc;
 }
 
@@ -232,10 +235,10 @@ sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_i
 
 	if (units == 0 || restock_id == 0)
 		return -EINVAL;
-	rc = wtxn_begin(st, &w);
+	rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
 		return rc;
-	rc = act_load(st, w.txn, item, &a);
+	rc = store_act_load(st, w.txn, item, &a);
 	if (rc != 0)
 		goto out;
 	item_key(k, item, ITEM_TAG_RESTOCK, restock_id);
@@ -249,7 +252,7 @@ sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_i
 		goto out;
 	}
 	if (rc != MDB_NOTFOUND) {
-		rc = lmdb_err(rc);
+		rc = store_lmdb_err(rc);
 		goto out;
 	}
 	if (a.closed_ns != 0) {
@@ -264,17 +267,17 @@ sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_i
 	}
 	a.added = added;
 	a.updated_ns = now_ns;
-	rc = act_store(st, w.txn, &a);
+	rc = store_act_store(st, w.txn, &a);
 	if (rc != 0)
 		goto out;
 	put_be64(v, units);
 	put_be64(v + 8, (uint64_t)now_ns);
 	data = mval(v, sizeof(v));
-	rc = lmdb_err(mdb_put(w.txn, st->items, &key, &data, 0));
+	rc = store_lmdb_err(mdb_put(w.txn, st->items, &key, &data, 0));
 	struct sk_store_event ev = {
 		.type = SK_STORE_EV_RESTOCKED, .item = item, .units = units, .time_ns = now_ns};
-	return wtxn_end(st, &w, rc, &ev);
+	return store_wtxn_end(st, &w, rc, &ev);
 out:
-	wtxn_abort(&w);
+	store_wtxn_abort(&w);
 	return rc;
 }

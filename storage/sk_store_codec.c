@@ -10,7 +10,7 @@
 #include "sk_store_impl.h"
 
 void
-order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
+store_order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
 {
 	const struct sk_order_rec *r = &l->rec;
 
@@ -29,7 +29,7 @@ order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
 }
 
 void
-order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v)
+store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v)
 {
 	struct sk_order_rec *r = &l->rec;
 
@@ -51,7 +51,7 @@ order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v)
 }
 
 void
-ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l)
+store_ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l)
 {
 	put_be64(v + 0, l->sold);
 	put_be64(v + 8, l->returned);
@@ -62,7 +62,7 @@ ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l)
 }
 
 void
-ledger_dec(struct sk_store_ledger *l, const uint8_t *v)
+store_ledger_dec(struct sk_store_ledger *l, const uint8_t *v)
 {
 	l->sold = get_be64(v + 0);
 	l->returned = get_be64(v + 8);
@@ -73,7 +73,7 @@ ledger_dec(struct sk_store_ledger *l, const uint8_t *v)
 }
 
 void
-act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a)
+store_act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a)
 {
 	size_t nlen = strnlen(a->name, SK_STORE_NAME_MAX);
 
@@ -93,7 +93,7 @@ act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a)
 }
 
 void
-act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v)
+store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v)
 {
 	memset(a, 0, sizeof(*a));
 	a->item = item;
@@ -113,7 +113,7 @@ act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v)
 }
 
 void
-event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev)
+store_event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev)
 {
 	v[0] = ev->type;
 	v[1] = ev->nlines;
@@ -127,7 +127,7 @@ event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev)
 }
 
 void
-event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v)
+store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v)
 {
 	ev->seq = seq;
 	ev->type = v[0];

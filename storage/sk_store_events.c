@@ -11,22 +11,22 @@
 #include "sk_store_impl.h"
 
 int
-event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev)
+store_event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev)
 {
 	uint8_t k[EVENT_KEY_LEN], v[EVENT_VAL_LEN];
 
 	if (w->seq_next == 0) {
-		int rc = meta_get_u64(st, w->txn, META_EVENT_NEXT, &w->seq_next);
+		int rc = store_meta_get_u64(st, w->txn, META_EVENT_NEXT, &w->seq_next);
 		if (rc != 0)
 			return rc == -ENOENT ? -EIO : rc;
 	}
 	ev->seq = w->seq_next;
 	put_be64(k, ev->seq);
-	event_enc(v, ev);
+	store_event_enc(v, ev);
 	MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
 	int rc = mdb_put(w->txn, st->events, &key, &data, MDB_APPEND);
 	if (rc != 0)
-		return rc == MDB_KEYEXIST ? -EIO : lmdb_err(rc);
+		return rc == MDB_KEYEXIST ? -EIO : store_lmdb_err(rc);
 	if (w->seq_first == 0)
 		w->seq_first = ev->seq;
 	w->seq_last = ev->seq;
@@ -43,21 +43,21 @@ sk_store_events_foreach(struct sk_store *st, uint64_t from_seq, sk_store_event_c
 	struct walk wk;
 	int rc = 0;
 
-	walk_open(&wk, st, NULL, st->events);
+	store_walk_open(&wk, st, NULL, st->events);
 	put_be64(k, from_seq);
-	for (bool at = walk_seek(&wk, MDB_SET_RANGE, k, sizeof(k)); at;
-	     at = walk_get(&wk, MDB_NEXT)) {
+	for (bool at = store_walk_seek(&wk, MDB_SET_RANGE, k, sizeof(k)); at;
+	     at = store_walk_get(&wk, MDB_NEXT)) {
 		struct sk_store_event ev;
 		if (wk.key.mv_size != EVENT_KEY_LEN || wk.data.mv_size != EVENT_VAL_LEN) {
 			rc = -EIO;
 			break;
 		}
-		event_dec(&ev, get_be64(wk.key.mv_data), wk.data.mv_data);
+		store_event_dec(&ev, get_be64(wk.key.mv_data), wk.data.mv_data);
 		rc = cb(&ev, arg);
 		if (rc != 0)
 			break;
 	}
-	return walk_end(&wk, rc);
+	return store_walk_end(&wk, rc);
 }
 
 int
@@ -67,11 +67,11 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 
 	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_CLOSED)
 		return -EINVAL;
-	int rc = wtxn_begin(st, &w);
+	int rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
 		return rc;
 	struct sk_store_event e = *ev;
-	rc = wtxn_end(st, &w, 0, &e);
+	rc = store_wtxn_end(st, &w, 0, &e);
 	if (rc == 0)
 		ev->seq = e.seq;
 	return rc;
@@ -83,28 +83,40 @@ sk_store_events_trim(struct sk_store *st, uint64_t below_seq, uint64_t *removed)
 	struct wtxn w;
 	struct walk wk;
 	uint64_t count = 0;
-	int rc = wtxn_begin(st, &w);
+	int rc = store_wtxn_begin(st, &w);
 
 	if (removed != NULL)
 		*removed = 0;
 	if (rc != 0)
 		return rc;
-	walk_open(&wk, st, w.txn, st->events);
+	store_walk_open(&wk, st, w.txn, st->events);
 	/* The oldest event each round: O(log n) per delete, obviously right. */
-	while (walk_get(&wk, MDB_FIRST) && wk.key.mv_size == EVENT_KEY_LEN &&
+	while (store_walk_get(&wk, MDB_FIRST) && wk.key.mv_size == EVENT_KEY_LEN &&
 	       get_be64(wk.key.mv_data) < below_seq) {
-		rc = lmdb_err(mdb_cursor_del(wk.cur, 0));
+		rc = store_lmdb_err(mdb_cursor_del(wk.cur, 0));
 		if (rc != 0)
 			break;
 		count++;
 	}
-	rc = walk_end(&wk, rc);
+	rc = store_walk_end(&wk, rc);
 	if (rc == 0 && count != 0)
-		rc = wtxn_commit(st, &w);
+		rc = store_wtxn_commit(st, &w);
 	if (rc == 0 && removed != NULL)
 		*removed = count;
-	wtxn_abort(&w);
+	store_wtxn_abort(&w);
 	return rc;
+}
+
+const char *
+sk_store_event_name(unsigned type)
+{
+	static const char *const names[] = {
+		[SK_STORE_EV_CONFIRMED] = "confirmed", [SK_STORE_EV_PAID] = "paid",
+		[SK_STORE_EV_CANCELLED] = "cancelled", [SK_STORE_EV_FAILED] = "failed",
+		[SK_STORE_EV_RESTOCKED] = "restocked", [SK_STORE_EV_ACTIVITY] = "activity",
+		[SK_STORE_EV_CLOSED] = "closed",
+	};
+	return type < SK_ARRAY_SIZE(names) && names[type] != NULL ? names[type] : "?";
 }
 
 /* ----------------------------------------------------------------- cursors */
@@ -124,11 +136,11 @@ sk_store_cursor_get(struct sk_store *st, const char *name, uint64_t *value)
 
 	if (!cursor_name_ok(name) || value == NULL)
 		return -EINVAL;
-	int rc = rtxn_begin(st, &txn);
+	int rc = store_rtxn_begin(st, &txn);
 	if (rc != 0)
 		return rc;
 	key = mval(name, strlen(name));
-	rc = lmdb_err(mdb_get(txn, st->cursors, &key, &data));
+	rc = store_lmdb_err(mdb_get(txn, st->cursors, &key, &data));
 	if (rc == 0 && data.mv_size != 8)
 		rc = -EIO;
 	if (rc == 0)
@@ -145,22 +157,11 @@ sk_store_cursor_set(struct sk_store *st, const char *name, uint64_t value)
 
 	if (!cursor_name_ok(name))
 		return -EINVAL;
-	int rc = wtxn_begin(st, &w);
+	int rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
 		return rc;
 	put_be64(v, value);
 	MDB_val key = mval(name, strlen(name)), data = mval(v, sizeof(v));
-	return wtxn_end(st, &w, lmdb_err(mdb_put(w.txn, st->cursors, &key, &data, 0)), NULL);
-}
-
-const char *
-sk_store_event_name(unsigned type)
-{
-	static const char *const names[] = {
-		[SK_STORE_EV_CONFIRMED] = "confirmed", [SK_STORE_EV_PAID] = "paid",
-		[SK_STORE_EV_CANCELLED] = "cancelled", [SK_STORE_EV_FAILED] = "failed",
-		[SK_STORE_EV_RESTOCKED] = "restocked", [SK_STORE_EV_ACTIVITY] = "activity",
-		[SK_STORE_EV_CLOSED] = "closed",
-	};
-	return type < SK_ARRAY_SIZE(names) && names[type] != NULL ? names[type] : "?";
+	return store_wtxn_end(st, &w, store_lmdb_err(mdb_put(w.txn, st->cursors, &key, &data, 0)),
+			      NULL);
 }

@@ -16,8 +16,10 @@
  * big-endian on disk so that LMDB's memcmp order is the numeric order
  * (orders by id, deadlines by time, events by sequence).
  *
- * Thread-safety: as the API (sk_store.h); everything here works inside the
- * caller's transaction and keeps no state of its own.
+ * Functions shared across these files are named store_*: not API, but
+ * global symbols of the library, so they carry a prefix. Errors are
+ * negative errnos as in sk_store.h. Thread-safety: as the API; everything
+ * here works inside the caller's transaction and keeps no state of its own.
  */
 #ifndef SK_STORE_IMPL_H
 #define SK_STORE_IMPL_H
@@ -151,21 +153,28 @@ deadline_key(uint8_t k[DEADLINE_KEY_LEN], int64_t deadline_ns, uint64_t id)
 	put_be64(k + 8, id);
 }
 
-/* ---------------------------------------------- values (sk_store_codec.c) */
+/* ------------------------------------------------ values (sk_store_codec.c) */
 
-void order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l);
-void order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v);
-void ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l);
-void ledger_dec(struct sk_store_ledger *l, const uint8_t *v);
-void act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a);
-void act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v);
-void event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev);
-void event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v);
+/*
+ * The fixed-size values of docs/storage.md, "Layout". Each *_enc() fills
+ * every byte of @v from the struct; each *_dec() fills the whole struct
+ * from @v (which the caller has checked is *_VAL_LEN bytes) and the parts
+ * that live in the key (@id, @line, @item, @seq). Pure; thread-safe.
+ */
+void store_order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l);
+void store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v);
+void store_ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l);
+void store_ledger_dec(struct sk_store_ledger *l, const uint8_t *v);
+/* store_act_enc - the name is cut at SK_STORE_NAME_MAX bytes, zero padded. */
+void store_act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a);
+void store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v);
+void store_event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev);
+void store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v);
 
-/* ------------------------------------- errors and transactions (sk_store.c) */
+/* -------------------------------------- errors and transactions (sk_store.c) */
 
-/* lmdb_err - an LMDB or system error code as a negative errno. */
-int lmdb_err(int rc);
+/* store_lmdb_err - an LMDB or system error code as a negative errno (0 stays 0). */
+int store_lmdb_err(int rc);
 
 /*
  * A write transaction and the event sequence it appends with. The counter
@@ -178,26 +187,33 @@ struct wtxn {
 	uint64_t seq_first, seq_last;
 };
 
-int wtxn_begin(struct sk_store *st, struct wtxn *w);
-void wtxn_abort(struct wtxn *w);
-/* wtxn_commit - write the event counter back and commit (durably). */
-int wtxn_commit(struct sk_store *st, struct wtxn *w);
+/* store_wtxn_begin - begin the write transaction of @w (waits for the writer lock). */
+int store_wtxn_begin(struct sk_store *st, struct wtxn *w);
+/* store_wtxn_abort - drop what @w wrote, if it is still open; safe to repeat. */
+void store_wtxn_abort(struct wtxn *w);
 /*
- * wtxn_end - finish a write: if @rc is 0, append @ev (unless NULL) and
- * commit; the transaction is gone after the call either way. Returns @rc,
- * else the failure of the append or the commit, else 0.
+ * store_wtxn_commit - write the event counter back and commit (durably).
+ * The transaction is gone after the call, committed or not.
  */
-int wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_event *ev);
-int rtxn_begin(struct sk_store *st, MDB_txn **txn);
-int meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint64_t *out);
+int store_wtxn_commit(struct sk_store *st, struct wtxn *w);
+/*
+ * store_wtxn_end - finish a write: if @rc is 0, append @ev (unless NULL)
+ * and commit; the transaction is gone after the call either way. Returns
+ * @rc, else the failure of the append or the commit, else 0.
+ */
+int store_wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_event *ev);
+/* store_rtxn_begin - a read snapshot; the caller aborts it (mdb_txn_abort()). */
+int store_rtxn_begin(struct sk_store *st, MDB_txn **txn);
+/* store_meta_get_u64 - the u64 of `meta` key @name; -ENOENT, or -EIO if not 8 bytes. */
+int store_meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint64_t *out);
 
 /*
- * A walk: one cursor over one database, in key order. walk_open() opens it
- * in @txn, or in a read transaction of its own when @txn is NULL;
- * walk_get() moves it and is true at a record (key and data set), false
- * past the end or on an error. The first error sticks in rc: every later
- * move is false. walk_end() closes what the walk opened. An all-zero walk
- * is a closed one, safe to end.
+ * A walk: one cursor over one database, in key order. store_walk_open()
+ * opens it in @txn, or in a read transaction of its own when @txn is NULL;
+ * store_walk_get() moves it and is true at a record (key and data set),
+ * false past the end or on an error. The first error sticks in rc: every
+ * later move is false. store_walk_end() closes what the walk opened. An
+ * all-zero walk is a closed one, safe to end.
  */
 struct walk {
 	MDB_txn *txn; /* the transaction the cursor lives in */
@@ -207,28 +223,29 @@ struct walk {
 	int rc; /* 0, or the first error as a negative errno */
 };
 
-/* walk_open - open @w on @dbi; returns w->rc (0 or an error). */
-int walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi);
-/* walk_get - move by @op from the walk's current record; true at a record. */
-bool walk_get(struct walk *w, MDB_cursor_op op);
+/* store_walk_open - open @w on @dbi; returns w->rc (0 or an error). */
+int store_walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi);
+/* store_walk_get - move by @op from the walk's current record; true at a record. */
+bool store_walk_get(struct walk *w, MDB_cursor_op op);
 /*
- * walk_seek - position by @op (MDB_SET, MDB_SET_KEY, MDB_SET_RANGE,
+ * store_walk_seek - position by @op (MDB_SET, MDB_SET_KEY, MDB_SET_RANGE,
  * MDB_FIRST) from the @len bytes of key @k; true at a record. w->key is
  * then LMDB's copy of the key, never @k: MDB_SET is done as MDB_SET_KEY,
  * so the walk holds no pointer into the caller's frame.
  */
-bool walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len);
+bool store_walk_seek(struct walk *w, MDB_cursor_op op, const void *k, size_t len);
 /*
- * walk_end - close the cursor and abort the walk's own transaction (its
- * records are invalid from here). Returns @rc if non-zero, else the walk's
- * error, else 0. May be called again.
+ * store_walk_end - close the cursor and abort the walk's own transaction
+ * (its records are invalid from here). Returns @rc if non-zero, else the
+ * walk's error, else 0. May be called again.
  */
-int walk_end(struct walk *w, int rc);
+int store_walk_end(struct walk *w, int rc);
 
 /*
  * A small open-addressing table of items touched by one call: their
  * activity limits and ledger, loaded on first touch, written back once at
  * the end (put_orders), or per-item sums (verify). Grows at half load.
+ * The caller owns t->e and frees it.
  */
 struct item_ent {
 	uint32_t item; /* 0: empty slot */
@@ -245,22 +262,36 @@ struct itab {
 	size_t mask, used;
 };
 
-int itab_init(struct itab *t, size_t cap);
-/* itab_get - the entry of @item, created empty (*fresh set) if absent. */
-struct item_ent *itab_get(struct itab *t, uint32_t item, bool *fresh);
+/* store_itab_init - an empty table of @cap slots (a power of two); -ENOMEM. */
+int store_itab_init(struct itab *t, size_t cap);
+/*
+ * store_itab_get - the entry of @item, created empty (*fresh set) if
+ * absent; NULL when growing the table failed (out of memory).
+ */
+struct item_ent *store_itab_get(struct itab *t, uint32_t item, bool *fresh);
 
-/* ---------------------------------------------- events (sk_store_events.c) */
+/* ------------------------------------------------ events (sk_store_events.c) */
 
-/* event_add - append @ev with the next sequence number (set in ev->seq). */
-int event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev);
+/*
+ * store_event_add - append @ev in @w with the next sequence number (set in
+ * ev->seq); the counter is written back by store_wtxn_commit().
+ */
+int store_event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev);
 
-/* ------------------------------ activities and ledgers (sk_store_activities.c) */
+/* ---------------------------------- activities, ledgers (sk_store_activities.c) */
 
-int ledger_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_ledger *l,
-		bool *found);
-int ledger_store(struct sk_store *st, MDB_txn *txn, uint32_t item, const struct sk_store_ledger *l);
-/* act_load - the activity of @item; -ENOENT if none. */
-int act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activity *a);
-int act_store(struct sk_store *st, MDB_txn *txn, const struct sk_store_activity *a);
+/*
+ * store_ledger_load - the ledger of @item in @txn, all zero when it has
+ * none (*found false; @found may be NULL); -EIO on a value of the wrong size.
+ */
+int store_ledger_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_ledger *l,
+		      bool *found);
+/* store_ledger_store - write the ledger of @item in @txn. */
+int store_ledger_store(struct sk_store *st, MDB_txn *txn, uint32_t item,
+		       const struct sk_store_ledger *l);
+/* store_act_load - the activity of @item; -ENOENT if none, -EIO if damaged. */
+int store_act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activity *a);
+/* store_act_store - write the definition of a->item in @txn. */
+int store_act_store(struct sk_store *st, MDB_txn *txn, const struct sk_store_activity *a);
 
 #endif /* SK_STORE_IMPL_H */

@@ -54,11 +54,11 @@ cart_stored(struct sk_store *st, MDB_txn *txn, const struct sk_order_rec *r, siz
 			return 0;
 		}
 		if (rc != 0)
-			return lmdb_err(rc);
+			return store_lmdb_err(rc);
 		if (data.mv_size != ORDER_VAL_LEN)
 			return -EIO;
 		struct sk_store_line l;
-		order_dec(&l, r[j].id, r[j].line, data.mv_data);
+		store_order_dec(&l, r[j].id, r[j].line, data.mv_data);
 		if (l.rec.user != r[j].user || l.rec.item != r[j].item || l.rec.qty != r[j].qty ||
 		    l.rec.price != r[j].price || l.rec.nlines != r[j].nlines) {
 			*oc = SK_STORE_CONFLICT;
@@ -77,7 +77,8 @@ user_units(struct walk *bu, uint32_t item, uint64_t user, uint64_t *units)
 
 	*units = 0;
 	byuser_key(k, item, user);
-	for (bool at = walk_seek(bu, MDB_SET, k, sizeof(k)); at; at = walk_get(bu, MDB_NEXT_DUP)) {
+	for (bool at = store_walk_seek(bu, MDB_SET, k, sizeof(k)); at;
+	     at = store_walk_get(bu, MDB_NEXT_DUP)) {
 		if (bu->data.mv_size != BYUSER_VAL_LEN)
 			return -EIO;
 		*units += get_be32((const uint8_t *)bu->data.mv_data + 8);
@@ -90,7 +91,7 @@ static int
 item_touch(struct sk_store *st, MDB_txn *txn, struct itab *t, uint32_t item, struct item_ent **out)
 {
 	bool fresh;
-	struct item_ent *e = itab_get(t, item, &fresh);
+	struct item_ent *e = store_itab_get(t, item, &fresh);
 
 	if (e == NULL)
 		return -ENOMEM;
@@ -98,7 +99,7 @@ item_touch(struct sk_store *st, MDB_txn *txn, struct itab *t, uint32_t item, str
 	if (!fresh)
 		return 0;
 	struct sk_store_activity a;
-	int rc = act_load(st, txn, item, &a);
+	int rc = store_act_load(st, txn, item, &a);
 	if (rc == 0) {
 		e->has_act = true;
 		e->limit = a.per_user_limit;
@@ -107,7 +108,7 @@ item_touch(struct sk_store *st, MDB_txn *txn, struct itab *t, uint32_t item, str
 	} else if (rc != -ENOENT) {
 		return rc;
 	}
-	return ledger_load(st, txn, item, &e->l, NULL);
+	return store_ledger_load(st, txn, item, &e->l, NULL);
 }
 
 /*
@@ -172,21 +173,21 @@ cart_write(struct sk_store *st, struct wtxn *w, struct itab *t, const struct sk_
 					  .stored_ns = now_ns,
 					  .updated_ns = now_ns};
 		order_key(k, r[j].id, r[j].line);
-		order_enc(v, &l);
+		store_order_enc(v, &l);
 		key = mval(k, ORDER_KEY_LEN), data = mval(v, ORDER_VAL_LEN);
 		rc = mdb_put(w->txn, st->orders, &key, &data, MDB_NOOVERWRITE);
 		if (rc != 0)
-			return rc == MDB_KEYEXIST ? -EIO : lmdb_err(rc);
+			return rc == MDB_KEYEXIST ? -EIO : store_lmdb_err(rc);
 
 		byuser_key(k, r[j].item, r[j].user);
 		byuser_val(v, r[j].id, r[j].qty);
 		key = mval(k, BYUSER_KEY_LEN), data = mval(v, BYUSER_VAL_LEN);
 		rc = mdb_put(w->txn, st->by_user, &key, &data, MDB_NODUPDATA);
 		if (rc != 0)
-			return rc == MDB_KEYEXIST ? -EIO : lmdb_err(rc);
+			return rc == MDB_KEYEXIST ? -EIO : store_lmdb_err(rc);
 
 		bool fresh;
-		struct item_ent *e = itab_get(t, r[j].item, &fresh);
+		struct item_ent *e = store_itab_get(t, r[j].item, &fresh);
 		if (e == NULL)
 			return -ENOMEM;
 		SK_ASSERT(!fresh); /* touched by cart_guard */
@@ -200,7 +201,7 @@ cart_write(struct sk_store *st, struct wtxn *w, struct itab *t, const struct sk_
 		key = mval(k, DEADLINE_KEY_LEN), data = mval(NULL, 0);
 		rc = mdb_put(w->txn, st->deadlines, &key, &data, 0);
 		if (rc != 0)
-			return lmdb_err(rc);
+			return store_lmdb_err(rc);
 	}
 	struct sk_store_event ev = {.type = SK_STORE_EV_CONFIRMED,
 				    .nlines = r[0].nlines,
@@ -209,7 +210,7 @@ cart_write(struct sk_store *st, struct wtxn *w, struct itab *t, const struct sk_
 				    .user = r[0].user,
 				    .units = *units,
 				    .time_ns = now_ns};
-	return event_add(st, w, &ev);
+	return store_event_add(st, w, &ev);
 }
 
 int
@@ -229,13 +230,13 @@ sk_store_put_orders(struct sk_store *st, const struct sk_order_rec *recs, size_t
 		return 0;
 	if (recs == NULL)
 		return -EINVAL;
-	rc = itab_init(&t, 16);
+	rc = store_itab_init(&t, 16);
 	if (rc != 0)
 		goto out;
-	rc = wtxn_begin(st, &w);
+	rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
 		goto out;
-	rc = walk_open(&bu, st, w.txn, st->by_user);
+	rc = store_walk_open(&bu, st, w.txn, st->by_user);
 	if (rc != 0)
 		goto out;
 
@@ -270,20 +271,31 @@ sk_store_put_orders(struct sk_store *st, const struct sk_order_rec *recs, size_t
 	}
 	for (size_t i = 0; i <= t.mask && rc == 0; i++)
 		if (t.e[i].item != 0 && t.e[i].dirty)
-			rc = ledger_store(st, w.txn, t.e[i].item, &t.e[i].l);
+			rc = store_ledger_store(st, w.txn, t.e[i].item, &t.e[i].l);
 	if (rc != 0)
 		goto out;
-	walk_end(&bu, 0);
+	store_walk_end(&bu, 0);
 	s.event_first = w.seq_first;
 	s.event_last = w.seq_last;
-	rc = wtxn_commit(st, &w);
+	rc = store_wtxn_commit(st, &w);
 	if (rc == 0 && stats != NULL)
 		*stats = s;
 out:
-	walk_end(&bu, rc);
-	wtxn_abort(&w);
+	store_walk_end(&bu, rc);
+	store_wtxn_abort(&w);
 	free(t.e);
 	return rc;
+}
+
+const char *
+sk_store_outcome_name(unsigned outcome)
+{
+	static const char *const names[] = {
+		[SK_STORE_NEW] = "new",		  [SK_STORE_DUP] = "dup",
+		[SK_STORE_CONFLICT] = "conflict", [SK_STORE_INVALID] = "invalid",
+		[SK_STORE_OVERSELL] = "oversell", [SK_STORE_OVERLIMIT] = "overlimit",
+	};
+	return outcome < SK_ARRAY_SIZE(names) ? names[outcome] : "?";
 }
 
 static uint8_t
@@ -306,7 +318,7 @@ static int
 line_move(struct sk_store *st, MDB_txn *txn, struct sk_store_line *l, unsigned to)
 {
 	struct sk_store_ledger led;
-	int rc = ledger_load(st, txn, l->rec.item, &led, NULL);
+	int rc = store_ledger_load(st, txn, l->rec.item, &led, NULL);
 
 	if (rc != 0)
 		return rc;
@@ -317,7 +329,7 @@ line_move(struct sk_store *st, MDB_txn *txn, struct sk_store_line *l, unsigned t
 		MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
 		rc = mdb_del(txn, st->by_user, &key, &data);
 		if (rc != 0 && rc != MDB_NOTFOUND)
-			return lmdb_err(rc);
+			return store_lmdb_err(rc);
 		led.returned += l->rec.qty - l->rec.returned;
 		led.lines_cancelled++;
 		l->rec.returned = l->rec.qty;
@@ -325,7 +337,7 @@ line_move(struct sk_store *st, MDB_txn *txn, struct sk_store_line *l, unsigned t
 		led.paid += l->rec.qty;
 		led.lines_paid++;
 	}
-	return ledger_store(st, txn, l->rec.item, &led);
+	return store_ledger_store(st, txn, l->rec.item, &led);
 }
 
 /*
@@ -341,16 +353,16 @@ cart_line(struct walk *wk, uint64_t id, unsigned j, struct sk_store_line *l)
 
 	if (j == 0) {
 		order_key(k, id, 0);
-		at = walk_seek(wk, MDB_SET_KEY, k, sizeof(k));
+		at = store_walk_seek(wk, MDB_SET_KEY, k, sizeof(k));
 	} else {
-		at = walk_get(wk, MDB_NEXT);
+		at = store_walk_get(wk, MDB_NEXT);
 	}
 	if (!at)
 		return wk->rc != 0 ? wk->rc : j == 0 ? -ENOENT : -EIO;
 	if (wk->key.mv_size != ORDER_KEY_LEN || wk->data.mv_size != ORDER_VAL_LEN ||
 	    get_be64(wk->key.mv_data) != id || ((uint8_t *)wk->key.mv_data)[8] != j)
 		return -EIO;
-	order_dec(l, id, (uint8_t)j, wk->data.mv_data);
+	store_order_dec(l, id, (uint8_t)j, wk->data.mv_data);
 	return 0;
 }
 
@@ -368,10 +380,10 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 
 	if (!sk_order_transition_ok(from, to))
 		return -EINVAL;
-	rc = wtxn_begin(st, &w);
+	rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
 		return rc;
-	walk_open(&wk, st, w.txn, st->orders);
+	store_walk_open(&wk, st, w.txn, st->orders);
 	for (unsigned j = 0;; j++) {
 		rc = cart_line(&wk, id, j, &l);
 		if (rc != 0)
@@ -390,23 +402,23 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 			break;
 		l.state = (uint8_t)to;
 		l.updated_ns = now_ns;
-		order_enc(v, &l);
+		store_order_enc(v, &l);
 		data = mval(v, ORDER_VAL_LEN);
-		rc = lmdb_err(mdb_cursor_put(wk.cur, &wk.key, &data, MDB_CURRENT));
+		rc = store_lmdb_err(mdb_cursor_put(wk.cur, &wk.key, &data, MDB_CURRENT));
 		if (rc != 0)
 			break;
 		units += l.rec.qty;
 		if (j + 1 >= first.rec.nlines)
 			break;
 	}
-	rc = walk_end(&wk, rc);
+	rc = store_walk_end(&wk, rc);
 	if (rc != 0)
 		goto out;
 	if (first.deadline_ns != 0 && to != SK_ORDER_CONFIRMED) {
 		deadline_key(k, first.deadline_ns, id);
 		key = mval(k, DEADLINE_KEY_LEN);
 		rc = mdb_del(w.txn, st->deadlines, &key, NULL);
-		rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
+		rc = rc == MDB_NOTFOUND ? 0 : store_lmdb_err(rc);
 		if (rc != 0)
 			goto out;
 	}
@@ -417,9 +429,9 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 				    .user = first.rec.user,
 				    .units = units,
 				    .time_ns = now_ns};
-	return wtxn_end(st, &w, 0, &ev);
+	return store_wtxn_end(st, &w, 0, &ev);
 out:
-	wtxn_abort(&w);
+	store_wtxn_abort(&w);
 	return rc;
 }
 
@@ -432,10 +444,10 @@ sk_store_order_get(struct sk_store *st, uint64_t id, struct sk_store_line *lines
 	struct sk_store_line l;
 	struct walk wk;
 	unsigned nl = 0;
-	int rc = walk_open(&wk, st, NULL, st->orders);
+	int rc = store_walk_open(&wk, st, NULL, st->orders);
 
 	if (rc != 0)
-		return walk_end(&wk, rc);
+		return store_walk_end(&wk, rc);
 	for (unsigned j = 0;; j++) {
 		rc = cart_line(&wk, id, j, &l);
 		if (rc != 0)
@@ -453,7 +465,7 @@ sk_store_order_get(struct sk_store *st, uint64_t id, struct sk_store_line *lines
 	}
 	if (nlines != NULL)
 		*nlines = nl;
-	return walk_end(&wk, rc);
+	return store_walk_end(&wk, rc);
 }
 
 int
@@ -463,9 +475,9 @@ sk_store_holdings_foreach(struct sk_store *st, uint32_t item, sk_store_holding_c
 	struct walk wk;
 	int rc = 0;
 
-	walk_open(&wk, st, NULL, st->by_user);
+	store_walk_open(&wk, st, NULL, st->by_user);
 	byuser_key(k, item, 0);
-	bool at = walk_seek(&wk, item != 0 ? MDB_SET_RANGE : MDB_FIRST, k, sizeof(k));
+	bool at = store_walk_seek(&wk, item != 0 ? MDB_SET_RANGE : MDB_FIRST, k, sizeof(k));
 	while (at) {
 		struct sk_store_holding h = {0};
 		if (wk.key.mv_size != BYUSER_KEY_LEN) {
@@ -476,7 +488,7 @@ sk_store_holdings_foreach(struct sk_store *st, uint32_t item, sk_store_holding_c
 		h.user = get_be64((const uint8_t *)wk.key.mv_data + 4);
 		if (item != 0 && h.item != item)
 			break;
-		for (; at; at = walk_get(&wk, MDB_NEXT_DUP)) {
+		for (; at; at = store_walk_get(&wk, MDB_NEXT_DUP)) {
 			if (wk.data.mv_size != BYUSER_VAL_LEN) {
 				rc = -EIO;
 				break;
@@ -487,9 +499,9 @@ sk_store_holdings_foreach(struct sk_store *st, uint32_t item, sk_store_holding_c
 		}
 		if (rc != 0 || wk.rc != 0 || (rc = cb(&h, arg)) != 0)
 			break;
-		at = walk_get(&wk, MDB_NEXT_NODUP);
+		at = store_walk_get(&wk, MDB_NEXT_NODUP);
 	}
-	return walk_end(&wk, rc);
+	return store_walk_end(&wk, rc);
 }
 
 int
@@ -498,8 +510,8 @@ sk_store_deadlines_foreach(struct sk_store *st, int64_t upto_ns, sk_store_deadli
 	struct walk wk;
 	int rc = 0;
 
-	walk_open(&wk, st, NULL, st->deadlines);
-	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+	store_walk_open(&wk, st, NULL, st->deadlines);
+	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
 		if (wk.key.mv_size != DEADLINE_KEY_LEN) {
 			rc = -EIO;
 			break;
@@ -509,16 +521,5 @@ sk_store_deadlines_foreach(struct sk_store *st, int64_t upto_ns, sk_store_deadli
 		    (rc = cb(d, get_be64((const uint8_t *)wk.key.mv_data + 8), arg)) != 0)
 			break;
 	}
-	return walk_end(&wk, rc);
-}
-
-const char *
-sk_store_outcome_name(unsigned outcome)
-{
-	static const char *const names[] = {
-		[SK_STORE_NEW] = "new",		  [SK_STORE_DUP] = "dup",
-		[SK_STORE_CONFLICT] = "conflict", [SK_STORE_INVALID] = "invalid",
-		[SK_STORE_OVERSELL] = "oversell", [SK_STORE_OVERLIMIT] = "overlimit",
-	};
-	return outcome < SK_ARRAY_SIZE(names) ? names[outcome] : "?";
+	return store_walk_end(&wk, rc);
 }

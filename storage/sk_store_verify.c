@@ -30,18 +30,18 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 	int rc;
 
 	*live_lines = *with_deadline = 0;
-	rc = walk_open(&wk, st, txn, st->orders);
+	rc = store_walk_open(&wk, st, txn, st->orders);
 	if (rc == 0)
-		rc = walk_open(&bu, st, txn, st->by_user);
+		rc = store_walk_open(&bu, st, txn, st->by_user);
 	if (rc != 0)
 		goto out;
 	unsigned expect = 0;
-	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
 		if (wk.key.mv_size != ORDER_KEY_LEN || wk.data.mv_size != ORDER_VAL_LEN)
 			VERIFY_FAIL("orders: bad key or value size");
 		uint64_t id = get_be64(wk.key.mv_data);
 		uint8_t line = ((uint8_t *)wk.key.mv_data)[8];
-		order_dec(&l, id, line, wk.data.mv_data);
+		store_order_dec(&l, id, line, wk.data.mv_data);
 		if (line != expect || (line > 0 && id != first.rec.id))
 			VERIFY_FAIL("orders: order %#" PRIx64 " line %u out of place", id, line);
 		if (line == 0)
@@ -63,7 +63,7 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 		bk = mval(k, BYUSER_KEY_LEN), bd = mval(v, BYUSER_VAL_LEN);
 		int br = mdb_cursor_get(bu.cur, &bk, &bd, MDB_GET_BOTH);
 		if (br != 0 && br != MDB_NOTFOUND) {
-			rc = lmdb_err(br);
+			rc = store_lmdb_err(br);
 			goto out;
 		}
 		if (live != (br == 0))
@@ -72,7 +72,7 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 				    live ? "missing" : "still present");
 		if (live) {
 			bool fresh;
-			struct item_ent *e = itab_get(t, l.rec.item, &fresh);
+			struct item_ent *e = store_itab_get(t, l.rec.item, &fresh);
 			if (e == NULL) {
 				rc = -ENOMEM;
 				goto out;
@@ -85,7 +85,7 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 			bk = mval(k, DEADLINE_KEY_LEN);
 			int dr = mdb_get(txn, st->deadlines, &bk, &bd);
 			if (dr != 0 && dr != MDB_NOTFOUND) {
-				rc = lmdb_err(dr);
+				rc = store_lmdb_err(dr);
 				goto out;
 			}
 			bool want = l.state == SK_ORDER_CONFIRMED;
@@ -99,8 +99,8 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 	if (wk.rc == 0 && expect != 0)
 		VERIFY_FAIL("orders: order %#" PRIx64 " incomplete", first.rec.id);
 out:
-	rc = walk_end(&bu, rc);
-	return walk_end(&wk, rc);
+	rc = store_walk_end(&bu, rc);
+	return store_walk_end(&wk, rc);
 }
 
 int
@@ -114,20 +114,20 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
-	rc = itab_init(&t, 64);
+	rc = store_itab_init(&t, 64);
 	if (rc == 0)
-		rc = rtxn_begin(st, &txn);
+		rc = store_rtxn_begin(st, &txn);
 	if (rc == 0)
 		rc = verify_orders(st, txn, &t, &live_lines, &with_deadline, err, errlen);
 	if (rc != 0)
 		goto out;
-	rc = lmdb_err(mdb_stat(txn, st->by_user, &ms));
+	rc = store_lmdb_err(mdb_stat(txn, st->by_user, &ms));
 	if (rc != 0)
 		goto out;
 	if (ms.ms_entries != live_lines)
 		VERIFY_FAIL("by_user: %zu entries for %" PRIu64 " live lines",
 			    (size_t)ms.ms_entries, live_lines);
-	rc = lmdb_err(mdb_stat(txn, st->deadlines, &ms));
+	rc = store_lmdb_err(mdb_stat(txn, st->deadlines, &ms));
 	if (rc != 0)
 		goto out;
 	if (ms.ms_entries != with_deadline)
@@ -136,13 +136,13 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 
 	/* Every ledger against the live units counted above. */
 	struct walk wk;
-	walk_open(&wk, st, txn, st->items);
-	for (bool at = walk_get(&wk, MDB_FIRST); at; at = walk_get(&wk, MDB_NEXT)) {
+	store_walk_open(&wk, st, txn, st->items);
+	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
 		const uint8_t *kp = wk.key.mv_data;
 		if (wk.key.mv_size != ITEM_KEY_LEN || kp[4] != ITEM_TAG_LEDGER)
 			continue;
 		bool fresh;
-		struct item_ent *e = itab_get(&t, get_be32(kp), &fresh);
+		struct item_ent *e = store_itab_get(&t, get_be32(kp), &fresh);
 		if (e == NULL) {
 			rc = -ENOMEM;
 			break;
@@ -151,10 +151,10 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 			rc = -EIO;
 			break;
 		}
-		ledger_dec(&e->l, wk.data.mv_data);
+		store_ledger_dec(&e->l, wk.data.mv_data);
 		e->has_ledger = true;
 	}
-	rc = walk_end(&wk, rc);
+	rc = store_walk_end(&wk, rc);
 	if (rc != 0)
 		goto out;
 	for (size_t i = 0; i <= t.mask; i++) {
@@ -166,13 +166,13 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 				    e->item, sk_store_ledger_live(&e->l), e->sum);
 	}
 
-	rc = meta_get_u64(st, txn, META_EVENT_NEXT, &next);
+	rc = store_meta_get_u64(st, txn, META_EVENT_NEXT, &next);
 	if (rc != 0)
 		goto out;
-	walk_open(&wk, st, txn, st->events);
-	if (walk_get(&wk, MDB_LAST) && wk.key.mv_size == EVENT_KEY_LEN)
+	store_walk_open(&wk, st, txn, st->events);
+	if (store_walk_get(&wk, MDB_LAST) && wk.key.mv_size == EVENT_KEY_LEN)
 		last = get_be64(wk.key.mv_data);
-	rc = walk_end(&wk, 0);
+	rc = store_walk_end(&wk, 0);
 	if (rc != 0)
 		goto out;
 	if (next == 0 || last >= next)
