@@ -144,7 +144,7 @@ sk_export_open(struct sk_export **out, struct sk_store *st, const struct sk_expo
 		sk_set_err(err, errlen, "kafka: no bootstrap servers");
 		return -EINVAL;
 	}
-	if ((window & (window - 1)) != 0 || window > (UINT64_C(1) << 24)) {
+	if (!sk_is_pow2(window) || window > (UINT64_C(1) << 24)) {
 		sk_set_err(err, errlen, "kafka: window %" PRIu64 " is not a power of two <= 2^24",
 			   window);
 		return -EINVAL;
