@@ -197,11 +197,10 @@ sk_control_attach(struct sk_control **out, const struct sk_control_conf *conf, c
 			   SK_SHM_MEMZONE);
 		return -ENOENT;
 	}
-	struct sk_shm *shm = sk_shm_attach(mz->addr, mz->len);
-	if (shm == NULL || shm->nlcores == 0 || shm->nlcores > SK_MAX_LCORES) {
-		sk_set_err(err, errlen,
-			   "control: memzone '%s' is not an arena of this build's layout",
-			   SK_SHM_MEMZONE);
+	char why[256];
+	struct sk_shm *shm = sk_shm_attach(mz->addr, mz->len, why, sizeof(why));
+	if (shm == NULL) {
+		sk_set_err(err, errlen, "control: memzone '%s': %s", SK_SHM_MEMZONE, why);
 		return -EPROTO;
 	}
 	for (unsigned l = 0; l < shm->nlcores; l++) {

@@ -12,21 +12,10 @@
 #include "sk_dpmetrics.h"
 #include "sk_prom.h"
 
-/*
- * The labels of enum sk_seckill_outcome (dataplane/seckill/sk_seckill.h),
- * in its order. The control plane does not build the seckill API, so the
- * names are repeated here; tests/unit/seckill checks them against
- * sk_seckill_outcome_name().
- */
-static const char *const outcome_names[SK_SHM_OUTCOMES] = {
-	"won",		"duplicate",	"limit", "sold_out",	"not_started", "ended",
-	"unauthorized", "rate_limited", "busy",	 "unavailable", "not_found",   "bad_request",
-};
-
 const char *
 sk_dpmetrics_outcome_name(unsigned outcome)
 {
-	return outcome < SK_SHM_OUTCOMES ? outcome_names[outcome] : NULL;
+	return sk_shm_outcome_name(outcome);
 }
 
 /* nlcores - the stats blocks worth reading. */
@@ -58,9 +47,9 @@ write_requests(const struct sk_shm *shm, struct sk_prom *w)
 		w, "seckill_requests_total", "counter",
 		"Buy requests (POST /v1/seckill/{item}) answered by the dataplane, by outcome.");
 	for (unsigned k = 0; k < SK_SHM_OUTCOMES; k++)
-		if (outcome_names[k] != NULL)
+		if (sk_shm_outcome_name(k) != NULL)
 			sk_prom_printf(w, "seckill_requests_total{outcome=\"%s\"} %" PRIu64 "\n",
-				       outcome_names[k], SUM(shm, buy_outcome[k]));
+				       sk_shm_outcome_name(k), SUM(shm, buy_outcome[k]));
 	sk_prom_head(w, "seckill_order_polls_total", "counter",
 		     "Order polls (GET /v1/orders/{id}) answered by the dataplane.");
 	sk_prom_printf(w, "seckill_order_polls_total %" PRIu64 "\n", SUM(shm, order_polls));

@@ -49,8 +49,9 @@ int sk_dpmetrics_write(const struct sk_shm *shm, FILE *out);
 
 /**
  * sk_dpmetrics_outcome_name - the outcome label of slot @p outcome of
- * sk_shm_lcore_stats::buy_outcome (the names of enum sk_seckill_outcome,
- * in its order), or NULL for a slot that no outcome uses. Thread-safe.
+ * sk_shm_lcore_stats::buy_outcome: sk_shm_outcome_name(), the one table
+ * the dataplane labels its counters with too; NULL for a slot that no
+ * outcome uses. Thread-safe.
  */
 const char *sk_dpmetrics_outcome_name(unsigned outcome);
 

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Layout of the shared arena (see sk_shm.h): header, items, id hash, dedup
- * slots, status bytes - each section cache-line aligned.
+ * slots, status bytes - each section cache-line aligned. Also the ABI's
+ * two definitions (sk_shm_abi.h): the outcome names and the layout
+ * fingerprint, and the attach check that compares it.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "sk_shm.h"
@@ -15,6 +19,137 @@ const uint64_t sk_shm_lat_bounds_ns[SK_SHM_LAT_BUCKETS - 1] = {
 	200000,	  500000,    1000000,	2000000,   5000000,    10000000,   20000000,
 	50000000, 100000000, 200000000, 500000000, 1000000000, 2000000000, 5000000000,
 };
+
+static const char *const outcome_names[SK_SECKILL__COUNT] = {
+	[SK_SECKILL_WON] = "won",
+	[SK_SECKILL_DUPLICATE] = "duplicate",
+	[SK_SECKILL_LIMIT] = "limit",
+	[SK_SECKILL_SOLD_OUT] = "sold_out",
+	[SK_SECKILL_NOT_STARTED] = "not_started",
+	[SK_SECKILL_ENDED] = "ended",
+	[SK_SECKILL_UNAUTHORIZED] = "unauthorized",
+	[SK_SECKILL_RATE_LIMITED] = "rate_limited",
+	[SK_SECKILL_BUSY] = "busy",
+	[SK_SECKILL_UNAVAILABLE] = "unavailable",
+	[SK_SECKILL_NOT_FOUND] = "not_found",
+	[SK_SECKILL_BAD_REQUEST] = "bad_request",
+};
+
+const char *
+sk_shm_outcome_name(unsigned outcome)
+{
+	return outcome < SK_SECKILL__COUNT ? outcome_names[outcome] : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Layout fingerprint: FNV-1a (64-bit) over the values below, each as 8
+ * little-endian bytes, and over the outcome names with their NULs.
+ */
+
+#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
+#define FNV_PRIME  UINT64_C(0x100000001b3)
+
+static uint64_t
+fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * FNV_PRIME;
+	return h;
+}
+
+static uint64_t
+fnv_u64(uint64_t h, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * FNV_PRIME;
+	return h;
+}
+
+/* The size of @type and the offset of each of the listed members. */
+#define SZ(type)	 (uint64_t)sizeof(struct type)
+#define OFF(type, field) (uint64_t) offsetof(struct type, field)
+
+uint64_t
+sk_shm_abi_fingerprint(void)
+{
+	const uint64_t v[] = {
+		SK_SHM_VERSION,
+		SK_MAX_LCORES,
+		SK_CACHE_LINE,
+		SK_SHM_OUTCOMES,
+		SK_SECKILL__COUNT,
+		SK_SHM_HTTP_SLOTS,
+		SK_SHM_LAT_BUCKETS,
+		SK_ORDER_SEQ_BITS,
+		SK_ORDER_LCORE_BITS,
+		/* the header */
+		SZ(sk_shm),
+		OFF(sk_shm, magic),
+		OFF(sk_shm, version),
+		OFF(sk_shm, nlcores),
+		OFF(sk_shm, fingerprint),
+		OFF(sk_shm, max_items),
+		OFF(sk_shm, index_mask),
+		OFF(sk_shm, status_bits),
+		OFF(sk_shm, epoch),
+		OFF(sk_shm, size),
+		OFF(sk_shm, items_off),
+		OFF(sk_shm, index_off),
+		OFF(sk_shm, dedup_off),
+		OFF(sk_shm, dedup_slots),
+		OFF(sk_shm, status_off),
+		OFF(sk_shm, dedup_used),
+		OFF(sk_shm, nitems),
+		OFF(sk_shm, progress),
+		OFF(sk_shm, lstats),
+		/* the per-lcore blocks */
+		SZ(sk_shm_progress),
+		OFF(sk_shm_progress, settled),
+		OFF(sk_shm_progress, heartbeat_ns),
+		SZ(sk_shm_lcore_stats),
+		OFF(sk_shm_lcore_stats, buy_outcome),
+		OFF(sk_shm_lcore_stats, order_polls),
+		OFF(sk_shm_lcore_stats, item_reads),
+		OFF(sk_shm_lcore_stats, http_slots),
+		OFF(sk_shm_lcore_stats, http_code),
+		OFF(sk_shm_lcore_stats, http_status),
+		OFF(sk_shm_lcore_stats, lat_bucket),
+		OFF(sk_shm_lcore_stats, lat_sum_ns),
+		/* what the other modules lay out in the arena and the rings */
+		SZ(sk_item),
+		OFF(sk_item, state),
+		OFF(sk_item, sold_out),
+		OFF(sk_item, total),
+		OFF(sk_item, nlcores),
+		OFF(sk_item, dedup_off),
+		OFF(sk_item, dedup_mask),
+		OFF(sk_item, pool),
+		OFF(sk_item, returned),
+		OFF(sk_item, added),
+		OFF(sk_item, bucket),
+		SZ(sk_bucket),
+		OFF(sk_bucket, sold),
+		SZ(sk_dedup_slot),
+		OFF(sk_dedup_slot, ctl),
+		OFF(sk_dedup_slot, order),
+		SZ(sk_order_rec),
+		SK_ORDER_FAILED,
+	};
+	uint64_t h = FNV_OFFSET;
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(v); i++)
+		h = fnv_u64(h, v[i]);
+	for (size_t i = 0; i < SK_ARRAY_SIZE(sk_shm_lat_bounds_ns); i++)
+		h = fnv_u64(h, sk_shm_lat_bounds_ns[i]);
+	for (unsigned k = 0; k < SK_SECKILL__COUNT; k++)
+		h = fnv_bytes(h, outcome_names[k], strlen(outcome_names[k]) + 1);
+	return h;
+}
+
+#undef SZ
+#undef OFF
 
 static inline _Atomic uint32_t *
 index_base(const struct sk_shm *shm)
@@ -101,6 +236,7 @@ sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
 	shm->magic = SK_SHM_MAGIC;
 	shm->version = SK_SHM_VERSION;
 	shm->nlcores = conf->nlcores;
+	shm->fingerprint = sk_shm_abi_fingerprint();
 	shm->max_items = conf->max_items;
 	shm->index_mask = l.index_mask;
 	shm->status_bits = conf->status_bits;
@@ -115,13 +251,40 @@ sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
 }
 
 struct sk_shm *
-sk_shm_attach(void *mem, size_t len)
+sk_shm_attach(void *mem, size_t len, char *err, size_t errlen)
 {
 	struct sk_shm *shm = mem;
+	uint64_t fp = sk_shm_abi_fingerprint();
 
-	if (len < sizeof(*shm) || shm->magic != SK_SHM_MAGIC || shm->version != SK_SHM_VERSION ||
-	    shm->size > len)
+	/* magic, version and fingerprint sit in the first 24 bytes of every version */
+	if (mem == NULL || len < offsetof(struct sk_shm, fingerprint) + sizeof(shm->fingerprint) ||
+	    shm->magic != SK_SHM_MAGIC) {
+		sk_set_err(err, errlen, "not a seckill arena (no magic)");
 		return NULL;
+	}
+	if (shm->version != SK_SHM_VERSION) {
+		sk_set_err(err, errlen,
+			   "arena ABI version %" PRIu32 ", this program's is %d: the dataplane "
+			   "and this program were built from another version: rebuild both",
+			   shm->version, SK_SHM_VERSION);
+		return NULL;
+	}
+	if (shm->fingerprint != fp) {
+		sk_set_err(err, errlen,
+			   "arena layout fingerprint 0x%016" PRIx64 ", this program's is "
+			   "0x%016" PRIx64 ": the dataplane and this program were built from "
+			   "another version: rebuild both",
+			   shm->fingerprint, fp);
+		return NULL;
+	}
+	if (len < sizeof(*shm) || shm->nlcores == 0 || shm->nlcores > SK_MAX_LCORES ||
+	    shm->size > len) {
+		sk_set_err(err, errlen,
+			   "arena header damaged: %" PRIu32 " lcores, %" PRIu64
+			   " bytes in a mapping of %zu",
+			   shm->nlcores, shm->size, len);
+		return NULL;
+	}
 	return shm;
 }
 

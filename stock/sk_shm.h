@@ -15,7 +15,10 @@
  *
  * Nothing in the arena is a pointer, so it means the same in every process
  * whatever address it is mapped at. In the dataplane the arena is the
- * memzone SK_SHM_MEMZONE; unit tests use plain memory.
+ * memzone SK_SHM_MEMZONE; unit tests use plain memory. What both processes
+ * must agree on (the header, the blocks, the outcome numbering, the layout
+ * fingerprint) is in sk_shm_abi.h; this header lays the arena out and
+ * finds things in it.
  *
  * Thread-safety: sk_shm_init() and the item adders (prepare, publish, add)
  * are for one writer at a time: the dataplane during start-up (before its
@@ -32,11 +35,8 @@
 
 #include "sk_dedup.h"
 #include "sk_order.h"
+#include "sk_shm_abi.h"
 #include "sk_stock.h"
-
-#define SK_SHM_MEMZONE "sk_shm"
-#define SK_SHM_MAGIC   UINT64_C(0x736b696c6c73686d) /* "skillshm" */
-#define SK_SHM_VERSION 2
 
 /** Smallest dedup slice given to an item. */
 #define SK_SHM_DEDUP_MIN 1024
@@ -51,92 +51,15 @@ struct sk_shm_conf {
 };
 
 /**
- * How far the control plane got with one lcore's orders: every order of
- * that lcore with a sequence below @c settled is durable (confirmed) or
- * failed. Orders leave a ring in sequence order, so one number says it all:
- * the dataplane answers its parked winners by comparing their sequence with
- * it, without scanning anything.
- */
-struct sk_shm_progress {
-	_Atomic uint32_t settled; /**< written by the control plane only */
-	uint32_t reserved;
-	_Atomic uint64_t heartbeat_ns; /**< control plane's last pass (wall clock) */
-} sk_cache_aligned;
-
-/** Buy outcome slots of a stats block (enum sk_seckill_outcome fits). */
-#define SK_SHM_OUTCOMES 16
-
-/** HTTP status slots of a stats block (the slots of sk_app fit). */
-#define SK_SHM_HTTP_SLOTS 32
-
-/**
- * Buckets of the buy latency histogram: SK_SHM_LAT_BUCKETS - 1 upper bounds
- * (sk_shm_lat_bounds_ns: 1-2-5 steps from 1 us to 5 s) and +Inf.
- */
-#define SK_SHM_LAT_BUCKETS 22
-
-/** Upper bounds (inclusive, ns) of the latency buckets but the last (+Inf). */
-extern const uint64_t sk_shm_lat_bounds_ns[SK_SHM_LAT_BUCKETS - 1];
-
-/**
- * The request counters of one dataplane lcore, for readers in other
- * processes (the control plane's /metrics). Single writer: the lcore, with
- * relaxed atomic stores (sk_shm_stat_add()); readers load each field with
- * sk_shm_stat_read() and never see a torn value, but the block is not a
- * snapshot. All counters are monotonic; zero after sk_shm_init().
- */
-struct sk_shm_lcore_stats {
-	/** buy requests (POST /v1/seckill/{item}) by enum sk_seckill_outcome */
-	uint64_t buy_outcome[SK_SHM_OUTCOMES];
-	uint64_t order_polls; /**< GET /v1/orders/{id} */
-	uint64_t item_reads;  /**< GET /v1/items/{item} */
-	/**
-	 * HTTP responses by status: http_status[k] counts status http_code[k]
-	 * (0: every status without a slot of its own) for k < http_slots. The
-	 * writer fills the codes once, then publishes http_slots (release).
-	 */
-	uint32_t http_slots;
-	uint16_t http_code[SK_SHM_HTTP_SLOTS];
-	uint64_t http_status[SK_SHM_HTTP_SLOTS];
-	/**
-	 * Buy answers by latency (packet burst received -> answer written):
-	 * lat_bucket[b] counts latencies in (bound[b-1], bound[b]], the last
-	 * bucket everything above 5 s; not cumulative. The count is the sum
-	 * of the buckets.
-	 */
-	uint64_t lat_bucket[SK_SHM_LAT_BUCKETS];
-	uint64_t lat_sum_ns; /**< sum of the latencies counted, ns */
-} sk_cache_aligned;
-
-/** The arena's header, at offset 0. */
-struct sk_shm {
-	uint64_t magic;
-	uint32_t version;
-	uint32_t nlcores;
-	uint32_t max_items;
-	uint32_t index_mask; /**< id hash size - 1 */
-	uint32_t status_bits;
-	uint32_t epoch;
-	uint64_t size;	    /**< bytes of the whole arena */
-	uint64_t items_off; /**< struct sk_item[max_items] */
-	uint64_t index_off; /**< _Atomic uint32_t[index_mask + 1]: item index + 1, 0 = empty */
-	uint64_t dedup_off; /**< struct sk_dedup_slot[dedup_slots] */
-	uint64_t dedup_slots;
-	uint64_t status_off;				 /**< uint8_t[nlcores << status_bits] */
-	_Atomic uint64_t dedup_used;			 /**< slots already handed to items */
-	_Atomic uint32_t nitems;			 /**< items published so far */
-	struct sk_shm_progress progress[SK_MAX_LCORES];	 /**< per lcore */
-	struct sk_shm_lcore_stats lstats[SK_MAX_LCORES]; /**< per dataplane lcore */
-};
-
-/**
  * sk_shm_size - bytes needed for an arena of @p conf.
  * @return the size, or 0 if @p conf is invalid or the size overflows.
  */
 size_t sk_shm_size(const struct sk_shm_conf *conf);
 
 /**
- * sk_shm_init - lay out an empty arena in @p mem (zeroed by this call).
+ * sk_shm_init - lay out an empty arena in @p mem (zeroed by this call), its
+ * header stamped with SK_SHM_MAGIC, SK_SHM_VERSION and this build's
+ * sk_shm_abi_fingerprint().
  * @param mem  at least sk_shm_size(conf) bytes, 64-byte aligned
  * @param len  bytes at @p mem
  * @return the arena, or NULL if @p conf is invalid or @p len too small.
@@ -144,10 +67,22 @@ size_t sk_shm_size(const struct sk_shm_conf *conf);
 struct sk_shm *sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf);
 
 /**
- * sk_shm_attach - check that @p mem holds an arena of this build's layout.
- * @return the arena, or NULL if the magic, version or size do not match.
+ * sk_shm_attach - check that @p mem holds an arena made by a build of the
+ * same layout (the control plane, before it reads anything else).
+ *
+ * Checks, in this order: the magic, the ABI version, the layout fingerprint
+ * (sk_shm_abi_fingerprint()), the lcore count, and that the arena's size
+ * fits in @p len. Reads the header only; no allocation.
+ *
+ * @param mem     the mapped arena (not owned)
+ * @param len     bytes mapped at @p mem
+ * @param err     where to write one line saying why on failure (may be
+ *                NULL); a version or fingerprint mismatch names both
+ *                values and says "built from another version: rebuild both"
+ * @param errlen  size of @p err
+ * @return the arena, or NULL if any check fails.
  */
-struct sk_shm *sk_shm_attach(void *mem, size_t len);
+struct sk_shm *sk_shm_attach(void *mem, size_t len, char *err, size_t errlen);
 
 /**
  * sk_shm_item_prepare - lay out a new item and its dedup slice in the next

@@ -9,28 +9,12 @@
 
 #include "sk_seckill.h"
 
-_Static_assert(SK_SECKILL__COUNT <= SK_SHM_OUTCOMES,
-	       "the outcomes must fit the arena's stats block (sk_shm.h)");
-
-static const char *const outcome_names[SK_SECKILL__COUNT] = {
-	[SK_SECKILL_WON] = "won",
-	[SK_SECKILL_DUPLICATE] = "duplicate",
-	[SK_SECKILL_LIMIT] = "limit",
-	[SK_SECKILL_SOLD_OUT] = "sold_out",
-	[SK_SECKILL_NOT_STARTED] = "not_started",
-	[SK_SECKILL_ENDED] = "ended",
-	[SK_SECKILL_UNAUTHORIZED] = "unauthorized",
-	[SK_SECKILL_RATE_LIMITED] = "rate_limited",
-	[SK_SECKILL_BUSY] = "busy",
-	[SK_SECKILL_UNAVAILABLE] = "unavailable",
-	[SK_SECKILL_NOT_FOUND] = "not_found",
-	[SK_SECKILL_BAD_REQUEST] = "bad_request",
-};
-
 const char *
 sk_seckill_outcome_name(unsigned outcome)
 {
-	return outcome < SK_SECKILL__COUNT ? outcome_names[outcome] : "unknown";
+	const char *name = sk_shm_outcome_name(outcome);
+
+	return name != NULL ? name : "unknown";
 }
 
 int

@@ -42,6 +42,7 @@
 #include "sk_buy.h"
 #include "sk_http.h"
 #include "sk_ratelimit.h"
+#include "sk_shm_abi.h"
 #include "sk_token.h"
 
 /** Largest JSON body an answer carries. */
@@ -54,22 +55,11 @@ struct sk_seckill_conf {
 	const struct sk_token_key *key; /**< required when auth; not owned */
 };
 
-/** Outcomes of the buy route, one counter each. */
-enum sk_seckill_outcome {
-	SK_SECKILL_WON = 0,	 /**< 202 queued */
-	SK_SECKILL_DUPLICATE,	 /**< winner's retry: its order again */
-	SK_SECKILL_LIMIT,	 /**< 409 */
-	SK_SECKILL_SOLD_OUT,	 /**< 410 (flag, or found empty by the buy) */
-	SK_SECKILL_NOT_STARTED,	 /**< 425 */
-	SK_SECKILL_ENDED,	 /**< 403 (ended or closed) */
-	SK_SECKILL_UNAUTHORIZED, /**< 401 */
-	SK_SECKILL_RATE_LIMITED, /**< 429 from the rate limits */
-	SK_SECKILL_BUSY,	 /**< 429 from the engine (pending buy, ring full) */
-	SK_SECKILL_UNAVAILABLE,	 /**< 503: dedup slice or order sequence exhausted */
-	SK_SECKILL_NOT_FOUND,	 /**< 404 unknown item */
-	SK_SECKILL_BAD_REQUEST,	 /**< 400 */
-	SK_SECKILL__COUNT
-};
+/*
+ * The outcomes of the buy route (enum sk_seckill_outcome) are numbered in
+ * the shared-memory ABI, stock/sk_shm_abi.h: the control plane reads the
+ * counters by that numbering.
+ */
 
 /**
  * Private counters of one lcore. Buy outcomes, order polls and item reads
@@ -165,7 +155,11 @@ void sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_le
 void sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool duplicate,
 			      struct sk_seckill_reply *out);
 
-/** sk_seckill_outcome_name - metrics label of an outcome ("won", "sold_out", ...). */
+/**
+ * sk_seckill_outcome_name - metrics label of an outcome ("won", "sold_out",
+ * ...; sk_shm_outcome_name()), or "unknown" for a value that is no outcome.
+ * Never NULL; thread-safe.
+ */
 const char *sk_seckill_outcome_name(unsigned outcome);
 
 #endif /* SK_SECKILL_H */

@@ -455,8 +455,8 @@ START_TEST(shm_items)
 	struct sk_stock_conf c = {.id = 11, .per_user_limit = 1, .end_ns = 1, .total = 100};
 	struct sk_item *it;
 
-	ck_assert_ptr_eq(sk_shm_attach(mem, shm->size), shm);
-	ck_assert_ptr_null(sk_shm_attach(mem, shm->size - 1));
+	ck_assert_ptr_eq(sk_shm_attach(mem, shm->size, NULL, 0), shm);
+	ck_assert_ptr_null(sk_shm_attach(mem, shm->size - 1, NULL, 0));
 	ck_assert_int_eq(sk_shm_item_add(shm, &c, 0, &it), 0);
 	ck_assert_uint_eq(it->nlcores, 2);
 	ck_assert_uint_eq(it->dedup_mask + 1, 1024); /* 8 x 100 -> 1024 */
