@@ -59,8 +59,6 @@
 /* Set by the signal handler; the lcores read it once per pass. */
 static atomic_bool stop_flag;
 
-/* Everything the dataplane built: struct dataplane in sk_dataplane.h. */
-
 static void
 on_signal(int sig)
 {
@@ -136,272 +134,6 @@ eal_has_lcores(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Set-up                                                                    */
-/* ------------------------------------------------------------------------ */
-
-/*
- * setup_seckill - the arena memzone, the items, one order ring, rate
- * limiter and struct sk_seckill_lcore per lcore. Everything made here is
- * released by dataplane_free(), also after a failure half-way.
- */
-static int
-setup_seckill(struct dataplane *dp)
-{
-	const struct sk_config *cfg = &dp->cfg;
-	struct sk_shm_conf sc = {
-		.nlcores = dp->nb_lcores,
-		.max_items = cfg->max_items,
-		.dedup_slots = cfg->dedup_slots,
-		.status_bits = cfg->status_bits,
-		.epoch = (uint32_t)(dp->start_ns / 1000000000),
-	};
-	struct sk_ratelimit_config rlc;
-	bool limits = sk_dp_ratelimit_conf(dp, &rlc);
-	ssize_t rl_size = 0;
-	size_t size;
-	int rc;
-
-	if (dp->nb_lcores > SK_MAX_LCORES)
-		return sk_dp_fail(dp, -EINVAL,
-				  "dataplane.lcores: %u lcores, the stock engine has %d",
-				  dp->nb_lcores, SK_MAX_LCORES);
-	size = sk_shm_size(&sc);
-	if (size == 0)
-		return sk_dp_fail(dp, -EINVAL, "seckill.dedup_slots: the arena size overflows");
-	dp->shm_mz = rte_memzone_reserve_aligned(SK_SHM_MEMZONE, size, (int)rte_socket_id(), 0,
-						 SK_CACHE_LINE);
-	if (dp->shm_mz == NULL)
-		return sk_dp_fail(
-			dp, -rte_errno,
-			"seckill.dedup_slots: cannot reserve the %zu MiB arena (max_items, "
-			"dedup_slots, status_bits): %s",
-			size >> 20, rte_strerror(rte_errno));
-	dp->shm = sk_shm_init(dp->shm_mz->addr, dp->shm_mz->len, &sc);
-	if (dp->shm == NULL)
-		return sk_dp_fail(dp, -EINVAL, "seckill.max_items: the arena refuses its layout");
-	rc = sk_dp_setup_items(dp);
-	if (rc != 0)
-		return rc;
-
-	dp->sk_conf.auth = cfg->auth;
-	dp->sk_conf.token_skew_s = cfg->token_skew_s;
-	dp->sk_conf.key = dp->token_key;
-	if (limits) {
-		rl_size = sk_ratelimit_memsize(&rlc);
-		if (rl_size < 0)
-			return sk_dp_fail(
-				dp, -EINVAL,
-				"seckill.global_rate: the rate limiter refuses these limits");
-	}
-	for (unsigned i = 0; i < dp->nb_lcores; i++) {
-		int socket = (int)rte_lcore_to_socket_id(dp->lcore_ids[i]);
-
-		dp->orders[i] = sk_order_ring_create(i, cfg->order_ring, socket);
-		if (dp->orders[i] == NULL)
-			return sk_dp_fail(
-				dp, -rte_errno,
-				"seckill.order_ring: cannot create the ring of %u records of "
-				"lcore %u: %s",
-				cfg->order_ring, dp->lcore_ids[i], rte_strerror(rte_errno));
-		if (limits) {
-			void *mem = rte_zmalloc_socket("sk_ratelimit", (size_t)rl_size,
-						       RTE_CACHE_LINE_SIZE, socket);
-
-			if (mem == NULL)
-				return sk_dp_fail(
-					dp, -ENOMEM,
-					"seckill.ip_slots: lcore %u: no memory for a %zd-byte "
-					"rate limiter",
-					dp->lcore_ids[i], rl_size);
-			dp->rl[i] = sk_ratelimit_init(mem, (size_t)rl_size, &rlc);
-			if (dp->rl[i] == NULL) {
-				rte_free(mem);
-				return sk_dp_fail(
-					dp, -EINVAL,
-					"seckill.global_rate: the rate limiter refuses these "
-					"limits");
-			}
-		}
-		dp->seckill[i] = rte_zmalloc_socket("sk_seckill", sizeof(*dp->seckill[i]),
-						    RTE_CACHE_LINE_SIZE, socket);
-		if (dp->seckill[i] == NULL)
-			return sk_dp_fail(dp, -ENOMEM, "lcore %u: out of memory", dp->lcore_ids[i]);
-		rc = sk_seckill_lcore_init(dp->seckill[i], dp->shm, i, dp->orders[i], &dp->sk_conf,
-					   dp->rl[i], rte_get_tsc_hz());
-		if (rc != 0)
-			return sk_dp_fail(dp, rc,
-					  "seckill.auth: lcore %u: the buy path refuses its "
-					  "settings",
-					  dp->lcore_ids[i]);
-	}
-	return 0;
-}
-
-static int
-setup_ports_and_pool(struct dataplane *dp)
-{
-	const struct sk_config *cfg = &dp->cfg;
-	uint64_t need = 0;
-	uint32_t room;
-	uint16_t mss;
-	int rc;
-
-	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
-		rc = sk_port_probe(&cfg->ports[i], i, dp->nb_lcores, &dp->ports[i], dp->err,
-				   sizeof(dp->err));
-		if (rc != 0)
-			return rc;
-		dp->nb_ports_probed = i + 1;
-		need += sk_port_mbufs_needed(&dp->ports[i]);
-	}
-	/* Caches can hold 1.5x their size; each lcore keeps a few bursts in flight. */
-	need += (uint64_t)dp->nb_lcores * (cfg->mbuf_cache * 3 / 2 + 4u * cfg->burst);
-	if (need > cfg->mbufs)
-		return sk_dp_fail(
-			dp, -EINVAL,
-			"dataplane.mbufs: %u is too small: queues and caches hold %" PRIu64
-			" at idle",
-			cfg->mbufs, need);
-
-	mss = cfg->mss ? cfg->mss : 1460;
-	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, (uint32_t)mss + 128u);
-	dp->pool = rte_pktmbuf_pool_create("sk_mbuf", cfg->mbufs, cfg->mbuf_cache, 0,
-					   (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
-					   dp->ports[0].socket);
-	if (dp->pool == NULL)
-		return sk_dp_fail(dp, -rte_errno,
-				  "dataplane.mbufs: cannot create a pool of %u mbufs: %s",
-				  cfg->mbufs, rte_strerror(rte_errno));
-
-	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
-		struct sk_port *p = &dp->ports[i];
-
-		rc = sk_port_start(&cfg->ports[i], p, dp->pool, dp->err, sizeof(dp->err));
-		if (rc != 0)
-			return rc;
-		if (p->dispatch) {
-			dp->disp[i] = sk_dispatch_create(p->port_id, p->owner, dp->nb_lcores,
-							 cfg->dispatch_ring, p->socket, dp->pool);
-			if (dp->disp[i] == NULL)
-				return sk_dp_fail(
-					dp, -rte_errno,
-					"dataplane.dispatch_ring: port%u: cannot create the "
-					"dispatch rings: %s",
-					i, rte_strerror(rte_errno));
-		}
-	}
-	return 0;
-}
-
-static int
-setup_lcores(struct dataplane *dp)
-{
-	const struct sk_config *cfg = &dp->cfg;
-	struct sk_app_conf ac = {
-		.limits = {cfg->head_max, cfg->target_max, cfg->body_max, cfg->fields_max},
-	};
-	struct sk_net_conf net_defaults;
-
-	sk_net_conf_defaults(&net_defaults);
-
-	for (unsigned i = 0; i < dp->nb_lcores; i++) {
-		unsigned id = dp->lcore_ids[i];
-		int socket = (int)rte_lcore_to_socket_id(id);
-		struct sk_lcore *lc;
-
-		lc = rte_zmalloc_socket("sk_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE, socket);
-		if (lc == NULL)
-			return sk_dp_fail(dp, -ENOMEM, "lcore %u: out of memory", id);
-		dp->lcores[i] = lc;
-		lc->lcore_id = id;
-		lc->index = i;
-		lc->burst = cfg->burst;
-		lc->idle_sleep_us = cfg->idle_sleep_us;
-		lc->idle_after_tsc = rte_get_tsc_hz() / 1000000 * cfg->idle_after_us;
-		lc->stop = &stop_flag;
-		ac.lcore_id = id;
-		ac.socket = socket;
-		ac.seckill = dp->seckill[i];
-		ac.ack_durable = cfg->ack == SK_CONFIG_ACK_DURABLE;
-		ac.ack_wait_ms = cfg->ack_wait_ms;
-		ac.head_timeout_ms = cfg->head_timeout_ms;
-		ac.body_timeout_ms = cfg->body_timeout_ms;
-		/* One parked request per connection; twice that for connections
-		 * closed and reused within the wait. */
-		ac.park_slots = 2 * (cfg->max_conns ? cfg->max_conns : net_defaults.max_conns) *
-				cfg->nb_ports;
-		lc->app = sk_app_create(&ac);
-		if (lc->app == NULL)
-			return sk_dp_fail(
-				dp, -rte_errno,
-				rte_errno == EINVAL
-					? "http.head_max: the HTTP limits are out of range"
-					: "lcore %u: cannot create the app: out of memory",
-				id);
-		for (uint16_t p = 0; p < cfg->nb_ports; p++) {
-			const struct sk_port *port = &dp->ports[p];
-			struct sk_lcore_port *lp = &lc->port[p];
-			struct sk_net_conf nc;
-
-			lp->port_id = port->port_id;
-			lp->disp = dp->disp[p];
-			lp->poll_nic = !port->dispatch || port->owner == i;
-			lp->queue = port->dispatch ? 0 : (uint16_t)i;
-			lp->stats = &lc->stats;
-			sk_dp_net_conf(dp, port, lc, &nc);
-			lp->net = sk_net_lcore_create(&nc, id, dp->pool, socket, sk_app_ops(),
-						      lc->app);
-			if (lp->net == NULL)
-				return sk_dp_fail(
-					dp, -rte_errno,
-					"tcp: the TCP stack refuses the [tcp] settings of port%u "
-					"on lcore %u: %s",
-					p, id, rte_strerror(rte_errno));
-			lc->nb_ports = p + 1;
-		}
-	}
-	return 0;
-}
-
-static void
-dataplane_free(struct dataplane *dp)
-{
-	sk_telemetry_stop();
-	for (unsigned i = 0; i < dp->nb_lcores; i++) {
-		struct sk_lcore *lc = dp->lcores[i];
-
-		if (lc == NULL)
-			continue;
-		for (unsigned p = 0; p < lc->nb_ports; p++)
-			sk_net_lcore_free(lc->port[p].net);
-		sk_app_free(lc->app);
-		rte_free(lc);
-		dp->lcores[i] = NULL;
-	}
-	for (unsigned p = 0; p < SK_CONFIG_MAX_PORTS; p++) {
-		sk_dispatch_free(dp->disp[p]);
-		dp->disp[p] = NULL;
-	}
-	for (unsigned p = 0; p < dp->nb_ports_probed; p++)
-		sk_port_close(&dp->ports[p]);
-	rte_mempool_free(dp->pool);
-	dp->pool = NULL;
-	for (unsigned i = 0; i < RTE_MAX_LCORE; i++) {
-		rte_free(dp->seckill[i]);
-		rte_free(dp->rl[i]); /* the limiter is its own memory (sk_ratelimit_init) */
-		rte_ring_free(dp->orders[i]);
-		dp->seckill[i] = NULL;
-		dp->rl[i] = NULL;
-		dp->orders[i] = NULL;
-	}
-	rte_memzone_free(dp->shm_mz);
-	dp->shm_mz = NULL;
-	dp->shm = NULL;
-	sk_token_key_free(dp->token_key);
-	dp->token_key = NULL;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Run                                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -435,28 +167,10 @@ static int
 run(struct dataplane *dp)
 {
 	struct sk_telemetry_src tsrc;
-	unsigned id, i = 0;
+	unsigned i;
 	int rc;
 
-	/* Index 0 is the main lcore, which runs its loop on this thread. */
-	dp->lcore_ids[i++] = rte_get_main_lcore();
-	RTE_LCORE_FOREACH_WORKER(id)
-	{
-		dp->lcore_ids[i++] = id;
-	}
-	dp->nb_lcores = i;
-	if (dp->cfg.has_syncookie_secret)
-		memcpy(dp->secret, dp->cfg.syncookie_secret, sizeof(dp->secret));
-	else if (getrandom(dp->secret, sizeof(dp->secret), 0) != (ssize_t)sizeof(dp->secret))
-		return sk_dp_fail(dp, -errno, "tcp.syncookie_secret: no random secret: %s",
-				  strerror(errno));
-	rc = sk_dp_check_limits(dp);
-	if (rc == 0)
-		rc = setup_seckill(dp);
-	if (rc == 0)
-		rc = setup_ports_and_pool(dp);
-	if (rc == 0)
-		rc = setup_lcores(dp);
+	rc = sk_dp_setup(dp);
 	if (rc != 0)
 		return rc;
 
@@ -509,13 +223,47 @@ run(struct dataplane *dp)
 	return 0;
 }
 
+/*
+ * eal_args - the EAL's argument vector: @argv itself, or, when the config
+ * names the lcores ([dataplane] lcores) and the command line does not,
+ * a copy with "-l LCORES" put in front (*out then differs from @argv and is
+ * the caller's to free). 0 or -ENOMEM.
+ */
+static int
+eal_args(struct dataplane *dp, int argc, char **argv, char ***out, int *out_argc)
+{
+	char **v;
+
+	*out = argv;
+	*out_argc = argc;
+	if (dp->cfg.lcores[0] == '\0')
+		return 0;
+	if (eal_has_lcores(argc, argv)) {
+		fprintf(stderr, PROG ": note: dataplane.lcores ignored, the EAL options "
+				     "set the lcores\n");
+		return 0;
+	}
+	v = calloc((size_t)argc + 3, sizeof(*v));
+	if (v == NULL)
+		return sk_dp_fail(dp, -ENOMEM, "out of memory");
+	v[0] = argv[0];
+	v[1] = (char *)"-l";
+	v[2] = dp->cfg.lcores;
+	memcpy(v + 3, argv + 1, sizeof(*argv) * (size_t)(argc - 1));
+	*out = v;
+	*out_argc = argc + 2;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *config = NULL;
 	struct dataplane *dp;
 	struct sigaction sa;
-	int rc, status = 1;
+	char **eal_argv = argv;
+	int rc, eal_argc = argc;
+	bool eal_up = false;
 
 	rc = parse_app_args(argc, argv, &config);
 	if (rc != 0) {
@@ -527,63 +275,39 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
+	dp->stop = &stop_flag;
 	rc = sk_config_load(&dp->cfg, config, dp->err, sizeof(dp->err));
 	if (rc == 0) {
 		dp->start_ns = sk_clock_ns(CLOCK_REALTIME);
 		rc = sk_dp_load_token_key(dp);
 	}
-	if (rc != 0) {
-		fprintf(stderr, PROG ": %s\n", dp->err);
-		sk_token_key_free(dp->token_key);
-		free(dp);
-		return 1;
-	}
+	if (rc != 0)
+		goto out;
 	/* Before the EAL: a signal during set-up still ends in a clean stop. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	/* [dataplane] lcores stands in for -l when the command line has none. */
-	char **eal_argv = argv;
-	int eal_argc = argc;
-	char *lopt[] = {(char *)"-l", dp->cfg.lcores};
-
-	if (dp->cfg.lcores[0] != '\0') {
-		if (eal_has_lcores(argc, argv)) {
-			fprintf(stderr, PROG ": note: dataplane.lcores ignored, the EAL options "
-					     "set the lcores\n");
-		} else {
-			eal_argv = calloc((size_t)argc + 3, sizeof(*eal_argv));
-			if (eal_argv == NULL) {
-				fprintf(stderr, PROG ": out of memory\n");
-				sk_token_key_free(dp->token_key);
-				free(dp);
-				return 1;
-			}
-			eal_argv[0] = argv[0];
-			eal_argv[1] = lopt[0];
-			eal_argv[2] = lopt[1];
-			memcpy(eal_argv + 3, argv + 1, sizeof(*argv) * (size_t)(argc - 1));
-			eal_argc = argc + 2;
-		}
-	}
+	rc = eal_args(dp, argc, argv, &eal_argv, &eal_argc);
+	if (rc != 0)
+		goto out;
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, PROG ": EAL initialisation failed: %s\n", rte_strerror(rte_errno));
-		if (eal_argv != argv)
-			free(eal_argv);
-		sk_token_key_free(dp->token_key);
-		free(dp);
-		return 1;
+		rc = sk_dp_fail(dp, -rte_errno, "EAL initialisation failed: %s",
+				rte_strerror(rte_errno));
+		goto out;
 	}
+	eal_up = true;
 	rc = run(dp);
+
+out:
+	/* The one teardown: whatever was built, from nothing to everything. */
 	if (rc != 0)
 		fprintf(stderr, PROG ": %s\n", dp->err);
-	else
-		status = 0;
-	dataplane_free(dp);
-	rte_eal_cleanup();
+	sk_dp_free(dp);
+	if (eal_up)
+		rte_eal_cleanup();
 	if (eal_argv != argv)
 		free(eal_argv);
 	free(dp);
-	return status;
+	return rc == 0 ? 0 : 1;
 }

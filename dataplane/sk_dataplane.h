@@ -4,13 +4,16 @@
  * Private to seckill-dataplane's start-up: the struct that holds everything
  * the process built, and the set-up steps that live outside main.c
  * (sk_dp_config.c: the config translated into the modules' settings;
- * sk_dp_items.c: the items and their recovery from the store). Every step
- * returns 0 or a negative errno with one line naming the config key in
- * dp->err (sk_dp_fail()). Used by the main thread only, before the lcores start.
+ * sk_dp_items.c: the items and their recovery from the store;
+ * sk_dp_setup.c: the arena, ports, pool and lcores, and the teardown of
+ * all of it). Every step returns 0 or a negative errno with one line naming
+ * the config key in dp->err (sk_dp_fail()). Used by the main thread only,
+ * before the lcores start (sk_dp_free(): after they stopped).
  */
 #ifndef SK_DATAPLANE_H
 #define SK_DATAPLANE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,9 +36,10 @@
 
 #define PROG "seckill-dataplane"
 
-/* Everything the dataplane built; torn down in reverse by dataplane_free(). */
+/* Everything the dataplane built; torn down in reverse by sk_dp_free(). */
 struct dataplane {
 	struct sk_config cfg;
+	atomic_bool *stop; /* set by the signal handler; every lcore polls it */
 	unsigned nb_lcores;
 	unsigned lcore_ids[RTE_MAX_LCORE];
 	struct sk_port ports[SK_CONFIG_MAX_PORTS];
@@ -87,5 +91,22 @@ bool sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config
  * a negative errno.
  */
 int sk_dp_setup_items(struct dataplane *dp);
+
+/**
+ * sk_dp_setup - once the EAL runs: the lcores (the main lcore is index 0),
+ * the SYN cookie secret, the [tcp]/[http] rules, then the arena and the buy
+ * path, the ports and the mbuf pool, one TCP stack and app per lcore and
+ * port. 0 or a negative errno (dp->err says why); what was built before a
+ * failure stays in @dp for sk_dp_free().
+ */
+int sk_dp_setup(struct dataplane *dp);
+
+/**
+ * sk_dp_free - release everything @dp holds, in reverse order of set-up:
+ * the one teardown, after a clean stop, after a failed set-up and before
+ * the EAL started alike (every release accepts what was never made). The
+ * lcores must have stopped. @dp itself and its config are not freed.
+ */
+void sk_dp_free(struct dataplane *dp);
 
 #endif /* SK_DATAPLANE_H */
