@@ -22,6 +22,9 @@
 
 #define PROG "seckillctl"
 
+/* CTL_UNUSED - a parameter a command handler does not need (every one gets all three). */
+#define CTL_UNUSED __attribute__((unused))
+
 enum {
 	EX_OK = 0,
 	EX_ERR = 1,
@@ -77,6 +80,13 @@ void print_time(const char *label, long long ns);
 void print_item(const json_t *j);
 /* show_one - GET @prefix@id (an item or an activity) and print it; an exit code. */
 int show_one(const struct ctl *c, const char *prefix, const char *kind, const char *id);
+/*
+ * show_list - GET @path, whose answer lists objects under @key, and print
+ * @header then a @row for each (under --json the answer as it came). An
+ * exit code, as api() returns.
+ */
+int show_list(const struct ctl *c, const char *path, const char *key, const char *header,
+	      void (*row)(const json_t *it));
 
 /* The command handlers (struct ctl_cmd's run), by file. */
 int cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);

@@ -97,60 +97,54 @@ cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 	return EX_OK;
 }
 
-int
-cmd_activity_list(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+/* print_activity_row - one line of activity list: the activity object @it. */
+static void
+print_activity_row(const json_t *it)
 {
-	json_t *j, *it;
-	size_t i;
-	int ex = api(c, "GET", "/v1/activities", NULL, "activities", answer_use(c), &j);
+	const json_t *a = json_object_get(it, "activity"), *l = json_object_get(it, "ledger");
+	bool arena = json_is_true(json_object_get(it, "in_arena"));
+	const char *state = json_is_true(json_object_get(a, "closed"))	    ? "closed"
+			    : !arena					    ? "stored"
+			    : json_is_true(json_object_get(it, "sold_out")) ? "soldout"
+									    : "on_sale";
+	char rem[24] = "-", starts[32];
+	time_t t = (time_t)(jnum(a, "start_ns") / 1000000000);
+	struct tm tm;
 
-	(void)cmd, (void)args;
-	if (ex != EX_OK || c->json)
-		return ex;
-	printf("%-8s %-20s %-7s %-10s %-8s %-10s %-10s %-10s %-10s %s\n", "ITEM", "NAME", "STATE",
-	       "TOTAL", "ADDED", "REMAINING", "PRICE", "LMDB_LIVE", "LMDB_PAID", "STARTS");
-	json_array_foreach(json_object_get(j, "activities"), i, it)
-	{
-		const json_t *a = json_object_get(it, "activity"),
-			     *l = json_object_get(it, "ledger");
-		bool arena = json_is_true(json_object_get(it, "in_arena"));
-		const char *state = json_is_true(json_object_get(a, "closed"))	    ? "closed"
-				    : !arena					    ? "stored"
-				    : json_is_true(json_object_get(it, "sold_out")) ? "soldout"
-										    : "on_sale";
-		char rem[24] = "-", starts[32];
-		time_t t = (time_t)(jnum(a, "start_ns") / 1000000000);
-		struct tm tm;
-
-		if (arena)
-			snprintf(rem, sizeof(rem), "%lld", jnum(it, "remaining"));
-		gmtime_r(&t, &tm);
-		strftime(starts, sizeof(starts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		printf("%-8lld %-20.20s %-7s %-10lld %-8lld %-10s %-10lld %-10lld %-10lld %s\n",
-		       jnum(it, "item"), jstr(a, "name")[0] ? jstr(a, "name") : "-", state,
-		       jnum(a, "total"), jnum(a, "added"), rem, jnum(a, "price"), jnum(l, "live"),
-		       jnum(l, "paid"), starts);
-	}
-	json_decref(j);
-	return EX_OK;
+	if (arena)
+		snprintf(rem, sizeof(rem), "%lld", jnum(it, "remaining"));
+	gmtime_r(&t, &tm);
+	strftime(starts, sizeof(starts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	printf("%-8lld %-20.20s %-7s %-10lld %-8lld %-10s %-10lld %-10lld %-10lld %s\n",
+	       jnum(it, "item"), jstr(a, "name")[0] ? jstr(a, "name") : "-", state,
+	       jnum(a, "total"), jnum(a, "added"), rem, jnum(a, "price"), jnum(l, "live"),
+	       jnum(l, "paid"), starts);
 }
 
 int
-cmd_activity_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+cmd_activity_list(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args CTL_UNUSED)
 {
-	(void)cmd;
+	/* The columns of print_activity_row(). */
+	return show_list(c, "/v1/activities", "activities",
+			 "ITEM     NAME                 STATE   TOTAL      ADDED    REMAINING  "
+			 "PRICE      LMDB_LIVE  LMDB_PAID  STARTS\n",
+			 print_activity_row);
+}
+
+int
+cmd_activity_show(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
+{
 	return show_one(c, "/v1/activities/", "activity", args[0]);
 }
 
 int
-cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
 {
 	const char *id = args[0];
 	struct target t = target_of("/v1/activities/", id, "/close", "activity");
 	json_t *j;
 	int ex = api(c, "POST", t.path, NULL, t.what, answer_use(c), &j);
 
-	(void)cmd;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("activity %s: %s\n", id, result_word(j, "closed"));

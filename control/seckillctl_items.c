@@ -30,20 +30,29 @@ print_item_row(const json_t *it)
 }
 
 int
-cmd_items(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+show_list(const struct ctl *c, const char *path, const char *key, const char *header,
+	  void (*row)(const json_t *it))
 {
 	json_t *j, *it;
 	size_t i;
-	int ex = api(c, "GET", "/v1/items", NULL, "items", answer_use(c), &j);
+	int ex = api(c, "GET", path, NULL, key, answer_use(c), &j);
 
-	(void)cmd, (void)args;
 	if (ex != EX_OK || c->json)
 		return ex;
-	printf("%-8s %-8s %-8s %-10s %-8s %-10s %-10s %-9s %-10s %s\n", "ITEM", "STATE", "SOLD_OUT",
-	       "TOTAL", "ADDED", "REMAINING", "SOLD", "RETURNED", "LMDB_LIVE", "LMDB_PAID");
-	json_array_foreach(json_object_get(j, "items"), i, it) print_item_row(it);
+	fputs(header, stdout);
+	json_array_foreach(json_object_get(j, key), i, it) row(it);
 	json_decref(j);
 	return EX_OK;
+}
+
+int
+cmd_items(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args CTL_UNUSED)
+{
+	/* The columns of print_item_row(). */
+	return show_list(c, "/v1/items", "items",
+			 "ITEM     STATE    SOLD_OUT TOTAL      ADDED    REMAINING  SOLD       "
+			 "RETURNED  LMDB_LIVE  LMDB_PAID\n",
+			 print_item_row);
 }
 
 /* print_item - one item object of the API (GET /v1/items/ID, /v1/activities/ID). */
@@ -97,8 +106,7 @@ show_one(const struct ctl *c, const char *prefix, const char *kind, const char *
 }
 
 int
-cmd_item(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+cmd_item(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
 {
-	(void)cmd;
 	return show_one(c, "/v1/items/", "item", args[0]);
 }

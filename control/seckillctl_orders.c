@@ -11,14 +11,13 @@
 #include "seckillctl_client.h"
 
 int
-cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
 {
 	const char *id = args[0];
 	struct target t = target_of("/v1/orders/", id, "", "order");
 	json_t *j;
 	int ex = api(c, "GET", t.path, NULL, t.what, answer_use(c), &j);
 
-	(void)cmd;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("%-11s %s\n", "order", jstr(j, "order"));
@@ -46,14 +45,13 @@ cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 }
 
 int
-cmd_order_pay(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+cmd_order_pay(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
 {
 	const char *id = args[0];
 	struct target t = target_of("/v1/orders/", id, "/pay", "order");
 	json_t *j;
 	int ex = api(c, "POST", t.path, NULL, t.what, c->json ? BODY_PRINT_ALL : BODY_PARSE, &j);
 
-	(void)cmd;
 	if (ex != EX_OK || c->json)
 		return ex;
 	printf("order %s: paid%s\n", id,

@@ -14,9 +14,8 @@
 #define RECONCILE_RUNS 3
 
 int
-cmd_metrics(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+cmd_metrics(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args CTL_UNUSED)
 {
-	(void)cmd, (void)args;
 	return api(c, "GET", "/metrics", NULL, "metrics", BODY_PRINT, NULL);
 }
 
@@ -51,13 +50,12 @@ check_items(const json_t *items, unsigned *bad)
 }
 
 int
-cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args CTL_UNUSED)
 {
 	json_t *j = NULL, *rep = NULL, *it;
 	unsigned bad = 0;
 	size_t i;
 
-	(void)cmd, (void)args;
 	for (int run = 0; run < RECONCILE_RUNS; run++) {
 		if (run > 0) {
 			struct timespec ts = {0, 300 * 1000000};
