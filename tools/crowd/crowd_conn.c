@@ -90,6 +90,21 @@ crowd_conn_fail(struct crowd *cw, struct conn *c, uint64_t *counter, uint64_t no
 	crowd_conn_close(cw, c, true, now + backoff_ns(c->fails));
 }
 
+/*
+ * connect_failed - connecting @c failed with @err: a connect error, and the
+ * reason of the run's failure while no connection ever succeeded.
+ */
+static void
+connect_failed(struct crowd *cw, struct conn *c, int err, uint64_t now)
+{
+	if (!cw->ever_connected) {
+		snprintf(cw->fatal_buf, sizeof(cw->fatal_buf), "connect to %s: %s", cw->o.host,
+			 strerror(err));
+		cw->fatal = cw->fatal_buf;
+	}
+	crowd_conn_fail(cw, c, &cw->st.err_connect, now);
+}
+
 void
 crowd_conn_open(struct crowd *cw, struct conn *c, uint64_t now)
 {
@@ -117,13 +132,7 @@ crowd_conn_open(struct crowd *cw, struct conn *c, uint64_t now)
 	c->want_out = true;
 	if (connect(fd, (const struct sockaddr *)&cw->o.addr, cw->o.addr_len) != 0 &&
 	    errno != EINPROGRESS) {
-		int err = errno;
-		if (!cw->ever_connected) {
-			snprintf(cw->fatal_buf, sizeof(cw->fatal_buf), "connect to %s: %s",
-				 cw->o.host, strerror(err));
-			cw->fatal = cw->fatal_buf;
-		}
-		crowd_conn_fail(cw, c, &cw->st.err_connect, now);
+		connect_failed(cw, c, errno, now);
 		return;
 	}
 	c->state = CS_CONNECTING;
@@ -150,12 +159,7 @@ conn_connected(struct crowd *cw, struct conn *c, uint64_t now)
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
 		err = errno;
 	if (err != 0) {
-		if (!cw->ever_connected) {
-			snprintf(cw->fatal_buf, sizeof(cw->fatal_buf), "connect to %s: %s",
-				 cw->o.host, strerror(err));
-			cw->fatal = cw->fatal_buf;
-		}
-		crowd_conn_fail(cw, c, &cw->st.err_connect, now);
+		connect_failed(cw, c, err, now);
 		return;
 	}
 	cw->ever_connected = true;
