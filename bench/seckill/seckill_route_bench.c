@@ -8,7 +8,7 @@
  *
  * Set-up: one lcore's struct sk_seckill_lcore on an arena in plain memory
  * (2 MiB pages where the kernel gives them), EAL in --no-huge mode for the
- * order ring (tests/unit/stock/test_eal.h: own --file-prefix, runtime folder
+ * order ring (tests/lib/sk_test_eal.h: own --file-prefix, runtime folder
  * removed at exit). One item of 1,000 units, per-user limit 1, automatic
  * dedup slice (8,192 slots, as the control plane creates it), sold out
  * through the route itself by 1,000 distinct users (X-User-Id), orders
@@ -62,7 +62,7 @@
 
 #include "bench_util.h"
 #include "sk_seckill.h"
-#include "test_eal.h"
+#include "sk_test_eal.h"
 
 #define ITEM	  1001u
 #define ITEM_STR  "1001"
@@ -527,6 +527,6 @@ main(int argc, char **argv)
 	free(buf_forged);
 	sk_ratelimit_free(B.rl);
 	free(B.shm);
-	rte_eal_cleanup();
+	sk_test_eal_cleanup();
 	return B.sink == 42 ? 3 : 0; /* keep the sink alive */
 }

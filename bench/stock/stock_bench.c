@@ -30,7 +30,7 @@
 
 #include "bench_util.h"
 #include "sk_buy.h"
-#include "test_eal.h"
+#include "sk_test_eal.h"
 
 #define RUNS 5
 
@@ -297,6 +297,6 @@ main(int argc, char **argv)
 		       m_full / 1e6, ghz * 1e9 / m_full);
 	}
 	rte_ring_free(ring);
-	rte_eal_cleanup();
+	sk_test_eal_cleanup();
 	return 0;
 }

@@ -21,23 +21,25 @@
  * leak (pool count restored after each input), on_close exactly once per
  * on_open and never for an unknown connection, on_data within the buffer
  * bound, and well-formed, correctly checksummed output frames.
+ *
+ * The frames come from tests/lib/sk_test_frame.h, the builders the stack's
+ * unit tests use; the normal build runs the seed corpus through this file
+ * too (tests/fuzz/tcp_input/meson.build, fuzz_tcp_input_seeds).
  */
-#include <ftw.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_arp.h>
-#include <rte_eal.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
 #include "sk_net.h"
+#include "sk_test_eal.h"
+#include "sk_test_frame.h"
 
 #define NFLOW	 8
 #define MAXCONN	 4
@@ -263,34 +265,12 @@ rd16(struct rd *r)
 	return (uint16_t)(v << 8 | rd8(r));
 }
 
-static struct rte_mbuf *
-mk_ip(uint32_t sip, uint8_t proto, uint32_t l4len, void **l4)
+/* ends - a frame from client address @sip to the server. */
+static struct sk_frame_ends
+ends(uint32_t sip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	struct rte_ether_hdr *eth;
-	struct rte_ipv4_hdr *ip;
-
-	if (m == NULL)
-		return NULL;
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + l4len));
-	if (eth == NULL) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
-	eth->dst_addr = srv_mac;
-	eth->src_addr = cli_mac;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + l4len));
-	ip->time_to_live = 64;
-	ip->next_proto_id = proto;
-	ip->src_addr = rte_cpu_to_be_32(sip);
-	ip->dst_addr = rte_cpu_to_be_32(SRV_IP);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	*l4 = ip + 1;
-	return m;
+	return (struct sk_frame_ends){
+		.src_mac = cli_mac, .dst_mac = srv_mac, .sip = sip, .dip = SRV_IP};
 }
 
 static struct rte_mbuf *
@@ -305,10 +285,9 @@ mk_seg(struct fz *z, struct rd *r)
 	uint16_t win = rd16(r);
 	uint8_t plen = rd8(r);
 	bool mss = b0 & 0x08, corrupt = b0 & 0x10;
-	uint32_t seq, ack, optlen = mss ? 4 : 0;
-	struct rte_tcp_hdr *th;
+	uint8_t payload[UINT8_MAX];
+	uint32_t seq, ack;
 	struct rte_mbuf *m;
-	uint8_t *p;
 
 	if (flags & RTE_TCP_SYN_FLAG) {
 		if (!(flags & RTE_TCP_ACK_FLAG) && sdelta == 0) {
@@ -330,32 +309,23 @@ mk_seg(struct fz *z, struct rd *r)
 		ack = fl->rcvd + (uint32_t)(int32_t)(int8_t)(amode >> 2) * 97u;
 		break;
 	}
-	m = mk_ip(CLI_IP + (uint32_t)(f & 1), IPPROTO_TCP, 20 + optlen + plen, (void **)&th);
+	/* Two client IPs, eight ports: flows share addresses as in real life. */
+	struct sk_frame_ends e = ends(CLI_IP + (uint32_t)(f & 1));
+	struct sk_frame_tcp t = {.sport = (uint16_t)(1000 + f),
+				 .dport = (b0 & 0x20) ? 81 : 80,
+				 .seq = seq,
+				 .ack = ack,
+				 .flags = flags,
+				 .win = win,
+				 .data = payload,
+				 .len = plen};
+	t.has_mss = mss;
+	t.mss = mss ? rd16(r) : 0;
+	for (unsigned i = 0; i < plen; i++)
+		payload[i] = r->n ? rd8(r) : (uint8_t)i;
+	m = sk_frame_tcp(pool, &e, &t);
 	if (m == NULL)
 		return NULL;
-	/* Two client IPs, eight ports: flows share addresses as in real life. */
-	memset(th, 0, sizeof(*th));
-	th->src_port = rte_cpu_to_be_16((uint16_t)(1000 + f));
-	th->dst_port = rte_cpu_to_be_16((b0 & 0x20) ? 81 : 80);
-	th->sent_seq = rte_cpu_to_be_32(seq);
-	th->recv_ack = rte_cpu_to_be_32(ack);
-	th->data_off = (uint8_t)(((20 + optlen) / 4) << 4);
-	th->tcp_flags = flags;
-	th->rx_win = rte_cpu_to_be_16(win);
-	p = (uint8_t *)(th + 1);
-	if (mss) {
-		uint16_t v = rd16(r);
-
-		p[0] = 2;
-		p[1] = 4;
-		p[2] = (uint8_t)(v >> 8);
-		p[3] = (uint8_t)v;
-		p += 4;
-	}
-	for (unsigned i = 0; i < plen; i++)
-		p[i] = r->n ? rd8(r) : (uint8_t)i;
-	th->cksum =
-		rte_ipv4_udptcp_cksum(rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14), th);
 	if (corrupt) {
 		uint16_t off = rd16(r) % rte_pktmbuf_data_len(m);
 
@@ -395,92 +365,36 @@ mk_arp_icmp(struct rd *r)
 	uint8_t kind = rd8(r);
 
 	if (kind & 1) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		struct rte_ether_hdr *eth;
-		struct rte_arp_hdr *arp;
+		struct sk_frame_ends e = {
+			.src_mac = cli_mac,
+			.dst_mac = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+			.sip = (kind & 4) ? SK_IPV4(198, 18, 0, 254) : CLI_IP,
+			.dip = SRV_IP,
+		};
 
-		if (m == NULL)
-			return NULL;
-		eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, 42);
-		if (eth == NULL) {
-			rte_pktmbuf_free(m);
-			return NULL;
-		}
-		arp = (struct rte_arp_hdr *)(eth + 1);
-		memset(&eth->dst_addr, 0xff, 6);
-		eth->src_addr = cli_mac;
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
-		arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
-		arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		arp->arp_hlen = 6;
-		arp->arp_plen = 4;
-		arp->arp_opcode =
-			rte_cpu_to_be_16((kind & 2) ? RTE_ARP_OP_REPLY : RTE_ARP_OP_REQUEST);
-		arp->arp_data.arp_sha = cli_mac;
-		arp->arp_data.arp_sip =
-			rte_cpu_to_be_32((kind & 4) ? SK_IPV4(198, 18, 0, 254) : CLI_IP);
-		memset(&arp->arp_data.arp_tha, 0, 6);
-		arp->arp_data.arp_tip = rte_cpu_to_be_32(SRV_IP);
-		return m;
+		return sk_frame_arp(pool, &e, (kind & 2) ? RTE_ARP_OP_REPLY : RTE_ARP_OP_REQUEST);
 	} else {
-		uint8_t plen = rd8(r);
-		struct rte_icmp_hdr *ic;
-		struct rte_mbuf *m = mk_ip(CLI_IP, IPPROTO_ICMP, 8u + plen, (void **)&ic);
+		struct sk_frame_ends e = ends(CLI_IP);
+		uint8_t plen = rd8(r), payload[UINT8_MAX];
+		uint8_t type = (kind & 2) ? RTE_IP_ICMP_ECHO_REQUEST : rd8(r);
 
-		if (m == NULL)
-			return NULL;
-		memset(ic, 0, 8);
-		ic->icmp_type = (kind & 2) ? RTE_IP_ICMP_ECHO_REQUEST : rd8(r);
 		for (unsigned i = 0; i < plen; i++)
-			((uint8_t *)(ic + 1))[i] = rd8(r);
-		ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, 8u + plen);
-		return m;
+			payload[i] = rd8(r);
+		return sk_frame_icmp(pool, &e, type, 0, 0, payload, plen);
 	}
 }
 
 /* ------------------------------------------------------------------------ */
 
-static char runtime_dir[PATH_MAX];
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* At exit, remove the EAL runtime folder of our own --file-prefix. */
-static void
-remove_runtime_dir(void)
-{
-	if (strstr(runtime_dir, "sk-net-fuzz-") != NULL)
-		nftw(runtime_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char prefix[64];
-	char *eal[] = {(*argv)[0],
-		       "--no-huge",
-		       "--no-pci",
-		       "-m",
-		       "128",
-		       "-l",
-		       "0",
-		       prefix,
-		       "--log-level=lib.eal:error",
-		       "--no-telemetry",
-		       NULL};
-
 	(void)argc;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=sk-net-fuzz-%d", (int)getpid());
-	if (rte_eal_init(10, eal) < 0)
+	if (sk_test_eal_init((*argv)[0]) != 0)
 		abort();
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-	atexit(remove_runtime_dir);
 	pool = rte_pktmbuf_pool_create("fz_pool", POOLSIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
 	if (pool == NULL)

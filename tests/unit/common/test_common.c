@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "sk_common.h"
+#include "sk_test.h"
 
 START_TEST(bucket_edges)
 {
@@ -54,14 +55,4 @@ common_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(common_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(common_suite)

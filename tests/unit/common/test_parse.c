@@ -10,6 +10,7 @@
 #include <check.h>
 
 #include "sk_parse.h"
+#include "sk_test.h"
 
 START_TEST(u64_accepts)
 {
@@ -193,14 +194,4 @@ parse_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(parse_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(parse_suite)

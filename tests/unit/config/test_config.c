@@ -13,6 +13,7 @@
 
 #include "sk_common.h"
 #include "sk_config.h"
+#include "sk_test.h"
 
 #define PORT0 "[port0]\ndevice = net_tap0,iface=sk0\naddress = 198.18.0.1/24\n"
 /* PORT0 plus [seckill] without tokens: items need no secret then. */
@@ -777,14 +778,4 @@ config_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(config_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(config_suite)

@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -33,7 +32,9 @@
 #include "sk_admin.h"
 #include "sk_buy.h"
 #include "sk_control.h"
-#include "test_eal.h"
+#include "sk_test_arena.h"
+#include "sk_test_eal_main.h"
+#include "sk_test_fs.h"
 
 #define EPOCH	 1764000000u
 #define S	 INT64_C(1000000000)
@@ -42,10 +43,7 @@
 #define RESP_MAX 65536
 
 static struct {
-	void *mem;
-	struct sk_shm *shm;
-	struct rte_ring *ring[NLCORES];
-	struct sk_buy_lcore lc[NLCORES];
+	struct sk_test_arena arena; /* NLCORES lcores: rings, buy contexts */
 	struct sk_control *ctl;
 	struct sk_admin *adm;
 	char dir[PATH_MAX];
@@ -53,16 +51,8 @@ static struct {
 	char host[32]; /* "127.0.0.1:<port>", what Prometheus and seckillctl send */
 	char origin[48];
 } F;
-static unsigned ring_gen = 300;
 
 /* ------------------------------------------------------------------ fixture */
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
 
 static void
 fx_setup(void)
@@ -72,26 +62,16 @@ fx_setup(void)
 				.dedup_slots = 16384,
 				.status_bits = 12,
 				.epoch = EPOCH};
-	size_t sz = sk_shm_size(&c);
-	const char *tmp = getenv("TMPDIR");
 	char err[SK_CONTROL_ERR_MAX];
 
 	memset(&F, 0, sizeof(F));
-	F.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	F.shm = sk_shm_init(F.mem, sz, &c);
-	ck_assert_ptr_nonnull(F.shm);
-	for (unsigned i = 0; i < NLCORES; i++) {
-		F.ring[i] = sk_order_ring_create(ring_gen++, 1024, SOCKET_ID_ANY);
-		ck_assert_ptr_nonnull(F.ring[i]);
-		ck_assert_int_eq(sk_buy_lcore_init(&F.lc[i], F.shm, i, F.ring[i]), 0);
-	}
-	snprintf(F.dir, sizeof(F.dir), "%s/sk-admin-test-XXXXXX",
-		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(F.dir));
+	sk_test_arena_init(&F.arena, &c);
+	sk_test_arena_rings(&F.arena, 1024);
+	ck_assert_int_eq(sk_test_tmpdir(F.dir, sizeof(F.dir), "sk-admin-test"), 0);
 	snprintf(F.store, sizeof(F.store), "%s/store", F.dir);
 	struct sk_control_conf cc = {
 		.store_dir = F.store, .store_flags = SK_STORE_NOSYNC, .pay_timeout_ns = 60 * S};
-	int rc = sk_control_init(&F.ctl, F.shm, F.ring, NLCORES, &cc, err, sizeof(err));
+	int rc = sk_control_init(&F.ctl, F.arena.shm, F.arena.ring, NLCORES, &cc, err, sizeof(err));
 	ck_assert_msg(rc == 0, "init: %d %s", rc, err);
 
 	struct sk_admin_conf ac = {.tcp = true, .port = 0};
@@ -105,10 +85,8 @@ fx_teardown(void)
 {
 	sk_admin_stop(F.adm);
 	sk_control_close(F.ctl);
-	for (unsigned i = 0; i < NLCORES; i++)
-		rte_ring_free(F.ring[i]);
-	free(F.mem);
-	nftw(F.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sk_test_arena_fini(&F.arena);
+	sk_test_rmtree(F.dir);
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -469,7 +447,7 @@ START_TEST(huge_user_ids_shown_exactly)
 	struct sk_stock_conf c = {.id = 1, .per_user_limit = 1, .end_ns = INT64_MAX, .total = 10};
 	struct sk_item *it;
 
-	ck_assert_int_eq(sk_shm_item_add(F.shm, &c, 0, &it), 0);
+	ck_assert_int_eq(sk_shm_item_add(F.arena.shm, &c, 0, &it), 0);
 	for (size_t i = 0; i < SK_ARRAY_SIZE(huge_users); i++) {
 		struct sk_buy_req r = {.user = huge_users[i], .client_ip = 1, .now_ns = T0};
 		struct sk_buy_line l = {.item = it, .qty = 1};
@@ -477,7 +455,7 @@ START_TEST(huge_user_ids_shown_exactly)
 		char pay[64];
 		json_t *j;
 
-		ck_assert_int_eq(sk_buy(&F.lc[0], &r, &l, 1, &id), SK_BUY_OK);
+		ck_assert_int_eq(sk_buy(&F.arena.lc[0], &r, &l, 1, &id), SK_BUY_OK);
 		ck_assert_int_eq(sk_control_drain(F.ctl, T0 + S, SK_CONTROL_DRAIN_NOW, NULL), 1);
 		check_order(id, huge_users[i], "confirmed");
 		snprintf(pay, sizeof(pay), "/v1/orders/%" PRIu64 "/pay", id);
@@ -557,8 +535,4 @@ admin_http_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	return sk_test_run(admin_http_suite(), "test_admin_http", true);
-}
+SK_TEST_EAL_MAIN(admin_http_suite, "test_admin_http")

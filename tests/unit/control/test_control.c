@@ -22,7 +22,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <regex.h>
@@ -45,7 +44,9 @@
 #include "sk_exporter.h"
 #include "sk_buy.h"
 #include "sk_control.h"
-#include "test_eal.h"
+#include "sk_test_arena.h"
+#include "sk_test_eal_main.h"
+#include "sk_test_fs.h"
 
 #define EPOCH	 1764000000u
 #define S	 INT64_C(1000000000)
@@ -59,10 +60,7 @@
 static const char *seckillctl_path;
 
 struct fx {
-	void *mem;
-	struct sk_shm *shm;
-	struct rte_ring *ring[NLCORES];
-	struct sk_buy_lcore lc[NLCORES];
+	struct sk_test_arena arena; /* NLCORES lcores: rings, buy contexts */
 	struct sk_control *ctl;
 	struct sk_control_conf conf;
 	char dir[PATH_MAX];
@@ -70,22 +68,15 @@ struct fx {
 };
 
 static struct fx F;
-static unsigned ring_gen = 100;
 
 /* ------------------------------------------------------------------ fixture */
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
 
 static void
 ctl_open(void)
 {
 	char err[SK_CONTROL_ERR_MAX];
-	int rc = sk_control_init(&F.ctl, F.shm, F.ring, NLCORES, &F.conf, err, sizeof(err));
+	int rc = sk_control_init(&F.ctl, F.arena.shm, F.arena.ring, NLCORES, &F.conf, err,
+				 sizeof(err));
 
 	ck_assert_msg(rc == 0, "init: %d %s", rc, err);
 }
@@ -107,21 +98,11 @@ fx_setup_with(uint32_t batch_max, uint64_t map_size)
 				.dedup_slots = 16384,
 				.status_bits = 12,
 				.epoch = EPOCH};
-	size_t sz = sk_shm_size(&c);
-	const char *tmp = getenv("TMPDIR");
 
 	memset(&F, 0, sizeof(F));
-	F.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	F.shm = sk_shm_init(F.mem, sz, &c);
-	ck_assert_ptr_nonnull(F.shm);
-	for (unsigned i = 0; i < NLCORES; i++) {
-		F.ring[i] = sk_order_ring_create(ring_gen++, RING_SZ, SOCKET_ID_ANY);
-		ck_assert_ptr_nonnull(F.ring[i]);
-		ck_assert_int_eq(sk_buy_lcore_init(&F.lc[i], F.shm, i, F.ring[i]), 0);
-	}
-	snprintf(F.dir, sizeof(F.dir), "%s/sk-control-test-XXXXXX",
-		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(F.dir));
+	sk_test_arena_init(&F.arena, &c);
+	sk_test_arena_rings(&F.arena, RING_SZ);
+	ck_assert_int_eq(sk_test_tmpdir(F.dir, sizeof(F.dir), "sk-control-test"), 0);
 	snprintf(F.store, sizeof(F.store), "%s/store", F.dir);
 	F.conf = (struct sk_control_conf){.store_dir = F.store,
 					  .store_flags = SK_STORE_NOSYNC,
@@ -147,10 +128,8 @@ static void
 fx_teardown(void)
 {
 	sk_control_close(F.ctl);
-	for (unsigned i = 0; i < NLCORES; i++)
-		rte_ring_free(F.ring[i]);
-	free(F.mem);
-	nftw(F.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sk_test_arena_fini(&F.arena);
+	sk_test_rmtree(F.dir);
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -165,7 +144,7 @@ add_item(uint32_t id, uint64_t total, uint32_t limit)
 				  .total = total};
 	struct sk_item *it;
 
-	ck_assert_int_eq(sk_shm_item_add(F.shm, &c, 0, &it), 0);
+	ck_assert_int_eq(sk_shm_item_add(F.arena.shm, &c, 0, &it), 0);
 	return it;
 }
 
@@ -174,7 +153,7 @@ buy_lines(unsigned lcore, uint64_t user, struct sk_buy_line *l, unsigned n, uint
 {
 	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
 
-	return sk_buy(&F.lc[lcore], &r, l, n, order);
+	return sk_buy(&F.arena.lc[lcore], &r, l, n, order);
 }
 
 static enum sk_buy_status
@@ -279,9 +258,9 @@ START_TEST(drain_commits_every_order)
 		ck_assert_uint_eq(arena_state(ids[i]), SK_ORDER_CONFIRMED);
 	}
 	for (unsigned l = 0; l < NLCORES; l++) {
-		ck_assert_uint_eq(sk_shm_settled(F.shm, l), last_seq[l] + 1);
-		ck_assert_uint_eq(rte_ring_count(F.ring[l]), 0);
-		ck_assert_uint_eq(F.ring[l]->cons.head, F.ring[l]->cons.tail);
+		ck_assert_uint_eq(sk_shm_settled(F.arena.shm, l), last_seq[l] + 1);
+		ck_assert_uint_eq(rte_ring_count(F.arena.ring[l]), 0);
+		ck_assert_uint_eq(F.arena.ring[l]->cons.head, F.arena.ring[l]->cons.tail);
 	}
 	struct sk_control_stats s = stats();
 	ck_assert_uint_eq(s.orders_committed, 40);
@@ -417,16 +396,18 @@ START_TEST(init_rejects_bad_arguments)
 	struct sk_control_conf c = F.conf;
 	char err[SK_CONTROL_ERR_MAX];
 
-	ck_assert_int_eq(sk_control_init(&ctl, F.shm, F.ring, 1, &c, err, sizeof(err)), -EINVAL);
-	c.store_dir = NULL;
-	ck_assert_int_eq(sk_control_init(&ctl, F.shm, F.ring, NLCORES, &c, err, sizeof(err)),
+	ck_assert_int_eq(sk_control_init(&ctl, F.arena.shm, F.arena.ring, 1, &c, err, sizeof(err)),
 			 -EINVAL);
+	c.store_dir = NULL;
+	ck_assert_int_eq(
+		sk_control_init(&ctl, F.arena.shm, F.arena.ring, NLCORES, &c, err, sizeof(err)),
+		-EINVAL);
 	c = F.conf;
 	struct rte_ring *mc = rte_ring_create_elem("sk_test_mc", sizeof(struct sk_order_rec), 64,
 						   SOCKET_ID_ANY, 0);
-	struct rte_ring *rings[NLCORES] = {F.ring[0], mc};
+	struct rte_ring *rings[NLCORES] = {F.arena.ring[0], mc};
 	ck_assert_ptr_nonnull(mc);
-	ck_assert_int_eq(sk_control_init(&ctl, F.shm, rings, NLCORES, &c, err, sizeof(err)),
+	ck_assert_int_eq(sk_control_init(&ctl, F.arena.shm, rings, NLCORES, &c, err, sizeof(err)),
 			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "single-consumer"));
 	rte_ring_free(mc);
@@ -448,19 +429,19 @@ predecessor_commit(bool moved_status)
 	unsigned got[NLCORES];
 
 	for (unsigned l = 0; l < NLCORES; l++) {
-		got[l] = rte_ring_dequeue_burst_elem_start(F.ring[l], recs[l], sizeof(recs[l][0]),
-							   64, NULL);
+		got[l] = rte_ring_dequeue_burst_elem_start(F.arena.ring[l], recs[l],
+							   sizeof(recs[l][0]), 64, NULL);
 		ck_assert_int_eq(sk_store_put_orders(sk_control_store(F.ctl), recs[l], got[l],
 						     TIMEOUT, T0, NULL, NULL),
 				 0);
 		if (moved_status) {
 			struct sk_status st;
-			sk_shm_status(F.shm, &st);
+			sk_shm_status(F.arena.shm, &st);
 			for (unsigned i = 0; i < got[l]; i++)
 				(void)sk_status_move(&st, recs[l][i].id, SK_ORDER_QUEUED,
 						     SK_ORDER_CONFIRMED);
 		}
-		ck_assert_uint_ne(F.ring[l]->cons.head, F.ring[l]->cons.tail);
+		ck_assert_uint_ne(F.arena.ring[l]->cons.head, F.arena.ring[l]->cons.tail);
 	}
 	return got[0] + got[1];
 }
@@ -478,8 +459,8 @@ replay_case(bool moved_status)
 
 	ctl_restart();
 	for (unsigned l = 0; l < NLCORES; l++) {
-		ck_assert_uint_eq(F.ring[l]->cons.head, F.ring[l]->cons.tail);
-		ck_assert_uint_eq(rte_ring_count(F.ring[l]), 10);
+		ck_assert_uint_eq(F.arena.ring[l]->cons.head, F.arena.ring[l]->cons.tail);
+		ck_assert_uint_eq(rte_ring_count(F.arena.ring[l]), 10);
 	}
 	ck_assert_int_eq(drain_now(&di), 20);
 	ck_assert_uint_eq(di.orders_new, 0);
@@ -489,8 +470,8 @@ replay_case(bool moved_status)
 		ck_assert_uint_eq(arena_state(ids[u]), SK_ORDER_CONFIRMED);
 	}
 	for (unsigned l = 0; l < NLCORES; l++) {
-		ck_assert_uint_eq(sk_shm_settled(F.shm, l), 11);
-		ck_assert_uint_eq(rte_ring_count(F.ring[l]), 0);
+		ck_assert_uint_eq(sk_shm_settled(F.arena.shm, l), 11);
+		ck_assert_uint_eq(rte_ring_count(F.arena.ring[l]), 0);
 	}
 	struct sk_control_item ci;
 	ck_assert_int_eq(sk_control_item_get(F.ctl, 1, &ci), 0);
@@ -522,11 +503,12 @@ START_TEST(head_reset_after_peek)
 		ids[u] = buy(0, 1 + u, it);
 	/* Died between dequeue_start and the commit. */
 	ck_assert_uint_eq(
-		rte_ring_dequeue_burst_elem_start(F.ring[0], recs, sizeof(recs[0]), 16, NULL), 5);
-	ck_assert_uint_eq(F.ring[0]->cons.head - F.ring[0]->cons.tail, 5);
+		rte_ring_dequeue_burst_elem_start(F.arena.ring[0], recs, sizeof(recs[0]), 16, NULL),
+		5);
+	ck_assert_uint_eq(F.arena.ring[0]->cons.head - F.arena.ring[0]->cons.tail, 5);
 
 	ctl_restart();
-	ck_assert_uint_eq(F.ring[0]->cons.head, F.ring[0]->cons.tail);
+	ck_assert_uint_eq(F.arena.ring[0]->cons.head, F.arena.ring[0]->cons.tail);
 	ck_assert_int_eq(drain_now(NULL), 5);
 	for (unsigned u = 0; u < 5; u++)
 		ck_assert_uint_eq(store_state(ids[u]), SK_ORDER_CONFIRMED);
@@ -587,7 +569,7 @@ START_TEST(store_refusal_fails_order)
 				  u < 6 ? SK_ORDER_CONFIRMED : SK_ORDER_FAILED);
 		ck_assert_uint_eq(store_state(ids[u]), u < 6 ? SK_ORDER_CONFIRMED : SK_ORDER_NONE);
 	}
-	ck_assert_uint_eq(sk_shm_settled(F.shm, 0), sk_order_id_seq(ids[9]) + 1);
+	ck_assert_uint_eq(sk_shm_settled(F.arena.shm, 0), sk_order_id_seq(ids[9]) + 1);
 	ck_assert_uint_eq(sk_stock_remaining(it), 4); /* failed units back */
 	ck_assert(!sk_stock_is_sold_out(it));
 	ck_assert_uint_eq(stats().orders_failed, 4);
@@ -602,7 +584,7 @@ START_TEST(store_refusal_fails_order)
 				 .item = 1,
 				 .qty = 1,
 				 .nlines = 1};
-	ck_assert_int_eq(rte_ring_sp_enqueue_elem(F.ring[0], &r, sizeof(r)), 0);
+	ck_assert_int_eq(rte_ring_sp_enqueue_elem(F.arena.ring[0], &r, sizeof(r)), 0);
 	ck_assert_int_eq(drain_now(&di), 1);
 	ck_assert_uint_eq(store_state(ids[8]), SK_ORDER_NONE);
 	ck_assert_uint_eq(stats().orders_failed, 4);
@@ -620,7 +602,8 @@ START_TEST(full_map_fails_orders)
 	for (unsigned round = 0; round < 3; round++) {
 		for (unsigned u = 0; u < 500; u++, n++)
 			ids[n] = buy(n % NLCORES, 1 + n, it);
-		for (int k = 0; k < 200 && (rte_ring_count(F.ring[0]) || rte_ring_count(F.ring[1]));
+		for (int k = 0; k < 200 && (rte_ring_count(F.arena.ring[0]) ||
+					    rte_ring_count(F.arena.ring[1]));
 		     k++)
 			ck_assert_int_ge(drain_now(NULL), 0);
 	}
@@ -710,7 +693,7 @@ START_TEST(expire_foreign_order)
 					     NULL, NULL),
 			 0);
 	ck_assert_int_eq(sk_stock_take(it, 0, 1), SK_STOCK_OK);
-	sk_shm_dedup(F.shm, it, &d);
+	sk_shm_dedup(F.arena.shm, it, &d);
 	ck_assert_int_eq(sk_dedup_restore(&d, 42, 1, old), 0);
 	ck_assert_uint_eq(sk_stock_remaining(it), 9);
 
@@ -1085,7 +1068,7 @@ START_TEST(preheat_records_and_loads)
 	ck_assert_uint_eq(got.total, 10);
 	ck_assert_uint_eq(got.price, cfg->price);
 
-	it = sk_shm_item_find(F.shm, 2);
+	it = sk_shm_item_find(F.arena.shm, 2);
 	ck_assert_ptr_nonnull(it);
 	ck_assert_uint_eq(it->total, 5);
 	ck_assert_uint_eq(atomic_load(&it->added), 3);
@@ -1137,8 +1120,8 @@ START_TEST(preheat_skips_ended_loads_sold_out)
 
 	ck_assert_int_eq(sk_control_preheat(F.ctl, T0 + 2 * S, f, &pi), 0);
 	ck_assert_uint_eq(pi.loaded, 1); /* item 4, sold out */
-	ck_assert_ptr_null(sk_shm_item_find(F.shm, 3));
-	ck_assert(sk_stock_is_sold_out(sk_shm_item_find(F.shm, 4)));
+	ck_assert_ptr_null(sk_shm_item_find(F.arena.shm, 3));
+	ck_assert(sk_stock_is_sold_out(sk_shm_item_find(F.arena.shm, 4)));
 	fclose(f);
 	ck_assert_uint_eq(loglen, 0);
 	free(log);
@@ -1151,7 +1134,7 @@ START_TEST(activity_add_close_restock)
 	struct sk_item *it;
 
 	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_DONE);
-	it = sk_shm_item_find(F.shm, 5);
+	it = sk_shm_item_find(F.arena.shm, 5);
 	ck_assert_ptr_nonnull(it);
 	ck_assert_uint_eq(sk_stock_remaining(it), 3);
 	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_UNCHANGED);
@@ -1204,10 +1187,10 @@ START_TEST(activity_add_close_restock)
 	assert_books(cfg);
 
 	/* no room: nothing is stored */
-	for (uint32_t id = 10; sk_shm_item_find(F.shm, 17) == NULL; id++) {
+	for (uint32_t id = 10; sk_shm_item_find(F.arena.shm, 17) == NULL; id++) {
 		b = activity(id, 1);
 		ck_assert_int_eq(sk_control_activity_add(F.ctl, &b, T0), SK_ACTIVITY_DONE);
-		if (atomic_load(&F.shm->nitems) == F.shm->max_items)
+		if (atomic_load(&F.arena.shm->nitems) == F.arena.shm->max_items)
 			break;
 	}
 	b = activity(99, 1);
@@ -1518,10 +1501,10 @@ START_TEST(seckillctl_against_admin)
 	ck_assert_ptr_nonnull(strstr(out, "restocked, 7 units (request id 9)"));
 	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "7", "--request-id", "9"), 0);
 	ck_assert_ptr_nonnull(strstr(out, "unchanged"));
-	ck_assert_uint_eq(sk_stock_remaining(sk_shm_item_find(F.shm, 30)), 12);
+	ck_assert_uint_eq(sk_stock_remaining(sk_shm_item_find(F.arena.shm, 30)), 12);
 	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "8", "--request-id", "9"), 5);
 	ck_assert_int_eq(CLI("--port", port, "stock", "add", "30", "1"), 0); /* random id */
-	ck_assert_uint_eq(sk_stock_remaining(sk_shm_item_find(F.shm, 30)), 13);
+	ck_assert_uint_eq(sk_stock_remaining(sk_shm_item_find(F.arena.shm, 30)), 13);
 	ck_assert_int_eq(CLI("--port", port, "stock", "add", "77", "1"), 4);
 	/* a rerun without --start is the same definition */
 	ck_assert_int_eq(CLI("--port", port, "activity", "add", "33", "--total", "2"), 0);
@@ -1647,5 +1630,5 @@ int
 main(int argc, char **argv)
 {
 	seckillctl_path = argc > 1 ? argv[1] : NULL;
-	return sk_test_run(control_suite(), "test_control", true);
+	return sk_test_eal_main(control_suite(), "test_control");
 }

@@ -15,12 +15,13 @@
 #include <string.h>
 
 #include "sk_dpmetrics.h"
+#include "sk_test.h"
+#include "sk_test_arena.h"
 
 #define NLCORES 3
 
 static struct {
-	void *mem;
-	struct sk_shm *shm;
+	struct sk_test_arena arena;
 	char *text;
 	/* the samples of the last scrape */
 	unsigned n;
@@ -38,13 +39,8 @@ setup(void)
 				.dedup_slots = SK_SHM_DEDUP_MIN,
 				.status_bits = 10,
 				.epoch = 7};
-	size_t sz = sk_shm_size(&c);
 
-	ck_assert_uint_gt(sz, 0);
-	T.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	ck_assert_ptr_nonnull(T.mem);
-	T.shm = sk_shm_init(T.mem, sz, &c);
-	ck_assert_ptr_nonnull(T.shm);
+	sk_test_arena_init(&T.arena, &c);
 	T.text = NULL;
 	T.n = 0;
 }
@@ -53,7 +49,7 @@ static void
 teardown(void)
 {
 	free(T.text);
-	free(T.mem);
+	sk_test_arena_fini(&T.arena);
 }
 
 /* scrape - sk_dpmetrics_write() into T.text, samples into T.s. */
@@ -67,7 +63,7 @@ scrape(void)
 	T.text = NULL;
 	f = open_memstream(&T.text, &len);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(sk_dpmetrics_write(T.shm, f), 0);
+	ck_assert_int_eq(sk_dpmetrics_write(T.arena.shm, f), 0);
 	ck_assert_int_eq(fclose(f), 0);
 
 	T.n = 0;
@@ -131,7 +127,7 @@ count(const char *prefix)
 static struct sk_shm_lcore_stats *
 ls(unsigned l)
 {
-	return sk_shm_lstats(T.shm, l);
+	return sk_shm_lstats(T.arena.shm, l);
 }
 
 /* set_http - lcore @l counts codes @codes (0: other) with @counts. */
@@ -184,7 +180,7 @@ START_TEST(help_and_type)
 		FILE *f = open_memstream(&text, &len);
 
 		ck_assert_ptr_nonnull(f);
-		ck_assert_int_eq(sk_dpmetrics_write(T.shm, f), 0);
+		ck_assert_int_eq(sk_dpmetrics_write(T.arena.shm, f), 0);
 		ck_assert_int_eq(fclose(f), 0);
 		for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
 			char sample[128];
@@ -376,11 +372,11 @@ START_TEST(errors)
 	FILE *full;
 
 	ck_assert_int_eq(sk_dpmetrics_write(NULL, stdout), -EINVAL);
-	ck_assert_int_eq(sk_dpmetrics_write(T.shm, NULL), -EINVAL);
+	ck_assert_int_eq(sk_dpmetrics_write(T.arena.shm, NULL), -EINVAL);
 	full = fopen("/dev/full", "w");
 	ck_assert_ptr_nonnull(full);
 	setvbuf(full, NULL, _IONBF, 0);
-	ck_assert_int_eq(sk_dpmetrics_write(T.shm, full), -EIO);
+	ck_assert_int_eq(sk_dpmetrics_write(T.arena.shm, full), -EIO);
 	fclose(full);
 }
 END_TEST
@@ -403,14 +399,4 @@ suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(suite)

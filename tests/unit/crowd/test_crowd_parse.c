@@ -18,6 +18,7 @@
 #include "crowd_hist.h"
 #include "crowd_http.h"
 #include "sk_http.h"
+#include "sk_test.h"
 
 /* ------------------------------------------------------------ guard page */
 
@@ -533,14 +534,4 @@ crowd_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(crowd_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(crowd_suite)

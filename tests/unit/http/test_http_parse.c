@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sk_http.h"
+#include "sk_test.h"
 
 /* ------------------------------------------------------------------------ */
 /* Guard page                                                                */
@@ -1082,14 +1083,4 @@ http_parse_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(http_parse_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(http_parse_suite)

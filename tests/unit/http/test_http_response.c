@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sk_http.h"
+#include "sk_test.h"
 
 struct write_case {
 	struct sk_http_response r;
@@ -230,14 +231,4 @@ http_response_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(http_response_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(http_response_suite)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lg_hostile.h"
+#include "sk_test.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
@@ -271,13 +272,11 @@ START_TEST(test_json)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+lg_hostile_suite(void)
 {
 	Suite *s = suite_create("lg_hostile");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_syn_fields);
 	tcase_add_test(tc, test_syn_checksums);
@@ -286,9 +285,7 @@ main(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_json);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }
+
+SK_TEST_MAIN(lg_hostile_suite)

@@ -19,6 +19,7 @@
 
 #include "lg_http.h"
 #include "sk_http.h"
+#include "sk_test.h"
 
 /* ------------------------------------------------------------ guard page */
 
@@ -526,14 +527,4 @@ lg_http_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(lg_http_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(lg_http_suite)

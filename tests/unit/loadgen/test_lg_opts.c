@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lg_opts.h"
+#include "sk_test.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 #define MAX_ARGS       48
@@ -325,12 +326,6 @@ lg_opts_suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(lg_opts_suite());
-	int failed;
-
 	loadgen_bin = argc > 1 ? argv[1] : NULL;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sk_test_run(lg_opts_suite(), false);
 }

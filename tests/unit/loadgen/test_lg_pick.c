@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lg_pick.h"
+#include "sk_test.h"
 
 static struct lg_opts
 opts(void)
@@ -163,13 +164,11 @@ START_TEST(curve_integrals)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+lg_pick_suite(void)
 {
 	Suite *s = suite_create("lg_pick");
 	TCase *tc = tcase_create("pick");
-	SRunner *r;
-	int failed;
 
 	tcase_add_test(tc, mix_follows_weights);
 	tcase_add_test(tc, single_kind_draws_nothing);
@@ -179,9 +178,7 @@ main(void)
 	tcase_add_test(tc, seed_fixes_the_run);
 	tcase_add_test(tc, curve_integrals);
 	suite_add_tcase(s, tc);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed == 0 ? 0 : 1;
+	return s;
 }
+
+SK_TEST_MAIN(lg_pick_suite)

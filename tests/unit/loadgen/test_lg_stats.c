@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lg_stats.h"
+#include "sk_test.h"
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -265,14 +266,4 @@ lg_stats_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(lg_stats_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(lg_stats_suite)

@@ -3,19 +3,18 @@
  * net_harness.c - see net_harness.h.
  */
 #include <check.h>
-#include <ftw.h>
-#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <rte_eal.h>
 #include <rte_ip.h>
-#include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
 #include "net_harness.h"
+#include "sk_test.h"
+#include "sk_test_eal.h"
+#include "sk_test_frame.h"
 
 const struct rte_ether_addr h_srv_mac = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}};
 const struct rte_ether_addr h_cli_mac = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x02}};
@@ -27,23 +26,7 @@ static struct rte_mempool *g_pool;
 void
 h_eal_init(const char *argv0)
 {
-	char prefix[64];
-	char *argv[16];
-	int argc = 0;
-
-	snprintf(prefix, sizeof(prefix), "--file-prefix=sk-net-test-%d", (int)getpid());
-	argv[argc++] = (char *)argv0;
-	argv[argc++] = "--no-huge";
-	argv[argc++] = "--no-pci";
-	argv[argc++] = "-m";
-	argv[argc++] = "256";
-	argv[argc++] = "-l";
-	argv[argc++] = "0";
-	argv[argc++] = prefix;
-	argv[argc++] = "--log-level=lib.eal:error";
-	argv[argc++] = "--no-telemetry";
-	argv[argc] = NULL;
-	if (rte_eal_init(argc, argv) < 0) {
+	if (sk_test_eal_init(argv0) != 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
 		exit(1);
 	}
@@ -55,27 +38,12 @@ h_eal_init(const char *argv0)
 	}
 }
 
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 void
 h_eal_cleanup(void)
 {
-	char dir[PATH_MAX];
-
-	/* EAL leaves its runtime folder behind; the design asks us to remove it. */
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_mempool_free(g_pool);
 	g_pool = NULL;
-	rte_eal_cleanup();
-	if (strstr(dir, "sk-net-test-") != NULL)
-		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	sk_test_eal_cleanup();
 }
 
 struct rte_mempool *
@@ -198,53 +166,32 @@ h_stop(struct h_env *e)
 /* ------------------------------------------------------------------------ */
 /* Frames                                                                   */
 
+struct sk_frame_ends
+h_ends(uint32_t sip)
+{
+	return (struct sk_frame_ends){
+		.src_mac = h_cli_mac, .dst_mac = h_srv_mac, .sip = sip, .dip = H_SRV_IP};
+}
+
 struct rte_mbuf *
 h_tcp_from(struct h_env *e, uint32_t sip, uint16_t sport, uint16_t dport, uint32_t seq,
 	   uint32_t ack, uint8_t flags, uint16_t win, const void *data, uint32_t len,
 	   uint16_t mss_opt)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(e->pool);
-	uint32_t optlen = mss_opt ? 4 : 0;
-	uint32_t l4 = 20 + optlen + len;
-	struct rte_ether_hdr *eth;
-	struct rte_ipv4_hdr *ip;
-	struct rte_tcp_hdr *th;
+	struct sk_frame_ends ends = h_ends(sip);
+	struct sk_frame_tcp t = {.sport = sport,
+				 .dport = dport,
+				 .seq = seq,
+				 .ack = ack,
+				 .flags = flags,
+				 .win = win,
+				 .has_mss = mss_opt != 0,
+				 .mss = mss_opt,
+				 .data = data,
+				 .len = len};
+	struct rte_mbuf *m = sk_frame_tcp(e->pool, &ends, &t);
 
 	ck_assert_ptr_nonnull(m);
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + l4));
-	ck_assert_ptr_nonnull(eth);
-	eth->dst_addr = h_srv_mac;
-	eth->src_addr = h_cli_mac;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + l4));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = rte_cpu_to_be_32(sip);
-	ip->dst_addr = rte_cpu_to_be_32(H_SRV_IP);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	memset(th, 0, sizeof(*th));
-	th->src_port = rte_cpu_to_be_16(sport);
-	th->dst_port = rte_cpu_to_be_16(dport);
-	th->sent_seq = rte_cpu_to_be_32(seq);
-	th->recv_ack = rte_cpu_to_be_32(ack);
-	th->data_off = (uint8_t)(((20 + optlen) / 4) << 4);
-	th->tcp_flags = flags;
-	th->rx_win = rte_cpu_to_be_16(win);
-	if (mss_opt) {
-		uint8_t *o = (uint8_t *)(th + 1);
-
-		o[0] = 2;
-		o[1] = 4;
-		o[2] = (uint8_t)(mss_opt >> 8);
-		o[3] = (uint8_t)mss_opt;
-	}
-	if (len)
-		memcpy((uint8_t *)(th + 1) + optlen, data, len);
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
 	return m;
 }
 
@@ -393,15 +340,10 @@ h_ack_all(struct h_env *e)
 int
 h_run(const char *argv0, Suite *suite)
 {
-	SRunner *sr;
-	int failed;
+	int rc;
 
 	h_eal_init(argv0);
-	sr = srunner_create(suite);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = sk_test_run(suite, true);
 	h_eal_cleanup();
-	return failed == 0 ? 0 : 1;
+	return rc;
 }

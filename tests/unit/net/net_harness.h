@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * net_harness.h - test fixture for the network stack: EAL + mempool, one
- * sk_net_lcore whose TX is captured (conf.tx_fn), a scripted app, crafted
- * frame builders and a parser for what the stack sent.
+ * sk_net_lcore whose TX is captured (conf.tx_fn), a scripted app, client
+ * frames (built by tests/lib/sk_test_frame.h, as the TCP fuzzer's are) and
+ * a parser for what the stack sent.
  *
  * Time is simulated: tsc_hz = 1 GHz, so 1 ms = 1,000,000 cycles.
  */
@@ -19,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "sk_net.h"
+#include "sk_test_frame.h"
 
 #define H_HZ	  1000000000ull
 #define H_MS	  (H_HZ / 1000)
@@ -97,7 +99,9 @@ void h_start(struct h_env *e);
 /* Free TX captures and the stack; asserts no mbuf leaked. */
 void h_stop(struct h_env *e);
 
-/* Frames from the client. */
+/* Frames from the client (tests/lib/sk_test_frame.h builds them). */
+/* h_ends - client address @sip (MAC h_cli_mac) to the server. */
+struct sk_frame_ends h_ends(uint32_t sip);
 struct rte_mbuf *h_tcp(struct h_env *e, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		       const void *data, uint32_t len, uint16_t mss_opt);
 struct rte_mbuf *h_tcp_from(struct h_env *e, uint32_t sip, uint16_t sport, uint16_t dport,

@@ -29,26 +29,10 @@ static struct rte_mbuf *
 mk_arp(uint16_t op, const struct rte_ether_addr *eth_dst, const struct rte_ether_addr *sha,
        uint32_t sip, uint32_t tip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(h_pool());
-	struct rte_ether_hdr *eth;
-	struct rte_arp_hdr *arp;
+	struct sk_frame_ends e = {.src_mac = *sha, .dst_mac = *eth_dst, .sip = sip, .dip = tip};
+	struct rte_mbuf *m = sk_frame_arp(h_pool(), &e, op);
 
 	ck_assert_ptr_nonnull(m);
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, 60); /* padded minimum frame */
-	ck_assert_ptr_nonnull(eth);
-	memset(eth, 0, 60);
-	arp = (struct rte_arp_hdr *)(eth + 1);
-	eth->dst_addr = *eth_dst;
-	eth->src_addr = *sha;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
-	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
-	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	arp->arp_hlen = 6;
-	arp->arp_plen = 4;
-	arp->arp_opcode = rte_cpu_to_be_16(op);
-	arp->arp_data.arp_sha = *sha;
-	arp->arp_data.arp_sip = rte_cpu_to_be_32(sip);
-	arp->arp_data.arp_tip = rte_cpu_to_be_32(tip);
 	return m;
 }
 
@@ -147,34 +131,15 @@ END_TEST
 static struct rte_mbuf *
 mk_icmp(uint8_t type, const void *payload, uint16_t plen)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(h_pool());
-	struct rte_ether_hdr *eth;
+	struct sk_frame_ends e = h_ends(H_CLI_IP);
+	struct rte_mbuf *m = sk_frame_icmp(h_pool(), &e, type, 0x4242, 7, payload, plen);
 	struct rte_ipv4_hdr *ip;
-	struct rte_icmp_hdr *ic;
 
 	ck_assert_ptr_nonnull(m);
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + 8 + plen));
-	eth->dst_addr = h_srv_mac;
-	eth->src_addr = h_cli_mac;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + 8 + plen));
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
 	ip->packet_id = rte_cpu_to_be_16(0x1234);
 	ip->time_to_live = 3;
-	ip->next_proto_id = IPPROTO_ICMP;
-	ip->src_addr = rte_cpu_to_be_32(H_CLI_IP);
-	ip->dst_addr = rte_cpu_to_be_32(H_SRV_IP);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	ic = (struct rte_icmp_hdr *)(ip + 1);
-	ic->icmp_type = type;
-	ic->icmp_code = 0;
-	ic->icmp_cksum = 0;
-	ic->icmp_ident = rte_cpu_to_be_16(0x4242);
-	ic->icmp_seq_nb = rte_cpu_to_be_16(7);
-	memcpy(ic + 1, payload, plen);
-	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, 8u + plen);
+	sk_frame_ipv4_fix(m);
 	return m;
 }
 
@@ -341,10 +306,8 @@ START_TEST(ipv4_drops)
 			rte_pktmbuf_trim(m, rte_pktmbuf_data_len(m) - 20);
 			break;
 		}
-		if (fix) {
-			ip->hdr_checksum = 0;
-			ip->hdr_checksum = rte_ipv4_cksum(ip);
-		}
+		if (fix)
+			sk_frame_ipv4_fix(m);
 		h_clear(&E);
 		h_rx(&E, m);
 		ck_assert_msg(h_ntx(&E) == 0, "case %u answered", i);

@@ -11,6 +11,7 @@
 #include "sk_common.h"
 #include "sk_syncookie.h"
 #include "sk_timer_wheel.h"
+#include "sk_test.h"
 
 START_TEST(siphash_vectors)
 {
@@ -328,14 +329,4 @@ parts_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(parts_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
-}
+SK_TEST_MAIN(parts_suite)

@@ -19,7 +19,8 @@
 
 #include "sk_dpmetrics.h"
 #include "sk_seckill.h"
-#include "test_eal.h"
+#include "sk_test_arena.h"
+#include "sk_test_eal_main.h"
 
 #define EPOCH  1764000002u
 #define NOW_S  1800000000LL
@@ -28,16 +29,12 @@
 #define SECRET "a-test-secret-of-32-bytes-length"
 
 static struct {
-	void *mem;
-	struct sk_shm *shm;
-	struct rte_ring *ring;
+	struct sk_test_arena arena; /* one lcore, its order ring */
 	struct sk_token_key *key;
 	struct sk_seckill_conf conf;
 	struct sk_seckill_lcore lc;
 	struct sk_ratelimit *rl;
 } T;
-
-static unsigned ring_gen;
 
 static struct sk_item *
 add_item(uint32_t id, uint64_t total, int64_t start, int64_t end)
@@ -50,7 +47,7 @@ add_item(uint32_t id, uint64_t total, int64_t start, int64_t end)
 				  .total = total};
 	struct sk_item *it;
 
-	ck_assert_int_eq(sk_shm_item_add(T.shm, &c, 0, &it), 0);
+	ck_assert_int_eq(sk_shm_item_add(T.arena.shm, &c, 0, &it), 0);
 	return it;
 }
 
@@ -62,13 +59,9 @@ setup_common(bool auth, bool limits)
 				.dedup_slots = 8192,
 				.status_bits = 12,
 				.epoch = EPOCH};
-	size_t sz = sk_shm_size(&c);
 
-	T.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	T.shm = sk_shm_init(T.mem, sz, &c);
-	ck_assert_ptr_nonnull(T.shm);
-	T.ring = sk_order_ring_create(200 + ring_gen++, 1024, SOCKET_ID_ANY);
-	ck_assert_ptr_nonnull(T.ring);
+	sk_test_arena_init(&T.arena, &c);
+	sk_test_arena_rings(&T.arena, 1024);
 	ck_assert_int_eq(sk_token_key_create(SECRET, strlen(SECRET), &T.key), 0);
 	T.conf = (struct sk_seckill_conf){.auth = auth, .token_skew_s = 5, .key = T.key};
 	T.rl = NULL;
@@ -82,7 +75,9 @@ setup_common(bool auth, bool limits)
 		rc.ip_burst = 3;
 		ck_assert_int_eq(sk_ratelimit_create(&rc, &T.rl), 0);
 	}
-	ck_assert_int_eq(sk_seckill_lcore_init(&T.lc, T.shm, 0, T.ring, &T.conf, T.rl, HZ), 0);
+	ck_assert_int_eq(
+		sk_seckill_lcore_init(&T.lc, T.arena.shm, 0, T.arena.ring[0], &T.conf, T.rl, HZ),
+		0);
 	add_item(1, 3, NOW_NS - 1000000000LL, INT64_MAX);
 	add_item(2, 5, NOW_NS + 1500000000LL, INT64_MAX); /* starts in 1.5 s */
 	add_item(3, 5, NOW_NS - 20000000000LL, NOW_NS);	  /* ended just now */
@@ -109,10 +104,9 @@ setup_limits(void)
 static void
 teardown(void)
 {
-	rte_ring_free(T.ring);
 	sk_token_key_free(T.key);
 	sk_ratelimit_free(T.rl);
-	free(T.mem);
+	sk_test_arena_fini(&T.arena);
 }
 
 static struct sk_http_request
@@ -155,7 +149,7 @@ body_is(const struct sk_seckill_reply *out, const char *want)
 static uint64_t
 remaining(uint32_t id)
 {
-	return sk_stock_remaining(sk_shm_item_find(T.shm, id));
+	return sk_stock_remaining(sk_shm_item_find(T.arena.shm, id));
 }
 
 /* ------------------------------------------------------------------ buy */
@@ -169,7 +163,7 @@ START_TEST(win_then_duplicate_then_sold_out)
 	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
 	ck_assert_uint_eq(out.status, 202);
 	struct sk_order_rec rec;
-	ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.ring, &rec, sizeof(rec)), 0);
+	ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.arena.ring[0], &rec, sizeof(rec)), 0);
 	ck_assert_uint_eq(rec.user, 42);
 	snprintf(want, sizeof(want), "{\"status\":\"queued\",\"order\":\"%llu\"}",
 		 (unsigned long long)rec.id);
@@ -206,9 +200,9 @@ START_TEST(win_then_duplicate_then_sold_out)
 	ck_assert_uint_eq(out.order, rec.id);
 	body_is(&out, want);
 	ck_assert_int_eq(buy("1", &r4, &out), SK_SECKILL_SOLD_OUT);
-	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_WON], 3);
-	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_DUPLICATE], 3);
-	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_SOLD_OUT], 3);
+	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_WON], 3);
+	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_DUPLICATE], 3);
+	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_SOLD_OUT], 3);
 }
 END_TEST
 
@@ -225,7 +219,8 @@ START_TEST(limit_answer)
 	ck_assert_int_eq(buy("7", &r, &out), SK_SECKILL_WON);
 	ck_assert_int_eq(buy("7", &r, &out), SK_SECKILL_WON);
 	for (int i = 0; i < 2; i++)
-		ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.ring, &rec[i], sizeof(rec[i])), 0);
+		ck_assert_uint_eq(
+			rte_ring_sc_dequeue_elem(T.arena.ring[0], &rec[i], sizeof(rec[i])), 0);
 	snprintf(want, sizeof(want), "{\"status\":\"queued\",\"order\":\"%llu\"}",
 		 (unsigned long long)rec[1].id);
 	body_is(&out, want);
@@ -289,7 +284,7 @@ START_TEST(requests_in_arena)
 		{"1", "12", SK_SECKILL_WON},	     {"1", "13", SK_SECKILL_SOLD_OUT},
 		{"1", "14", SK_SECKILL_SOLD_OUT},
 	};
-	const struct sk_shm_lcore_stats *ls = sk_shm_lstats(T.shm, 0);
+	const struct sk_shm_lcore_stats *ls = sk_shm_lstats(T.arena.shm, 0);
 	uint64_t want[SK_SHM_OUTCOMES] = {0};
 	struct sk_seckill_reply out;
 	char *text = NULL;
@@ -318,7 +313,7 @@ START_TEST(requests_in_arena)
 
 	f = open_memstream(&text, &len);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(sk_dpmetrics_write(T.shm, f), 0);
+	ck_assert_int_eq(sk_dpmetrics_write(T.arena.shm, f), 0);
 	ck_assert_int_eq(fclose(f), 0);
 	for (unsigned k = 0; k < SK_SECKILL__COUNT; k++) {
 		snprintf(key, sizeof(key), "seckill_requests_total{outcome=\"%s\"}",
@@ -341,7 +336,7 @@ START_TEST(duplicate_of_earlier_run)
 	char want[128];
 
 	/* what recovery does for a winner of an earlier run */
-	sk_shm_dedup(T.shm, sk_shm_item_find(T.shm, 1), &d);
+	sk_shm_dedup(T.arena.shm, sk_shm_item_find(T.arena.shm, 1), &d);
 	ck_assert_int_eq(sk_dedup_restore(&d, 77, 1, old), 0);
 	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
 	ck_assert_uint_eq(out.status, 200);
@@ -364,9 +359,9 @@ START_TEST(window_and_lookup)
 	ck_assert_int_eq(buy("3", &r, &out), SK_SECKILL_ENDED);
 	ck_assert_uint_eq(out.status, 403);
 	ck_assert_int_eq(out.canned, SK_HTTP_CANNED_ENDED);
-	atomic_store(&sk_shm_item_find(T.shm, 1)->state, SK_ITEM_CLOSED);
+	atomic_store(&sk_shm_item_find(T.arena.shm, 1)->state, SK_ITEM_CLOSED);
 	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_ENDED);
-	atomic_store(&sk_shm_item_find(T.shm, 1)->state, SK_ITEM_ACTIVE);
+	atomic_store(&sk_shm_item_find(T.arena.shm, 1)->state, SK_ITEM_ACTIVE);
 
 	static const char *const bad[] = {"9",	"0",  "01",	    "",
 					  "1x", "-1", "4294967296", "99999999999999999999999"};
@@ -562,7 +557,9 @@ use_limits(struct sk_ratelimit_config rc)
 	rc.seed = 0x5eed;
 	ck_assert_ptr_null(T.rl);
 	ck_assert_int_eq(sk_ratelimit_create(&rc, &T.rl), 0);
-	ck_assert_int_eq(sk_seckill_lcore_init(&T.lc, T.shm, 0, T.ring, &T.conf, T.rl, HZ), 0);
+	ck_assert_int_eq(
+		sk_seckill_lcore_init(&T.lc, T.arena.shm, 0, T.arena.ring[0], &T.conf, T.rl, HZ),
+		0);
 }
 
 static enum sk_seckill_outcome
@@ -653,8 +650,9 @@ START_TEST(forged_flood_limited_before_hmac)
 	}
 	ck_assert_uint_eq(verifications(), verified);
 	ck_assert_uint_eq(T.lc.stats.token[SK_TOKEN_E_SIGNATURE], verified);
-	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_UNAUTHORIZED], verified);
-	ck_assert_uint_eq(sk_shm_lstats(T.shm, 0)->buy_outcome[SK_SECKILL_RATE_LIMITED],
+	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_UNAUTHORIZED],
+			  verified);
+	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_RATE_LIMITED],
 			  n - verified);
 	ck_assert_uint_eq(sk_ratelimit_stats_get(T.rl)->refused[SK_RL_REFUSED_IP], n - verified);
 	ck_assert_uint_eq(remaining(1), 3);
@@ -838,7 +836,7 @@ START_TEST(order_poll)
 	char id[24], want[96];
 
 	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
-	ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.ring, &rec, sizeof(rec)), 0);
+	ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.arena.ring[0], &rec, sizeof(rec)), 0);
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)rec.id);
 	sk_seckill_order(&T.lc, id, strlen(id), &out);
 	ck_assert_uint_eq(out.status, 200);
@@ -885,8 +883,8 @@ START_TEST(item_read)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+seckill_suite(void)
 {
 	Suite *s = suite_create("seckill");
 	TCase *tc = tcase_create("noauth");
@@ -918,6 +916,7 @@ main(void)
 	tcase_add_checked_fixture(tc, setup_limits, teardown);
 	tcase_add_test(tc, rate_limit);
 	suite_add_tcase(s, tc);
-
-	return sk_test_run(s, "test-seckill", true);
+	return s;
 }
+
+SK_TEST_EAL_MAIN(seckill_suite, "test-seckill")

@@ -12,19 +12,13 @@
 #include <rte_ring_elem.h>
 
 #include "sk_buy.h"
-#include "test_eal.h"
+#include "sk_test_arena.h"
+#include "sk_test_eal_main.h"
 
 #define EPOCH 1764000000u
 
-struct fx {
-	void *mem;
-	struct sk_shm *shm;
-	struct rte_ring *ring[2];
-	struct sk_buy_lcore lc[2];
-};
-
-static struct fx F;
-static unsigned ring_gen;
+/* The arena, the two lcores' rings and buy contexts. */
+static struct sk_test_arena F;
 
 /* Two lcores, status for 2^10 orders each, rings of @ring_size records. */
 static void
@@ -35,25 +29,15 @@ fx_setup(unsigned ring_size)
 				.dedup_slots = 8192,
 				.status_bits = 10,
 				.epoch = EPOCH};
-	size_t sz = sk_shm_size(&c);
 
-	F.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	F.shm = sk_shm_init(F.mem, sz, &c);
-	ck_assert_ptr_nonnull(F.shm);
-	for (unsigned i = 0; i < 2; i++) {
-		/* lcore numbers 10+ keep ring names unique across tests */
-		F.ring[i] = sk_order_ring_create(10 + ring_gen++, ring_size, SOCKET_ID_ANY);
-		ck_assert_ptr_nonnull(F.ring[i]);
-		ck_assert_int_eq(sk_buy_lcore_init(&F.lc[i], F.shm, i, F.ring[i]), 0);
-	}
+	sk_test_arena_init(&F, &c);
+	sk_test_arena_rings(&F, ring_size);
 }
 
 static void
 fx_teardown(void)
 {
-	for (unsigned i = 0; i < 2; i++)
-		rte_ring_free(F.ring[i]);
-	free(F.mem);
+	sk_test_arena_fini(&F);
 }
 
 static void
@@ -421,8 +405,4 @@ buy_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	return sk_test_run(buy_suite(), "test-buy", true);
-}
+SK_TEST_EAL_MAIN(buy_suite, "test-buy")

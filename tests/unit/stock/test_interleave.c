@@ -10,6 +10,7 @@
 
 #include "sk_stock.h"
 #include "sk_stock_test.h"
+#include "sk_test.h"
 
 static struct sk_item *it;
 static int fired;
@@ -136,8 +137,8 @@ START_TEST(rescan_after_flag)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+interleave_suite(void)
 {
 	Suite *s = suite_create("interleave");
 	TCase *tc = tcase_create("windows");
@@ -146,10 +147,7 @@ main(void)
 	tcase_add_test(tc, credit_clears_flag);
 	tcase_add_test(tc, rescan_after_flag);
 	suite_add_tcase(s, tc);
-
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }
+
+SK_TEST_MAIN(interleave_suite)

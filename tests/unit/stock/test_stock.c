@@ -12,7 +12,8 @@
 #include "sk_dedup.h"
 #include "sk_shm.h"
 #include "sk_stock.h"
-#include "test_eal.h"
+#include "sk_test.h"
+#include "sk_test_arena.h"
 
 static struct sk_item *
 new_item(uint64_t total, uint32_t nlcores, uint32_t limit)
@@ -372,21 +373,15 @@ END_TEST
 /* ------------------------------------------------------------------ shm */
 
 static struct sk_shm *
-new_shm(uint32_t max_items, uint64_t dedup, void **mem)
+new_shm(uint32_t max_items, uint64_t dedup, struct sk_test_arena *a)
 {
 	struct sk_shm_conf c = {.nlcores = 2,
 				.max_items = max_items,
 				.dedup_slots = dedup,
 				.status_bits = 12,
 				.epoch = 1000};
-	size_t sz = sk_shm_size(&c);
 
-	ck_assert_uint_gt(sz, 0);
-	*mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	ck_assert_ptr_nonnull(*mem);
-	struct sk_shm *shm = sk_shm_init(*mem, sz, &c);
-	ck_assert_ptr_nonnull(shm);
-	return shm;
+	return sk_test_arena_init(a, &c);
 }
 
 START_TEST(shm_conf_validation)
@@ -417,8 +412,8 @@ END_TEST
 /* prepare lays an item out unseen; publish shows it; an add in between wins. */
 START_TEST(shm_prepare_publish)
 {
-	void *mem;
-	struct sk_shm *shm = new_shm(3, 4096, &mem);
+	struct sk_test_arena a;
+	struct sk_shm *shm = new_shm(3, 4096, &a);
 	struct sk_stock_conf c = {.id = 21, .per_user_limit = 1, .end_ns = 1, .total = 10};
 	struct sk_item *it, *other;
 
@@ -444,19 +439,19 @@ START_TEST(shm_prepare_publish)
 	ck_assert_ptr_null(sk_shm_item_find(shm, 22));
 	ck_assert_uint_eq(sk_shm_item_find(shm, 23)->id, 23);
 	ck_assert_uint_eq(atomic_load(&shm->nitems), 2);
-	free(mem);
+	sk_test_arena_fini(&a);
 }
 END_TEST
 
 START_TEST(shm_items)
 {
-	void *mem;
-	struct sk_shm *shm = new_shm(3, 4096, &mem);
+	struct sk_test_arena a;
+	struct sk_shm *shm = new_shm(3, 4096, &a);
 	struct sk_stock_conf c = {.id = 11, .per_user_limit = 1, .end_ns = 1, .total = 100};
 	struct sk_item *it;
 
-	ck_assert_ptr_eq(sk_shm_attach(mem, shm->size, NULL, 0), shm);
-	ck_assert_ptr_null(sk_shm_attach(mem, shm->size - 1, NULL, 0));
+	ck_assert_ptr_eq(sk_shm_attach(a.mem, shm->size, NULL, 0), shm);
+	ck_assert_ptr_null(sk_shm_attach(a.mem, shm->size - 1, NULL, 0));
 	ck_assert_int_eq(sk_shm_item_add(shm, &c, 0, &it), 0);
 	ck_assert_uint_eq(it->nlcores, 2);
 	ck_assert_uint_eq(it->dedup_mask + 1, 1024); /* 8 x 100 -> 1024 */
@@ -495,7 +490,7 @@ START_TEST(shm_items)
 	sk_shm_status(shm, &st);
 	ck_assert_uint_eq(st.epoch, 1000);
 	ck_assert_ptr_eq((void *)(st.base + (2u << 12)), (void *)((char *)shm + shm->size));
-	free(mem);
+	sk_test_arena_fini(&a);
 }
 END_TEST
 
@@ -535,8 +530,4 @@ stock_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	return sk_test_run(stock_suite(), "test-stock", false);
-}
+SK_TEST_MAIN(stock_suite)

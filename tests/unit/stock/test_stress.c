@@ -18,7 +18,8 @@
 #include <rte_ring_elem.h>
 
 #include "sk_buy.h"
-#include "test_eal.h"
+#include "sk_test_arena.h"
+#include "sk_test_eal_main.h"
 
 #define ATTEMPTS     1000000u
 #define USERS	     200000u
@@ -46,7 +47,7 @@ struct won {
 struct buyer {
 	pthread_t tid;
 	unsigned idx;
-	struct sk_buy_lcore lc;
+	struct sk_buy_lcore *lc; /* S.arena.lc[idx] */
 	struct won *won;
 	_Atomic uint32_t nwon; /* published to the other threads */
 	uint64_t outcome[SK_BUY_STATUS_MAX];
@@ -57,10 +58,8 @@ struct buyer {
 
 static struct {
 	unsigned nthreads;
-	void *mem;
-	struct sk_shm *shm;
+	struct sk_test_arena arena; /* one lcore, ring and buy context per thread */
 	struct sk_item *item[NITEMS];
-	struct rte_ring *ring[MAX_THREADS];
 	struct buyer buyer[MAX_THREADS];
 	struct sk_order_rec *recs; /* drained by the control thread */
 	uint32_t nrecs;
@@ -98,7 +97,7 @@ cancel_someone(struct buyer *b, uint64_t *seed)
 	if (n == 0)
 		return;
 	struct won w = v->won[rnd(seed) % n];
-	int rc = sk_buy_cancel(S.shm, w.rec, w.n, SK_ORDER_CANCELLED);
+	int rc = sk_buy_cancel(S.arena.shm, w.rec, w.n, SK_ORDER_CANCELLED);
 	if (rc == 0) {
 		for (unsigned i = 0; i < w.n; i++) {
 			if (w.rec[i].returned != w.rec[i].qty)
@@ -142,7 +141,7 @@ buyer_main(void *arg)
 			n = 2;
 		}
 
-		enum sk_buy_status s = sk_buy(&b->lc, &req, lines, n, &order);
+		enum sk_buy_status s = sk_buy(b->lc, &req, lines, n, &order);
 		b->outcome[s]++;
 		if (s == SK_BUY_OK) {
 			uint32_t k = atomic_load_explicit(&b->nwon, memory_order_relaxed);
@@ -179,11 +178,11 @@ drain_all(void)
 	struct sk_status st;
 	unsigned got = 0;
 
-	sk_shm_status(S.shm, &st);
+	sk_shm_status(S.arena.shm, &st);
 	for (unsigned t = 0; t < S.nthreads; t++) {
 		struct sk_order_rec *dst = &S.recs[S.nrecs];
-		unsigned n =
-			rte_ring_sc_dequeue_burst_elem(S.ring[t], dst, sizeof(*dst), 256, NULL);
+		unsigned n = rte_ring_sc_dequeue_burst_elem(S.arena.ring[t], dst, sizeof(*dst), 256,
+							    NULL);
 		for (unsigned i = 0; i < n; i++)
 			if (dst[i].line == 0 && sk_status_move(&st, dst[i].id, SK_ORDER_QUEUED,
 							       SK_ORDER_CONFIRMED) == 0)
@@ -236,14 +235,11 @@ setup(unsigned nthreads)
 				.dedup_slots = 3u << 19,
 				.status_bits = 16,
 				.epoch = EPOCH};
-	size_t sz = sk_shm_size(&c);
-	static unsigned gen;
 
 	memset(&S, 0, sizeof(S));
 	S.nthreads = nthreads;
-	S.mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	S.shm = sk_shm_init(S.mem, sz, &c);
-	ck_assert_ptr_nonnull(S.shm);
+	sk_test_arena_init(&S.arena, &c);
+	sk_test_arena_rings(&S.arena, RING_SIZE);
 	for (int i = 0; i < NITEMS; i++) {
 		struct sk_stock_conf ic = {.id = item_def[i].id,
 					   .per_user_limit = item_def[i].limit,
@@ -252,12 +248,10 @@ setup(unsigned nthreads)
 					   .total = item_def[i].total,
 					   /* small batches: more refills and steals */
 					   .batch_max = 16};
-		ck_assert_int_eq(sk_shm_item_add(S.shm, &ic, 1u << 19, &S.item[i]), 0);
+		ck_assert_int_eq(sk_shm_item_add(S.arena.shm, &ic, 1u << 19, &S.item[i]), 0);
 	}
 	for (unsigned t = 0; t < nthreads; t++) {
-		S.ring[t] = sk_order_ring_create(100 + gen++, RING_SIZE, SOCKET_ID_ANY);
-		ck_assert_ptr_nonnull(S.ring[t]);
-		ck_assert_int_eq(sk_buy_lcore_init(&S.buyer[t].lc, S.shm, t, S.ring[t]), 0);
+		S.buyer[t].lc = &S.arena.lc[t];
 		S.buyer[t].idx = t;
 		S.buyer[t].won = calloc(MAX_WON, sizeof(struct won));
 		ck_assert_ptr_nonnull(S.buyer[t].won);
@@ -269,12 +263,10 @@ setup(unsigned nthreads)
 static void
 teardown(void)
 {
-	for (unsigned t = 0; t < S.nthreads; t++) {
-		rte_ring_free(S.ring[t]);
+	for (unsigned t = 0; t < S.nthreads; t++)
 		free(S.buyer[t].won);
-	}
 	free(S.recs);
-	free(S.mem);
+	sk_test_arena_fini(&S.arena);
 }
 
 static void
@@ -337,7 +329,7 @@ run_stress(unsigned nthreads)
 
 	/* 3. status table: confirmed or cancelled, nothing lost or extra */
 	struct sk_status st;
-	sk_shm_status(S.shm, &st);
+	sk_shm_status(S.arena.shm, &st);
 	uint64_t live[NITEMS] = {0}, dead[NITEMS] = {0}, ncancelled = 0;
 	for (uint32_t i = 0; i < S.nrecs; i++) {
 		unsigned s = sk_status_get(&st, S.recs[i].id);
@@ -388,7 +380,7 @@ run_stress(unsigned nthreads)
 		ck_assert_uint_le(held, item_def[k].limit);
 		struct sk_dedup d;
 		uint32_t units;
-		sk_shm_dedup(S.shm, S.item[k], &d);
+		sk_shm_dedup(S.arena.shm, S.item[k], &d);
 		ck_assert_int_eq(sk_dedup_lookup(&d, S.recs[i].user, &units, NULL), 0);
 		ck_assert_uint_eq(units, held);
 		i = j;
@@ -403,7 +395,7 @@ run_stress(unsigned nthreads)
 			struct sk_buy_line l = {.item = it, .qty = 1};
 			uint64_t order;
 			enum sk_buy_status s =
-				sk_buy(&S.buyer[u % nthreads].lc, &req, &l, 1, &order);
+				sk_buy(S.buyer[u % nthreads].lc, &req, &l, 1, &order);
 			if (s == SK_BUY_OK)
 				bought++;
 			else
@@ -525,8 +517,8 @@ START_TEST(stress_8_threads)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+stress_suite(void)
 {
 	Suite *s = suite_create("stress");
 	TCase *tc = tcase_create("stress");
@@ -536,6 +528,7 @@ main(void)
 	tcase_add_test(tc, sellout_rounds_2_threads);
 	tcase_add_test(tc, sellout_rounds_8_threads);
 	suite_add_tcase(s, tc);
-
-	return sk_test_run(s, "test-stress", true);
+	return s;
 }
+
+SK_TEST_EAL_MAIN(stress_suite, "test-stress")

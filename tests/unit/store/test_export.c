@@ -8,7 +8,7 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,22 +18,17 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include "sk_export.h"
+#include "sk_test.h"
+#include "sk_test_fs.h"
 
 #define EPOCH 1764000000u
 #define S     INT64_C(1000000000)
 
-static char dir[] = "/tmp/sk-export-XXXXXX";
+static char dir[PATH_MAX];
 static struct sk_store *st;
 static rd_kafka_t *mock_rk;
 static rd_kafka_mock_cluster_t *mc;
 static char bootstrap[256];
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
 
 static void
 setup(void)
@@ -42,8 +37,7 @@ setup(void)
 	struct sk_store_conf sc = {.flags = SK_STORE_NOSYNC};
 	rd_kafka_conf_t *c = rd_kafka_conf_new();
 
-	strcpy(dir, "/tmp/sk-export-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sk_test_tmpdir(dir, sizeof(dir), "sk-export"), 0);
 	ck_assert_int_eq(sk_store_open(&st, dir, &sc, err, sizeof(err)), 0);
 	rd_kafka_conf_set(c, "log_level", "2", e, sizeof(e)); /* the outage test is noisy */
 	mock_rk = rd_kafka_new(RD_KAFKA_PRODUCER, c, e, sizeof(e));
@@ -62,7 +56,7 @@ teardown(void)
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(mock_rk);
 	sk_store_close(st);
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	sk_test_rmtree(dir);
 }
 
 static int64_t
@@ -319,8 +313,8 @@ START_TEST(restart_from_the_cursor)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+export_suite(void)
 {
 	Suite *s = suite_create("export");
 	TCase *tc = tcase_create("export");
@@ -331,9 +325,7 @@ main(void)
 	tcase_add_test(tc, outage_only_delays);
 	tcase_add_test(tc, restart_from_the_cursor);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }
+
+SK_TEST_MAIN(export_suite)

@@ -6,27 +6,21 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sk_recover.h"
+#include "sk_test.h"
+#include "sk_test_arena.h"
+#include "sk_test_fs.h"
 
 #define EPOCH 1764000003u
 
-static char dir[] = "/tmp/sk-recover-XXXXXX";
+static char dir[PATH_MAX];
 static struct sk_store *st;
-static void *mem;
+static struct sk_test_arena arena;
 static struct sk_shm *shm;
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static void
 setup(void)
@@ -38,22 +32,18 @@ setup(void)
 				.dedup_slots = 4096,
 				.status_bits = 10,
 				.epoch = EPOCH};
-	size_t sz = sk_shm_size(&c);
 
-	strcpy(dir, "/tmp/sk-recover-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sk_test_tmpdir(dir, sizeof(dir), "sk-recover"), 0);
 	ck_assert_int_eq(sk_store_open(&st, dir, &sc, err, sizeof(err)), 0);
-	mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(sz, SK_CACHE_LINE));
-	shm = sk_shm_init(mem, sz, &c);
-	ck_assert_ptr_nonnull(shm);
+	shm = sk_test_arena_init(&arena, &c);
 }
 
 static void
 teardown(void)
 {
 	sk_store_close(st);
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-	free(mem);
+	sk_test_rmtree(dir);
+	sk_test_arena_fini(&arena);
 }
 
 static struct sk_item *
@@ -134,8 +124,8 @@ START_TEST(sold_out_and_overfull)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+recover_suite(void)
 {
 	Suite *s = suite_create("recover");
 	TCase *tc = tcase_create("recover");
@@ -144,9 +134,7 @@ main(void)
 	tcase_add_test(tc, restores_units_and_holdings);
 	tcase_add_test(tc, sold_out_and_overfull);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }
+
+SK_TEST_MAIN(recover_suite)

@@ -11,7 +11,6 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +24,8 @@
 #include <lmdb.h>
 
 #include "sk_store.h"
+#include "sk_test.h"
+#include "sk_test_fs.h"
 
 #define MS  ((int64_t)1000000)
 #define MIN (60 * 1000 * MS)
@@ -36,27 +37,18 @@ static char base_dir[PATH_MAX];
 static void
 base_setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
+	int rc = sk_test_tmpdir(base_dir, sizeof(base_dir), "sk-store-test");
 
-	snprintf(base_dir, sizeof(base_dir), "%s/sk-store-test-XXXXXX",
-		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	if (mkdtemp(base_dir) == NULL) {
-		perror("mkdtemp");
+	if (rc != 0) {
+		fprintf(stderr, "sk_test_tmpdir: %s\n", strerror(-rc));
 		abort();
 	}
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
 }
 
 static void
 base_teardown(void)
 {
-	nftw(base_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sk_test_rmtree(base_dir);
 }
 
 /* store_dir - a directory for the store of test @name (not created). */
@@ -1364,13 +1356,4 @@ store_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(store_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(store_suite)

@@ -14,6 +14,7 @@
 
 #include "sk_common.h"
 #include "sk_ratelimit.h"
+#include "sk_test.h"
 
 #define HZ  1000000000ULL /* 1 GHz: one cycle per ns */
 #define T0  123456789ULL  /* arbitrary start of the simulated clock */
@@ -646,14 +647,4 @@ ratelimit_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(ratelimit_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(ratelimit_suite)

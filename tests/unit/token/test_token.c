@@ -20,6 +20,7 @@
 
 #include "sk_common.h"
 #include "sk_token.h"
+#include "sk_test.h"
 
 #define NOW  1700000000LL
 #define SKEW 30u
@@ -704,14 +705,4 @@ token_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(token_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+SK_TEST_MAIN(token_suite)

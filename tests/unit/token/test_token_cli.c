@@ -17,6 +17,7 @@
 
 #include "sk_common.h"
 #include "sk_token.h"
+#include "sk_test.h"
 
 #define NOW "1700000000"
 #define SEC "cli-secret-0123456789-abcdefghijklmnopqr"
@@ -200,8 +201,6 @@ main(int argc, char **argv)
 {
 	Suite *s = suite_create("token_cli");
 	TCase *tc = tcase_create("cli");
-	SRunner *sr;
-	int failed;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s PATH-TO-seckill-token\n", argv[0]);
@@ -215,9 +214,5 @@ main(int argc, char **argv)
 	tcase_add_test(tc, test_mint_nbf_default_ttl);
 	tcase_add_test(tc, test_secret_file);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sk_test_run(s, false);
 }

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * sk_test_fs.h - scratch folders for tests and benchmarks: a fresh folder
+ * under $TMPDIR, and removal of a whole tree. Plain C: no Check, no DPDK.
+ * Any thread.
+ */
+#ifndef SK_TEST_FS_H
+#define SK_TEST_FS_H
+
+#include <stddef.h>
+
+/**
+ * sk_test_tmpdir - create a fresh folder "$TMPDIR/@p tag-XXXXXX" (/tmp when
+ * TMPDIR is unset or empty) and write its path to @p dir.
+ * @param dir  [out] the path, @p cap bytes
+ * @return 0, or a negative errno (-ENAMETOOLONG, or mkdtemp()'s).
+ */
+int sk_test_tmpdir(char *dir, size_t cap, const char *tag);
+
+/**
+ * sk_test_rmtree - remove @p path and everything below it, symbolic links
+ * not followed. A missing @p path is not an error.
+ * @return 0, or -1 if something could not be removed (errno set).
+ */
+int sk_test_rmtree(const char *path);
+
+#endif /* SK_TEST_FS_H */
