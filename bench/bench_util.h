@@ -21,6 +21,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "sk_parse.h"
+
 /* ---------------------------------------------------------------- clocks */
 
 /**
@@ -119,17 +121,18 @@ bench_pin(int cpu)
 /* --------------------------------------------------------------- options */
 
 /**
- * bench_opt_range - the value of option --@name: @arg read by strtod()
- * (trailing text ignored), which must lie in (@lo, @hi]. Otherwise prints
- * "error: --NAME must be in (LO, HI]" to stderr.
+ * bench_opt_range - the value of option --@name: @arg read by
+ * sk_parse_double() (a plain decimal number, nothing after it), which must
+ * lie in (@lo, @hi]. Otherwise prints "error: --NAME must be in (LO, HI]"
+ * to stderr.
  * @return true with *out set, or false (the program exits with status 2).
  */
 static inline bool
 bench_opt_range(const char *name, const char *arg, double lo, double hi, double *out)
 {
-	double v = strtod(arg, NULL);
+	double v;
 
-	if (v <= lo || v > hi) {
+	if (!sk_parse_double(arg, lo, hi, &v) || v <= lo) {
 		fprintf(stderr, "error: --%s must be in (%g, %g]\n", name, lo, hi);
 		return false;
 	}

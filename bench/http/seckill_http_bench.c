@@ -178,15 +178,12 @@ main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "s:jh", opts, NULL)) != -1) {
 		switch (opt) {
-		case 's': {
-			char *end;
-			seconds = strtod(optarg, &end);
-			if (*end != '\0' || !(seconds >= 0.05 && seconds <= 60)) {
+		case 's':
+			if (!sk_parse_double(optarg, 0.05, 60, &seconds)) {
 				usage(argv[0]);
 				return 2;
 			}
 			break;
-		}
 		default:
 			rc = bench_opt_common(opt, &json, usage, argv[0]);
 			if (rc >= 0)

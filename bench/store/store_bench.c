@@ -706,8 +706,7 @@ main(int argc, char **argv)
 				return 2;
 			break;
 		case 'm':
-			max_orders = strtoull(optarg, NULL, 10);
-			if (max_orders < 1024) {
+			if (!sk_parse_u64(optarg, 1024, UINT64_MAX, &max_orders)) {
 				fprintf(stderr, "error: --max-orders must be >= 1024\n");
 				return 2;
 			}
@@ -715,18 +714,13 @@ main(int argc, char **argv)
 		case 'n':
 			nosync = true;
 			break;
-		case 'p': {
-			char *end;
-			errno = 0;
-			preheat = strtoull(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' || preheat < 1 ||
-			    preheat > PREHEAT_MAX) {
+		case 'p':
+			if (!sk_parse_u64(optarg, 1, PREHEAT_MAX, &preheat)) {
 				fprintf(stderr, "error: --preheat must be in [1, %u]\n",
 					PREHEAT_MAX);
 				return 2;
 			}
 			break;
-		}
 		default:
 			rc = bench_opt_common(c, &json, usage, argv[0]);
 			if (rc >= 0)

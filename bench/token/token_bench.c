@@ -220,14 +220,11 @@ main(int argc, char **argv)
 	size_t vlen, i, nres = 0;
 	double hz;
 	int opt;
-	char *end;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			errno = 0;
-			iters = strtoull(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || iters == 0 || iters > 100000000ULL) {
+			if (!sk_parse_u64(optarg, 1, 100000000, &iters)) {
 				fprintf(stderr, "seckill-token-bench: --iters: 1..100000000\n");
 				return 2;
 			}
