@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mw_apply.c - the SQL of seckill-mysql-writer: one function per message
+ * type, the per-message savepoint (applied, duplicate, parked, refused),
+ * the parked table, and the batch transaction.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mysqld_error.h>
+
+#include "sk_log.h"
+
+#include "mw_apply.h"
+
+/* What a message's step function found. */
+enum step {
+	ST_DBERR = -1, /* SQL failed: a->db->err */
+	ST_OK = 0,     /* applied */
+	ST_PARK_ORDER, /* its order is not written yet */
+	ST_PARK_ITEM,  /* its item is not written yet */
+	ST_PARK_STOCK, /* the stock guard refused a line */
+	ST_PARK_USER,  /* the per-user guard refused a line */
+	ST_REFUSE,     /* an anomaly: recorded, nothing changed (a->refuse) */
+};
+
+static const char *const park_reason[] = {
+	[ST_PARK_ORDER] = "order",
+	[ST_PARK_ITEM] = "item",
+	[ST_PARK_STOCK] = "stock",
+	[ST_PARK_USER] = "user",
+};
+
+/* What apply_one() did with a message. */
+enum outcome { OUT_APPLIED, OUT_DUP, OUT_PARKED, OUT_REFUSED, OUT_SKIPPED };
+
+#define X(...) mw_db_exec(a->db, __VA_ARGS__)
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt, uint32_t default_limit,
+	      const char *prog)
+{
+	memset(a, 0, sizeof(*a));
+	a->db = db;
+	a->mt = mt;
+	a->default_limit = default_limit;
+	a->prog = prog;
+	a->unpark_pending = true;
+	a->count_parked = true;
+}
+
+/*
+ * refuse - an anomaly on order @m->order: log it, count it in @metric, and
+ * return ST_REFUSE (the caller marks the event row refused).
+ */
+static int
+refuse(struct mw_apply *a, const struct mw_msg *m, enum mw_metric metric, const char *what)
+{
+	sk_log(a->prog, "seq %" PRIu64 ": %s of order %" PRIu64 " refused: %s", m->seq,
+	       mw_msg_type_name(m->type), m->order, what);
+	a->refuse = metric;
+	return ST_REFUSE;
+}
+
+/*
+ * order_state - after a compare-and-set that matched no row: ST_PARK_ORDER
+ * when the order is not written yet, else a refused state conflict.
+ */
+static int
+order_state(struct mw_apply *a, const struct mw_msg *m)
+{
+	MYSQL_RES *res =
+		mw_db_query(a->db, "SELECT state FROM orders WHERE id = %" PRIu64, m->order);
+	MYSQL_ROW row;
+	char what[64];
+
+	if (res == NULL)
+		return ST_DBERR;
+	row = mysql_fetch_row(res);
+	if (row == NULL) {
+		mysql_free_result(res);
+		return ST_PARK_ORDER;
+	}
+	snprintf(what, sizeof(what), "the order is %s", row[0] ? row[0] : "?");
+	mysql_free_result(res);
+	return refuse(a, m, MW_M_STATE_CONFLICT, what);
+}
+
+/*
+ * step_confirmed - the order row, then per line: the line (per-user guard:
+ * the unique key), the stock guard on its item.
+ */
+static int
+step_confirmed(struct mw_apply *a, const struct mw_msg *m, int64_t now)
+{
+	char ip[2 * sizeof(m->client_ip) + 3] = "NULL";
+	int64_t r;
+
+	if (m->client_ip[0] != '\0') {
+		ip[0] = '\'';
+		mw_db_escape(a->db, ip + 1, m->client_ip);
+		strcat(ip, "'");
+	}
+	r = X("INSERT INTO orders (id, user_id, state, units, nlines, client_ip, sold_ns, "
+	      "confirmed_ns, updated_ns, seq, written_ns) VALUES (%" PRIu64 ", %" PRIu64
+	      ", 'confirmed', %" PRIu64 ", %u, %s, %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRIu64
+	      ", %" PRId64 ")",
+	      m->order, m->user, m->units, m->nlines, ip, m->sold_ns, m->time_ns, m->time_ns,
+	      m->seq, now);
+	if (r < 0)
+		return a->db->err == ER_DUP_ENTRY
+			       ? refuse(a, m, MW_M_ORDER_CONFLICT, "id written with another seq")
+			       : ST_DBERR;
+	for (unsigned i = 0; i < m->nlines; i++) {
+		const struct mw_msg_line *l = &m->lines[i];
+
+		r = X("INSERT INTO order_lines (order_id, line, item_id, user_id, qty, price, "
+		      "one_per_user) SELECT %" PRIu64 ", %u, id, %" PRIu64 ", %u, %" PRIu64
+		      ", per_user_limit = 1 FROM items WHERE id = %" PRIu32,
+		      m->order, l->line, m->user, l->qty, l->price, l->item);
+		if (r < 0)
+			return a->db->err == ER_DUP_ENTRY ? ST_PARK_USER : ST_DBERR;
+		if (r == 0)
+			return ST_PARK_ITEM;
+		/* The seeds' guard, "total + added - sold + returned >= n", with no
+		 * subtraction: the columns are unsigned. */
+		r = X("UPDATE items SET sold = sold + %u WHERE id = %" PRIu32
+		      " AND total + added + returned >= sold + %u",
+		      l->qty, l->item, l->qty);
+		if (r <= 0)
+			return r < 0 ? ST_DBERR : ST_PARK_STOCK;
+	}
+	return ST_OK;
+}
+
+/* step_paid - confirmed -> paid; the items' paid units. */
+static int
+step_paid(struct mw_apply *a, const struct mw_msg *m)
+{
+	int64_t r = X("UPDATE orders SET state = 'paid', updated_ns = %" PRId64
+		      " WHERE id = %" PRIu64 " AND state = 'confirmed'",
+		      m->time_ns, m->order);
+
+	if (r <= 0)
+		return r < 0 ? ST_DBERR : order_state(a, m);
+	r = X("UPDATE items i JOIN order_lines l ON l.item_id = i.id SET i.paid = i.paid + l.qty "
+	      "WHERE l.order_id = %" PRIu64,
+	      m->order);
+	return r < 0 ? ST_DBERR : ST_OK;
+}
+
+/* step_cancelled - confirmed -> cancelled; every line's units returned. */
+static int
+step_cancelled(struct mw_apply *a, const struct mw_msg *m)
+{
+	int64_t r = X("UPDATE orders SET state = 'cancelled', updated_ns = %" PRId64
+		      " WHERE id = %" PRIu64 " AND state = 'confirmed'",
+		      m->time_ns, m->order);
+
+	if (r <= 0)
+		return r < 0 ? ST_DBERR : order_state(a, m);
+	r = X("UPDATE items i JOIN order_lines l ON l.item_id = i.id SET i.returned = i.returned + "
+	      "l.qty - l.refunded, l.live = 0 WHERE l.order_id = %" PRIu64,
+	      m->order);
+	return r < 0 ? ST_DBERR : ST_OK;
+}
+
+/*
+ * step_refunded - m->units of the order's line of m->item refunded: only
+ * from paid or partially refunded, never above the line's units.
+ */
+static int
+step_refunded(struct mw_apply *a, const struct mw_msg *m)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	int64_t r;
+	int rc;
+
+	r = X("UPDATE order_lines SET live = (refunded + %" PRIu64 " < qty), refunded = refunded + "
+	      "%" PRIu64 " WHERE order_id = %" PRIu64 " AND item_id = %" PRIu32
+	      " AND refunded + %" PRIu64 " <= qty AND (SELECT state FROM orders WHERE id = %" PRIu64
+	      ") IN ('paid', 'partially_refunded')",
+	      m->units, m->units, m->order, m->item, m->units, m->order);
+	if (r < 0)
+		return ST_DBERR;
+	if (r == 0) {
+		res = mw_db_query(a->db,
+				  "SELECT o.state, l.qty, l.refunded FROM orders o LEFT JOIN "
+				  "order_lines l ON l.order_id = o.id AND l.item_id = %" PRIu32
+				  " WHERE o.id = %" PRIu64,
+				  m->item, m->order);
+		if (res == NULL)
+			return ST_DBERR;
+		row = mysql_fetch_row(res);
+		if (row == NULL)
+			rc = ST_PARK_ORDER;
+		else if (row[1] == NULL)
+			rc = refuse(a, m, MW_M_REFUND_REFUSED, "no line of that item");
+		else if (strcmp(row[0], "paid") != 0 && strcmp(row[0], "partially_refunded") != 0)
+			rc = refuse(a, m, MW_M_STATE_CONFLICT, "the order is not paid");
+		else
+			rc = refuse(a, m, MW_M_REFUND_REFUSED, "more units than the line has left");
+		mysql_free_result(res);
+		return rc;
+	}
+	if (X("UPDATE items SET returned = returned + %" PRIu64 " WHERE id = %" PRIu32, m->units,
+	      m->item) < 0 ||
+	    X("UPDATE orders SET updated_ns = %" PRId64 ", state = IF((SELECT SUM(qty - refunded) "
+	      "FROM order_lines WHERE order_id = %" PRIu64
+	      ") = 0, 'refunded', 'partially_refunded') WHERE id = %" PRIu64,
+	      m->time_ns, m->order, m->order) < 0)
+		return ST_DBERR;
+	return ST_OK;
+}
+
+/* step_activity - create the item, or change what the event carries. */
+static int
+step_activity(struct mw_apply *a, const struct mw_msg *m)
+{
+	char name[2 * MW_MSG_NAME_MAX + 3] = "NULL", price[24] = "NULL", start[24] = "NULL",
+					end[24] = "NULL";
+
+	if (m->has_name) {
+		name[0] = '\'';
+		mw_db_escape(a->db, name + 1, m->name);
+		strcat(name, "'");
+	}
+	if (m->has_price)
+		snprintf(price, sizeof(price), "%" PRIu64, m->price);
+	if (m->has_start)
+		snprintf(start, sizeof(start), "%" PRId64, m->start_ns);
+	if (m->has_end)
+		snprintf(end, sizeof(end), "%" PRId64, m->end_ns);
+	return X("INSERT INTO items (id, total, per_user_limit, name, price, start_ns, end_ns, "
+		 "updated_ns) VALUES (%" PRIu32 ", %" PRIu64 ", %" PRIu32
+		 ", %s, %s, %s, %s, %" PRId64 ") ON DUPLICATE KEY UPDATE total = VALUES(total), "
+		 "per_user_limit = %s, name = COALESCE(VALUES(name), name), price = "
+		 "COALESCE(VALUES(price), price), start_ns = COALESCE(VALUES(start_ns), start_ns), "
+		 "end_ns = COALESCE(VALUES(end_ns), end_ns), updated_ns = VALUES(updated_ns)",
+		 m->item, m->units, m->has_limit ? m->limit : a->default_limit, name, price, start,
+		 end, m->time_ns, m->has_limit ? "VALUES(per_user_limit)" : "per_user_limit") < 0
+		       ? ST_DBERR
+		       : ST_OK;
+}
+
+/* step - the message's own statements (after its order_events row). */
+static int
+step(struct mw_apply *a, const struct mw_msg *m, int64_t now)
+{
+	int64_t r;
+
+	switch (m->type) {
+	case MW_MSG_CONFIRMED:
+		return step_confirmed(a, m, now);
+	case MW_MSG_PAID:
+		return step_paid(a, m);
+	case MW_MSG_CANCELLED:
+		return step_cancelled(a, m);
+	case MW_MSG_REFUNDED:
+		return step_refunded(a, m);
+	case MW_MSG_ACTIVITY:
+		return step_activity(a, m);
+	case MW_MSG_RESTOCKED:
+		r = X("UPDATE items SET added = added + %" PRIu64 ", updated_ns = %" PRId64
+		      " WHERE id = %" PRIu32,
+		      m->units, m->time_ns, m->item);
+		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+	case MW_MSG_CLOSED:
+		r = X("UPDATE items SET closed_ns = %" PRId64 ", updated_ns = %" PRId64
+		      " WHERE id = %" PRIu32,
+		      m->time_ns, m->time_ns, m->item);
+		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+	case MW_MSG_PAY_CONFLICT:
+		sk_log(a->prog,
+		       "seq %" PRIu64 ": payment for cancelled order %" PRIu64 " (user %" PRIu64
+		       ", request '%s') recorded",
+		       m->seq, m->order, m->user, m->request);
+		a->tally[MW_M_PAY_CONFLICT]++;
+		return ST_OK;
+	default: /* failed: the event row is all */
+		return ST_OK;
+	}
+}
+
+/* event_row - INSERT IGNORE the message's order_events row: 1 new, 0 seen. */
+static int64_t
+event_row(struct mw_apply *a, const struct mw_msg *m)
+{
+	char order[24] = "NULL", req[2 * MW_MSG_REQUEST_MAX + 3] = "NULL";
+
+	if (m->order != 0)
+		snprintf(order, sizeof(order), "%" PRIu64, m->order);
+	if (m->request[0] != '\0') {
+		req[0] = '\'';
+		mw_db_escape(a->db, req + 1, m->request);
+		strcat(req, "'");
+	}
+	return X("INSERT IGNORE INTO order_events (seq, type, order_id, user_id, item_id, units, "
+		 "time_ns, request, outcome) VALUES (%" PRIu64 ", '%s', %s, %" PRIu64 ", %" PRIu32
+		 ", %" PRIu64 ", %" PRId64 ", %s, '%s')",
+		 m->seq, mw_msg_type_name(m->type), order, m->user, m->item, m->units, m->time_ns,
+		 req, m->type == MW_MSG_PAY_CONFLICT ? "conflict" : "applied");
+}
+
+/*
+ * park - keep message @val in the parked table (once) for reason @st; a
+ * message retried from the table (@again) gets its new reason. A guard's
+ * refusal is logged and counted when it becomes the reason.
+ */
+static int
+park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, int st, bool again)
+{
+	char *esc;
+	int64_t r;
+
+	if (again) {
+		r = X("UPDATE parked SET reason = '%s' WHERE seq = %" PRIu64 " AND reason <> '%s'",
+		      park_reason[st], m->seq, park_reason[st]);
+	} else {
+		esc = malloc(2 * len + 1);
+		if (esc == NULL)
+			return -ENOMEM;
+		mysql_real_escape_string(a->db->my, esc, val, (unsigned long)len);
+		r = X("INSERT IGNORE INTO parked (seq, reason, payload, parked_ns) VALUES (%" PRIu64
+		      ", '%s', '%s', %" PRId64 ")",
+		      m->seq, park_reason[st], esc, now_ns());
+		free(esc);
+	}
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return 0; /* parked before for the same reason, or a redelivery */
+	if (!again) {
+		a->tally[MW_M_PARKED]++;
+		a->count_parked = true;
+	}
+	if (st == ST_PARK_STOCK || st == ST_PARK_USER) {
+		a->tally[st == ST_PARK_STOCK ? MW_M_GUARD_STOCK : MW_M_GUARD_USER]++;
+		sk_log(a->prog,
+		       "seq %" PRIu64 ": the %s guard refused order %" PRIu64 " (user %" PRIu64
+		       ", item %" PRIu32 "): parked until a restock, cancel or refund arrives",
+		       m->seq, park_reason[st], m->order, m->user, m->item);
+	}
+	return 0;
+}
+
+/*
+ * apply_one - one message in its savepoint. @parked: it comes from the
+ * parked table (stays there if still blocked). Returns an enum outcome or
+ * -EAGAIN (retryable SQL error: the batch must be rolled back).
+ */
+static int
+apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
+{
+	struct mw_msg *m = &a->msg;
+	int64_t now = now_ns();
+	char why[160];
+	int rc = mw_msg_decode(val, len, m, why, sizeof(why));
+	int st;
+
+	if (rc != 0) {
+		a->tally[rc == -ENOTSUP ? MW_M_UNKNOWN_TYPE : MW_M_MALFORMED]++;
+		sk_log(a->prog, "message %.*s%s: %s: skipped", len > 80 ? 80 : (int)len,
+		       val ? val : "", len > 80 ? "..." : "", why);
+		return OUT_SKIPPED;
+	}
+	if (X("SAVEPOINT msg") < 0)
+		goto dberr;
+	rc = (int)event_row(a, m);
+	if (rc < 0)
+		goto dberr;
+	if (rc == 0) {
+		a->tally[MW_M_DUPLICATE]++;
+		return OUT_DUP;
+	}
+	st = step(a, m, now);
+	if (st == ST_DBERR)
+		goto dberr;
+	if (st == ST_OK) {
+		a->tally[MW_M_APPLIED]++;
+		a->tally[MW_M_UNPARKED] += parked;
+		if (m->type == MW_MSG_CONFIRMED) {
+			a->tally[MW_M_ORDERS]++;
+			a->last_time_ns = m->time_ns;
+		}
+		return OUT_APPLIED;
+	}
+	if (st == ST_REFUSE) {
+		if (X("UPDATE order_events SET outcome = 'refused' WHERE seq = %" PRIu64, m->seq) <
+		    0)
+			goto dberr;
+		a->tally[MW_M_REFUSED]++;
+		a->tally[a->refuse]++;
+		return OUT_REFUSED;
+	}
+	if (X("ROLLBACK TO SAVEPOINT msg") < 0 || park(a, m, val, len, st, parked) < 0)
+		goto dberr;
+	return OUT_PARKED;
+dberr:
+	if (mw_db_retryable(a->db->err))
+		return -EAGAIN;
+	sk_log(a->prog, "seq %" PRIu64 ": SQL error %u: %s: message skipped", m->seq, a->db->err,
+	       a->db->errmsg);
+	a->tally[MW_M_SQL_ERRORS]++;
+	return X("ROLLBACK TO SAVEPOINT msg") < 0 ? -EAGAIN : OUT_SKIPPED;
+}
+
+/*
+ * unpark - retry the parked messages in seq order, pass after pass while a
+ * pass applies one (8 at most). Returns 0 or -EAGAIN.
+ */
+static int
+unpark(struct mw_apply *a)
+{
+	for (int pass = 0; pass < 8; pass++) {
+		MYSQL_RES *res = mw_db_query(
+			a->db, "SELECT seq, payload FROM parked ORDER BY seq LIMIT 10000");
+		unsigned progress = 0;
+		MYSQL_ROW row;
+		int rc = 0;
+
+		if (res == NULL)
+			return -EAGAIN;
+		while (rc >= 0 && (row = mysql_fetch_row(res)) != NULL) {
+			unsigned long *lens = mysql_fetch_lengths(res);
+
+			rc = apply_one(a, row[1], lens[1], true);
+			if (rc >= 0 && rc != OUT_PARKED) {
+				progress++;
+				if (X("DELETE FROM parked WHERE seq = %s", row[0]) < 0)
+					rc = -EAGAIN;
+			}
+		}
+		mysql_free_result(res);
+		if (rc < 0)
+			return -EAGAIN;
+		if (progress == 0)
+			break;
+		a->count_parked = true;
+	}
+	return 0;
+}
+
+/* parked_count - rows in the parked table, or -1. */
+static int64_t
+parked_count(struct mw_apply *a)
+{
+	MYSQL_RES *res = mw_db_query(a->db, "SELECT COUNT(*) FROM parked");
+	MYSQL_ROW row;
+	int64_t n = -1;
+
+	if (res == NULL)
+		return -1;
+	row = mysql_fetch_row(res);
+	if (row != NULL && row[0] != NULL)
+		n = strtoll(row[0], NULL, 10);
+	mysql_free_result(res);
+	return n;
+}
+
+int
+mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
+{
+	bool moved = a->unpark_pending;
+	int64_t parked = -1;
+
+	memset(a->tally, 0, sizeof(a->tally));
+	a->last_time_ns = 0;
+	if (X("START TRANSACTION") < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		int rc = apply_one(a, in[i].val, in[i].len, false);
+
+		if (rc < 0)
+			goto fail;
+		moved |= rc == OUT_APPLIED;
+	}
+	if (moved && unpark(a) < 0)
+		goto fail;
+	if (a->count_parked && (parked = parked_count(a)) < 0)
+		goto fail;
+	if (X("COMMIT") < 0)
+		goto fail;
+	a->unpark_pending = false;
+	if (parked >= 0) {
+		mw_metrics_set(a->mt, MW_M_PARKED_NOW, (uint64_t)parked);
+		a->count_parked = false;
+	}
+	for (unsigned i = 0; i < MW_M_N; i++)
+		if (a->tally[i] != 0)
+			mw_metrics_add(a->mt, i, a->tally[i]);
+	mw_metrics_add(a->mt, MW_M_BATCHES, 1);
+	if (a->last_time_ns != 0)
+		mw_metrics_set(
+			a->mt, MW_M_LAST_LAG_NS,
+			(uint64_t)(now_ns() > a->last_time_ns ? now_ns() - a->last_time_ns : 0));
+	return 0;
+fail : {
+	unsigned err = a->db->err;
+	char msg[sizeof(a->db->errmsg)];
+
+	memcpy(msg, a->db->errmsg, sizeof(msg));
+	X("ROLLBACK"); /* may fail too: the server is away */
+	a->db->err = err;
+	memcpy(a->db->errmsg, msg, sizeof(msg));
+}
+	return -EAGAIN;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * mw_apply.h - what seckill-mysql-writer does with a batch of messages: one
+ * MariaDB transaction that applies each message (decoded by mw_msg.h) with
+ * the seeds' guards in SQL, parks the ones whose order or item is not
+ * there yet, retries the parked ones, and commits.
+ *
+ * Idempotence: every message carries the seq of the appliance's event log;
+ * its order_events row (PRIMARY KEY seq) is inserted first, in the same
+ * transaction, so a message seen before changes nothing.
+ *
+ * Thread-safety: a struct mw_apply belongs to one thread (its connection's).
+ */
+#ifndef MW_APPLY_H
+#define MW_APPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mw_db.h"
+#include "mw_metrics.h"
+#include "mw_msg.h"
+
+/** One message of a batch: its Kafka value, borrowed for the call. */
+struct mw_input {
+	const char *val; /**< the value; NULL for an empty message */
+	size_t len;	 /**< bytes at val */
+};
+
+/** The applier. Fill the first four fields; the rest is its own. */
+struct mw_apply {
+	struct mw_db *db;	/**< connected; borrowed */
+	struct mw_metrics *mt;	/**< where committed counts go; borrowed */
+	uint32_t default_limit; /**< per-user limit of items whose activity event
+				     carries none */
+	const char *prog;	/**< name in log lines */
+	/* private */
+	bool unpark_pending;	/**< retry the parked table in the next batch */
+	bool count_parked;	/**< recount the parked table before commit */
+	enum mw_metric refuse;	/**< the counter of the last refusal */
+	int64_t last_time_ns;	/**< time_ns of the last order of the batch */
+	uint64_t tally[MW_M_N]; /**< this batch's counts, added on commit */
+	struct mw_msg msg;	/**< scratch */
+};
+
+/**
+ * mw_apply_init - set @p a up (the parked table is retried by the first
+ * batch: messages parked by an earlier run).
+ */
+void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
+		   uint32_t default_limit, const char *prog);
+
+/**
+ * mw_apply_batch - apply @p n messages in order in one transaction and
+ * commit it. Malformed messages and unknown types are logged, counted and
+ * skipped; a message whose order or item is not written yet, or that the
+ * stock or per-user guard refuses, is parked (kept in the parked table and
+ * applied by a later batch once what it waits for arrived); anomalies
+ * (a state conflict, a refund above the line's units, a confirmed order id
+ * seen with another seq) are recorded and counted without a state change.
+ * When anything was applied, parked messages are retried (in seq order,
+ * until a pass applies none, 8 passes at most). The counters go to the
+ * metrics only once the transaction committed.
+ *
+ * @return 0 once committed; -EAGAIN when a statement or the commit failed
+ *         (the server is away, a deadlock, ...: a->db->err says which):
+ *         everything was rolled back and the same batch must be applied
+ *         again, after a reconnect if the connection is gone.
+ */
+int mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n);
+
+#endif /* MW_APPLY_H */

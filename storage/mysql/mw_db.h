@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * mw_db.h - seckill-mysql-writer's MariaDB connection: connect (unix socket
+ * or host:port), the schema of storage/mysql/schema.sql, formatted queries,
+ * and which errors are worth a retry.
+ *
+ * Thread-safety: a struct mw_db belongs to one thread (libmariadb's rule
+ * for a MYSQL handle).
+ */
+#ifndef MW_DB_H
+#define MW_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mysql.h>
+
+/** Where and as whom to connect. Strings are borrowed, never freed here. */
+struct mw_db_conf {
+	const char *socket;   /**< unix socket path; NULL = use host/port */
+	const char *host;     /**< with socket NULL: the address, e.g. 127.0.0.1 */
+	unsigned port;	      /**< with socket NULL: the TCP port */
+	const char *user;     /**< account */
+	const char *password; /**< NULL = none */
+	const char *database; /**< created if missing, then used */
+};
+
+/** A connection. All-zero is "not connected". */
+struct mw_db {
+	MYSQL *my;		       /**< NULL when not connected */
+	const struct mw_db_conf *conf; /**< borrowed */
+	unsigned err;		       /**< mysql_errno() of the last failed call */
+	char errmsg[512];	       /**< its message */
+};
+
+/** The schema applied at start-up (storage/mysql/schema.sql, built in). */
+extern const char mw_db_schema_sql[];
+
+/**
+ * mw_db_connect - connect @p db with @p conf (autocommit off, READ
+ * COMMITTED, utf8mb4, affected rows = rows matched), create the database
+ * if missing and use it. Closes a previous connection of @p db first.
+ * @return 0, or -EIO with db->err and db->errmsg set.
+ */
+int mw_db_connect(struct mw_db *db, const struct mw_db_conf *conf);
+
+/** mw_db_close - close the connection, if any. @p db may be reused. */
+void mw_db_close(struct mw_db *db);
+
+/**
+ * mw_db_exec - run one statement made from @p fmt (printf; strings in it
+ * must have gone through mw_db_escape()).
+ * @return rows affected (matched, for UPDATE) >= 0, or -1 with db->err and
+ *         db->errmsg set. A result set, if any, is read and dropped.
+ */
+int64_t mw_db_exec(struct mw_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * mw_db_query - run a query made from @p fmt and return its whole result.
+ * @return the result (free it with mysql_free_result()), or NULL with
+ *         db->err set (db->err is 0 when the statement returned no rows
+ *         set at all).
+ */
+MYSQL_RES *mw_db_query(struct mw_db *db, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * mw_db_escape - @p s escaped for a quoted SQL string into @p out (at
+ * least 2 * strlen(s) + 1 bytes). Needs a connection.
+ * @return @p out
+ */
+char *mw_db_escape(struct mw_db *db, char *out, const char *s);
+
+/**
+ * mw_db_apply_schema - run every statement of @p sql (split at ";" ending a
+ * line; pieces with only comments and blanks are skipped).
+ * @return 0, or -EIO (db->err set; statements before it ran).
+ */
+int mw_db_apply_schema(struct mw_db *db, const char *sql);
+
+/**
+ * mw_db_next_statement - the next statement of @p sql from *@p pos: sets
+ * *@p start and *@p len to it (";" excluded) and moves *@p pos past it.
+ * Skips pieces that hold only blanks and "--" comments. Pure.
+ * @return true if one was found, false at the end.
+ */
+bool mw_db_next_statement(const char *sql, size_t *pos, size_t *start, size_t *len);
+
+/**
+ * mw_db_retryable - whether error @p err means "the server or the
+ * connection is away, or the transaction lost a race": client errors
+ * (2000-2999), deadlock, lock wait timeout, server shutdown, killed
+ * connection, too many connections, read-only, a missing table. The batch
+ * is then rolled back and tried again. Pure.
+ */
+bool mw_db_retryable(unsigned err);
+
+#endif /* MW_DB_H */

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mw_kafka.c - the consumer of seckill-mysql-writer (librdkafka, consumer
+ * group, manual offset store and commit).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sk_log.h"
+
+#include "mw_kafka.h"
+
+struct mw_kafka {
+	rd_kafka_t *rk;
+	struct mw_metrics *mt;
+	const char *prog;
+	time_t last_err_log; /* rate limit of the error lines */
+	unsigned errs_quiet; /* errors not logged since */
+};
+
+int
+mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw_metrics *mt,
+	      char *err, size_t errlen)
+{
+	const char *kv[][2] = {
+		{"bootstrap.servers", conf->bootstrap},
+		{"group.id", conf->group},
+		{"client.id", "seckill-mysql-writer"},
+		{"enable.auto.commit", "false"},
+		{"enable.auto.offset.store", "false"},
+		{"auto.offset.reset", "earliest"},
+		/* a batch retried through a long MariaDB outage must not cost
+		 * the group membership */
+		{"max.poll.interval.ms", "86400000"},
+	};
+	struct mw_kafka *k = calloc(1, sizeof(*k));
+	rd_kafka_topic_partition_list_t *topics = NULL;
+	rd_kafka_conf_t *c = rd_kafka_conf_new();
+	char e[512];
+	rd_kafka_resp_err_t rc;
+
+	if (k == NULL || c == NULL) {
+		free(k);
+		if (c != NULL)
+			rd_kafka_conf_destroy(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
+		if (rd_kafka_conf_set(c, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {
+			snprintf(err, errlen, "kafka: %s = %s: %s", kv[i][0], kv[i][1], e);
+			goto fail;
+		}
+	k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, c, e, sizeof(e));
+	if (k->rk == NULL) {
+		snprintf(err, errlen, "kafka: cannot create the consumer: %s", e);
+		goto fail;
+	}
+	c = NULL; /* owned by k->rk now */
+	rd_kafka_poll_set_consumer(k->rk);
+	topics = rd_kafka_topic_partition_list_new(2);
+	rd_kafka_topic_partition_list_add(topics, conf->orders_topic, RD_KAFKA_PARTITION_UA);
+	rd_kafka_topic_partition_list_add(topics, conf->events_topic, RD_KAFKA_PARTITION_UA);
+	rc = rd_kafka_subscribe(k->rk, topics);
+	rd_kafka_topic_partition_list_destroy(topics);
+	if (rc != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: subscribe to %s, %s: %s", conf->orders_topic,
+			 conf->events_topic, rd_kafka_err2str(rc));
+		goto fail;
+	}
+	k->mt = mt;
+	k->prog = conf->prog;
+	*out = k;
+	return 0;
+fail:
+	if (c != NULL)
+		rd_kafka_conf_destroy(c);
+	if (k->rk != NULL)
+		rd_kafka_destroy(k->rk);
+	free(k);
+	return -EINVAL;
+}
+
+/* consumer_error - log (rate-limited) and count an error of the consumer. */
+static void
+consumer_error(struct mw_kafka *k, const rd_kafka_message_t *m)
+{
+	time_t now = time(NULL);
+
+	mw_metrics_add(k->mt, MW_M_KAFKA_ERRORS, 1);
+	if (now - k->last_err_log < 10) {
+		k->errs_quiet++;
+		return;
+	}
+	sk_log(k->prog, "kafka: %s (%u more errors since the last line)",
+	       rd_kafka_message_errstr(m), k->errs_quiet);
+	k->last_err_log = now;
+	k->errs_quiet = 0;
+}
+
+size_t
+mw_kafka_poll(struct mw_kafka *k, rd_kafka_message_t **msgs, size_t max, int timeout_ms)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->rk, n == 0 ? timeout_ms : 5);
+
+		if (m == NULL)
+			break;
+		if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+			if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+				consumer_error(k, m);
+			rd_kafka_message_destroy(m);
+			if (n == 0)
+				break;
+			continue;
+		}
+		msgs[n++] = m;
+	}
+	return n;
+}
+
+int
+mw_kafka_commit(struct mw_kafka *k, rd_kafka_message_t **msgs, size_t n)
+{
+	rd_kafka_resp_err_t rc;
+
+	for (size_t i = 0; i < n; i++) {
+		rc = rd_kafka_offset_store(msgs[i]->rkt, msgs[i]->partition, msgs[i]->offset);
+		/* a partition revoked meanwhile: its new owner applies it again */
+		if (rc != RD_KAFKA_RESP_ERR_NO_ERROR && rc != RD_KAFKA_RESP_ERR__STATE)
+			sk_log(k->prog, "kafka: store offset: %s", rd_kafka_err2str(rc));
+	}
+	rc = rd_kafka_commit(k->rk, NULL, 0);
+	if (rc == RD_KAFKA_RESP_ERR_NO_ERROR || rc == RD_KAFKA_RESP_ERR__NO_OFFSET)
+		return 0;
+	mw_metrics_add(k->mt, MW_M_COMMIT_ERRORS, 1);
+	sk_log(k->prog, "kafka: offset commit failed (%s): committed with the next batch",
+	       rd_kafka_err2str(rc));
+	return -EAGAIN;
+}
+
+void
+mw_kafka_close(struct mw_kafka *k)
+{
+	if (k == NULL)
+		return;
+	rd_kafka_consumer_close(k->rk);
+	rd_kafka_destroy(k->rk);
+	free(k);
+}

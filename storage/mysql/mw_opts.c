@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mw_opts.c - seckill-mysql-writer's options: the table, the defaults, the
+ * help text and the password file. Numbers go through include/sk_parse.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sk_log.h"
+#include "sk_parse.h"
+
+#include "mw_opts.h"
+
+static const char usage_text[] =
+	"usage: seckill-mysql-writer [run] [OPTION]...\n"
+	"       seckill-mysql-writer migrate [OPTION]...\n"
+	"       seckill-mysql-writer verify --store DIR [--json] [OPTION]...\n"
+	"\n"
+	"run      consume seckill.orders and seckill.events (one consumer group) and\n"
+	"         write them into MariaDB, one transaction per poll batch; offsets are\n"
+	"         committed after the transaction. Stops on SIGTERM or SIGINT (exit 0).\n"
+	"migrate  apply storage/mysql/schema.sql (built in) and exit; run does it too.\n"
+	"verify   compare the appliance's LMDB store (read-only) with MariaDB per item\n"
+	"         and per order; print the differences; exit 0 when equal, 1 when not.\n"
+	"\n"
+	"MariaDB:\n"
+	"  --socket PATH         unix socket (wins over --host/--port)\n"
+	"  --host ADDR           server address (default 127.0.0.1)\n"
+	"  --port N              server port (default 3306)\n"
+	"  --user NAME           account (default root)\n"
+	"  --password-file PATH  the password is the file's first line (default none)\n"
+	"  --database NAME       database, created if missing (default seckill)\n"
+	"Kafka (run):\n"
+	"  --bootstrap LIST      bootstrap servers, host:port,... (required)\n"
+	"  --group ID            consumer group (default seckill-mysql-writer)\n"
+	"  --orders-topic NAME   (default seckill.orders)\n"
+	"  --events-topic NAME   (default seckill.events)\n"
+	"run:\n"
+	"  --batch N             most messages per transaction, 1..100000 (default 1000)\n"
+	"  --metrics-port N      Prometheus text on http://127.0.0.1:N/metrics (default off)\n"
+	"  --default-limit N     per-user limit of items whose activity event carries\n"
+	"                        none (default 1: one live order per user and item)\n"
+	"  --max-seconds S       stop after S seconds (default 0: never)\n"
+	"verify:\n"
+	"  --store DIR           the appliance's LMDB store (opened read-only)\n"
+	"  --json                one JSON object instead of text\n"
+	"  --max-diffs N         differences listed (default 20)\n"
+	"  --help                this text\n"
+	"\n"
+	"Exit status: 0 success (verify: equal), 1 failure (verify: different), 2 usage.\n"
+	"See docs/mysql.md.\n";
+
+void
+mw_opts_usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+/* Option kinds: a string, or a number in [lo, hi] of a given width. */
+enum kind { K_STR, K_U32, K_U64, K_FLAG };
+
+static const struct opt {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	uint64_t lo, hi;
+} opts[] = {
+	{"socket", K_STR, offsetof(struct mw_opts, socket), 0, 0},
+	{"host", K_STR, offsetof(struct mw_opts, host), 0, 0},
+	{"port", K_U32, offsetof(struct mw_opts, port), 1, 65535},
+	{"user", K_STR, offsetof(struct mw_opts, user), 0, 0},
+	{"password-file", K_STR, offsetof(struct mw_opts, password_file), 0, 0},
+	{"database", K_STR, offsetof(struct mw_opts, database), 0, 0},
+	{"bootstrap", K_STR, offsetof(struct mw_opts, bootstrap), 0, 0},
+	{"group", K_STR, offsetof(struct mw_opts, group), 0, 0},
+	{"orders-topic", K_STR, offsetof(struct mw_opts, orders_topic), 0, 0},
+	{"events-topic", K_STR, offsetof(struct mw_opts, events_topic), 0, 0},
+	{"batch", K_U32, offsetof(struct mw_opts, batch_max), 1, 100000},
+	{"metrics-port", K_U32, offsetof(struct mw_opts, metrics_port), 0, 65535},
+	{"default-limit", K_U32, offsetof(struct mw_opts, default_limit), 1, UINT32_MAX},
+	{"max-seconds", K_U64, offsetof(struct mw_opts, max_seconds), 0, UINT32_MAX},
+	{"store", K_STR, offsetof(struct mw_opts, store), 0, 0},
+	{"json", K_FLAG, offsetof(struct mw_opts, json), 0, 0},
+	{"max-diffs", K_U32, offsetof(struct mw_opts, max_diffs), 0, 1000000},
+	{"help", K_FLAG, 0, 0, 0},
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* store_opt - check @arg for option @op and store it in @o. */
+static int
+store_opt(const struct opt *op, struct mw_opts *o, const char *arg)
+{
+	char *field = (char *)o + op->off;
+
+	switch (op->kind) {
+	case K_STR:
+		if (*arg == '\0')
+			break;
+		*(const char **)field = arg;
+		return 0;
+	case K_U32:
+		if (sk_parse_u32(arg, (uint32_t)op->lo, (uint32_t)op->hi, (uint32_t *)field))
+			return 0;
+		break;
+	case K_U64:
+		if (sk_parse_u64(arg, op->lo, op->hi, (uint64_t *)field))
+			return 0;
+		break;
+	case K_FLAG:
+		*(bool *)field = true;
+		return 0;
+	}
+	sk_log(MW_PROG, "--%s '%s': expected %s", op->name, arg,
+	       op->kind == K_STR ? "a non-empty string" : "a number in range (see --help)");
+	return -EINVAL;
+}
+
+/* read_password - the first line of @o->password_file into @o->password. */
+static int
+read_password(struct mw_opts *o)
+{
+	FILE *f = fopen(o->password_file, "r");
+	size_t n;
+
+	if (f == NULL) {
+		sk_log(MW_PROG, "--password-file %s: %s", o->password_file, strerror(errno));
+		return -EINVAL;
+	}
+	if (fgets(o->password, sizeof(o->password), f) == NULL)
+		o->password[0] = '\0';
+	fclose(f);
+	n = strcspn(o->password, "\r\n");
+	o->password[n] = '\0';
+	return 0;
+}
+
+int
+mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
+{
+	struct option lo[NOPTS + 1];
+	bool help = false;
+	int c, idx;
+
+	*o = (struct mw_opts){.host = "127.0.0.1",
+			      .port = 3306,
+			      .user = "root",
+			      .database = "seckill",
+			      .group = "seckill-mysql-writer",
+			      .orders_topic = "seckill.orders",
+			      .events_topic = "seckill.events",
+			      .batch_max = 1000,
+			      .default_limit = 1,
+			      .max_diffs = 20};
+	for (size_t i = 0; i < NOPTS; i++)
+		lo[i] = (struct option){opts[i].name,
+					opts[i].kind == K_FLAG ? no_argument : required_argument,
+					NULL, (int)i};
+	lo[NOPTS] = (struct option){0};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {
+		if (c == '?' || c == ':') {
+			sk_log(MW_PROG, "%s: unknown option or missing value: %s (see --help)", cmd,
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (!strcmp(opts[c].name, "help")) {
+			help = true;
+			continue;
+		}
+		if (store_opt(&opts[c], o, optarg) != 0)
+			return -EINVAL;
+	}
+	if (help) {
+		mw_opts_usage(stdout);
+		return 1;
+	}
+	if (optind < argc) {
+		sk_log(MW_PROG, "%s: unexpected argument '%s' (see --help)", cmd, argv[optind]);
+		return -EINVAL;
+	}
+	if (!strcmp(cmd, "run") && o->bootstrap == NULL) {
+		sk_log(MW_PROG, "run: --bootstrap is required (see --help)");
+		return -EINVAL;
+	}
+	if (!strcmp(cmd, "verify") && o->store == NULL) {
+		sk_log(MW_PROG, "verify: --store is required (see --help)");
+		return -EINVAL;
+	}
+	return o->password_file != NULL ? read_password(o) : 0;
+}
+
+void
+mw_opts_db(const struct mw_opts *o, struct mw_db_conf *c)
+{
+	*c = (struct mw_db_conf){.socket = o->socket,
+				 .host = o->host,
+				 .port = o->port,
+				 .user = o->user,
+				 .password = o->password_file != NULL ? o->password : NULL,
+				 .database = o->database};
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * mw_opts.h - seckill-mysql-writer's command line: the options of every
+ * subcommand (run, migrate, verify), their defaults, --help, and the
+ * MariaDB password file.
+ *
+ * For the main thread at start-up; not thread-safe (getopt).
+ */
+#ifndef MW_OPTS_H
+#define MW_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mw_db.h"
+
+/** The program's name in log lines. */
+#define MW_PROG "seckill-mysql-writer"
+
+/** Every option; strings point into argv or at constants. */
+struct mw_opts {
+	/* MariaDB */
+	const char *socket;	   /**< --socket PATH (wins over host/port) */
+	const char *host;	   /**< --host ADDR, default 127.0.0.1 */
+	uint32_t port;		   /**< --port N, default 3306 */
+	const char *user;	   /**< --user NAME, default root */
+	const char *password_file; /**< --password-file PATH: its first line */
+	const char *database;	   /**< --database NAME, default seckill */
+	char password[256];	   /**< read from password_file */
+	/* Kafka */
+	const char *bootstrap;	  /**< --bootstrap LIST (run: required) */
+	const char *group;	  /**< --group ID, default seckill-mysql-writer */
+	const char *orders_topic; /**< --orders-topic, default seckill.orders */
+	const char *events_topic; /**< --events-topic, default seckill.events */
+	/* run */
+	uint32_t batch_max;	/**< --batch N: messages per transaction, default 1000 */
+	uint32_t metrics_port;	/**< --metrics-port N on 127.0.0.1; 0 = none */
+	uint32_t default_limit; /**< --default-limit N: per-user limit if the
+				     activity event has none, default 1 */
+	uint64_t max_seconds;	/**< --max-seconds S: stop after S s; 0 = never */
+	/* verify */
+	const char *store;  /**< --store DIR: the appliance's LMDB store */
+	bool json;	    /**< --json */
+	uint32_t max_diffs; /**< --max-diffs N: differences printed, default 20 */
+};
+
+/**
+ * mw_opts_parse - parse the options of subcommand @p cmd ("run",
+ * "migrate" or "verify") from @p argv (argv[0] is the subcommand or the
+ * program), check them, read the password file.
+ * @return 0, 1 (--help was printed on stdout: exit 0), or -EINVAL (a usage
+ *         error was logged: exit 2).
+ */
+int mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv);
+
+/** mw_opts_usage - the help text on @p f. */
+void mw_opts_usage(FILE *f);
+
+/** mw_opts_db - the MariaDB part of @p o as a connection config. */
+void mw_opts_db(const struct mw_opts *o, struct mw_db_conf *c);
+
+#endif /* MW_OPTS_H */

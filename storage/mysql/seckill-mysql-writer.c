@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * seckill-mysql-writer.c - main: the table of subcommands (run, migrate,
+ * verify), the run loop (poll a batch, apply it in one transaction, retry
+ * it through a MariaDB outage, commit the offsets), signals.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sk_log.h"
+
+#include "mw_apply.h"
+#include "mw_db.h"
+#include "mw_kafka.h"
+#include "mw_metrics.h"
+#include "mw_opts.h"
+#include "mw_verify.h"
+
+static volatile sig_atomic_t stop_sig;
+
+static void
+on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+/* nap_ms - sleep @ms milliseconds, in 100 ms slices, until a stop signal. */
+static void
+nap_ms(unsigned ms)
+{
+	for (unsigned t = 0; t < ms && !stop_sig; t += 100) {
+		struct timespec ts = {0, (ms - t < 100 ? ms - t : 100) * 1000000L};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * connect_retry - connect and apply the schema, retrying with a backoff
+ * (0.1 s doubling to 5 s) until it works or a stop signal. 0 or -EINTR.
+ */
+static int
+connect_retry(struct mw_db *db, const struct mw_db_conf *conf, struct mw_metrics *mt)
+{
+	unsigned backoff = 100, tries = 0;
+
+	mw_metrics_set(mt, MW_M_DB_UP, 0);
+	while (!stop_sig) {
+		if (mw_db_connect(db, conf) == 0 && mw_db_apply_schema(db, mw_db_schema_sql) == 0) {
+			mw_metrics_add(mt, MW_M_DB_CONNECTS, 1);
+			mw_metrics_set(mt, MW_M_DB_UP, 1);
+			if (tries > 0)
+				sk_log(MW_PROG, "MariaDB: connected again after %u tries", tries);
+			return 0;
+		}
+		if (tries++ % 10 == 0)
+			sk_log(MW_PROG, "MariaDB: %s (error %u): retrying every %u ms", db->errmsg,
+			       db->err, backoff);
+		mw_db_close(db);
+		nap_ms(backoff);
+		backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
+	}
+	return -EINTR;
+}
+
+/* apply_retry - apply one batch until it commits (0) or a stop signal. */
+static int
+apply_retry(struct mw_apply *a, const struct mw_db_conf *conf, struct mw_metrics *mt,
+	    const struct mw_input *in, size_t n)
+{
+	while (!stop_sig) {
+		if (mw_apply_batch(a, in, n) == 0)
+			return 0;
+		mw_metrics_add(mt, MW_M_BATCH_RETRIES, 1);
+		sk_log(MW_PROG, "batch of %zu rolled back (%s, error %u): retrying", n,
+		       a->db->errmsg, a->db->err);
+		/* a deadlock leaves the connection usable; anything else: anew */
+		if (a->db->err != 1213 && a->db->err != 1205 && connect_retry(a->db, conf, mt) != 0)
+			break;
+	}
+	return -EINTR;
+}
+
+/* cmd_run - the writer. */
+static int
+cmd_run(const struct mw_opts *o)
+{
+	struct mw_kafka_conf kc = {o->bootstrap, o->group, o->orders_topic, o->events_topic,
+				   MW_PROG};
+	size_t cap = o->batch_max;
+	rd_kafka_message_t **msgs = calloc(cap, sizeof(*msgs));
+	struct mw_input *in = calloc(cap, sizeof(*in));
+	struct mw_metrics *mt = calloc(1, sizeof(*mt));
+	struct mw_apply *a = malloc(sizeof(*a));
+	struct mw_kafka *k = NULL;
+	struct mw_db db = {0};
+	struct mw_db_conf dc;
+	time_t end = o->max_seconds ? time(NULL) + (time_t)o->max_seconds : 0;
+	char err[512];
+	int rc = 1;
+
+	mw_opts_db(o, &dc);
+	if (msgs == NULL || in == NULL || mt == NULL || a == NULL) {
+		sk_log(MW_PROG, "out of memory");
+		goto out;
+	}
+	if (o->metrics_port != 0 && mw_metrics_serve(mt, o->metrics_port) != 0) {
+		sk_log(MW_PROG, "metrics: cannot listen on 127.0.0.1:%u", o->metrics_port);
+		goto out;
+	}
+	if (connect_retry(&db, &dc, mt) != 0)
+		goto out_ok;
+	if (mw_kafka_open(&k, &kc, mt, err, sizeof(err)) != 0) {
+		sk_log(MW_PROG, "%s", err);
+		goto out;
+	}
+	mw_apply_init(a, &db, mt, o->default_limit, MW_PROG);
+	sk_log(MW_PROG, "consuming %s and %s from %s as group %s into database %s", o->orders_topic,
+	       o->events_topic, o->bootstrap, o->group, o->database);
+	while (!stop_sig && (end == 0 || time(NULL) < end)) {
+		size_t n = mw_kafka_poll(k, msgs, cap, 200);
+
+		if (n == 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			in[i] = (struct mw_input){msgs[i]->payload, msgs[i]->len};
+		if (apply_retry(a, &dc, mt, in, n) == 0)
+			mw_kafka_commit(k, msgs, n);
+		for (size_t i = 0; i < n; i++)
+			rd_kafka_message_destroy(msgs[i]);
+	}
+out_ok:
+	rc = 0;
+	if (stop_sig)
+		sk_log(MW_PROG, "signal %d: stopping", (int)stop_sig);
+out:
+	mw_kafka_close(k);
+	mw_db_close(&db);
+	if (mt != NULL)
+		mw_metrics_stop(mt);
+	free(a);
+	free(mt);
+	free(in);
+	free(msgs);
+	return rc;
+}
+
+/* cmd_migrate - apply the schema once. */
+static int
+cmd_migrate(const struct mw_opts *o)
+{
+	struct mw_db db = {0};
+	struct mw_db_conf dc;
+	int rc;
+
+	mw_opts_db(o, &dc);
+	rc = mw_db_connect(&db, &dc);
+	if (rc == 0)
+		rc = mw_db_apply_schema(&db, mw_db_schema_sql);
+	if (rc != 0)
+		sk_log(MW_PROG, "migrate: %s (error %u)", db.errmsg, db.err);
+	else
+		printf("schema applied to database %s\n", o->database);
+	mw_db_close(&db);
+	return rc == 0 ? 0 : 1;
+}
+
+/* cmd_verify - LMDB against MariaDB. */
+static int
+cmd_verify(const struct mw_opts *o)
+{
+	struct mw_db db = {0};
+	struct mw_db_conf dc;
+	int rc;
+
+	mw_opts_db(o, &dc);
+	if (mw_db_connect(&db, &dc) != 0 || mw_db_apply_schema(&db, mw_db_schema_sql) != 0) {
+		sk_log(MW_PROG, "verify: MariaDB: %s (error %u)", db.errmsg, db.err);
+		mw_db_close(&db);
+		return 1;
+	}
+	rc = mw_verify(&db, o->store, o->json, o->max_diffs, stdout);
+	mw_db_close(&db);
+	return rc == 0 ? 0 : 1;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(const struct mw_opts *o);
+} commands[] = {
+	{"run", cmd_run},
+	{"migrate", cmd_migrate},
+	{"verify", cmd_verify},
+};
+
+int
+main(int argc, char **argv)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	const char *cmd = "run";
+	struct mw_opts o;
+	int rc, shift = 0;
+
+	if (argc > 1 && argv[1][0] != '-')
+		cmd = argv[1], shift = 1;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(cmd, commands[i].name) != 0)
+			continue;
+		rc = mw_opts_parse(&o, cmd, argc - shift, argv + shift);
+		if (rc != 0)
+			return rc > 0 ? 0 : 2;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return commands[i].fn(&o);
+	}
+	sk_log(MW_PROG, "unknown subcommand '%s' (see --help)", cmd);
+	return 2;
+}
