@@ -85,12 +85,7 @@ ctl_unchanged() {
 # act FIELD [ITEM] - a field of `seckillctl --json activity show ITEM`
 # (dotted for nested ones: "ledger.live", "activity.closed").
 act() {
-	"$SBX" ctl --json activity show "${2:-1}" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-for k in sys.argv[1].split("."):
-    d = d[k]
-print(str(d).lower() if isinstance(d, bool) else d)' "$1"
+	"$SBX" ctl --json activity show "${2:-1}" | itpy jsonq field - "$1"
 }
 
 # buy ITEM USER - one buy from inside the namespace; sets CODE and BODY.
@@ -121,12 +116,7 @@ is_counter() {
 
 # disjoint_users A B - no user of orders file A ("user order" lines) is in B.
 disjoint_users() {
-	python3 - "$1" "$2" <<-'EOF'
-		import sys
-		a = {l.split()[0] for l in open(sys.argv[1]) if l.strip()}
-		b = {l.split()[0] for l in open(sys.argv[2]) if l.strip()}
-		sys.exit(1 if a & b else 0)
-	EOF
+	itpy orders disjoint "$1" "$2"
 }
 
 up
@@ -318,13 +308,7 @@ expect_eq "wave 3: one order per user, orders unique, no error" \
 	"[True, True, True, True]"
 cat "$tmp/w1.orders" "$tmp/w2.orders" >"$tmp/w12.orders"
 check "wave 3: an earlier winner seen again got the same order" same_orders "$tmp/w12.orders" "$tmp/w3.orders"
-python3 - "$tmp/w12.orders" "$tmp/w3.orders" >"$tmp/w3.new" <<-'EOF'
-	import sys
-	old = {l.split()[0] for l in open(sys.argv[1]) if l.strip()}
-	for l in open(sys.argv[2]):
-	    if l.strip() and l.split()[0] not in old:
-	        print(l.strip())
-EOF
+itpy orders new "$tmp/w12.orders" "$tmp/w3.orders" >"$tmp/w3.new"
 expect_eq "wave 3: exactly 5 new winners" "$(wc -l <"$tmp/w3.new")" 5
 expect_eq "wave 3: crowd counts 5 fresh wins" "$(json_get "$tmp/w3.json" 'd["fresh_wins"]')" 5
 expect_eq "wave 3: the new winners' orders are in LMDB" "$(orders_in_store "$tmp/w3.new")" 5
@@ -380,11 +364,7 @@ expect_eq "item 5: the new order is cancelled unpaid too, its unit back" \
 
 # ------------------------------------------------ 6. bad input, unknown ids
 snap() {
-	"$SBX" ctl --json activity list | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(";".join("%s:%s:%s:%s:%s" % (a["item"], a["activity"]["total"], a["activity"]["added"],
-      a.get("remaining"), a["activity"]["closed"]) for a in d["activities"]))'
+	"$SBX" ctl --json activity list | itpy reports activities
 }
 before=$(snap)
 echo "activities: $before"

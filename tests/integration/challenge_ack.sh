@@ -45,7 +45,7 @@ DEV=$(ip -n "$NS" -o route get "$SERVER" | sed -n 's/.* dev \([^ ]*\).*/\1/p')
 
 # net KEY - a counter of the lcore's TCP stack (/seckill/net,0).
 net() {
-	"$SBX" telemetry /seckill/net,0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+	"$SBX" telemetry /seckill/net,0 | itpy jsonq tele - "$1" top
 }
 jget() {
 	json_get "$tmp/r.json" "$1"
@@ -60,14 +60,7 @@ if ! sbx_exec timeout 90 python3 "$IT_DIR/challenge_ack.py" "$SERVER" "$DEV" \
 	finish
 	exit 1
 fi
-python3 - "$tmp/r.json" <<-'EOF'
-	import json, sys
-	d = json.load(open(sys.argv[1]))
-	for ph in ("rst", "syn"):
-	    for name, c in d[ph]["conns"].items():
-	        print(f"FIGURES {ph} {name}: {c}")
-	    print(f"FIGURES {ph} telemetry: {d[ph]['telemetry']}")
-EOF
+itpy reports challenge-ack "$tmp/r.json"
 
 expect_eq "before: GET /healthz on A and B" "$(jget '[d["before"]["A"], d["before"]["B"]]')" "[200, 200]"
 

@@ -35,18 +35,14 @@ expect_eq "ab -k (keep-alive): failed" "$(awk '/^Failed requests:/ {print $3}' "
 rm -f "$tmp"
 
 "$SBX" telemetry >"/tmp/$SK_SBX.json"
-per_lcore=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(" ".join(str(v["requests"]) for k, v in sorted(d.items()) if k.startswith("lcore") and isinstance(v, dict)))' "/tmp/$SK_SBX.json")
-arp=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(" ".join(str(v["arp_rx"]) for k, v in sorted(d.items()) if k.startswith("lcore") and isinstance(v, dict)))' "/tmp/$SK_SBX.json")
+per_lcore=$(itpy jsonq lcores "/tmp/$SK_SBX.json" requests)
+arp=$(itpy jsonq lcores "/tmp/$SK_SBX.json" arp_rx)
+read -ra arp_v <<<"$arp"
+read -ra per_lcore_v <<<"$per_lcore"
 echo "ARP frames per lcore: $arp"
-check "both lcores got ARP (replies copied to every stack)" python3 -c 'import sys; v = sys.argv[1:]; sys.exit(not (len(v) == 2 and all(int(x) > 0 for x in v)))' $arp
+check "both lcores got ARP (replies copied to every stack)" itpy jsonq positive 2 "${arp_v[@]}"
 echo "requests per lcore: $per_lcore"
-check "both lcores served requests" python3 -c 'import sys; v = sys.argv[1:]; sys.exit(not (len(v) == 2 and all(int(x) > 0 for x in v)))' $per_lcore
+check "both lcores served requests" itpy jsonq positive 2 "${per_lcore_v[@]}"
 check "frames were dispatched" test "$(tele dispatch_out)" -gt 0
 expect_eq "no dispatch drops" "$(tele dispatch_drops)" 0
 rm -f "/tmp/$SK_SBX.json"

@@ -120,30 +120,13 @@ for seed in 1 2 3 4 5 6; do
 	# PIDs the sandbox recorded, once a seeded 50..749 of the 1,000 units
 	# are sold. The crowd starts once the poller had its first answer.
 	rm -f "$tmp/poller.ready"
-	python3 - "$ADMIN" "$at" "$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")" \
-		"$([ "$seed" = 6 ] && sed -n 's/^control_pid=//p' "/run/$SK_SBX/env")" \
-		"$tmp/poller.ready" <<-'EOF' &
-		import json, os, signal, sys, time, urllib.request
-		adm, at, ready = sys.argv[1], int(sys.argv[2]), sys.argv[5]
-		pids = [int(p) for p in sys.argv[4:2:-1] if p]  # the control plane first
-		end, err, first = time.monotonic() + 15, None, True
-		while time.monotonic() < end:
-		    try:
-		        with urllib.request.urlopen(adm + "/v1/items/1", timeout=2) as r:
-		            sold = json.load(r)["sold"]
-		        if first:
-		            open(ready, "w").close()
-		            first = False
-		        if sold >= at:
-		            break
-		    except Exception as e:  # not up yet, reset, partial answer: poll again
-		        err = e
-		    time.sleep(0.005)
-		else:
-		    print("kill poller: %d sold not seen in 15 s; last error:" % at, err, file=sys.stderr)
-		for p in pids:
-		    os.kill(p, signal.SIGKILL)
-	EOF
+	kpids=() # the control plane first
+	if [ "$seed" = 6 ]; then
+		kpid=$(sed -n 's/^control_pid=//p' "/run/$SK_SBX/env")
+		[ -z "$kpid" ] || kpids+=("$kpid")
+	fi
+	kpids+=("$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")")
+	itpy kill_poller "$ADMIN" "$at" 15 --ready "$tmp/poller.ready" "${kpids[@]}" &
 	ppid=$!
 	for _ in $(seq 1 100); do
 		[ -f "$tmp/poller.ready" ] && break
@@ -221,49 +204,7 @@ expect_eq "timeout: second wave buys exactly the returned units" \
 	"$rc:$(json_get "$tmp/t2.json" 'd["fresh_wins"]')" "0:50"
 
 # Pay the first 25 orders of the second wave right at their deadline.
-python3 - "$tmp/t2" "$ADMIN" >"$tmp/race" <<-'EOF'
-	import json, sys, threading, time, urllib.request, urllib.error
-	adm = sys.argv[2]
-	orders = [l.split()[1] for l in open(sys.argv[1])]
-	def get(o):
-	    with urllib.request.urlopen(f"{adm}/v1/orders/{o}", timeout=5) as r:
-	        return json.load(r)
-	pay = orders[:25]
-	deadlines = {o: get(o)["deadline_ns"] / 1e9 for o in orders}
-	deadline = max(deadlines[o] for o in pay)
-	res = {}
-	def do(o):
-	    req = urllib.request.Request(f"{adm}/v1/orders/{o}/pay", method="POST", data=b"",
-						     headers={"Content-Type": "application/json"})
-	    try:
-	        with urllib.request.urlopen(req, timeout=5) as r:
-	            res[o] = r.status
-	    except urllib.error.HTTPError as e:
-	        res[o] = e.code
-	time.sleep(max(0, deadline - time.time()))
-	ts = [threading.Thread(target=do, args=(o,)) for o in pay]
-	for t in ts: t.start()
-	for t in ts: t.join()
-	# Wait until no order is confirmed any more: paid, or cancelled by the
-	# control plane's deadline pass (every 100 ms) once its deadline is
-	# over; 10 s past the last deadline at most.
-	end = max(deadlines.values()) + 10
-	while True:
-	    st = {o: get(o)["status"] for o in orders}
-	    if "confirmed" not in st.values() or time.time() > end:
-	        break
-	    time.sleep(0.1)
-	paid = cancelled = bad = 0
-	for o in orders:
-	    s = st[o]
-	    want = ("paid",) if res.get(o) == 200 else ("cancelled",)
-	    if s not in want:
-	        bad += 1
-	        print("order", o, "pay", res.get(o), "status", s, file=sys.stderr)
-	    paid += s == "paid"
-	    cancelled += s == "cancelled"
-	print(paid, cancelled, bad)
-EOF
+itpy orders pay-race "$tmp/t2" "$ADMIN" >"$tmp/race"
 read -r paid cancelled badn <"$tmp/race"
 echo "pay vs timeout: $paid paid, $cancelled cancelled"
 expect_eq "pay vs timeout: each order paid xor cancelled, as its pay answer said" "$badn" 0
@@ -274,21 +215,7 @@ check "pay vs timeout: reconcile" reconcile
 
 # --------------------------------------- 5. /metrics
 curl -sf "$ADMIN/metrics" >"$tmp/metrics"
-check "metrics: every line a comment or 'name{labels} value'" python3 - "$tmp/metrics" <<-'EOF'
-	import re, sys
-	pat = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)*\})? '
-	                 r'(-?[0-9.]+([eE][-+]?[0-9]+)?|NaN|[+-]Inf)$')
-	n = 0
-	for line in open(sys.argv[1]):
-	    line = line.rstrip("\n")
-	    if line.startswith("#") or line == "":
-	        continue
-	    if not pat.match(line):
-	        print("bad metrics line:", line)
-	        sys.exit(1)
-	    n += 1
-	sys.exit(0 if n > 20 else 1)
-EOF
+check "metrics: every line a comment or 'name{labels} value'" itpy metrics format "$tmp/metrics"
 check "metrics: orders committed counted" grep -qE '^seckill_orders_committed_total [1-9]' "$tmp/metrics"
 "$SBX" down >/dev/null
 

@@ -96,10 +96,7 @@ orders_durable() {
 
 # lcore_tele KEY - "v0 v1": a per-lcore value of /seckill/stats.
 lcore_tele() {
-	"$SBX" telemetry | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(" ".join(str(v[sys.argv[1]]) for k, v in sorted(d.items()) if k.startswith("lcore") and isinstance(v, dict)))' "$1"
+	"$SBX" telemetry | itpy jsonq lcores - "$1"
 }
 
 # ------------------------------------------------------------ 1. durable sale
@@ -127,52 +124,21 @@ expect_eq "sale: no winner answered 202 (every parked answer settled)" "$n202" 0
 lc1=$(order_lcores "$tmp/o1")
 echo "winners per lcore (from order ids): $lc1"
 check "sale: both lcore 0 and lcore 1 won orders" \
-	python3 -c 'import sys; d = dict(x.split(":") for x in sys.argv[1].split()); sys.exit(not (set(d) == {"0", "1"} and all(int(v) > 0 for v in d.values())))' "$lc1"
+	itpy orders lcores-both --won "$lc1"
 expect_eq "sale: wins per lcore in telemetry == order ids per lcore" \
 	"$(lcore_tele buy_won | sed 's/ /:/')" \
-	"$(python3 -c 'import sys; d = dict(x.split(":") for x in sys.argv[1].split()); print(d.get("0", 0) + ":" + d.get("1", 0))' "$lc1")"
+	"$(itpy orders lcores-pair "$lc1")"
 expect_eq "sale: every winner's order in LMDB with its user (admin API, all)" "$(orders_in_store "$tmp/o1")" $TOTAL
 # seckillctl order show for 150 winners of each lcore.
-check "sale: seckillctl order show: 150 winners per lcore confirmed in LMDB" python3 - "$tmp/o1" "$SBX" <<-'EOF'
-	import json, random, subprocess, sys
-	by = {0: [], 1: []}
-	for l in open(sys.argv[1]):
-	    u, o = l.split()
-	    by.setdefault((int(o) >> 26) & 63, []).append((u, o))
-	rnd = random.Random(7)
-	bad = n = 0
-	for lc in (0, 1):
-	    for u, o in rnd.sample(by[lc], min(150, len(by[lc]))):
-	        r = subprocess.run([sys.argv[2], "ctl", "--json", "order", "show", o],
-	                           capture_output=True, text=True, timeout=10)
-	        n += 1
-	        j = json.loads(r.stdout) if r.returncode == 0 else {}
-	        if (j.get("status") != "confirmed" or j.get("arena_status") != "confirmed"
-	                or str(j.get("user")) != u or not j.get("in_store")):
-	            bad += 1
-	            print("order", o, "of lcore", lc, "user", u, "rc", r.returncode, r.stdout.strip(),
-	                  file=sys.stderr)
-	print("checked", n, "orders with seckillctl, bad", bad)
-	sys.exit(1 if bad or n < 300 else 0)
-EOF
+check "sale: seckillctl order show: 150 winners per lcore confirmed in LMDB" itpy orders ctl-show "$tmp/o1" "$SBX"
 "$SBX" ctl --json items >"$tmp/items.json"
 expect_eq "sale: seckillctl items: ledger live/lines == winners, arena sold == winners" \
 	"$(json_get "$tmp/items.json" '[(i["ledger"]["live"], i["ledger"]["lines"], i["sold"]) for i in d["items"] if i["item"] == 1][0]')" \
 	"($TOTAL, $TOTAL, $TOTAL)"
 check "sale: seckillctl reconcile exits 0" reconcile
 expect_eq "sale: seckill_orders_committed_total == winners" "$(metric seckill_orders_committed_total)" $TOTAL
-check "sale: each lcore's settled mark is past its last order" python3 - "$tmp/o1" \
-	"$(metric 'seckill_settled_seq{lcore="0"}')" "$(metric 'seckill_settled_seq{lcore="1"}')" <<-'EOF'
-	import sys
-	last = {0: 0, 1: 0}
-	for l in open(sys.argv[1]):
-	    o = int(l.split()[1])
-	    lc = (o >> 26) & 63
-	    last[lc] = max(last.get(lc, 0), o & ((1 << 26) - 1))
-	settled = {0: int(sys.argv[2] or 0), 1: int(sys.argv[3] or 0)}
-	print("last seq per lcore", last, "settled", settled)
-	sys.exit(0 if all(settled[k] > last[k] for k in (0, 1)) else 1)
-EOF
+check "sale: each lcore's settled mark is past its last order" itpy orders settled-past "$tmp/o1" \
+	"$(metric 'seckill_settled_seq{lcore="0"}')" "$(metric 'seckill_settled_seq{lcore="1"}')"
 read -r dt_timeout dt_200 dt_parked <<<"$(tele durable_timeout) $(tele durable_200) $(tele durable_parked)"
 echo "durable: parked $dt_parked, answered 200 $dt_200, wait ran out $dt_timeout; per lcore parked: $(lcore_tele durable_parked)"
 check "sale: durable_200 >= winners" test "$dt_200" -ge $TOTAL
@@ -199,21 +165,7 @@ for seed in 1 2; do
 	# the PID the sandbox recorded, as soon as a seeded 200..1199 of the
 	# 3,000 units are sold: no sleep between what it saw and the kill, so
 	# a fast sale cannot end in between.
-	python3 - "$ADMIN" "$at" "$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")" <<-'EOF' &
-		import json, os, signal, sys, time, urllib.request
-		end, err = time.monotonic() + 10, None
-		while time.monotonic() < end:
-		    try:
-		        with urllib.request.urlopen(sys.argv[1] + "/v1/items/1", timeout=2) as r:
-		            if json.load(r)["sold"] >= int(sys.argv[2]):
-		                break
-		    except Exception as e:  # not up yet, reset, partial answer: poll again
-		        err = e
-		    time.sleep(0.005)
-		else:
-		    print("kill poller: %s sold not seen in 10 s; last error:" % sys.argv[2], err, file=sys.stderr)
-		os.kill(int(sys.argv[3]), signal.SIGKILL)
-	EOF
+	itpy kill_poller "$ADMIN" "$at" 10 "$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")" &
 	ppid=$!
 	crowd --users 6000 --attempts 6000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
 		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 8 >"$tmp/k.out" 2>&1 &
@@ -232,7 +184,7 @@ for seed in 1 2; do
 	echo "seed $seed: killed once $at were sold: $wins winners answered ($klc by lcore), $n202 of them 202; $restored units restored"
 	expect_eq "kill $seed: no winner answered 202 (wait 5 s)" "$n202" 0
 	check "kill $seed: winners answered before the kill on both lcores" \
-		python3 -c 'import sys; d = dict(x.split(":") for x in sys.argv[1].split()); sys.exit(not (set(d) == {"0", "1"}))' "$klc"
+		itpy orders lcores-both "$klc"
 	check "kill $seed: the kill came mid-sale (some but not all units answered)" \
 		test "$wins" -gt 0 -a "$wins" -lt $KTOTAL
 	check "kill $seed: every 200 still in LMDB, both lcores' orders" orders_durable "$tmp/k1"
@@ -264,94 +216,7 @@ for u in $(seq 9001 9100); do
 done >"$tmp/tokens"
 # The driver runs in the namespace; it asks for the control plane to be
 # stopped and started through files ($tmp/req.N -> $tmp/ack.N).
-sbx_exec timeout 120 python3 - "$SERVER" "$tmp" >"$tmp/steer.out" 2>&1 <<-'EOF' &
-	import json, os, select, socket, sys, time
-	server, tmp = sys.argv[1], sys.argv[2]
-	tok = dict(l.split() for l in open(f"{tmp}/tokens"))
-	users = iter(sorted(tok, key=int))
-	nreq = 0
-	def ask(what):
-	    global nreq
-	    nreq += 1
-	    open(f"{tmp}/req.{nreq}.tmp", "w").write(what)
-	    os.rename(f"{tmp}/req.{nreq}.tmp", f"{tmp}/req.{nreq}")
-	    for _ in range(600):
-	        if os.path.exists(f"{tmp}/ack.{nreq}"):
-	            return
-	        time.sleep(0.05)
-	    sys.exit("no ack for " + what)
-	def conn():
-	    s = socket.create_connection((server, 80), timeout=20)
-	    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-	    return s
-	def send_buy(s, user):
-	    s.sendall(f"POST /v1/seckill/2 HTTP/1.1\r\nHost: {server}\r\n"
-	              f"Authorization: Bearer {tok[user]}\r\nContent-Length: 0\r\n\r\n".encode())
-	def read_resp(s, wait=20.0):
-	    """(status, body dict, seconds) or None if nothing within wait."""
-	    t = time.monotonic()
-	    buf = b""
-	    while True:
-	        left = wait - (time.monotonic() - t)
-	        if left <= 0 or not select.select([s], [], [], left)[0]:
-	            return None
-	        d = s.recv(65536)
-	        if not d:
-	            raise RuntimeError("closed")
-	        buf += d
-	        head, sep, body = buf.partition(b"\r\n\r\n")
-	        if not sep:
-	            continue
-	        lines = head.decode().split("\r\n")
-	        n = int(next(l.split(":")[1] for l in lines if l.lower().startswith("content-length:")))
-	        if len(body) >= n:
-	            return int(lines[0].split()[1]), json.loads(body[:n]), time.monotonic() - t
-	def buy(s, user):
-	    send_buy(s, user)
-	    return read_resp(s)
-	def lcore(order):
-	    return (int(order) >> 26) & 63
-	# Steer: keep-alive connections stay on the lcore their flow hashes to;
-	# a winning probe buy tells which (the order id carries the lcore).
-	on = {}
-	for _ in range(32):
-	    if len(on) == 2:
-	        break
-	    s = conn()
-	    st, b, _ = buy(s, next(users))
-	    assert st == 200, (st, b)
-	    on.setdefault(lcore(b["order"]), s)
-	assert len(on) == 2, "could not reach both lcores"
-	res = {}
-	def case(name, home, other, lead):
-	    """lead probe wins on lcore `lead` first (they move its settled mark
-	    past the other's), then with the control plane stopped a user wins on
-	    `home` and retries on `other`; the control plane comes back."""
-	    for _ in range(lead):
-	        st, b, _ = buy(on[lead_lc[name]], next(users))
-	        assert st == 200, (st, b)
-	    ask("stop")
-	    u = next(users)
-	    send_buy(on[home], u)
-	    time.sleep(0.3)
-	    send_buy(on[other], u)
-	    early = read_resp(on[other], 1.0)   # nothing may come: the order is queued
-	    ask("start")
-	    t = time.monotonic()
-	    a = read_resp(on[home])
-	    ta = time.monotonic() - t
-	    b = early or read_resp(on[other])
-	    tb = time.monotonic() - t
-	    res[name] = {"user": u, "win": a[:2] if a else None, "win_s": round(ta, 3),
-	                 "retry": b[:2] if b else None, "retry_s": round(tb, 3),
-	                 "retry_early": early is not None}
-	# (a) the home lcore far ahead of the other: the other's mark is below the order's seq.
-	lead_lc = {"a": 0, "b": 1}
-	case("a", 0, 1, 20)
-	# (b) the other lcore far ahead: its mark is above the order's seq.
-	case("b", 0, 1, 40)
-	print(json.dumps(res))
-EOF
+sbx_exec timeout 120 python3 "$IT_PY/steer_park.py" "$SERVER" "$tmp" >"$tmp/steer.out" 2>&1 &
 dpid=$!
 for n in 1 2 3 4; do
 	for _ in $(seq 1 600); do
@@ -372,7 +237,7 @@ cat "$tmp/steer.out"
 expect_eq "steer: the driver ran through (both lcores reached, probes won)" "$rc" 0
 sres=$(tail -n 1 "$tmp/steer.out")
 st() {
-	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$sres" "$1" 2>/dev/null || echo "?"
+	itpy jsonq get - "$1" <<<"$sres" 2>/dev/null || echo "?"
 }
 for c in a b; do
 	expect_eq "steer $c: the win on lcore 0 is answered 200 once the control plane is back" \

@@ -79,134 +79,7 @@ crowd() {
 		--timeout-ms 8000 --max-seconds 40 "$@"
 }
 
-# check.py ORDERS_JSON EVENTS_JSON WINNERS PAID CURSOR - what the
-# topics hold against what the appliance sold, as one JSON object on
-# stdout (examples of problems on stderr). EVENTS_JSON, PAID may be "-";
-# CURSOR 0 skips the log coverage check.
-cat >"$tmp/check.py" <<-'EOF'
-	import collections, json, sys
-	ofile, efile, wfile, pfile, cursor = sys.argv[1:6]
-	cursor = int(cursor)
-	r = collections.OrderedDict()
-	notes = []
-
-	def note(msg):
-	    if len(notes) < 8:
-	        notes.append(msg)
-
-	def load(path):
-	    out = []
-	    if path == "-":
-	        return out
-	    for m in json.load(open(path)):
-	        try:
-	            d = json.loads(m["value"]) if m.get("value") is not None else None
-	        except ValueError:
-	            d = None
-	        out.append((m["partition"], m["offset"], m.get("key"), m.get("value"), d))
-	    return out
-
-	winners = {}
-	for line in open(wfile):
-	    if line.strip():
-	        user, order = line.split()
-	        winners[order] = int(user)
-	paid = set() if pfile == "-" else {l.strip() for l in open(pfile) if l.strip()}
-	topics = {"orders": load(ofile), "events": load(efile)}
-
-	seq_key = {}  # seq -> (topic, key): one event, one key
-	value_of = {}  # (key, seq) -> value
-	r["seq_clash"] = r["dup_mismatch"] = r["seq_back"] = r["offset_back"] = 0
-	r["bad_json"] = 0
-	for t, msgs in topics.items():
-	    last_seq, last_off = {}, {}
-	    for part, off, key, val, d in msgs:
-	        if last_off.get(part, -1) >= off:
-	            r["offset_back"] += 1
-	        last_off[part] = off
-	        if not isinstance(d, dict) or d.get("v") != 1 or not isinstance(d.get("seq"), int) \
-	                or key is None:
-	            r["bad_json"] += 1
-	            note(f"{t}: not a v1 event: key {key} value {val}")
-	            continue
-	        s = d["seq"]
-	        if seq_key.setdefault(s, (t, key)) != (t, key):
-	            r["seq_clash"] += 1
-	            note(f"seq {s} under {seq_key[s]} and {(t, key)}")
-	        if value_of.setdefault((key, s), val) != val:
-	            r["dup_mismatch"] += 1
-	            note(f"{t}: ({key}, {s}) twice with other values: {value_of[(key, s)]} / {val}")
-	        if s < last_seq.get(key, 0):
-	            r["seq_back"] += 1
-	            note(f"{t}: key {key}: seq {s} after {last_seq[key]}")
-	        last_seq[key] = max(s, last_seq.get(key, 0))
-
-	om = [m for m in topics["orders"] if isinstance(m[4], dict)]
-	keys = {m[2] for m in om}
-	r["o_msgs"] = len(topics["orders"])
-	r["o_keys"] = len(keys)
-	r["o_dups"] = len(om) - len({(m[2], m[4].get("seq")) for m in om})
-	missing = sorted(set(winners) - keys)
-	extra = sorted(keys - set(winners))
-	r["o_missing"], r["o_extra"] = len(missing), len(extra)
-	for k in missing[:3]:
-	    note(f"orders: winner's order {k} (user {winners[k]}) not exported")
-	for k in extra[:3]:
-	    note(f"orders: {k} exported but no winner has it")
-	r["o_bad"] = 0
-	for part, off, key, val, d in om:
-	    lines = d.get("lines")
-	    good = (d.get("type") == "confirmed" and d.get("order") == key
-	            and (key not in winners or d.get("user") == winners[key])
-	            and isinstance(d.get("units"), int) and d["units"] >= 1
-	            and isinstance(lines, list) and len(lines) >= 1
-	            and all(isinstance(l, dict) and l.get("item") == 1 and l.get("qty", 0) >= 1
-	                    for l in lines)
-	            and sum(l["qty"] for l in lines) == d["units"])
-	    if not good:
-	        r["o_bad"] += 1
-	        note(f"orders: bad value under key {key}: {val}")
-
-	em = [m for m in topics["events"] if isinstance(m[4], dict)]
-	r["e_msgs"] = len(topics["events"])
-	r["e_dups"] = len(em) - len({(m[2], m[4].get("seq")) for m in em})
-	types = collections.Counter()
-	seen = set()
-	r["e_bad"] = 0
-	paid_keys = set()
-	for part, off, key, val, d in em:
-	    typ, order = d.get("type"), d.get("order")
-	    if (key, d["seq"]) not in seen:
-	        seen.add((key, d["seq"]))
-	        types[typ] += 1
-	    if typ not in ("paid", "cancelled", "failed", "restocked", "activity", "closed") or \
-	            (order is not None and order != key) or \
-	            (order is None and key != f"item:{d.get('item')}"):
-	        r["e_bad"] += 1
-	        note(f"events: bad value under key {key}: {val}")
-	    if typ == "paid":
-	        paid_keys.add(key)
-	        if key not in winners or d.get("user") != winners[key]:
-	            r["e_bad"] += 1
-	            note(f"events: paid {key} is no winner's order (or another user): {val}")
-	r["e_types"] = dict(sorted(types.items()))
-	r["paid_missing"] = len(paid - paid_keys)
-	r["paid_extra"] = len(paid_keys - paid)
-	for k in sorted(paid ^ paid_keys)[:3]:
-	    note(f"events: paid {k}: {'not exported' if k in paid else 'exported but not paid'}")
-
-	if cursor > 0:
-	    seqs = set(seq_key)
-	    r["seq_missing"] = len(set(range(1, cursor + 1)) - seqs)
-	    r["seq_over"] = len([s for s in seqs if s > cursor or s < 1])
-	    for s in sorted(set(range(1, cursor + 1)) - seqs)[:3]:
-	        note(f"event {s} of the log never exported")
-	for n in notes:
-	    print(n, file=sys.stderr)
-	print(json.dumps(r))
-EOF
-
-# cx FILE FIELD - a field of a check.py result.
+# cx FILE FIELD - a field of an export_check.py result (tests/lib/python).
 cx() {
 	json_get "$1" "d['$2']"
 }
@@ -260,7 +133,7 @@ check "wave 1: export backlog reaches 0 (30 s)" wait_metric seckill_export_backl
 check "wave 1: seckill_export_delivered_total >= winners" \
 	wait_metric seckill_export_delivered_total -ge $W1 5
 kafka_consume seckill.orders "$tmp/x1.orders.json" || bad "wave 1: consume seckill.orders"
-python3 "$tmp/check.py" "$tmp/x1.orders.json" - "$tmp/o1" - 0 >"$tmp/x1.json"
+itpy export_check "$tmp/x1.orders.json" - "$tmp/o1" - 0 >"$tmp/x1.json"
 cat "$tmp/x1.json"
 expect_eq "wave 1: every winner's order is in seckill.orders" "$(cx "$tmp/x1.json" o_missing)" 0
 expect_eq "wave 1: no other key in seckill.orders" "$(cx "$tmp/x1.json" o_extra)" 0
@@ -277,7 +150,7 @@ done <"$tmp/paid"
 expect_eq "pay: seckillctl order pay x5" "$npaid" 5
 check "pay: export backlog back to 0 (30 s)" wait_metric seckill_export_backlog -eq 0 30
 consume_both x2
-python3 "$tmp/check.py" "$tmp/x2.orders.json" "$tmp/x2.events.json" "$tmp/o1" "$tmp/paid" \
+itpy export_check "$tmp/x2.orders.json" "$tmp/x2.events.json" "$tmp/o1" "$tmp/paid" \
 	"$(metric seckill_export_cursor)" >"$tmp/x2.json"
 cat "$tmp/x2.json"
 expect_eq "pay: seckill.events has paid events for exactly the 5 paid orders" \
@@ -313,7 +186,7 @@ check "outage over: seckill_export_delivered_total >= both waves" \
 	wait_metric seckill_export_delivered_total -ge $((W1 + W2)) 5
 cat "$tmp/o1" "$tmp/o2" >"$tmp/o12"
 kafka_consume seckill.orders "$tmp/x3.orders.json" || bad "outage over: consume seckill.orders"
-python3 "$tmp/check.py" "$tmp/x3.orders.json" - "$tmp/o12" - 0 >"$tmp/x3.json"
+itpy export_check "$tmp/x3.orders.json" - "$tmp/o12" - 0 >"$tmp/x3.json"
 cat "$tmp/x3.json"
 expect_eq "outage over: every order of both waves is in seckill.orders" "$(cx "$tmp/x3.json" o_missing)" 0
 expect_eq "outage over: no other key in seckill.orders" "$(cx "$tmp/x3.json" o_extra)" 0
@@ -360,7 +233,7 @@ echo "after the restart: produced $(metric seckill_export_produced_total), deliv
 cat "$tmp/o1" "$tmp/o2" "$tmp/o3" >"$tmp/o123"
 cursor=$(metric seckill_export_cursor)
 consume_both x4
-python3 "$tmp/check.py" "$tmp/x4.orders.json" "$tmp/x4.events.json" "$tmp/o123" "$tmp/paid" \
+itpy export_check "$tmp/x4.orders.json" "$tmp/x4.events.json" "$tmp/o123" "$tmp/paid" \
 	"${cursor:-0}" >"$tmp/x4.json"
 cat "$tmp/x4.json"
 expect_eq "kill: every order of the three waves is in seckill.orders" "$(cx "$tmp/x4.json" o_missing)" 0

@@ -115,7 +115,7 @@ PY=(python3 "$IT_DIR/hostile_clients.py" "$SERVER")
 
 # net KEY - a counter of the lcore's TCP stack (/seckill/net,0).
 net() {
-	"$SBX" telemetry /seckill/net,0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+	"$SBX" telemetry /seckill/net,0 | itpy jsonq tele - "$1" top
 }
 # wait_until SECONDS CMD... - run CMD every 0.2 s until it succeeds.
 wait_until() {
@@ -148,11 +148,15 @@ buy() {
 	sbx_exec curl -s -o /dev/null -m 5 --interface "$1" -w '%{http_code}' -X POST \
 		-H "Authorization: Bearer $tok" "$URL/v1/seckill/1" || true
 }
+# s_of_ms MS - MS milliseconds (>= 0) as decimal seconds: 1800 -> 1.800.
+s_of_ms() {
+	printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000))
+}
 # fast_healthz DESC SRC - a new client from SRC gets /healthz 200 in under 1 s.
 fast_healthz() {
 	local r
 	r=$(client_get "$2")
-	if [[ $r =~ ^200\ ([0-9.]+)$ ]] && python3 -c "import sys; sys.exit(0 if float('${BASH_REMATCH[1]}') < 1.0 else 1)"; then
+	if [[ $r =~ ^200\ ([0-9.]+)$ ]] && itpy num lt "${BASH_REMATCH[1]}" 1.0; then
 		ok "$1 ($r s)"
 	else
 		bad "$1: got '$r', want '200 <1.0'"
@@ -201,17 +205,11 @@ legit() {
 # figures ATTACK BASE UNDER - the FIGURES line of an attack, the success
 # assertion (>= 99%) of the clients under it.
 figures() {
-	python3 - "$1" "$tmp/$2.json" "$tmp/$3.json" <<-'EOF'
-		import json, sys
-		b, u = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
-		f = lambda d: (f"{d['ok']}/{d['sent']} ok ({d['success_pct']}%), {d['rps']} req/s, "
-		               f"p50 {d['p50_ms']} ms, p99 {d['p99_ms']} ms, max {d['max_ms']} ms, errors {d['errors']}")
-		print(f"FIGURES {sys.argv[1]}: without: {f(b)} | during: {f(u)}")
-	EOF
+	itpy reports clients "$1" "$tmp/$2.json" "$tmp/$3.json"
 	check "$1: without the attack, >= 99% of the legitimate requests succeed ($(jget "$tmp/$2.json" 'd["success_pct"]')%)" \
-		python3 -c "import json; d = json.load(open('$tmp/$2.json')); exit(0 if d['sent'] > 0 and d['success_pct'] >= 99 else 1)"
+		itpy jsonq success "$tmp/$2.json" 99
 	check "$1: during the attack, >= 99% of the legitimate requests succeed ($(jget "$tmp/$3.json" 'd["success_pct"]')%)" \
-		python3 -c "import json; d = json.load(open('$tmp/$3.json')); exit(0 if d['sent'] > 0 and d['success_pct'] >= 99 else 1)"
+		itpy jsonq success "$tmp/$3.json" 99
 }
 
 user=1000
@@ -249,9 +247,10 @@ check "dripping: request_timeout counts $PER_IP 408s (20 s at most)" \
 	wait_until 20 tele_cmp request_timeout -ge $((rt0 + PER_IP))
 hold_stop drip1
 expect_eq "dripping: every held connection got 408" "$(jget "$tmp/drip1.json" 'd["r408"]')" $PER_IP
-t408="$(jget "$tmp/drip1.json" 'd["t408_min"]') $(jget "$tmp/drip1.json" 'd["t408_max"]')"
-check "dripping: 408 came head_timeout_ms ($HEAD_MS) after the first byte (min max: $t408 s)" \
-	python3 -c "import sys; a, b = map(float, '$t408'.split()); sys.exit(0 if $HEAD_MS / 1000 - 0.2 <= a <= b <= $HEAD_MS / 1000 + 2.5 else 1)"
+t408_min=$(jget "$tmp/drip1.json" 'd["t408_min"]')
+t408_max=$(jget "$tmp/drip1.json" 'd["t408_max"]')
+check "dripping: 408 came head_timeout_ms ($HEAD_MS) after the first byte (min max: $t408_min $t408_max s)" \
+	itpy num chain "$(s_of_ms $((HEAD_MS - 200)))" "$t408_min" "$t408_max" "$(s_of_ms $((HEAD_MS + 2500)))"
 
 # ------------------------------------------------------------------ 2. many addresses
 echo "--- 2. many addresses fill the table; newcomers evict the oldest idle"
@@ -274,22 +273,23 @@ check "table full: request_timeout counts the 4 drippers' 408s (20 s at most)" \
 	wait_until 20 tele_cmp request_timeout -ge $((rt0 + 4))
 hold_stop drip2
 expect_eq "slowloris: each dripping connection got 408" "$(jget "$tmp/drip2.json" 'd["r408"]')" 4
-t408="$(jget "$tmp/drip2.json" 'd["t408_min"]') $(jget "$tmp/drip2.json" 'd["t408_max"]')"
-check "slowloris: 408 came head_timeout_ms after the first byte (min max: $t408 s)" \
-	python3 -c "import sys; a, b = map(float, '$t408'.split()); sys.exit(0 if $HEAD_MS / 1000 - 0.2 <= a <= b <= $HEAD_MS / 1000 + 2.5 else 1)"
+t408_min=$(jget "$tmp/drip2.json" 'd["t408_min"]')
+t408_max=$(jget "$tmp/drip2.json" 'd["t408_max"]')
+check "slowloris: 408 came head_timeout_ms after the first byte (min max: $t408_min $t408_max s)" \
+	itpy num chain "$(s_of_ms $((HEAD_MS - 200)))" "$t408_min" "$t408_max" "$(s_of_ms $((HEAD_MS + 2500)))"
 evicted=$(($(net tcp_conn_evicted) - ev0))
 # The 4 drippers and the /healthz client each took the slot of an idle
 # holder; the buy found the slot the /healthz client had left.
 check "telemetry: newcomers evicted idle connections (tcp_conn_evicted +$evicted, >= 5)" test "$evicted" -ge 5
 expect_eq "telemetry: no newcomer dropped (tcp_conn_full)" "$(tele tcp_conn_full)" "$full0"
-mark=$(python3 -c 'import time; print(time.monotonic())')
+mark=$(itpy num monotonic)
 legit under_many 10
 hold_stop many
 expect_eq "the evicted holders were reset (client side)" "$(jget "$tmp/many.json" 'd["rst"]')" \
 	"$(($(net tcp_conn_evicted) - ev0))"
 expect_eq "the oldest went first: the $evicted reset before the legitimate load were all of the first address" \
 	"$(jget "$tmp/many.json" "[e[1] for e in d['rst_events'] if e[0] < $mark]")" \
-	"$(python3 -c "print(['${MANY%%,*}'] * $evicted)")"
+	"$(python3 -c 'import sys; print([sys.argv[1]] * int(sys.argv[2]))' "${MANY%%,*}" "$evicted")"
 figures "holders, 4 addresses filling the table" base_many under_many
 
 # ------------------------------------------------------------------ 3. slowloris
@@ -333,7 +333,7 @@ figures "SYN flood (hping3 --flood)" base_syn under_syn
 echo "--- 5. forged-token buy flood from one address (ip_rate $IP_RATE/s, burst $IP_BURST)"
 table_empty
 forged=$("$SK_TOKEN" --secret-file "$tmp/other-secret" --sub 777 --item 1)
-has_verifies=$("$SBX" telemetry | python3 -c 'import json, sys; print(int("token_verifies" in json.load(sys.stdin)["total"]))')
+has_verifies=$("$SBX" telemetry | itpy jsonq get - 'int("token_verifies" in d["total"])')
 bs0=$(tele token_bad_signature)
 rl0=$(tele rl_refused_ip)
 [ "$has_verifies" = 1 ] && tv0=$(tele token_verifies)
@@ -349,7 +349,7 @@ sent=$(jget "$tmp/flood.json" 'd["sent"]')
 n401=$(jget "$tmp/flood.json" 'd["statuses"].get("401", 0)')
 n429=$(jget "$tmp/flood.json" 'd["statuses"].get("429", 0)')
 secs=$(jget "$tmp/flood.json" 'd["seconds"]')
-allowed=$(python3 -c "import math; print($IP_BURST + math.ceil($IP_RATE * $secs) + 1)")
+allowed=$((IP_BURST + $(itpy num ceilmul "$IP_RATE" "$secs") + 1))
 expect_eq "forged flood: every request answered 401 or 429" "$((n401 + n429))/$(jget "$tmp/flood.json" 'd["errors"]')" "$sent/0"
 check "forged flood: 401s at most burst + rate x ${secs}s ($n401 <= $allowed of $sent)" test "$n401" -le "$allowed"
 check "forged flood: 401s at least the burst ($n401 >= $IP_BURST)" test "$n401" -ge $IP_BURST
@@ -374,9 +374,6 @@ for _ in $(seq 1 60); do
 done
 expect_eq "no connection left open" "$(tele conns_open)" 0
 expect_eq "mbuf pool back at its idle level" "$(tele mbuf_in_use top)" "$(tele mbuf_idle top)"
-"$SBX" telemetry /seckill/net,0 | python3 -c '
-import json, sys
-t = json.load(sys.stdin)
-print("net counters:", " ".join(f"{k}={t[k]}" for k in ("tcp_conn_per_ip", "tcp_conn_evicted", "tcp_conn_full",
-      "tcp_idle_new", "tcp_app_timeout", "tcp_challenge_ack", "tcp_challenge_conn_limited", "tcp_cookie_ok")))'
+echo "net counters: $("$SBX" telemetry /seckill/net,0 | itpy jsonq kv - top tcp_conn_per_ip tcp_conn_evicted \
+	tcp_conn_full tcp_idle_new tcp_app_timeout tcp_challenge_ack tcp_challenge_conn_limited tcp_cookie_ok)"
 finish

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # lib.sh - shared by the integration tests: skip rules, a private sandbox
 # per test (its own namespace, tap and file prefix), assertions.
 #
@@ -13,6 +14,8 @@ set -euo pipefail
 IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$IT_DIR/../.." && pwd)
 SBX=$REPO/scripts/sandbox.sh
+# The Python helpers (JSON values, order checks, reports): see itpy.
+IT_PY=$REPO/tests/lib/python
 TEST=$(basename "$0" .sh)
 export SK_SBX=sk-it-$TEST-$$
 export SK_SBX_PAGES=${SK_SBX_PAGES:-256}
@@ -25,6 +28,7 @@ skip() {
 }
 
 # require_env TOOL... - skip unless root, /dev/net/tun and every TOOL exist.
+# shellcheck disable=SC2120 # the TOOLs are optional
 require_env() {
 	[ "$(id -u)" = 0 ] || skip "needs root (network namespace, hugepages)"
 	[ -c /dev/net/tun ] || skip "needs /dev/net/tun"
@@ -61,6 +65,14 @@ expect_match() {
 	if [[ $2 =~ $3 ]]; then ok "$1 ($2)"; else bad "$1: got '$2', want /$3/"; fi
 }
 
+# itpy MODULE ARGS... - python3 tests/lib/python/MODULE.py ARGS... (each
+# module's commands are listed at its top).
+itpy() {
+	local m=$1
+	shift
+	python3 "$IT_PY/$m.py" "$@"
+}
+
 sbx_exec() {
 	"$SBX" exec "$@"
 }
@@ -93,11 +105,7 @@ kill_tree() {
 
 # tele KEY [SECTION] - one number of /seckill/stats (SECTION: total or top).
 tele() {
-	"$SBX" telemetry | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-k, sec = sys.argv[1], sys.argv[2]
-print(d[k] if sec == "top" else d[sec][k])' "$1" "${2:-total}"
+	"$SBX" telemetry | itpy jsonq tele - "$1" "${2:-total}"
 }
 
 # sbx_up ARGS... - sandbox.sh up ARGS, the exit trap installed first (a
@@ -105,6 +113,7 @@ print(d[k] if sec == "top" else d[sec][k])' "$1" "${2:-total}"
 # SBX_OUT ("server=... netns=..." [admin=...] [memif=... memif_addr=...]),
 # sets SERVER and URL. Exits 1 if the sandbox does not come up. May be
 # called again after "$SBX" down.
+# shellcheck disable=SC2120 # the ARGS are optional
 sbx_up() {
 	IT_SBX_UP=1
 	it_trap
@@ -114,6 +123,7 @@ sbx_up() {
 	}
 	echo "$SBX_OUT"
 	SERVER=$(echo "$SBX_OUT" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
+	# shellcheck disable=SC2034 # for the tests that source this file
 	URL=http://$SERVER
 }
 
@@ -189,53 +199,26 @@ finish() {
 
 # json_get FILE EXPR - a value of a JSON file (python expression on d).
 json_get() {
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+	itpy jsonq get "$1" "$2"
 }
 
 # item_field FIELD [ITEM] - a field of the control plane's item (default 1),
 # dotted for nested ones: "ledger.live", "sold" ...
 item_field() {
-	curl -sf "${ADMIN:?}/v1/items/${2:-1}" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-for k in sys.argv[1].split("."):
-    d = d[k]
-print(d)' "$1"
+	curl -sf "${ADMIN:?}/v1/items/${2:-1}" | itpy jsonq field - "$1"
 }
 
 # orders_in_store FILE - every "user order" line of FILE is confirmed or paid
 # in LMDB with that user (admin API GET /v1/orders/{id}); prints the number
 # checked, exit 1 otherwise.
 orders_in_store() {
-	python3 - "$1" "${ADMIN:?}" <<-'EOF'
-		import json, sys, urllib.request
-		n = bad = 0
-		for line in open(sys.argv[1]):
-		    user, order = line.split()
-		    n += 1
-		    with urllib.request.urlopen(f"{sys.argv[2]}/v1/orders/{order}", timeout=5) as r:
-		        o = json.load(r)
-		    if not o.get("in_store") or o["status"] not in ("confirmed", "paid") or str(o["user"]) != user:
-		        bad += 1
-		        if bad < 5:
-		            print("not durable:", user, order, o, file=sys.stderr)
-		print(n)
-		sys.exit(1 if bad else 0)
-	EOF
+	itpy orders in-store "$1" "${ADMIN:?}"
 }
 
 # same_orders A B - every user of orders file A found in B has the same order
 # there.
 same_orders() {
-	python3 - "$1" "$2" <<-'EOF'
-		import sys
-		a = dict(l.split() for l in open(sys.argv[1]))
-		b = dict(l.split() for l in open(sys.argv[2]))
-		bad = [u for u in a if u in b and b[u] != a[u]]
-		for u in bad[:5]:
-		    print("user", u, "had", a[u], "now", b.get(u), file=sys.stderr)
-		sys.exit(1 if bad else 0)
-	EOF
+	itpy orders same "$1" "$2"
 }
 
 # metric NAME - a value of the control plane's /metrics (NAME with its
@@ -267,11 +250,7 @@ wait_drained() {
 # order_lcores FILE - "lcore:count ..." of the order ids in the "user order"
 # lines of FILE (ids are epoch32 | lcore6 | seq26), lcores in order.
 order_lcores() {
-	python3 - "$1" <<-'EOF'
-		import collections, sys
-		c = collections.Counter((int(l.split()[1]) >> 26) & 63 for l in open(sys.argv[1]) if l.strip())
-		print(" ".join(f"{k}:{c[k]}" for k in sorted(c)))
-	EOF
+	itpy orders lcores "$1"
 }
 
 # check_second_wave SEED LEFT TOTAL - after a kill round and a second crowd

@@ -27,23 +27,5 @@ expect_eq "ab: failed requests" "$(awk '/^Failed requests:/ {print $3}' "$tmp/ab
 check "ab: no non-2xx" bash -c "! grep -q '^Non-2xx' '$tmp/ab.txt'"
 snap "$tmp/t2.json"
 
-python3 - "$tmp" <<'PY'
-import json, re, sys
-d = sys.argv[1]
-t = [json.load(open(f"{d}/t{i}.json")) for i in range(3)]
-w = open(f"{d}/wrk.txt").read()
-rps = re.search(r"Requests/sec:\s+([\d.]+)", w).group(1)
-p50 = re.search(r"50%\s+(\S+)", w).group(1)
-p99 = re.search(r"99%\s+(\S+)", w).group(1)
-a, b = t[0]["total"], t[1]["total"]
-req = max(1, b["requests"] - a["requests"])
-busy = b["busy_tsc"] - a["busy_tsc"]
-pmd = b["busy_pmd_tsc"] - a["busy_pmd_tsc"]
-print(f"FIGURES wrk -t1 -c64 -d10s: rps={rps} p50={p50} p99={p99}")
-print(f"FIGURES busy cycles/request={busy / req:.0f} (of which in the tap PMD: {pmd / req:.0f}, "
-      f"dataplane own: {(busy - pmd) / req:.0f}) tsc_hz={t[0]['tsc_hz']}")
-c = t[2]["total"]
-print(f"FIGURES after ab: non-2xx={c['responses'] - c['http_200']} retransmits={c['tcp_retransmits']} "
-      f"rx_drops={c['rx_drops']} tx_drops={c['tx_drops']}")
-PY
+itpy reports load "$tmp"
 finish

@@ -129,10 +129,7 @@ check "sale: LMDB drained" wait_drained
 expect_eq "sale: LMDB holds exactly the 500 winners' units" "$(item_field ledger.live)" 500
 check "sale: seckillctl reconcile" reconcile
 expect_eq "sale: the appliance sold 500, nothing left" \
-	"$("$SBX" telemetry /seckill/items | python3 -c '
-import json, sys
-it = json.load(sys.stdin)["item1"]
-print(it["sold"], it["remaining"])')" "500 0"
+	"$("$SBX" telemetry /seckill/items | itpy jsonq kv - item1 sold remaining)" "sold=500 remaining=0"
 
 # --- 4. short connections
 conns0=$(tele conns_open)

@@ -76,7 +76,7 @@ j() {
 }
 # net KEY - a counter of the lcore's TCP stack on the memif port (/seckill/net,0,1).
 net() {
-	"$SBX" telemetry /seckill/net,0,1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+	"$SBX" telemetry /seckill/net,0,1 | itpy jsonq tele - "$1" top
 }
 # wait_until SECONDS CMD... - run CMD every 0.1 s until it succeeds.
 wait_until() {
@@ -90,11 +90,7 @@ wait_until() {
 # idle_now - nothing open on the dataplane, its table empty (TIME_WAIT
 # included), its mbuf pool at the idle level.
 idle_now() {
-	"$SBX" telemetry | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-t = d["total"]
-sys.exit(0 if t["conns_open"] == 0 and t["tcp_conns"] == 0 and d["mbuf_in_use"] == d["mbuf_idle"] else 1)'
+	"$SBX" telemetry | itpy jsonq idle -
 }
 idle() {
 	wait_until 20 idle_now
@@ -148,9 +144,10 @@ expect_eq "drip: exit status" "$(cat "$tmp/drip.rc")" 0
 legit_ok drip
 expect_eq "drip: each of the 20 got 408 and the server's FIN" \
 	"$(j drip '(d["attack"]["status"], d["attack"]["ended"]["fin"])')" "({'408': 20}, 20)"
-t408="$(j drip 'd["attack"]["t408_ms"]["min"]') $(j drip 'd["attack"]["t408_ms"]["max"]')"
-check "drip: 408 head_timeout_ms ($HEAD_MS) after connecting (min max: $t408 ms)" \
-	python3 -c "import sys; a, b = map(float, '$t408'.split()); sys.exit(0 if $HEAD_MS - 100 <= a <= b <= $HEAD_MS + 1000 else 1)"
+t408_min=$(j drip 'd["attack"]["t408_ms"]["min"]')
+t408_max=$(j drip 'd["attack"]["t408_ms"]["max"]')
+check "drip: 408 head_timeout_ms ($HEAD_MS) after connecting (min max: $t408_min $t408_max ms)" \
+	itpy num chain $((HEAD_MS - 100)) "$t408_min" "$t408_max" $((HEAD_MS + 1000))
 expect_eq "telemetry: request_timeout counts the 20" "$(($(tele request_timeout) - rt0))" 20
 check "drip: the dataplane idle afterwards" idle
 

@@ -68,7 +68,7 @@ http() {
 # remaining ITEM - units left, from GET /v1/items/ITEM.
 remaining() {
 	sbx_exec curl -s -m 5 "$URL/v1/items/$1" |
-		python3 -c 'import json, sys; print(json.load(sys.stdin)["remaining"])'
+		itpy jsonq field - remaining
 }
 token() {
 	"$SK_TOKEN" "$@"
@@ -80,33 +80,7 @@ sbx_exec timeout 150 "$SK_CROWD" --server "$SERVER" --item 1 --users 20000 --att
 	--retriers 1 --conns 256 --secret-file "$tmp/secret" --expect-units 1000 --poll \
 	--max-seconds 120 --cpu 0 --json "$tmp/crowd.json" || rc=$?
 expect_eq "crowd: every check passed (exit status)" "$rc" 0
-python3 - "$tmp/crowd.json" >"$tmp/crowd.txt" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-polls = s.get("polls") or {}
-item = s.get("item_read") or {}
-print("winners", s["winners"])
-print("fresh_wins", s["fresh_wins"])
-print("answered", s["answered"])
-# Two tries of one user may be in flight at once on two connections; on
-# two lcores one of them can meet the other's pending dedup slot and get
-# 429 busy (Retry-After: 1) - correct, and rare. They are reported apart.
-http = dict(s["http"])
-status = dict(s["status"])
-busy = http.pop("429", 0)
-if status.get("busy", 0) == busy:
-    status.pop("busy", None)
-print("http", " ".join(f"{k}:{v}" for k, v in sorted(http.items())))
-print("status", " ".join(f"{k}:{v}" for k, v in sorted(status.items())))
-print("busy", busy)
-print("dup_vs_202", s["http"].get("202", 0) - s["fresh_wins"] - s["duplicates"])
-print("polls_queued", (polls.get("status") or {}).get("queued", 0))
-print("polls_ok", polls.get("ok", 0))
-print("item_state", item.get("state"))
-print("item_remaining", item.get("remaining"))
-print("errors", s["errors"]["total"])
-print("rps", s["rps"])
-PY
+itpy reports crowd "$tmp/crowd.json" >"$tmp/crowd.txt"
 cat "$tmp/crowd.txt"
 val() {
 	sed -n "s/^$1 //p" "$tmp/crowd.txt"
@@ -134,12 +108,9 @@ expect_eq "telemetry: every 429 is the engine's busy (a user's concurrent try)" 
 	"$(tele buy_busy) $(tele engine_busy)" "$(val busy) $(val busy)"
 check "busy answers are rare ($(val busy))" test "$(val busy)" -le 20
 "$SBX" telemetry >"$tmp/t1.json"
-check "both lcores sold units" python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-won = [v["buy_won"] for k, v in d.items() if k.startswith("lcore") and isinstance(v, dict)]
-print("  wins per lcore:", won)
-sys.exit(not (len(won) == 2 and all(w > 0 for w in won)))' "$tmp/t1.json"
+read -ra won <<<"$(itpy jsonq lcores "$tmp/t1.json" buy_won)"
+echo "  wins per lcore: ${won[*]}"
+check "both lcores sold units" itpy jsonq positive 2 "${won[@]}"
 
 # --- 2. tokens: every refusal is 401 and touches nothing
 now=$(date +%s)
@@ -210,21 +181,7 @@ sbx_up --lcores 2 --config "$tmp/run2.ini"
 
 # 20 buys of distinct users on one keep-alive connection, back to back:
 # "<status> <Retry-After or ->" per answer.
-sbx_exec timeout 20 python3 - "$SERVER" >"$tmp/burst" <<'PY'
-import socket, sys
-s = socket.create_connection((sys.argv[1], 80), timeout=5)
-f = s.makefile("rb")
-for u in range(1, 21):
-    s.sendall(f"POST /v1/seckill/1 HTTP/1.1\r\nHost: sk\r\nX-User-Id: {u}\r\n"
-              "Content-Length: 0\r\n\r\n".encode())
-    status = f.readline().split()[1].decode()
-    h = {}
-    while (line := f.readline().strip()):
-        k, v = line.decode().split(":", 1)
-        h[k.strip().lower()] = v.strip()
-    f.read(int(h["content-length"]))
-    print(status, h.get("retry-after", "-"))
-PY
+sbx_exec timeout 20 python3 "$IT_PY/clients.py" burst "$SERVER" 20 >"$tmp/burst"
 codes=$(cut -d' ' -f1 "$tmp/burst" | tr '\n' ' ')
 n202=$(grep -c '^202 -$' "$tmp/burst" || true)
 n429=$(grep -c '^429 ' "$tmp/burst" || true)

@@ -54,16 +54,7 @@ snap() {
 }
 # figures NAME BEFORE AFTER RPS - one FIGURES line from two snapshots.
 figures() {
-	python3 - "$@" <<-'PY'
-		import json, sys
-		name, a, b, rps = sys.argv[1], json.load(open(sys.argv[2]))["total"], json.load(open(sys.argv[3]))["total"], sys.argv[4]
-		req = max(1, b["requests"] - a["requests"])
-		busy = b["busy_tsc"] - a["busy_tsc"]
-		pmd = b["busy_pmd_tsc"] - a["busy_pmd_tsc"]
-		passes = max(1, b["busy_passes"] - a["busy_passes"])
-		print(f"FIGURES {name}: rps={rps} requests={req} busy_cycles/request={busy / req:.0f} "
-		      f"tap_pmd={pmd / req:.0f} own={(busy - pmd) / req:.0f} requests/busy_pass={req / passes:.1f}")
-	PY
+	itpy reports rate "$@"
 }
 # wrk_post NAME URL TOKEN - wrk POSTs with a bearer token; prints rps.
 wrk_post() {
@@ -101,10 +92,10 @@ sbx_exec timeout 120 "$SK_CROWD" --server "$SERVER" --item 1 --users "$USERS" --
 	--json "$tmp/win.json" >&2 || rc=$?
 snap "$tmp/w1.json"
 expect_eq "winning: crowd checks passed" "$rc" 0
-won=$(python3 -c 'import json, sys; a, b = (json.load(open(f))["total"] for f in sys.argv[1:]); print(b["buy_won"] - a["buy_won"])' "$tmp/w0.json" "$tmp/w1.json")
+won=$(itpy jsonq delta "$tmp/w0.json" "$tmp/w1.json" buy_won)
 expect_eq "winning: every request won" "$won" "$USERS"
 figures winning "$tmp/w0.json" "$tmp/w1.json" \
-	"$(python3 -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["rps"]))' "$tmp/win.json")"
+	"$(json_get "$tmp/win.json" 'round(d["rps"])')"
 
 # --- the sold-out answer
 good=$(
@@ -115,7 +106,8 @@ wrk_post soldout "$URL/v1/seckill/2" "$good"
 snap "$tmp/s1.json"
 check "sold out: no socket errors" bash -c "! grep -q 'Socket errors' '$tmp/soldout.txt'"
 expect_eq "sold out: every answer refused" "$(non2xx_of "$tmp/soldout.txt")" "$(total_of "$tmp/soldout.txt")"
-check "sold out: every refusal a 410" python3 -c 'import json, sys; a, b = (json.load(open(f))["total"] for f in sys.argv[1:]); sys.exit(b["http_410"] - a["http_410"] != b["requests"] - a["requests"])' "$tmp/s0.json" "$tmp/s1.json"
+expect_eq "sold out: every refusal a 410" "$(itpy jsonq delta "$tmp/s0.json" "$tmp/s1.json" http_410)" \
+	"$(itpy jsonq delta "$tmp/s0.json" "$tmp/s1.json" requests)"
 figures sold_out "$tmp/s0.json" "$tmp/s1.json" "$(rps_of "$tmp/soldout.txt")"
 
 # --- 401: a forged token, refused after the HMAC
@@ -126,7 +118,11 @@ snap "$tmp/u0.json"
 wrk_post unauthorized "$URL/v1/seckill/3" "$forged"
 snap "$tmp/u1.json"
 check "401: no socket errors" bash -c "! grep -q 'Socket errors' '$tmp/unauthorized.txt'"
-check "401: every answer a 401 with a bad signature" python3 -c 'import json, sys; a, b = (json.load(open(f))["total"] for f in sys.argv[1:]); n = b["requests"] - a["requests"]; sys.exit(not (n > 0 and b["http_401"] - a["http_401"] == n and b["token_bad_signature"] - a["token_bad_signature"] == n))' "$tmp/u0.json" "$tmp/u1.json"
+n=$(itpy jsonq delta "$tmp/u0.json" "$tmp/u1.json" requests)
+n401=$(itpy jsonq delta "$tmp/u0.json" "$tmp/u1.json" http_401)
+nbad=$(itpy jsonq delta "$tmp/u0.json" "$tmp/u1.json" token_bad_signature)
+expect_eq "401: every answer a 401 with a bad signature (answers > 0, 401s, bad signatures)" \
+	"$((n > 0)) $n401 $nbad" "1 $n $n"
 figures unauthorized "$tmp/u0.json" "$tmp/u1.json" "$(rps_of "$tmp/unauthorized.txt")"
 expect_eq "item 3 untouched by the 401s" "$(tele remaining item3)" 10
 finish

@@ -23,20 +23,7 @@ prefix=$(sed -n 's/^prefix=//p' "$state")
 huge=$(awk '$3 == "hugetlbfs" { print $2; exit }' /proc/mounts)
 
 # 20 idle connections that report how they ended.
-sbx_exec timeout 30 python3 - "$SERVER" >"/tmp/$SK_SBX.clients" 2>&1 <<'PY' &
-import socket, sys
-socks = [socket.create_connection((sys.argv[1], 80), timeout=20) for _ in range(20)]
-print("open", len(socks), flush=True)
-resets = 0
-for s in socks:
-    try:
-        resets += s.recv(1) == b"" and 0
-    except ConnectionResetError:
-        resets += 1
-    except OSError:
-        pass
-print("reset", resets, flush=True)
-PY
+sbx_exec timeout 30 python3 "$IT_PY/clients.py" idle "$SERVER" 20 >"/tmp/$SK_SBX.clients" 2>&1 &
 clients=$!
 for _ in $(seq 1 50); do
 	grep -q "^open 20" "/tmp/$SK_SBX.clients" 2>/dev/null && break

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""orders.py - checks on the winners' orders, for the integration tests.
+
+An orders file holds one "user order" line per winner (seckill-crowd
+--orders); order ids are epoch32 | lcore6 | seq26. ADMIN is the control
+plane's admin API base URL (http://127.0.0.1:PORT). Check commands exit 0
+if the condition holds, 1 otherwise (the first few offenders on stderr).
+
+    orders.py in-store FILE ADMIN   check: every order is confirmed or paid
+                                    in LMDB with its user; prints the count
+    orders.py same A B              check: every user of A found in B has
+                                    the same order there
+    orders.py disjoint A B          check: no user of A is in B
+    orders.py new OLD NEW           the lines of NEW whose user is not in OLD
+    orders.py lcores FILE           "lcore:count ...", lcores in order
+    orders.py lcores-both LC        check: "lcore:count" list LC is lcores
+                                    0 and 1 exactly (--won: each count > 0)
+    orders.py lcores-pair LC        "count0:count1" of list LC
+    orders.py settled-past FILE S0 S1
+                                    check: settled marks S0, S1 of lcores
+                                    0, 1 are past each lcore's last order
+    orders.py ctl-show FILE SBX     check: seckillctl (through sandbox.sh
+                                    SBX) shows 150 random orders of each
+                                    lcore confirmed, in the store, with
+                                    their user
+    orders.py pay-race FILE ADMIN   pay the first 25 orders right at their
+                                    deadline; prints "paid cancelled bad"
+"""
+import collections
+import json
+import random
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+SEQ_BITS = 26
+LCORE_MASK = 63
+
+
+def read(path):
+    """[(user, order)] of an orders file, blank lines skipped."""
+    with open(path) as f:
+        return [tuple(l.split()) for l in f if l.strip()]
+
+
+def lcore_of(order):
+    """The lcore that sold ORDER (its id's lcore6 field)."""
+    return (int(order) >> SEQ_BITS) & LCORE_MASK
+
+
+def seq_of(order):
+    """ORDER's sequence number on its lcore (the id's seq26 field)."""
+    return int(order) & ((1 << SEQ_BITS) - 1)
+
+
+def admin_order(admin, order):
+    """The admin API's GET /v1/orders/ORDER as a dict."""
+    with urllib.request.urlopen(f"{admin}/v1/orders/{order}", timeout=5) as r:
+        return json.load(r)
+
+
+def in_store(path, admin):
+    """Check every order of PATH is confirmed or paid in LMDB with its user;
+    prints the number checked. Returns the exit status."""
+    n = bad = 0
+    for user, order in read(path):
+        n += 1
+        o = admin_order(admin, order)
+        if not o.get("in_store") or o["status"] not in ("confirmed", "paid") or str(o["user"]) != user:
+            bad += 1
+            if bad < 5:
+                print("not durable:", user, order, o, file=sys.stderr)
+    print(n)
+    return 1 if bad else 0
+
+
+def same(a_path, b_path):
+    """Check every user of A found in B has the same order there."""
+    a, b = dict(read(a_path)), dict(read(b_path))
+    bad = [u for u in a if u in b and b[u] != a[u]]
+    for u in bad[:5]:
+        print("user", u, "had", a[u], "now", b.get(u), file=sys.stderr)
+    return 1 if bad else 0
+
+
+def disjoint(a_path, b_path):
+    """Check no user of A is in B."""
+    a = {u for u, _ in read(a_path)}
+    b = {u for u, _ in read(b_path)}
+    return 1 if a & b else 0
+
+
+def new(old_path, new_path):
+    """Print the lines of NEW whose user is not in OLD."""
+    old = {u for u, _ in read(old_path)}
+    for u, o in read(new_path):
+        if u not in old:
+            print(u, o)
+    return 0
+
+
+def lcores(path):
+    """Print "lcore:count ..." of the orders of PATH, lcores in order."""
+    c = collections.Counter(lcore_of(o) for _, o in read(path))
+    print(" ".join(f"{k}:{c[k]}" for k in sorted(c)))
+    return 0
+
+
+def parse_lcores(text):
+    """{"lcore": "count"} of an "lcore:count ..." list."""
+    return dict(x.split(":") for x in text.split())
+
+
+def lcores_both(text, won):
+    """Check list TEXT names lcores 0 and 1 exactly (WON: each count > 0)."""
+    d = parse_lcores(text)
+    return 0 if set(d) == {"0", "1"} and (not won or all(int(v) > 0 for v in d.values())) else 1
+
+
+def settled_past(path, s0, s1):
+    """Check the settled marks S0, S1 of lcores 0, 1 are past each lcore's
+    last order sequence in PATH."""
+    last = {0: 0, 1: 0}
+    for _, o in read(path):
+        lc = lcore_of(o)
+        last[lc] = max(last.get(lc, 0), seq_of(o))
+    settled = {0: int(s0 or 0), 1: int(s1 or 0)}
+    print("last seq per lcore", last, "settled", settled)
+    return 0 if all(settled[k] > last[k] for k in (0, 1)) else 1
+
+
+def ctl_show(path, sbx):
+    """Check "seckillctl --json order show" of 150 orders of each of lcores
+    0 and 1 (seeded sample): confirmed in the arena and the store, with the
+    user of the orders file; at least 300 checked."""
+    by = {0: [], 1: []}
+    for u, o in read(path):
+        by.setdefault(lcore_of(o), []).append((u, o))
+    rnd = random.Random(7)
+    bad = n = 0
+    for lc in (0, 1):
+        for u, o in rnd.sample(by[lc], min(150, len(by[lc]))):
+            r = subprocess.run([sbx, "ctl", "--json", "order", "show", o],
+                               capture_output=True, text=True, timeout=10)
+            n += 1
+            j = json.loads(r.stdout) if r.returncode == 0 else {}
+            if (j.get("status") != "confirmed" or j.get("arena_status") != "confirmed"
+                    or str(j.get("user")) != u or not j.get("in_store")):
+                bad += 1
+                print("order", o, "of lcore", lc, "user", u, "rc", r.returncode, r.stdout.strip(),
+                      file=sys.stderr)
+    print("checked", n, "orders with seckillctl, bad", bad)
+    return 1 if bad or n < 300 else 0
+
+
+def pay_race(path, admin):
+    """Pay the first 25 orders of PATH at once, right at the latest of their
+    deadlines; wait until no order is confirmed any more (paid, or cancelled
+    by the control plane's deadline pass; 10 s past the last deadline at
+    most). Prints "paid cancelled bad": bad counts the orders whose status
+    is not what their pay answer said (200: paid, else cancelled)."""
+    orders = [o for _, o in read(path)]
+    pay = orders[:25]
+    deadlines = {o: admin_order(admin, o)["deadline_ns"] / 1e9 for o in orders}
+    deadline = max(deadlines[o] for o in pay)
+    res = {}
+
+    def do(o):
+        req = urllib.request.Request(f"{admin}/v1/orders/{o}/pay", method="POST", data=b"",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=5) as r:
+                res[o] = r.status
+        except urllib.error.HTTPError as e:
+            res[o] = e.code
+
+    time.sleep(max(0, deadline - time.time()))  # a deadline, not a guess
+    ts = [threading.Thread(target=do, args=(o,)) for o in pay]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    end = max(deadlines.values()) + 10
+    while True:
+        st = {o: admin_order(admin, o)["status"] for o in orders}
+        if "confirmed" not in st.values() or time.time() > end:
+            break
+        time.sleep(0.1)
+    paid = cancelled = bad = 0
+    for o in orders:
+        s = st[o]
+        want = ("paid",) if res.get(o) == 200 else ("cancelled",)
+        if s not in want:
+            bad += 1
+            print("order", o, "pay", res.get(o), "status", s, file=sys.stderr)
+        paid += s == "paid"
+        cancelled += s == "cancelled"
+    print(paid, cancelled, bad)
+    return 0
+
+
+def main(argv):
+    cmd, a = argv[1], argv[2:]
+    if cmd == "in-store":
+        return in_store(a[0], a[1])
+    if cmd == "same":
+        return same(a[0], a[1])
+    if cmd == "disjoint":
+        return disjoint(a[0], a[1])
+    if cmd == "new":
+        return new(a[0], a[1])
+    if cmd == "lcores":
+        return lcores(a[0])
+    if cmd == "lcores-both":
+        return lcores_both(a[-1], "--won" in a[:-1])
+    if cmd == "lcores-pair":
+        d = parse_lcores(a[0])
+        print(f"{d.get('0', 0)}:{d.get('1', 0)}")
+        return 0
+    if cmd == "settled-past":
+        return settled_past(a[0], a[1], a[2])
+    if cmd == "ctl-show":
+        return ctl_show(a[0], a[1])
+    if cmd == "pay-race":
+        return pay_race(a[0], a[1])
+    sys.exit(f"orders.py: unknown command {cmd!r} (see the top of the file)")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
