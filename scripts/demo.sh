@@ -164,14 +164,7 @@ echo "activities (seckillctl activity list):"
 # shellcheck disable=SC2001 # indents every line: no single ${var//}
 sed 's/^/  /' <<<"$activities"
 grep -E '^(attempts|winners|check|latency)' "$work/crowd.txt" || cat "$work/crowd.txt"
-python3 - "$work/crowd.json" "$UNITS" <<'EOF'
-import json, sys
-s = json.load(open(sys.argv[1]))
-units = int(sys.argv[2])
-checks = s.get("checks", {})
-bad = [k for k, v in checks.items() if v is False or (isinstance(v, dict) and v.get("ok") is False)]
-print(f"winners == units ({units}) and nobody won twice: {'yes' if not bad else 'NO: ' + ', '.join(bad)}")
-EOF
+python3 scripts/lib/crowd_verdict.py "$work/crowd.json" "$UNITS"
 echo "===================================================="
 
 [ "$crowd_rc" -eq 0 ] || sk_die "the crowd's checks failed (exit $crowd_rc)"

@@ -433,15 +433,7 @@ cmd_telemetry() {
 	[ -n "$prefix" ] || die "not up"
 	sock=/var/run/dpdk/$prefix/dpdk_telemetry.v2
 	[ -S "$sock" ] || die "no telemetry socket $sock"
-	python3 - "$sock" "${1:-/seckill/stats}" <<-'EOF'
-		import json, socket, sys
-		s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-		s.connect(sys.argv[1])
-		info = json.loads(s.recv(1024))
-		s.send(sys.argv[2].encode())
-		reply = json.loads(s.recv(info["max_output_len"]))
-		print(json.dumps(reply.get(sys.argv[2].split(",")[0], reply), indent=1))
-	EOF
+	python3 "$HERE/lib/telemetry.py" "$sock" "${1:-/seckill/stats}"
 }
 
 cmd_status() {

@@ -83,13 +83,13 @@ bg_wait() {
 
 # tele_start / snap FILE [CMD] / tele_stop - a telemetry command (default
 # /seckill/stats) into FILE through one python3 coprocess per sandbox
-# (lib/bench_tele.py; the same read as "sandbox.sh telemetry", without a
+# (lib/telemetry.py; the same read as "sandbox.sh telemetry", without a
 # python3 start per snapshot).
 tele_start() {
 	local prefix
 	prefix=$(sed -n 's/^prefix=//p' "/run/$SK_SBX/env")
 	[ -n "$prefix" ] || die "no prefix in /run/$SK_SBX/env"
-	coproc TELE { exec python3 "$HERE/lib/bench_tele.py" "/var/run/dpdk/$prefix/dpdk_telemetry.v2"; }
+	coproc TELE { exec python3 "$HERE/lib/telemetry.py" "/var/run/dpdk/$prefix/dpdk_telemetry.v2"; }
 	TELE_PROC=$TELE_PID # bash unsets TELE_PID when the coprocess ends
 }
 snap() {

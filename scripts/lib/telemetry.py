@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""bench_tele.py - DPDK telemetry snapshots for scripts/bench.sh.
+"""telemetry.py - the dataplane's DPDK telemetry, for scripts/sandbox.sh and
+scripts/bench.sh.
 
-    python3 bench_tele.py SOCKET      (a coprocess of bench.sh)
+    python3 telemetry.py SOCKET CMD   (sandbox.sh telemetry [CMD])
+    python3 telemetry.py SOCKET       (a coprocess of bench.sh)
 
-Reads lines "CMD FILE" on stdin; for each, asks the dataplane's telemetry
-socket (SOCKET: /var/run/dpdk/<prefix>/dpdk_telemetry.v2) for CMD as
-`scripts/sandbox.sh telemetry CMD` does, writes the JSON to FILE and
-answers "ok" (or "error: ...") on stdout. A line "@wait CMD KEY MIN
-SECONDS" polls CMD every 20 ms until its value KEY (a dotted path, e.g.
-total.tcp_conns) is at least MIN, for at most SECONDS, and answers "ok"
-or "error: ...". One process for the whole run:
+SOCKET is /var/run/dpdk/<prefix>/dpdk_telemetry.v2. With CMD (e.g.
+/seckill/stats, /seckill/net,0): prints the answer's value as indented
+JSON. Without: reads lines "CMD FILE" on stdin; for each, asks for CMD,
+writes the JSON to FILE and answers "ok" (or "error: ...") on stdout. A
+line "@wait CMD KEY MIN SECONDS" polls CMD every 20 ms until its value KEY
+(a dotted path, e.g. total.tcp_conns) is at least MIN, for at most
+SECONDS, and answers "ok" or "error: ...". One process for the whole run:
 starting python3 costs seconds on a loaded machine, which would stretch
 every scenario by two snapshots.
 """
@@ -20,6 +22,8 @@ import time
 
 
 def ask(path, cmd):
+    """The value of telemetry command CMD on socket PATH (the answer is
+    {"CMD-without-params": value}); 10 s at most per receive."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.settimeout(10)
     try:
@@ -33,6 +37,8 @@ def ask(path, cmd):
 
 
 def wait(path, cmd, key, least, seconds):
+    """Poll CMD every 20 ms until its value at the dotted KEY is at least
+    LEAST; ValueError after SECONDS."""
     end = time.monotonic() + seconds
     while True:
         v = ask(path, cmd)
@@ -45,8 +51,8 @@ def wait(path, cmd, key, least, seconds):
         time.sleep(0.02)
 
 
-def main():
-    path = sys.argv[1]
+def serve(path):
+    """The coprocess: answer "CMD FILE" and "@wait ..." lines (see the top)."""
     for line in sys.stdin:
         parts = line.split()
         if len(parts) == 5 and parts[0] == "@wait":
@@ -67,5 +73,15 @@ def main():
             print(f"error: {e}", flush=True)
 
 
+def main(argv):
+    if len(argv) == 3:
+        print(json.dumps(ask(argv[1], argv[2]), indent=1))
+    elif len(argv) == 2:
+        serve(argv[1])
+    else:
+        sys.exit("usage: telemetry.py SOCKET [CMD]")
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv))
