@@ -253,11 +253,11 @@ sk_control_order_status(const struct sk_control *ctl, uint64_t id)
 }
 
 void
-sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_FAILED + 1])
+sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_STATUS_COUNT])
 {
 	uint32_t lim = UINT32_C(1) << ctl->status.bits;
 
-	memset(counts, 0, (SK_ORDER_FAILED + 1) * sizeof(counts[0]));
+	memset(counts, 0, SK_ORDER_STATUS_COUNT * sizeof(counts[0]));
 	for (unsigned l = 0; l < ctl->nrings; l++) {
 		const _Atomic uint8_t *b = ctl->status.base + ((size_t)l << ctl->status.bits);
 		uint32_t settled = sk_shm_settled(ctl->shm, l), seq;
@@ -266,7 +266,7 @@ sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_F
 			settled = lim;
 		for (seq = 0; seq < settled; seq++) {
 			uint8_t v = atomic_load_explicit(&b[seq], memory_order_relaxed);
-			if (v <= SK_ORDER_FAILED)
+			if (v < SK_ORDER_STATUS_COUNT)
 				counts[v]++;
 		}
 		/* Past settled: the orders still queued, up to the first unused sequence. */
@@ -274,7 +274,7 @@ sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_F
 			uint8_t v = atomic_load_explicit(&b[seq], memory_order_relaxed);
 			if (v == SK_ORDER_NONE)
 				break;
-			if (v <= SK_ORDER_FAILED)
+			if (v < SK_ORDER_STATUS_COUNT)
 				counts[v]++;
 		}
 	}

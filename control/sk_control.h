@@ -272,10 +272,10 @@ unsigned sk_control_order_status(const struct sk_control *ctl, uint64_t id);
 /**
  * sk_control_order_counts - orders of this dataplane run by status, from
  * the status table: @p counts[s] for each enum sk_order_status s
- * (SK_ORDER_FAILED + 1 entries; [SK_ORDER_NONE] is 0). A snapshot; costs a
+ * (SK_ORDER_STATUS_COUNT entries; [SK_ORDER_NONE] is 0). A snapshot; costs a
  * scan of one byte per order of the run (about 1 ms per million).
  */
-void sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_FAILED + 1]);
+void sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_STATUS_COUNT]);
 
 /** An item as the arena and the store see it (sk_control_item_get()). */
 struct sk_control_item {

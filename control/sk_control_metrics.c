@@ -124,7 +124,7 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 {
 	struct sk_prom m = {out, 0};
 	struct sk_control_stats s;
-	uint64_t counts[SK_ORDER_FAILED + 1];
+	uint64_t counts[SK_ORDER_STATUS_COUNT];
 	struct sk_store_info si;
 	int rc;
 
@@ -201,7 +201,7 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 
 	sk_control_order_counts(ctl, counts);
 	sk_prom_head(&m, "seckill_orders", "gauge", "Orders of this dataplane run by status.");
-	for (unsigned st = SK_ORDER_QUEUED; st <= SK_ORDER_FAILED; st++)
+	for (unsigned st = SK_ORDER_QUEUED; st < SK_ORDER_STATUS_COUNT; st++)
 		sk_prom_printf(&m, "seckill_orders{state=\"%s\"} %" PRIu64 "\n",
 			       sk_order_status_name(st), counts[st]);
 

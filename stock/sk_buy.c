@@ -225,3 +225,26 @@ sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigne
 	}
 	return 0;
 }
+
+int
+sk_buy_refund(struct sk_shm *shm, struct sk_order_rec *rec, uint32_t units)
+{
+	struct sk_item *it;
+	struct sk_dedup d;
+
+	if (units == 0 || rec->user == 0)
+		return -EINVAL;
+	if (rec->returned > rec->qty || units > (uint32_t)(rec->qty - rec->returned))
+		return -ERANGE;
+	it = sk_shm_item_find(shm, rec->item);
+	if (it == NULL)
+		return -ENOENT;
+	int rc = sk_stock_return(it, &rec->returned, rec->qty, units);
+	if (rc != 0)
+		return rc;
+	sk_shm_dedup(shm, it, &d);
+	/* -ENOENT/-ERANGE: the set was rebuilt without these units
+	 * (recovery); the user holds nothing more to release. */
+	(void)sk_dedup_release(&d, rec->user, units);
+	return 0;
+}

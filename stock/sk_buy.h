@@ -115,6 +115,31 @@ enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
  */
 int sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigned to);
 
+/**
+ * sk_buy_refund - give back @p units of one line of a paid order (a refund):
+ * the units return to the item's pool (sk_stock_return(), which clears the
+ * sold-out flag) and the user's holding in the dedup set drops by as much,
+ * so a user refunded down to nothing may buy a limit-1 item again. Works
+ * for orders of any dataplane run (the item is found by id; the status
+ * table is not touched: the caller moves paid -> refunded with
+ * sk_status_move() when the last unit is refunded).
+ *
+ * Exactly once is the caller's business: unlike a cancel there is no
+ * status CAS to elect one returner, so the caller returns the units only
+ * after the order store recorded the refund (store first, under the control
+ * plane's write lock), once per recorded refund.
+ *
+ * @param shm    the arena
+ * @param rec    the order line; rec->returned counts the units of this
+ *               line already given back and is updated on success
+ * @param units  units to give back now, >= 1
+ * @return 0 (returned), -ENOENT (the item is not in the arena: nothing
+ *         changed; its next preheat counts the units from the store),
+ *         -ERANGE (rec->returned + @p units > rec->qty: refused, nothing
+ *         changed), -EINVAL (@p units 0 or user 0).
+ */
+int sk_buy_refund(struct sk_shm *shm, struct sk_order_rec *rec, uint32_t units);
+
 /** sk_buy_status_name - short name of a buy outcome ("ok", "sold_out", ...). */
 const char *sk_buy_status_name(unsigned status);
 

@@ -14,6 +14,7 @@ static const char *const status_names[] = {
 	[SK_ORDER_NONE] = "none",	    [SK_ORDER_QUEUED] = "queued",
 	[SK_ORDER_CONFIRMED] = "confirmed", [SK_ORDER_PAID] = "paid",
 	[SK_ORDER_CANCELLED] = "cancelled", [SK_ORDER_FAILED] = "failed",
+	[SK_ORDER_REFUNDED] = "refunded",
 };
 
 const char *
@@ -31,6 +32,8 @@ sk_order_transition_ok(unsigned from, unsigned to)
 		       to == SK_ORDER_CANCELLED;
 	case SK_ORDER_CONFIRMED:
 		return to == SK_ORDER_PAID || to == SK_ORDER_CANCELLED;
+	case SK_ORDER_PAID:
+		return to == SK_ORDER_REFUNDED;
 	default:
 		return false;
 	}

@@ -38,12 +38,14 @@ struct rte_ring;
 
 /** What became of an order. Stored as one byte. */
 enum sk_order_status {
-	SK_ORDER_NONE = 0,  /**< no such order (in this run) */
-	SK_ORDER_QUEUED,    /**< sold, handed to the control plane, not yet on disk */
-	SK_ORDER_CONFIRMED, /**< durable in the order store */
-	SK_ORDER_PAID,	    /**< payment received */
-	SK_ORDER_CANCELLED, /**< unpaid at its deadline or refunded; units returned */
-	SK_ORDER_FAILED,    /**< could not be stored; units returned */
+	SK_ORDER_NONE = 0,    /**< no such order (in this run) */
+	SK_ORDER_QUEUED,      /**< sold, handed to the control plane, not yet on disk */
+	SK_ORDER_CONFIRMED,   /**< durable in the order store */
+	SK_ORDER_PAID,	      /**< payment received */
+	SK_ORDER_CANCELLED,   /**< unpaid at its deadline; units returned */
+	SK_ORDER_FAILED,      /**< could not be stored; units returned */
+	SK_ORDER_REFUNDED,    /**< paid, then every unit refunded; units returned */
+	SK_ORDER_STATUS_COUNT /**< number of states (not a state) */
 };
 
 /**
@@ -119,8 +121,10 @@ const char *sk_order_status_name(unsigned status);
 
 /**
  * sk_order_transition_ok - whether an order may move from @p from to @p to:
- * queued -> confirmed | failed | cancelled, confirmed -> paid | cancelled.
- * Everything else (including leaving paid, cancelled or failed) is refused.
+ * queued -> confirmed | failed | cancelled, confirmed -> paid | cancelled,
+ * paid -> refunded (the last of its units refunded; a partial refund leaves
+ * it paid). Everything else (including leaving cancelled, failed or
+ * refunded) is refused.
  */
 bool sk_order_transition_ok(unsigned from, unsigned to);
 

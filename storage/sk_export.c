@@ -255,12 +255,15 @@ event_value(struct sk_export *ex, const struct sk_store_event *ev)
 
 	if (ev->order != 0)
 		snprintf(order, sizeof(order), "\"%" PRIu64 "\"", ev->order);
+	/* A request id is printable ASCII without '"' or '\\' (the store
+	 * refuses others), so it goes into the JSON as it is. */
 	return snprintf(ex->value, sizeof(ex->value),
 			"{\"v\":%d,\"seq\":%" PRIu64
 			",\"type\":\"%s\",\"order\":%s,\"user\":%" PRIu64 ",\"item\":%" PRIu32
-			",\"units\":%" PRIu64 ",\"time_ns\":%" PRId64 "}",
+			",\"units\":%" PRIu64 ",\"time_ns\":%" PRId64 "%s%s%s}",
 			SK_EXPORT_VERSION, ev->seq, sk_store_event_name(ev->type), order, ev->user,
-			ev->item, ev->units, ev->time_ns);
+			ev->item, ev->units, ev->time_ns, ev->request[0] ? ",\"request\":\"" : "",
+			ev->request, ev->request[0] ? "\"" : "");
 }
 
 struct produce_ctx {

@@ -223,17 +223,21 @@ store_itab_get(struct itab *t, uint32_t item, bool *fresh)
 
 /* ------------------------------------------------------------- open/close */
 
+/* The named databases; @since: the schema major that added it. */
 static const struct {
 	const char *name;
 	size_t off;
 	unsigned flags;
+	uint32_t since;
 } db_list[] = {
-	{"orders", offsetof(struct sk_store, orders), 0},
-	{"by_user", offsetof(struct sk_store, by_user), MDB_DUPSORT | MDB_DUPFIXED},
-	{"items", offsetof(struct sk_store, items), 0},
-	{"events", offsetof(struct sk_store, events), 0},
-	{"cursors", offsetof(struct sk_store, cursors), 0},
-	{"deadlines", offsetof(struct sk_store, deadlines), 0},
+	{"orders", offsetof(struct sk_store, orders), 0, 1},
+	{"by_user", offsetof(struct sk_store, by_user), MDB_DUPSORT | MDB_DUPFIXED, 1},
+	{"items", offsetof(struct sk_store, items), 0, 1},
+	{"events", offsetof(struct sk_store, events), 0, 1},
+	{"cursors", offsetof(struct sk_store, cursors), 0, 1},
+	{"deadlines", offsetof(struct sk_store, deadlines), 0, 1},
+	{"requests", offsetof(struct sk_store, requests), 0, 2},
+	{"requests_by_time", offsetof(struct sk_store, requests_by_time), 0, 2},
 };
 
 static int
@@ -268,6 +272,7 @@ store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size
 						 (MDB_dbi *)((char *)st + db_list[i].off)));
 	if (rc == 0)
 		rc = schema_write(st, txn);
+	st->has_requests = rc == 0;
 	put_be64(v, 1);
 	if (rc == 0)
 		rc = meta_put(st, txn, META_EVENT_NEXT, v, 8);
@@ -333,16 +338,23 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 	}
 	uint32_t major = get_be32((const uint8_t *)d.mv_data + 4);
 	uint32_t minor = get_be32((const uint8_t *)d.mv_data + 8);
-	if (major != SK_STORE_SCHEMA_MAJOR) {
+	if (major < SK_STORE_SCHEMA_MAJOR_OLDEST || major > SK_STORE_SCHEMA_MAJOR) {
 		sk_set_err(err, errlen,
-			   "%s: store schema %u.%u, this build reads schema %u.x: "
+			   "%s: store schema %u.%u, this build reads schemas %u.x to %u.x: "
 			   "migrate the store or run a matching build",
-			   dir, major, minor, SK_STORE_SCHEMA_MAJOR);
+			   dir, major, minor, SK_STORE_SCHEMA_MAJOR_OLDEST, SK_STORE_SCHEMA_MAJOR);
 		rc = -EPROTO;
 		goto out;
 	}
+	/* An older major lacks the databases added since: created when
+	 * writable (the upgrade), else left out (read-only: nothing uses them). */
+	bool upgrade = major < SK_STORE_SCHEMA_MAJOR;
+	st->has_requests = !upgrade || !rdonly;
 	for (size_t i = 0; i < SK_ARRAY_SIZE(db_list); i++) {
-		rc = mdb_dbi_open(txn, db_list[i].name, db_list[i].flags,
+		bool added = db_list[i].since > major;
+		if (added && rdonly)
+			continue;
+		rc = mdb_dbi_open(txn, db_list[i].name, db_list[i].flags | (added ? MDB_CREATE : 0),
 				  (MDB_dbi *)((char *)st + db_list[i].off));
 		if (rc != 0) {
 			sk_set_err(err, errlen, "%s: damaged store: database %s: %s", dir,
@@ -352,9 +364,10 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 			goto out;
 		}
 	}
-	/* Minor versions only add; an older minor is upgraded by stamping ours. */
+	/* Minor versions only add; an older minor, or an older major whose
+	 * bytes this build reads as they are, is upgraded by stamping ours. */
 	uint32_t ours = SK_STORE_SCHEMA_MINOR; /* a variable: no "always false" at 0 */
-	if (!rdonly && minor < ours)
+	if (!rdonly && (upgrade || minor < ours))
 		rc = schema_write(st, txn);
 out:
 	if (rc == 0) {
@@ -393,6 +406,10 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 		goto err;
 	}
 	st->flags = conf->flags;
+	st->requests_max =
+		conf->requests_max != 0 ? conf->requests_max : SK_STORE_REQUESTS_MAX_DEFAULT;
+	st->requests_ttl_ns = conf->requests_ttl_ns > 0 ? conf->requests_ttl_ns
+							: SK_STORE_REQUESTS_TTL_DEFAULT_NS;
 	if (!rdonly && mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		rc = -errno;
 		sk_set_err(err, errlen, "%s: cannot create the directory: %s", dir,
@@ -488,6 +505,10 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 	for (size_t i = 0; rc == 0 && i < SK_ARRAY_SIZE(dbs); i++) {
 		rc = store_lmdb_err(mdb_stat(txn, dbs[i].dbi, &ms));
 		*dbs[i].out = ms.ms_entries;
+	}
+	if (rc == 0 && st->has_requests) {
+		rc = store_lmdb_err(mdb_stat(txn, st->requests, &ms));
+		info->requests = ms.ms_entries;
 	}
 	if (rc == 0)
 		rc = store_meta_get_u64(st, txn, META_EVENT_NEXT, &info->event_next);

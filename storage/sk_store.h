@@ -12,6 +12,7 @@
  *   - events     append-only log (seq -> event), what the Kafka exporter reads
  *   - cursors    named positions (e.g. the Kafka export cursor)
  *   - deadlines  (deadline, order id) of unpaid orders (payment timeouts)
+ *   - requests, requests_by_time  payment request id -> outcome (exactly once)
  *
  * Every key and value is laid out byte by byte in docs/storage.md; all
  * integers are big-endian so LMDB's byte order is numeric order.
@@ -26,7 +27,9 @@
  * Orders enter the store already confirmed (the store never holds a queued
  * order: being in the store is what "confirmed" means). Afterwards they move
  * only by compare-and-set along sk_order_transition_ok(): confirmed -> paid
- * or cancelled. Paid and cancelled are final.
+ * or cancelled, paid -> refunded (sk_store_payment_apply(): units of a paid
+ * order refunded, in parts or all at once). Cancelled and refunded are
+ * final.
  *
  * Return values: 0 on success, SK_STORE_UNCHANGED (1) where a call is an
  * idempotent repeat that changed nothing, or a negative errno. Errors every
@@ -60,9 +63,17 @@
 extern "C" {
 #endif
 
-/** Schema this build writes; a store of another major version is refused. */
-#define SK_STORE_SCHEMA_MAJOR 1
-#define SK_STORE_SCHEMA_MINOR 0
+/**
+ * Schema this build writes. A store of major SK_STORE_SCHEMA_MAJOR_OLDEST
+ * up to SK_STORE_SCHEMA_MAJOR is opened (an older one is upgraded in place
+ * when opened for writing: schema 2 added the refunded state, the refunded
+ * count of an order line and the request databases, all readable from a
+ * schema 1 store's bytes); any other major is refused. Builds of schema 1
+ * refuse a schema 2 store with their "another major" message.
+ */
+#define SK_STORE_SCHEMA_MAJOR	     2
+#define SK_STORE_SCHEMA_MINOR	     0
+#define SK_STORE_SCHEMA_MAJOR_OLDEST 1
 
 /** Default LMDB map size (the most the data file may grow to): 1 GiB. */
 #define SK_STORE_MAP_SIZE_DEFAULT (UINT64_C(1) << 30)
@@ -73,6 +84,14 @@ extern "C" {
 #define SK_STORE_CURSOR_NAME_MAX 64
 /** Most lines of one order (struct sk_order_rec.nlines is one byte). */
 #define SK_STORE_MAX_LINES 255
+/** Longest payment request id, bytes (NUL excluded). */
+#define SK_STORE_REQUEST_MAX 64
+/** Default bound of the request table: entries kept (the oldest go first). */
+#define SK_STORE_REQUESTS_MAX_DEFAULT 1000000
+/** Default bound of the request table: age of an entry, ns (7 days). */
+#define SK_STORE_REQUESTS_TTL_DEFAULT_NS (INT64_C(7) * 86400 * 1000000000)
+/** Most lines a payment call handles (sk_store_pay_result.lines). */
+#define SK_STORE_PAY_LINES 16
 /** Size of an error-message buffer that never truncates. */
 #define SK_STORE_ERR_MAX 512
 
@@ -104,6 +123,14 @@ struct sk_store_conf {
 	uint64_t map_size;
 	unsigned flags; /**< enum sk_store_flags */
 	unsigned mode;	/**< permissions of created files; 0 = 0600 */
+	/**
+	 * Bounds of the payment request table (sk_store_payment_apply()):
+	 * entries kept, 0 = SK_STORE_REQUESTS_MAX_DEFAULT; age, ns, 0 =
+	 * SK_STORE_REQUESTS_TTL_DEFAULT_NS. Each payment deletes up to 8 of
+	 * the oldest entries beyond either bound, in its own transaction.
+	 */
+	uint64_t requests_max;
+	int64_t requests_ttl_ns;
 };
 
 /**
@@ -141,8 +168,11 @@ void sk_store_close(struct sk_store *st);
 
 /** One stored order line. */
 struct sk_store_line {
-	struct sk_order_rec rec; /**< as committed; rec.returned = units returned */
-	uint8_t state;		 /**< enum sk_order_status: confirmed, paid or cancelled */
+	struct sk_order_rec rec; /**< as committed; rec.returned = units returned
+				      (cancelled: all; paid: the refunded ones) */
+	uint8_t state;		 /**< enum sk_order_status: confirmed, paid, cancelled
+				      or refunded */
+	uint16_t refunded;	 /**< units of this line refunded (<= rec.qty) */
 	int64_t deadline_ns;	 /**< payment deadline (wall clock); 0 = none */
 	int64_t stored_ns;	 /**< when it was committed (caller's clock) */
 	int64_t updated_ns;	 /**< last state change (= stored_ns if none) */
@@ -243,7 +273,8 @@ int sk_store_put_orders(struct sk_store *st, const struct sk_order_rec *recs, si
  *         moved it first; when *current == @p to an identical call already
  *         succeeded, answer it as a success), -ENOENT (no such order),
  *         -EINVAL (transition not allowed, e.g. out of a final state, or
- *         into queued), -ENOSPC, -EACCES.
+ *         into queued, or paid -> refunded: refunds go through
+ *         sk_store_payment_apply()), -ENOSPC, -EACCES.
  */
 int sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to,
 			int64_t now_ns, unsigned *current);
@@ -299,17 +330,134 @@ typedef int (*sk_store_deadline_cb)(int64_t deadline_ns, uint64_t order, void *a
 int sk_store_deadlines_foreach(struct sk_store *st, int64_t upto_ns, sk_store_deadline_cb cb,
 			       void *arg);
 
+/* ---------------------------------------------------------------- payments */
+
+/** Kinds of payment messages (sk_store_payment.kind). Stored: never renumber. */
+enum sk_store_pay_kind {
+	SK_STORE_PAY_PAID = 1,	 /**< the order was paid: confirmed -> paid */
+	SK_STORE_PAY_REFUND = 2, /**< units of a paid order refunded */
+};
+
+/** What a payment did (sk_store_pay_result.outcome). Stored: never renumber. */
+enum sk_store_pay_outcome {
+	SK_STORE_PAY_DONE = 0,	   /**< paid now, or the units refunded now */
+	SK_STORE_PAY_ALREADY = 1,  /**< paid: the order was paid already (success) */
+	SK_STORE_PAY_CONFLICT = 2, /**< paid: the order was cancelled first; recorded
+					and exported (SK_STORE_EV_PAY_CONFLICT) for
+					the payment service to refund; no unit taken */
+	SK_STORE_PAY_STATE = 3,	   /**< wrong state: paid of a refunded order,
+					refund of an order not paid */
+	SK_STORE_PAY_TOO_MANY = 4, /**< refund: more units than remain: nothing refunded */
+	SK_STORE_PAY_NO_ITEM = 5,  /**< refund: the item is not in the order, or units
+					of a cart asked without naming its item */
+	SK_STORE_PAY_OUTCOMES
+};
+
+/** One payment message (sk_store_payment_apply()). */
+struct sk_store_payment {
+	const char *request; /**< request id: 1..SK_STORE_REQUEST_MAX bytes of printable
+				  ASCII but '"' and '\\' (no blank), NUL-terminated */
+	uint64_t order;	     /**< order id */
+	uint8_t kind;	     /**< enum sk_store_pay_kind */
+	uint32_t item;	     /**< refund: the line's item; 0 = the only line, or every
+				  line when @c units is 0 */
+	uint32_t units;	     /**< refund: units; 0 = everything left */
+};
+
+/** The outcome of a payment, first or recorded. */
+struct sk_store_pay_result {
+	uint8_t outcome;    /**< enum sk_store_pay_outcome */
+	uint8_t state;	    /**< the order's state after the first application */
+	bool duplicate;	    /**< the request id was recorded before: this is its
+				 first outcome and nothing changed now */
+	uint32_t units;	    /**< units paid, or refunded, by the request */
+	int64_t time_ns;    /**< when the request was first applied */
+	uint64_t event_seq; /**< first event of the outcome; 0 if none */
+	/**
+	 * Refund applied now (not for duplicates): the lines refunded, as they
+	 * were before (rec.returned = units given back before) and the units
+	 * refunded now, for the arena (sk_buy_refund()).
+	 */
+	unsigned nlines;
+	struct sk_store_pay_line {
+		struct sk_order_rec rec;
+		uint32_t units;
+	} lines[SK_STORE_PAY_LINES];
+};
+
+/**
+ * sk_store_payment_apply - apply a payment message exactly once per request
+ * id, in one durable write transaction that also records (request id ->
+ * outcome): a repeat of the request (redelivery, retry) changes nothing and
+ * returns the first outcome with @c duplicate set.
+ *
+ * Paid: the compare-and-set confirmed -> paid of sk_store_order_move()
+ * (SK_STORE_EV_PAID, with the request id); already paid: ALREADY; cancelled:
+ * CONFLICT (one SK_STORE_EV_PAY_CONFLICT event: line 0's item, every unit);
+ * refunded: STATE.
+ *
+ * Refund (the order must be paid; else STATE): the units of one line
+ * (@c item, or the only line), or with @c units 0 and @c item 0 everything
+ * left of every line. Per line refunded <= qty: asking for more than remain
+ * is TOO_MANY and refunds nothing (nor does asking for units when nothing
+ * remains). Each line refunded: refunded and returned += units, its
+ * `by_user` entry lowered (deleted at 0), the ledger's returned += units,
+ * one SK_STORE_EV_REFUNDED event. When no unit of the order remains it
+ * moves paid -> refunded. Write here first, then give the units back in
+ * the item table (sk_buy_refund() per @c lines entry): a crash in between
+ * leaves units unsold until a restart rebuilds the table from the store,
+ * never sold twice.
+ *
+ * Every outcome but an unknown order is recorded. The table is bounded by
+ * the store's conf (requests_max, requests_ttl_ns): past the bound the
+ * oldest entries go, and a request older than that would apply again (a
+ * second paid is ALREADY; a refund is still never above qty).
+ *
+ * @param st      the store
+ * @param p       the message
+ * @param now_ns  time of the change (wall clock)
+ * @param res     [out] the outcome
+ * @return 0 (outcome in @p res), -ENOENT (no such order: nothing recorded),
+ *         -EEXIST (the request id was recorded for another order, kind,
+ *         item or units: nothing changed; @p res holds its first outcome),
+ *         -EINVAL (bad request id or kind), -E2BIG (an order of more than
+ *         SK_STORE_PAY_LINES lines), -ENOSPC, -EACCES.
+ */
+int sk_store_payment_apply(struct sk_store *st, const struct sk_store_payment *p, int64_t now_ns,
+			   struct sk_store_pay_result *res);
+
+/**
+ * sk_store_payment_get - the recorded outcome of request id @p request.
+ * @param res  [out] the outcome (duplicate set, lines empty)
+ * @return 0, -ENOENT (not recorded), -EINVAL (bad request id).
+ */
+int sk_store_payment_get(struct sk_store *st, const char *request, struct sk_store_pay_result *res);
+
+/**
+ * sk_store_request_ok - whether @p request is a valid request id (see
+ * struct sk_store_payment). Pure; thread-safe.
+ */
+bool sk_store_request_ok(const char *request);
+
+/** sk_store_pay_outcome_name - "done", "already", "conflict", "state",
+ *  "too_many", "no_item"; "?" for unknown values. */
+const char *sk_store_pay_outcome_name(unsigned outcome);
+
 /* ------------------------------------------------------------------ events */
 
 /** Kinds of events. The numbers are stored: never renumber. */
 enum sk_store_event_type {
-	SK_STORE_EV_CONFIRMED = 1, /**< order stored (sk_store_put_orders) */
-	SK_STORE_EV_PAID = 2,	   /**< order paid */
-	SK_STORE_EV_CANCELLED = 3, /**< order cancelled, units returned */
-	SK_STORE_EV_FAILED = 4,	   /**< order never stored (sk_store_event_append) */
-	SK_STORE_EV_RESTOCKED = 5, /**< units added to an activity */
-	SK_STORE_EV_ACTIVITY = 6,  /**< activity created or changed */
-	SK_STORE_EV_CLOSED = 7,	   /**< activity closed */
+	SK_STORE_EV_CONFIRMED = 1,    /**< order stored (sk_store_put_orders) */
+	SK_STORE_EV_PAID = 2,	      /**< order paid */
+	SK_STORE_EV_CANCELLED = 3,    /**< order cancelled, units returned */
+	SK_STORE_EV_FAILED = 4,	      /**< order never stored (sk_store_event_append) */
+	SK_STORE_EV_RESTOCKED = 5,    /**< units added to an activity */
+	SK_STORE_EV_ACTIVITY = 6,     /**< activity created or changed */
+	SK_STORE_EV_CLOSED = 7,	      /**< activity closed */
+	SK_STORE_EV_REFUNDED = 8,     /**< units of one line of a paid order refunded
+					   (item = the line's item, units = refunded now) */
+	SK_STORE_EV_PAY_CONFLICT = 9, /**< a payment for an order cancelled first:
+					   the payment service must refund it */
 };
 
 /** One event of the log. */
@@ -320,8 +468,11 @@ struct sk_store_event {
 	uint32_t item;	 /**< order events: item of line 0; activity events: the item */
 	uint64_t order;	 /**< order events: order id; else 0 */
 	uint64_t user;	 /**< order events: buyer; else 0 */
-	uint64_t units;	 /**< order events: units of all lines; restock: units added */
+	uint64_t units;	 /**< order events: units of all lines; restock: units added;
+			      refunded: units of the line refunded now */
 	int64_t time_ns; /**< when (caller's clock) */
+	/** payment request id that made the event ("" if none), NUL-terminated */
+	char request[SK_STORE_REQUEST_MAX + 1];
 };
 
 /**
@@ -376,7 +527,7 @@ struct sk_store_activity {
 /** An item's ledger: counters kept in the same transactions as the orders. */
 struct sk_store_ledger {
 	uint64_t sold;		  /**< units of every order line ever stored */
-	uint64_t returned;	  /**< units of cancelled lines */
+	uint64_t returned;	  /**< units given back: cancelled lines and refunds */
 	uint64_t paid;		  /**< units of paid lines */
 	uint64_t lines;		  /**< order lines stored */
 	uint64_t lines_paid;	  /**< ... of which paid */
@@ -493,6 +644,7 @@ struct sk_store_info {
 	uint32_t readers;    /**< reader slots in use */
 	uint64_t last_txn;   /**< id of the last committed write transaction */
 	uint64_t order_lines, holdings_entries, item_entries, events, cursors, deadlines;
+	uint64_t requests;   /**< entries of the payment request table */
 	uint64_t event_next; /**< seq the next event will get */
 };
 

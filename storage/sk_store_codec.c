@@ -5,6 +5,7 @@
  * docs/storage.md ("Layout"). Keys are built by the inline helpers of
  * sk_store_impl.h.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "sk_store_impl.h"
@@ -22,7 +23,10 @@ store_order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
 	put_be16(v + 32, r->qty);
 	v[34] = r->nlines;
 	v[35] = l->state;
-	put_be32(v + 36, r->returned);
+	/* Schema 1 wrote returned as a u32 here; it never exceeds qty (u16),
+	 * so its high half, now the refunded count, reads as 0. */
+	put_be16(v + 36, l->refunded);
+	put_be16(v + 38, (uint16_t)r->returned);
 	put_be64(v + 40, (uint64_t)l->deadline_ns);
 	put_be64(v + 48, (uint64_t)l->stored_ns);
 	put_be64(v + 56, (uint64_t)l->updated_ns);
@@ -44,7 +48,8 @@ store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_
 	r->qty = get_be16(v + 32);
 	r->nlines = v[34];
 	l->state = v[35];
-	r->returned = get_be32(v + 36);
+	l->refunded = get_be16(v + 36);
+	r->returned = get_be16(v + 38);
 	l->deadline_ns = (int64_t)get_be64(v + 40);
 	l->stored_ns = (int64_t)get_be64(v + 48);
 	l->updated_ns = (int64_t)get_be64(v + 56);
@@ -112,23 +117,32 @@ store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v)
 	a->name[nlen] = '\0';
 }
 
-void
-store_event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev)
+size_t
+store_event_enc(uint8_t v[EVENT_VAL_MAX], const struct sk_store_event *ev)
 {
+	size_t rlen = strnlen(ev->request, SK_STORE_REQUEST_MAX);
+
 	v[0] = ev->type;
 	v[1] = ev->nlines;
-	v[2] = 0;
+	v[2] = (uint8_t)rlen;
 	v[3] = 0;
 	put_be32(v + 4, ev->item);
 	put_be64(v + 8, ev->order);
 	put_be64(v + 16, ev->user);
 	put_be64(v + 24, ev->units);
 	put_be64(v + 32, (uint64_t)ev->time_ns);
+	memcpy(v + EVENT_VAL_LEN, ev->request, rlen);
+	return EVENT_VAL_LEN + rlen;
 }
 
-void
-store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v)
+int
+store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v, size_t len)
 {
+	if (len < EVENT_VAL_LEN || v[2] > SK_STORE_REQUEST_MAX ||
+	    len != EVENT_VAL_LEN + (size_t)v[2])
+		return -EIO;
+	memcpy(ev->request, v + EVENT_VAL_LEN, v[2]);
+	ev->request[v[2]] = '\0';
 	ev->seq = seq;
 	ev->type = v[0];
 	ev->nlines = v[1];
@@ -137,4 +151,5 @@ store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v)
 	ev->user = get_be64(v + 16);
 	ev->units = get_be64(v + 24);
 	ev->time_ns = (int64_t)get_be64(v + 32);
+	return 0;
 }

@@ -13,7 +13,7 @@
 int
 store_event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev)
 {
-	uint8_t k[EVENT_KEY_LEN], v[EVENT_VAL_LEN];
+	uint8_t k[EVENT_KEY_LEN], v[EVENT_VAL_MAX];
 
 	if (w->seq_next == 0) {
 		int rc = store_meta_get_u64(st, w->txn, META_EVENT_NEXT, &w->seq_next);
@@ -22,8 +22,8 @@ store_event_add(struct sk_store *st, struct wtxn *w, struct sk_store_event *ev)
 	}
 	ev->seq = w->seq_next;
 	put_be64(k, ev->seq);
-	store_event_enc(v, ev);
-	MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
+	size_t len = store_event_enc(v, ev);
+	MDB_val key = mval(k, sizeof(k)), data = mval(v, len);
 	int rc = mdb_put(w->txn, st->events, &key, &data, MDB_APPEND);
 	if (rc != 0)
 		return rc == MDB_KEYEXIST ? -EIO : store_lmdb_err(rc);
@@ -48,11 +48,12 @@ sk_store_events_foreach(struct sk_store *st, uint64_t from_seq, sk_store_event_c
 	for (bool at = store_walk_seek(&wk, MDB_SET_RANGE, k, sizeof(k)); at;
 	     at = store_walk_get(&wk, MDB_NEXT)) {
 		struct sk_store_event ev;
-		if (wk.key.mv_size != EVENT_KEY_LEN || wk.data.mv_size != EVENT_VAL_LEN) {
+		if (wk.key.mv_size != EVENT_KEY_LEN ||
+		    store_event_dec(&ev, get_be64(wk.key.mv_data), wk.data.mv_data,
+				    wk.data.mv_size) != 0) {
 			rc = -EIO;
 			break;
 		}
-		store_event_dec(&ev, get_be64(wk.key.mv_data), wk.data.mv_data);
 		rc = cb(&ev, arg);
 		if (rc != 0)
 			break;
@@ -65,7 +66,7 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 {
 	struct wtxn w;
 
-	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_CLOSED)
+	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_PAY_CONFLICT)
 		return -EINVAL;
 	int rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
@@ -111,10 +112,15 @@ const char *
 sk_store_event_name(unsigned type)
 {
 	static const char *const names[] = {
-		[SK_STORE_EV_CONFIRMED] = "confirmed", [SK_STORE_EV_PAID] = "paid",
-		[SK_STORE_EV_CANCELLED] = "cancelled", [SK_STORE_EV_FAILED] = "failed",
-		[SK_STORE_EV_RESTOCKED] = "restocked", [SK_STORE_EV_ACTIVITY] = "activity",
+		[SK_STORE_EV_CONFIRMED] = "confirmed",
+		[SK_STORE_EV_PAID] = "paid",
+		[SK_STORE_EV_CANCELLED] = "cancelled",
+		[SK_STORE_EV_FAILED] = "failed",
+		[SK_STORE_EV_RESTOCKED] = "restocked",
+		[SK_STORE_EV_ACTIVITY] = "activity",
 		[SK_STORE_EV_CLOSED] = "closed",
+		[SK_STORE_EV_REFUNDED] = "refunded",
+		[SK_STORE_EV_PAY_CONFLICT] = "pay_conflict",
 	};
 	return type < SK_ARRAY_SIZE(names) && names[type] != NULL ? names[type] : "?";
 }

@@ -10,6 +10,7 @@
  *   sk_store_orders.c      orders: put, state moves, get, holdings, deadlines
  *   sk_store_activities.c  activities, ledgers and restocks (the `items` db)
  *   sk_store_events.c      the event log and the cursors kept on it
+ *   sk_store_payments.c    payments and refunds, exactly once by request id
  *   sk_store_verify.c      sk_store_verify()
  *
  * Layout of every key and value: docs/storage.md. All integers are
@@ -47,9 +48,12 @@
 #define ACT_VAL_LEN	 144
 #define LEDGER_VAL_LEN	 48
 #define EVENT_KEY_LEN	 8
-#define EVENT_VAL_LEN	 40
-#define DEADLINE_KEY_LEN 16 /* deadline, order id */
-#define SCHEMA_VAL_LEN	 12 /* "SKST", major, minor */
+#define EVENT_VAL_LEN	 40 /* without the request id (v[2] bytes after it) */
+#define EVENT_VAL_MAX	 (EVENT_VAL_LEN + SK_STORE_REQUEST_MAX)
+#define REQUEST_VAL_LEN	 40
+#define REQTIME_KEY_MAX	 (8 + SK_STORE_REQUEST_MAX) /* time, request id */
+#define DEADLINE_KEY_LEN 16			    /* deadline, order id */
+#define SCHEMA_VAL_LEN	 12			    /* "SKST", major, minor */
 
 /* Keys of `meta` (ASCII, no NUL). */
 #define META_SCHEMA	"schema"
@@ -60,6 +64,10 @@ struct sk_store {
 	MDB_env *env;
 	unsigned flags;
 	MDB_dbi meta, orders, by_user, items, events, cursors, deadlines;
+	MDB_dbi requests, requests_by_time; /* schema 2; see has_requests */
+	bool has_requests;		    /* false: a schema 1 store opened read-only */
+	uint64_t requests_max;		    /* bounds of the request table */
+	int64_t requests_ttl_ns;
 };
 
 /* ---------------------------------------------------------------- encoding */
@@ -168,8 +176,10 @@ void store_ledger_dec(struct sk_store_ledger *l, const uint8_t *v);
 /* store_act_enc - the name is cut at SK_STORE_NAME_MAX bytes, zero padded. */
 void store_act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a);
 void store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v);
-void store_event_enc(uint8_t v[EVENT_VAL_LEN], const struct sk_store_event *ev);
-void store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v);
+/* store_event_enc - returns the value's length (EVENT_VAL_LEN + request). */
+size_t store_event_enc(uint8_t v[EVENT_VAL_MAX], const struct sk_store_event *ev);
+/* store_event_dec - @len bytes at @v; -EIO if they are not an event. */
+int store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v, size_t len);
 
 /* -------------------------------------- errors and transactions (sk_store.c) */
 
@@ -269,6 +279,24 @@ int store_itab_init(struct itab *t, size_t cap);
  * absent; NULL when growing the table failed (out of memory).
  */
 struct item_ent *store_itab_get(struct itab *t, uint32_t item, bool *fresh);
+
+/* --------------------------------------------- orders (sk_store_orders.c) */
+
+/*
+ * store_cart_line - line @j of order @id into @l, the walk on it: line 0 is
+ * looked up, every next one must follow in `orders`. Returns 0, -ENOENT (no
+ * line 0), -EIO (a line missing or out of place) or an error.
+ */
+int store_cart_line(struct walk *wk, uint64_t id, unsigned j, struct sk_store_line *l);
+/*
+ * store_byuser_set - the `by_user` entry of line @l: the one for @old_live
+ * units deleted (if > 0), one for the line's live units (qty - returned)
+ * put (if > 0).
+ */
+int store_byuser_set(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *l,
+		     uint32_t old_live);
+/* store_deadline_del - delete the deadline of order @id (if any). */
+int store_deadline_del(struct sk_store *st, MDB_txn *txn, int64_t deadline_ns, uint64_t id);
 
 /* ------------------------------------------------ events (sk_store_events.c) */
 

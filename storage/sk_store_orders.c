@@ -313,6 +313,45 @@ event_of_state(unsigned to)
 	}
 }
 
+int
+store_byuser_set(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *l,
+		 uint32_t old_live)
+{
+	uint8_t k[BYUSER_KEY_LEN], v[BYUSER_VAL_LEN];
+	uint32_t live = l->rec.returned < l->rec.qty ? l->rec.qty - l->rec.returned : 0;
+	MDB_val key, data;
+	int rc;
+
+	byuser_key(k, l->rec.item, l->rec.user);
+	key = mval(k, sizeof(k));
+	if (old_live > 0) {
+		byuser_val(v, l->rec.id, old_live);
+		data = mval(v, sizeof(v));
+		rc = mdb_del(txn, st->by_user, &key, &data);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			return store_lmdb_err(rc);
+	}
+	if (live == 0)
+		return 0;
+	byuser_val(v, l->rec.id, live);
+	data = mval(v, sizeof(v));
+	rc = mdb_put(txn, st->by_user, &key, &data, MDB_NODUPDATA);
+	return rc == MDB_KEYEXIST ? 0 : store_lmdb_err(rc);
+}
+
+int
+store_deadline_del(struct sk_store *st, MDB_txn *txn, int64_t deadline_ns, uint64_t id)
+{
+	uint8_t k[DEADLINE_KEY_LEN];
+
+	if (deadline_ns == 0)
+		return 0;
+	deadline_key(k, deadline_ns, id);
+	MDB_val key = mval(k, DEADLINE_KEY_LEN);
+	int rc = mdb_del(txn, st->deadlines, &key, NULL);
+	return rc == MDB_NOTFOUND ? 0 : store_lmdb_err(rc);
+}
+
 /* line_move - apply a state change to one line's by_user entry and ledger. */
 static int
 line_move(struct sk_store *st, MDB_txn *txn, struct sk_store_line *l, unsigned to)
@@ -323,16 +362,13 @@ line_move(struct sk_store *st, MDB_txn *txn, struct sk_store_line *l, unsigned t
 	if (rc != 0)
 		return rc;
 	if (to == SK_ORDER_CANCELLED || to == SK_ORDER_FAILED) {
-		uint8_t k[BYUSER_KEY_LEN], v[BYUSER_VAL_LEN];
-		byuser_key(k, l->rec.item, l->rec.user);
-		byuser_val(v, l->rec.id, l->rec.qty);
-		MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
-		rc = mdb_del(txn, st->by_user, &key, &data);
-		if (rc != 0 && rc != MDB_NOTFOUND)
-			return store_lmdb_err(rc);
-		led.returned += l->rec.qty - l->rec.returned;
+		uint32_t old_live = l->rec.qty - l->rec.returned;
+		led.returned += old_live;
 		led.lines_cancelled++;
 		l->rec.returned = l->rec.qty;
+		rc = store_byuser_set(st, txn, l, old_live);
+		if (rc != 0)
+			return rc;
 	} else if (to == SK_ORDER_PAID) {
 		led.paid += l->rec.qty;
 		led.lines_paid++;
@@ -340,13 +376,8 @@ line_move(struct sk_store *st, MDB_txn *txn, struct sk_store_line *l, unsigned t
 	return store_ledger_store(st, txn, l->rec.item, &led);
 }
 
-/*
- * cart_line - line @j of order @id into @l, the walk on it: line 0 is looked
- * up, every next one must follow in `orders`. Returns 0, -ENOENT (no line
- * 0), -EIO (a line missing or out of place) or an error.
- */
-static int
-cart_line(struct walk *wk, uint64_t id, unsigned j, struct sk_store_line *l)
+int
+store_cart_line(struct walk *wk, uint64_t id, unsigned j, struct sk_store_line *l)
 {
 	uint8_t k[ORDER_KEY_LEN];
 	bool at;
@@ -370,22 +401,22 @@ int
 sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to, int64_t now_ns,
 		    unsigned *current)
 {
-	uint8_t k[DEADLINE_KEY_LEN], v[ORDER_VAL_LEN];
+	uint8_t v[ORDER_VAL_LEN];
 	struct sk_store_line l, first = {0};
 	struct wtxn w;
 	struct walk wk;
-	MDB_val key, data;
+	MDB_val data;
 	uint64_t units = 0;
 	int rc;
 
-	if (!sk_order_transition_ok(from, to))
-		return -EINVAL;
+	if (!sk_order_transition_ok(from, to) || to == SK_ORDER_REFUNDED)
+		return -EINVAL; /* refunds: sk_store_payment_apply() */
 	rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
 		return rc;
 	store_walk_open(&wk, st, w.txn, st->orders);
 	for (unsigned j = 0;; j++) {
-		rc = cart_line(&wk, id, j, &l);
+		rc = store_cart_line(&wk, id, j, &l);
 		if (rc != 0)
 			break;
 		if (j == 0) {
@@ -414,11 +445,8 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 	rc = store_walk_end(&wk, rc);
 	if (rc != 0)
 		goto out;
-	if (first.deadline_ns != 0 && to != SK_ORDER_CONFIRMED) {
-		deadline_key(k, first.deadline_ns, id);
-		key = mval(k, DEADLINE_KEY_LEN);
-		rc = mdb_del(w.txn, st->deadlines, &key, NULL);
-		rc = rc == MDB_NOTFOUND ? 0 : store_lmdb_err(rc);
+	if (to != SK_ORDER_CONFIRMED) {
+		rc = store_deadline_del(st, w.txn, first.deadline_ns, id);
 		if (rc != 0)
 			goto out;
 	}
@@ -449,7 +477,7 @@ sk_store_order_get(struct sk_store *st, uint64_t id, struct sk_store_line *lines
 	if (rc != 0)
 		return store_walk_end(&wk, rc);
 	for (unsigned j = 0;; j++) {
-		rc = cart_line(&wk, id, j, &l);
+		rc = store_cart_line(&wk, id, j, &l);
 		if (rc != 0)
 			break;
 		if (j == 0) {

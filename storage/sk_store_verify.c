@@ -49,17 +49,36 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 		else if (l.state != first.state || l.rec.nlines != first.rec.nlines ||
 			 l.rec.user != first.rec.user || l.deadline_ns != first.deadline_ns)
 			VERIFY_FAIL("orders: order %#" PRIx64 " lines disagree", id);
-		if (l.state != SK_ORDER_CONFIRMED && l.state != SK_ORDER_PAID &&
-		    l.state != SK_ORDER_CANCELLED)
-			VERIFY_FAIL("orders: order %#" PRIx64 " in state %u", id, l.state);
 		expect = line + 1u >= l.rec.nlines ? 0 : line + 1u;
 
-		bool live = l.state != SK_ORDER_CANCELLED;
-		if (l.rec.returned != (live ? 0 : l.rec.qty))
-			VERIFY_FAIL("orders: order %#" PRIx64 " returned %u of %u", id,
-				    l.rec.returned, l.rec.qty);
+		/* returned: cancelled all, refunded all, paid the refunded
+		 * ones, confirmed none; refunded only out of paid. */
+		bool ok = false;
+		switch (l.state) {
+		case SK_ORDER_CONFIRMED:
+			ok = l.rec.returned == 0 && l.refunded == 0;
+			break;
+		case SK_ORDER_PAID:
+			ok = l.rec.returned == l.refunded && l.refunded <= l.rec.qty;
+			break;
+		case SK_ORDER_CANCELLED:
+			ok = l.rec.returned == l.rec.qty && l.refunded == 0;
+			break;
+		case SK_ORDER_REFUNDED:
+			ok = l.rec.returned == l.rec.qty && l.refunded == l.rec.qty;
+			break;
+		default:
+			VERIFY_FAIL("orders: order %#" PRIx64 " in state %u", id, l.state);
+		}
+		if (!ok)
+			VERIFY_FAIL("orders: order %#" PRIx64
+				    " (%s) returned %u, refunded %u of %u",
+				    id, sk_order_status_name(l.state), l.rec.returned, l.refunded,
+				    l.rec.qty);
+		uint32_t left = l.rec.qty - l.rec.returned;
+		bool live = left > 0;
 		byuser_key(k, l.rec.item, l.rec.user);
-		byuser_val(v, id, l.rec.qty);
+		byuser_val(v, id, left);
 		bk = mval(k, BYUSER_KEY_LEN), bd = mval(v, BYUSER_VAL_LEN);
 		int br = mdb_cursor_get(bu.cur, &bk, &bd, MDB_GET_BOTH);
 		if (br != 0 && br != MDB_NOTFOUND) {
@@ -77,7 +96,7 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 				rc = -ENOMEM;
 				goto out;
 			}
-			e->sum += l.rec.qty;
+			e->sum += left;
 			(*live_lines)++;
 		}
 		if (line == 0 && l.deadline_ns != 0) {

@@ -361,6 +361,7 @@ sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool dupli
 	switch (sk_status_get(&lc->buy.status, order)) {
 	case SK_ORDER_CONFIRMED:
 	case SK_ORDER_PAID:
+	case SK_ORDER_REFUNDED:
 		order_json(out, 200, 0, "confirmed", order, duplicate);
 		break;
 	case SK_ORDER_FAILED:

@@ -105,6 +105,11 @@ START_TEST(status_transitions)
 		{SK_ORDER_CONFIRMED, SK_ORDER_CANCELLED, true},
 		{SK_ORDER_CONFIRMED, SK_ORDER_QUEUED, false},
 		{SK_ORDER_PAID, SK_ORDER_CANCELLED, false},
+		{SK_ORDER_PAID, SK_ORDER_REFUNDED, true},
+		{SK_ORDER_CONFIRMED, SK_ORDER_REFUNDED, false},
+		{SK_ORDER_REFUNDED, SK_ORDER_PAID, false},
+		{SK_ORDER_REFUNDED, SK_ORDER_CANCELLED, false},
+		{SK_ORDER_CANCELLED, SK_ORDER_REFUNDED, false},
 		{SK_ORDER_CANCELLED, SK_ORDER_PAID, false},
 		{SK_ORDER_FAILED, SK_ORDER_CONFIRMED, false},
 		{SK_ORDER_NONE, SK_ORDER_QUEUED, false},
@@ -113,6 +118,7 @@ START_TEST(status_transitions)
 	for (size_t i = 0; i < SK_ARRAY_SIZE(t); i++)
 		ck_assert_msg(sk_order_transition_ok(t[i].from, t[i].to) == t[i].ok, "row %zu", i);
 	ck_assert_str_eq(sk_order_status_name(SK_ORDER_CONFIRMED), "confirmed");
+	ck_assert_str_eq(sk_order_status_name(SK_ORDER_REFUNDED), "refunded");
 	ck_assert_str_eq(sk_order_status_name(200), "none");
 }
 END_TEST
@@ -358,6 +364,73 @@ START_TEST(cancel_returns_once)
 }
 END_TEST
 
+/* held - units @user holds of @it in the dedup set (0 if no slot). */
+static uint32_t
+held(struct sk_item *it, uint64_t user)
+{
+	struct sk_dedup d;
+	uint32_t units = 0;
+
+	sk_shm_dedup(F.shm, it, &d);
+	(void)sk_dedup_lookup(&d, user, &units, NULL);
+	return units;
+}
+
+START_TEST(refund_returns_units)
+{
+	struct sk_item *one = add_item(41, 1, 1);  /* limit 1, one unit */
+	struct sk_item *many = add_item(42, 5, 5); /* limit 5 */
+	struct sk_order_rec rec[4];
+	uint64_t id;
+
+	/* Limit 1: paid, refunded in full; the buyer may buy again. */
+	ck_assert_int_eq(buy1(0, 8, one, 1, &id), SK_BUY_OK);
+	ck_assert_uint_eq(drain(F.ring[0], rec, 4), 1);
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
+			 0);
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_CONFIRMED, SK_ORDER_PAID), 0);
+	ck_assert_int_eq(buy1(0, 8, one, 1, &id), SK_BUY_DUPLICATE);
+	ck_assert_int_eq(buy1(0, 9, one, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_is_sold_out(one));
+	id = rec[0].id;
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 2), -ERANGE);
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 0), -EINVAL);
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 1), 0);
+	ck_assert_uint_eq(rec[0].returned, 1);
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 1), -ERANGE); /* never above qty */
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_PAID, SK_ORDER_REFUNDED), 0);
+	ck_assert(!sk_stock_is_sold_out(one));
+	ck_assert_uint_eq(sk_stock_remaining(one), 1);
+	ck_assert_uint_eq(held(one, 8), 0);
+	ck_assert(sk_stock_check(one));
+	ck_assert_int_eq(buy1(1, 8, one, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(1, 9, one, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_check(one));
+
+	/* Partial: 4 units, 1 then 2 back; the holding follows. */
+	ck_assert_int_eq(buy1(0, 20, many, 4, &id), SK_BUY_OK);
+	ck_assert_uint_eq(drain(F.ring[0], rec, 4), 1);
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 1), 0);
+	ck_assert_uint_eq(held(many, 20), 3);
+	ck_assert_uint_eq(sk_stock_remaining(many), 2);
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 2), 0);
+	ck_assert_uint_eq(rec[0].returned, 3);
+	ck_assert_uint_eq(held(many, 20), 1);
+	ck_assert_uint_eq(sk_stock_remaining(many), 4);
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 2), -ERANGE);
+	ck_assert(sk_stock_check(many));
+	/* The user buys up to the limit again: 1 held + 4. */
+	ck_assert_int_eq(buy1(1, 20, many, 4, &id), SK_BUY_OK);
+	ck_assert_int_eq(buy1(1, 21, many, 1, &id), SK_BUY_SOLD_OUT);
+	ck_assert(sk_stock_check(many));
+
+	/* Unknown item: nothing changes. */
+	rec[0].item = 999;
+	rec[0].returned = 0;
+	ck_assert_int_eq(sk_buy_refund(F.shm, &rec[0], 1), -ENOENT);
+}
+END_TEST
+
 START_TEST(ring_create_lookup)
 {
 	struct rte_ring *r = sk_order_ring_create(60, 64, SOCKET_ID_ANY);
@@ -396,6 +469,7 @@ buy_suite(void)
 	tcase_add_test(tc, sequence_exhausted);
 	tcase_add_test(tc, cart_all_or_nothing);
 	tcase_add_test(tc, cancel_returns_once);
+	tcase_add_test(tc, refund_returns_units);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ring_full");
