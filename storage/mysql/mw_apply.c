@@ -50,13 +50,15 @@ now_ns(void)
 
 void
 mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt, uint32_t default_limit,
-	      const char *prog)
+	      const char *prog, mw_caught_up_fn caught_up, void *caught_up_arg)
 {
 	memset(a, 0, sizeof(*a));
 	a->db = db;
 	a->mt = mt;
 	a->default_limit = default_limit;
 	a->prog = prog;
+	a->caught_up = caught_up;
+	a->caught_up_arg = caught_up_arg;
 	a->unpark_pending = true;
 	a->count_parked = true;
 }
@@ -315,43 +317,55 @@ event_row(struct mw_apply *a, const struct mw_msg *m)
 		 req, m->type == MW_MSG_PAY_CONFLICT ? "conflict" : "applied");
 }
 
+/* caught_up - whether a guard's refusal is final now (asked once a batch). */
+static bool
+caught_up(struct mw_apply *a)
+{
+	if (a->caught_up_now < 0)
+		a->caught_up_now = a->caught_up == NULL || a->caught_up(a->caught_up_arg);
+	return a->caught_up_now == 1;
+}
+
 /*
  * park - keep message @val in the parked table (once) for reason @st; a
  * message retried from the table (@again) gets its new reason. A guard's
- * refusal is logged and counted when it becomes the reason.
+ * refusal is logged and counted when it becomes final (caught up), else
+ * counted as a wait.
  */
 static int
 park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, int st, bool again)
 {
+	bool guard = st == ST_PARK_STOCK || st == ST_PARK_USER;
+	int final = guard && caught_up(a);
 	char *esc;
 	int64_t r;
 
 	if (again) {
-		r = X("UPDATE parked SET reason = '%s' WHERE seq = %" PRIu64 " AND reason <> '%s'",
-		      park_reason[st], m->seq, park_reason[st]);
+		r = X("UPDATE parked SET reason = '%s', refused = refused OR %d WHERE seq = "
+		      "%" PRIu64 " AND (reason <> '%s' OR refused < %d)",
+		      park_reason[st], final, m->seq, park_reason[st], final);
 	} else {
 		esc = malloc(2 * len + 1);
 		if (esc == NULL)
 			return -ENOMEM;
 		mysql_real_escape_string(a->db->my, esc, val, (unsigned long)len);
-		r = X("INSERT IGNORE INTO parked (seq, reason, payload, parked_ns) VALUES (%" PRIu64
-		      ", '%s', '%s', %" PRId64 ")",
-		      m->seq, park_reason[st], esc, now_ns());
+		r = X("INSERT IGNORE INTO parked (seq, reason, payload, refused, parked_ns) VALUES "
+		      "(%" PRIu64 ", '%s', '%s', %d, %" PRId64 ")",
+		      m->seq, park_reason[st], esc, final, now_ns());
 		free(esc);
 	}
-	if (r < 0)
-		return -1;
-	if (r == 0)
-		return 0; /* parked before for the same reason, or a redelivery */
+	if (r <= 0)
+		return r < 0 ? -1 : 0; /* parked before, as it is, or a redelivery */
 	if (!again) {
 		a->tally[MW_M_PARKED]++;
 		a->count_parked = true;
+		a->tally[MW_M_GUARD_WAITS] += guard && !final;
 	}
-	if (st == ST_PARK_STOCK || st == ST_PARK_USER) {
+	if (final) {
 		a->tally[st == ST_PARK_STOCK ? MW_M_GUARD_STOCK : MW_M_GUARD_USER]++;
 		sk_log(a->prog,
 		       "seq %" PRIu64 ": the %s guard refused order %" PRIu64 " (user %" PRIu64
-		       ", item %" PRIu32 "): parked until a restock, cancel or refund arrives",
+		       ", item %" PRIu32 ") with every partition consumed: parked",
 		       m->seq, park_reason[st], m->order, m->user, m->item);
 	}
 	return 0;
@@ -474,10 +488,11 @@ parked_count(struct mw_apply *a)
 int
 mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 {
-	bool moved = a->unpark_pending;
+	bool moved = a->unpark_pending || n == 0;
 	int64_t parked = -1;
 
 	memset(a->tally, 0, sizeof(a->tally));
+	a->caught_up_now = -1;
 	a->last_time_ns = 0;
 	if (X("START TRANSACTION") < 0)
 		goto fail;

@@ -29,28 +29,39 @@ struct mw_input {
 	size_t len;	 /**< bytes at val */
 };
 
-/** The applier. Fill the first four fields; the rest is its own. */
+/**
+ * Whether the writer has consumed every message there is on its partitions
+ * (then a guard's refusal is final: nothing on its way can undo it), or
+ * false when that cannot be told. Called at most once per batch, only when
+ * a guard refuses a line.
+ */
+typedef bool (*mw_caught_up_fn)(void *arg);
+
+/** The applier. Set it up with mw_apply_init(); the fields are its own. */
 struct mw_apply {
-	struct mw_db *db;	/**< connected; borrowed */
-	struct mw_metrics *mt;	/**< where committed counts go; borrowed */
-	uint32_t default_limit; /**< per-user limit of items whose activity event
-				     carries none */
-	const char *prog;	/**< name in log lines */
-	/* private */
-	bool unpark_pending;	/**< retry the parked table in the next batch */
-	bool count_parked;	/**< recount the parked table before commit */
-	enum mw_metric refuse;	/**< the counter of the last refusal */
-	int64_t last_time_ns;	/**< time_ns of the last order of the batch */
-	uint64_t tally[MW_M_N]; /**< this batch's counts, added on commit */
-	struct mw_msg msg;	/**< scratch */
+	struct mw_db *db;	   /**< connected; borrowed */
+	struct mw_metrics *mt;	   /**< where committed counts go; borrowed */
+	uint32_t default_limit;	   /**< per-user limit of items whose activity event
+					carries none */
+	const char *prog;	   /**< name in log lines */
+	mw_caught_up_fn caught_up; /**< NULL: a refusal is always final */
+	void *caught_up_arg;	   /**< its argument */
+	int caught_up_now;	   /**< this batch: -1 not asked yet, 0, 1 */
+	bool unpark_pending;	   /**< retry the parked table in the next batch */
+	bool count_parked;	   /**< recount the parked table before commit */
+	enum mw_metric refuse;	   /**< the counter of the last refusal */
+	int64_t last_time_ns;	   /**< time_ns of the last order of the batch */
+	uint64_t tally[MW_M_N];	   /**< this batch's counts, added on commit */
+	struct mw_msg msg;	   /**< scratch */
 };
 
 /**
  * mw_apply_init - set @p a up (the parked table is retried by the first
- * batch: messages parked by an earlier run).
+ * batch: messages parked by an earlier run). @p caught_up may be NULL.
  */
 void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
-		   uint32_t default_limit, const char *prog);
+		   uint32_t default_limit, const char *prog, mw_caught_up_fn caught_up,
+		   void *caught_up_arg);
 
 /**
  * mw_apply_batch - apply @p n messages in order in one transaction and
@@ -60,9 +71,11 @@ void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
  * applied by a later batch once what it waits for arrived); anomalies
  * (a state conflict, a refund above the line's units, a confirmed order id
  * seen with another seq) are recorded and counted without a state change.
- * When anything was applied, parked messages are retried (in seq order,
- * until a pass applies none, 8 passes at most). The counters go to the
- * metrics only once the transaction committed.
+ * When anything was applied, or @p n is 0 (the idle retry), parked
+ * messages are retried (in seq order, until a pass applies none, 8 passes
+ * at most). A guard's refusal counts as one (logged with the order id) only
+ * when the writer is caught up (@p a->caught_up), else as a wait. The
+ * counters go to the metrics only once the transaction committed.
  *
  * @return 0 once committed; -EAGAIN when a statement or the commit failed
  *         (the server is away, a deadlock, ...: a->db->err says which):

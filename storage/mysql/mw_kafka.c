@@ -33,9 +33,10 @@ mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw
 		{"enable.auto.commit", "false"},
 		{"enable.auto.offset.store", "false"},
 		{"auto.offset.reset", "earliest"},
-		/* a batch retried through a long MariaDB outage must not cost
-		 * the group membership */
-		{"max.poll.interval.ms", "86400000"},
+		/* a writer killed -9 leaves the group 10 s later: its
+		 * partitions go to the others (or to itself, restarted) */
+		{"session.timeout.ms", "10000"},
+		{"heartbeat.interval.ms", "1000"},
 	};
 	struct mw_kafka *k = calloc(1, sizeof(*k));
 	rd_kafka_topic_partition_list_t *topics = NULL;
@@ -142,6 +143,36 @@ mw_kafka_commit(struct mw_kafka *k, rd_kafka_message_t **msgs, size_t n)
 	sk_log(k->prog, "kafka: offset commit failed (%s): committed with the next batch",
 	       rd_kafka_err2str(rc));
 	return -EAGAIN;
+}
+
+bool
+mw_kafka_caught_up(struct mw_kafka *k, int timeout_ms)
+{
+	rd_kafka_topic_partition_list_t *a = NULL, *c = NULL;
+	bool up;
+
+	if (rd_kafka_assignment(k->rk, &a) != RD_KAFKA_RESP_ERR_NO_ERROR || a == NULL)
+		return false;
+	up = a->cnt > 0 && rd_kafka_position(k->rk, a) == RD_KAFKA_RESP_ERR_NO_ERROR;
+	c = rd_kafka_topic_partition_list_copy(a);
+	if (up && rd_kafka_committed(k->rk, c, timeout_ms) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		up = false;
+	for (int i = 0; up && i < a->cnt; i++) {
+		int64_t lo, hi, pos = a->elems[i].offset;
+
+		if (rd_kafka_query_watermark_offsets(k->rk, a->elems[i].topic,
+						     a->elems[i].partition, &lo, &hi,
+						     timeout_ms) != 0) {
+			up = false;
+			break;
+		}
+		if (pos < 0) /* nothing consumed here in this run */
+			pos = c->elems[i].offset >= 0 ? c->elems[i].offset : lo;
+		up = pos >= hi;
+	}
+	rd_kafka_topic_partition_list_destroy(c);
+	rd_kafka_topic_partition_list_destroy(a);
+	return up;
 }
 
 void

@@ -11,6 +11,7 @@
 #ifndef MW_KAFKA_H
 #define MW_KAFKA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <librdkafka/rdkafka.h>
@@ -59,6 +60,16 @@ size_t mw_kafka_poll(struct mw_kafka *k, rd_kafka_message_t **msgs, size_t max, 
  * @return 0 or a negative errno (-EAGAIN: the commit failed).
  */
 int mw_kafka_commit(struct mw_kafka *k, rd_kafka_message_t **msgs, size_t n);
+
+/**
+ * mw_kafka_caught_up - whether this consumer has consumed every message of
+ * every partition assigned to it: its position (or, before its first
+ * message there, the group's committed offset) is at the partition's high
+ * watermark, asked from the broker (up to @p timeout_ms each).
+ * @return true if so; false if not, with no partition assigned, or when a
+ *         broker does not answer.
+ */
+bool mw_kafka_caught_up(struct mw_kafka *k, int timeout_ms);
 
 /**
  * mw_kafka_close - leave the group (committing nothing more) and free the

@@ -30,8 +30,12 @@ static const struct {
 	[MW_M_UNPARKED] = {"seckill_mysql_unparked_total", "", "counter",
 			   "Parked messages applied once what they wait for arrived"},
 	[MW_M_GUARD_STOCK] = {"seckill_mysql_guard_refusals_total", "guard=\"stock\"", "counter",
-			      "Order lines the SQL guards refused (parked, logged)"},
+			      "Order lines the SQL guards refused with every partition caught up "
+			      "(parked, logged)"},
 	[MW_M_GUARD_USER] = {"seckill_mysql_guard_refusals_total", "guard=\"user\"", NULL, NULL},
+	[MW_M_GUARD_WAITS] = {"seckill_mysql_guard_waits_total", "", "counter",
+			      "Order lines a guard refused before the topics were caught up "
+			      "(parked until the restock, cancel or refund arrives)"},
 	[MW_M_REFUND_REFUSED] = {"seckill_mysql_refund_refusals_total", "", "counter",
 				 "Refunds above the units of the line"},
 	[MW_M_STATE_CONFLICT] = {"seckill_mysql_state_conflicts_total", "", "counter",

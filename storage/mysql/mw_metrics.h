@@ -28,8 +28,9 @@ enum mw_metric {
 	MW_M_UNKNOWN_TYPE,   /**< valid JSON of a type this writer does not know */
 	MW_M_SQL_ERRORS,     /**< messages skipped after a non-retryable SQL error */
 	MW_M_UNPARKED,	     /**< parked messages applied later */
-	MW_M_GUARD_STOCK,    /**< stock guard refused a line (0 rows) */
-	MW_M_GUARD_USER,     /**< per-user guard refused a line (unique key) */
+	MW_M_GUARD_STOCK,    /**< stock guard refused a line (0 rows), caught up */
+	MW_M_GUARD_USER,     /**< per-user guard refused a line (unique key), caught up */
+	MW_M_GUARD_WAITS,    /**< a guard refused a line while the topics were behind */
 	MW_M_REFUND_REFUSED, /**< refund above the line's units */
 	MW_M_STATE_CONFLICT, /**< event for an order in another state */
 	MW_M_ORDER_CONFLICT, /**< confirmed order id written before with another seq */

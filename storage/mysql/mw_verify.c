@@ -19,9 +19,43 @@
 #include "mw_verify.h"
 
 /* The figures compared per item, in this order. */
-enum { F_TOTAL, F_ADDED, F_SOLD, F_RETURNED, F_PAID, F_CONFIRMED, F_LPAID, F_CANCELLED, F_N };
-static const char *const fname[F_N] = {"total", "added",	   "sold",	 "returned",
-				       "paid",	"lines_confirmed", "lines_paid", "lines_cancelled"};
+enum {
+	F_TOTAL,
+	F_ADDED,
+	F_SOLD,
+	F_RETURNED,
+	F_PAID,
+	F_CONFIRMED,
+	F_LPAID,
+	F_CANCELLED,
+	F_REFUNDED,
+	F_N
+};
+static const char *const fname[F_N] = {
+	"total",      "added",		 "sold",	   "returned", "paid", "lines_confirmed",
+	"lines_paid", "lines_cancelled", "lines_refunded",
+};
+
+/*
+ * state_name - the state as both sides can compare it: a partial refund
+ * leaves an order paid in LMDB, "partially_refunded" in MariaDB.
+ */
+static const char *
+state_name(const char *s)
+{
+	return !strcmp(s, "partially_refunded") ? "paid" : s;
+}
+
+/* state_figure - the lines_* figure of an order state (either side's name). */
+static int
+state_figure(const char *s)
+{
+	s = state_name(s);
+	return !strcmp(s, "paid")	 ? F_LPAID
+	       : !strcmp(s, "cancelled") ? F_CANCELLED
+	       : !strcmp(s, "refunded")	 ? F_REFUNDED
+					 : F_CONFIRMED;
+}
 
 struct vitem {
 	uint32_t item;
@@ -140,9 +174,7 @@ on_event(const struct sk_store_event *ev, void *arg)
 		if (it == NULL)
 			return -ENOMEM;
 		o->units += lines[i].rec.qty;
-		it->lmdb[lines[i].state == SK_ORDER_PAID	? F_LPAID
-			 : lines[i].state == SK_ORDER_CANCELLED ? F_CANCELLED
-								: F_CONFIRMED]++;
+		it->lmdb[state_figure(sk_order_status_name(lines[i].state))]++;
 	}
 	return 0;
 }
@@ -205,9 +237,7 @@ read_mysql(struct verify *v, struct mw_db *db)
 
 		if (it == NULL)
 			break;
-		it->mysql[!strcmp(s, "confirmed") ? F_CONFIRMED
-			  : !strcmp(s, "paid")	  ? F_LPAID
-						  : F_CANCELLED] += u64(r[2]);
+		it->mysql[state_figure(s)] += u64(r[2]);
 	}
 	mysql_free_result(res);
 	res = mw_db_query(db, "SELECT id, user_id, units, state FROM orders ORDER BY id");
@@ -219,7 +249,7 @@ read_mysql(struct verify *v, struct mw_db *db)
 		if (o == NULL)
 			break;
 		*o = (struct vorder){.id = u64(r[0]), .user = u64(r[1]), .units = u64(r[2])};
-		snprintf(o->state, sizeof(o->state), "%s", r[3] ? r[3] : "");
+		snprintf(o->state, sizeof(o->state), "%s", state_name(r[3] ? r[3] : ""));
 	}
 	mysql_free_result(res);
 	return 0;
@@ -302,7 +332,7 @@ compare_items(struct verify *v)
 				     it->item, fname[f], it->lmdb[f], it->mysql[f]);
 			}
 		}
-		json_array_append_new(items, json_pack("{sIsosososb}", "item", (json_int_t)it->item,
+		json_array_append_new(items, json_pack("{sIsososb}", "item", (json_int_t)it->item,
 						       "lmdb", l, "mariadb", m, "equal", eq));
 	}
 	return items;

@@ -92,11 +92,15 @@ CREATE TABLE IF NOT EXISTS order_events (
 -- behind): an event of an order not written yet, an order of an item not
 -- created yet, an order the guards refuse until a restock, a cancel or a
 -- refund arrives. Kept with the raw message and retried after each batch
--- that applied something; applied ones are deleted. reason: order, item,
--- stock, user.
+-- that applied something (and every second while any is here); applied
+-- ones are deleted. reason: order, item, stock, user. refused: a guard
+-- refused it while the writer had consumed everything there was (a
+-- refusal, logged and counted), not merely before the other topic caught
+-- up (a wait).
 CREATE TABLE IF NOT EXISTS parked (
 	seq       BIGINT UNSIGNED NOT NULL PRIMARY KEY,
 	reason    VARCHAR(16)     NOT NULL,
 	payload   MEDIUMTEXT      NOT NULL,
+	refused   TINYINT(1)      NOT NULL DEFAULT 0,
 	parked_ns BIGINT          NOT NULL
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;

@@ -85,6 +85,13 @@ apply_retry(struct mw_apply *a, const struct mw_db_conf *conf, struct mw_metrics
 	return -EINTR;
 }
 
+/* caught_up - mw_caught_up_fn over the consumer. */
+static bool
+caught_up(void *k)
+{
+	return mw_kafka_caught_up(k, 2000);
+}
+
 /* cmd_run - the writer. */
 static int
 cmd_run(const struct mw_opts *o)
@@ -99,7 +106,7 @@ cmd_run(const struct mw_opts *o)
 	struct mw_kafka *k = NULL;
 	struct mw_db db = {0};
 	struct mw_db_conf dc;
-	time_t end = o->max_seconds ? time(NULL) + (time_t)o->max_seconds : 0;
+	time_t end = o->max_seconds ? time(NULL) + (time_t)o->max_seconds : 0, idle = 0;
 	char err[512];
 	int rc = 1;
 
@@ -118,14 +125,22 @@ cmd_run(const struct mw_opts *o)
 		sk_log(MW_PROG, "%s", err);
 		goto out;
 	}
-	mw_apply_init(a, &db, mt, o->default_limit, MW_PROG);
+	mw_apply_init(a, &db, mt, o->default_limit, MW_PROG, caught_up, k);
 	sk_log(MW_PROG, "consuming %s and %s from %s as group %s into database %s", o->orders_topic,
 	       o->events_topic, o->bootstrap, o->group, o->database);
 	while (!stop_sig && (end == 0 || time(NULL) < end)) {
 		size_t n = mw_kafka_poll(k, msgs, cap, 200);
 
-		if (n == 0)
+		if (n == 0) {
+			/* parked messages: retried every second while idle, so
+			 * that a refusal is seen once everything was consumed */
+			if (__atomic_load_n(&mt->v[MW_M_PARKED_NOW], __ATOMIC_RELAXED) > 0 &&
+			    time(NULL) != idle) {
+				idle = time(NULL);
+				apply_retry(a, &dc, mt, NULL, 0);
+			}
 			continue;
+		}
 		for (size_t i = 0; i < n; i++)
 			in[i] = (struct mw_input){msgs[i]->payload, msgs[i]->len};
 		if (apply_retry(a, &dc, mt, in, n) == 0)
