@@ -33,7 +33,8 @@ GUARD=1002
 export SK_SBX=seckill-demo
 
 sk_need_root
-sk_install_pkgs "${SK_BUILD_PKGS[@]}" iproute2 iputils-ping curl python3 procps ethtool
+sk_install_pkgs "${SK_BUILD_PKGS[@]}" iproute2 iputils-ping curl python3 procps ethtool \
+	mariadb-server mariadb-client
 sk_hugepages 1024
 
 mkdir -p build

@@ -10,12 +10,12 @@ SK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck disable=SC2034
 SK_BUILD_PKGS=(gcc meson ninja-build pkg-config libdpdk-dev dpdk check liblmdb-dev
 	librdkafka-dev libhiredis-dev libjansson-dev libmicrohttpd-dev libssl-dev
-	libinih-dev libcurl4-openssl-dev)
+	libinih-dev libcurl4-openssl-dev libmariadb-dev)
 # ... and what the tests and the demo drive it with.
 # shellcheck disable=SC2034
 SK_TEST_PKGS=(clang libclang-rt-14-dev clang-format curl wrk apache2-utils
 	netcat-openbsd iproute2 iputils-ping python3 procps kmod spin
-	slowhttptest hping3 ethtool shellcheck)
+	slowhttptest hping3 ethtool shellcheck mariadb-server mariadb-client)
 
 sk_log() { printf '==> %s\n' "$*" >&2; }
 sk_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
