@@ -32,6 +32,7 @@
 #include "sk_parse.h"
 #include "sk_admin.h"
 #include "sk_exporter.h"
+#include "sk_payments.h"
 #include "sk_control.h"
 
 #define PROG "seckill-control"
@@ -62,6 +63,8 @@ struct opts {
 	bool nosync;
 	const char *kafka; /* bootstrap servers; NULL = no export */
 	const char *kafka_orders, *kafka_events;
+	const char *kafka_payments; /* topic consumed; NULL = the default */
+	const char *kafka_group;    /* its consumer group; NULL = the default */
 };
 
 static void
@@ -84,6 +87,10 @@ usage(FILE *f)
 		"(default " SK_EXPORT_ORDERS_TOPIC ")\n"
 		"  --kafka-events-topic T  topic of the other events "
 		"(default " SK_EXPORT_EVENTS_TOPIC ")\n"
+		"  --kafka-payments-topic T  topic of payments and refunds consumed "
+		"(default " SK_PAYMENTS_TOPIC_DEFAULT ")\n"
+		"  --kafka-payments-group G  its consumer group (default " SK_PAYMENTS_GROUP_DEFAULT
+		")\n"
 		"  --help                  this text\n"
 		"\n"
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
@@ -107,6 +114,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_KAFKA,
 		O_KAFKA_ORDERS,
 		O_KAFKA_EVENTS,
+		O_KAFKA_PAYMENTS,
+		O_KAFKA_GROUP,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -121,6 +130,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"kafka", required_argument, NULL, O_KAFKA},
 		{"kafka-orders-topic", required_argument, NULL, O_KAFKA_ORDERS},
 		{"kafka-events-topic", required_argument, NULL, O_KAFKA_EVENTS},
+		{"kafka-payments-topic", required_argument, NULL, O_KAFKA_PAYMENTS},
+		{"kafka-payments-group", required_argument, NULL, O_KAFKA_GROUP},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -191,6 +202,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 			if (optarg[0] == '\0' || strlen(optarg) > 249)
 				bad = c == O_KAFKA_ORDERS ? "--kafka-orders-topic"
 							  : "--kafka-events-topic";
+			break;
+		case O_KAFKA_PAYMENTS:
+		case O_KAFKA_GROUP:
+			*(c == O_KAFKA_PAYMENTS ? &o->kafka_payments : &o->kafka_group) = optarg;
+			if (optarg[0] == '\0' || strlen(optarg) > 249)
+				bad = c == O_KAFKA_PAYMENTS ? "--kafka-payments-topic"
+							    : "--kafka-payments-group";
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -397,6 +415,7 @@ main(int argc, char **argv)
 	struct sk_control *ctl = NULL;
 	struct sk_admin *admin = NULL;
 	struct sk_exporter *exporter = NULL;
+	struct sk_payments *payments = NULL;
 	char **ev = NULL;
 	struct opts o;
 	int dd = argc, eal_argc, rc, status = EXIT_FAILURE, lock_fd = -1;
@@ -454,6 +473,12 @@ main(int argc, char **argv)
 			goto out;
 		}
 		sk_control_metrics_extra(ctl, export_metrics, exporter);
+		struct sk_payments_conf pc = {
+			.bootstrap = o.kafka, .topic = o.kafka_payments, .group = o.kafka_group};
+		if (sk_payments_start(&payments, ctl, &pc, err, sizeof(err)) != 0) {
+			sk_log(PROG, "%s", err);
+			goto out;
+		}
 	}
 
 	if (o.admin_port != 0 || o.admin_socket != NULL) {
@@ -487,6 +512,7 @@ main(int argc, char **argv)
 	       s.orders_committed, s.batches, s.orders_failed, s.cancels,
 	       s.pay[SK_CONTROL_PAY_DONE]);
 out:
+	sk_payments_stop(payments);
 	sk_admin_stop(admin);
 	/* What the final drain committed goes out too (bounded). */
 	sk_exporter_stop(exporter, 5000);

@@ -30,13 +30,11 @@
 #define DEFAULT_PORT 8081
 
 static const char *const copt_names[O__N] = {
-	[O_TOTAL] = "--total",
-	[O_PRICE] = "--price",
-	[O_LIMIT] = "--limit",
-	[O_NAME] = "--name",
-	[O_START] = "--start",
-	[O_END] = "--end",
-	[O_PAY_TIMEOUT] = "--pay-timeout",
+	[O_TOTAL] = "--total",		 [O_PRICE] = "--price",
+	[O_LIMIT] = "--limit",		 [O_NAME] = "--name",
+	[O_START] = "--start",		 [O_END] = "--end",
+	[O_UNITS] = "--units",		 [O_ITEM] = "--item",
+	[O_REQUEST] = "--request",	 [O_PAY_TIMEOUT] = "--pay-timeout",
 	[O_REQUEST_ID] = "--request-id",
 };
 
@@ -50,6 +48,7 @@ static const char *const main_help =
 	"commands:\n"
 	"  order show ID     an order: state, deadline, every line\n"
 	"  order pay ID      record a payment (idempotent)\n"
+	"  order refund ID   refund units of a paid order (once per request id)\n"
 	"  items             every item: stock counters and the store's ledger\n"
 	"  item ID           one item\n"
 	"  activity add ID --total N [...]   create a sale (see activity --help)\n"
@@ -72,16 +71,30 @@ static const char *const main_help =
 static const char *const order_help =
 	"usage: " PROG " order show ID\n"
 	"       " PROG " order pay ID\n"
+	"       " PROG " order refund ID [--units N] [--item I] [--request R]\n"
 	"\n"
 	"show: the order as stored in LMDB (state, payment deadline, lines), or its\n"
 	"      status in the arena while it is queued; exit 4 if unknown.\n"
 	"pay:  confirmed -> paid. Paying a paid order succeeds again (idempotent);\n"
-	"      a cancelled, failed or still-queued order exits 5; unknown exits 4.\n";
+	"      a cancelled, failed or still-queued order exits 5; unknown exits 4.\n"
+	"refund: units of a paid order back on sale; see 'order refund --help'.\n";
 
 static const char *const order_show_help = "usage: " PROG " order show ID\n"
 					   "\n"
 					   "Show order ID (decimal): state, deadline, lines.\n"
 					   "Exit 4 if the order is unknown.\n";
+
+static const char *const order_refund_help =
+	"usage: " PROG " order refund ID [--units N] [--item I] [--request R]\n"
+	"\n"
+	"Refund N units of paid order ID (default: everything left), of the line of\n"
+	"item I (a cart needs --item when --units is given; without both, every\n"
+	"line). The units go back on sale; the order becomes refunded when none is\n"
+	"left. Applied once per request id R (1-64 printable characters, no blank,\n"
+	"'\"' or '\\'); without --request one is made up and printed: rerun with it\n"
+	"to retry a refund whose answer was lost. Exit 0 when refunded (now or by an\n"
+	"earlier run of R), 5 when refused (not paid, more units than remain, no\n"
+	"such line, R used for another refund), 4 if the order is unknown.\n";
 
 static const char *const order_pay_help =
 	"usage: " PROG " order pay ID\n"
@@ -237,6 +250,8 @@ static const struct ctl_cmd commands[] = {
 	{"order", NULL, ARGS_NONE, 0, order_help, NULL},
 	{"order", "show", ARGS_ORDER_ID, 0, order_show_help, cmd_order_show},
 	{"order", "pay", ARGS_ORDER_ID, 0, order_pay_help, cmd_order_pay},
+	{"order", "refund", ARGS_ORDER_ID, 1u << O_UNITS | 1u << O_ITEM | 1u << O_REQUEST,
+	 order_refund_help, cmd_order_refund},
 	{"items", NULL, ARGS_NONE, 0, items_help, cmd_items},
 	{"item", NULL, ARGS_ITEM_ID, 0, item_help, cmd_item},
 	{"activity", NULL, ARGS_NONE, 0, activity_help, NULL},

@@ -34,8 +34,21 @@ enum {
 	EX_CONFLICT = 5,
 };
 
-/* Options of single commands (activity add, stock add), by index. */
-enum copt { O_TOTAL, O_PRICE, O_LIMIT, O_NAME, O_START, O_END, O_PAY_TIMEOUT, O_REQUEST_ID, O__N };
+/* Options of single commands (activity add, stock add, order refund), by index. */
+enum copt {
+	O_TOTAL,
+	O_PRICE,
+	O_LIMIT,
+	O_NAME,
+	O_START,
+	O_END,
+	O_PAY_TIMEOUT,
+	O_REQUEST_ID,
+	O_UNITS,
+	O_ITEM,
+	O_REQUEST,
+	O__N
+};
 
 struct ctl {
 	unsigned port;
@@ -91,6 +104,7 @@ int show_list(const struct ctl *c, const char *path, const char *key, const char
 /* The command handlers (struct ctl_cmd's run), by file. */
 int cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_order_pay(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_order_refund(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_items(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_item(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args);

@@ -213,7 +213,9 @@ status_exit(const struct resp *r, const char *what)
 		 : r->status == 400 ? EX_USAGE
 				    : EX_ERR;
 
-	if (st != NULL && r->status == 409)
+	if (st != NULL && msg != NULL && r->status == 409)
+		sk_log(PROG, "%s: %s (%s)", what, msg, st);
+	else if (st != NULL && r->status == 409)
 		sk_log(PROG, "%s: %s", what, st);
 	else
 		sk_log(PROG, "%s: %s (HTTP %d)", what, msg != NULL ? msg : "error", r->status);

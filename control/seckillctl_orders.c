@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * seckillctl's order commands: order show ID, order pay ID
- * (GET /v1/orders/{id}, POST /v1/orders/{id}/pay).
+ * seckillctl's order commands: order show ID, order pay ID, order refund ID
+ * (GET /v1/orders/{id}, POST /v1/orders/{id}/pay, POST /v1/orders/{id}/refund).
  */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
 
 #include <jansson.h>
 
 #include "seckillctl.h"
 #include "seckillctl_client.h"
+#include "sk_log.h"
+#include "sk_parse.h"
 
 int
 cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
@@ -28,18 +34,23 @@ cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char *
 	}
 	printf("%-11s %s (arena: %s)\n", "status", jstr(j, "status"), jstr(j, "arena_status"));
 	printf("%-11s %s\n", "user", jstr(j, "user"));
-	printf("%-11s %lld\n", "units", jnum(j, "units"));
+	printf("%-11s %lld", "units", jnum(j, "units"));
+	if (jnum(j, "refunded_units") > 0)
+		printf(" (%lld refunded%s)", jnum(j, "refunded_units"),
+		       json_is_true(json_object_get(j, "partially_refunded")) ? ": partially" : "");
+	printf("\n");
 	printf("%-11s %s\n", "client ip", jstr(j, "client_ip"));
 	print_time("sold at", jnum(j, "time_ns"));
 	print_time("stored at", jnum(j, "stored_ns"));
 	print_time("updated at", jnum(j, "updated_ns"));
 	print_time("deadline", jnum(j, "deadline_ns"));
-	printf("lines:\n  %-5s %-10s %-6s %-12s %s\n", "LINE", "ITEM", "QTY", "PRICE", "RETURNED");
+	printf("lines:\n  %-5s %-10s %-6s %-12s %-9s %s\n", "LINE", "ITEM", "QTY", "PRICE",
+	       "RETURNED", "REFUNDED");
 	size_t i;
 	json_t *l;
-	json_array_foreach(json_object_get(j, "lines"), i, l)
-		printf("  %-5lld %-10lld %-6lld %-12lld %lld\n", jnum(l, "line"), jnum(l, "item"),
-		       jnum(l, "qty"), jnum(l, "price"), jnum(l, "returned"));
+	json_array_foreach(json_object_get(j, "lines"), i, l) printf(
+		"  %-5lld %-10lld %-6lld %-12lld %-9lld %lld\n", jnum(l, "line"), jnum(l, "item"),
+		jnum(l, "qty"), jnum(l, "price"), jnum(l, "returned"), jnum(l, "refunded"));
 	json_decref(j);
 	return EX_OK;
 }
@@ -56,6 +67,49 @@ cmd_order_pay(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **
 		return ex;
 	printf("order %s: paid%s\n", id,
 	       json_is_true(json_object_get(j, "already")) ? " (already)" : "");
+	json_decref(j);
+	return EX_OK;
+}
+
+int
+cmd_order_refund(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+{
+	const char *id = args[0], *units_s = c->opt[O_UNITS], *item_s = c->opt[O_ITEM];
+	char req[80];
+	uint32_t units = 0, item = 0;
+	uint64_t rnd;
+	json_t *j;
+
+	if (units_s != NULL && !sk_parse_u32(units_s, 1, UINT32_MAX, &units))
+		return usage_error(cmd->help, "--units: '%s' is not 1..2^32-1", units_s);
+	if (item_s != NULL && !sk_parse_u32(item_s, 1, UINT32_MAX, &item))
+		return usage_error(cmd->help, "--item: '%s' is not an item id", item_s);
+	if (c->opt[O_REQUEST] != NULL) {
+		snprintf(req, sizeof(req), "%s", c->opt[O_REQUEST]);
+	} else {
+		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			sk_log(PROG, "no random request id: %s", strerror(errno));
+			return EX_ERR;
+		}
+		snprintf(req, sizeof(req), "ctl-%016" PRIx64, rnd);
+	}
+	json_t *body = json_pack("{s:s}", "request", req);
+	if (body != NULL && units != 0)
+		json_object_set_new(body, "units", json_integer(units));
+	if (body != NULL && item != 0)
+		json_object_set_new(body, "item", json_integer(item));
+	struct target t = target_of("/v1/orders/", id, "/refund", "order");
+	int ex = api(c, "POST", t.path, body, t.what, c->json ? BODY_PRINT_ALL : BODY_PARSE, &j);
+	if (ex == EX_UNREACHABLE || (ex == EX_ERR && c->opt[O_REQUEST] == NULL))
+		sk_log(PROG,
+		       "the refund may or may not have been applied: rerun with --request %s to "
+		       "apply it exactly once",
+		       req);
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("order %s: %lld units refunded%s, now %s (request %s)\n", id, jnum(j, "units"),
+	       json_is_true(json_object_get(j, "duplicate")) ? " (before)" : "", jstr(j, "status"),
+	       req);
 	json_decref(j);
 	return EX_OK;
 }

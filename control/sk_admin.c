@@ -127,6 +127,10 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 		if (strcmp(rest, "/pay") == 0)
 			return strcmp(method, "POST") == 0 ? adm_pay_order(ctl, id, wait_ms, r)
 							   : not_allowed(r, "POST");
+		if (strcmp(rest, "/refund") == 0)
+			return strcmp(method, "POST") == 0
+				       ? adm_refund_order(ctl, id, body, body_len, wait_ms, r)
+				       : not_allowed(r, "POST");
 	}
 	return adm_reply_error(r, 404, "not found");
 }

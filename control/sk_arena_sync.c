@@ -16,9 +16,9 @@
 /* ------------------------------------------------------------ arena moves */
 
 /*
- * ctl_status_sync - walk @id's status forward to @target (confirmed or paid):
- * queued -> confirmed -> paid, each step a CAS that another writer may
- * have made first. Returns 0 once the status is @target, -ENOENT if @id is
+ * ctl_status_sync - walk @id's status forward to @target (confirmed, paid
+ * or refunded): queued -> confirmed -> paid -> refunded, each step a CAS
+ * that another writer may have made first. Returns 0 once the status is @target, -ENOENT if @id is
  * not in the table (another run), -EALREADY if the status is elsewhere
  * (none, failed, cancelled, or paid when confirmed is wanted).
  */
@@ -34,8 +34,10 @@ ctl_status_sync(struct sk_control *ctl, uint64_t id, unsigned target)
 			return 0;
 		if (cur == SK_ORDER_QUEUED)
 			next = SK_ORDER_CONFIRMED;
-		else if (cur == SK_ORDER_CONFIRMED && target == SK_ORDER_PAID)
+		else if (cur == SK_ORDER_CONFIRMED && target != SK_ORDER_CONFIRMED)
 			next = SK_ORDER_PAID;
+		else if (cur == SK_ORDER_PAID && target == SK_ORDER_REFUNDED)
+			next = SK_ORDER_REFUNDED;
 		else
 			return -EALREADY;
 		(void)sk_status_move(&ctl->status, id, cur, next);
@@ -152,6 +154,7 @@ ctl_sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, u
 	switch (lines[0].state) {
 	case SK_ORDER_CONFIRMED:
 	case SK_ORDER_PAID:
+	case SK_ORDER_REFUNDED: /* units of a lost refund: back at the next rebuild */
 		rc = ctl_status_sync(ctl, id, lines[0].state);
 		break;
 	case SK_ORDER_CANCELLED:

@@ -20,6 +20,9 @@
  *     user's dedup holding released).
  *   - pay: confirmed -> paid, store first, then the status table; the first
  *     writer wins against expire.
+ *   - payments (sk_control_payment()): paid and refund messages, exactly once
+ *     by request id; a refund's units go back to the arena after the store
+ *     recorded it.
  *   - views for the admin API and /metrics: orders, items, counters.
  *
  * The arena and rings are reached either by name, as a DPDK secondary
@@ -243,6 +246,87 @@ int sk_control_pay(struct sk_control *ctl, uint64_t id, int64_t now_ns, unsigned
 const char *sk_control_pay_result_name(int result);
 
 /**
+ * Outcomes of sk_control_payment(): the store's (enum sk_store_pay_outcome,
+ * same numbers) and those of an order the store does not hold.
+ */
+enum sk_control_pm_outcome {
+	SK_CONTROL_PM_DONE = SK_STORE_PAY_DONE,		/**< paid / refunded now */
+	SK_CONTROL_PM_ALREADY = SK_STORE_PAY_ALREADY,	/**< paid already (success) */
+	SK_CONTROL_PM_CONFLICT = SK_STORE_PAY_CONFLICT, /**< paid after the cancel won */
+	SK_CONTROL_PM_STATE = SK_STORE_PAY_STATE,	/**< wrong state (refund of unpaid) */
+	SK_CONTROL_PM_TOO_MANY = SK_STORE_PAY_TOO_MANY, /**< more units than remain */
+	SK_CONTROL_PM_NO_ITEM = SK_STORE_PAY_NO_ITEM,	/**< no such line / cart without item */
+	SK_CONTROL_PM_UNKNOWN = SK_STORE_PAY_OUTCOMES,	/**< no such order */
+	SK_CONTROL_PM_QUEUED,				/**< sold, not yet durable: retry */
+	SK_CONTROL_PM_FAILED,				/**< never stored (failed) */
+	SK_CONTROL_PM_REUSED, /**< request id already used for another message */
+	SK_CONTROL_PM_COUNT
+};
+
+/** A payment message (Kafka seckill.payments, or the admin API's refund). */
+struct sk_control_payment {
+	const char *request; /**< request id (sk_store_request_ok()) */
+	uint64_t order;	     /**< order id */
+	uint8_t kind;	     /**< enum sk_store_pay_kind */
+	uint32_t item;	     /**< refund: the line's item; 0 = the only / every line */
+	uint32_t units;	     /**< refund: units; 0 = everything left */
+};
+
+/** What sk_control_payment() did. */
+struct sk_control_pm_result {
+	unsigned outcome; /**< enum sk_control_pm_outcome */
+	bool duplicate;	  /**< the request id was seen before: its first outcome */
+	uint8_t state;	  /**< the order's state in the store after it (if known) */
+	uint32_t units;	  /**< units paid or refunded by the request */
+};
+
+/**
+ * sk_control_payment - apply a payment message exactly once by its request
+ * id (sk_store_payment_apply(): the store records the outcome in the
+ * transaction that moves the order), then bring the arena in line:
+ *
+ *   - paid, done: status confirmed -> paid (like sk_control_pay());
+ *   - refund, done: each refunded line's units back to the pool and the
+ *     user's dedup holding lowered (sk_buy_refund(), orders of any run;
+ *     an item the arena lacks gets nothing, preheat counts from the store);
+ *     status paid -> refunded when nothing is left;
+ *   - a duplicate changes nothing (the arena followed the first time).
+ *
+ * Store first, then the arena, under the write mutex: a crash in between
+ * leaves the refunded units unsold (not yet back on sale) until the
+ * dataplane restarts and rebuilds its item table from the store; never
+ * sold twice.
+ *
+ * An order the store does not hold: queued (waited for up to @p wait_ms
+ * like sk_control_pay(), then SK_CONTROL_PM_QUEUED), failed, or unknown;
+ * nothing is recorded for it.
+ *
+ * @param ctl      the control plane
+ * @param p        the message (request id checked here)
+ * @param now_ns   wall clock, recorded
+ * @param wait_ms  how long to wait for a queued order
+ * @param out      [out] the outcome
+ * @return 0 (outcome in @p out), -EINVAL (bad request id or kind: nothing
+ *         done, counted as malformed), or a negative errno of the store
+ *         (-ENOSPC, -EIO, -EAGAIN ...: nothing changed; retry). Any thread.
+ */
+int sk_control_payment(struct sk_control *ctl, const struct sk_control_payment *p, int64_t now_ns,
+		       unsigned wait_ms, struct sk_control_pm_result *out);
+
+/**
+ * sk_control_payment_malformed - count a payment message that could not be
+ * read (bad JSON, fields missing or out of range): for /metrics. Any thread.
+ */
+void sk_control_payment_malformed(struct sk_control *ctl);
+
+/**
+ * sk_control_pm_outcome_name - "done", "already", "conflict", "state",
+ * "too_many", "no_item", "unknown", "queued", "failed", "reused"; "error"
+ * for anything else. Static strings.
+ */
+const char *sk_control_pm_outcome_name(unsigned outcome);
+
+/**
  * sk_control_heartbeat - write @p now_ns (wall clock) to
  * shm->progress[0].heartbeat_ns, the dataplane's sign that the control plane
  * is alive. Main thread (one writer).
@@ -339,16 +423,22 @@ struct sk_control_stats {
 	uint64_t units_returned;   /**< units given back by cancels and failures */
 	uint64_t pay[SK_CONTROL_PAY_UNKNOWN + 1]; /**< pay calls by result */
 	uint64_t pay_errors;			  /**< pay calls that failed (store error) */
-	uint64_t activities_created;		  /**< activities created through the admin API */
-	uint64_t activities_recorded;		  /**< config items stored as activities */
-	uint64_t activities_loaded; /**< activities put on sale in the arena (preheat) */
-	uint64_t activities_closed; /**< activities closed */
-	uint64_t units_restocked;   /**< units added to the arena by restocks */
-	uint64_t preheat_errors;    /**< activities the arena could not take */
-	uint64_t repaired;	    /**< orders brought in line with the store (crash repair) */
-	uint64_t anomalies;	    /**< arena and store disagreed beyond repair (see docs) */
-	uint64_t commit_ns_sum;	    /**< total time in put_orders */
-	uint64_t commit_count;	    /**< put_orders calls timed */
+	/** payment messages by kind (0 paid, 1 refund) and outcome */
+	uint64_t payments[2][SK_CONTROL_PM_COUNT];
+	uint64_t payments_dup;	      /**< ... of which repeats of a request id */
+	uint64_t payments_malformed;  /**< messages that could not be read */
+	uint64_t payments_errors;     /**< messages that failed on a store error */
+	uint64_t units_refunded;      /**< units back on sale from refunds */
+	uint64_t activities_created;  /**< activities created through the admin API */
+	uint64_t activities_recorded; /**< config items stored as activities */
+	uint64_t activities_loaded;   /**< activities put on sale in the arena (preheat) */
+	uint64_t activities_closed;   /**< activities closed */
+	uint64_t units_restocked;     /**< units added to the arena by restocks */
+	uint64_t preheat_errors;      /**< activities the arena could not take */
+	uint64_t repaired;	      /**< orders brought in line with the store (crash repair) */
+	uint64_t anomalies;	      /**< arena and store disagreed beyond repair (see docs) */
+	uint64_t commit_ns_sum;	      /**< total time in put_orders */
+	uint64_t commit_count;	      /**< put_orders calls timed */
 	uint64_t commit_bucket[SK_CONTROL_LAT_BUCKETS]; /**< per bucket, not cumulative */
 	uint64_t last_commit_ns;			/**< wall clock of the last commit */
 };

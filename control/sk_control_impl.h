@@ -92,8 +92,8 @@ stat_add(uint64_t *counter, uint64_t n)
  */
 
 /*
- * ctl_status_sync - walk @id's status forward to @target (confirmed or
- * paid). 0 once it is @target, -ENOENT if @id is not of this run's status
+ * ctl_status_sync - walk @id's status forward to @target (confirmed, paid
+ * or refunded). 0 once it is @target, -ENOENT if @id is not of this run's status
  * table, -EALREADY if the status is elsewhere (none, failed, cancelled).
  */
 int ctl_status_sync(struct sk_control *ctl, uint64_t id, unsigned target);

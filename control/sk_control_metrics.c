@@ -162,6 +162,26 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 			       sk_control_pay_result_name(r), s.pay[r]);
 	sk_prom_printf(&m, "seckill_pay_requests_total{result=\"error\"} %" PRIu64 "\n",
 		       s.pay_errors);
+	sk_prom_head(
+		&m, "seckill_payments_total", "counter",
+		"Payment messages (seckill.payments and the admin refund) by kind and outcome.");
+	for (int k = 0; k < 2; k++)
+		for (unsigned o = 0; o < SK_CONTROL_PM_COUNT; o++)
+			sk_prom_printf(&m,
+				       "seckill_payments_total{kind=\"%s\",outcome=\"%s\"} %" PRIu64
+				       "\n",
+				       k ? "refund" : "paid", sk_control_pm_outcome_name(o),
+				       s.payments[k][o]);
+	sk_prom_counter(&m, "seckill_payments_duplicates_total",
+			"Payment messages whose request id was seen before (first outcome kept).",
+			s.payments_dup);
+	sk_prom_counter(&m, "seckill_payments_malformed_total",
+			"Payment messages that could not be read: skipped.", s.payments_malformed);
+	sk_prom_counter(&m, "seckill_payments_errors_total",
+			"Payment messages that failed on a store error (retried).",
+			s.payments_errors);
+	sk_prom_counter(&m, "seckill_units_refunded_total", "Units back on sale from refunds.",
+			s.units_refunded);
 	sk_prom_counter(&m, "seckill_orders_repaired_total",
 			"Orders brought in line with the store after a crash.", s.repaired);
 	sk_prom_counter(&m, "seckill_control_anomalies_total",

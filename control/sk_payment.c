@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Payment (see sk_control.h and docs/control.md "Payment deadlines"): the
- * deadline pass that cancels unpaid orders (sk_control_expire) and the pay
- * call behind POST /v1/orders/{id}/pay (sk_control_pay).
+ * Payment (see sk_control.h and docs/control.md "Payment deadlines",
+ * "Payments and refunds"): the deadline pass that cancels unpaid orders
+ * (sk_control_expire), the pay call behind POST /v1/orders/{id}/pay
+ * (sk_control_pay), and the payment messages of seckill.payments and the
+ * admin API's refund (sk_control_payment).
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 #include <time.h>
 
+#include "sk_buy.h"
 #include "sk_control.h"
 #include "sk_control_impl.h"
 
@@ -138,4 +142,116 @@ sk_control_pay(struct sk_control *ctl, uint64_t id, int64_t now_ns, unsigned wai
 	else
 		stat_add(&ctl->st.pay[res], 1);
 	return res;
+}
+
+/* ------------------------------------------------------ payment messages */
+
+static const char *const pm_names[] = {
+	[SK_CONTROL_PM_DONE] = "done",	       [SK_CONTROL_PM_ALREADY] = "already",
+	[SK_CONTROL_PM_CONFLICT] = "conflict", [SK_CONTROL_PM_STATE] = "state",
+	[SK_CONTROL_PM_TOO_MANY] = "too_many", [SK_CONTROL_PM_NO_ITEM] = "no_item",
+	[SK_CONTROL_PM_UNKNOWN] = "unknown",   [SK_CONTROL_PM_QUEUED] = "queued",
+	[SK_CONTROL_PM_FAILED] = "failed",     [SK_CONTROL_PM_REUSED] = "reused",
+};
+
+const char *
+sk_control_pm_outcome_name(unsigned outcome)
+{
+	return outcome < SK_ARRAY_SIZE(pm_names) ? pm_names[outcome] : "error";
+}
+
+void
+sk_control_payment_malformed(struct sk_control *ctl)
+{
+	stat_add(&ctl->st.payments_malformed, 1);
+}
+
+/* refund_arena - the lines the store refunded now go back on sale. */
+static void
+refund_arena(struct sk_control *ctl, const struct sk_store_pay_result *res, uint64_t id)
+{
+	for (unsigned i = 0; i < res->nlines; i++) {
+		struct sk_order_rec rec = res->lines[i].rec;
+		int rc = sk_buy_refund(ctl->shm, &rec, res->lines[i].units);
+
+		if (rc == 0)
+			stat_add(&ctl->st.units_refunded, res->lines[i].units);
+		else if (rc != -ENOENT) /* -ENOENT: the item is not on sale here */
+			stat_add(&ctl->st.anomalies, 1);
+	}
+	if (res->state == SK_ORDER_REFUNDED &&
+	    ctl_status_sync(ctl, id, SK_ORDER_REFUNDED) == -EALREADY)
+		stat_add(&ctl->st.anomalies, 1);
+}
+
+/* payment_once - one attempt under the lock; 0 with @out set, or an error. */
+static int
+payment_once(struct sk_control *ctl, const struct sk_control_payment *p, int64_t now_ns,
+	     struct sk_control_pm_result *out)
+{
+	struct sk_store_payment sp = {.request = p->request,
+				      .order = p->order,
+				      .kind = p->kind,
+				      .item = p->item,
+				      .units = p->units};
+	struct sk_store_pay_result res;
+	int rc;
+
+	lock(ctl);
+	rc = sk_store_payment_apply(ctl->store, &sp, now_ns, &res);
+	if (rc == 0 || rc == -EEXIST) {
+		*out = (struct sk_control_pm_result){.outcome = rc == 0 ? res.outcome
+									: SK_CONTROL_PM_REUSED,
+						     .duplicate = res.duplicate,
+						     .state = res.state,
+						     .units = res.units};
+		if (rc == 0 && !res.duplicate && res.outcome == SK_STORE_PAY_DONE) {
+			if (p->kind == SK_STORE_PAY_REFUND)
+				refund_arena(ctl, &res, p->order);
+			else if (ctl_status_sync(ctl, p->order, SK_ORDER_PAID) == -EALREADY)
+				stat_add(&ctl->st.anomalies, 1);
+		}
+		rc = 0;
+	} else if (rc == -ENOENT) {
+		unsigned st = sk_status_get(&ctl->status, p->order);
+		*out = (struct sk_control_pm_result){
+			.outcome = st == SK_ORDER_QUEUED   ? SK_CONTROL_PM_QUEUED
+				   : st == SK_ORDER_FAILED ? SK_CONTROL_PM_FAILED
+							   : SK_CONTROL_PM_UNKNOWN,
+			.state = (uint8_t)st};
+		rc = 0;
+	}
+	unlock(ctl);
+	return rc;
+}
+
+int
+sk_control_payment(struct sk_control *ctl, const struct sk_control_payment *p, int64_t now_ns,
+		   unsigned wait_ms, struct sk_control_pm_result *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!sk_store_request_ok(p->request) ||
+	    (p->kind != SK_STORE_PAY_PAID && p->kind != SK_STORE_PAY_REFUND)) {
+		stat_add(&ctl->st.payments_malformed, 1);
+		return -EINVAL;
+	}
+	rc = payment_once(ctl, p, now_ns, out);
+	/* Queued: the drain usually confirms within a few ms. Wait outside the lock. */
+	for (unsigned w = 0; rc == 0 && out->outcome == SK_CONTROL_PM_QUEUED && w < wait_ms; w++) {
+		struct timespec ts = {0, 1000000};
+
+		nanosleep(&ts, NULL);
+		if (sk_status_get(&ctl->status, p->order) != SK_ORDER_QUEUED)
+			rc = payment_once(ctl, p, now_ns + (int64_t)(w + 1) * MS, out);
+	}
+	if (rc != 0) {
+		stat_add(&ctl->st.payments_errors, 1);
+		return rc;
+	}
+	stat_add(&ctl->st.payments[p->kind == SK_STORE_PAY_REFUND][out->outcome], 1);
+	if (out->duplicate)
+		stat_add(&ctl->st.payments_dup, 1);
+	return 0;
 }

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The payments consumer (sk_payments.h): seckill.payments messages read with
+ * a librdkafka consumer group, parsed, applied with sk_control_payment(),
+ * and their offsets committed by hand once the store has the outcome.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <librdkafka/rdkafka.h>
+
+#include "sk_common.h"
+#include "sk_log.h"
+#include "sk_parse.h"
+#include "sk_payments.h"
+
+#define PROG	       "seckill-control"
+#define POLL_MS	       100
+#define RETRY_NS       (100 * INT64_C(1000000))
+#define QUEUED_WAIT_MS 100
+#define QUEUED_TRIES   50  /* a paid order still queued: 5 s, then skipped */
+#define NAME_MAX_LEN   249 /* Kafka's longest topic name */
+
+struct sk_payments {
+	rd_kafka_t *rk;
+	struct sk_control *ctl;
+	pthread_t th;
+	atomic_bool stop;
+};
+
+/* ---------------------------------------------------------------- messages */
+
+static int
+bad(char *why, size_t whylen, const char *what)
+{
+	sk_set_err(why, whylen, "%s", what);
+	return -EBADMSG;
+}
+
+/* get_u32 - optional integer field @name in 1..UINT32_MAX; 0 if absent. */
+static int
+get_u32(json_t *o, const char *name, uint32_t *out)
+{
+	json_t *v = json_object_get(o, name);
+
+	*out = 0;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > (json_int_t)UINT32_MAX)
+		return -EBADMSG;
+	*out = (uint32_t)json_integer_value(v);
+	return 0;
+}
+
+/* get_order - the order id: a decimal string (or a JSON integer), >= 1. */
+static int
+get_order(json_t *o, uint64_t *id)
+{
+	json_t *v = json_object_get(o, "order");
+
+	if (json_is_integer(v) && json_integer_value(v) >= 1) {
+		*id = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	if (json_is_string(v) && sk_parse_u64(json_string_value(v), 1, UINT64_MAX, id))
+		return 0;
+	return -EBADMSG;
+}
+
+int
+sk_payments_parse(const void *buf, size_t len, struct sk_control_payment *p,
+		  char req[SK_STORE_REQUEST_MAX + 1], char *why, size_t whylen)
+{
+	json_error_t e;
+	json_t *o = buf != NULL ? json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e) : NULL;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	req[0] = '\0';
+	if (o == NULL)
+		return bad(why, whylen, "not JSON");
+	json_t *v = json_object_get(o, "v");
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	const char *r = json_string_value(json_object_get(o, "request"));
+	if (!json_is_object(o))
+		rc = bad(why, whylen, "not a JSON object");
+	else if (!json_is_integer(v) || json_integer_value(v) != 1)
+		rc = bad(why, whylen, "\"v\" is not 1");
+	else if (r == NULL || !sk_store_request_ok(r))
+		rc = bad(why, whylen,
+			 "\"request\" missing or not 1-64 printable characters without blank, "
+			 "'\"' or '\\'");
+	else if (get_order(o, &p->order) != 0)
+		rc = bad(why, whylen, "\"order\" missing or not a decimal id");
+	else if (kind != NULL && strcmp(kind, "paid") == 0)
+		p->kind = SK_STORE_PAY_PAID;
+	else if (kind != NULL && strcmp(kind, "refund") == 0)
+		p->kind = SK_STORE_PAY_REFUND;
+	else
+		rc = bad(why, whylen, "\"kind\" is not \"paid\" or \"refund\"");
+	if (rc == 0 && p->kind == SK_STORE_PAY_REFUND &&
+	    (get_u32(o, "units", &p->units) != 0 || get_u32(o, "item", &p->item) != 0))
+		rc = bad(why, whylen, "\"units\" or \"item\" not an integer >= 1");
+	if (rc == 0) {
+		snprintf(req, SK_STORE_REQUEST_MAX + 1, "%s", r);
+		p->request = req;
+	}
+	json_decref(o);
+	return rc;
+}
+
+int
+sk_payments_handle(struct sk_control *ctl, const void *buf, size_t len, int64_t now_ns,
+		   struct sk_control_pm_result *out)
+{
+	static atomic_uint_fast64_t malformed;
+	char req[SK_STORE_REQUEST_MAX + 1], why[160];
+	struct sk_control_payment p;
+	struct sk_control_pm_result res;
+	int rc = sk_payments_parse(buf, len, &p, req, why, sizeof(why));
+
+	if (rc == 0)
+		rc = sk_control_payment(ctl, &p, now_ns, QUEUED_WAIT_MS, &res);
+	if (rc == -EBADMSG || rc == -EINVAL) {
+		uint64_t n = atomic_fetch_add(&malformed, 1) + 1;
+		if (rc == -EBADMSG)
+			sk_control_payment_malformed(ctl);
+		if (n <= 100 || n % 1000 == 0)
+			sk_log(PROG, "payments: malformed message skipped (%s; %" PRIu64 " so far)",
+			       rc == -EBADMSG ? why : "refused", n);
+		return SK_PAYMENTS_MALFORMED;
+	}
+	if (rc != 0)
+		return rc;
+	if (out != NULL)
+		*out = res;
+	return SK_PAYMENTS_APPLIED;
+}
+
+/* ------------------------------------------------------------------ thread */
+
+static void
+pause_ns(int64_t ns)
+{
+	struct timespec ts = {ns / 1000000000, ns % 1000000000};
+
+	nanosleep(&ts, NULL);
+}
+
+/* apply - one message until it is applied or skipped (or we stop). */
+static bool
+apply(struct sk_payments *c, const rd_kafka_message_t *m)
+{
+	int64_t last_log = 0;
+
+	for (unsigned queued = 0; !atomic_load(&c->stop);) {
+		struct sk_control_pm_result res;
+		int rc = sk_payments_handle(c->ctl, m->payload, m->len, sk_clock_ns(CLOCK_REALTIME),
+					    &res);
+		if (rc == SK_PAYMENTS_APPLIED && res.outcome == SK_CONTROL_PM_QUEUED &&
+		    ++queued < QUEUED_TRIES)
+			continue; /* waited 100 ms in there: the drain will commit it */
+		if (rc >= 0) {
+			if (rc == SK_PAYMENTS_APPLIED && res.outcome == SK_CONTROL_PM_QUEUED)
+				sk_log(PROG,
+				       "payments: offset %" PRId64 ": order still queued "
+				       "after 5 s: skipped",
+				       m->offset);
+			return true;
+		}
+		int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
+		if (now - last_log > INT64_C(1000000000)) {
+			sk_log(PROG, "payments: store: %s (retrying offset %" PRId64 ")",
+			       strerror(-rc), m->offset);
+			last_log = now;
+		}
+		pause_ns(RETRY_NS);
+	}
+	return false;
+}
+
+static void *
+run(void *arg)
+{
+	struct sk_payments *c = arg;
+	int64_t last_log = 0;
+
+	while (!atomic_load(&c->stop)) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(c->rk, POLL_MS);
+
+		if (m == NULL)
+			continue;
+		if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+			int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
+			if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
+			    now - last_log > INT64_C(1000000000)) {
+				sk_log(PROG, "payments: kafka: %s", rd_kafka_message_errstr(m));
+				last_log = now;
+			}
+		} else if (apply(c, m)) {
+			/* The outcome is durable: the offset may move past it.
+			 * Synchronous, so a clean stop leaves nothing to redo; a
+			 * failed commit only means a harmless redelivery. */
+			rd_kafka_commit_message(c->rk, m, 0);
+		}
+		rd_kafka_message_destroy(m);
+	}
+	return NULL;
+}
+
+int
+sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
+		  const struct sk_payments_conf *conf, char *err, size_t errlen)
+{
+	const char *topic = conf->topic != NULL ? conf->topic : SK_PAYMENTS_TOPIC_DEFAULT;
+	char e[256];
+	const char *kv[][2] = {
+		{"bootstrap.servers", conf->bootstrap},
+		{"client.id", "seckill-control-payments"},
+		{"group.id", conf->group != NULL ? conf->group : SK_PAYMENTS_GROUP_DEFAULT},
+		{"enable.auto.commit", "false"},
+		{"enable.auto.offset.store", "false"},
+		{"auto.offset.reset", "earliest"},
+	};
+	struct sk_payments *c;
+	rd_kafka_conf_t *kc;
+	int rc;
+
+	if (conf->bootstrap == NULL || strlen(topic) == 0 || strlen(topic) > NAME_MAX_LEN) {
+		sk_set_err(err, errlen, "payments: bad bootstrap servers or topic");
+		return -EINVAL;
+	}
+	c = calloc(1, sizeof(*c));
+	kc = rd_kafka_conf_new();
+	if (c == NULL || kc == NULL) {
+		free(c);
+		if (kc != NULL)
+			rd_kafka_conf_destroy(kc);
+		return -ENOMEM;
+	}
+	c->ctl = ctl;
+	for (size_t i = 0; i < SK_ARRAY_SIZE(kv); i++) {
+		if (rd_kafka_conf_set(kc, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {
+			sk_set_err(err, errlen, "payments: %s = %s: %s", kv[i][0], kv[i][1], e);
+			rd_kafka_conf_destroy(kc);
+			free(c);
+			return -EINVAL;
+		}
+	}
+	c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kc, e, sizeof(e));
+	if (c->rk == NULL) {
+		sk_set_err(err, errlen, "payments: cannot create the consumer: %s", e);
+		rd_kafka_conf_destroy(kc);
+		free(c);
+		return -EINVAL;
+	}
+	rd_kafka_poll_set_consumer(c->rk);
+	rd_kafka_topic_partition_list_t *tl = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(tl, topic, RD_KAFKA_PARTITION_UA);
+	rd_kafka_resp_err_t ke = rd_kafka_subscribe(c->rk, tl);
+	rd_kafka_topic_partition_list_destroy(tl);
+	if (ke != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		sk_set_err(err, errlen, "payments: subscribe to %s: %s", topic,
+			   rd_kafka_err2str(ke));
+		rd_kafka_destroy(c->rk);
+		free(c);
+		return -EINVAL;
+	}
+	rc = pthread_create(&c->th, NULL, run, c);
+	if (rc != 0) {
+		sk_set_err(err, errlen, "payments: cannot start its thread: %s", strerror(rc));
+		rd_kafka_consumer_close(c->rk);
+		rd_kafka_destroy(c->rk);
+		free(c);
+		return -rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void
+sk_payments_stop(struct sk_payments *c)
+{
+	if (c == NULL)
+		return;
+	atomic_store(&c->stop, true);
+	pthread_join(c->th, NULL);
+	rd_kafka_consumer_close(c->rk);
+	rd_kafka_destroy(c->rk);
+	free(c);
+}
