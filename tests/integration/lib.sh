@@ -14,8 +14,10 @@ set -euo pipefail
 IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$IT_DIR/../.." && pwd)
 SBX=$REPO/scripts/sandbox.sh
-# The Python helpers (JSON values, order checks, reports): see itpy.
+# The Python helpers (JSON values, order checks, reports): see itpy. They
+# import each other: no __pycache__ written into the source tree.
 IT_PY=$REPO/tests/lib/python
+export PYTHONDONTWRITEBYTECODE=1
 TEST=$(basename "$0" .sh)
 export SK_SBX=sk-it-$TEST-$$
 export SK_SBX_PAGES=${SK_SBX_PAGES:-256}
