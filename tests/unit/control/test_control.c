@@ -42,6 +42,7 @@
 #include "sk_activity.h"
 #include "sk_admin.h"
 #include "sk_exporter.h"
+#include "sk_payments.h"
 #include "sk_buy.h"
 #include "sk_control.h"
 #include "sk_test_arena.h"
@@ -1468,6 +1469,22 @@ START_TEST(seckillctl_against_admin)
 	ck_assert_int_eq(CLI("--socket", sock, "order", "show", ida), 0);
 	ck_assert_ptr_nonnull(strstr(out, "paid"));
 
+	/* order refund: refused for the cancelled order, done once per request id */
+	ck_assert_int_eq(CLI("--port", port, "order", "refund", idb), 5);
+	ck_assert_int_eq(CLI("--port", port, "order", "refund", ida, "--units", "2"), 5);
+	ck_assert_int_eq(CLI("--port", port, "order", "refund", ida, "--units", "x"), 2);
+	ck_assert_int_eq(CLI("--port", port, "order", "pay", ida, "--units", "1"), 2);
+	ck_assert_int_eq(CLI("--port", port, "order", "refund", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--request R"));
+	ck_assert_int_eq(CLI("--port", port, "order", "refund", ida, "--request", "cli-1"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "1 units refunded, now refunded (request cli-1)"));
+	ck_assert_int_eq(
+		CLI("--port", port, "--json", "order", "refund", ida, "--request", "cli-1"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"duplicate\":true"));
+	ck_assert_int_eq(CLI("--port", port, "order", "show", ida), 0);
+	ck_assert_ptr_nonnull(strstr(out, "refunded (arena: refunded)"));
+	ck_assert_ptr_nonnull(strstr(out, "REFUNDED"));
+
 	ck_assert_int_eq(CLI("--port", port, "reconcile"), 0);
 	ck_assert_ptr_nonnull(strstr(out, "reconcile: ok"));
 	ck_assert_int_eq(CLI("--port", port, "--json", "reconcile"), 0);
@@ -1557,6 +1574,281 @@ END_TEST
 
 /* ------------------------------------------------------------------- runner */
 
+/* ---------------------------------------------------------------- payments */
+
+/* msg - apply one hand-made seckill.payments message; its verdict. */
+static int
+msg(const char *json, struct sk_control_pm_result *res)
+{
+	return sk_payments_handle(F.ctl, json, strlen(json), T0 + 2 * S, res);
+}
+
+/* msg_ok - apply a message that must be read; its outcome. */
+static unsigned
+msg_ok(const char *fmt, uint64_t order, struct sk_control_pm_result *res)
+{
+	char buf[256];
+	struct sk_control_pm_result r;
+
+	snprintf(buf, sizeof(buf), fmt, (unsigned long long)order);
+	ck_assert_int_eq(msg(buf, &r), SK_PAYMENTS_APPLIED);
+	if (res != NULL)
+		*res = r;
+	return r.outcome;
+}
+
+START_TEST(payment_messages)
+{
+	struct sk_item *one = add_item(1, 2, 1);  /* limit 1 */
+	struct sk_item *many = add_item(2, 5, 5); /* limit 5 */
+	struct sk_buy_line l = {.item = many, .qty = 4};
+	struct sk_control_pm_result r;
+	uint64_t a = buy(0, 10, one), b, c = buy(1, 11, one);
+
+	ck_assert_int_eq(buy_lines(0, 12, &l, 1, &b), SK_BUY_OK);
+	ck_assert_int_eq(drain_now(NULL), 3);
+
+	/* paid, its redelivery, a second payment of the same order */
+	ck_assert_uint_eq(
+		msg_ok("{\"v\":1,\"request\":\"p-a\",\"order\":\"%llu\",\"kind\":\"paid\"}", a, &r),
+		SK_CONTROL_PM_DONE);
+	ck_assert_uint_eq(arena_state(a), SK_ORDER_PAID);
+	ck_assert_uint_eq(
+		msg_ok("{\"v\":1,\"request\":\"p-a\",\"order\":\"%llu\",\"kind\":\"paid\"}", a, &r),
+		SK_CONTROL_PM_DONE);
+	ck_assert(r.duplicate);
+	ck_assert_uint_eq(msg_ok("{\"kind\":\"paid\",\"order\":%llu,\"request\":\"p-a2\",\"v\":1,"
+				 "\"extra\":[1]}",
+				 a, NULL),
+			  SK_CONTROL_PM_ALREADY);
+	msg_ok("{\"v\":1,\"request\":\"p-b\",\"order\":\"%llu\",\"kind\":\"paid\"}", b, NULL);
+
+	/* refund of an unpaid order: refused, nothing moves */
+	ck_assert_uint_eq(
+		msg_ok("{\"v\":1,\"request\":\"r-c\",\"order\":\"%llu\",\"kind\":\"refund\"}", c,
+		       NULL),
+		SK_CONTROL_PM_STATE);
+	ck_assert_uint_eq(arena_state(c), SK_ORDER_CONFIRMED);
+
+	/* limit 1, refunded in full: the unit is back and the buyer may buy again */
+	ck_assert_int_eq(buy_one(0, 13, one), SK_BUY_SOLD_OUT);
+	ck_assert_uint_eq(
+		msg_ok("{\"v\":1,\"request\":\"r-a\",\"order\":\"%llu\",\"kind\":\"refund\"}", a,
+		       &r),
+		SK_CONTROL_PM_DONE);
+	ck_assert_uint_eq(r.units, 1);
+	ck_assert_uint_eq(r.state, SK_ORDER_REFUNDED);
+	ck_assert_uint_eq(arena_state(a), SK_ORDER_REFUNDED);
+	ck_assert_uint_eq(store_state(a), SK_ORDER_REFUNDED);
+	ck_assert_uint_eq(sk_stock_remaining(one), 1);
+	assert_books(one);
+	/* redelivered: the unit goes back once */
+	ck_assert_uint_eq(
+		msg_ok("{\"v\":1,\"request\":\"r-a\",\"order\":\"%llu\",\"kind\":\"refund\"}", a,
+		       &r),
+		SK_CONTROL_PM_DONE);
+	ck_assert(r.duplicate);
+	ck_assert_uint_eq(sk_stock_remaining(one), 1);
+	uint64_t again;
+	struct sk_buy_line l1 = {.item = one, .qty = 1};
+	ck_assert_int_eq(buy_lines(1, 10, &l1, 1, &again), SK_BUY_OK);
+	ck_assert_uint_ne(again, a);
+	ck_assert_int_eq(buy_one(0, 13, one), SK_BUY_SOLD_OUT);
+
+	/* partial refunds of 4 units: 1, too many (4), 3 */
+	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b1\",\"order\":\"%llu\",\"kind\":"
+				 "\"refund\",\"units\":1}",
+				 b, NULL),
+			  SK_CONTROL_PM_DONE);
+	ck_assert_uint_eq(arena_state(b), SK_ORDER_PAID);
+	ck_assert_uint_eq(sk_stock_remaining(many), 2);
+	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b2\",\"order\":\"%llu\",\"kind\":"
+				 "\"refund\",\"units\":4,\"item\":2}",
+				 b, NULL),
+			  SK_CONTROL_PM_TOO_MANY);
+	ck_assert_uint_eq(sk_stock_remaining(many), 2);
+	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b3\",\"order\":\"%llu\",\"kind\":"
+				 "\"refund\",\"units\":3,\"item\":2}",
+				 b, NULL),
+			  SK_CONTROL_PM_DONE);
+	ck_assert_uint_eq(arena_state(b), SK_ORDER_REFUNDED);
+	ck_assert_uint_eq(sk_stock_remaining(many), 5);
+	assert_books(many);
+	/* the same request id for another refund */
+	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b3\",\"order\":\"%llu\",\"kind\":"
+				 "\"refund\",\"units\":2,\"item\":2}",
+				 b, NULL),
+			  SK_CONTROL_PM_REUSED);
+	/* unknown order: nothing recorded */
+	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"u\",\"order\":\"%llu\",\"kind\":\"paid\"}",
+				 sk_order_id_make(EPOCH, 0, 999), NULL),
+			  SK_CONTROL_PM_UNKNOWN);
+
+	/* malformed: skipped, counted, never applied */
+	static const char *const bad[] = {
+		"",
+		"not json",
+		"[1]",
+		"{\"v\":2,\"request\":\"m\",\"order\":\"1\",\"kind\":\"paid\"}",
+		"{\"v\":1,\"order\":\"1\",\"kind\":\"paid\"}",
+		"{\"v\":1,\"request\":\"has space\",\"order\":\"1\",\"kind\":\"paid\"}",
+		"{\"v\":1,\"request\":\"m\",\"order\":\"x1\",\"kind\":\"paid\"}",
+		"{\"v\":1,\"request\":\"m\",\"order\":\"0\",\"kind\":\"paid\"}",
+		"{\"v\":1,\"request\":\"m\",\"order\":\"1\",\"kind\":\"gift\"}",
+		"{\"v\":1,\"request\":\"m\",\"order\":\"1\",\"kind\":\"refund\",\"units\":0}",
+		"{\"v\":1,\"request\":\"m\",\"order\":\"1\",\"kind\":\"refund\",\"item\":\"2\"}",
+		"{\"v\":1,\"request\":\"m\",\"request\":\"n\",\"order\":\"1\",\"kind\":\"paid\"}",
+	};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++)
+		ck_assert_msg(msg(bad[i], &r) == SK_PAYMENTS_MALFORMED, "%s", bad[i]);
+	ck_assert_int_eq(sk_payments_handle(F.ctl, NULL, 0, T0, &r), SK_PAYMENTS_MALFORMED);
+
+	struct sk_control_stats s = stats();
+	ck_assert_uint_eq(s.payments_malformed, SK_ARRAY_SIZE(bad) + 1);
+	ck_assert_uint_eq(s.payments[0][SK_CONTROL_PM_DONE], 3);
+	ck_assert_uint_eq(s.payments[1][SK_CONTROL_PM_DONE], 4);
+	ck_assert_uint_eq(s.payments[1][SK_CONTROL_PM_TOO_MANY], 1);
+	ck_assert_uint_eq(s.payments_dup, 3); /* p-a, r-a, and r-b3 reused */
+	ck_assert_uint_eq(s.units_refunded, 5);
+	ck_assert_uint_eq(s.anomalies, 0);
+	char *m = metrics_text();
+	ck_assert_ptr_nonnull(
+		strstr(m, "seckill_payments_total{kind=\"refund\",outcome=\"done\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(m, "seckill_payments_malformed_total 13\n"));
+	ck_assert_ptr_nonnull(strstr(m, "seckill_orders{state=\"refunded\"} 2\n"));
+	assert_metrics_parse(m);
+	free(m);
+	assert_store_ok();
+}
+END_TEST
+
+struct messenger {
+	const uint64_t *ids;
+	unsigned res[RACE_ORDERS];
+};
+
+static void *
+paid_msg_thread(void *arg)
+{
+	struct messenger *p = arg;
+
+	for (unsigned i = 0; i < RACE_ORDERS; i++) {
+		char buf[160];
+		struct sk_control_pm_result r;
+		snprintf(buf, sizeof(buf),
+			 "{\"v\":1,\"request\":\"race-%u\",\"order\":\"%llu\",\"kind\":\"paid\"}",
+			 i, (unsigned long long)p->ids[i]);
+		ck_assert_int_eq(sk_payments_handle(F.ctl, buf, strlen(buf), T0 + TIMEOUT, &r),
+				 SK_PAYMENTS_APPLIED);
+		p->res[i] = r.outcome;
+	}
+	return NULL;
+}
+
+/* A paid message racing the timeout: paid, or a conflict that takes no unit. */
+START_TEST(payment_races_timeout)
+{
+	struct sk_item *it = add_item(1, RACE_ORDERS, 1);
+	static uint64_t ids[RACE_ORDERS];
+	static struct messenger p;
+	pthread_t t;
+	unsigned paid = 0, conflicts = 0;
+	int expired = 0, rc;
+
+	for (unsigned u = 0; u < RACE_ORDERS; u++)
+		ids[u] = buy(u % NLCORES, 1 + u, it);
+	ck_assert_int_eq(drain_now(NULL), RACE_ORDERS);
+	sk_control_close(F.ctl);
+	F.conf.expire_max = 7;
+	ctl_open();
+
+	p.ids = ids;
+	ck_assert_int_eq(pthread_create(&t, NULL, paid_msg_thread, &p), 0);
+	while ((rc = sk_control_expire(F.ctl, T0 + TIMEOUT)) > 0)
+		expired += rc;
+	ck_assert_int_eq(rc, 0);
+	pthread_join(t, NULL);
+	expired += sk_control_expire(F.ctl, T0 + TIMEOUT);
+
+	for (unsigned i = 0; i < RACE_ORDERS; i++) {
+		unsigned s = store_state(ids[i]);
+		ck_assert_uint_eq(arena_state(ids[i]), s);
+		if (p.res[i] == SK_CONTROL_PM_DONE) {
+			ck_assert_uint_eq(s, SK_ORDER_PAID);
+			paid++;
+		} else {
+			ck_assert_uint_eq(p.res[i], SK_CONTROL_PM_CONFLICT);
+			ck_assert_uint_eq(s, SK_ORDER_CANCELLED);
+			conflicts++;
+		}
+	}
+	ck_assert_uint_eq(paid + conflicts, RACE_ORDERS);
+	ck_assert_int_eq(expired, (int)conflicts);
+	/* the cancelled units stay on sale: a conflict takes none back */
+	ck_assert_uint_eq(sk_stock_remaining(it), conflicts);
+	ck_assert_uint_eq(stats().payments[0][SK_CONTROL_PM_CONFLICT], conflicts);
+	ck_assert_uint_eq(stats().anomalies, 0);
+	assert_books(it);
+	assert_store_ok();
+}
+END_TEST
+
+START_TEST(admin_refund_route)
+{
+	struct sk_item *it = add_item(2, 5, 5);
+	struct sk_buy_line l = {.item = it, .qty = 3};
+	char path[96], body[160];
+	uint64_t id;
+	json_t *j;
+
+	ck_assert_int_eq(buy_lines(0, 12, &l, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(drain_now(NULL), 1);
+	snprintf(path, sizeof(path), "/v1/orders/%llu/refund", (unsigned long long)id);
+	j = handle_body("POST", path, "{\"units\":1}", 409); /* not paid yet */
+	ck_assert_str_eq(json_string_value(json_object_get(j, "outcome")), "state");
+	json_decref(j);
+	ck_assert_int_eq(sk_control_pay(F.ctl, id, T0 + S, 0), SK_CONTROL_PAY_DONE);
+
+	j = handle_body("POST", path, "{\"units\":1,\"request\":\"adm-1\"}", 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "paid");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "units")), 1);
+	ck_assert(json_is_false(json_object_get(j, "duplicate")));
+	json_decref(j);
+	j = handle_body("POST", path, "{\"units\":1,\"request\":\"adm-1\"}", 200); /* retried */
+	ck_assert(json_is_true(json_object_get(j, "duplicate")));
+	json_decref(j);
+	ck_assert_uint_eq(sk_stock_remaining(it), 3);
+	error_has(handle_body("POST", path, "{\"units\":5}", 409), "more units");
+	error_has(handle_body("POST", path, "{\"units\":1,\"request\":\"adm-1\",\"item\":3}", 409),
+		  "another refund");
+	error_has(handle_body("POST", path, "{\"units\":0}", 400), "units");
+	error_has(handle_body("POST", path, "{\"units\":1,\"request\":\"a b\"}", 400), "request");
+	error_has(handle_body("POST", path, "{\"unit\":1}", 400), "unknown field");
+	error_has(handle_body("POST", path, "[]", 400), "body");
+	error_has(handle_body("GET", path, NULL, 405), "method");
+	snprintf(body, sizeof(body), "/v1/orders/%llu/refund",
+		 (unsigned long long)sk_order_id_make(EPOCH, 0, 999));
+	error_has(handle_body("POST", body, NULL, 404), "unknown order");
+
+	/* the rest, without a body: refunded */
+	j = handle_body("POST", path, NULL, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "refunded");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "units")), 2);
+	json_decref(j);
+	ck_assert_uint_eq(sk_stock_remaining(it), 5);
+	snprintf(path, sizeof(path), "/v1/orders/%llu", (unsigned long long)id);
+	j = handle_body("GET", path, NULL, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "refunded");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "arena_status")), "refunded");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "refunded_units")), 3);
+	json_t *l0 = json_array_get(json_object_get(j, "lines"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(l0, "refunded")), 3);
+	json_decref(j);
+	assert_books(it);
+	assert_store_ok();
+}
+END_TEST
+
 static Suite *
 control_suite(void)
 {
@@ -1603,6 +1895,14 @@ control_suite(void)
 	tcase_add_test(tc, pay_results);
 	tcase_add_test(tc, pay_waits_for_queued_order);
 	tcase_add_test(tc, pay_races_timeout);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("payments");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, payment_messages);
+	tcase_add_test(tc, payment_races_timeout);
+	tcase_add_test(tc, admin_refund_route);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("activities");
