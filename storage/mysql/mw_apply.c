@@ -147,35 +147,22 @@ step_confirmed(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 	return ST_OK;
 }
 
-/* step_paid - confirmed -> paid; the items' paid units. */
+/*
+ * step_move - confirmed -> @to (paid or cancelled), then @set on the
+ * order's lines joined with their items (the units paid or returned).
+ */
 static int
-step_paid(struct mw_apply *a, const struct mw_msg *m)
+step_move(struct mw_apply *a, const struct mw_msg *m, const char *to, const char *set)
 {
-	int64_t r = X("UPDATE orders SET state = 'paid', updated_ns = %" PRId64
-		      " WHERE id = %" PRIu64 " AND state = 'confirmed'",
-		      m->time_ns, m->order);
+	int64_t r = X("UPDATE orders SET state = '%s', updated_ns = %" PRId64 " WHERE id = %" PRIu64
+		      " AND state = 'confirmed'",
+		      to, m->time_ns, m->order);
 
 	if (r <= 0)
 		return r < 0 ? ST_DBERR : order_state(a, m);
-	r = X("UPDATE items i JOIN order_lines l ON l.item_id = i.id SET i.paid = i.paid + l.qty "
-	      "WHERE l.order_id = %" PRIu64,
-	      m->order);
-	return r < 0 ? ST_DBERR : ST_OK;
-}
-
-/* step_cancelled - confirmed -> cancelled; every line's units returned. */
-static int
-step_cancelled(struct mw_apply *a, const struct mw_msg *m)
-{
-	int64_t r = X("UPDATE orders SET state = 'cancelled', updated_ns = %" PRId64
-		      " WHERE id = %" PRIu64 " AND state = 'confirmed'",
-		      m->time_ns, m->order);
-
-	if (r <= 0)
-		return r < 0 ? ST_DBERR : order_state(a, m);
-	r = X("UPDATE items i JOIN order_lines l ON l.item_id = i.id SET i.returned = i.returned + "
-	      "l.qty - l.refunded, l.live = 0 WHERE l.order_id = %" PRIu64,
-	      m->order);
+	r = X("UPDATE items i JOIN order_lines l ON l.item_id = i.id SET %s WHERE l.order_id = "
+	      "%" PRIu64,
+	      set, m->order);
 	return r < 0 ? ST_DBERR : ST_OK;
 }
 
@@ -268,9 +255,10 @@ step(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 	case MW_MSG_CONFIRMED:
 		return step_confirmed(a, m, now);
 	case MW_MSG_PAID:
-		return step_paid(a, m);
-	case MW_MSG_CANCELLED:
-		return step_cancelled(a, m);
+		return step_move(a, m, "paid", "i.paid = i.paid + l.qty");
+	case MW_MSG_CANCELLED: /* every line's units back, the lines not live */
+		return step_move(a, m, "cancelled",
+				 "i.returned = i.returned + l.qty - l.refunded, l.live = 0");
 	case MW_MSG_REFUNDED:
 		return step_refunded(a, m);
 	case MW_MSG_ACTIVITY:

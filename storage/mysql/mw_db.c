@@ -109,6 +109,24 @@ vexec(struct mw_db *db, const char *fmt, va_list ap)
 	return 0;
 }
 
+/*
+ * vrun - run the statement and read its result: *@res the rows (NULL if
+ * none), or -1 with the error kept.
+ */
+static int
+vrun(struct mw_db *db, MYSQL_RES **res, const char *fmt, va_list ap)
+{
+	*res = NULL;
+	if (vexec(db, fmt, ap) != 0)
+		return -1;
+	*res = mysql_store_result(db->my);
+	if (*res == NULL && mysql_field_count(db->my) != 0) {
+		fail(db);
+		return -1;
+	}
+	return 0;
+}
+
 int64_t
 mw_db_exec(struct mw_db *db, const char *fmt, ...)
 {
@@ -117,18 +135,13 @@ mw_db_exec(struct mw_db *db, const char *fmt, ...)
 	int rc;
 
 	va_start(ap, fmt);
-	rc = vexec(db, fmt, ap);
+	rc = vrun(db, &res, fmt, ap);
 	va_end(ap);
 	if (rc != 0)
 		return -1;
-	res = mysql_store_result(db->my);
 	if (res != NULL) {
 		mysql_free_result(res);
 		return 0;
-	}
-	if (mysql_field_count(db->my) != 0) {
-		fail(db);
-		return -1;
 	}
 	return (int64_t)mysql_affected_rows(db->my);
 }
@@ -138,19 +151,11 @@ mw_db_query(struct mw_db *db, const char *fmt, ...)
 {
 	MYSQL_RES *res;
 	va_list ap;
-	int rc;
 
 	va_start(ap, fmt);
-	rc = vexec(db, fmt, ap);
+	if (vrun(db, &res, fmt, ap) == 0 && res == NULL)
+		db->err = 0; /* a statement without rows */
 	va_end(ap);
-	if (rc != 0)
-		return NULL;
-	res = mysql_store_result(db->my);
-	if (res == NULL) {
-		fail(db);
-		if (mysql_field_count(db->my) == 0)
-			db->err = 0;
-	}
 	return res;
 }
 

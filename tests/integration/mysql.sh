@@ -207,22 +207,7 @@ expect_eq "hand-made: writer stops on SIGTERM with status 0" "$W_RC" 0
 # ------------------------------------------------------------------ 2. a sale
 export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP"
 cfg=$tmp/mysql.ini
-{
-	cat "$REPO/config/sandbox.ini"
-	cat <<-EOF
-
-		[seckill]
-		auth = off
-		store = $tmp/store
-		ack = durable
-		ack_wait_ms = 3000
-
-		[item.1]
-		name = mysql sale
-		total = $W1
-		dedup_slots = 65536
-	EOF
-} >"$cfg"
+sale_config "$cfg" $W1
 sbx_up --config "$cfg" >/dev/null
 check "sale: writer started (database seckill)" writer_start
 rc=0
@@ -232,11 +217,7 @@ tail -n 3 "$tmp/c1.out"
 expect_eq "sale: crowd checks pass" "$rc" 0
 expect_eq "sale: $W1 winners" "$(wc -l <"$tmp/o1")" $W1
 head -n 5 "$tmp/o1" | awk '{ print $2 }' >"$tmp/paid"
-npaid=0
-while read -r id; do
-	ctl order pay "$id" >/dev/null && npaid=$((npaid + 1))
-done <"$tmp/paid"
-expect_eq "sale: 5 orders paid (seckillctl order pay)" "$npaid" 5
+expect_eq "sale: 5 orders paid (seckillctl order pay)" "$(pay_orders 5 "$tmp/o1")" 5
 check "sale: MariaDB has $W1 orders, 5 paid (60 s)" \
 	wait_sql seckill "SELECT CONCAT(COUNT(*), '/', SUM(state = 'paid')) FROM orders" "$W1/5" 60
 check "sale: MariaDB holds exactly the winners' orders and users" orders_match "$tmp/o1"
@@ -282,11 +263,7 @@ rc=0
 wait "$crowd_pid" || rc=$?
 expect_eq "db kill: wave 2 crowd checks pass" "$rc" 0
 # The stream goes on while MariaDB is down: 3 payments of wave 2.
-npaid=0
-while read -r id; do
-	ctl order pay "$id" >/dev/null && npaid=$((npaid + 1))
-done < <(head -n 3 "$tmp/o2" | awk '{ print $2 }')
-expect_eq "db kill: 3 wave-2 orders paid while MariaDB is down" "$npaid" 3
+expect_eq "db kill: 3 wave-2 orders paid while MariaDB is down" "$(pay_orders 3 "$tmp/o2")" 3
 check "db kill: the writer rolled back and retries (30 s)" wait_wmetric seckill_mysql_batch_retries_total 1 30
 check "db kill: mariadbd restarted on the same datadir" db_start
 cat "$tmp/o1" "$tmp/o2" >"$tmp/o12"
@@ -313,11 +290,7 @@ expect_eq "writer kill: kill -9 of the writer" "$W_RC" 137
 rc=0
 wait "$crowd_pid" || rc=$?
 expect_eq "writer kill: wave 3 crowd checks pass" "$rc" 0
-npaid=0
-while read -r id; do
-	ctl order pay "$id" >/dev/null && npaid=$((npaid + 1))
-done < <(head -n 2 "$tmp/o3" | awk '{ print $2 }')
-expect_eq "writer kill: 2 wave-3 orders paid while the writer is down" "$npaid" 2
+expect_eq "writer kill: 2 wave-3 orders paid while the writer is down" "$(pay_orders 2 "$tmp/o3")" 2
 check "writer kill: writer started again (same group)" writer_start --batch 20
 cat "$tmp/o12" "$tmp/o3" >"$tmp/o123"
 check "writer kill: MariaDB catches up: $((W1 + W2 + W3)) orders (60 s)" \

@@ -43,18 +43,26 @@ db_start() {
 	return 1
 }
 
+# stop_pid SIG PID - SIG to PID (a child of this shell), then wait (30 s at
+# most, then SIGKILL) and reap it; returns its exit status.
+stop_pid() {
+	local rc=0
+	kill "-$1" "$2" 2>/dev/null || true
+	for _ in $(seq 1 300); do
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$2" 2>/dev/null || true
+	wait "$2" 2>/dev/null || rc=$?
+	return "$rc"
+}
+
 # db_stop SIG - SIG (TERM or KILL) to mariadbd by its PID; waits for it.
 db_stop() {
 	local pid=$DB_PID
 	[ -n "$pid" ] || return 0
 	DB_PID=
-	kill "-$1" "$pid" 2>/dev/null || true
-	for _ in $(seq 1 300); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	stop_pid "$1" "$pid" || true
 }
 
 # writer_start ARGS... - seckill-mysql-writer run on the socket and the
@@ -71,21 +79,15 @@ writer_start() {
 	return 1
 }
 
-# writer_stop SIG - SIG to the writer by its PID; waits (10 s at most, then
+# writer_stop SIG - SIG to the writer by its PID; waits (30 s at most, then
 # SIGKILL) and sets W_RC to its exit status. Call it directly, not in $(...).
 writer_stop() {
 	local pid=$W_PID
 	W_RC=
 	[ -n "$pid" ] || return 0
 	W_PID=
-	kill "-$1" "$pid" 2>/dev/null || true
-	for _ in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null || true
 	W_RC=0
-	wait "$pid" 2>/dev/null || W_RC=$?
+	stop_pid "$1" "$pid" || W_RC=$?
 }
 
 # wmetric NAME - a value of the writer's /metrics (NAME with its labels).
@@ -115,4 +117,22 @@ wait_wmetric() {
 	done
 	echo "wait_wmetric: $1 is '$(wmetric "$1")', want >= $2"
 	return 1
+}
+
+# sale_config FILE TOTAL - the sandbox's config plus a store in $tmp/store,
+# ack = durable, auth off and item 1 with TOTAL units, into FILE.
+sale_config() {
+	cat "$REPO/config/sandbox.ini" >"$1"
+	printf '\n[seckill]\nauth = off\nstore = %s\nack = durable\nack_wait_ms = 3000\n' "$tmp/store" >>"$1"
+	printf '\n[item.1]\nname = mysql sale\ntotal = %s\ndedup_slots = 65536\n' "$2" >>"$1"
+}
+
+# pay_orders N FILE - seckillctl order pay for the first N orders of the
+# "user order" lines of FILE; prints how many succeeded.
+pay_orders() {
+	local n=0 id
+	while read -r id; do
+		"$SBX" ctl order pay "$id" >/dev/null && n=$((n + 1))
+	done < <(head -n "$1" "$2" | awk '{ print $2 }')
+	echo "$n"
 }
