@@ -135,7 +135,7 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_dedup_slot, ctl),
 		OFF(sk_dedup_slot, order),
 		SZ(sk_order_rec),
-		SK_ORDER_FAILED,
+		SK_ORDER_STATUS_COUNT,
 	};
 	uint64_t h = FNV_OFFSET;
 

@@ -156,7 +156,8 @@ const char *sk_shm_outcome_name(unsigned outcome);
  * and latency slot counts, the latency bounds, the outcome names in their
  * order, and the size and field offsets of the structs the two processes
  * share (header, progress and stats blocks, item, bucket, dedup slot, order
- * record). Two builds that disagree on any of them get different values.
+ * record), and the number of order states (the status byte values). Two
+ * builds that disagree on any of them get different values.
  * sk_shm_init() stores it in the header, sk_shm_attach() compares it.
  * Pure: same value on every call; thread-safe; no allocation.
  */
