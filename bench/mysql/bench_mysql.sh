@@ -49,11 +49,12 @@ at_exit bench_cleanup
 
 # pct DB QUERY - p50, p99 and max (ms) of the one-column numbers (ns) QUERY prints.
 pct() {
-	sql "$1" "$2" | sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "no rows"; exit }
-		printf "n %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", NR,
-			v[int(NR * 0.50 + 0.5) > 0 ? int(NR * 0.50 + 0.5) : 1] / 1e6,
-			v[int(NR * 0.99 + 0.5) > 0 ? int(NR * 0.99 + 0.5) : 1] / 1e6, v[NR] / 1e6 }'
+	sql "$1" "$2" | sort -n | awk 'function at(q, i) { i = int(NR * q + 0.5); return v[i < 1 ? 1 : i] }
+		{ v[NR] = $1 }
+		END {
+			if (NR == 0) { print "no rows"; exit }
+			printf "n %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", NR, at(0.50) / 1e6, at(0.99) / 1e6, v[NR] / 1e6
+		}'
 }
 
 db_start || {
@@ -79,6 +80,7 @@ for ((b = 0; b < N; b += 2000)); do
 		"${msgs[@]}" >/dev/null
 done
 echo "throughput: $N orders on bench.orders; one writer (--batch 1000) starts"
+db_cpu0=$(ps -o times= -p "$DB_PID" | tr -d ' ')
 t0=$(date +%s%N)
 writer_start --database bench --group bench --orders-topic bench.orders --events-topic bench.events
 wait_sql bench "SELECT COUNT(*) FROM orders" "$N" 600 || exit 1
@@ -87,6 +89,8 @@ span=$(sql bench "SELECT MAX(written_ns) - MIN(written_ns) FROM orders")
 echo "throughput: $N orders written in $(((t1 - t0) / 1000000)) ms from the writer's start;" \
 	"$(awk -v n="$N" -v s="$span" 'BEGIN { printf "%.0f orders/s", n / (s / 1e9) }') between the first and the last row" \
 	"($(wmetric seckill_mysql_batches_total) transactions)"
+echo "throughput: CPU seconds: writer $(ps -o times= -p "$W_PID" | tr -d ' '), mariadbd $(($(ps -o times= -p "$DB_PID" | tr -d ' ') - db_cpu0));" \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 writer_stop TERM
 
 # ------------------------------------------------------------------ 2. lag during a sale
@@ -99,6 +103,9 @@ cfg=$tmp/bench.ini
 sale_config "$cfg" "$U"
 sbx_up --config "$cfg" >/dev/null
 writer_start
+# The writer consumes once its group is joined: the item's activity event
+# (exported when the control plane loaded the sale) is then in MariaDB.
+wait_sql seckill "SELECT COUNT(*) FROM items WHERE id = 1" 1 60 || exit 1
 sbx_exec taskset -c 0 "$SK_CROWD" --server "$SERVER" --item 1 --conns 64 --users $((U * 4)) \
 	--attempts $((U * 5)) --seed 7 --timeout-ms 8000 --max-seconds 60 --expect-units "$U" \
 	--orders "$tmp/orders" >"$tmp/crowd.out" 2>&1 || {

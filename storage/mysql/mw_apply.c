@@ -100,6 +100,80 @@ order_state(struct mw_apply *a, const struct mw_msg *m)
 	return refuse(a, m, MW_M_STATE_CONFLICT, what);
 }
 
+/* The longest single statement the formatters below write, bytes. */
+#define STMT_MAX 1024
+
+/* quoted - @s as a quoted SQL string, or NULL when empty, into @out. */
+static char *
+quoted(struct mw_apply *a, const char *s, char *out)
+{
+	if (s[0] == '\0')
+		return strcpy(out, "NULL");
+	out[0] = '\'';
+	mw_db_escape(a->db, out + 1, s);
+	return strcat(out, "'");
+}
+
+/* fmt_order - the INSERT of a confirmed order's row. */
+static void
+fmt_order(struct mw_apply *a, const struct mw_msg *m, int64_t now, char *q)
+{
+	char ip[2 * sizeof(m->client_ip) + 3];
+
+	snprintf(q, STMT_MAX,
+		 "INSERT INTO orders (id, user_id, state, units, nlines, client_ip, sold_ns, "
+		 "confirmed_ns, updated_ns, seq, written_ns) VALUES (%" PRIu64 ", %" PRIu64
+		 ", 'confirmed', %" PRIu64 ", %u, %s, %" PRId64 ", %" PRId64 ", %" PRId64
+		 ", %" PRIu64 ", %" PRId64 ")",
+		 m->order, m->user, m->units, m->nlines, quoted(a, m->client_ip, ip), m->sold_ns,
+		 m->time_ns, m->time_ns, m->seq, now);
+}
+
+/* fmt_line - the INSERT of line @i (no row if its item is not written). */
+static void
+fmt_line(const struct mw_msg *m, unsigned i, char *q)
+{
+	const struct mw_msg_line *l = &m->lines[i];
+
+	snprintf(q, STMT_MAX,
+		 "INSERT INTO order_lines (order_id, line, item_id, user_id, qty, price, "
+		 "one_per_user) SELECT %" PRIu64 ", %u, id, %" PRIu64 ", %u, %" PRIu64
+		 ", per_user_limit = 1 FROM items WHERE id = %" PRIu32,
+		 m->order, l->line, m->user, l->qty, l->price, l->item);
+}
+
+/*
+ * fmt_guard - the stock guard of line @i: the seeds' "total + added - sold
+ * + returned >= n", with no subtraction (the columns are unsigned).
+ */
+static void
+fmt_guard(const struct mw_msg *m, unsigned i, char *q)
+{
+	const struct mw_msg_line *l = &m->lines[i];
+
+	snprintf(q, STMT_MAX,
+		 "UPDATE items SET sold = sold + %u WHERE id = %" PRIu32
+		 " AND total + added + returned >= sold + %u",
+		 l->qty, l->item, l->qty);
+}
+
+/* fmt_event - the INSERT IGNORE of the message's order_events row. */
+static void
+fmt_event(struct mw_apply *a, const struct mw_msg *m, char *q)
+{
+	char order[24] = "NULL", req[2 * MW_MSG_REQUEST_MAX + 3];
+
+	if (m->order != 0)
+		snprintf(order, sizeof(order), "%" PRIu64, m->order);
+	snprintf(q, STMT_MAX,
+		 "INSERT IGNORE INTO order_events (seq, type, order_id, user_id, item_id, units, "
+		 "time_ns, request, outcome) VALUES (%" PRIu64 ", '%s', %s, %" PRIu64 ", %" PRIu32
+		 ", %" PRIu64 ", %" PRId64 ", %s, '%s')",
+		 m->seq, mw_msg_type_name(m->type), order, m->user, m->item, m->units, m->time_ns,
+		 quoted(a, m->request, req),
+		 m->type == MW_MSG_PAY_CONFLICT ? "conflict" : "applied");
+}
+
 /*
  * step_confirmed - the order row, then per line: the line (per-user guard:
  * the unique key), the stock guard on its item.
@@ -107,44 +181,70 @@ order_state(struct mw_apply *a, const struct mw_msg *m)
 static int
 step_confirmed(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 {
-	char ip[2 * sizeof(m->client_ip) + 3] = "NULL";
+	char q[STMT_MAX];
 	int64_t r;
 
-	if (m->client_ip[0] != '\0') {
-		ip[0] = '\'';
-		mw_db_escape(a->db, ip + 1, m->client_ip);
-		strcat(ip, "'");
-	}
-	r = X("INSERT INTO orders (id, user_id, state, units, nlines, client_ip, sold_ns, "
-	      "confirmed_ns, updated_ns, seq, written_ns) VALUES (%" PRIu64 ", %" PRIu64
-	      ", 'confirmed', %" PRIu64 ", %u, %s, %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRIu64
-	      ", %" PRId64 ")",
-	      m->order, m->user, m->units, m->nlines, ip, m->sold_ns, m->time_ns, m->time_ns,
-	      m->seq, now);
+	fmt_order(a, m, now, q);
+	r = X("%s", q);
 	if (r < 0)
 		return a->db->err == ER_DUP_ENTRY
 			       ? refuse(a, m, MW_M_ORDER_CONFLICT, "id written with another seq")
 			       : ST_DBERR;
 	for (unsigned i = 0; i < m->nlines; i++) {
-		const struct mw_msg_line *l = &m->lines[i];
-
-		r = X("INSERT INTO order_lines (order_id, line, item_id, user_id, qty, price, "
-		      "one_per_user) SELECT %" PRIu64 ", %u, id, %" PRIu64 ", %u, %" PRIu64
-		      ", per_user_limit = 1 FROM items WHERE id = %" PRIu32,
-		      m->order, l->line, m->user, l->qty, l->price, l->item);
+		fmt_line(m, i, q);
+		r = X("%s", q);
 		if (r < 0)
 			return a->db->err == ER_DUP_ENTRY ? ST_PARK_USER : ST_DBERR;
 		if (r == 0)
 			return ST_PARK_ITEM;
-		/* The seeds' guard, "total + added - sold + returned >= n", with no
-		 * subtraction: the columns are unsigned. */
-		r = X("UPDATE items SET sold = sold + %u WHERE id = %" PRIu32
-		      " AND total + added + returned >= sold + %u",
-		      l->qty, l->item, l->qty);
+		fmt_guard(m, i, q);
+		r = X("%s", q);
 		if (r <= 0)
 			return r < 0 ? ST_DBERR : ST_PARK_STOCK;
 	}
 	return ST_OK;
+}
+
+/*
+ * confirmed_fast - a confirmed order in one round trip: the savepoint, its
+ * event row, the order, each line and its guard as one multi-statement.
+ * Returns 1 when every statement wrote its row (applied); 0 when anything
+ * else happened (rolled back to the savepoint: the statement-by-statement
+ * path then tells what); -1 on an error worth retrying the batch for.
+ */
+static int
+confirmed_fast(struct mw_apply *a, const struct mw_msg *m, int64_t now)
+{
+	int want = 3 + 2 * (int)m->nlines, n, i;
+	size_t cap = (size_t)want * (STMT_MAX + 1), off;
+	int64_t rows[3 + 2 * MW_MSG_MAX_LINES];
+	char *q = malloc(cap);
+
+	if (q == NULL)
+		return 0;
+	off = (size_t)snprintf(q, cap, "SAVEPOINT msg;");
+	fmt_event(a, m, q + off);
+	off += strlen(q + off);
+	q[off++] = ';';
+	fmt_order(a, m, now, q + off);
+	off += strlen(q + off);
+	for (unsigned l = 0; l < m->nlines; l++) {
+		q[off++] = ';';
+		fmt_line(m, l, q + off);
+		off += strlen(q + off);
+		q[off++] = ';';
+		fmt_guard(m, l, q + off);
+		off += strlen(q + off);
+	}
+	n = mw_db_multi(a->db, rows, want, "%s", q);
+	free(q);
+	for (i = 1; n == want && i < want && rows[i] == 1; i++)
+		;
+	if (n == want && i == want)
+		return 1;
+	if (n < want && mw_db_retryable(a->db->err))
+		return -1;
+	return X("ROLLBACK TO SAVEPOINT msg") < 0 ? -1 : 0;
 }
 
 /*
@@ -289,20 +389,10 @@ step(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 static int64_t
 event_row(struct mw_apply *a, const struct mw_msg *m)
 {
-	char order[24] = "NULL", req[2 * MW_MSG_REQUEST_MAX + 3] = "NULL";
+	char q[STMT_MAX];
 
-	if (m->order != 0)
-		snprintf(order, sizeof(order), "%" PRIu64, m->order);
-	if (m->request[0] != '\0') {
-		req[0] = '\'';
-		mw_db_escape(a->db, req + 1, m->request);
-		strcat(req, "'");
-	}
-	return X("INSERT IGNORE INTO order_events (seq, type, order_id, user_id, item_id, units, "
-		 "time_ns, request, outcome) VALUES (%" PRIu64 ", '%s', %s, %" PRIu64 ", %" PRIu32
-		 ", %" PRIu64 ", %" PRId64 ", %s, '%s')",
-		 m->seq, mw_msg_type_name(m->type), order, m->user, m->item, m->units, m->time_ns,
-		 req, m->type == MW_MSG_PAY_CONFLICT ? "conflict" : "applied");
+	fmt_event(a, m, q);
+	return X("%s", q);
 }
 
 /* caught_up - whether a guard's refusal is final now (asked once a batch). */
@@ -359,6 +449,19 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 	return 0;
 }
 
+/* applied - count message @m applied (@parked: from the parked table). */
+static int
+applied(struct mw_apply *a, const struct mw_msg *m, bool parked)
+{
+	a->tally[MW_M_APPLIED]++;
+	a->tally[MW_M_UNPARKED] += parked;
+	if (m->type == MW_MSG_CONFIRMED) {
+		a->tally[MW_M_ORDERS]++;
+		a->last_time_ns = m->time_ns;
+	}
+	return OUT_APPLIED;
+}
+
 /*
  * apply_one - one message in its savepoint. @parked: it comes from the
  * parked table (stays there if still blocked). Returns an enum outcome or
@@ -379,6 +482,13 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 		       val ? val : "", len > 80 ? "..." : "", why);
 		return OUT_SKIPPED;
 	}
+	if (m->type == MW_MSG_CONFIRMED) {
+		rc = confirmed_fast(a, m, now);
+		if (rc < 0)
+			goto dberr;
+		if (rc == 1)
+			return applied(a, m, parked);
+	}
 	if (X("SAVEPOINT msg") < 0)
 		goto dberr;
 	rc = (int)event_row(a, m);
@@ -391,15 +501,8 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 	st = step(a, m, now);
 	if (st == ST_DBERR)
 		goto dberr;
-	if (st == ST_OK) {
-		a->tally[MW_M_APPLIED]++;
-		a->tally[MW_M_UNPARKED] += parked;
-		if (m->type == MW_MSG_CONFIRMED) {
-			a->tally[MW_M_ORDERS]++;
-			a->last_time_ns = m->time_ns;
-		}
-		return OUT_APPLIED;
-	}
+	if (st == ST_OK)
+		return applied(a, m, parked);
 	if (st == ST_REFUSE) {
 		if (X("UPDATE order_events SET outcome = 'refused' WHERE seq = %" PRIu64, m->seq) <
 		    0)

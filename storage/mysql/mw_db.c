@@ -50,7 +50,7 @@ mw_db_connect(struct mw_db *db, const struct mw_db_conf *conf)
 	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	if (mysql_real_connect(db->my, conf->socket ? NULL : conf->host, conf->user, conf->password,
 			       NULL, conf->socket ? 0 : conf->port, conf->socket,
-			       CLIENT_FOUND_ROWS) == NULL)
+			       CLIENT_FOUND_ROWS | CLIENT_MULTI_STATEMENTS) == NULL)
 		goto err;
 	if (strlen(conf->database) > 64) {
 		db->err = ER_WRONG_DB_NAME;
@@ -144,6 +144,35 @@ mw_db_exec(struct mw_db *db, const char *fmt, ...)
 		return 0;
 	}
 	return (int64_t)mysql_affected_rows(db->my);
+}
+
+int
+mw_db_multi(struct mw_db *db, int64_t *rows, int max, const char *fmt, ...)
+{
+	va_list ap;
+	int rc, n = 0;
+
+	va_start(ap, fmt);
+	rc = vexec(db, fmt, ap);
+	va_end(ap);
+	if (rc != 0)
+		return 0;
+	for (;;) {
+		MYSQL_RES *res = mysql_store_result(db->my);
+
+		if (n < max)
+			rows[n] = res != NULL ? 0 : (int64_t)mysql_affected_rows(db->my);
+		if (res != NULL)
+			mysql_free_result(res);
+		n++;
+		rc = mysql_next_result(db->my);
+		if (rc == -1)
+			return n;
+		if (rc > 0) {
+			fail(db);
+			return n;
+		}
+	}
 }
 
 MYSQL_RES *

@@ -40,7 +40,7 @@ extern const char mw_db_schema_sql[];
 
 /**
  * mw_db_connect - connect @p db with @p conf (autocommit off, READ
- * COMMITTED, utf8mb4, affected rows = rows matched), create the database
+ * COMMITTED, utf8mb4, affected rows = rows matched, multi-statements), create the database
  * if missing and use it. Closes a previous connection of @p db first.
  * @return 0, or -EIO with db->err and db->errmsg set.
  */
@@ -56,6 +56,16 @@ void mw_db_close(struct mw_db *db);
  *         db->errmsg set. A result set, if any, is read and dropped.
  */
 int64_t mw_db_exec(struct mw_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * mw_db_multi - run the statements of @p fmt (separated by ";") in one
+ * round trip and keep each one's rows affected in @p rows (at most @p max).
+ * The server stops at the first statement that fails.
+ * @return the number of statements that succeeded; when it is below their
+ *         number, db->err and db->errmsg say why the next one failed.
+ */
+int mw_db_multi(struct mw_db *db, int64_t *rows, int max, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /**
  * mw_db_query - run a query made from @p fmt and return its whole result.

@@ -247,21 +247,34 @@ writer_stop TERM
 expect_eq "dup: writer stopped" "$W_RC" 0
 check "dup: verify" verify
 
+# wave_start TAG N UNITS USERS - restock UNITS (request id N), a crowd of
+# USERS new users in the background (orders in $tmp/oN), and wait until
+# its first orders are in MariaDB.
+wave_start() {
+	local before
+	before=$(sql seckill "SELECT COUNT(*) FROM orders")
+	ctl stock add 1 "$3" --request-id "$2" >/dev/null || bad "$1: stock add 1 $3"
+	crowd --users "$4" --user-base $((10000 * $2 + 1)) --seed "$2" --expect-units "$3" \
+		--orders "$tmp/o$(($2 + 1))" >"$tmp/c$2.out" 2>&1 &
+	crowd_pid=$!
+	check "$1: the wave reaches MariaDB" \
+		wait_sql seckill "SELECT COUNT(*) > $before FROM orders" 1 60
+}
+
+# wave_end TAG - the crowd of wave_start is done and its checks passed.
+wave_end() {
+	local rc=0
+	wait "$crowd_pid" || rc=$?
+	expect_eq "$1: the wave's crowd checks pass" "$rc" 0
+}
+
 # ------------------------------------------------------------------ 4. MariaDB kill -9
 check "db kill: writer started again (first group)" writer_start --batch 20
-before=$(sql seckill "SELECT COUNT(*) FROM orders")
-ctl stock add 1 $W2 --request-id 1 >/dev/null || bad "db kill: stock add 1 $W2"
-crowd --users 1500 --user-base 10001 --seed 2 --expect-units $W2 \
-	--orders "$tmp/o2" >"$tmp/c2.out" 2>&1 &
-crowd_pid=$!
-check "db kill: the second wave reaches MariaDB" \
-	wait_sql seckill "SELECT COUNT(*) > $before FROM orders" 1 60
+wave_start "db kill" 1 $W2 1500
 db_stop KILL
 mid=$(sql seckill "SELECT 1" 2>/dev/null || echo down)
 expect_eq "db kill: mariadbd killed (kill -9)" "$mid" down
-rc=0
-wait "$crowd_pid" || rc=$?
-expect_eq "db kill: wave 2 crowd checks pass" "$rc" 0
+wave_end "db kill"
 # The stream goes on while MariaDB is down: 3 payments of wave 2.
 expect_eq "db kill: 3 wave-2 orders paid while MariaDB is down" "$(pay_orders 3 "$tmp/o2")" 3
 check "db kill: the writer rolled back and retries (30 s)" wait_wmetric seckill_mysql_batch_retries_total 1 30
@@ -276,20 +289,12 @@ check "db kill: verify" verify
 echo "db kill: $(wmetric seckill_mysql_batch_retries_total) batch retries, $(wmetric seckill_mysql_db_connects_total) connections"
 
 # ------------------------------------------------------------------ 5. writer kill -9
-before=$(sql seckill "SELECT COUNT(*) FROM orders")
-ctl stock add 1 $W3 --request-id 2 >/dev/null || bad "writer kill: stock add 1 $W3"
-crowd --users 1000 --user-base 20001 --seed 3 --expect-units $W3 \
-	--orders "$tmp/o3" >"$tmp/c3.out" 2>&1 &
-crowd_pid=$!
-check "writer kill: the third wave reaches MariaDB" \
-	wait_sql seckill "SELECT COUNT(*) > $before FROM orders" 1 60
+wave_start "writer kill" 2 $W3 1000
 expect_eq "db kill: no guard refusal by this writer (waits: $(wmetric seckill_mysql_guard_waits_total))" \
 	"$(wmetric 'seckill_mysql_guard_refusals_total{guard="stock"}'):$(wmetric 'seckill_mysql_guard_refusals_total{guard="user"}')" "0:0"
 writer_stop KILL
 expect_eq "writer kill: kill -9 of the writer" "$W_RC" 137
-rc=0
-wait "$crowd_pid" || rc=$?
-expect_eq "writer kill: wave 3 crowd checks pass" "$rc" 0
+wave_end "writer kill"
 expect_eq "writer kill: 2 wave-3 orders paid while the writer is down" "$(pay_orders 2 "$tmp/o3")" 2
 check "writer kill: writer started again (same group)" writer_start --batch 20
 cat "$tmp/o12" "$tmp/o3" >"$tmp/o123"
