@@ -275,7 +275,8 @@ struct sk_control_payment {
 /** What sk_control_payment() did. */
 struct sk_control_pm_result {
 	unsigned outcome; /**< enum sk_control_pm_outcome */
-	bool duplicate;	  /**< the request id was seen before: its first outcome */
+	bool duplicate;	  /**< a repeat of a request applied before: its first outcome
+			       (not set for SK_CONTROL_PM_REUSED) */
 	uint8_t state;	  /**< the order's state in the store after it (if known) */
 	uint32_t units;	  /**< units paid or refunded by the request */
 };
@@ -423,7 +424,7 @@ struct sk_control_stats {
 	uint64_t units_returned;   /**< units given back by cancels and failures */
 	uint64_t pay[SK_CONTROL_PAY_UNKNOWN + 1]; /**< pay calls by result */
 	uint64_t pay_errors;			  /**< pay calls that failed (store error) */
-	/** payment messages by kind (0 paid, 1 refund) and outcome */
+	/** payment messages by kind (0 paid, 1 refund) and outcome, repeats excluded */
 	uint64_t payments[2][SK_CONTROL_PM_COUNT];
 	uint64_t payments_dup;	      /**< ... of which repeats of a request id */
 	uint64_t payments_malformed;  /**< messages that could not be read */

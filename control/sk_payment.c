@@ -202,7 +202,7 @@ payment_once(struct sk_control *ctl, const struct sk_control_payment *p, int64_t
 	if (rc == 0 || rc == -EEXIST) {
 		*out = (struct sk_control_pm_result){.outcome = rc == 0 ? res.outcome
 									: SK_CONTROL_PM_REUSED,
-						     .duplicate = res.duplicate,
+						     .duplicate = rc == 0 && res.duplicate,
 						     .state = res.state,
 						     .units = res.units};
 		if (rc == 0 && !res.duplicate && res.outcome == SK_STORE_PAY_DONE) {
@@ -250,8 +250,11 @@ sk_control_payment(struct sk_control *ctl, const struct sk_control_payment *p, i
 		stat_add(&ctl->st.payments_errors, 1);
 		return rc;
 	}
-	stat_add(&ctl->st.payments[p->kind == SK_STORE_PAY_REFUND][out->outcome], 1);
+	/* A repeat is counted once, as a repeat: the outcomes count messages
+	 * that did something (or were refused) the first time. */
 	if (out->duplicate)
 		stat_add(&ctl->st.payments_dup, 1);
+	else
+		stat_add(&ctl->st.payments[p->kind == SK_STORE_PAY_REFUND][out->outcome], 1);
 	return 0;
 }

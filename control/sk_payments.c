@@ -229,6 +229,9 @@ sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 		{"enable.auto.commit", "false"},
 		{"enable.auto.offset.store", "false"},
 		{"auto.offset.reset", "earliest"},
+		/* A restarted control plane rejoins within seconds, not 45. */
+		{"session.timeout.ms", "6000"},
+		{"heartbeat.interval.ms", "500"},
 	};
 	struct sk_payments *c;
 	rd_kafka_conf_t *kc;
