@@ -164,24 +164,33 @@ out:
 	return rc;
 }
 
+/*
+ * open_db - connect @db as @o says and apply the schema; logs the error
+ * (as @cmd) and returns -1 when either fails.
+ */
+static int
+open_db(struct mw_db *db, struct mw_db_conf *dc, const struct mw_opts *o, const char *cmd)
+{
+	mw_opts_db(o, dc);
+	if (mw_db_connect(db, dc) == 0 && mw_db_apply_schema(db, mw_db_schema_sql) == 0)
+		return 0;
+	sk_log(MW_PROG, "%s: MariaDB: %s (error %u)", cmd, db->errmsg, db->err);
+	mw_db_close(db);
+	return -1;
+}
+
 /* cmd_migrate - apply the schema once. */
 static int
 cmd_migrate(const struct mw_opts *o)
 {
 	struct mw_db db = {0};
 	struct mw_db_conf dc;
-	int rc;
 
-	mw_opts_db(o, &dc);
-	rc = mw_db_connect(&db, &dc);
-	if (rc == 0)
-		rc = mw_db_apply_schema(&db, mw_db_schema_sql);
-	if (rc != 0)
-		sk_log(MW_PROG, "migrate: %s (error %u)", db.errmsg, db.err);
-	else
-		printf("schema applied to database %s\n", o->database);
+	if (open_db(&db, &dc, o, "migrate") != 0)
+		return 1;
+	printf("schema applied to database %s\n", o->database);
 	mw_db_close(&db);
-	return rc == 0 ? 0 : 1;
+	return 0;
 }
 
 /* cmd_verify - LMDB against MariaDB. */
@@ -192,12 +201,8 @@ cmd_verify(const struct mw_opts *o)
 	struct mw_db_conf dc;
 	int rc;
 
-	mw_opts_db(o, &dc);
-	if (mw_db_connect(&db, &dc) != 0 || mw_db_apply_schema(&db, mw_db_schema_sql) != 0) {
-		sk_log(MW_PROG, "verify: MariaDB: %s (error %u)", db.errmsg, db.err);
-		mw_db_close(&db);
+	if (open_db(&db, &dc, o, "verify") != 0)
 		return 1;
-	}
 	rc = mw_verify(&db, o->store, o->json, o->max_diffs, stdout);
 	mw_db_close(&db);
 	return rc == 0 ? 0 : 1;
