@@ -119,20 +119,13 @@ for seed in 1 2 3 4 5 6; do
 	# of the arena, 5 ms apart; 15 s at most) SIGKILLs what it must, by the
 	# PIDs the sandbox recorded, once a seeded 50..749 of the 1,000 units
 	# are sold. The crowd starts once the poller had its first answer.
-	rm -f "$tmp/poller.ready"
 	kpids=() # the control plane first
 	if [ "$seed" = 6 ]; then
 		kpid=$(sed -n 's/^control_pid=//p' "/run/$SK_SBX/env")
 		[ -z "$kpid" ] || kpids+=("$kpid")
 	fi
 	kpids+=("$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")")
-	itpy kill_poller "$ADMIN" "$at" 15 --ready "$tmp/poller.ready" "${kpids[@]}" &
-	ppid=$!
-	for _ in $(seq 1 100); do
-		[ -f "$tmp/poller.ready" ] && break
-		kill -0 "$ppid" 2>/dev/null || break
-		sleep 0.1
-	done
+	kill_poller_start "$at" 15 "${kpids[@]}"
 	crowd --users 3000 --attempts 3000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
 		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 12 >"$tmp/k.out" 2>&1 &
 	cpid=$!

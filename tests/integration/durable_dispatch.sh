@@ -160,13 +160,12 @@ for seed in 1 2; do
 	RANDOM=$seed
 	at=$((200 + RANDOM % 1000))
 	# attempts == users: nobody retries, so every answer is a fresh one.
-	# Mid-sale: the poller (started before the crowd; 10 s at most) reads
-	# the arena through the admin API and SIGKILLs the dataplane itself, by
-	# the PID the sandbox recorded, as soon as a seeded 200..1199 of the
-	# 3,000 units are sold: no sleep between what it saw and the kill, so
-	# a fast sale cannot end in between.
-	itpy kill_poller "$ADMIN" "$at" 10 "$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")" &
-	ppid=$!
+	# Mid-sale: the poller (the crowd starts once it had its first answer;
+	# 10 s at most) reads the arena through the admin API and SIGKILLs the
+	# dataplane itself, by the PID the sandbox recorded, as soon as a seeded
+	# 200..1199 of the 3,000 units are sold: no sleep between what it saw
+	# and the kill, so a fast sale cannot end in between.
+	kill_poller_start "$at" 10 "$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")"
 	crowd --users 6000 --attempts 6000 --seed "$seed" --json "$tmp/k.json" --conns 8 \
 		--orders "$tmp/k1" --timeout-ms 6000 --max-seconds 8 >"$tmp/k.out" 2>&1 &
 	cpid=$!

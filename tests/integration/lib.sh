@@ -249,6 +249,24 @@ wait_drained() {
 	return 1
 }
 
+# kill_poller_start AT SECONDS PID... - start tests/lib/python/kill_poller.py
+# in the background (its PID in ppid): it SIGKILLs the PIDs, in that order,
+# once the admin API shows AT units of item 1 sold (SECONDS at most).
+# Returns once the poller had its first answer (10 s at most), so that the
+# crowd started next is watched from its first unit. Uses $tmp.
+kill_poller_start() {
+	local at=$1 secs=$2
+	shift 2
+	rm -f "$tmp/poller.ready"
+	itpy kill_poller "${ADMIN:?}" "$at" "$secs" --ready "$tmp/poller.ready" "$@" &
+	ppid=$!
+	for _ in $(seq 1 100); do
+		[ -f "$tmp/poller.ready" ] && return 0
+		kill -0 "$ppid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+
 # order_lcores FILE - "lcore:count ..." of the order ids in the "user order"
 # lines of FILE (ids are epoch32 | lcore6 | seq26), lcores in order.
 order_lcores() {
