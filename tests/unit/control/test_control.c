@@ -774,7 +774,8 @@ END_TEST
 
 struct payer {
 	const uint64_t *ids;
-	int res[RACE_ORDERS];
+	bool by_message;       /* seckill.payments messages, not sk_control_pay() */
+	bool won[RACE_ORDERS]; /* the payment came first */
 };
 
 static void *
@@ -782,12 +783,30 @@ pay_thread(void *arg)
 {
 	struct payer *p = arg;
 
-	for (unsigned i = 0; i < RACE_ORDERS; i++)
-		p->res[i] = sk_control_pay(F.ctl, p->ids[i], T0 + TIMEOUT, 0);
+	for (unsigned i = 0; i < RACE_ORDERS; i++) {
+		if (!p->by_message) {
+			int res = sk_control_pay(F.ctl, p->ids[i], T0 + TIMEOUT, 0);
+			ck_assert(res == SK_CONTROL_PAY_DONE || res == SK_CONTROL_PAY_CANCELLED);
+			p->won[i] = res == SK_CONTROL_PAY_DONE;
+			continue;
+		}
+		char buf[160];
+		struct sk_control_pm_result r;
+		snprintf(buf, sizeof(buf),
+			 "{\"v\":1,\"request\":\"race-%u\",\"order\":\"%llu\",\"kind\":\"paid\"}",
+			 i, (unsigned long long)p->ids[i]);
+		ck_assert_int_eq(sk_payments_handle(F.ctl, buf, strlen(buf), T0 + TIMEOUT, &r),
+				 SK_PAYMENTS_APPLIED);
+		/* A payment that lost is a conflict: no unit taken back. */
+		ck_assert(r.outcome == SK_CONTROL_PM_DONE || r.outcome == SK_CONTROL_PM_CONFLICT);
+		p->won[i] = r.outcome == SK_CONTROL_PM_DONE;
+	}
 	return NULL;
 }
 
-START_TEST(pay_races_timeout)
+/* race_timeout - 300 payments against the deadline pass: one winner each. */
+static void
+race_timeout(bool by_message)
 {
 	struct sk_item *it = add_item(1, RACE_ORDERS, 1);
 	static uint64_t ids[RACE_ORDERS];
@@ -804,6 +823,7 @@ START_TEST(pay_races_timeout)
 	ctl_open();
 
 	p.ids = ids;
+	p.by_message = by_message;
 	ck_assert_int_eq(pthread_create(&t, NULL, pay_thread, &p), 0);
 	while ((rc = sk_control_expire(F.ctl, T0 + TIMEOUT)) > 0)
 		expired += rc;
@@ -814,21 +834,30 @@ START_TEST(pay_races_timeout)
 	for (unsigned i = 0; i < RACE_ORDERS; i++) {
 		unsigned s = store_state(ids[i]);
 		ck_assert_uint_eq(arena_state(ids[i]), s);
-		if (p.res[i] == SK_CONTROL_PAY_DONE) {
-			ck_assert_uint_eq(s, SK_ORDER_PAID);
-			paid++;
-		} else {
-			ck_assert_int_eq(p.res[i], SK_CONTROL_PAY_CANCELLED);
-			ck_assert_uint_eq(s, SK_ORDER_CANCELLED);
-			cancelled++;
-		}
+		ck_assert_uint_eq(s, p.won[i] ? SK_ORDER_PAID : SK_ORDER_CANCELLED);
+		paid += p.won[i];
+		cancelled += !p.won[i];
 	}
 	ck_assert_uint_eq(paid + cancelled, RACE_ORDERS);
 	ck_assert_int_eq(expired, (int)cancelled);
 	ck_assert_uint_eq(sk_stock_remaining(it), cancelled);
+	if (by_message)
+		ck_assert_uint_eq(stats().payments[0][SK_CONTROL_PM_CONFLICT], cancelled);
 	ck_assert_uint_eq(stats().anomalies, 0);
 	assert_books(it);
 	assert_store_ok();
+}
+
+START_TEST(pay_races_timeout)
+{
+	race_timeout(false);
+}
+END_TEST
+
+/* The same with seckill.payments messages: paid, or a conflict. */
+START_TEST(payment_races_timeout)
+{
+	race_timeout(true);
 }
 END_TEST
 
@@ -1718,77 +1747,6 @@ START_TEST(payment_messages)
 	ck_assert_ptr_nonnull(strstr(m, "seckill_orders{state=\"refunded\"} 2\n"));
 	assert_metrics_parse(m);
 	free(m);
-	assert_store_ok();
-}
-END_TEST
-
-struct messenger {
-	const uint64_t *ids;
-	unsigned res[RACE_ORDERS];
-};
-
-static void *
-paid_msg_thread(void *arg)
-{
-	struct messenger *p = arg;
-
-	for (unsigned i = 0; i < RACE_ORDERS; i++) {
-		char buf[160];
-		struct sk_control_pm_result r;
-		snprintf(buf, sizeof(buf),
-			 "{\"v\":1,\"request\":\"race-%u\",\"order\":\"%llu\",\"kind\":\"paid\"}",
-			 i, (unsigned long long)p->ids[i]);
-		ck_assert_int_eq(sk_payments_handle(F.ctl, buf, strlen(buf), T0 + TIMEOUT, &r),
-				 SK_PAYMENTS_APPLIED);
-		p->res[i] = r.outcome;
-	}
-	return NULL;
-}
-
-/* A paid message racing the timeout: paid, or a conflict that takes no unit. */
-START_TEST(payment_races_timeout)
-{
-	struct sk_item *it = add_item(1, RACE_ORDERS, 1);
-	static uint64_t ids[RACE_ORDERS];
-	static struct messenger p;
-	pthread_t t;
-	unsigned paid = 0, conflicts = 0;
-	int expired = 0, rc;
-
-	for (unsigned u = 0; u < RACE_ORDERS; u++)
-		ids[u] = buy(u % NLCORES, 1 + u, it);
-	ck_assert_int_eq(drain_now(NULL), RACE_ORDERS);
-	sk_control_close(F.ctl);
-	F.conf.expire_max = 7;
-	ctl_open();
-
-	p.ids = ids;
-	ck_assert_int_eq(pthread_create(&t, NULL, paid_msg_thread, &p), 0);
-	while ((rc = sk_control_expire(F.ctl, T0 + TIMEOUT)) > 0)
-		expired += rc;
-	ck_assert_int_eq(rc, 0);
-	pthread_join(t, NULL);
-	expired += sk_control_expire(F.ctl, T0 + TIMEOUT);
-
-	for (unsigned i = 0; i < RACE_ORDERS; i++) {
-		unsigned s = store_state(ids[i]);
-		ck_assert_uint_eq(arena_state(ids[i]), s);
-		if (p.res[i] == SK_CONTROL_PM_DONE) {
-			ck_assert_uint_eq(s, SK_ORDER_PAID);
-			paid++;
-		} else {
-			ck_assert_uint_eq(p.res[i], SK_CONTROL_PM_CONFLICT);
-			ck_assert_uint_eq(s, SK_ORDER_CANCELLED);
-			conflicts++;
-		}
-	}
-	ck_assert_uint_eq(paid + conflicts, RACE_ORDERS);
-	ck_assert_int_eq(expired, (int)conflicts);
-	/* the cancelled units stay on sale: a conflict takes none back */
-	ck_assert_uint_eq(sk_stock_remaining(it), conflicts);
-	ck_assert_uint_eq(stats().payments[0][SK_CONTROL_PM_CONFLICT], conflicts);
-	ck_assert_uint_eq(stats().anomalies, 0);
-	assert_books(it);
 	assert_store_ok();
 }
 END_TEST
