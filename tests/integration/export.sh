@@ -92,25 +92,12 @@ consume_both() {
 }
 
 # ------------------------------------------------------------------ broker + sandbox
-kafka_up "$tmp" seckill.orders seckill.events || {
-	cat "$tmp/kafka.log"
-	bad "broker up"
-	finish
-	exit 1
-}
-ok "broker up: $KAFKA_BOOTSTRAP (pid $KAFKA_PID)"
-export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP"
+kafka_start seckill.orders seckill.events
 
 cfg=$tmp/export.ini
 {
-	cat "$REPO/config/sandbox.ini"
+	durable_config
 	cat <<-EOF
-
-		[seckill]
-		auth = off
-		store = $tmp/store
-		ack = durable
-		ack_wait_ms = 3000
 
 		[item.1]
 		name = export sale

@@ -317,6 +317,35 @@ kafka_up() {
 	[ -n "$KAFKA_BOOTSTRAP" ]
 }
 
+# kafka_start TOPIC... - kafka_up in $tmp with TOPICs (if the broker does
+# not come up: its log, a failure, the tally and exit 1), then have the
+# control plane use it: SK_SBX_CONTROL_ARGS="--kafka BOOTSTRAP".
+kafka_start() {
+	kafka_up "${tmp:?}" "$@" || {
+		cat "$tmp/kafka.log"
+		bad "broker up"
+		finish
+		exit 1
+	}
+	ok "broker up: $KAFKA_BOOTSTRAP (pid $KAFKA_PID)"
+	export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP"
+}
+
+# durable_config - print the head of a sandbox config for the tests of the
+# control plane: config/sandbox.ini, auth off, the store in $tmp/store,
+# ack = durable (3 s). The test appends its [item.N] sections.
+durable_config() {
+	cat "$REPO/config/sandbox.ini"
+	cat <<-EOF
+
+		[seckill]
+		auth = off
+		store = ${tmp:?}/store
+		ack = durable
+		ack_wait_ms = 3000
+	EOF
+}
+
 # kafka_down - stop the broker kafka_up started, by its PID (SIGTERM, SIGKILL
 # after 5 s), and wait for it. Nothing if none.
 kafka_down() {

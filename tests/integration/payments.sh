@@ -138,25 +138,12 @@ pc() {
 }
 
 # ------------------------------------------------------------------ broker + sandbox
-kafka_up "$tmp" seckill.orders seckill.events seckill.payments || {
-	cat "$tmp/kafka.log"
-	bad "broker up"
-	finish
-	exit 1
-}
-ok "broker up: $KAFKA_BOOTSTRAP (pid $KAFKA_PID)"
-export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP"
+kafka_start seckill.orders seckill.events seckill.payments
 
 cfg=$tmp/payments.ini
 {
-	cat "$REPO/config/sandbox.ini"
+	durable_config
 	cat <<-EOF
-
-		[seckill]
-		auth = off
-		store = $tmp/store
-		ack = durable
-		ack_wait_ms = 3000
 
 		[item.1]
 		name = refunds
@@ -278,11 +265,12 @@ expect_eq "export: one pay_conflict per late payment, with its request" \
 	"$(python3 -c "import sys; print(sorted({sys.argv[1]: [[2, 1, 'pay-b3']], sys.argv[2]: [[2, 1, 'pay-b4']]}.items()))" "${B[3]}" "${B[4]}")"
 expect_eq "export: one paid event per paid order, with the first request" \
 	"$(pc "sorted((o, r) for o, rs in d['paid'].items() for r in rs)")" \
-	"$(for k in 1 2 3 4 5; do echo "${A[k]} pay-a$k"; done
-	for k in 1 2; do echo "${B[k]} pay-b$k"; done
-	for k in 1 2; do echo "${N[k]} pay-n$k"; done
-	for k in 1 2 3; do echo "${C[k]} pay-c$k"; done |
-		python3 -c "import sys; print(sorted(tuple(l.split()) for l in sys.stdin))")"
+	"$({
+		for k in 1 2 3 4 5; do echo "${A[k]} pay-a$k"; done
+		for k in 1 2; do echo "${B[k]} pay-b$k"; done
+		for k in 1 2; do echo "${N[k]} pay-n$k"; done
+		for k in 1 2 3; do echo "${C[k]} pay-c$k"; done
+	} | python3 -c "import sys; print(sorted(tuple(l.split()) for l in sys.stdin))")"
 
 # ------------------------------------------------------------------ 6. restart
 "$SBX" control stop
