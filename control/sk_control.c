@@ -50,9 +50,11 @@ reset_heads(struct sk_control *ctl)
 
 /*
  * repair - orders of this run below their lcore's settled sequence whose
- * status says confirmed are checked against the store: one cancelled (or
- * paid) there by a predecessor that died before the arena move is brought
- * in line (units returned for a cancel). Orders at or above settled are
+ * status says confirmed or paid are checked against the store: one
+ * cancelled, paid or refunded there by a predecessor that died before the
+ * arena move is brought in line (units returned for a cancel; for a refund
+ * only the status: how many of its units the arena took back is not known,
+ * the next dataplane rebuild counts them). Orders at or above settled are
  * still in the rings and are handled by the next drain (replay).
  */
 static int
@@ -66,7 +68,8 @@ repair(struct sk_control *ctl)
 			uint64_t id = sk_order_id_make(ctl->status.epoch, l, seq);
 			unsigned nl = 0;
 
-			if (sk_status_get(&ctl->status, id) != SK_ORDER_CONFIRMED)
+			unsigned st = sk_status_get(&ctl->status, id);
+			if (st != SK_ORDER_CONFIRMED && st != SK_ORDER_PAID)
 				continue;
 			int rc = sk_store_order_get(ctl->store, id, ctl->lines, SK_STORE_MAX_LINES,
 						    &nl);
@@ -76,8 +79,7 @@ repair(struct sk_control *ctl)
 			}
 			if (rc != 0)
 				return rc;
-			if (ctl->lines[0].state != SK_ORDER_CONFIRMED &&
-			    ctl_sync_from_store(ctl, ctl->lines, nl))
+			if (ctl->lines[0].state != st && ctl_sync_from_store(ctl, ctl->lines, nl))
 				stat_add(&ctl->st.repaired, 1);
 		}
 	}

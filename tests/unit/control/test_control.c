@@ -1751,6 +1751,37 @@ START_TEST(payment_messages)
 }
 END_TEST
 
+/* A refund the store made but the arena never followed (a crash between). */
+START_TEST(refund_repaired_at_attach)
+{
+	struct sk_item *it = add_item(1, 4, 1);
+	uint64_t id = buy(0, 7, it);
+	struct sk_store_pay_result res;
+
+	ck_assert_int_eq(drain_now(NULL), 1);
+	ck_assert_int_eq(sk_control_pay(F.ctl, id, T0 + S, 0), SK_CONTROL_PAY_DONE);
+	struct sk_store_payment p = {.request = "lost", .order = id, .kind = SK_STORE_PAY_REFUND};
+	ck_assert_int_eq(sk_store_payment_apply(sk_control_store(F.ctl), &p, T0 + 2 * S, &res), 0);
+	ck_assert_uint_eq(res.outcome, SK_STORE_PAY_DONE);
+	ck_assert_uint_eq(arena_state(id), SK_ORDER_PAID);
+	ctl_restart();
+	ck_assert_uint_eq(arena_state(id), SK_ORDER_REFUNDED);
+	ck_assert_uint_eq(stats().repaired, 1);
+	/* Unsold until a rebuild: not on sale, never sold twice. */
+	ck_assert_uint_eq(sk_stock_remaining(it), 3);
+	ck_assert(sk_stock_check(it));
+	ck_assert_uint_eq(stats().anomalies, 0);
+	/* The message redelivered to the new control plane changes nothing. */
+	struct sk_control_pm_result r;
+	struct sk_control_payment cp = {
+		.request = "lost", .order = id, .kind = SK_STORE_PAY_REFUND};
+	ck_assert_int_eq(sk_control_payment(F.ctl, &cp, T0 + 3 * S, 0, &r), 0);
+	ck_assert(r.duplicate);
+	ck_assert_uint_eq(sk_stock_remaining(it), 3);
+	assert_store_ok();
+}
+END_TEST
+
 START_TEST(admin_refund_route)
 {
 	struct sk_item *it = add_item(2, 5, 5);
@@ -1860,6 +1891,7 @@ control_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, payment_messages);
 	tcase_add_test(tc, payment_races_timeout);
+	tcase_add_test(tc, refund_repaired_at_attach);
 	tcase_add_test(tc, admin_refund_route);
 	suite_add_tcase(s, tc);
 
