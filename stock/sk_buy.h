@@ -19,6 +19,10 @@
  * Cancel (control plane): status CAS to CANCELLED (first writer wins), then
  * each line's units go back to the pool and the user's holding drops.
  *
+ * Refund (control plane, after the order store recorded it): N units of one
+ * line of a paid order go back to the pool and out of the user's holding
+ * (sk_buy_refund()).
+ *
  * Thread-safety: a struct sk_buy_lcore belongs to one thread (its lcore);
  * different lcores run sk_buy() concurrently on the same items without
  * locks. sk_buy_cancel() may run on any thread, concurrently with buys.

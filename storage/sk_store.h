@@ -492,8 +492,9 @@ int sk_store_events_foreach(struct sk_store *st, uint64_t from_seq, sk_store_eve
  * sk_store_event_append - append an event the store does not make itself
  * (SK_STORE_EV_FAILED for an order that could not be stored), durably.
  * @param ev  the event; ev->seq is set on success, ev->type must be a known
- *            type
- * @return 0, -EINVAL (unknown type), -ENOSPC, -EACCES.
+ *            type, ev->request "" or a valid request id
+ *            (sk_store_request_ok())
+ * @return 0, -EINVAL (unknown type, bad request id), -ENOSPC, -EACCES.
  */
 int sk_store_event_append(struct sk_store *st, struct sk_store_event *ev);
 

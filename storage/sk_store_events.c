@@ -66,7 +66,8 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 {
 	struct wtxn w;
 
-	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_PAY_CONFLICT)
+	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_PAY_CONFLICT ||
+	    (ev->request[0] != '\0' && !sk_store_request_ok(ev->request)))
 		return -EINVAL;
 	int rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
