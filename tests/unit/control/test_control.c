@@ -1684,30 +1684,28 @@ START_TEST(payment_messages)
 	ck_assert_uint_ne(again, a);
 	ck_assert_int_eq(buy_one(0, 13, one), SK_BUY_SOLD_OUT);
 
-	/* partial refunds of 4 units: 1, too many (4), 3 */
-	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b1\",\"order\":\"%llu\",\"kind\":"
-				 "\"refund\",\"units\":1}",
-				 b, NULL),
-			  SK_CONTROL_PM_DONE);
-	ck_assert_uint_eq(arena_state(b), SK_ORDER_PAID);
-	ck_assert_uint_eq(sk_stock_remaining(many), 2);
-	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b2\",\"order\":\"%llu\",\"kind\":"
-				 "\"refund\",\"units\":4,\"item\":2}",
-				 b, NULL),
-			  SK_CONTROL_PM_TOO_MANY);
-	ck_assert_uint_eq(sk_stock_remaining(many), 2);
-	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b3\",\"order\":\"%llu\",\"kind\":"
-				 "\"refund\",\"units\":3,\"item\":2}",
-				 b, NULL),
-			  SK_CONTROL_PM_DONE);
-	ck_assert_uint_eq(arena_state(b), SK_ORDER_REFUNDED);
-	ck_assert_uint_eq(sk_stock_remaining(many), 5);
+	/* partial refunds of 4 units: 1, too many (4), 3, and an id reused */
+	static const struct {
+		const char *req;
+		unsigned units, item, outcome, status;
+		uint64_t remaining;
+	} steps[] = {
+		{"r-b1", 1, 0, SK_CONTROL_PM_DONE, SK_ORDER_PAID, 2},
+		{"r-b2", 4, 2, SK_CONTROL_PM_TOO_MANY, SK_ORDER_PAID, 2},
+		{"r-b3", 3, 2, SK_CONTROL_PM_DONE, SK_ORDER_REFUNDED, 5},
+		{"r-b3", 2, 2, SK_CONTROL_PM_REUSED, SK_ORDER_REFUNDED, 5},
+	};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(steps); i++) {
+		char fmt[160];
+		snprintf(fmt, sizeof(fmt),
+			 "{\"v\":1,\"request\":\"%s\",\"order\":\"%%llu\",\"kind\":\"refund\","
+			 "\"units\":%u%s}",
+			 steps[i].req, steps[i].units, steps[i].item ? ",\"item\":2" : "");
+		ck_assert_msg(msg_ok(fmt, b, NULL) == steps[i].outcome, "step %zu", i);
+		ck_assert_uint_eq(arena_state(b), steps[i].status);
+		ck_assert_uint_eq(sk_stock_remaining(many), steps[i].remaining);
+	}
 	assert_books(many);
-	/* the same request id for another refund */
-	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"r-b3\",\"order\":\"%llu\",\"kind\":"
-				 "\"refund\",\"units\":2,\"item\":2}",
-				 b, NULL),
-			  SK_CONTROL_PM_REUSED);
 	/* unknown order: nothing recorded */
 	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"u\",\"order\":\"%llu\",\"kind\":\"paid\"}",
 				 sk_order_id_make(EPOCH, 0, 999), NULL),
