@@ -32,7 +32,7 @@
 #include "sk_parse.h"
 #include "sk_admin.h"
 #include "sk_exporter.h"
-#include "sk_payments.h"
+#include "sk_payments_consumer.h"
 #include "sk_control.h"
 
 #define PROG "seckill-control"

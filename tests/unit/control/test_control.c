@@ -42,7 +42,7 @@
 #include "sk_activity.h"
 #include "sk_admin.h"
 #include "sk_exporter.h"
-#include "sk_payments.h"
+#include "sk_payments_consumer.h"
 #include "sk_buy.h"
 #include "sk_control.h"
 #include "sk_test_arena.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The payments consumer (sk_payments.h): seckill.payments messages read with
+ * The payments consumer (sk_payments_consumer.h): seckill.payments messages read with
  * a librdkafka consumer group, parsed, applied with sk_control_payment(),
  * and their offsets committed by hand once the store has the outcome.
  */
@@ -19,7 +19,7 @@
 #include "sk_common.h"
 #include "sk_log.h"
 #include "sk_parse.h"
-#include "sk_payments.h"
+#include "sk_payments_consumer.h"
 
 #define PROG	       "seckill-control"
 #define POLL_MS	       100

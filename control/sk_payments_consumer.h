@@ -27,8 +27,8 @@
  * Thread-safety: start and stop from one thread (the main one);
  * sk_payments_handle() from any thread.
  */
-#ifndef SK_PAYMENTS_H
-#define SK_PAYMENTS_H
+#ifndef SK_PAYMENTS_CONSUMER_H
+#define SK_PAYMENTS_CONSUMER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -102,4 +102,4 @@ int sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
  */
 void sk_payments_stop(struct sk_payments *p);
 
-#endif /* SK_PAYMENTS_H */
+#endif /* SK_PAYMENTS_CONSUMER_H */
