@@ -160,7 +160,13 @@ up "$cfg"
 crowd --users 3000 --attempts 6000 --seed 7 --expect-units $TOTAL --json "$tmp/p.json" \
 	--orders "$tmp/p1" >"$tmp/p.out" 2>&1 &
 cpid=$!
-sleep 0.2
+# Kill once the sale is under way: the first orders are in LMDB (10 s at
+# most, or until the crowd is done).
+for _ in $(seq 1 200); do
+	[ "$(item_field ledger.live 2>/dev/null || echo 0)" -gt 0 ] && break
+	kill -0 "$cpid" 2>/dev/null || break
+	sleep 0.05
+done
 "$SBX" control kill
 # Under ASan the secondary's EAL init once failed here while the crowd and
 # the dataplane loaded both cores: up to 3 tries, each reported.
