@@ -19,6 +19,8 @@
 enum { SLOT_FREE = 0, SLOT_SENT, SLOT_DONE };
 
 #define VALUE_MAX (SK_STORE_MAX_LINES * 96 + 512)
+/* an escaped name: at most 6 bytes per byte (a control character), and the NUL */
+#define JSON_NAME_MAX (SK_STORE_NAME_MAX * 6 + 1)
 
 struct sk_export {
 	struct sk_store *st;
@@ -247,23 +249,89 @@ order_value(struct sk_export *ex, const struct sk_store_event *ev)
 	return (int)len;
 }
 
+/*
+ * utf8_len - the length of the well-formed UTF-8 sequence at @p (at most
+ * @p n bytes), or 0 if it is not one (overlong, surrogate, > U+10FFFF).
+ */
+static size_t
+utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+	uint32_t cp = p[0] & (0x3f >> (len - 1));
+
+	if (p[0] < 0xc2 || p[0] > 0xf4 || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * json_str - @p s (NUL-terminated, at most SK_STORE_NAME_MAX bytes) as the
+ * inside of a JSON string into @p out: '"', '\\' and control characters
+ * escaped, a byte that is not well-formed UTF-8 replaced by U+FFFD (an
+ * activity's name is the operator's bytes; the JSON must stay valid).
+ */
+static void
+json_str(char out[JSON_NAME_MAX], const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
+
+		if (len == 0) {
+			o += (size_t)snprintf(out + o, JSON_NAME_MAX - o, "\\ufffd");
+			i++;
+		} else if (p[i] == '"' || p[i] == '\\') {
+			o += (size_t)snprintf(out + o, JSON_NAME_MAX - o, "\\%c", p[i]);
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			o += (size_t)snprintf(out + o, JSON_NAME_MAX - o, "\\u%04x", p[i]);
+			i++;
+		} else {
+			memcpy(out + o, p + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	out[o] = '\0';
+}
+
 /* event_value - the JSON of any other event. */
 static int
 event_value(struct sk_export *ex, const struct sk_store_event *ev)
 {
-	char order[32] = "null";
+	char order[32] = "null", name[JSON_NAME_MAX];
+	const struct sk_store_event_def *d = &ev->def;
 
 	if (ev->order != 0)
 		snprintf(order, sizeof(order), "\"%" PRIu64 "\"", ev->order);
 	/* A request id is printable ASCII without '"' or '\\' (the store
 	 * refuses others), so it goes into the JSON as it is. */
-	return snprintf(ex->value, sizeof(ex->value),
-			"{\"v\":%d,\"seq\":%" PRIu64
-			",\"type\":\"%s\",\"order\":%s,\"user\":%" PRIu64 ",\"item\":%" PRIu32
-			",\"units\":%" PRIu64 ",\"time_ns\":%" PRId64 "%s%s%s}",
-			SK_EXPORT_VERSION, ev->seq, sk_store_event_name(ev->type), order, ev->user,
-			ev->item, ev->units, ev->time_ns, ev->request[0] ? ",\"request\":\"" : "",
-			ev->request, ev->request[0] ? "\"" : "");
+	int len = snprintf(
+		ex->value, sizeof(ex->value),
+		"{\"v\":%d,\"seq\":%" PRIu64 ",\"type\":\"%s\",\"order\":%s,\"user\":%" PRIu64
+		",\"item\":%" PRIu32 ",\"units\":%" PRIu64 ",\"time_ns\":%" PRId64 "%s%s%s",
+		SK_EXPORT_VERSION, ev->seq, sk_store_event_name(ev->type), order, ev->user,
+		ev->item, ev->units, ev->time_ns, ev->request[0] ? ",\"request\":\"" : "",
+		ev->request, ev->request[0] ? "\"" : "");
+	if (d->has_def) {
+		json_str(name, d->name);
+		len += snprintf(ex->value + len, sizeof(ex->value) - (size_t)len,
+				",\"limit\":%" PRIu32 ",\"price\":%" PRIu64 ",\"start_ns\":%" PRId64
+				",\"end_ns\":%" PRId64 ",\"name\":\"%s\"",
+				d->per_user_limit, d->price, d->start_ns, d->end_ns, name);
+	}
+	len += snprintf(ex->value + len, sizeof(ex->value) - (size_t)len, "}");
+	return len;
 }
 
 struct produce_ctx {

@@ -473,6 +473,19 @@ struct sk_store_event {
 	int64_t time_ns; /**< when (caller's clock) */
 	/** payment request id that made the event ("" if none), NUL-terminated */
 	char request[SK_STORE_REQUEST_MAX + 1];
+	/**
+	 * Activity events: the definition this change stored, so that readers
+	 * downstream (the MySQL writer) need not guess it. has_def is false on
+	 * every other event and on activity events stored before it existed.
+	 */
+	struct sk_store_event_def {
+		bool has_def;			  /**< the fields below are set */
+		uint32_t per_user_limit;	  /**< units one user may hold */
+		uint64_t price;			  /**< minor units */
+		int64_t start_ns;		  /**< sale opens (wall clock) */
+		int64_t end_ns;			  /**< sale ends; INT64_MAX = never */
+		char name[SK_STORE_NAME_MAX + 1]; /**< NUL-terminated */
+	} def;
 };
 
 /**

@@ -142,7 +142,13 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 	struct sk_store_event ev = {.type = SK_STORE_EV_ACTIVITY,
 				    .item = a->item,
 				    .units = cur.total,
-				    .time_ns = now_ns};
+				    .time_ns = now_ns,
+				    .def = {.has_def = true,
+					    .per_user_limit = cur.per_user_limit,
+					    .price = cur.price,
+					    .start_ns = cur.start_ns,
+					    .end_ns = cur.end_ns}};
+	memcpy(ev.def.name, cur.name, sizeof(ev.def.name));
 	return store_wtxn_end(st, &w, rc, &ev);
 out:
 	store_wtxn_abort(&w);

@@ -121,26 +121,58 @@ size_t
 store_event_enc(uint8_t v[EVENT_VAL_MAX], const struct sk_store_event *ev)
 {
 	size_t rlen = strnlen(ev->request, SK_STORE_REQUEST_MAX);
+	const struct sk_store_event_def *d = &ev->def;
 
 	v[0] = ev->type;
 	v[1] = ev->nlines;
 	v[2] = (uint8_t)rlen;
-	v[3] = 0;
+	v[3] = d->has_def ? EVENT_DEF_FLAG : 0;
 	put_be32(v + 4, ev->item);
 	put_be64(v + 8, ev->order);
 	put_be64(v + 16, ev->user);
 	put_be64(v + 24, ev->units);
 	put_be64(v + 32, (uint64_t)ev->time_ns);
 	memcpy(v + EVENT_VAL_LEN, ev->request, rlen);
-	return EVENT_VAL_LEN + rlen;
+	if (!d->has_def)
+		return EVENT_VAL_LEN + rlen;
+
+	uint8_t *p = v + EVENT_VAL_LEN + rlen;
+	size_t nlen = strnlen(d->name, SK_STORE_NAME_MAX);
+
+	put_be32(p, d->per_user_limit);
+	put_be64(p + 4, d->price);
+	put_be64(p + 12, (uint64_t)d->start_ns);
+	put_be64(p + 20, (uint64_t)d->end_ns);
+	p[28] = (uint8_t)nlen;
+	memcpy(p + EVENT_DEF_LEN, d->name, nlen);
+	return EVENT_VAL_LEN + rlen + EVENT_DEF_LEN + nlen;
 }
 
 int
 store_event_dec(struct sk_store_event *ev, uint64_t seq, const uint8_t *v, size_t len)
 {
-	if (len < EVENT_VAL_LEN || v[2] > SK_STORE_REQUEST_MAX ||
-	    len != EVENT_VAL_LEN + (size_t)v[2])
+	if (len < EVENT_VAL_LEN || v[2] > SK_STORE_REQUEST_MAX || (v[3] & ~EVENT_DEF_FLAG) != 0)
 		return -EIO;
+
+	size_t head = EVENT_VAL_LEN + (size_t)v[2];
+	const uint8_t *p = v + head;
+	struct sk_store_event_def *d = &ev->def;
+
+	memset(d, 0, sizeof(*d));
+	if (v[3] & EVENT_DEF_FLAG) {
+		if (len < head + EVENT_DEF_LEN || p[28] > SK_STORE_NAME_MAX ||
+		    len != head + EVENT_DEF_LEN + p[28])
+			return -EIO;
+		d->has_def = true;
+		d->per_user_limit = get_be32(p);
+		d->price = get_be64(p + 4);
+		d->start_ns = (int64_t)get_be64(p + 12);
+		d->end_ns = (int64_t)get_be64(p + 20);
+		memcpy(d->name, p + EVENT_DEF_LEN, p[28]);
+		d->name[p[28]] = '\0';
+	} else if (len != head) {
+		return -EIO;
+	}
 	memcpy(ev->request, v + EVENT_VAL_LEN, v[2]);
 	ev->request[v[2]] = '\0';
 	ev->seq = seq;

@@ -48,8 +48,10 @@
 #define ACT_VAL_LEN	 144
 #define LEDGER_VAL_LEN	 48
 #define EVENT_KEY_LEN	 8
-#define EVENT_VAL_LEN	 40 /* without the request id (v[2] bytes after it) */
-#define EVENT_VAL_MAX	 (EVENT_VAL_LEN + SK_STORE_REQUEST_MAX)
+#define EVENT_VAL_LEN	 40   /* without the request id (v[2] bytes after it) */
+#define EVENT_DEF_LEN	 29   /* limit, price, start, end, name length; then the name */
+#define EVENT_DEF_FLAG	 0x01 /* v[3]: an activity definition follows the request id */
+#define EVENT_VAL_MAX	 (EVENT_VAL_LEN + SK_STORE_REQUEST_MAX + EVENT_DEF_LEN + SK_STORE_NAME_MAX)
 #define REQUEST_VAL_LEN	 40
 #define REQTIME_KEY_MAX	 (8 + SK_STORE_REQUEST_MAX) /* time, request id */
 #define DEADLINE_KEY_LEN 16			    /* deadline, order id */

@@ -188,8 +188,14 @@ START_TEST(exports_every_event_in_order)
 {
 	struct sk_order_rec r[5] = {rec(1, 100, 0, 1), rec(2, 101, 0, 1), rec(3, 102, 0, 2),
 				    rec(3, 102, 1, 2), rec(4, 103, 0, 1)};
-	struct sk_store_activity a = {
-		.item = 7, .per_user_limit = 1, .total = 50, .start_ns = 1, .end_ns = INT64_MAX};
+	struct sk_store_activity a = {.item = 7,
+				      .per_user_limit = 3,
+				      .total = 50,
+				      .price = 1999,
+				      .start_ns = 1,
+				      .end_ns = INT64_MAX,
+				      /* quote, backslash, control, UTF-8 e-acute, a stray byte */
+				      .name = "a\"b\\c\001\xc3\xa9\xff"};
 	static struct msg m[64];
 	uint64_t cursor = 0;
 
@@ -235,6 +241,13 @@ START_TEST(exports_every_event_in_order)
 	ck_assert_uint_eq(consume(SK_EXPORT_EVENTS_TOPIC, m, 64), 3);
 	ck_assert_str_eq(m[0].key, "item:7");
 	ck_assert_ptr_nonnull(strstr(m[0].value, "\"order\":null"));
+	/* ... with its definition, the name escaped into valid JSON */
+	ck_assert_ptr_nonnull(strstr(m[0].value, "\"units\":50,"));
+	ck_assert_ptr_nonnull(strstr(m[0].value, ",\"limit\":3,\"price\":1999,\"start_ns\":1,"
+						 "\"end_ns\":9223372036854775807,"));
+	ck_assert_msg(strstr(m[0].value, ",\"name\":\"a\\\"b\\\\c\\u0001\xc3\xa9\\ufffd\"}") !=
+			      NULL,
+		      "%s", m[0].value);
 	ck_assert_ptr_nonnull(strstr(m[1].value, "\"type\":\"paid\""));
 	ck_assert_ptr_nonnull(strstr(m[2].value, "\"units\":5"));
 }

@@ -846,6 +846,13 @@ START_TEST(event_log_sequence)
 		ck_assert_msg(c.ev[i].type == types[i], "event %u: %s", i + 1,
 			      sk_store_event_name(c.ev[i].type));
 	}
+	/* The activity event carries the definition it stored; others none. */
+	ck_assert(c.ev[0].def.has_def);
+	ck_assert_uint_eq(c.ev[0].def.per_user_limit, 2);
+	ck_assert_uint_eq(c.ev[0].def.price, 999);
+	ck_assert_int_eq(c.ev[0].def.end_ns, INT64_MAX);
+	ck_assert_str_eq(c.ev[0].def.name, "item-1");
+	ck_assert(!c.ev[1].def.has_def && !c.ev[6].def.has_def && !c.ev[7].def.has_def);
 	ck_assert_uint_eq(c.ev[2].order, 2);
 	ck_assert_uint_eq(c.ev[2].units, 2);
 	ck_assert_uint_eq(c.ev[2].user, 2);
