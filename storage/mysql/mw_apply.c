@@ -18,20 +18,19 @@
 
 /* What a message's step function found. */
 enum step {
-	ST_DBERR = -1, /* SQL failed: a->db->err */
-	ST_OK = 0,     /* applied */
-	ST_PARK_ORDER, /* its order is not written yet */
-	ST_PARK_ITEM,  /* its item is not written yet */
-	ST_PARK_STOCK, /* the stock guard refused a line */
-	ST_PARK_USER,  /* the per-user guard refused a line */
-	ST_REFUSE,     /* an anomaly: recorded, nothing changed (a->refuse) */
+	ST_DBERR = -1,	/* SQL failed: a->db->err */
+	ST_OK = 0,	/* applied */
+	ST_PARK_ORDER,	/* its order is not written yet */
+	ST_PARK_ITEM,	/* its item is not written yet */
+	ST_PARK_STOCK,	/* the stock guard refused a line */
+	ST_PARK_USER,	/* the per-user guard refused a line */
+	ST_PARK_BEHIND, /* an earlier message it must follow is parked */
+	ST_REFUSE,	/* an anomaly: recorded, nothing changed (a->refuse) */
 };
 
 static const char *const park_reason[] = {
-	[ST_PARK_ORDER] = "order",
-	[ST_PARK_ITEM] = "item",
-	[ST_PARK_STOCK] = "stock",
-	[ST_PARK_USER] = "user",
+	[ST_PARK_ORDER] = "order", [ST_PARK_ITEM] = "item",	[ST_PARK_STOCK] = "stock",
+	[ST_PARK_USER] = "user",   [ST_PARK_BEHIND] = "behind",
 };
 
 /* What apply_one() did with a message. */
@@ -61,6 +60,7 @@ mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt, uint3
 	a->caught_up_arg = caught_up_arg;
 	a->unpark_pending = true;
 	a->count_parked = true;
+	a->parked_rows = -1;
 }
 
 /*
@@ -395,6 +395,21 @@ event_row(struct mw_apply *a, const struct mw_msg *m)
 	return X("%s", q);
 }
 
+/* event_seen - whether @m's order_events row exists: 1, 0, -1 on error. */
+static int64_t
+event_seen(struct mw_apply *a, const struct mw_msg *m)
+{
+	MYSQL_RES *res =
+		mw_db_query(a->db, "SELECT 1 FROM order_events WHERE seq = %" PRIu64, m->seq);
+	int64_t seen;
+
+	if (res == NULL)
+		return -1;
+	seen = mysql_fetch_row(res) != NULL;
+	mysql_free_result(res);
+	return seen;
+}
+
 /* caught_up - whether a guard's refusal is final now (asked once a batch). */
 static bool
 caught_up(struct mw_apply *a)
@@ -402,6 +417,58 @@ caught_up(struct mw_apply *a)
 	if (a->caught_up_now < 0)
 		a->caught_up_now = a->caught_up == NULL || a->caught_up(a->caught_up_arg);
 	return a->caught_up_now == 1;
+}
+
+/* order_sql - the message's order id as SQL into @buf (NULL: item events). */
+static const char *
+order_sql(const struct mw_msg *m, char buf[24])
+{
+	if (m->order == 0)
+		return "NULL";
+	snprintf(buf, 24, "%" PRIu64, m->order);
+	return buf;
+}
+
+/*
+ * behind - the order barrier: ST_PARK_BEHIND when an earlier message that
+ * @m must follow is parked, else ST_OK (ST_DBERR on error). The appliance
+ * sold in seq order, so applied in seq order no guard refuses; the two
+ * topics (and N writers) break that order, and parking lets later messages
+ * overtake a waiting one. Two overtakings do harm, and are held back:
+ *  - an order overtaking an earlier parked order: it may take the unit or
+ *    the per-user slot the earlier one needs, and the earlier one's own
+ *    events (a refund) can then never free it;
+ *  - an order's event overtaking an earlier parked message of the same
+ *    order (a refund ahead of its parked paid is refused as "not paid").
+ * A final refusal (refused = 1, an anomaly) holds nothing back. Costs one
+ * indexed query per message, only while something is parked.
+ */
+static int
+behind(struct mw_apply *a, const struct mw_msg *m)
+{
+	MYSQL_RES *res;
+	bool found;
+
+	if (a->parked_rows == 0)
+		return ST_OK;
+	if (m->type == MW_MSG_CONFIRMED)
+		res = mw_db_query(
+			a->db,
+			"SELECT 1 FROM parked WHERE type = 'confirmed' AND refused = 0 AND "
+			"seq < %" PRIu64 " LIMIT 1",
+			m->seq);
+	else if (m->order != 0)
+		res = mw_db_query(a->db,
+				  "SELECT 1 FROM parked WHERE order_id = %" PRIu64
+				  " AND refused = 0 AND seq < %" PRIu64 " LIMIT 1",
+				  m->order, m->seq);
+	else
+		return ST_OK;
+	if (res == NULL)
+		return ST_DBERR;
+	found = mysql_fetch_row(res) != NULL;
+	mysql_free_result(res);
+	return found ? ST_PARK_BEHIND : ST_OK;
 }
 
 /*
@@ -415,7 +482,7 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 {
 	bool guard = st == ST_PARK_STOCK || st == ST_PARK_USER;
 	int final = guard && caught_up(a);
-	char *esc;
+	char *esc, order[24];
 	int64_t r;
 
 	if (again) {
@@ -427,9 +494,10 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 		if (esc == NULL)
 			return -ENOMEM;
 		mysql_real_escape_string(a->db->my, esc, val, (unsigned long)len);
-		r = X("INSERT IGNORE INTO parked (seq, reason, payload, refused, parked_ns) VALUES "
-		      "(%" PRIu64 ", '%s', '%s', %d, %" PRId64 ")",
-		      m->seq, park_reason[st], esc, final, now_ns());
+		r = X("INSERT IGNORE INTO parked (seq, reason, payload, refused, parked_ns, type, "
+		      "order_id) VALUES (%" PRIu64 ", '%s', '%s', %d, %" PRId64 ", '%s', %s)",
+		      m->seq, park_reason[st], esc, final, now_ns(), mw_msg_type_name(m->type),
+		      order_sql(m, order));
 		free(esc);
 	}
 	if (r <= 0)
@@ -437,6 +505,7 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 	if (!again) {
 		a->tally[MW_M_PARKED]++;
 		a->count_parked = true;
+		a->parked_rows = a->parked_rows < 0 ? -1 : a->parked_rows + 1;
 		a->tally[MW_M_GUARD_WAITS] += guard && !final;
 	}
 	if (final) {
@@ -481,6 +550,22 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 		sk_log(a->prog, "message %.*s%s: %s: skipped", len > 80 ? 80 : (int)len,
 		       val ? val : "", len > 80 ? "..." : "", why);
 		return OUT_SKIPPED;
+	}
+	st = behind(a, m);
+	if (st == ST_DBERR)
+		goto dberr;
+	if (st == ST_PARK_BEHIND) {
+		/* a redelivery of an applied message is a duplicate, not parked */
+		rc = (int)event_seen(a, m);
+		if (rc < 0)
+			goto dberr;
+		if (rc == 1) {
+			a->tally[MW_M_DUPLICATE]++;
+			return OUT_DUP;
+		}
+		if (park(a, m, val, len, st, parked) < 0)
+			goto dberr;
+		return OUT_PARKED;
 	}
 	if (m->type == MW_MSG_CONFIRMED) {
 		rc = confirmed_fast(a, m, now);
@@ -604,6 +689,7 @@ mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 	if (parked >= 0) {
 		mw_metrics_set(a->mt, MW_M_PARKED_NOW, (uint64_t)parked);
 		a->count_parked = false;
+		a->parked_rows = parked;
 	}
 	for (unsigned i = 0; i < MW_M_N; i++)
 		if (a->tally[i] != 0)
@@ -616,6 +702,8 @@ mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 	return 0;
 fail : {
 	unsigned err = a->db->err;
+
+	a->parked_rows = -1; /* the rollback may have undone parks or deletes */
 	char msg[sizeof(a->db->errmsg)];
 
 	memcpy(msg, a->db->errmsg, sizeof(msg));

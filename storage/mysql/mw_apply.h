@@ -49,6 +49,8 @@ struct mw_apply {
 	int caught_up_now;	   /**< this batch: -1 not asked yet, 0, 1 */
 	bool unpark_pending;	   /**< retry the parked table in the next batch */
 	bool count_parked;	   /**< recount the parked table before commit */
+	int64_t parked_rows;	   /**< rows in the parked table (-1 unknown): the
+					order barrier is skipped while it is 0 */
 	enum mw_metric refuse;	   /**< the counter of the last refusal */
 	int64_t last_time_ns;	   /**< time_ns of the last order of the batch */
 	uint64_t tally[MW_M_N];	   /**< this batch's counts, added on commit */

@@ -104,3 +104,12 @@ CREATE TABLE IF NOT EXISTS parked (
 	refused   TINYINT(1)      NOT NULL DEFAULT 0,
 	parked_ns BIGINT          NOT NULL
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- The order barrier (docs/mysql.md, "Event ordering"): a message waits
+-- behind a parked one it must follow. type and order_id say which: an
+-- order behind any earlier parked order, an order's event behind an
+-- earlier parked message of the same order. Added to parked tables made
+-- before the barrier (their rows have NULLs and hold nothing back).
+ALTER TABLE parked ADD COLUMN IF NOT EXISTS type VARCHAR(16) NULL;
+ALTER TABLE parked ADD COLUMN IF NOT EXISTS order_id BIGINT UNSIGNED NULL;
+CREATE INDEX IF NOT EXISTS parked_order ON parked (order_id, seq);

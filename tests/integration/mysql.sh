@@ -65,16 +65,6 @@ produce() {
 	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic "$topic" "$@" >/dev/null
 }
 
-# verify [ARGS] - seckill-mysql-writer verify against the store; report in
-# $tmp/verify.json, printed when not equal.
-verify() {
-	"$SK_MYSQL_WRITER" verify --socket "$SOCK" --store "$tmp/store" --json "$@" \
-		>"$tmp/verify.json" 2>"$tmp/verify.err" || {
-		cat "$tmp/verify.json" "$tmp/verify.err"
-		return 1
-	}
-}
-
 # orders_match FILE - MariaDB's (id, user) of seckill.orders are exactly the
 # "user order" lines of FILE.
 orders_match() {
@@ -121,15 +111,17 @@ hm() {
 }
 check "hand-made: writer started (database hm, group hm)" \
 	writer_start --database hm --group hm --orders-topic hm.orders --events-topic hm.events
-# A: three orders of item 7, whose activity is not there yet; two bad values.
+# A: three orders of item 7, whose activity is not there yet (the first
+# waits for its item, the others behind it: the order barrier); two bad
+# values.
 produce hm.orders \
 	"1={$c,\"seq\":2,\"order\":\"1\",\"user\":11,\"lines\":[{$l,\"qty\":1}]}" \
 	"2={$c,\"seq\":3,\"order\":\"2\",\"user\":12,\"lines\":[{$l,\"qty\":1}]}" \
 	"3={$c,\"seq\":5,\"order\":\"3\",\"user\":13,\"lines\":[{$l,\"qty\":1}]}" \
 	'x=not json' 'y={"v":2,"seq":99,"type":"confirmed"}' || bad "hand-made A: produce"
-check "hand-made A: 3 orders parked for their item (30 s)" \
+check "hand-made A: 3 orders parked: for their item, then behind the first (30 s)" \
 	wait_sql hm "SELECT GROUP_CONCAT(CONCAT(seq, ':', reason) ORDER BY seq) FROM parked" \
-	"2:item,3:item,5:item" 30
+	"2:item,3:behind,5:behind" 30
 # B: the activity (total 3): the three orders are applied.
 produce hm.events \
 	'item:7={"v":1,"seq":1,"type":"activity","order":null,"user":0,"item":7,"units":3,"time_ns":10,"name":"hand made","price":500}' ||

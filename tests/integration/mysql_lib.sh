@@ -119,6 +119,27 @@ wait_wmetric() {
 	return 1
 }
 
+# verify - seckill-mysql-writer verify against the store in
+# $tmp/store; report in $tmp/verify.json, printed when not equal.
+verify() {
+	"$SK_MYSQL_WRITER" verify --socket "$SOCK" --store "$tmp/store" --json \
+		>"$tmp/verify.json" 2>"$tmp/verify.err" || {
+		cat "$tmp/verify.json" "$tmp/verify.err"
+		return 1
+	}
+}
+
+# wait_verify SECONDS - until verify finds LMDB and MariaDB equal (the
+# writer may still be applying); at most SECONDS, then the last report.
+wait_verify() {
+	local end=$((SECONDS + $1))
+	while [ "$SECONDS" -lt "$end" ]; do
+		verify >/dev/null && return 0
+		sleep 0.5
+	done
+	verify
+}
+
 # sale_config FILE TOTAL - the sandbox's config plus a store in $tmp/store,
 # ack = durable, auth off and item 1 with TOTAL units, into FILE.
 sale_config() {

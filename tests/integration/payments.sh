@@ -32,14 +32,24 @@
 #     a "paid" event per paid order;
 #  6. a clean restart of the control plane: the consumer group resumes
 #     after the committed offsets (nothing applied or counted again); a
-#     last payment is applied.
-# Every wait is on a condition and bounded; the broker is stopped by its PID
-# on every exit path.
+#     last payment is applied;
+#  7. MariaDB follows: seckill-mysql-writer (a temporary mariadbd, unix
+#     socket only) reads both topics from the start; its rows say the same
+#     as LMDB ("verify"): 18 orders, the states, the refunded units, the two
+#     conflicts, each item's per-user limit from its activity event, no
+#     guard refusal, nothing parked.
+# Every wait is on a condition and bounded; the broker, mariadbd and the
+# writer are stopped by their PIDs on every exit path.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mysql_lib.sh"
 require_env curl
 [ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
 [ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
 [ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
+[ -x "${SK_MYSQL_WRITER:-}" ] || skip "SK_MYSQL_WRITER is not an executable (run through meson test)"
+for t in mariadbd mariadb-install-db mariadb mariadb-admin; do
+	command -v "$t" >/dev/null || skip "needs $t (Debian: mariadb-server, mariadb-client)"
+done
 
 tmp=$(mktemp -d)
 KAFKA_PID=
@@ -49,11 +59,20 @@ show_logs() {
 	tail -n 20 "/run/$SK_SBX/control.log" 2>/dev/null || true
 	echo "--- broker log"
 	tail -n 10 "$tmp/kafka.log" 2>/dev/null || true
+	echo "--- writer log (last lines)"
+	tail -n 20 "$tmp/writer.log" 2>/dev/null || true
+}
+stop_db() {
+	writer_stop KILL
+	db_stop KILL
 }
 at_exit show_logs
+at_exit stop_db
 at_exit kafka_down
 at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((19000 + $$ % 1000))
+MPORT=$((16000 + $$ % 1000))
+SOCK=$tmp/db.sock
 # shellcheck disable=SC2034 # read by lib.sh's item_field
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 T0=$SECONDS
@@ -284,6 +303,32 @@ expect_eq "restart: nothing before it applied or counted again" \
 	"$(pm paid already):$(pm paid conflict):$(pm refund "done"):$(metric seckill_payments_duplicates_total)" \
 	"0:0:0:0"
 check "restart: reconcile" reconcile
+
+# ------------------------------------------------------------------ 7. MariaDB
+check "mysql: mariadbd started" db_start
+check "mysql: writer started, reading both topics from the start" writer_start
+check "mysql: the last payment reached MariaDB (60 s)" \
+	wait_sql seckill "SELECT state FROM orders WHERE id = ${A[6]}" paid 60
+check "mysql: verify: LMDB and MariaDB equal per item (30 s)" wait_verify 30
+expect_eq "mysql: orders by state" \
+	"$(sql seckill "SELECT GROUP_CONCAT(CONCAT(state, ':', n) ORDER BY state) FROM
+		(SELECT state, COUNT(*) AS n FROM orders GROUP BY state) s")" \
+	"confirmed:3,paid:10,cancelled:2,refunded:3"
+expect_eq "mysql: refunded units by item" \
+	"$(sql seckill "SELECT GROUP_CONCAT(CONCAT(item_id, ':', r) ORDER BY item_id) FROM
+		(SELECT item_id, SUM(refunded) AS r FROM order_lines GROUP BY item_id) s")" \
+	"1:2,2:0,3:1"
+expect_eq "mysql: the late payments recorded as conflicts" \
+	"$(sql seckill "SELECT GROUP_CONCAT(request ORDER BY request) FROM order_events
+		WHERE type = 'pay_conflict'")" "pay-b3,pay-b4"
+expect_eq "mysql: per-user limits and names from the activity events (item 1 comes from the config: no name)" \
+	"$(sql seckill "SELECT GROUP_CONCAT(CONCAT(id, ':', per_user_limit, ':', name) ORDER BY id)
+		FROM items")" "1:1:,2:1:race,3:3:parts"
+expect_eq "mysql: no guard refusal, nothing parked" \
+	"$(wmetric 'seckill_mysql_guard_refusals_total{guard="stock"}'):$(wmetric 'seckill_mysql_guard_refusals_total{guard="user"}'):$(wmetric seckill_mysql_parked)" \
+	"0:0:0"
+writer_stop TERM
+expect_eq "mysql: writer stops on SIGTERM with status 0" "$W_RC" 0
 
 echo "payments test: $((SECONDS - T0)) s"
 finish
