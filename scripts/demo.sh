@@ -12,8 +12,10 @@
 # what happened. The control plane (seckill-control) runs beside the
 # dataplane: with ack = durable each winner is answered 200 once its order
 # is on disk in LMDB, and the control plane exports every order to a Kafka
-# broker (librdkafka's mock cluster, tools/kafka). Then it takes everything
-# down again.
+# broker (librdkafka's mock cluster, tools/kafka), from which the reference
+# MySQL writer (seckill-mysql-writer) writes them into a MariaDB of its own
+# (a temporary datadir, unix socket only). Then it takes everything down
+# again.
 #
 #   ./scripts/demo.sh                 as root, on Debian 12
 #   SK_DEMO_UNITS=5000 SK_DEMO_USERS=100000 SK_DEMO_ATTEMPTS=250000 ./scripts/demo.sh
@@ -21,6 +23,7 @@
 # Cores: the dataplane runs on core 1, the crowd and the control plane on core 0.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/mariadb.sh"
 cd "$SK_ROOT"
 
 UNITS=${SK_DEMO_UNITS:-1000}
@@ -44,14 +47,18 @@ BIN=build/release/dataplane/seckill-dataplane
 CROWD=build/release/tools/crowd/seckill-crowd
 CTL=build/release/control/seckillctl
 KAFKA=build/release/tools/kafka/seckill-kafka
-[[ -x $BIN && -x $CROWD && -x $CTL && -x $KAFKA ]] ||
-	sk_die "build did not produce $BIN, $CROWD, $CTL and $KAFKA"
+SK_MYSQL_WRITER=build/release/storage/mysql/seckill-mysql-writer
+[[ -x $BIN && -x $CROWD && -x $CTL && -x $KAFKA && -x $SK_MYSQL_WRITER ]] ||
+	sk_die "build did not produce $BIN, $CROWD, $CTL, $KAFKA and $SK_MYSQL_WRITER"
 export SK_DATAPLANE=$PWD/$BIN
 export SK_SBX_ADMIN_PORT=${SK_DEMO_ADMIN_PORT:-8081}
 
 work=$(mktemp -d /tmp/seckill-demo.XXXXXX)
+tmp=$work SOCK=$work/mariadb.sock MPORT=${SK_DEMO_WRITER_PORT:-9105}
 kafka_pid=
 cleanup() {
+	writer_stop TERM
+	db_stop TERM
 	scripts/sandbox.sh down >/dev/null 2>&1 || true
 	if [ -n "$kafka_pid" ]; then
 		kill "$kafka_pid" 2>/dev/null || true
@@ -74,6 +81,12 @@ done
 [ -s "$work/kafka" ] || sk_die "the Kafka broker did not start: $(cat "$work/kafka.log")"
 bootstrap=$(sed -n 's/^bootstrap=//p' "$work/kafka")
 export SK_SBX_CONTROL_ARGS="--kafka $bootstrap"
+KAFKA_BOOTSTRAP=$bootstrap
+
+# Downstream: MariaDB and the reference writer, consuming both topics.
+sk_log "starting MariaDB (a temporary datadir, unix socket only) and seckill-mysql-writer"
+db_start || sk_die "mariadbd did not start: $(tail -n 5 "$work/db.err" 2>/dev/null)"
+writer_start --group seckill-demo || sk_die "seckill-mysql-writer did not start: $(tail -n 5 "$work/writer.log")"
 
 # The shared secret of the token issuer (here: this script) and the front door.
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/secret"
@@ -149,6 +162,21 @@ for _ in $(seq 1 50); do
 done
 exported=$("$KAFKA" consume --bootstrap "$bootstrap" --topic seckill.orders --from-beginning \
 	--timeout-ms 2000 2>/dev/null | cut -f1 | sort -u | wc -l) || exported=0
+# MariaDB: the writer follows Kafka within a moment (bounded wait).
+rows=0
+for _ in $(seq 1 150); do
+	rows=$(sql seckill "SELECT COUNT(*) FROM orders o JOIN order_lines l ON l.order_id = o.id
+		WHERE l.item_id = $ITEM" 2>/dev/null) || rows=0
+	[ "$rows" -ge "$durable" ] && break
+	sleep 0.2
+done
+if verify >/dev/null; then
+	mysql_verify="verify: LMDB and MariaDB equal per item"
+else
+	mysql_verify="verify: DIFFERENCES (see seckill-mysql-writer verify)"
+fi
+mysql_item=$(sql seckill "SELECT CONCAT('total ', total + added, ', sold ', sold, ', returned ',
+	returned) FROM items WHERE id = $ITEM" 2>/dev/null) || mysql_item="?"
 requests=$(scripts/sandbox.sh ctl metrics 2>/dev/null |
 	sed -n 's/^seckill_requests_total{outcome="\([a-z_]*\)"} \([1-9][0-9]*\)$/\1=\2/p' |
 	tr '\n' ' ') || true
@@ -160,6 +188,7 @@ echo "item $ITEM after:  $after"
 echo "a forged token gets HTTP $forged; item $GUARD after it: $guard"
 echo "durable in LMDB: $durable orders; $reconcile"
 echo "exported to Kafka (seckill.orders at $bootstrap): $exported orders; export backlog ${backlog:-?} events"
+echo "written to MariaDB by seckill-mysql-writer: $rows orders of item $ITEM (items row: $mysql_item); $mysql_verify"
 echo "buy answers by outcome (the control plane's /metrics): $requests"
 echo "activities (seckillctl activity list):"
 # shellcheck disable=SC2001 # indents every line: no single ${var//}

@@ -474,14 +474,18 @@ behind(struct mw_apply *a, const struct mw_msg *m)
 /*
  * park - keep message @val in the parked table (once) for reason @st; a
  * message retried from the table (@again) gets its new reason. A guard's
- * refusal is logged and counted when it becomes final (caught up), else
- * counted as a wait.
+ * refusal is logged and counted when it becomes final, else counted as a
+ * wait. Final means: still refused when retried from the table (after the
+ * whole batch, so after any message of the batch that frees it) with every
+ * assigned partition consumed. Caught up alone is not enough: the batch
+ * holds both topics' messages, and an order ahead of its batch's cancel
+ * would be called an anomaly the cancel resolves a moment later.
  */
 static int
 park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, int st, bool again)
 {
 	bool guard = st == ST_PARK_STOCK || st == ST_PARK_USER;
-	int final = guard && caught_up(a);
+	int final = guard && again && caught_up(a);
 	char *esc, order[24];
 	int64_t r;
 

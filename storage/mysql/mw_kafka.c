@@ -22,6 +22,30 @@ struct mw_kafka {
 	unsigned errs_quiet; /* errors not logged since */
 };
 
+/*
+ * rebalance - the group's (eager) assignment: take it, or drop it on a
+ * revoke. Runs inside rd_kafka_consumer_poll(), so between two batches:
+ * whatever a batch applied is committed before its partitions can move.
+ * The count is a gauge and a log line, so that an operator running N
+ * writers sees who owns what.
+ */
+static void
+rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
+	  void *opaque)
+{
+	struct mw_kafka *k = opaque;
+	bool assign = err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS;
+	rd_kafka_resp_err_t rc = rd_kafka_assign(rk, assign ? parts : NULL);
+
+	if (rc != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		sk_log(k->prog, "kafka: %s %d partitions: %s", assign ? "assign" : "revoke",
+		       parts->cnt, rd_kafka_err2str(rc));
+		mw_metrics_add(k->mt, MW_M_KAFKA_ERRORS, 1);
+	}
+	mw_metrics_set(k->mt, MW_M_PARTITIONS, assign && rc == 0 ? (uint64_t)parts->cnt : 0);
+	sk_log(k->prog, "kafka: %d partitions %s", parts->cnt, assign ? "assigned" : "revoked");
+}
+
 int
 mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw_metrics *mt,
 	      char *err, size_t errlen)
@@ -55,6 +79,10 @@ mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw
 			snprintf(err, errlen, "kafka: %s = %s: %s", kv[i][0], kv[i][1], e);
 			goto fail;
 		}
+	k->mt = mt;
+	k->prog = conf->prog;
+	rd_kafka_conf_set_opaque(c, k);
+	rd_kafka_conf_set_rebalance_cb(c, rebalance);
 	k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, c, e, sizeof(e));
 	if (k->rk == NULL) {
 		snprintf(err, errlen, "kafka: cannot create the consumer: %s", e);
@@ -72,8 +100,6 @@ mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw
 			 conf->events_topic, rd_kafka_err2str(rc));
 		goto fail;
 	}
-	k->mt = mt;
-	k->prog = conf->prog;
 	*out = k;
 	return 0;
 fail:

@@ -60,6 +60,8 @@ static const struct {
 	[MW_M_DB_UP] = {"seckill_mysql_db_up", "", "gauge", "1 while connected to MariaDB"},
 	[MW_M_LAST_LAG_NS] = {"seckill_mysql_last_lag_seconds", "", "gauge",
 			      "Commit time minus confirmation time of the last order written"},
+	[MW_M_PARTITIONS] = {"seckill_mysql_partitions_assigned", "", "gauge",
+			     "Partitions of both topics the consumer group gave this writer"},
 };
 
 size_t

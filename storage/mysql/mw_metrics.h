@@ -44,6 +44,7 @@ enum mw_metric {
 	MW_M_PARKED_NOW,     /**< gauge: rows in the parked table */
 	MW_M_DB_UP,	     /**< gauge: 1 while connected */
 	MW_M_LAST_LAG_NS,    /**< gauge: commit time - time_ns of the last order */
+	MW_M_PARTITIONS,     /**< gauge: partitions assigned to this writer */
 	MW_M_N
 };
 

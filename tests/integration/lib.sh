@@ -296,7 +296,8 @@ check_second_wave() {
 
 # kafka_up DIR TOPIC... - start "seckill-kafka broker" with TOPICs in the
 # background (its stderr appended to DIR/kafka.log) and wait (10 s at most)
-# for its ready file; sets KAFKA_PID and KAFKA_BOOTSTRAP, exit 1 if it did
+# for its ready file (SK_KAFKA_PARTITIONS partitions per topic, default 1);
+# sets KAFKA_PID and KAFKA_BOOTSTRAP, exit 1 if it did
 # not come up. Call it directly, not in $(...), and have the EXIT trap call
 # kafka_down.
 kafka_up() {
@@ -305,7 +306,8 @@ kafka_up() {
 	shift
 	for t in "$@"; do args+=(--topic "$t"); done
 	rm -f "$dir/kafka.ready"
-	"${SK_KAFKA:?}" broker "${args[@]}" --ready-file "$dir/kafka.ready" --max-seconds 1200 \
+	"${SK_KAFKA:?}" broker "${args[@]}" --partitions "${SK_KAFKA_PARTITIONS:-1}" \
+		--ready-file "$dir/kafka.ready" --max-seconds 1200 \
 		</dev/null >/dev/null 2>>"$dir/kafka.log" &
 	KAFKA_PID=$!
 	for _ in $(seq 1 100); do

@@ -137,7 +137,9 @@ produce hm.orders \
 check "hand-made C: the guards park them (30 s)" \
 	wait_sql hm "SELECT GROUP_CONCAT(CONCAT(seq, ':', reason) ORDER BY seq) FROM parked" \
 	"8:user,9:stock" 30
-expect_eq "hand-made C: guard refusals counted (stock, user)" \
+check "hand-made C: guard refusals counted once final (stock, user; 30 s)" \
+	wait_wmetric 'seckill_mysql_guard_refusals_total{guard="stock"}' 1 30
+expect_eq "hand-made C: one each (stock, user)" \
 	"$(wmetric 'seckill_mysql_guard_refusals_total{guard="stock"}'):$(wmetric 'seckill_mysql_guard_refusals_total{guard="user"}')" \
 	"1:1"
 # D: the events: pay 1, cancel 2 (frees user 12), restocks (free the stock),
