@@ -5,7 +5,8 @@
 #      daemons and the loadgen in sbindir, seckillctl and seckill-token in
 #      bindir, no test tool unless -Dinstall_test_tools=true, the example
 #      config in <sysconfdir>/seckill/, the units, the tmpfiles.d entry, the
-#      dataplane units' helper, one man page per program;
+#      dataplane units' helper, one man page per program; a second
+#      install keeps the operator's edited config;
 #   2. the installed config and units agree (token secret, store, paths);
 #   3. "systemd-analyze verify" of the installed units, under the destdir as
 #      root (with the host's own units copied in, so that dev-hugepages.mount
@@ -82,10 +83,30 @@ else
 	bad "not executable:$notx"
 fi
 
+for f in "$SK_SYSCONFDIR"/seckill/seckill.{ini,env}; do
+	expect_eq "$f: mode" "$(stat -c %a "$dest$f")" 644
+done
+
+# A second install over the first (an upgrade from source): the operator's
+# edited configuration stays, everything else is replaced.
+ini=$dest$SK_SYSCONFDIR/seckill/seckill.ini
+unit=$dest$SK_UNITDIR/seckill-control.service
+cp "$ini" "$tmp/ini.orig"
+cp "$unit" "$tmp/unit.orig"
+echo "# the operator's edit" >>"$ini"
+echo "# changed" >>"$unit"
+if meson install -C "$SK_BUILD" --no-rebuild --destdir "$dest" --quiet >"$tmp/install.log" 2>&1; then
+	expect_eq "a re-install keeps the edited seckill.ini" "$(tail -n 1 "$ini")" "# the operator's edit"
+	check "a re-install replaces a unit" cmp -s "$unit" "$tmp/unit.orig"
+else
+	cat "$tmp/install.log"
+	bad "meson install over an installed tree"
+fi
+cp "$tmp/ini.orig" "$ini"
+
 # --------------------------------------------------------------------------
 # 2. config and units agree
 
-ini=$dest$SK_SYSCONFDIR/seckill/seckill.ini
 units=$dest$SK_UNITDIR
 expect_eq "seckill.ini: the token secret is in <sysconfdir>/seckill" \
 	"$(sed -n 's/^secret_file *= *\([^ ]*\).*/\1/p' "$ini")" "$SK_SYSCONFDIR/seckill/token.secret"
