@@ -19,8 +19,9 @@
 # dirs of the build (SK_BINDIR, SK_SBINDIR, ... absolute) in the environment.
 . "$(dirname "$0")/../integration/lib.sh"
 
-for t in systemd-analyze groff python3; do
-	command -v "$t" >/dev/null || skip "needs $t (Debian: systemd, groff-base, python3)"
+# man: systemd-analyze verify runs it on each Documentation=man: page.
+for t in systemd-analyze groff man python3; do
+	command -v "$t" >/dev/null || skip "needs $t (Debian: systemd, groff-base, man-db, python3)"
 done
 [ -n "${SK_BUILD:-}" ] || skip "SK_BUILD is not set (run through meson test)"
 
