@@ -163,11 +163,14 @@ static void
 assert_metric(const char *line)
 {
 	char *m = metrics_text(), want[256];
+	bool found;
 
+	ck_assert_ptr_nonnull(m);
 	snprintf(want, sizeof(want), "\n%s\n", line);
-	if (strstr(m, want) == NULL)
-		fprintf(stderr, "--- metrics\n%s---\n", m);
-	ck_assert_msg(strstr(m, want) != NULL, "no line '%s' in the metrics", line);
+	found = strstr(m, want) != NULL;
+	if (!found)
+		fputs(m, stderr);
+	ck_assert_msg(found, "no line '%s' in the metrics (printed above)", line);
 	free(m);
 }
 
