@@ -180,6 +180,8 @@ else
 	curl -s "$PROM/api/v1/rules" | head -c 3000
 	tail -5 "$tmp/prometheus.log" "$tmp/writer.log"
 fi
+check "the rules were evaluated on the appliance's figures" \
+	itpy monitoring evaluated "$PROM" seckill_dataplane_up 30
 expect_eq "no alert of the healthy appliance" "$(active | grep -v '^SeckillMysql' | tr '\n' ' ')" ""
 
 "$SBX" kill

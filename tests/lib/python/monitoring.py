@@ -28,6 +28,12 @@ dashboard shipped in config/ (docs/monitoring.md).
         instance excepted: Prometheus adds them). A metric renamed in the
         code breaks this.
 
+    monitoring.py evaluated URL METRIC SECONDS
+        wait (SECONDS at most) until the Prometheus server at URL holds a
+        sample of METRIC, and then until every rule group was evaluated
+        after that sample: from then on its alerts reflect the scraped
+        figures. Exit 1 on timeout.
+
 Needs python3-yaml (Debian) for RULES and TESTS.
 """
 import json
@@ -37,6 +43,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.parse
+import urllib.request
+from datetime import datetime
 
 SEVERITIES = ("critical", "warning")
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
@@ -350,11 +360,47 @@ def check_names(rules_path, dash_path, scrape_paths):
     return 0
 
 
+def prom_get(url, path, **params):
+    """The "data" of a Prometheus API answer, or None."""
+    q = ("?" + urllib.parse.urlencode(params)) if params else ""
+    try:
+        with urllib.request.urlopen(url + path + q, timeout=5) as r:
+            return json.load(r).get("data")
+    except (OSError, ValueError):
+        return None
+
+
+def rfc3339(t):
+    """Seconds since the epoch of an RFC 3339 time with up to 9 decimals."""
+    m = re.match(r"(.*?)(\.\d+)?(Z|[+-]\d\d:\d\d)$", t)
+    frac = float(m.group(2) or 0)
+    return datetime.fromisoformat(m.group(1) + m.group(3).replace("Z", "+00:00")).timestamp() + frac
+
+
+def evaluated(url, metric, seconds):
+    end = time.monotonic() + seconds
+    since = None
+    while time.monotonic() < end:
+        if since is None:
+            d = prom_get(url, "/api/v1/query", query=metric)
+            if d and d.get("result"):
+                since = max(float(r["value"][0]) for r in d["result"])
+        else:
+            d = prom_get(url, "/api/v1/rules")
+            groups = (d or {}).get("groups", [])
+            if groups and all(rfc3339(g["lastEvaluation"]) > since for g in groups):
+                return 0
+        time.sleep(0.2)
+    return fail(f"{url}: no sample of {metric} or no rule evaluation after it in {seconds} s")
+
+
 def main(argv):
     if len(argv) == 6 and argv[1] == "rules":
         return check_rules(argv[2], argv[3], argv[4], argv[5])
     if len(argv) == 3 and argv[1] == "grafana":
         return check_grafana(argv[2])
+    if len(argv) == 5 and argv[1] == "evaluated":
+        return evaluated(argv[2], argv[3], float(argv[4]))
     if len(argv) >= 5 and argv[1] == "names":
         return check_names(argv[2], argv[3], argv[4:])
     sys.exit(__doc__)
