@@ -3,7 +3,8 @@
  * seckill-control: the control plane process. A DPDK secondary of the
  * dataplane: attach to its arena and order rings, open the order store,
  * serve the admin API, then loop: drain (group commit), payment deadlines,
- * heartbeat, and a short sleep when idle (this is not a dataplane core).
+ * heartbeat, the periodic reconcile (sk_reconcile.h), and a short sleep
+ * when idle (this is not a dataplane core).
  *
  *   seckill-control [EAL options] -- --store DIR [options]
  *
@@ -34,6 +35,7 @@
 #include "sk_exporter.h"
 #include "sk_payments_consumer.h"
 #include "sk_control.h"
+#include "sk_reconcile.h"
 
 #define PROG "seckill-control"
 
@@ -41,14 +43,15 @@
 #define S  INT64_C(1000000000)
 
 /* How often the deadlines are scanned, and how long the loop sleeps. */
-#define EXPIRE_EVERY_NS	 (100 * MS)
-#define PREHEAT_EVERY_NS S
-#define SLEEP_LINGER_NS	 (50 * 1000)
-#define SLEEP_BUSY_NS	 (100 * 1000)
-#define SLEEP_IDLE_NS	 (1 * MS)
-#define IDLE_AFTER_NS	 (1 * S)
-#define ERROR_SLEEP_NS	 (10 * MS)
-#define ATTACH_WAIT_NS	 (10 * S)
+#define EXPIRE_EVERY_NS	   (100 * MS)
+#define PREHEAT_EVERY_NS   S
+#define RECONCILE_EVERY_NS (5 * S)
+#define SLEEP_LINGER_NS	   (50 * 1000)
+#define SLEEP_BUSY_NS	   (100 * 1000)
+#define SLEEP_IDLE_NS	   (1 * MS)
+#define IDLE_AFTER_NS	   (1 * S)
+#define ERROR_SLEEP_NS	   (10 * MS)
+#define ATTACH_WAIT_NS	   (10 * S)
 
 static volatile sig_atomic_t stop_requested;
 
@@ -334,12 +337,34 @@ export_metrics(void *arg, FILE *out)
 	return sk_exporter_metrics(arg, out);
 }
 
+/*
+ * reconcile - one periodic reconcile run (seckill_reconcile_* metrics);
+ * logs when the number of items reported changes, and store errors.
+ */
+static void
+reconcile(struct sk_control *ctl, int64_t now, uint32_t *reported)
+{
+	struct sk_reconcile_info ri;
+	int rc = sk_control_reconcile(ctl, now, &ri);
+
+	if (rc != 0) {
+		sk_log(PROG, "reconcile: %s (retried in %d s)", strerror(-rc),
+		       (int)(RECONCILE_EVERY_NS / S));
+		return;
+	}
+	if (ri.mismatches != *reported)
+		sk_log(PROG, "reconcile: %" PRIu32 " items do not add up%s", ri.mismatches,
+		       ri.mismatches > 0 ? " (seckillctl reconcile; docs/monitoring.md)" : "");
+	*reported = ri.mismatches;
+}
+
 /* run - the main loop, until a signal. */
 static int
 run(struct sk_control *ctl)
 {
 	int64_t last_expire = 0, last_busy = sk_clock_ns(CLOCK_MONOTONIC), last_err_log = 0;
-	int64_t last_preheat = sk_clock_ns(CLOCK_MONOTONIC);
+	int64_t last_preheat = sk_clock_ns(CLOCK_MONOTONIC), last_reconcile = 0;
+	uint32_t reported = 0;
 	int rc;
 
 	while (!stop_requested) {
@@ -368,6 +393,10 @@ run(struct sk_control *ctl)
 		if (mono - last_preheat >= PREHEAT_EVERY_NS) {
 			last_preheat = mono;
 			preheat(ctl, now);
+		}
+		if (last_reconcile == 0 || mono - last_reconcile >= RECONCILE_EVERY_NS) {
+			last_reconcile = mono;
+			reconcile(ctl, now, &reported);
 		}
 		sk_control_heartbeat(ctl, now);
 

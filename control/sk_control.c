@@ -93,6 +93,7 @@ ctl_free(struct sk_control *ctl)
 	if (ctl == NULL)
 		return;
 	sk_store_close(ctl->store);
+	ctl_reconcile_free(ctl);
 	if (ctl->mutex_ok)
 		pthread_mutex_destroy(&ctl->wlock);
 	free(ctl->buf);
@@ -161,6 +162,10 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 		goto err;
 	}
 	ctl->mutex_ok = true;
+	if (ctl_reconcile_init(ctl) != 0) {
+		sk_set_err(err, errlen, "control: out of memory");
+		goto err;
+	}
 
 	struct sk_store_conf sc = {.map_size = conf->store_map_size, .flags = conf->store_flags};
 	rc = sk_store_open(&ctl->store, conf->store_dir, &sc, serr, sizeof(serr));
@@ -213,7 +218,11 @@ sk_control_attach(struct sk_control **out, const struct sk_control_conf *conf, c
 			return -ENOENT;
 		}
 	}
-	return sk_control_init(out, shm, rings, shm->nlcores, conf, err, errlen);
+	int rc = sk_control_init(out, shm, rings, shm->nlcores, conf, err, errlen);
+
+	if (rc == 0)
+		(*out)->attached = true;
+	return rc;
 }
 
 void

@@ -459,9 +459,12 @@ void sk_control_stats(const struct sk_control *ctl, struct sk_control_stats *out
 /**
  * sk_control_metrics - write every metric in the Prometheus text exposition
  * format (version 0.0.4) to @p out: counters, the commit latency histogram,
- * ring depth and settled sequence per lcore, orders by status, stock per
- * item, the store's ledger per item and its size. docs/control.md lists
- * them. Any thread.
+ * ring depth, capacity and settled sequence per lcore, orders by status,
+ * stock per item, the store's ledger per item and its size, whether the
+ * dataplane process is alive, the periodic reconcile's results
+ * (sk_control_reconcile_metrics()), then the dataplane's request metrics
+ * (sk_dpmetrics.h) and the extra writer's. docs/monitoring.md lists them.
+ * Any thread.
  * @param ctl  the control plane
  * @param out  where to write (flushed at the end); not closed
  * @return 0, -EIO if writing to @p out failed, -ENOMEM, or an error of the

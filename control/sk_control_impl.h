@@ -9,6 +9,7 @@
  *   sk_control_metrics.c  stats and /metrics
  *   sk_arena_sync.c       the arena moves that follow a store write
  *   sk_activity.c         activities and preheat
+ *   sk_control_reconcile.c  the periodic reconcile and its metrics
  *
  * Nothing outside control/ includes this.
  */
@@ -41,7 +42,7 @@ struct sk_control {
 
 	struct rte_ring *ring[SK_MAX_LCORES];
 	struct seg seg[SK_MAX_LCORES];
-	struct sk_order_rec *buf;  /* quota * nrings: peeked records */
+	struct sk_order_rec *buf;  /* quota * nrings: peeked records (drain, reconcile) */
 	struct sk_order_rec *cbuf; /* the carts to commit, compacted from buf */
 	uint8_t *outcome;	   /* per record of cbuf */
 	struct expiry {
@@ -56,6 +57,9 @@ struct sk_control {
 	pthread_mutex_t wlock;
 	bool mutex_ok;
 	struct sk_store_line lines[SK_STORE_MAX_LINES];
+
+	struct ctl_reconcile *rec; /* the periodic reconcile's state (sk_control_reconcile.c) */
+	bool attached;		   /* arena and rings found by name (DPDK secondary) */
 
 	uint32_t preheat_failed_last;	     /* failures of the last preheat pass (log once) */
 	sk_control_metrics_fn extra_metrics; /* more metrics, or NULL */
@@ -112,5 +116,12 @@ void ctl_release_cancelled(struct sk_control *ctl, const struct sk_store_line *l
  * @lines (replay, repair). True if its status changed.
  */
 bool ctl_sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n);
+
+/*
+ * The periodic reconcile's state (sk_control_reconcile.c): made by
+ * sk_control_init() (0 or -ENOMEM), freed by ctl_free() (NULL-safe).
+ */
+int ctl_reconcile_init(struct sk_control *ctl);
+void ctl_reconcile_free(struct sk_control *ctl);
 
 #endif /* SK_CONTROL_IMPL_H */

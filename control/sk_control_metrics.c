@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The control plane's counters and its /metrics text (see sk_control.h
- * and docs/control.md "Metrics"): sk_control_stats, sk_control_metrics,
- * the per-item gauges, and the dataplane's request metrics appended
- * through sk_dpmetrics.
+ * and docs/monitoring.md): sk_control_stats, sk_control_metrics, the
+ * per-item gauges, the dataplane's request metrics appended through
+ * sk_dpmetrics, and the reconcile's through sk_control_reconcile_metrics.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <rte_eal.h>
+#include <rte_ring.h>
+
 #include "sk_control.h"
 #include "sk_control_impl.h"
 #include "sk_dpmetrics.h"
 #include "sk_prom.h"
+#include "sk_reconcile.h"
 
 const uint64_t sk_control_lat_bounds_ns[SK_CONTROL_LAT_BUCKETS] = {
 	50000,	   100000,     200000,	   500000,     1000000,	  2000000,
@@ -52,7 +56,7 @@ enum {
 static const struct {
 	const char *name, *help;
 } item_metrics[IM_N] = {
-	[IM_TOTAL] = {"seckill_stock_total", "Units put on sale at preheat (arena)."},
+	[IM_TOTAL] = {"seckill_stock_initial", "Units put on sale at preheat (arena)."},
 	[IM_ADDED] = {"seckill_stock_added", "Units added by restocks (arena)."},
 	[IM_REMAINING] = {"seckill_stock_remaining", "Units not yet sold: pool + buckets (arena)."},
 	[IM_SOLD] = {"seckill_stock_sold", "Units sold by every lcore, before returns (arena)."},
@@ -117,6 +121,18 @@ metrics_items(struct sk_control *ctl, struct sk_prom *m)
 		free(il.buf[k]);
 	}
 	return rc;
+}
+
+/*
+ * dataplane_up - 1 while the process that owns the arena lives: for an
+ * attached control plane, whether the DPDK primary still holds the lock
+ * of its runtime config file (released by the kernel when it dies, kill -9
+ * included); an arena given by pointer belongs to this process.
+ */
+static uint64_t
+dataplane_up(const struct sk_control *ctl)
+{
+	return !ctl->attached || rte_eal_primary_proc_alive(NULL) == 1;
 }
 
 int
@@ -213,6 +229,11 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 	for (unsigned l = 0; l < ctl->nrings; l++)
 		sk_prom_printf(&m, "seckill_ring_depth{lcore=\"%u\"} %u\n", l,
 			       sk_control_ring_depth(ctl, l));
+	sk_prom_head(&m, "seckill_ring_capacity", "gauge",
+		     "Order records each lcore's ring can hold (buys answer 429 busy when full).");
+	for (unsigned l = 0; l < ctl->nrings; l++)
+		sk_prom_printf(&m, "seckill_ring_capacity{lcore=\"%u\"} %u\n", l,
+			       rte_ring_get_capacity(ctl->ring[l]));
 	sk_prom_head(&m, "seckill_settled_seq", "gauge",
 		     "First order sequence of each lcore not yet settled.");
 	for (unsigned l = 0; l < ctl->nrings; l++)
@@ -242,12 +263,17 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 	sk_prom_gauge(&m, "seckill_store_events", "Events in the log (not yet trimmed).",
 		      si.events);
 	sk_prom_gauge(&m, "seckill_store_readers", "LMDB reader slots in use.", si.readers);
+	sk_prom_gauge(&m, "seckill_dataplane_up",
+		      "1 while the dataplane (the DPDK primary process) is alive.",
+		      dataplane_up(ctl));
 	sk_prom_gauge(&m, "seckill_dataplane_epoch",
 		      "Order-id epoch of the attached dataplane run.", ctl->status.epoch);
 	sk_prom_head(&m, "seckill_last_commit_timestamp_seconds", "gauge",
 		     "Wall clock of the last group commit.");
 	sk_prom_printf(&m, "seckill_last_commit_timestamp_seconds %.3f\n",
 		       (double)s.last_commit_ns / 1e9);
+	if (m.err == 0)
+		m.err = sk_control_reconcile_metrics(ctl, out);
 	if (m.err == 0)
 		m.err = sk_dpmetrics_write(ctl->shm, out);
 	if (m.err == 0 && ctl->extra_metrics != NULL)
