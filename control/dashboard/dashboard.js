@@ -49,6 +49,8 @@ const OUTCOMES = [
 	['bad_request', '#be185d'],
 ];
 
+const LCORE_COLORS = ['#0d9488', '#d97706', '#7c3aed', '#db2777', '#65a30d', '#0891b2', '#ea580c', '#4f46e5'];
+
 const ORDER_STATES = [
 	['queued', '#f59e0b'],
 	['confirmed', '#2563eb'],
@@ -864,7 +866,11 @@ function redraw() {
 		t0,
 		t1,
 	);
+	// The sum, and each lcore's ring when there are a few (an lcore whose ring
+	// fills while the others' do not points at that core).
 	const ringLines = [{ key: 'ring.total', label: 'all lcores', color: '#2563eb' }];
+	if (view.lcores > 1 && view.lcores <= LCORE_COLORS.length)
+		for (let l = 0; l < view.lcores; l++) ringLines.push({ key: `ring.${l}`, label: `lcore ${l}`, color: LCORE_COLORS[l] });
 	view.charts.ring.draw(ringLines, t0, t1);
 	view.charts.lmdb.draw(
 		[
