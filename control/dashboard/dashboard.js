@@ -99,7 +99,7 @@ function fmtClock(ms, withSeconds = true) {
 
 function fmtAgo(s) {
 	if (!Number.isFinite(s)) return '–';
-	if (s < 1) return 'now';
+	if (s < 1) return 'just now';
 	if (s < 90) return Math.round(s) + ' s ago';
 	if (s < 5400) return Math.round(s / 60) + ' min ago';
 	return Math.round(s / 3600) + ' h ago';
@@ -552,7 +552,7 @@ const view = {
 	latAt: 0, // last interval with buy answers (client ms)
 	prev: null, // {t, m (parsed metrics), sold: Map item -> gross sold}
 	lastOk: 0,
-	lastError: '',
+	failures: 0, // polls failed in a row
 	serverOffsetMs: 0,
 	itemCards: new Map(),
 	charts: {},
@@ -749,7 +749,7 @@ function updateMetrics(m, t, dt) {
 	}
 	// Idle: the figures stay those of the last second with answers, so dated.
 	if (busy) view.latAt = t;
-	setText('lat-when', !view.latAt ? 'no answer yet' : busy ? 'last second' : `second before ${fmtClock(view.latAt)}`);
+	setText('lat-when', !view.latAt ? 'no answer yet' : busy ? 'last second' : `last answers ${fmtClock(view.latAt)}`);
 	setText('lat-all-p50', fmtSeconds(quantile(lat, 0.5)));
 	setText('lat-all-p99', fmtSeconds(quantile(lat, 0.99)));
 	setText('lat-all-n', fmtInt(lat ? lat.count : undefined));
@@ -911,6 +911,7 @@ function clockOffset(dateHeader, t) {
 function setConn(state, text) {
 	const el = document.getElementById('conn');
 	el.dataset.conn = state;
+	document.body.dataset.conn = state;
 	setText('conn-text', text);
 }
 
@@ -934,16 +935,32 @@ async function poll() {
 		document.querySelector('[data-health="control"] .v').title = `last poll took ${ms} ms`;
 		pruneHistory(t);
 		redraw();
+		view.failures = 0;
+		document.getElementById('conn-alert').hidden = true;
 	} catch (e) {
-		view.lastError = e.message;
-		const age = Date.now() - view.lastOk;
-		setConn(view.lastOk && age < STALE_MS ? 'stale' : 'offline', view.lastOk ? `no answer: ${e.message}` : `cannot reach the admin API: ${e.message}`);
-		health('control', 'bad', 'unreachable');
+		view.failures++;
+		// fetch() rejects with "Failed to fetch" when no connection could be made.
+		const why = e.message === 'Failed to fetch' ? 'no connection' : e.message;
+		const stale = view.lastOk && Date.now() - view.lastOk < STALE_MS;
+		const since = view.lastOk ? fmtClock(view.lastOk) : null;
+		setConn(stale ? 'stale' : 'offline', since ? `no answer since ${since}` : 'no answer');
+		const alert = document.getElementById('conn-alert');
+		alert.hidden = stale;
+		setText(
+			alert,
+			`The admin API at ${location.host} does not answer (${why}). ` +
+				(since ? `The figures below are those of ${since}; ` : '') +
+				'the page keeps asking.',
+		);
+		health('control', 'bad', 'no answer');
+		health('dataplane', 'warn', 'unknown');
 		// A gap in every rate: the next sample must not span the outage.
 		view.prev = null;
+		redraw();
 	} finally {
-		const wait = Math.max(200, POLL_MS - (performance.now() - started));
-		setTimeout(poll, wait);
+		// Once a second; after failures back off to once every 5 s.
+		const period = view.failures ? Math.min(5000, POLL_MS << Math.min(3, view.failures - 1)) : POLL_MS;
+		setTimeout(poll, Math.max(200, period - (performance.now() - started)));
 	}
 }
 
