@@ -438,12 +438,12 @@ class Chart {
 			label.textContent = o.fmt(v);
 			grid.append(label);
 		}
-		// Time labels at least ~64 px apart (HH:MM:SS), ~44 px (HH:MM).
+		// Time labels at least ~56 px apart (HH:MM:SS), ~40 px (HH:MM).
 		const tstep =
-			TIME_STEPS.find((s) => (s / (t1 - t0)) * pw >= (s < 60000 ? 64 : 44)) || TIME_STEPS[TIME_STEPS.length - 1];
+			TIME_STEPS.find((s) => (s / (t1 - t0)) * pw >= (s < 60000 ? 56 : 40)) || TIME_STEPS[TIME_STEPS.length - 1];
 		for (let t = Math.ceil(t0 / tstep) * tstep; t <= t1; t += tstep) {
 			const xx = x(t);
-			if (xx < ml + 14 || xx > w - mr - 14) continue;
+			if (xx < ml + 22 || xx > w - mr - 22) continue;
 			const label = svg('text', { x: xx, y: hgt - 4, 'text-anchor': 'middle' });
 			label.textContent = fmtClock(t, tstep < 60000);
 			grid.append(label);
