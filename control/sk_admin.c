@@ -87,6 +87,8 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 				      : not_allowed(r, "GET, HEAD");
 	if (strcmp(path, "/metrics") == 0)
 		return is_get(method) ? get_metrics(ctl, r) : not_allowed(r, "GET, HEAD");
+	if (strcmp(path, "/dashboard") == 0 || strncmp(path, "/dashboard/", 11) == 0)
+		return adm_dashboard(path + 10, is_get(method), r);
 	if (strcmp(path, "/v1/items") == 0 || strcmp(path, "/v1/items/") == 0)
 		return is_get(method) ? adm_get_items(ctl, r) : not_allowed(r, "GET, HEAD");
 	if (strncmp(path, "/v1/items/", 10) == 0) {

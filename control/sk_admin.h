@@ -21,6 +21,8 @@
  *   GET  /v1/activities/{id}      one
  *   POST /v1/activities/{id}/close    close it for good
  *   POST /v1/activities/{id}/restock  {"units":N,"restock_id":R}
+ *   GET  /dashboard               the live dashboard (HTML; its files at
+ *                                 /dashboard/NAME), docs/dashboard.md
  *
  * Bodies are JSON; docs/control.md lists every field and status. 64-bit
  * ids (orders, users) are JSON strings of their decimal digits.
@@ -124,6 +126,10 @@ struct sk_admin_reply {
 	size_t len;		  /**< bytes of @c body (NUL excluded) */
 	const char *allow;	  /**< Allow header for 405; NULL otherwise */
 	unsigned retry_after;	  /**< Retry-After seconds; 0 = none */
+	/** Cache-Control (static); NULL = "no-store". */
+	const char *cache_control;
+	/** More headers (static): name, value, name, value, ..., NULL; NULL = none. */
+	const char *const *headers;
 };
 
 /** Largest request body the server takes (413 beyond). */

@@ -61,7 +61,10 @@ queue_reply(struct MHD_Connection *c, struct sk_admin_reply *r)
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				r->cache_control != NULL ? r->cache_control : "no-store");
+	for (const char *const *h = r->headers; h != NULL && h[0] != NULL && h[1] != NULL; h += 2)
+		MHD_add_response_header(resp, h[0], h[1]);
 	if (r->allow != NULL)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
 	if (r->retry_after != 0) {

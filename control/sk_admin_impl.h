@@ -9,6 +9,7 @@
  *   sk_admin_activities.c  POST /v1/activities, .../{id}/close, .../{id}/restock
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
  *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
+ *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/dashboard/embed.py)
  *
  * Every route handler answers through @r and returns 0, or -ENOMEM with
  * nothing to free. Nothing outside these files includes this.
@@ -77,5 +78,33 @@ int adm_post_activity(struct sk_control *ctl, const char *body, size_t len,
 int adm_post_close(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
 int adm_post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		     struct sk_admin_reply *r);
+
+/* -------------------------------------------------- sk_admin_dashboard.c */
+
+/*
+ * One file of the dashboard, embedded at build time: the generated
+ * sk_dashboard_assets.c (control/dashboard/embed.py) defines the table.
+ */
+struct adm_asset {
+	const char *name;	   /* file name, e.g. "dashboard.js" */
+	const char *type;	   /* Content-Type */
+	const unsigned char *data; /* its bytes */
+	size_t len;		   /* bytes at data */
+};
+
+/* The files of control/dashboard/, in the order given to embed.py. */
+extern const struct adm_asset adm_dashboard_assets[];
+/* Entries of adm_dashboard_assets. */
+extern const size_t adm_dashboard_nassets;
+
+/*
+ * adm_dashboard - GET/HEAD /dashboard (@rest "" or "/": index.html) and
+ * /dashboard/NAME (@rest "/NAME"): the file with its type, a Content-
+ * Security-Policy allowing only the page's own origin, and Cache-Control;
+ * 404 for an unknown name, 405 (Allow: GET, HEAD) when !@get. Needs no
+ * control plane; thread-safe (the table is read-only).
+ * Returns 0 with @r set, or -ENOMEM.
+ */
+int adm_dashboard(const char *rest, bool get, struct sk_admin_reply *r);
 
 #endif /* SK_ADMIN_IMPL_H */
