@@ -238,6 +238,8 @@ static const struct {
 	{"deadlines", offsetof(struct sk_store, deadlines), 0, 1},
 	{"requests", offsetof(struct sk_store, requests), 0, 2},
 	{"requests_by_time", offsetof(struct sk_store, requests_by_time), 0, 2},
+	{"user_orders", offsetof(struct sk_store, user_orders), 0, 3},
+	{"state_orders", offsetof(struct sk_store, state_orders), 0, 3},
 };
 
 static int
@@ -272,7 +274,7 @@ store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size
 						 (MDB_dbi *)((char *)st + db_list[i].off)));
 	if (rc == 0)
 		rc = schema_write(st, txn);
-	st->has_requests = rc == 0;
+	st->has_requests = st->has_index = rc == 0;
 	put_be64(v, 1);
 	if (rc == 0)
 		rc = meta_put(st, txn, META_EVENT_NEXT, v, 8);
@@ -349,7 +351,8 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 	/* An older major lacks the databases added since: created when
 	 * writable (the upgrade), else left out (read-only: nothing uses them). */
 	bool upgrade = major < SK_STORE_SCHEMA_MAJOR;
-	st->has_requests = !upgrade || !rdonly;
+	st->has_requests = major >= 2 || !rdonly;
+	st->has_index = major >= 3 || !rdonly;
 	for (size_t i = 0; i < SK_ARRAY_SIZE(db_list); i++) {
 		bool added = db_list[i].since > major;
 		if (added && rdonly)
@@ -367,6 +370,16 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 	/* Minor versions only add; an older minor, or an older major whose
 	 * bytes this build reads as they are, is upgraded by stamping ours. */
 	uint32_t ours = SK_STORE_SCHEMA_MINOR; /* a variable: no "always false" at 0 */
+	if (!rdonly && major < 3) {
+		/* Schema 3's indexes cover every order stored before. */
+		rc = store_index_build(st, txn);
+		if (rc != 0) {
+			sk_set_err(err, errlen,
+				   "%s: cannot index the orders (upgrade to schema %u): %s", dir,
+				   SK_STORE_SCHEMA_MAJOR, strerror(-rc));
+			goto out;
+		}
+	}
 	if (!rdonly && (upgrade || minor < ours))
 		rc = schema_write(st, txn);
 out:

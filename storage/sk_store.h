@@ -13,6 +13,8 @@
  *   - cursors    named positions (e.g. the Kafka export cursor)
  *   - deadlines  (deadline, order id) of unpaid orders (payment timeouts)
  *   - requests, requests_by_time  payment request id -> outcome (exactly once)
+ *   - user_orders, state_orders   every order line by (item, user) and by
+ *                (item, state): the admin API's order queries
  *
  * Every key and value is laid out byte by byte in docs/storage.md; all
  * integers are big-endian so LMDB's byte order is numeric order.
@@ -68,10 +70,13 @@ extern "C" {
  * up to SK_STORE_SCHEMA_MAJOR is opened (an older one is upgraded in place
  * when opened for writing: schema 2 added the refunded state, the refunded
  * count of an order line and the request databases, all readable from a
- * schema 1 store's bytes); any other major is refused. Builds of schema 1
- * refuse a schema 2 store with their "another major" message.
+ * schema 1 store's bytes; schema 3 the order indexes, built from `orders`
+ * at the upgrade, and the removed units and pause of an activity); any
+ * other major is refused. Builds of an older schema refuse a newer store
+ * with their "another major" message: they would neither keep the indexes
+ * nor honour a removal or a pause.
  */
-#define SK_STORE_SCHEMA_MAJOR	     2
+#define SK_STORE_SCHEMA_MAJOR	     3
 #define SK_STORE_SCHEMA_MINOR	     0
 #define SK_STORE_SCHEMA_MAJOR_OLDEST 1
 
@@ -330,6 +335,57 @@ typedef int (*sk_store_deadline_cb)(int64_t deadline_ns, uint64_t order, void *a
 int sk_store_deadlines_foreach(struct sk_store *st, int64_t upto_ns, sk_store_deadline_cb cb,
 			       void *arg);
 
+/* ------------------------------------------------------------ order queries */
+
+/** Most orders one sk_store_orders_find() call may return. */
+#define SK_STORE_FIND_MAX 1000
+
+/** What sk_store_orders_find() looks for. */
+struct sk_store_order_query {
+	uint32_t item;	/**< orders with a line of this item; non-zero */
+	uint64_t user;	/**< only this buyer's; 0 = any (then @c state is needed) */
+	uint8_t state;	/**< only orders in this state (confirmed, paid, cancelled,
+			     refunded: enum sk_order_status); 0 = any (then @c user
+			     is needed) */
+	uint64_t after; /**< only orders with a larger id (the cursor: the last id of
+			     the page before); 0 = from the first */
+	uint32_t limit; /**< most orders given to the callback, 1..SK_STORE_FIND_MAX */
+};
+
+/**
+ * Callback of sk_store_orders_find(): every line of one order (a cart holds
+ * other items' lines too), valid during the call only. Return 0 to go on;
+ * any other value stops the walk and is returned.
+ */
+typedef int (*sk_store_order_cb)(const struct sk_store_line *lines, unsigned n, void *arg);
+
+/**
+ * sk_store_orders_find - the orders of one item by buyer, or by state, in
+ * ascending order id (ids grow with the dataplane run, then lcore, then
+ * sequence: a stable order, not a clock), at most @c q->limit of them, in
+ * one read snapshot.
+ *
+ * Read from the indexes `user_orders` (item, user, order id) and
+ * `state_orders` (item, state, order id), which hold every order line the
+ * store has ever taken and follow its state changes, so the cost is
+ * O(log n + limit) however large the sale; with both @c user and @c state
+ * the buyer's orders of the item are walked and filtered (a buyer has few).
+ *
+ * @param st    the store
+ * @param q     the query
+ * @param cb    called once per order
+ * @param arg   passed to @p cb
+ * @param more  [out] true when more orders match after the last one given
+ *              (ask again with @c after = its id); may be NULL
+ * @return 0, the callback's non-zero value, -EINVAL (item 0, neither user
+ *         nor state, a state the store never holds, limit 0 or above
+ *         SK_STORE_FIND_MAX), -ENOTSUP (a store of schema 1 or 2 opened
+ *         read-only: it has no indexes until a writer upgrades it), -EIO
+ *         (an index entry without its order), or an error.
+ */
+int sk_store_orders_find(struct sk_store *st, const struct sk_store_order_query *q,
+			 sk_store_order_cb cb, void *arg, bool *more);
+
 /* ---------------------------------------------------------------- payments */
 
 /** Kinds of payment messages (sk_store_payment.kind). Stored: never renumber. */
@@ -458,6 +514,12 @@ enum sk_store_event_type {
 					   (item = the line's item, units = refunded now) */
 	SK_STORE_EV_PAY_CONFLICT = 9, /**< a payment for an order cancelled first:
 					   the payment service must refund it */
+	SK_STORE_EV_REMOVED = 10,     /**< unsold units taken back from an activity
+					   (units = removed now) */
+	SK_STORE_EV_PAUSED = 11,      /**< activity paused: buys refused until resumed */
+	SK_STORE_EV_RESUMED = 12,     /**< activity selling again */
+	SK_STORE_EV_EXTENDED = 13,    /**< activity's end moved later (units = the new
+					   end, ns since the epoch; INT64_MAX = never) */
 };
 
 /** One event of the log. */
@@ -469,6 +531,7 @@ struct sk_store_event {
 	uint64_t order;	 /**< order events: order id; else 0 */
 	uint64_t user;	 /**< order events: buyer; else 0 */
 	uint64_t units;	 /**< order events: units of all lines; restock: units added;
+			      removed: units taken back; extended: the new end (ns);
 			      refunded: units of the line refunded now */
 	int64_t time_ns; /**< when (caller's clock) */
 	/** payment request id that made the event ("" if none), NUL-terminated */
@@ -528,6 +591,7 @@ struct sk_store_activity {
 	uint32_t per_user_limit; /**< units one user may hold, >= 1 */
 	uint64_t total;		 /**< units put on sale */
 	uint64_t added;		 /**< units added by restocks (read-only: put ignores it) */
+	uint64_t removed;	 /**< unsold units taken back by removals (read-only) */
 	uint64_t price;		 /**< minor units */
 	int64_t start_ns;	 /**< sale opens (wall clock) */
 	int64_t end_ns;		 /**< sale ends, > start_ns; INT64_MAX = never */
@@ -535,6 +599,7 @@ struct sk_store_activity {
 	int64_t created_ns;	 /**< read-only: first put */
 	int64_t updated_ns;	 /**< read-only: last change */
 	int64_t closed_ns;	 /**< read-only: when closed; 0 = open */
+	int64_t paused_ns;	 /**< read-only: when paused; 0 = selling (not paused) */
 	char name[SK_STORE_NAME_MAX + 1]; /**< NUL-terminated */
 };
 
@@ -556,11 +621,25 @@ sk_store_ledger_live(const struct sk_store_ledger *l)
 }
 
 /**
+ * sk_store_activity_units - the units an activity puts on sale over its
+ * life: total + added - removed (never below 0). Sellable now: this minus
+ * sk_store_ledger_live(). Pure.
+ */
+static inline uint64_t
+sk_store_activity_units(const struct sk_store_activity *a)
+{
+	uint64_t u = a->total + a->added;
+
+	return u > a->removed ? u - a->removed : 0;
+}
+
+/**
  * sk_store_activity_same - @p x and @p y define the same activity:
  * everything an operator sets (item, name, total, price, per-user limit,
- * start, end, payment timeout) is equal. Restocked units, timestamps and the
- * closed mark are not compared. The one home of this rule (the store's
- * "unchanged" answer, the control plane's idempotent add). Pure; thread-safe.
+ * start, end, payment timeout) is equal. Restocked and removed units,
+ * timestamps, the pause and the closed mark are not compared (an extend
+ * changes the end: the definition before it is then another one). The one home of this rule (the
+ * store's "unchanged" answer, the control plane's idempotent add). Pure; thread-safe.
  */
 static inline bool
 sk_store_activity_same(const struct sk_store_activity *x, const struct sk_store_activity *y)
@@ -574,15 +653,18 @@ sk_store_activity_same(const struct sk_store_activity *x, const struct sk_store_
 /**
  * sk_store_activity_put - create the activity of @p a->item, or change its
  * definition (name, total, price, per-user limit, start/end, payment
- * timeout). Restocked units, timestamps and the closed mark are kept.
- * Appends SK_STORE_EV_ACTIVITY when something changed.
- * @param a       the definition; a->added and the timestamps are ignored
+ * timeout). Restocked and removed units, timestamps, the pause and the
+ * closed mark are kept. Appends SK_STORE_EV_ACTIVITY when something
+ * changed.
+ * @param a       the definition; a->added, a->removed, a->paused_ns and the
+ *                timestamps are ignored
  * @param now_ns  time of the change (wall clock)
  * @return 0 (created or changed), SK_STORE_UNCHANGED (identical definition
  *         already stored), -EINVAL (item 0, limit 0, end <= start, negative
  *         timeout, name not NUL-terminated within SK_STORE_NAME_MAX + 1),
- *         -EPERM (the activity is closed), -ERANGE (total + added would be
- *         below the units live orders already hold), -ENOSPC, -EACCES.
+ *         -EPERM (the activity is closed), -ERANGE (total + added - removed
+ *         would be below the units live orders already hold), -ENOSPC,
+ *         -EACCES.
  */
 int sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, int64_t now_ns);
 
@@ -606,7 +688,7 @@ typedef int (*sk_store_activity_cb)(const struct sk_store_activity *a,
 /**
  * sk_store_activity_foreach - every activity (closed ones included) with
  * its ledger, in item order: what preheat loads. Sellable units of an open
- * activity are a->total + a->added - sk_store_ledger_live(ledger).
+ * activity are sk_store_activity_units(a) - sk_store_ledger_live(ledger).
  * @return 0 after the last one, the callback's non-zero value, or an error.
  */
 int sk_store_activity_foreach(struct sk_store *st, sk_store_activity_cb cb, void *arg);
@@ -622,15 +704,68 @@ int sk_store_activity_close(struct sk_store *st, uint32_t item, int64_t now_ns);
  * sk_store_activity_restock - add @p units to the activity of @p item
  * (added += units), once per @p restock_id: the caller names each restock
  * (admin request id) so that a retried request is not applied twice.
- * Appends SK_STORE_EV_RESTOCKED.
+ * Restocks and removals share the ids of an item: an id names one stock
+ * change. Appends SK_STORE_EV_RESTOCKED.
  * @return 0 (applied), SK_STORE_UNCHANGED (@p restock_id already applied
  *         with the same units), -EEXIST (@p restock_id applied with other
- *         units), -ENOENT (no activity), -EPERM (closed), -EINVAL (@p units
- *         or @p restock_id 0), -EOVERFLOW (total + added would overflow),
- *         -ENOSPC, -EACCES.
+ *         units, or by a removal), -ENOENT (no activity), -EPERM (closed),
+ *         -EINVAL (@p units or @p restock_id 0), -EOVERFLOW (total + added
+ *         would overflow), -ENOSPC, -EACCES.
  */
 int sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_id,
 			      uint64_t units, int64_t now_ns);
+
+/**
+ * sk_store_activity_removal - the units removal @p request_id of @p item
+ * took back, if it was applied: what a caller checks before it takes units
+ * out of the item table (sk_store_activity_remove() records them after).
+ * @param units  [out] its units (set on 0)
+ * @return 0 (applied), -ENOENT (never applied), -EEXIST (@p request_id
+ *         names a restock of the item), or an error.
+ */
+int sk_store_activity_removal(struct sk_store *st, uint32_t item, uint64_t request_id,
+			      uint64_t *units);
+
+/**
+ * sk_store_activity_remove - take @p units unsold units back from the
+ * activity of @p item (removed += units), once per @p request_id (shared
+ * with the restock ids of the item). Only unsold units go: the call is
+ * refused when total + added - removed - units would fall below the units
+ * live orders hold. The store cannot see units sold but not yet committed
+ * (queued in the dataplane): the caller takes the units out of the item
+ * table first (sk_stock_remove(), which only finds unsold ones) and records
+ * them here after. Appends SK_STORE_EV_REMOVED.
+ * @return 0 (applied), SK_STORE_UNCHANGED (@p request_id already applied
+ *         with the same units), -EEXIST (@p request_id applied with other
+ *         units, or by a restock), -ENOENT (no activity), -EPERM (closed),
+ *         -EINVAL (@p units or @p request_id 0), -ERANGE (fewer than
+ *         @p units unsold), -ENOSPC, -EACCES.
+ */
+int sk_store_activity_remove(struct sk_store *st, uint32_t item, uint64_t request_id,
+			     uint64_t units, int64_t now_ns);
+
+/**
+ * sk_store_activity_pause - pause (@p paused true) or resume the activity
+ * of @p item: while paused_ns is set the item table refuses every buy
+ * (the dataplane answers "paused"); orders, payments and deadlines go on.
+ * Appends SK_STORE_EV_PAUSED or SK_STORE_EV_RESUMED.
+ * @return 0 (changed), SK_STORE_UNCHANGED (already paused, or already
+ *         selling), -ENOENT (no activity), -EPERM (closed), -ENOSPC,
+ *         -EACCES.
+ */
+int sk_store_activity_pause(struct sk_store *st, uint32_t item, bool paused, int64_t now_ns);
+
+/**
+ * sk_store_activity_extend - move the end of the activity of @p item to
+ * @p end_ns, later than the current one (INT64_MAX = never). Appends
+ * SK_STORE_EV_EXTENDED (units = @p end_ns). Whether the sale has ended
+ * already is the caller's rule (it knows the clock).
+ * @return 0 (moved), SK_STORE_UNCHANGED (the end is @p end_ns already),
+ *         -ERANGE (@p end_ns is before the current end: an end only moves
+ *         later), -EINVAL (@p end_ns <= 0), -ENOENT (no activity), -EPERM
+ *         (closed), -ENOSPC, -EACCES.
+ */
+int sk_store_activity_extend(struct sk_store *st, uint32_t item, int64_t end_ns, int64_t now_ns);
 
 /* ----------------------------------------------------------------- cursors */
 

@@ -60,10 +60,7 @@ store_act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store
 	int rc = mdb_get(txn, st->items, &key, &data);
 	if (rc != 0)
 		return store_lmdb_err(rc);
-	if (data.mv_size != ACT_VAL_LEN)
-		return -EIO;
-	store_act_dec(a, item, data.mv_data);
-	return 0;
+	return store_act_dec(a, item, data.mv_data, data.mv_size);
 }
 
 int
@@ -102,9 +99,9 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 	rc = store_act_load(st, w.txn, a->item, &cur);
 	if (rc == -ENOENT) {
 		cur = *a;
-		cur.added = 0;
+		cur.added = cur.removed = 0;
 		cur.created_ns = now_ns;
-		cur.closed_ns = 0;
+		cur.closed_ns = cur.paused_ns = 0;
 		rc = 0;
 	} else if (rc == 0) {
 		if (cur.closed_ns != 0) {
@@ -134,7 +131,7 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 		rc = -EOVERFLOW;
 		goto out;
 	}
-	if (cap < sk_store_ledger_live(&led)) {
+	if (cap < cur.removed || cap - cur.removed < sk_store_ledger_live(&led)) {
 		rc = -ERANGE;
 		goto out;
 	}
@@ -186,15 +183,12 @@ sk_store_activity_foreach(struct sk_store *st, sk_store_activity_cb cb, void *ar
 		const uint8_t *kp = wk.key.mv_data;
 		if (wk.key.mv_size != ITEM_KEY_LEN || kp[4] != ITEM_TAG_DEF)
 			continue;
-		if (wk.data.mv_size != ACT_VAL_LEN) {
-			rc = -EIO;
-			break;
-		}
 		struct sk_store_activity a;
 		struct sk_store_ledger led;
 		uint32_t item = get_be32(kp);
-		store_act_dec(&a, item, wk.data.mv_data);
-		rc = store_ledger_load(st, wk.txn, item, &led, NULL);
+		rc = store_act_dec(&a, item, wk.data.mv_data, wk.data.mv_size);
+		if (rc == 0)
+			rc = store_ledger_load(st, wk.txn, item, &led, NULL);
 		if (rc == 0)
 			rc = cb(&a, &led, arg);
 		if (rc != 0)
@@ -229,17 +223,47 @@ out:
 	return rc;
 }
 
-int
-sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_id, uint64_t units,
-			  int64_t now_ns)
+/*
+ * stock_record - the units of stock change @id of @item recorded under
+ * @tag (ITEM_TAG_RESTOCK or ITEM_TAG_REMOVAL): 0, -ENOENT, -EIO or an error.
+ */
+static int
+stock_record(struct sk_store *st, MDB_txn *txn, uint32_t item, uint8_t tag, uint64_t id,
+	     uint64_t *units)
+{
+	uint8_t k[RESTOCK_KEY_LEN];
+	MDB_val key, data;
+
+	item_key(k, item, tag, id);
+	key = mval(k, RESTOCK_KEY_LEN);
+	int rc = mdb_get(txn, st->items, &key, &data);
+	if (rc != 0)
+		return store_lmdb_err(rc);
+	if (data.mv_size != RESTOCK_VAL_LEN)
+		return -EIO;
+	*units = get_be64(data.mv_data);
+	return 0;
+}
+
+/*
+ * stock_change - a restock (@tag ITEM_TAG_RESTOCK: added += @units) or a
+ * removal (ITEM_TAG_REMOVAL: removed += @units, only unsold ones), once per
+ * @id among both kinds: the definition, the record and one event in one
+ * transaction.
+ */
+static int
+stock_change(struct sk_store *st, uint32_t item, uint8_t tag, uint64_t id, uint64_t units,
+	     int64_t now_ns)
 {
 	uint8_t k[RESTOCK_KEY_LEN], v[RESTOCK_VAL_LEN];
+	uint8_t other = tag == ITEM_TAG_RESTOCK ? ITEM_TAG_REMOVAL : ITEM_TAG_RESTOCK;
 	struct sk_store_activity a;
+	struct sk_store_ledger led;
 	struct wtxn w;
-	MDB_val key, data;
+	uint64_t had, cap;
 	int rc;
 
-	if (units == 0 || restock_id == 0)
+	if (units == 0 || id == 0)
 		return -EINVAL;
 	rc = store_wtxn_begin(st, &w);
 	if (rc != 0)
@@ -247,43 +271,159 @@ sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_i
 	rc = store_act_load(st, w.txn, item, &a);
 	if (rc != 0)
 		goto out;
-	item_key(k, item, ITEM_TAG_RESTOCK, restock_id);
-	key = mval(k, RESTOCK_KEY_LEN);
-	rc = mdb_get(w.txn, st->items, &key, &data);
+	rc = stock_record(st, w.txn, item, tag, id, &had);
 	if (rc == 0) {
-		if (data.mv_size != RESTOCK_VAL_LEN)
-			rc = -EIO;
-		else
-			rc = get_be64(data.mv_data) == units ? SK_STORE_UNCHANGED : -EEXIST;
+		rc = had == units ? SK_STORE_UNCHANGED : -EEXIST;
 		goto out;
 	}
-	if (rc != MDB_NOTFOUND) {
-		rc = store_lmdb_err(rc);
-		goto out;
+	if (rc == -ENOENT) {
+		rc = stock_record(st, w.txn, item, other, id, &had);
+		rc = rc == 0 ? -EEXIST : rc == -ENOENT ? 0 : rc;
 	}
-	if (a.closed_ns != 0) {
+	if (rc == 0 && a.closed_ns != 0)
 		rc = -EPERM;
+	if (rc == 0 && tag == ITEM_TAG_REMOVAL)
+		rc = store_ledger_load(st, w.txn, item, &led, NULL);
+	if (rc != 0)
 		goto out;
+	if (tag == ITEM_TAG_RESTOCK) {
+		if (__builtin_add_overflow(a.added, units, &a.added) ||
+		    __builtin_add_overflow(a.total, a.added, &cap)) {
+			rc = -EOVERFLOW;
+			goto out;
+		}
+	} else {
+		/* Only unsold units: what stays must cover the live orders. */
+		if (__builtin_add_overflow(a.total, a.added, &cap) || cap < a.removed ||
+		    cap - a.removed < units ||
+		    cap - a.removed - units < sk_store_ledger_live(&led)) {
+			rc = -ERANGE;
+			goto out;
+		}
+		a.removed += units;
 	}
-	uint64_t added, cap;
-	if (__builtin_add_overflow(a.added, units, &added) ||
-	    __builtin_add_overflow(a.total, added, &cap)) {
-		rc = -EOVERFLOW;
-		goto out;
-	}
-	a.added = added;
 	a.updated_ns = now_ns;
 	rc = store_act_store(st, w.txn, &a);
 	if (rc != 0)
 		goto out;
+	item_key(k, item, tag, id);
 	put_be64(v, units);
 	put_be64(v + 8, (uint64_t)now_ns);
-	data = mval(v, sizeof(v));
+	MDB_val key = mval(k, RESTOCK_KEY_LEN), data = mval(v, sizeof(v));
 	rc = store_lmdb_err(mdb_put(w.txn, st->items, &key, &data, 0));
-	struct sk_store_event ev = {
-		.type = SK_STORE_EV_RESTOCKED, .item = item, .units = units, .time_ns = now_ns};
+	struct sk_store_event ev = {.type = tag == ITEM_TAG_RESTOCK ? SK_STORE_EV_RESTOCKED
+								    : SK_STORE_EV_REMOVED,
+				    .item = item,
+				    .units = units,
+				    .time_ns = now_ns};
 	return store_wtxn_end(st, &w, rc, &ev);
 out:
 	store_wtxn_abort(&w);
 	return rc;
+}
+
+int
+sk_store_activity_restock(struct sk_store *st, uint32_t item, uint64_t restock_id, uint64_t units,
+			  int64_t now_ns)
+{
+	return stock_change(st, item, ITEM_TAG_RESTOCK, restock_id, units, now_ns);
+}
+
+int
+sk_store_activity_remove(struct sk_store *st, uint32_t item, uint64_t request_id, uint64_t units,
+			 int64_t now_ns)
+{
+	return stock_change(st, item, ITEM_TAG_REMOVAL, request_id, units, now_ns);
+}
+
+int
+sk_store_activity_removal(struct sk_store *st, uint32_t item, uint64_t request_id, uint64_t *units)
+{
+	MDB_txn *txn;
+	uint64_t u;
+	int rc = store_rtxn_begin(st, &txn);
+
+	if (rc != 0)
+		return rc;
+	rc = stock_record(st, txn, item, ITEM_TAG_REMOVAL, request_id, units);
+	if (rc == -ENOENT && stock_record(st, txn, item, ITEM_TAG_RESTOCK, request_id, &u) == 0)
+		rc = -EEXIST;
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+/*
+ * act_update - load the activity of @item in a write transaction, let
+ * @change alter it (returning 0 to store it with one event @ev, or a value
+ * that ends the call unchanged: SK_STORE_UNCHANGED or an error), store it.
+ * Closed activities are refused (-EPERM) before @change runs.
+ */
+static int
+act_update(struct sk_store *st, uint32_t item, int64_t now_ns,
+	   int (*change)(struct sk_store_activity *a, const void *arg, int64_t now_ns,
+			 struct sk_store_event *ev),
+	   const void *arg)
+{
+	struct sk_store_activity a;
+	struct sk_store_event ev = {.item = item, .time_ns = now_ns};
+	struct wtxn w;
+	int rc = store_wtxn_begin(st, &w);
+
+	if (rc != 0)
+		return rc;
+	rc = store_act_load(st, w.txn, item, &a);
+	if (rc == 0 && a.closed_ns != 0)
+		rc = -EPERM;
+	if (rc == 0)
+		rc = change(&a, arg, now_ns, &ev);
+	if (rc != 0) {
+		store_wtxn_abort(&w);
+		return rc;
+	}
+	a.updated_ns = now_ns;
+	return store_wtxn_end(st, &w, store_act_store(st, w.txn, &a), &ev);
+}
+
+static int
+pause_change(struct sk_store_activity *a, const void *arg, int64_t now_ns,
+	     struct sk_store_event *ev)
+{
+	bool paused = *(const bool *)arg;
+
+	if (paused == (a->paused_ns != 0))
+		return SK_STORE_UNCHANGED;
+	a->paused_ns = paused ? (now_ns > 0 ? now_ns : 1) : 0;
+	ev->type = paused ? SK_STORE_EV_PAUSED : SK_STORE_EV_RESUMED;
+	return 0;
+}
+
+int
+sk_store_activity_pause(struct sk_store *st, uint32_t item, bool paused, int64_t now_ns)
+{
+	return act_update(st, item, now_ns, pause_change, &paused);
+}
+
+static int
+extend_change(struct sk_store_activity *a, const void *arg, int64_t now_ns,
+	      struct sk_store_event *ev)
+{
+	int64_t end = *(const int64_t *)arg;
+
+	(void)now_ns;
+	if (end == a->end_ns)
+		return SK_STORE_UNCHANGED;
+	if (end < a->end_ns)
+		return -ERANGE;
+	a->end_ns = end;
+	ev->type = SK_STORE_EV_EXTENDED;
+	ev->units = (uint64_t)end;
+	return 0;
+}
+
+int
+sk_store_activity_extend(struct sk_store *st, uint32_t item, int64_t end_ns, int64_t now_ns)
+{
+	if (end_ns <= 0)
+		return -EINVAL;
+	return act_update(st, item, now_ns, extend_change, &end_ns);
 }

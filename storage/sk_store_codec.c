@@ -95,11 +95,15 @@ store_act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a)
 	put_be32(v + 72, a->per_user_limit);
 	v[76] = (uint8_t)nlen;
 	memcpy(v + 80, a->name, nlen);
+	put_be64(v + 144, a->removed);
+	put_be64(v + 152, (uint64_t)a->paused_ns);
 }
 
-void
-store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v)
+int
+store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v, size_t len)
 {
+	if (len != ACT_VAL_LEN && len != ACT_VAL_LEN_V2)
+		return -EIO;
 	memset(a, 0, sizeof(*a));
 	a->item = item;
 	a->total = get_be64(v + 0);
@@ -115,6 +119,11 @@ store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v)
 	size_t nlen = v[76] <= SK_STORE_NAME_MAX ? v[76] : SK_STORE_NAME_MAX;
 	memcpy(a->name, v + 80, nlen);
 	a->name[nlen] = '\0';
+	if (len == ACT_VAL_LEN) {
+		a->removed = get_be64(v + 144);
+		a->paused_ns = (int64_t)get_be64(v + 152);
+	}
+	return 0;
 }
 
 size_t

@@ -66,7 +66,7 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 {
 	struct wtxn w;
 
-	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_PAY_CONFLICT ||
+	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_EXTENDED ||
 	    (ev->request[0] != '\0' && !sk_store_request_ok(ev->request)))
 		return -EINVAL;
 	int rc = store_wtxn_begin(st, &w);
@@ -122,6 +122,10 @@ sk_store_event_name(unsigned type)
 		[SK_STORE_EV_CLOSED] = "closed",
 		[SK_STORE_EV_REFUNDED] = "refunded",
 		[SK_STORE_EV_PAY_CONFLICT] = "pay_conflict",
+		[SK_STORE_EV_REMOVED] = "removed",
+		[SK_STORE_EV_PAUSED] = "paused",
+		[SK_STORE_EV_RESUMED] = "resumed",
+		[SK_STORE_EV_EXTENDED] = "extended",
 	};
 	return type < SK_ARRAY_SIZE(names) && names[type] != NULL ? names[type] : "?";
 }

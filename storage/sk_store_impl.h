@@ -8,6 +8,8 @@
  *   sk_store_codec.c       values on disk: order lines, ledgers, activities,
  *                          events (keys are built inline below)
  *   sk_store_orders.c      orders: put, state moves, get, holdings, deadlines
+ *   sk_store_index.c       the order indexes (user_orders, state_orders) and
+ *                          sk_store_orders_find()
  *   sk_store_activities.c  activities, ledgers and restocks (the `items` db)
  *   sk_store_events.c      the event log and the cursors kept on it
  *   sk_store_payments.c    payments and refunds, exactly once by request id
@@ -37,15 +39,17 @@
 #define ITEM_TAG_DEF	 0
 #define ITEM_TAG_LEDGER	 1
 #define ITEM_TAG_RESTOCK 2
+#define ITEM_TAG_REMOVAL 3 /* schema 3 */
 
 #define ORDER_KEY_LEN	 9 /* id, line */
 #define ORDER_VAL_LEN	 64
-#define BYUSER_KEY_LEN	 12 /* item, user */
-#define BYUSER_VAL_LEN	 12 /* order id, qty */
-#define ITEM_KEY_LEN	 5  /* item, tag */
-#define RESTOCK_KEY_LEN	 13 /* item, tag, restock id */
-#define RESTOCK_VAL_LEN	 16 /* units, time */
-#define ACT_VAL_LEN	 144
+#define BYUSER_KEY_LEN	 12  /* item, user */
+#define BYUSER_VAL_LEN	 12  /* order id, qty */
+#define ITEM_KEY_LEN	 5   /* item, tag */
+#define RESTOCK_KEY_LEN	 13  /* item, tag, restock id */
+#define RESTOCK_VAL_LEN	 16  /* units, time */
+#define ACT_VAL_LEN	 160 /* schema 3: removed, paused after schema 2's 144 */
+#define ACT_VAL_LEN_V2	 144
 #define LEDGER_VAL_LEN	 48
 #define EVENT_KEY_LEN	 8
 #define EVENT_VAL_LEN	 40   /* without the request id (v[2] bytes after it) */
@@ -56,6 +60,9 @@
 #define REQTIME_KEY_MAX	 (8 + SK_STORE_REQUEST_MAX) /* time, request id */
 #define DEADLINE_KEY_LEN 16			    /* deadline, order id */
 #define SCHEMA_VAL_LEN	 12			    /* "SKST", major, minor */
+#define USERIDX_KEY_LEN	 20			    /* item, user, order id */
+#define STATEIDX_KEY_LEN 13			    /* item, state, order id */
+#define IDX_VAL_LEN	 1			    /* the line of the order holding the item */
 
 /* Keys of `meta` (ASCII, no NUL). */
 #define META_SCHEMA	"schema"
@@ -67,7 +74,9 @@ struct sk_store {
 	unsigned flags;
 	MDB_dbi meta, orders, by_user, items, events, cursors, deadlines;
 	MDB_dbi requests, requests_by_time; /* schema 2; see has_requests */
+	MDB_dbi user_orders, state_orders;  /* schema 3; see has_index */
 	bool has_requests;		    /* false: a schema 1 store opened read-only */
+	bool has_index;			    /* false: a schema 1-2 store opened read-only */
 	uint64_t requests_max;		    /* bounds of the request table */
 	int64_t requests_ttl_ns;
 };
@@ -157,6 +166,22 @@ item_key(uint8_t k[RESTOCK_KEY_LEN], uint32_t item, uint8_t tag, uint64_t restoc
 }
 
 static inline void
+useridx_key(uint8_t k[USERIDX_KEY_LEN], uint32_t item, uint64_t user, uint64_t id)
+{
+	put_be32(k, item);
+	put_be64(k + 4, user);
+	put_be64(k + 12, id);
+}
+
+static inline void
+stateidx_key(uint8_t k[STATEIDX_KEY_LEN], uint32_t item, uint8_t state, uint64_t id)
+{
+	put_be32(k, item);
+	k[4] = state;
+	put_be64(k + 5, id);
+}
+
+static inline void
 deadline_key(uint8_t k[DEADLINE_KEY_LEN], int64_t deadline_ns, uint64_t id)
 {
 	put_be64(k, (uint64_t)deadline_ns);
@@ -177,7 +202,9 @@ void store_ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l
 void store_ledger_dec(struct sk_store_ledger *l, const uint8_t *v);
 /* store_act_enc - the name is cut at SK_STORE_NAME_MAX bytes, zero padded. */
 void store_act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a);
-void store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v);
+/* store_act_dec - a definition of @len bytes (schema 3, or 2 without removed
+ * units and pause); -EIO for another length. */
+int store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v, size_t len);
 /* store_event_enc - returns the value's length (EVENT_VAL_LEN + request). */
 size_t store_event_enc(uint8_t v[EVENT_VAL_MAX], const struct sk_store_event *ev);
 /* store_event_dec - @len bytes at @v; -EIO if they are not an event. */
@@ -263,7 +290,7 @@ struct item_ent {
 	uint32_t item; /* 0: empty slot */
 	uint32_t limit;
 	bool has_act, dirty, has_ledger;
-	uint64_t cap; /* total + added */
+	uint64_t cap; /* total + added - removed */
 	int64_t timeout_ns;
 	struct sk_store_ledger l;
 	uint64_t sum; /* verify: live units seen in by_user */
@@ -299,6 +326,25 @@ int store_byuser_set(struct sk_store *st, MDB_txn *txn, const struct sk_store_li
 		     uint32_t old_live);
 /* store_deadline_del - delete the deadline of order @id (if any). */
 int store_deadline_del(struct sk_store *st, MDB_txn *txn, int64_t deadline_ns, uint64_t id);
+
+/* ------------------------------------------- order indexes (sk_store_index.c) */
+
+/*
+ * store_index_add - the `user_orders` and `state_orders` entries of the new
+ * order line @l (state l->state). Nothing on a store without the indexes.
+ */
+int store_index_add(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *l);
+/*
+ * store_index_move - line @l changed state from @from to l->state: its
+ * `state_orders` entry follows. Nothing when the state is the same.
+ */
+int store_index_move(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *l,
+		     unsigned from);
+/*
+ * store_index_build - fill `user_orders` and `state_orders` from `orders`
+ * (the upgrade of a store of schema 1 or 2, in the open's transaction).
+ */
+int store_index_build(struct sk_store *st, MDB_txn *txn);
 
 /* ------------------------------------------------ events (sk_store_events.c) */
 

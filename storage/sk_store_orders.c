@@ -103,7 +103,7 @@ item_touch(struct sk_store *st, MDB_txn *txn, struct itab *t, uint32_t item, str
 	if (rc == 0) {
 		e->has_act = true;
 		e->limit = a.per_user_limit;
-		e->cap = a.total + a.added;
+		e->cap = sk_store_activity_units(&a);
 		e->timeout_ns = a.pay_timeout_ns;
 	} else if (rc != -ENOENT) {
 		return rc;
@@ -178,6 +178,9 @@ cart_write(struct sk_store *st, struct wtxn *w, struct itab *t, const struct sk_
 		rc = mdb_put(w->txn, st->orders, &key, &data, MDB_NOOVERWRITE);
 		if (rc != 0)
 			return rc == MDB_KEYEXIST ? -EIO : store_lmdb_err(rc);
+		rc = store_index_add(st, w->txn, &l);
+		if (rc != 0)
+			return rc;
 
 		byuser_key(k, r[j].item, r[j].user);
 		byuser_val(v, r[j].id, r[j].qty);
@@ -433,6 +436,9 @@ sk_store_order_move(struct sk_store *st, uint64_t id, unsigned from, unsigned to
 			break;
 		l.state = (uint8_t)to;
 		l.updated_ns = now_ns;
+		rc = store_index_move(st, w.txn, &l, from);
+		if (rc != 0)
+			break;
 		store_order_enc(v, &l);
 		data = mval(v, ORDER_VAL_LEN);
 		rc = store_lmdb_err(mdb_cursor_put(wk.cur, &wk.key, &data, MDB_CURRENT));

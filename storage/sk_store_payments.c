@@ -153,6 +153,7 @@ req_put(struct sk_store *st, MDB_txn *txn, const char *req, size_t len, const st
 struct porder {
 	struct sk_store_line l[SK_STORE_PAY_LINES];
 	unsigned n;
+	uint8_t state0; /* the state read: the index entries' */
 	bool changed[SK_STORE_PAY_LINES];
 };
 
@@ -173,6 +174,7 @@ order_read(struct sk_store *st, MDB_txn *txn, uint64_t id, struct porder *o)
 			break;
 		}
 		o->l[o->n] = l;
+		o->state0 = o->l[0].state;
 		o->changed[o->n++] = false;
 		if (o->n >= l.rec.nlines)
 			break;
@@ -192,6 +194,8 @@ order_write(struct sk_store *st, MDB_txn *txn, const struct porder *o)
 		store_order_enc(v, &o->l[j]);
 		MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
 		int rc = store_lmdb_err(mdb_put(txn, st->orders, &key, &data, 0));
+		if (rc == 0)
+			rc = store_index_move(st, txn, &o->l[j], o->state0);
 		if (rc != 0)
 			return rc;
 	}

@@ -18,7 +18,44 @@
 		goto out;                                                                          \
 	} while (0)
 
-/* verify_orders - walk `orders`: complete carts, their by_user and deadlines. */
+/* index_has - whether @dbi holds key @k (@len bytes) with the value @line. */
+static int
+index_has(MDB_txn *txn, MDB_dbi dbi, const uint8_t *k, size_t len, uint8_t line, bool *has)
+{
+	MDB_val key = mval(k, len), data;
+	int rc = mdb_get(txn, dbi, &key, &data);
+
+	*has = rc == 0 && data.mv_size == IDX_VAL_LEN && *(const uint8_t *)data.mv_data == line;
+	return rc == MDB_NOTFOUND ? 0 : store_lmdb_err(rc);
+}
+
+/* verify_index - the `user_orders` and `state_orders` entries of line @l. */
+static int
+verify_index(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *l, char *err,
+	     size_t errlen)
+{
+	uint8_t k[USERIDX_KEY_LEN];
+	bool has;
+	int rc;
+
+	if (!st->has_index)
+		return 0;
+	useridx_key(k, l->rec.item, l->rec.user, l->rec.id);
+	rc = index_has(txn, st->user_orders, k, USERIDX_KEY_LEN, l->rec.line, &has);
+	if (rc == 0 && !has)
+		VERIFY_FAIL("user_orders: order %#" PRIx64 " line %u missing", l->rec.id,
+			    l->rec.line);
+	stateidx_key(k, l->rec.item, l->state, l->rec.id);
+	if (rc == 0)
+		rc = index_has(txn, st->state_orders, k, STATEIDX_KEY_LEN, l->rec.line, &has);
+	if (rc == 0 && !has)
+		VERIFY_FAIL("state_orders: order %#" PRIx64 " line %u (%s) missing", l->rec.id,
+			    l->rec.line, sk_order_status_name(l->state));
+out:
+	return rc;
+}
+
+/* verify_orders - walk `orders`: complete carts, their by_user, deadlines and indexes. */
 static int
 verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_lines,
 	      uint64_t *with_deadline, char *err, size_t errlen)
@@ -75,6 +112,9 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 				    " (%s) returned %u, refunded %u of %u",
 				    id, sk_order_status_name(l.state), l.rec.returned, l.refunded,
 				    l.rec.qty);
+		rc = verify_index(st, txn, &l, err, errlen);
+		if (rc != 0)
+			goto out;
 		uint32_t left = l.rec.qty - l.rec.returned;
 		bool live = left > 0;
 		byuser_key(k, l.rec.item, l.rec.user);
@@ -127,7 +167,7 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 {
 	struct itab t = {0};
 	MDB_txn *txn = NULL;
-	MDB_stat ms;
+	MDB_stat ms, ol;
 	uint64_t live_lines, with_deadline, next, last = 0;
 	int rc;
 
@@ -152,6 +192,18 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 	if (ms.ms_entries != with_deadline)
 		VERIFY_FAIL("deadlines: %zu entries for %" PRIu64 " unpaid orders",
 			    (size_t)ms.ms_entries, with_deadline);
+	/* Every line's entries exist (above): no others means as many. */
+	for (int i = 0; st->has_index && i < 2; i++) {
+		rc = store_lmdb_err(mdb_stat(txn, i ? st->state_orders : st->user_orders, &ms));
+		if (rc == 0)
+			rc = store_lmdb_err(mdb_stat(txn, st->orders, &ol));
+		if (rc != 0)
+			goto out;
+		if (ms.ms_entries != ol.ms_entries)
+			VERIFY_FAIL("%s: %zu entries for %zu order lines",
+				    i ? "state_orders" : "user_orders", (size_t)ms.ms_entries,
+				    (size_t)ol.ms_entries);
+	}
 
 	/* Every ledger against the live units counted above. */
 	struct walk wk;

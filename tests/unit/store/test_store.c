@@ -832,7 +832,7 @@ START_TEST(event_log_sequence)
 	ck_assert_uint_eq(failed.seq, 9);
 	struct sk_store_event bad = {.type = 0};
 	ck_assert_int_eq(sk_store_event_append(st, &bad), -EINVAL);
-	bad.type = SK_STORE_EV_PAY_CONFLICT + 1;
+	bad.type = SK_STORE_EV_EXTENDED + 1;
 	ck_assert_int_eq(sk_store_event_append(st, &bad), -EINVAL);
 
 	const uint8_t types[] = {
@@ -1698,6 +1698,10 @@ make_schema1(const char *dir)
 	ck_assert_int_eq(mdb_dbi_open(txn, "requests", 0, &dbi), 0);
 	ck_assert_int_eq(mdb_drop(txn, dbi, 1), 0);
 	ck_assert_int_eq(mdb_dbi_open(txn, "requests_by_time", 0, &dbi), 0);
+	ck_assert_int_eq(mdb_drop(txn, dbi, 1), 0);
+	ck_assert_int_eq(mdb_dbi_open(txn, "user_orders", 0, &dbi), 0); /* schema 3 */
+	ck_assert_int_eq(mdb_drop(txn, dbi, 1), 0);
+	ck_assert_int_eq(mdb_dbi_open(txn, "state_orders", 0, &dbi), 0);
 	ck_assert_int_eq(mdb_drop(txn, dbi, 1), 0);
 	ck_assert_int_eq(mdb_txn_commit(txn), 0);
 	mdb_env_close(env);
