@@ -35,7 +35,8 @@ static const char *const copt_names[O__N] = {
 	[O_START] = "--start",		 [O_END] = "--end",
 	[O_UNITS] = "--units",		 [O_ITEM] = "--item",
 	[O_REQUEST] = "--request",	 [O_PAY_TIMEOUT] = "--pay-timeout",
-	[O_REQUEST_ID] = "--request-id",
+	[O_REQUEST_ID] = "--request-id", [O_USER] = "--user",
+	[O_STATE] = "--state",		 [O_AFTER] = "--after",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -49,6 +50,8 @@ static const char *const main_help =
 	"  order show ID     an order: state, deadline, every line\n"
 	"  order pay ID      record a payment (idempotent)\n"
 	"  order refund ID   refund units of a paid order (once per request id)\n"
+	"  orders --item I --user U | --state S [--limit N] [--after ID]\n"
+	"                    an item's orders by buyer or by state (from LMDB)\n"
 	"  items             every item: stock counters and the store's ledger\n"
 	"  item ID           one item\n"
 	"  activity add ID --total N [...]   create a sale (see activity --help)\n"
@@ -95,6 +98,19 @@ static const char *const order_refund_help =
 	"to retry a refund whose answer was lost. Exit 0 when refunded (now or by an\n"
 	"earlier run of R), 5 when refused (not paid, more units than remain, no\n"
 	"such line, R used for another refund), 4 if the order is unknown.\n";
+
+static const char *const orders_help =
+	"usage: " PROG " orders --item I --user U [--state S] [--limit N] [--after ID]\n"
+	"       " PROG " orders --item I --state S [--limit N] [--after ID]\n"
+	"\n"
+	"The orders of item I in LMDB: the buyer U's (every state), or those in\n"
+	"state S (confirmed, paid, cancelled, refunded), or both filters at once.\n"
+	"Read from the store's indexes: a page costs the same in a sale of a\n"
+	"million orders. Ascending order ids (dataplane run, lcore, sequence),\n"
+	"N per page (1..1000, default 100); when more remain the last line says\n"
+	"so and names the --after ID that reads the next page. Orders still queued\n"
+	"in the dataplane are not in LMDB yet ('order show ID' finds them).\n"
+	"Exit 0 (also for no order), 2 bad input, 3 daemon unreachable.\n";
 
 static const char *const order_pay_help =
 	"usage: " PROG " order pay ID\n"
@@ -252,6 +268,9 @@ static const struct ctl_cmd commands[] = {
 	{"order", "pay", ARGS_ORDER_ID, 0, order_pay_help, cmd_order_pay},
 	{"order", "refund", ARGS_ORDER_ID, 1u << O_UNITS | 1u << O_ITEM | 1u << O_REQUEST,
 	 order_refund_help, cmd_order_refund},
+	{"orders", NULL, ARGS_NONE,
+	 1u << O_ITEM | 1u << O_USER | 1u << O_STATE | 1u << O_LIMIT | 1u << O_AFTER, orders_help,
+	 cmd_orders},
 	{"items", NULL, ARGS_NONE, 0, items_help, cmd_items},
 	{"item", NULL, ARGS_ITEM_ID, 0, item_help, cmd_item},
 	{"activity", NULL, ARGS_NONE, 0, activity_help, NULL},

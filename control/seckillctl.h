@@ -6,7 +6,7 @@
  *
  *   seckillctl.c             main, options, help texts, the command table
  *   seckillctl_client.c      the admin API client (HTTP/1.1 through libcurl)
- *   seckillctl_orders.c      order show, order pay
+ *   seckillctl_orders.c      order show, pay, refund; orders (queries)
  *   seckillctl_items.c       items, item (and how an item is printed)
  *   seckillctl_activities.c  activity add/list/show/close, stock add
  *   seckillctl_reconcile.c   metrics, reconcile
@@ -34,7 +34,7 @@ enum {
 	EX_CONFLICT = 5,
 };
 
-/* Options of single commands (activity add, stock add, order refund), by index. */
+/* Options of single commands (activity add, stock add, order refund, orders), by index. */
 enum copt {
 	O_TOTAL,
 	O_PRICE,
@@ -47,6 +47,9 @@ enum copt {
 	O_UNITS,
 	O_ITEM,
 	O_REQUEST,
+	O_USER,
+	O_STATE,
+	O_AFTER,
 	O__N
 };
 
@@ -105,6 +108,7 @@ int show_list(const struct ctl *c, const char *path, const char *key, const char
 int cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_order_pay(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_order_refund(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_orders(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_items(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_item(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args);

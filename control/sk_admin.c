@@ -76,8 +76,8 @@ not_allowed(struct sk_admin_reply *r, const char *allow)
 }
 
 static int
-route(struct sk_control *ctl, const char *method, const char *path, const char *body,
-      size_t body_len, unsigned wait_ms, struct sk_admin_reply *r)
+route(struct sk_control *ctl, const char *method, const char *path, const char *query,
+      const char *body, size_t body_len, unsigned wait_ms, struct sk_admin_reply *r)
 {
 	const char *rest = NULL;
 	uint64_t id;
@@ -119,6 +119,8 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 				       ? adm_post_restock(ctl, id, body, body_len, r)
 				       : not_allowed(r, "POST");
 	}
+	if (strcmp(path, "/v1/orders") == 0 || strcmp(path, "/v1/orders/") == 0)
+		return is_get(method) ? adm_get_orders(ctl, query, r) : not_allowed(r, "GET, HEAD");
 	if (strncmp(path, "/v1/orders/", 11) == 0) {
 		id = parse_id(path + 11, &rest);
 		if (id == 0)
@@ -141,13 +143,14 @@ int
 sk_admin_handle(struct sk_control *ctl, const char *method, const char *path, const char *body,
 		size_t body_len, unsigned pay_wait_ms, struct sk_admin_reply *r)
 {
-	char p[512];
+	char p[SK_ADMIN_QUERY_MAX];
 	size_t n = strcspn(path, "?");
+	const char *query = path[n] == '?' ? path + n + 1 : "";
 
 	memset(r, 0, sizeof(*r));
-	if (n >= sizeof(p))
+	if (n >= sizeof(p) || strlen(query) >= SK_ADMIN_QUERY_MAX)
 		return adm_reply_error(r, 414, "uri too long");
 	memcpy(p, path, n);
 	p[n] = '\0';
-	return route(ctl, method, p, body, body_len, pay_wait_ms, r);
+	return route(ctl, method, p, query, body, body_len, pay_wait_ms, r);
 }

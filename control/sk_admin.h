@@ -8,6 +8,9 @@
  *
  *   GET  /healthz                 200 "ok"
  *   GET  /metrics                 Prometheus text format 0.0.4
+ *   GET  /v1/orders?item=I&user=U | ?item=I&state=S [&limit=N&after=ID]
+ *                                 orders of an item by buyer or by state,
+ *                                 ascending ids, a page at a time
  *   GET  /v1/orders/{id}          the order from the store (every line,
  *                                 state, deadline); a queued or failed order
  *                                 from the status table
@@ -134,6 +137,8 @@ struct sk_admin_reply {
 
 /** Largest request body the server takes (413 beyond). */
 #define SK_ADMIN_BODY_MAX 16384
+/** Longest path, and longest query string, of a request, bytes (414 beyond). */
+#define SK_ADMIN_QUERY_MAX 512
 
 /**
  * sk_admin_handle - answer one request without any HTTP: what the server
@@ -141,7 +146,9 @@ struct sk_admin_reply {
  * tests.
  * @param ctl          the control plane
  * @param method       "GET", "HEAD", "POST", ...
- * @param path         the request target (a query string is ignored)
+ * @param path         the request target: the path, then "?" and the query
+ *                     string (percent-encoded; read by the routes that take
+ *                     one, GET /v1/orders, ignored by the others)
  * @param body         the request body (JSON for the POSTs that take one);
  *                     need not be NUL-terminated; NULL if none. Not kept.
  * @param body_len     bytes at @p body

@@ -78,6 +78,80 @@ queue_reply(struct MHD_Connection *c, struct sk_admin_reply *r)
 }
 
 /*
+ * The query string of a request, rebuilt: libmicrohttpd hands the access
+ * handler the path alone and the arguments parsed (percent-decoded), so
+ * they are written back percent-encoded for sk_admin_handle() to read.
+ */
+struct query_buf {
+	char s[2 * SK_ADMIN_QUERY_MAX]; /* longer ones are refused (414) there */
+	size_t len;
+};
+
+/* query_put - append @v percent-encoded (all but unreserved bytes). */
+static void
+query_put(struct query_buf *q, const char *v)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *p = (const unsigned char *)v; *p != '\0'; p++) {
+		bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_' ||
+			     *p == '~';
+		if (q->len + 4 >= sizeof(q->s))
+			return; /* too long anyway: cut, and refused as such */
+		if (plain) {
+			q->s[q->len++] = (char)*p;
+		} else {
+			q->s[q->len++] = '%';
+			q->s[q->len++] = hex[*p >> 4];
+			q->s[q->len++] = hex[*p & 15];
+		}
+	}
+	q->s[q->len] = '\0';
+}
+
+static enum MHD_Result
+query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct query_buf *q = cls;
+
+	(void)kind;
+	if (q->len > 0 && q->len + 1 < sizeof(q->s))
+		q->s[q->len++] = '&';
+	query_put(q, key);
+	if (value != NULL && q->len + 1 < sizeof(q->s)) {
+		q->s[q->len++] = '=';
+		query_put(q, value);
+	}
+	return MHD_YES;
+}
+
+/*
+ * handle - sk_admin_handle() on the request's path and its query string
+ * (rebuilt, see struct query_buf).
+ */
+static int
+handle(struct sk_admin *a, struct MHD_Connection *c, const char *url, const char *method,
+       const struct req_state *rs, struct sk_admin_reply *r)
+{
+	struct query_buf q = {.len = 0};
+	char *target;
+	int rc;
+
+	q.s[0] = '\0';
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.len == 0)
+		return sk_admin_handle(a->ctl, method, url, rs->body, rs->len, a->pay_wait_ms, r);
+	target = malloc(strlen(url) + q.len + 2);
+	if (target == NULL)
+		return -ENOMEM;
+	sprintf(target, "%s?%s", url, q.s);
+	rc = sk_admin_handle(a->ctl, method, target, rs->body, rs->len, a->pay_wait_ms, r);
+	free(target);
+	return rc;
+}
+
+/*
  * guard - sk_admin_guard() on the request's headers: MHD_YES with nothing
  * queued to go on; else the refusal is queued before any body is read (the
  * connection is closed after it) and *refused set.
@@ -145,7 +219,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 		memset(&r, 0, sizeof(r));
 		rc = adm_reply_error(&r, 413, "body larger than 16 KiB");
 	} else {
-		rc = sk_admin_handle(a->ctl, method, url, rs->body, rs->len, a->pay_wait_ms, &r);
+		rc = handle(a, c, url, method, rs, &r);
 	}
 	if (rc != 0)
 		return MHD_NO; /* out of memory: drop the connection */

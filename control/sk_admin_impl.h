@@ -4,7 +4,8 @@
  *
  *   sk_admin.c             routing (sk_admin_handle), /healthz, /metrics
  *   sk_admin_json.c        replies and JSON helpers
- *   sk_admin_orders.c      GET /v1/orders/{id}, POST /v1/orders/{id}/pay and /refund
+ *   sk_admin_orders.c      GET /v1/orders (queries), GET /v1/orders/{id}, POST
+ *                          /v1/orders/{id}/pay and /refund
  *   sk_admin_items.c       GET /v1/items[/{id}], GET /v1/activities[/{id}]
  *   sk_admin_activities.c  POST /v1/activities, .../{id}/close, .../{id}/restock
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
@@ -57,6 +58,8 @@ int adm_get_u64(json_t *o, const char *key, uint64_t lo, uint64_t hi, bool null_
 /* ----------------------------------------------------- sk_admin_orders.c */
 
 int adm_get_order(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+/* adm_get_orders - GET /v1/orders?@query: an item's orders by user or state (a page). */
+int adm_get_orders(struct sk_control *ctl, const char *query, struct sk_admin_reply *r);
 int adm_pay_order(struct sk_control *ctl, uint64_t id, unsigned wait_ms, struct sk_admin_reply *r);
 /* adm_refund_order - POST /v1/orders/{id}/refund, body {"units","item","request"} (optional). */
 int adm_refund_order(struct sk_control *ctl, uint64_t id, const char *body, size_t len,

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "sk_admin_impl.h"
+#include "sk_parse.h"
 
 /* ----------------------------------------------------------------- orders */
 
@@ -81,6 +82,219 @@ adm_get_order(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 	}
 	free(lines);
 	return rc;
+}
+
+/* ---------------------------------------------------------- order queries */
+
+/* Page size of GET /v1/orders without limit. */
+#define ORDERS_LIMIT_DEFAULT 100
+/* Longest value of a query parameter, bytes (an id has at most 20 digits). */
+#define QUERY_VALUE_MAX 32
+
+/* The parameters of GET /v1/orders, by index. */
+enum { QP_ITEM, QP_USER, QP_STATE, QP_LIMIT, QP_AFTER, QP__N };
+static const char *const query_keys[QP__N] = {"item", "user", "state", "limit", "after"};
+
+/* hexval - the value of hex digit @c, or -1. */
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * pct_decode - [@s, @s + @n) percent-decoded into @out (@cap bytes, NUL
+ * ended): false if a % is not followed by two hex digits, a NUL comes out,
+ * or it does not fit.
+ */
+static bool
+pct_decode(const char *s, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++, o++) {
+		int c = (unsigned char)s[i];
+
+		if (c == '%') {
+			if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+				return false;
+			c = hexval(s[i + 1]) << 4 | hexval(s[i + 2]);
+			i += 2;
+		}
+		if (c == '\0' || o + 1 >= cap)
+			return false;
+		out[o] = (char)c;
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/*
+ * query_params - the parameters of @query (k=v&k=v, percent-encoded) into
+ * @v; false with a 400 in @r for an unknown, repeated, empty, malformed or
+ * overlong one.
+ */
+static bool
+query_params(const char *query, char v[QP__N][QUERY_VALUE_MAX], bool given[QP__N],
+	     struct sk_admin_reply *r, int *rc)
+{
+	char key[QUERY_VALUE_MAX], msg[160];
+
+	for (const char *p = query; *p != '\0';) {
+		size_t n = strcspn(p, "&");
+		const char *eq = memchr(p, '=', n);
+		size_t klen = eq != NULL ? (size_t)(eq - p) : n;
+		int k = QP__N;
+
+		if (n == 0) { /* "&&": nothing */
+			p++;
+			continue;
+		}
+		if (pct_decode(p, klen, key, sizeof(key)))
+			for (k = 0; k < QP__N && strcmp(key, query_keys[k]) != 0; k++)
+				;
+		if (k == QP__N) {
+			snprintf(msg, sizeof(msg),
+				 "%.32s: unknown parameter (item, user, state, limit, after)",
+				 pct_decode(p, klen, key, sizeof(key)) ? key : "?");
+			*rc = adm_reply_error(r, 400, msg);
+			return false;
+		}
+		if (given[k])
+			snprintf(msg, sizeof(msg), "%s: given twice", query_keys[k]);
+		else if (eq == NULL || eq + 1 == p + n)
+			snprintf(msg, sizeof(msg), "%s: needs a value", query_keys[k]);
+		else if (!pct_decode(eq + 1, n - klen - 1, v[k], QUERY_VALUE_MAX))
+			snprintf(msg, sizeof(msg), "%s: malformed or too long", query_keys[k]);
+		else
+			msg[0] = '\0';
+		if (msg[0] != '\0') {
+			*rc = adm_reply_error(r, 400, msg);
+			return false;
+		}
+		given[k] = true;
+		p += n;
+		if (*p == '&')
+			p++;
+	}
+	return true;
+}
+
+/* strict_id - @s as a decimal id 1..@max in the paths' form (no leading zero). */
+static bool
+strict_id(const char *s, uint64_t max, uint64_t *out)
+{
+	return s[0] != '0' && sk_parse_u64(s, 1, max, out);
+}
+
+/* state_of_name - the stored state named @s, or 0. */
+static uint8_t
+state_of_name(const char *s)
+{
+	static const uint8_t states[] = {SK_ORDER_CONFIRMED, SK_ORDER_PAID, SK_ORDER_CANCELLED,
+					 SK_ORDER_REFUNDED};
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(states); i++)
+		if (strcmp(s, sk_order_status_name(states[i])) == 0)
+			return states[i];
+	return 0;
+}
+
+/* orders_query - the query of GET /v1/orders from its parameters; false with a 400. */
+static bool
+orders_query(const char *query, struct sk_store_order_query *q, struct sk_admin_reply *r, int *rc)
+{
+	char v[QP__N][QUERY_VALUE_MAX];
+	bool given[QP__N] = {false};
+	uint64_t item = 0, limit = ORDERS_LIMIT_DEFAULT;
+	const char *bad = NULL;
+
+	if (!query_params(query, v, given, r, rc))
+		return false;
+	memset(q, 0, sizeof(*q));
+	if (!given[QP_ITEM])
+		bad = "item: required, an item id 1..4294967295";
+	else if (!strict_id(v[QP_ITEM], UINT32_MAX, &item))
+		bad = "item: must be an item id 1..4294967295 (decimal, no leading zero)";
+	else if (given[QP_USER] && !strict_id(v[QP_USER], UINT64_MAX, &q->user))
+		bad = "user: must be a user id 1..18446744073709551615 (decimal, no leading zero)";
+	else if (given[QP_STATE] && (q->state = state_of_name(v[QP_STATE])) == 0)
+		bad = "state: one of confirmed, paid, cancelled, refunded";
+	else if (!given[QP_USER] && !given[QP_STATE])
+		bad = "user or state: give at least one with item";
+	else if (given[QP_LIMIT] && (v[QP_LIMIT][0] == '0' ||
+				     !sk_parse_u64(v[QP_LIMIT], 1, SK_STORE_FIND_MAX, &limit)))
+		bad = "limit: 1..1000 orders (default 100)";
+	else if (given[QP_AFTER] && !strict_id(v[QP_AFTER], UINT64_MAX, &q->after))
+		bad = "after: an order id (the \"next\" of the page before)";
+	if (bad != NULL) {
+		*rc = adm_reply_error(r, 400, bad);
+		return false;
+	}
+	q->item = (uint32_t)item;
+	q->limit = (uint32_t)limit;
+	return true;
+}
+
+struct orders_page {
+	struct sk_control *ctl;
+	json_t *arr;
+	uint64_t last;
+};
+
+static int
+order_append(const struct sk_store_line *lines, unsigned n, void *arg)
+{
+	struct orders_page *pg = arg;
+	json_t *o = order_json(pg->ctl, lines, n);
+
+	if (o == NULL || json_array_append_new(pg->arr, o) != 0)
+		return -ENOMEM;
+	pg->last = lines[0].rec.id;
+	return 0;
+}
+
+int
+adm_get_orders(struct sk_control *ctl, const char *query, struct sk_admin_reply *r)
+{
+	struct sk_store_order_query q;
+	struct orders_page pg = {.ctl = ctl, .arr = json_array()};
+	bool more = false;
+	int rc;
+
+	if (pg.arr == NULL)
+		return -ENOMEM;
+	if (!orders_query(query, &q, r, &rc)) {
+		json_decref(pg.arr);
+		return rc;
+	}
+	rc = sk_store_orders_find(sk_control_store(ctl), &q, order_append, &pg, &more);
+	if (rc != 0) {
+		char msg[160];
+
+		json_decref(pg.arr);
+		if (rc == -ENOMEM)
+			return rc;
+		snprintf(msg, sizeof(msg), "store: %s",
+			 rc == -ENOTSUP ? "no order indexes (a store of schema 1 or 2 opened "
+					  "read-only)"
+					: strerror(-rc));
+		return adm_reply_error(r, 503, msg);
+	}
+	size_t count = json_array_size(pg.arr);
+	return adm_reply_json(
+		r, 200,
+		json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}", "item", adm_jint(q.item), "user",
+			  q.user != 0 ? adm_id_string(q.user) : json_null(), "state",
+			  q.state != 0 ? json_string(sk_order_status_name(q.state)) : json_null(),
+			  "limit", adm_jint(q.limit), "count", adm_jint(count), "more", more,
+			  "next", more ? adm_id_string(pg.last) : json_null(), "orders", pg.arr));
 }
 
 int

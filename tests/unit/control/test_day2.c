@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the control plane's day-2 commands, in one process with the
+ * EAL in --no-huge mode (an arena in plain memory, real rings, buys through
+ * sk_buy(), an LMDB store per test), through sk_admin_handle(), a live admin
+ * server (real HTTP, the query string rebuilt from libmicrohttpd's
+ * arguments) and the seckillctl binary:
+ *
+ *   orders:  GET /v1/orders?item=I&user=U | state=S [&limit=N&after=ID]:
+ *            what each query finds as orders are paid, cancelled, refunded;
+ *            pages; every bad parameter a 400 naming it; seckillctl orders
+ *            (text, --json, --help, bad input, paging, unreachable).
+ *
+ * argv[1] is the seckillctl binary.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "sk_activity.h"
+#include "sk_admin.h"
+#include "sk_buy.h"
+#include "sk_control.h"
+#include "sk_test_arena.h"
+#include "sk_test_eal_main.h"
+#include "sk_test_fs.h"
+
+#define EPOCH	1764000000u
+#define S	INT64_C(1000000000)
+#define T0	((int64_t)EPOCH * S + 5 * S) /* sale time of every buy */
+#define TIMEOUT (60 * S)		     /* payment timeout of the fixture */
+#define NLCORES 2
+
+static const char *seckillctl_path;
+
+struct fx {
+	struct sk_test_arena arena;
+	struct sk_control *ctl;
+	struct sk_admin *adm;
+	char port[16];
+	char dir[PATH_MAX];
+	char store[PATH_MAX + 16];
+};
+
+static struct fx F;
+
+/* ------------------------------------------------------------------ fixture */
+
+static void
+fx_setup(void)
+{
+	struct sk_shm_conf c = {.nlcores = NLCORES,
+				.max_items = 8,
+				.dedup_slots = 16384,
+				.status_bits = 12,
+				.epoch = EPOCH};
+	char err[SK_CONTROL_ERR_MAX];
+
+	memset(&F, 0, sizeof(F));
+	sk_test_arena_init(&F.arena, &c);
+	sk_test_arena_rings(&F.arena, 1024);
+	ck_assert_int_eq(sk_test_tmpdir(F.dir, sizeof(F.dir), "sk-day2-test"), 0);
+	snprintf(F.store, sizeof(F.store), "%s/store", F.dir);
+	struct sk_control_conf conf = {
+		.store_dir = F.store, .store_flags = SK_STORE_NOSYNC, .pay_timeout_ns = TIMEOUT};
+	int rc = sk_control_init(&F.ctl, F.arena.shm, F.arena.ring, NLCORES, &conf, err,
+				 sizeof(err));
+	ck_assert_msg(rc == 0, "init: %d %s", rc, err);
+}
+
+static void
+fx_teardown(void)
+{
+	sk_admin_stop(F.adm);
+	sk_control_close(F.ctl);
+	sk_test_arena_fini(&F.arena);
+	sk_test_rmtree(F.dir);
+}
+
+/* admin_start - serve the admin API on 127.0.0.1 (any port: F.port). */
+static void
+admin_start(void)
+{
+	struct sk_admin_conf ac = {.tcp = true};
+	char err[SK_CONTROL_ERR_MAX];
+
+	ck_assert_int_eq(sk_admin_start(&F.adm, F.ctl, &ac, err, sizeof(err)), 0);
+	snprintf(F.port, sizeof(F.port), "%u", sk_admin_port(F.adm));
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static struct sk_item *
+add_item(uint32_t id, uint64_t total, uint32_t limit)
+{
+	struct sk_stock_conf c = {.id = id,
+				  .per_user_limit = limit,
+				  .end_ns = INT64_MAX,
+				  .price = 1999,
+				  .total = total};
+	struct sk_item *it;
+
+	ck_assert_int_eq(sk_shm_item_add(F.arena.shm, &c, 0, &it), 0);
+	return it;
+}
+
+/* buy - @qty units of @it for @user on @lcore; the order id (asserts success). */
+static uint64_t
+buy(unsigned lcore, uint64_t user, struct sk_item *it, uint16_t qty)
+{
+	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_line l = {.item = it, .qty = qty};
+	uint64_t id;
+	enum sk_buy_status s = sk_buy(&F.arena.lc[lcore], &r, &l, 1, &id);
+
+	ck_assert_msg(s == SK_BUY_OK, "buy user %lu: %s", (unsigned long)user,
+		      sk_buy_status_name(s));
+	return id;
+}
+
+static unsigned
+drain_now(void)
+{
+	int n = sk_control_drain(F.ctl, T0 + S, SK_CONTROL_DRAIN_NOW, NULL);
+
+	ck_assert_int_ge(n, 0);
+	return (unsigned)n;
+}
+
+/* handle - sk_admin_handle(@method, @path, @body); the JSON answer, its status checked. */
+static json_t *
+handle(const char *method, const char *path, const char *body, unsigned want_status)
+{
+	struct sk_admin_reply r;
+	json_error_t e;
+
+	ck_assert_int_eq(sk_admin_handle(F.ctl, method, path, body, body ? strlen(body) : 0, 0, &r),
+			 0);
+	ck_assert_msg(r.status == want_status, "%s %s: %u, want %u: %s", method, path, r.status,
+		      want_status, r.body);
+	json_t *j = json_loads(r.body, 0, &e);
+	free(r.body);
+	ck_assert_msg(j != NULL, "%s %s: not JSON", method, path);
+	return j;
+}
+
+/* error_has - the answer's "error" holds @s; consumes @j. */
+static void
+error_has(json_t *j, const char *s)
+{
+	const char *e = json_string_value(json_object_get(j, "error"));
+
+	ck_assert_msg(e != NULL && strstr(e, s) != NULL, "error '%s' lacks '%s'", e ? e : "(none)",
+		      s);
+	json_decref(j);
+}
+
+static uint64_t
+id_of(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	ck_assert_ptr_nonnull(s);
+	return strtoull(s, NULL, 10);
+}
+
+/* assert_orders - the page @j lists exactly @ids (in order); consumes @j. */
+static void
+assert_orders(json_t *j, const uint64_t *ids, size_t n)
+{
+	json_t *arr = json_object_get(j, "orders");
+
+	ck_assert_uint_eq(json_array_size(arr), n);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), (json_int_t)n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(id_of(json_array_get(arr, i), "order"), ids[i]);
+	json_decref(j);
+}
+
+/* get_orders - GET /v1/orders?@query, 200. */
+static json_t *
+get_orders(const char *query)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "/v1/orders?%s", query);
+	return handle("GET", path, NULL, 200);
+}
+
+/* run_cli - seckillctl @args (NULL-terminated); its exit code, stdout in @out. */
+static int
+run_cli(char *out, size_t outlen, const char *const *args)
+{
+	char tmpl[PATH_MAX + 32];
+	const char *argv[32];
+	int n = 0, status;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/cli-out-XXXXXX", F.dir);
+	int fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	argv[n++] = seckillctl_path;
+	while (*args != NULL && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(devnull, 2);
+		execv(seckillctl_path, (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ssize_t got = pread(fd, out, outlen - 1, 0);
+	out[got > 0 ? got : 0] = '\0';
+	close(fd);
+	unlink(tmpl);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+#define CLI(...) run_cli(out, sizeof(out), (const char *const[]){__VA_ARGS__, NULL})
+
+/*
+ * raw_get - GET @target over a plain TCP connection to the admin server
+ * (the query exactly as written); the status, the body in @body.
+ */
+static unsigned
+raw_get(const char *target, char *body, size_t cap)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)atoi(F.port)),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	char req[1024], buf[65536];
+	size_t len = 0;
+	unsigned status = 0;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	int n = snprintf(req, sizeof(req),
+			 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", target);
+	ck_assert_int_eq(write(fd, req, (size_t)n), n);
+	for (int i = 0; i < 1000 && len + 1 < sizeof(buf); i++) { /* until the server closes */
+		ssize_t got = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
+	buf[len] = '\0';
+	ck_assert_int_eq(sscanf(buf, "HTTP/1.1 %u", &status), 1);
+	const char *b = strstr(buf, "\r\n\r\n");
+	snprintf(body, cap, "%s", b != NULL ? b + 4 : "");
+	return status;
+}
+
+/* ------------------------------------------------------------------- orders */
+
+/*
+ * sale - item 1 (limit 3): users 7 and 8 buy on both lcores, user 9 on
+ * item 2; @ids gets the orders of item 1 in id order: 7a 7b 8a (lcore 0),
+ * 7c 8b (lcore 1); ids[5] is user 9's order of item 2. All committed.
+ */
+static void
+sale(uint64_t ids[6])
+{
+	struct sk_item *it = add_item(1, 20, 3), *two = add_item(2, 5, 1);
+
+	ids[0] = buy(0, 7, it, 1);
+	ids[1] = buy(0, 7, it, 1);
+	ids[2] = buy(0, 8, it, 2);
+	ids[3] = buy(1, 7, it, 1);
+	ids[4] = buy(1, 8, it, 1);
+	ids[5] = buy(0, 9, two, 1);
+	ck_assert_int_eq(drain_now(), 6);
+}
+
+START_TEST(orders_by_user_and_state)
+{
+	uint64_t id[6];
+	char q[128];
+
+	sale(id);
+	assert_orders(get_orders("item=1&user=7"), (const uint64_t[]){id[0], id[1], id[3]}, 3);
+	assert_orders(get_orders("item=1&user=8"), (const uint64_t[]){id[2], id[4]}, 2);
+	assert_orders(get_orders("item=2&user=9"), (const uint64_t[]){id[5]}, 1);
+	assert_orders(get_orders("item=2&user=7"), NULL, 0);
+	assert_orders(get_orders("item=3&state=confirmed"), NULL, 0);
+	json_t *j = get_orders("item=1&state=confirmed");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "item")), 1);
+	ck_assert(json_is_null(json_object_get(j, "user")));
+	ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "confirmed");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "limit")), 100);
+	ck_assert(json_is_false(json_object_get(j, "more")));
+	ck_assert(json_is_null(json_object_get(j, "next")));
+	/* Each order as GET /v1/orders/{id} shows it. */
+	json_t *o = json_array_get(json_object_get(j, "orders"), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "user")), "8");
+	ck_assert_int_eq(json_integer_value(json_object_get(o, "units")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "arena_status")), "confirmed");
+	ck_assert_int_eq(json_array_size(json_object_get(o, "lines")), 1);
+	assert_orders(j, id, 5);
+
+	/* States move: pay 7a and 8a, refund 8a in full, the deadline cancels
+	 * the rest of the unpaid ones. */
+	ck_assert_int_eq(sk_control_pay(F.ctl, id[0], T0 + 2 * S, 0), SK_CONTROL_PAY_DONE);
+	ck_assert_int_eq(sk_control_pay(F.ctl, id[2], T0 + 2 * S, 0), SK_CONTROL_PAY_DONE);
+	struct sk_control_payment p = {
+		.request = "rf-1", .order = id[2], .kind = SK_STORE_PAY_REFUND};
+	struct sk_control_pm_result res;
+	ck_assert_int_eq(sk_control_payment(F.ctl, &p, T0 + 3 * S, 0, &res), 0);
+	ck_assert_uint_eq(res.outcome, SK_CONTROL_PM_DONE);
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT + S), 4);
+	assert_orders(get_orders("item=1&state=confirmed"), NULL, 0);
+	assert_orders(get_orders("item=1&state=paid"), (const uint64_t[]){id[0]}, 1);
+	assert_orders(get_orders("item=1&state=refunded"), (const uint64_t[]){id[2]}, 1);
+	assert_orders(get_orders("item=1&state=cancelled"), (const uint64_t[]){id[1], id[3], id[4]},
+		      3);
+	assert_orders(get_orders("item=2&state=cancelled"), (const uint64_t[]){id[5]}, 1);
+	/* Buyer and state together, and a user's orders in every state. */
+	assert_orders(get_orders("item=1&user=7&state=cancelled"), (const uint64_t[]){id[1], id[3]},
+		      2);
+	j = get_orders("item=1&user=8");
+	o = json_array_get(json_object_get(j, "orders"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "status")), "refunded");
+	assert_orders(j, (const uint64_t[]){id[2], id[4]}, 2);
+
+	/* Pages: limit 2, "next" is the cursor. */
+	j = get_orders("item=1&state=cancelled&limit=2");
+	ck_assert(json_is_true(json_object_get(j, "more")));
+	uint64_t next = id_of(j, "next");
+	ck_assert_uint_eq(next, id[3]);
+	assert_orders(j, (const uint64_t[]){id[1], id[3]}, 2);
+	snprintf(q, sizeof(q), "item=1&state=cancelled&limit=2&after=%lu", (unsigned long)next);
+	j = get_orders(q);
+	ck_assert(json_is_false(json_object_get(j, "more")));
+	assert_orders(j, (const uint64_t[]){id[4]}, 1);
+
+	/* A queued order is not in LMDB yet: not listed until it commits. */
+	struct sk_item *it = sk_shm_item_find(F.arena.shm, 1);
+	uint64_t late = buy(1, 11, it, 1);
+	assert_orders(get_orders("item=1&user=11"), NULL, 0);
+	ck_assert_int_eq(drain_now(), 1);
+	assert_orders(get_orders("item=1&user=11"), (const uint64_t[]){late}, 1);
+	/* The query string is percent-decoded; "&&" and a trailing "&" are nothing. */
+	assert_orders(get_orders("it%65m=1&&user=%31%31&"), (const uint64_t[]){late}, 1);
+}
+END_TEST
+
+START_TEST(orders_bad_queries)
+{
+	static const struct {
+		const char *query, *error;
+	} bad[] = {
+		{"", "item: required"},
+		{"user=7", "item: required"},
+		{"item=1", "user or state"},
+		{"item=0&user=7", "item: must be"},
+		{"item=01&user=7", "item: must be"},
+		{"item=4294967296&user=7", "item: must be"},
+		{"item=x&user=7", "item: must be"},
+		{"item=-1&user=7", "item: must be"},
+		{"item=1&user=0", "user: must be"},
+		{"item=1&user=18446744073709551616", "user: must be"},
+		{"item=1&user=7 ", "user: must be"},
+		{"item=1&state=queued", "state: one of"},
+		{"item=1&state=failed", "state: one of"},
+		{"item=1&state=PAID", "state: one of"},
+		{"item=1&state=paid&limit=0", "limit: 1..1000"},
+		{"item=1&state=paid&limit=1001", "limit: 1..1000"},
+		{"item=1&state=paid&limit=01", "limit: 1..1000"},
+		{"item=1&state=paid&limit=", "limit: needs a value"},
+		{"item=1&state=paid&limit", "limit: needs a value"},
+		{"item=1&state=paid&after=abc", "after: an order id"},
+		{"item=1&state=paid&after=0", "after: an order id"},
+		{"item=1&item=1&state=paid", "item: given twice"},
+		{"item=1&state=paid&sort=asc", "sort: unknown parameter"},
+		{"item=1&state=paid&%zz=1", "unknown parameter"},
+		{"item=1%2&state=paid", "item: malformed"},
+		{"item=1%00&state=paid", "item: malformed"},
+		{"item=1&user=123456789012345678901234567890123", "user: malformed or too long"},
+	};
+	char path[512];
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++) {
+		snprintf(path, sizeof(path), "/v1/orders?%s", bad[i].query);
+		error_has(handle("GET", path, NULL, 400), bad[i].error);
+	}
+	error_has(handle("GET", "/v1/orders", NULL, 400), "item: required");
+	error_has(handle("POST", "/v1/orders?item=1&state=paid", NULL, 405), "not allowed");
+	/* A query longer than the bound is refused whole. */
+	char longq[SK_ADMIN_QUERY_MAX + 64];
+	memset(longq, 'a', sizeof(longq) - 1);
+	longq[sizeof(longq) - 1] = '\0';
+	memcpy(longq, "/v1/orders?item=1&x=", 20);
+	error_has(handle("GET", longq, NULL, 414), "too long");
+	/* Other routes still ignore a query string. */
+	json_decref(handle("GET", "/v1/items?whatever=1", NULL, 200));
+}
+END_TEST
+
+START_TEST(orders_over_http)
+{
+	char body[65536];
+	uint64_t id[6];
+
+	sale(id);
+	admin_start();
+	/* libmicrohttpd parses the query; the server writes it back for the
+	 * route, percent-encoded, repeats and empty values included. */
+	ck_assert_uint_eq(raw_get("/v1/orders?it%65m=1&user=8", body, sizeof(body)), 200);
+	ck_assert_ptr_nonnull(strstr(body, "\"count\":2"));
+	ck_assert_uint_eq(raw_get("/v1/orders?item=1&item=2&user=8", body, sizeof(body)), 400);
+	ck_assert_ptr_nonnull(strstr(body, "given twice"));
+	ck_assert_uint_eq(raw_get("/v1/orders?item=1&user", body, sizeof(body)), 400);
+	ck_assert_ptr_nonnull(strstr(body, "user: needs a value"));
+	ck_assert_uint_eq(raw_get("/v1/orders?item=1&state=paid%26user%3D8", body, sizeof(body)),
+			  400);
+	ck_assert_ptr_nonnull(strstr(body, "state: one of"));
+	ck_assert_uint_eq(raw_get("/v1/orders?item=1&state=confirmed&limit=4", body, sizeof(body)),
+			  200);
+	ck_assert_ptr_nonnull(strstr(body, "\"more\":true"));
+}
+END_TEST
+
+START_TEST(seckillctl_orders)
+{
+	static char out[65536];
+	uint64_t id[6];
+	char next[24], ida[24];
+
+	sale(id);
+	admin_start();
+	snprintf(ida, sizeof(ida), "%lu", (unsigned long)id[0]);
+	ck_assert_int_eq(CLI("--port", F.port, "orders", "--item", "1", "--user", "7"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "ORDER"));
+	ck_assert_ptr_nonnull(strstr(out, ida));
+	ck_assert_ptr_nonnull(strstr(out, "3 orders\n"));
+	ck_assert_ptr_nonnull(strstr(out, " 1x1\n"));
+	ck_assert_int_eq(CLI("--port", F.port, "orders", "--item", "1", "--state", "confirmed",
+			     "--limit", "3"),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "3 orders; more: rerun with --after "));
+	snprintf(next, sizeof(next), "%lu", (unsigned long)id[2]);
+	ck_assert_ptr_nonnull(strstr(out, next));
+	ck_assert_int_eq(CLI("--port", F.port, "orders", "--item", "1", "--state", "confirmed",
+			     "--limit", "3", "--after", next),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "2 orders\n"));
+	ck_assert_int_eq(CLI("--port", F.port, "--json", "orders", "--item=1", "--user=8"), 0);
+	json_error_t e;
+	json_t *j = json_loads(out, 0, &e);
+	ck_assert_ptr_nonnull(j);
+	assert_orders(j, (const uint64_t[]){id[2], id[4]}, 2);
+	ck_assert_int_eq(CLI("--port", F.port, "orders", "--item", "5", "--user", "7"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "0 orders\n"));
+
+	/* --help anywhere, exit 0; bad input exit 2 before anything is sent. */
+	ck_assert_int_eq(CLI("orders", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: seckillctl orders --item I"));
+	ck_assert_int_eq(CLI("--help", "orders"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--after ID"));
+	static const char *const bad[][8] = {
+		{"orders", NULL},
+		{"orders", "--user", "7", NULL},
+		{"orders", "--item", "1", NULL},
+		{"orders", "--item", "0", "--user", "7", NULL},
+		{"orders", "--item", "x", "--user", "7", NULL},
+		{"orders", "--item", "1", "--user", "07", NULL},
+		{"orders", "--item", "1", "--state", "queued", NULL},
+		{"orders", "--item", "1", "--state", "paid", "--limit", "0", NULL},
+		{"orders", "--item", "1", "--state", "paid", "--limit", "1001", NULL},
+		{"orders", "--item", "1", "--state", "paid", "--after", "-1", NULL},
+		{"orders", "--item", "1", "--state", "paid", "extra", NULL},
+		{"orders", "--item", "1", "--state", "paid", "--units", "3", NULL},
+		{"orders", "--item", NULL},
+	};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++) {
+		const char *argv[12] = {"--port", F.port};
+		size_t n = 2;
+		for (size_t k = 0; bad[i][k] != NULL; k++)
+			argv[n++] = bad[i][k];
+		argv[n] = NULL;
+		ck_assert_msg(run_cli(out, sizeof(out), argv) == 2, "bad input %zu", i);
+	}
+	/* The daemon away: exit 3. */
+	sk_admin_stop(F.adm);
+	F.adm = NULL;
+	ck_assert_int_eq(CLI("--port", F.port, "orders", "--item", "1", "--user", "7"), 3);
+}
+END_TEST
+
+static Suite *
+day2_suite(void)
+{
+	Suite *s = suite_create("control-day2");
+	TCase *tc = tcase_create("orders");
+
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, orders_by_user_and_state);
+	tcase_add_test(tc, orders_bad_queries);
+	tcase_add_test(tc, orders_over_http);
+	if (seckillctl_path != NULL)
+		tcase_add_test(tc, seckillctl_orders);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	seckillctl_path = argc > 1 ? argv[1] : NULL;
+	return sk_test_eal_main(day2_suite(), "test_day2");
+}
