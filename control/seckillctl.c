@@ -58,7 +58,10 @@ static const char *const main_help =
 	"  activity list     every activity: definition, stock and ledger\n"
 	"  activity show ID  one activity\n"
 	"  activity close ID close a sale for good\n"
+	"  activity pause ID | resume ID   stop selling for a while, and go on\n"
+	"  activity extend ID --end TIME   a later end\n"
 	"  stock add ID N    restock: N more units of item ID\n"
+	"  stock remove ID N take N unsold units of item ID off the sale\n"
 	"  metrics           the Prometheus metrics, as served\n"
 	"  reconcile         check each item's counters against each other and LMDB\n"
 	"\n"
@@ -136,8 +139,9 @@ static const char *const reconcile_help =
 	"usage: " PROG " reconcile\n"
 	"\n"
 	"For every item in the arena check\n"
-	"  total + added == remaining + sold - returned      (stock accounting)\n"
-	"  LMDB live units == sold - returned                (store vs arena)\n"
+	"  total + added - removed == remaining + sold - returned   (stock accounting)\n"
+	"  LMDB live units == sold - returned                       (store vs arena)\n"
+	"  added, removed == the LMDB activity's                    (restocks, removals)\n"
 	"The check is repeated up to 3 times, 300 ms apart, so orders still queued\n"
 	"in the rings do not count as a mismatch. Exit 1 on a mismatch.\n";
 
@@ -147,13 +151,42 @@ static const char *const activity_help =
 	"       " PROG " activity list\n"
 	"       " PROG " activity show ID\n"
 	"       " PROG " activity close ID\n"
+	"       " PROG " activity pause ID\n"
+	"       " PROG " activity resume ID\n"
+	"       " PROG " activity extend ID --end TIME\n"
 	"\n"
 	"An activity puts item ID on sale: stored in LMDB, then in the dataplane's\n"
-	"item table at once (buyers get 425 until its start). It does not change\n"
-	"afterwards: add it again with the same definition succeeds (idempotent),\n"
-	"with another one exits 5; restock it with 'stock add', or close it.\n"
+	"item table at once (buyers get 425 until its start). Its definition does\n"
+	"not change afterwards: add it again with the same definition succeeds\n"
+	"(idempotent), with another one exits 5. A running sale can be restocked\n"
+	"('stock add'), given back unsold units ('stock remove'), paused and\n"
+	"resumed, extended to a later end, or closed for good.\n"
 	"To retry an add safely, leave --start out (the sale opens now, or keeps\n"
 	"its start) or give an absolute TIME: now and +N are new times each run.\n";
+
+static const char *const activity_pause_help =
+	"usage: " PROG " activity pause ID\n"
+	"       " PROG " activity resume ID\n"
+	"\n"
+	"pause: stop selling item ID for now. Stored in LMDB first (a restarted\n"
+	"control plane or dataplane keeps it paused), then the dataplane answers\n"
+	"every buy 503 {\"status\":\"paused\"} with Retry-After: 1 and sells\n"
+	"nothing (a winner's retry still gets its order back); GET /v1/items/ID\n"
+	"says \"paused\". Orders, payments, timeouts, restocks and removals go on.\n"
+	"resume: selling again, with the units left. Pausing a paused sale or\n"
+	"resuming a selling one succeeds (unchanged). Exit 4 unknown, 5 closed or\n"
+	"ended (its end has passed).\n";
+
+static const char *const activity_extend_help =
+	"usage: " PROG " activity extend ID --end TIME\n"
+	"\n"
+	"Move the end of the sale of item ID later: stored in LMDB, then the\n"
+	"dataplane sells until the new end. TIME: now, +N[smhd] (from now), unix\n"
+	"seconds, YYYY-MM-DDTHH:MM:SSZ (UTC), or never. Only later than the\n"
+	"current end (exit 5 otherwise); the same end again succeeds (unchanged),\n"
+	"so give an absolute TIME to retry safely (+N is a new time each run).\n"
+	"A sale whose end has passed stays ended (exit 5: create a new activity);\n"
+	"a closed one exits 5; unknown exits 4.\n";
 
 static const char *const activity_add_help =
 	"usage: " PROG " activity add ID --total N [options]\n"
@@ -190,12 +223,20 @@ static const char *const activity_close_help =
 
 static const char *const stock_help =
 	"usage: " PROG " stock add ID UNITS [--request-id R]\n"
+	"       " PROG " stock remove ID UNITS [--request-id R]\n"
 	"\n"
-	"Restock: UNITS more units of item ID, stored in LMDB, then in the pool\n"
-	"(a sold-out item reopens). Each restock is applied once per request id:\n"
-	"without --request-id a random one is drawn and printed; to retry a\n"
-	"restock whose answer was lost, rerun it with that --request-id.\n"
-	"Exit 4 unknown item, 5 closed or request id reused with other units.\n";
+	"add: restock, UNITS more units of item ID, stored in LMDB, then in the\n"
+	"pool (a sold-out item reopens).\n"
+	"remove: take UNITS unsold units of item ID off the sale (back to the\n"
+	"warehouse). All or nothing, only units nobody bought: never units sold\n"
+	"(queued, confirmed, paid) nor in a buyer's hands. Taken from the\n"
+	"dataplane's pool and buckets first, then stored in LMDB (exported as a\n"
+	"'removed' event). Fewer unsold than UNITS exits 5 and says how many are.\n"
+	"Each change is applied once per request id (ids shared by add and\n"
+	"remove): without --request-id a random one is drawn and printed; to retry\n"
+	"one whose answer was lost, rerun it with that --request-id.\n"
+	"Exit 4 unknown item, 5 closed, too few unsold (remove), ended (add) or\n"
+	"request id reused otherwise, 1 busy (remove: retry).\n";
 
 /* ------------------------------------------------------------------- JSON */
 
@@ -278,8 +319,13 @@ static const struct ctl_cmd commands[] = {
 	{"activity", "list", ARGS_NONE, 0, activity_list_help, cmd_activity_list},
 	{"activity", "show", ARGS_ITEM_ID, 0, activity_show_help, cmd_activity_show},
 	{"activity", "close", ARGS_ITEM_ID, 0, activity_close_help, cmd_activity_close},
+	{"activity", "pause", ARGS_ITEM_ID, 0, activity_pause_help, cmd_activity_pause},
+	{"activity", "resume", ARGS_ITEM_ID, 0, activity_pause_help, cmd_activity_pause},
+	{"activity", "extend", ARGS_ITEM_ID, 1u << O_END, activity_extend_help,
+	 cmd_activity_extend},
 	{"stock", NULL, ARGS_NONE, 0, stock_help, NULL},
 	{"stock", "add", ARGS_ITEM_UNITS, 1u << O_REQUEST_ID, stock_help, cmd_stock_add},
+	{"stock", "remove", ARGS_ITEM_UNITS, 1u << O_REQUEST_ID, stock_help, cmd_stock_remove},
 	{"metrics", NULL, ARGS_NONE, 0, metrics_help, cmd_metrics},
 	{"reconcile", NULL, ARGS_NONE, 0, reconcile_help, cmd_reconcile},
 };

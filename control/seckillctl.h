@@ -8,7 +8,8 @@
  *   seckillctl_client.c      the admin API client (HTTP/1.1 through libcurl)
  *   seckillctl_orders.c      order show, pay, refund; orders (queries)
  *   seckillctl_items.c       items, item (and how an item is printed)
- *   seckillctl_activities.c  activity add/list/show/close, stock add
+ *   seckillctl_activities.c  activity add/list/show/close/pause/resume/extend,
+ *                            stock add/remove
  *   seckillctl_reconcile.c   metrics, reconcile
  *
  * Single-threaded: nothing here is shared with another thread.
@@ -115,7 +116,10 @@ int cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args
 int cmd_activity_list(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_activity_pause(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_activity_extend(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_stock_remove(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_metrics(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 

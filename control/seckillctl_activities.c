@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * seckillctl's activity commands: activity add/list/show/close and stock
- * add (POST /v1/activities, GET /v1/activities[/{id}],
- * POST /v1/activities/{id}/close and /restock).
+ * seckillctl's activity commands: activity add/list/show/close/pause/
+ * resume/extend and stock add/remove (POST /v1/activities, GET
+ * /v1/activities[/{id}], POST /v1/activities/{id}/close, /pause, /resume,
+ * /extend, /restock and /remove).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -105,6 +106,7 @@ print_activity_row(const json_t *it)
 	bool arena = json_is_true(json_object_get(it, "in_arena"));
 	const char *state = json_is_true(json_object_get(a, "closed"))	    ? "closed"
 			    : !arena					    ? "stored"
+			    : json_is_true(json_object_get(a, "paused"))    ? "paused"
 			    : json_is_true(json_object_get(it, "sold_out")) ? "soldout"
 									    : "on_sale";
 	char rem[24] = "-", starts[32];
@@ -153,6 +155,120 @@ cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, ch
 }
 
 int
+cmd_activity_pause(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+{
+	const char *id = args[0];
+	bool pause = strcmp(cmd->sub, "pause") == 0;
+	struct target t =
+		target_of("/v1/activities/", id, pause ? "/pause" : "/resume", "activity");
+	json_t *j;
+	int ex = api(c, "POST", t.path, NULL, t.what, answer_use(c), &j);
+
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("activity %s: %s\n", id,
+	       result_word(j, pause ? "paused: buys are answered 503 \"paused\""
+				    : "resumed: selling again"));
+	json_decref(j);
+	return EX_OK;
+}
+
+int
+cmd_activity_extend(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+{
+	const char *id = args[0], *end_s = c->opt[O_END];
+	int64_t end;
+	json_t *j;
+
+	if (end_s == NULL)
+		return usage_error(cmd->help, "activity extend: --end is required");
+	if (!time_arg(end_s, sk_clock_ns(CLOCK_REALTIME), SK_TIME_NEVER_OK, &end) || end <= 0)
+		return usage_error(cmd->help, "--end: '%s' is not a TIME", end_s);
+	struct target t = target_of("/v1/activities/", id, "/extend", "activity");
+	json_t *body = json_object();
+	if (body != NULL)
+		json_object_set_new(body, "end_ns",
+				    end == INT64_MAX ? json_null() : json_integer(end));
+	int ex = api(c, "POST", t.path, body, t.what, answer_use(c), &j);
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("activity %s: %s\n", id, result_word(j, "extended"));
+	if (end == INT64_MAX)
+		printf("%-11s never\n", "ends");
+	else
+		print_time("ends", end);
+	json_decref(j);
+	return EX_OK;
+}
+
+/*
+ * stock_request_id - the --request-id of a stock change, or a random one
+ * (printed when the answer is lost); EX_OK, or an exit code on bad input.
+ */
+static int
+stock_request_id(const struct ctl *c, const struct ctl_cmd *cmd, uint64_t *rid)
+{
+	if (c->opt[O_REQUEST_ID] != NULL) {
+		if (!sk_parse_u64(c->opt[O_REQUEST_ID], 1, INT64_MAX, rid))
+			return usage_error(cmd->help, "--request-id: '%s' is not 1..2^63-1",
+					   c->opt[O_REQUEST_ID]);
+		return EX_OK;
+	}
+	do {
+		if (getrandom(rid, sizeof(*rid), 0) != (ssize_t)sizeof(*rid)) {
+			sk_log(PROG, "no random request id: %s", strerror(errno));
+			return EX_ERR;
+		}
+		*rid &= INT64_MAX; /* JSON integers are signed */
+	} while (*rid == 0);
+	return EX_OK;
+}
+
+/* stock_lost - after a call whose answer may be lost: how to apply it once. */
+static void
+stock_lost(const struct ctl *c, int ex, const char *what, uint64_t rid)
+{
+	if (ex == EX_UNREACHABLE || (ex == EX_ERR && c->opt[O_REQUEST_ID] == NULL))
+		sk_log(PROG,
+		       "the %s may or may not have been applied: rerun with --request-id "
+		       "%" PRIu64 " to apply it exactly once",
+		       what, rid);
+}
+
+int
+cmd_stock_remove(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+{
+	const char *id = args[0], *units_s = args[1];
+	uint64_t units, rid;
+	json_t *j;
+	int ex;
+
+	if (!sk_parse_u64(units_s, 1, UINT64_C(1) << 48, &units))
+		return usage_error(cmd->help, "stock remove: UNITS '%s' is not 1..2^48", units_s);
+	ex = stock_request_id(c, cmd, &rid);
+	if (ex != EX_OK)
+		return ex;
+	struct target t = target_of("/v1/activities/", id, "/remove", "stock remove");
+	ex = api(c, "POST", t.path,
+		 json_pack("{s:I,s:I}", "units", (json_int_t)units, "request_id", (json_int_t)rid),
+		 t.what, c->json ? BODY_PRINT_ALL : BODY_PARSE, &j);
+	stock_lost(c, ex, "removal", rid);
+	if (ex != EX_OK || c->json)
+		return ex;
+	const json_t *a = json_object_get(j, "activity");
+	printf("item %s: %s, %" PRIu64 " units (request id %" PRIu64
+	       "); now total %lld + added %lld - removed %lld",
+	       id, result_word(j, "removed"), units, rid, jnum(a, "total"), jnum(a, "added"),
+	       jnum(a, "removed"));
+	if (json_is_true(json_object_get(j, "in_arena")))
+		printf(", remaining %lld\n", jnum(j, "remaining"));
+	else
+		printf(" (not on sale in the dataplane)\n");
+	json_decref(j);
+	return EX_OK;
+}
+
+int
 cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
 	const char *id = args[0], *units_s = args[1];
@@ -161,29 +277,14 @@ cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 
 	if (!sk_parse_u64(units_s, 1, UINT64_C(1) << 48, &units))
 		return usage_error(cmd->help, "stock add: UNITS '%s' is not 1..2^48", units_s);
-	if (c->opt[O_REQUEST_ID] != NULL) {
-		if (!sk_parse_u64(c->opt[O_REQUEST_ID], 1, INT64_MAX, &rid))
-			return usage_error(cmd->help, "--request-id: '%s' is not 1..2^63-1",
-					   c->opt[O_REQUEST_ID]);
-	} else {
-		do {
-			if (getrandom(&rid, sizeof(rid), 0) != (ssize_t)sizeof(rid)) {
-				sk_log(PROG, "no random request id: %s", strerror(errno));
-				return EX_ERR;
-			}
-			rid &= INT64_MAX; /* JSON integers are signed */
-		} while (rid == 0);
-	}
+	int ex = stock_request_id(c, cmd, &rid);
+	if (ex != EX_OK)
+		return ex;
 	struct target t = target_of("/v1/activities/", id, "/restock", "stock add");
-	int ex = api(
-		c, "POST", t.path,
-		json_pack("{s:I,s:I}", "units", (json_int_t)units, "restock_id", (json_int_t)rid),
-		t.what, answer_use(c), &j);
-	if (ex == EX_UNREACHABLE || (ex == EX_ERR && c->opt[O_REQUEST_ID] == NULL))
-		sk_log(PROG,
-		       "the restock may or may not have been applied: rerun with --request-id "
-		       "%" PRIu64 " to apply it exactly once",
-		       rid);
+	ex = api(c, "POST", t.path,
+		 json_pack("{s:I,s:I}", "units", (json_int_t)units, "restock_id", (json_int_t)rid),
+		 t.what, answer_use(c), &j);
+	stock_lost(c, ex, "restock", rid);
 	if (ex != EX_OK || c->json)
 		return ex;
 	const json_t *a = json_object_get(j, "activity");

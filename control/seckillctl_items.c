@@ -61,8 +61,9 @@ print_item(const json_t *j)
 {
 	printf("%-16s %lld\n", "item", jnum(j, "item"));
 	if (json_is_true(json_object_get(j, "in_arena"))) {
-		static const char *const keys[] = {"total",    "added", "remaining",	 "sold",
-						   "returned", "price", "per_user_limit"};
+		static const char *const keys[] = {"total",	"added",	 "removed",
+						   "remaining", "sold",		 "returned",
+						   "price",	"per_user_limit"};
 		printf("%-16s %s\n", "state", jstr(j, "state"));
 		printf("%-16s %s\n", "sold out",
 		       json_is_true(json_object_get(j, "sold_out")) ? "yes" : "no");
@@ -76,10 +77,12 @@ print_item(const json_t *j)
 	}
 	const json_t *a = json_object_get(j, "activity");
 	if (json_is_object(a)) {
-		printf("activity         \"%s\" total %lld added %lld limit %lld%s\n",
-		       jstr(a, "name"), jnum(a, "total"), jnum(a, "added"),
+		printf("activity         \"%s\" total %lld added %lld removed %lld limit %lld%s\n",
+		       jstr(a, "name"), jnum(a, "total"), jnum(a, "added"), jnum(a, "removed"),
 		       jnum(a, "per_user_limit"),
-		       json_is_true(json_object_get(a, "closed")) ? " (closed)" : "");
+		       json_is_true(json_object_get(a, "closed"))   ? " (closed)"
+		       : json_is_true(json_object_get(a, "paused")) ? " (paused)"
+								    : "");
 		if (jnum(a, "pay_timeout_ns") > 0)
 			printf("%-16s %lld s\n", "pay timeout",
 			       jnum(a, "pay_timeout_ns") / 1000000000);

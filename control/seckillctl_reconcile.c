@@ -37,10 +37,13 @@ check_items(const json_t *items, unsigned *bad)
 		const json_t *l = json_object_get(it, "ledger");
 		bool arena = json_is_true(json_object_get(it, "in_arena"));
 		long long total = jnum(it, "total"), added = jnum(it, "added"),
-			  rem = jnum(it, "remaining"), sold = jnum(it, "sold"),
-			  ret = jnum(it, "returned"), live = jnum(l, "live");
+			  removed = jnum(it, "removed"), rem = jnum(it, "remaining"),
+			  sold = jnum(it, "sold"), ret = jnum(it, "returned"),
+			  live = jnum(l, "live");
+		const json_t *a = json_object_get(it, "activity");
 		struct sk_reconcile_in in = {.total = (uint64_t)total,
 					     .added = (uint64_t)added,
+					     .removed = (uint64_t)removed,
 					     .remaining = (uint64_t)rem,
 					     .sold = (uint64_t)sold,
 					     .returned = (uint64_t)ret,
@@ -50,15 +53,20 @@ check_items(const json_t *items, unsigned *bad)
 		sk_reconcile_item(&in, &out);
 		bool stock_ok = !arena || out.stock_ok;
 		bool store_ok = !arena || out.store_ok;
+		/* restocks and removals: the arena follows the store's activity */
+		bool act_ok = !arena || !json_is_object(a) ||
+			      (jnum(a, "added") == added && jnum(a, "removed") == removed);
 
-		if (!stock_ok || !store_ok)
+		if (!stock_ok || !store_ok || !act_ok)
 			(*bad)++;
-		json_array_append_new(rep,
-				      json_pack("{s:I,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b}", "item",
-						jnum(it, "item"), "in_arena", arena, "total", total,
-						"added", added, "remaining", rem, "sold", sold,
-						"returned", ret, "lmdb_live", live, "stock_ok",
-						stock_ok, "store_ok", store_ok));
+		json_array_append_new(
+			rep,
+			json_pack("{s:I,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b}",
+				  "item", jnum(it, "item"), "in_arena", arena, "total", total,
+				  "added", added, "removed", removed, "remaining", rem, "sold",
+				  sold, "returned", ret, "lmdb_live", live, "lmdb_added",
+				  jnum(a, "added"), "lmdb_removed", jnum(a, "removed"), "stock_ok",
+				  stock_ok, "store_ok", store_ok, "activity_ok", act_ok));
 	}
 	return rep;
 }
@@ -99,14 +107,20 @@ cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **
 				       jnum(it, "item"), jnum(it, "lmdb_live"));
 				continue;
 			}
-			printf("item %lld: total %lld + added %lld == remaining %lld + sold %lld - "
-			       "returned %lld: %s\n",
+			printf("item %lld: total %lld + added %lld - removed %lld == remaining "
+			       "%lld + sold %lld - returned %lld: %s\n",
 			       jnum(it, "item"), jnum(it, "total"), jnum(it, "added"),
-			       jnum(it, "remaining"), sold, ret,
+			       jnum(it, "removed"), jnum(it, "remaining"), sold, ret,
 			       json_is_true(json_object_get(it, "stock_ok")) ? "ok" : "MISMATCH");
 			printf("item %lld: LMDB live %lld == sold - returned %lld: %s\n",
 			       jnum(it, "item"), jnum(it, "lmdb_live"), sold - ret,
 			       json_is_true(json_object_get(it, "store_ok")) ? "ok" : "MISMATCH");
+			printf("item %lld: added %lld, removed %lld == the LMDB activity's %lld, "
+			       "%lld: %s\n",
+			       jnum(it, "item"), jnum(it, "added"), jnum(it, "removed"),
+			       jnum(it, "lmdb_added"), jnum(it, "lmdb_removed"),
+			       json_is_true(json_object_get(it, "activity_ok")) ? "ok"
+										: "MISMATCH");
 		}
 		printf("reconcile: %s (%zu items)\n", bad == 0 ? "ok" : "MISMATCH",
 		       json_array_size(rep));

@@ -17,6 +17,7 @@ static const char *const result_names[] = {
 	[SK_ACTIVITY_CONFLICT] = "conflict", [SK_ACTIVITY_CLOSED] = "closed",
 	[SK_ACTIVITY_UNKNOWN] = "unknown",   [SK_ACTIVITY_NO_ROOM] = "no_room",
 	[SK_ACTIVITY_INVALID] = "invalid",   [SK_ACTIVITY_ENDED] = "ended",
+	[SK_ACTIVITY_SHORT] = "short",	     [SK_ACTIVITY_BUSY] = "busy",
 };
 
 const char *
@@ -57,7 +58,7 @@ item_matches(const struct sk_item *it, const struct sk_store_activity *a)
 {
 	return it->id == a->item && it->per_user_limit == a->per_user_limit &&
 	       it->total == a->total && it->price == a->price && it->start_ns == a->start_ns &&
-	       it->end_ns == a->end_ns;
+	       sk_stock_end_ns(it) == a->end_ns;
 }
 
 /*
@@ -73,7 +74,7 @@ record_item(struct sk_control *ctl, const struct sk_item *it, int64_t now_ns)
 		.total = it->total,
 		.price = it->price,
 		.start_ns = it->start_ns,
-		.end_ns = it->end_ns,
+		.end_ns = sk_stock_end_ns(it),
 	};
 
 	return sk_store_activity_put(ctl->store, &a, now_ns);
@@ -118,7 +119,8 @@ sync_item(struct sk_control *ctl, const struct sk_store_activity *a, bool *chang
 		return rc;
 	}
 	stat_add(&ctl->st.units_restocked, s.added);
-	*changed = s.added != 0 || s.closed;
+	*changed = s.added != 0 || s.removed != 0 || s.unremoved != 0 || s.closed || s.paused ||
+		   s.resumed || s.extended;
 	return 0;
 }
 
@@ -284,6 +286,147 @@ out:
 	return rc;
 }
 
+int
+sk_control_stock_remove(struct sk_control *ctl, uint32_t item, uint64_t request_id, uint64_t units,
+			int64_t now_ns, uint64_t *unsold)
+{
+	struct sk_store_activity a;
+	struct sk_store_ledger led;
+	struct sk_item *it;
+	uint64_t had, left = 0;
+	int rc;
+
+	if (units == 0 || request_id == 0 || request_id > INT64_MAX || units > SK_STOCK_MAX_UNITS)
+		return SK_ACTIVITY_INVALID;
+	lock(ctl);
+	rc = activity_get(ctl, item, &a, now_ns);
+	if (rc != 0)
+		goto out;
+	/* A repeat is answered from the store: the item table is not touched. */
+	rc = sk_store_activity_removal(ctl->store, item, request_id, &had);
+	if (rc == 0 || rc == -EEXIST) {
+		rc = rc == 0 && had == units ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_CONFLICT;
+		goto out;
+	}
+	if (rc != -ENOENT)
+		goto out;
+	if (a.closed_ns != 0) {
+		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	}
+	it = sk_shm_item_find(ctl->shm, item);
+	if (it != NULL) {
+		/* The item table first: only it knows what is unsold now. */
+		rc = sk_stock_remove(it, units, &left);
+		if (rc != SK_STOCK_OK) {
+			rc = rc == SK_STOCK_SHORT ? SK_ACTIVITY_SHORT : SK_ACTIVITY_BUSY;
+			goto out;
+		}
+	}
+	rc = sk_store_activity_remove(ctl->store, item, request_id, units, now_ns);
+	if (rc != 0 && it != NULL && sk_stock_unremove(it, units) != 0)
+		stat_add(&ctl->st.anomalies, 1);
+	switch (rc) {
+	case 0:
+		rc = SK_ACTIVITY_DONE;
+		break;
+	case SK_STORE_UNCHANGED: /* cannot be: looked up under the lock */
+	case -EEXIST:
+		rc = SK_ACTIVITY_CONFLICT;
+		break;
+	case -EPERM:
+		rc = SK_ACTIVITY_CLOSED;
+		break;
+	case -ERANGE:
+		/* the store's count (an item the arena lacks) */
+		if (sk_store_activity_get(ctl->store, item, &a, &led) == 0 &&
+		    sk_store_activity_units(&a) > sk_store_ledger_live(&led))
+			left = sk_store_activity_units(&a) - sk_store_ledger_live(&led);
+		rc = SK_ACTIVITY_SHORT;
+		break;
+	default:
+		break;
+	}
+out:
+	unlock(ctl);
+	if (rc == SK_ACTIVITY_SHORT && unsold != NULL)
+		*unsold = left;
+	return rc;
+}
+
+int
+sk_control_activity_pause(struct sk_control *ctl, uint32_t item, bool paused, int64_t now_ns)
+{
+	struct sk_store_activity a;
+	int rc;
+
+	lock(ctl);
+	rc = activity_get(ctl, item, &a, now_ns);
+	if (rc != 0)
+		goto out;
+	if (a.closed_ns != 0) {
+		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	}
+	if (a.end_ns <= now_ns) {
+		rc = SK_ACTIVITY_ENDED;
+		goto out;
+	}
+	rc = sk_store_activity_pause(ctl->store, item, paused, now_ns);
+	if (rc < 0) {
+		rc = rc == -EPERM ? SK_ACTIVITY_CLOSED : rc;
+		goto out;
+	}
+	rc = rc == SK_STORE_UNCHANGED ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
+	resync(ctl, item); /* also after "unchanged": a crash may have left it behind */
+out:
+	unlock(ctl);
+	return rc;
+}
+
+int
+sk_control_activity_extend(struct sk_control *ctl, uint32_t item, int64_t end_ns, int64_t now_ns)
+{
+	struct sk_store_activity a;
+	int rc;
+
+	if (end_ns <= 0)
+		return SK_ACTIVITY_INVALID;
+	lock(ctl);
+	rc = activity_get(ctl, item, &a, now_ns);
+	if (rc != 0)
+		goto out;
+	if (a.closed_ns != 0) {
+		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	}
+	if (a.end_ns <= now_ns) {
+		rc = SK_ACTIVITY_ENDED;
+		goto out;
+	}
+	rc = sk_store_activity_extend(ctl->store, item, end_ns, now_ns);
+	switch (rc) {
+	case 0:
+		rc = SK_ACTIVITY_DONE;
+		break;
+	case SK_STORE_UNCHANGED:
+		rc = SK_ACTIVITY_UNCHANGED;
+		break;
+	case -ERANGE:
+		rc = SK_ACTIVITY_CONFLICT;
+		goto out;
+	case -EPERM:
+		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	default:
+		goto out;
+	}
+	resync(ctl, item);
+out:
+	unlock(ctl);
+	return rc;
+}
+
 /* The activities of the store, copied out of the read transaction. */
 struct act_list {
 	struct sk_store_activity *a;
@@ -347,8 +490,10 @@ sk_control_preheat(struct sk_control *ctl, int64_t now_ns, FILE *log,
 				pi.failed++;
 				if (log != NULL && ctl->preheat_failed_last == 0)
 					fprintf(log,
-						"preheat: item %" PRIu32 ": the arena holds more "
-						"restocked units than the store\n",
+						"preheat: item %" PRIu32
+						": the arena cannot follow the store's "
+						"restocks or removals (more restocked units, or "
+						"removed units it cannot find unsold)\n",
 						a->item);
 			}
 			pi.synced += changed;

@@ -14,7 +14,8 @@
  *
  * Once an activity exists its definition does not change: adding it again
  * with the same definition is an idempotent success, with another one a
- * conflict. What a running sale can take is a restock (more units) and
+ * conflict. What a running sale can take is a restock (more units), a
+ * removal (unsold units back), a pause and a resume, a later end, and
  * closing it for good.
  *
  * Thread-safety: every function here may be called from any thread of the
@@ -38,12 +39,15 @@ enum sk_activity_result {
 	SK_ACTIVITY_NO_ROOM,   /**< the arena has no item slot or dedup room left */
 	SK_ACTIVITY_INVALID,   /**< a parameter is out of range */
 	SK_ACTIVITY_ENDED,     /**< the sale is over (its end has passed): no restock */
+	SK_ACTIVITY_SHORT,     /**< fewer units unsold than asked: nothing removed */
+	SK_ACTIVITY_BUSY,      /**< the buyers moved the units faster than a removal
+				    could gather them: nothing removed, retry */
 };
 
 /**
  * sk_activity_result_name - "done", "unchanged", "conflict", "closed",
- * "unknown", "no_room", "invalid", "ended"; "error" for a negative value.
- * Static.
+ * "unknown", "no_room", "invalid", "ended", "short", "busy"; "error" for a
+ * negative value. Static.
  */
 const char *sk_activity_result_name(int result);
 
@@ -99,11 +103,71 @@ int sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now
 int sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id, uint64_t units,
 			 int64_t now_ns);
 
+/**
+ * sk_control_stock_remove - take @p units unsold units of @p item back
+ * (the operator takes them off the sale), once per @p request_id (shared
+ * with the restock ids of the item: an id names one stock change).
+ *
+ * All or nothing, only units nobody bought: the item table gives them
+ * first (sk_stock_remove(): out of the pool and the lcores' buckets, never
+ * units sold - queued, confirmed or paid - nor units in a buyer's hands),
+ * then the store records the removal durably (sk_store_activity_remove());
+ * if the store refuses, the units go back on sale. A repeat of an applied
+ * @p request_id changes nothing. An item the arena lacks (not loaded, or
+ * ended before the dataplane's start) is removed in the store alone, from
+ * what the store counts unsold. A crash between the item table and the
+ * store leaves the units off sale until the next sk_control_preheat() (at
+ * the next control plane's start) gives them back; the removal was never
+ * answered, and its retry applies it once.
+ *
+ * @param ctl         the control plane
+ * @param item        item id
+ * @param request_id  names the removal, 1..2^63-1
+ * @param units       units to take back, 1..2^48
+ * @param now_ns      wall clock (recorded)
+ * @param unsold      [out] on SK_ACTIVITY_SHORT, the units unsold when the
+ *                    call looked (a snapshot while buyers buy); may be NULL
+ * @return SK_ACTIVITY_DONE, _UNCHANGED (@p request_id applied before with
+ *         the same units), _CONFLICT (@p request_id used with other units,
+ *         or by a restock), _SHORT (fewer than @p units unsold: nothing
+ *         removed), _BUSY (retry), _CLOSED, _UNKNOWN, _INVALID (@p units or
+ *         @p request_id 0 or too large), or a negative errno of the store.
+ *         A sale that has ended may still give its unsold units back.
+ */
+int sk_control_stock_remove(struct sk_control *ctl, uint32_t item, uint64_t request_id,
+			    uint64_t units, int64_t now_ns, uint64_t *unsold);
+
+/**
+ * sk_control_activity_pause - pause (@p paused true) or resume the sale of
+ * @p item: the store records it (durable: a restarted control plane or
+ * dataplane keeps it paused), then the item table's state moves (one flag
+ * the dataplane reads on every buy: from then on every buy is answered 503
+ * "paused", a holder's retry still gets its order; no unit is sold until
+ * the resume). Orders, payments, deadlines and restocks go on meanwhile.
+ * @return SK_ACTIVITY_DONE, _UNCHANGED (already paused, or already
+ *         selling), _CLOSED, _ENDED (the sale's end has passed: nothing to
+ *         pause or resume), _UNKNOWN, or a negative errno of the store.
+ */
+int sk_control_activity_pause(struct sk_control *ctl, uint32_t item, bool paused, int64_t now_ns);
+
+/**
+ * sk_control_activity_extend - move the end of the sale of @p item to
+ * @p end_ns (INT64_MAX = never), later than the current end: store first,
+ * then the item table (the dataplane reads the end on every buy).
+ * @return SK_ACTIVITY_DONE, _UNCHANGED (the end is @p end_ns already),
+ *         _CONFLICT (@p end_ns is before the current end: an end only moves
+ *         later), _ENDED (the current end has passed: an ended sale stays
+ *         ended; create a new activity), _CLOSED, _UNKNOWN, _INVALID
+ *         (@p end_ns <= 0), or a negative errno of the store.
+ */
+int sk_control_activity_extend(struct sk_control *ctl, uint32_t item, int64_t end_ns,
+			       int64_t now_ns);
+
 /** What one sk_control_preheat() did. */
 struct sk_control_preheat_info {
 	uint32_t recorded; /**< arena items (from the dataplane's config) stored as activities */
 	uint32_t loaded;   /**< activities put on sale in the arena */
-	uint32_t synced;   /**< arena items changed (restocked or closed) */
+	uint32_t synced;   /**< arena items changed (restocks, removals, pause, end, close) */
 	uint32_t failed;   /**< activities the arena could not take (logged) */
 };
 
@@ -112,7 +176,8 @@ struct sk_control_preheat_info {
  * store: items the dataplane loaded from its config but the store does not
  * know are recorded as activities; every open activity not yet in the arena
  * whose sale has not ended is put on sale (sk_preheat_item()); items in the
- * arena get their restocks and closing (sk_preheat_sync()). Idempotent: a
+ * arena get their restocks, removals, pause, end and closing
+ * (sk_preheat_sync()). Idempotent: a
  * second pass right after changes nothing. Failures of one activity (no
  * room, more live units than stock) are written to @p log (may be NULL) and
  * counted; the pass goes on with the others.

@@ -118,6 +118,18 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 			return strcmp(method, "POST") == 0
 				       ? adm_post_restock(ctl, id, body, body_len, r)
 				       : not_allowed(r, "POST");
+		if (strcmp(rest, "/remove") == 0)
+			return strcmp(method, "POST") == 0
+				       ? adm_post_remove(ctl, id, body, body_len, r)
+				       : not_allowed(r, "POST");
+		if (strcmp(rest, "/pause") == 0 || strcmp(rest, "/resume") == 0)
+			return strcmp(method, "POST") == 0
+				       ? adm_post_pause(ctl, id, rest[1] == 'p', r)
+				       : not_allowed(r, "POST");
+		if (strcmp(rest, "/extend") == 0)
+			return strcmp(method, "POST") == 0
+				       ? adm_post_extend(ctl, id, body, body_len, r)
+				       : not_allowed(r, "POST");
 	}
 	if (strcmp(path, "/v1/orders") == 0 || strcmp(path, "/v1/orders/") == 0)
 		return is_get(method) ? adm_get_orders(ctl, query, r) : not_allowed(r, "GET, HEAD");

@@ -24,6 +24,11 @@
  *   GET  /v1/activities/{id}      one
  *   POST /v1/activities/{id}/close    close it for good
  *   POST /v1/activities/{id}/restock  {"units":N,"restock_id":R}
+ *   POST /v1/activities/{id}/remove   {"units":N,"request_id":R}: unsold units
+ *                                     back, once per id; 409 when fewer are unsold
+ *   POST /v1/activities/{id}/pause    buys answered 503 "paused" until /resume
+ *   POST /v1/activities/{id}/resume
+ *   POST /v1/activities/{id}/extend   {"end_ns":N|null}: a later end
  *   GET  /dashboard               the live dashboard (HTML; its files at
  *                                 /dashboard/NAME), docs/dashboard.md
  *

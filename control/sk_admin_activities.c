@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The admin API's activity changes: POST /v1/activities, POST
- * /v1/activities/{id}/close, POST /v1/activities/{id}/restock.
+ * /v1/activities/{id}/close, /restock, /remove, /pause, /resume, /extend.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -97,13 +97,19 @@ activity_from_json(json_t *o, struct sk_store_activity *a, struct sk_admin_reply
 	return true;
 }
 
+/* What a refusal of a change says, where it depends on the change. */
+struct refusals {
+	const char *conflict; /* SK_ACTIVITY_CONFLICT */
+	const char *ended;    /* SK_ACTIVITY_ENDED */
+};
+
 /*
  * activity_reply - the answer of a change to activity @id: its item object
  * with "result", or an error status for the other outcomes.
  */
 static int
 activity_reply(struct sk_control *ctl, uint64_t id, int res, unsigned done_status,
-	       const char *conflict, struct sk_admin_reply *r)
+	       const struct refusals *why, struct sk_admin_reply *r)
 {
 	struct sk_control_item it;
 	char msg[160];
@@ -121,12 +127,16 @@ activity_reply(struct sk_control *ctl, uint64_t id, int res, unsigned done_statu
 		json_object_set_new(o, "result", json_string(sk_activity_result_name(res)));
 		return adm_reply_json(r, res == SK_ACTIVITY_DONE ? done_status : 200, o);
 	case SK_ACTIVITY_CONFLICT:
-		return adm_reply_error(r, 409, conflict);
+		return adm_reply_error(r, 409, why->conflict);
 	case SK_ACTIVITY_CLOSED:
 		return adm_reply_error(r, 409, "the activity is closed");
 	case SK_ACTIVITY_ENDED:
-		return adm_reply_error(r, 409,
-				       "the sale has ended: restocked units could never sell");
+		return adm_reply_error(r, 409, why->ended);
+	case SK_ACTIVITY_BUSY:
+		r->retry_after = 1;
+		return adm_reply_error(r, 503,
+				       "the buyers moved the units faster than the removal could "
+				       "gather them: nothing removed, retry");
 	case SK_ACTIVITY_UNKNOWN:
 		return adm_reply_error(r, 404, "unknown activity");
 	case SK_ACTIVITY_NO_ROOM:
@@ -163,11 +173,13 @@ adm_post_activity(struct sk_control *ctl, const char *body, size_t len, struct s
 	struct sk_store_activity cur;
 	if (!start_given && sk_store_activity_get(sk_control_store(ctl), a.item, &cur, NULL) == 0)
 		a.start_ns = cur.start_ns;
+	static const struct refusals why = {
+		.conflict = "the activity exists with another definition (an activity does not "
+			    "change: restock it, or close it and use a new item id)",
+		.ended = "the sale has ended"};
 	return activity_reply(ctl, a.item,
 			      sk_control_activity_add(ctl, &a, sk_clock_ns(CLOCK_REALTIME)), 201,
-			      "the activity exists with another definition (an activity does "
-			      "not change: restock it, or close it and use a new item id)",
-			      r);
+			      &why, r);
 }
 
 int
@@ -175,18 +187,132 @@ adm_post_close(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 {
 	if (id > UINT32_MAX)
 		return adm_reply_error(r, 404, "unknown activity");
+	static const struct refusals why = {.conflict = "", .ended = ""};
 	return activity_reply(
 		ctl, id, sk_control_activity_close(ctl, (uint32_t)id, sk_clock_ns(CLOCK_REALTIME)),
-		200, "", r);
+		200, &why, r);
+}
+
+/*
+ * stock_body - the body {"units":N,"<id_key>":R} of a restock or a
+ * removal (both required); 0, or -1 with a 400 in @r (*rc its result).
+ */
+static int
+stock_body(const char *body, size_t len, const char *id_key, const char *what, uint64_t *units,
+	   uint64_t *rid, struct sk_admin_reply *r, int *rc)
+{
+	char msg[160];
+	const char *key;
+	json_t *m;
+	json_t *o = adm_parse_body(body, len, r, rc);
+
+	if (o == NULL)
+		return -1;
+	json_object_foreach(o, key, m)
+	{
+		if (strcmp(key, "units") != 0 && strcmp(key, id_key) != 0) {
+			snprintf(msg, sizeof(msg), "%.64s: unknown field", key);
+			json_decref(o);
+			*rc = adm_reply_error(r, 400, msg);
+			return -1;
+		}
+	}
+	int gu = adm_get_u64(o, "units", 1, SK_STOCK_MAX_UNITS, false, units, r, rc);
+	int gi = gu == 1 ? adm_get_u64(o, id_key, 1, INT64_MAX, false, rid, r, rc) : 0;
+	json_decref(o);
+	if (gu < 0 || gi < 0)
+		return -1;
+	if (gu == 0) {
+		*rc = adm_reply_error(r, 400, "units: required, 1..2^48");
+		return -1;
+	}
+	if (gi == 0) {
+		snprintf(msg, sizeof(msg),
+			 "%s: required, 1..2^63-1 (names the %s so that a retry is applied once)",
+			 id_key, what);
+		*rc = adm_reply_error(r, 400, msg);
+		return -1;
+	}
+	return 0;
 }
 
 int
 adm_post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		 struct sk_admin_reply *r)
 {
+	static const struct refusals why = {
+		.conflict = "restock_id was used before with another number of units, or by a "
+			    "removal",
+		.ended = "the sale has ended: restocked units could never sell"};
 	uint64_t units = 0, rid = 0;
+	int rc;
+
+	if (stock_body(body, len, "restock_id", "restock", &units, &rid, r, &rc) != 0)
+		return rc;
+	if (id > UINT32_MAX)
+		return adm_reply_error(r, 404, "unknown activity");
+	return activity_reply(
+		ctl, id,
+		sk_control_stock_add(ctl, (uint32_t)id, rid, units, sk_clock_ns(CLOCK_REALTIME)),
+		200, &why, r);
+}
+
+int
+adm_post_remove(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+		struct sk_admin_reply *r)
+{
+	static const struct refusals why = {
+		.conflict = "request_id was used before with another number of units, or by a "
+			    "restock",
+		.ended = "the sale has ended"};
+	uint64_t units = 0, rid = 0, unsold = 0;
+	int rc;
+
+	if (stock_body(body, len, "request_id", "removal", &units, &rid, r, &rc) != 0)
+		return rc;
+	if (id > UINT32_MAX)
+		return adm_reply_error(r, 404, "unknown activity");
+	rc = sk_control_stock_remove(ctl, (uint32_t)id, rid, units, sk_clock_ns(CLOCK_REALTIME),
+				     &unsold);
+	if (rc == SK_ACTIVITY_SHORT) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg),
+			 "only %" PRIu64 " units are unsold: units sold or in a buyer's hands "
+			 "are never removed (nothing removed)",
+			 unsold);
+		return adm_reply_json(r, 409,
+				      json_pack("{s:s,s:o,s:o}", "error", msg, "unsold",
+						adm_jint(unsold), "units", adm_jint(units)));
+	}
+	return activity_reply(ctl, id, rc, 200, &why, r);
+}
+
+int
+adm_post_pause(struct sk_control *ctl, uint64_t id, bool paused, struct sk_admin_reply *r)
+{
+	static const struct refusals why = {
+		.conflict = "", .ended = "the sale has ended: nothing to pause or resume"};
+
+	if (id > UINT32_MAX)
+		return adm_reply_error(r, 404, "unknown activity");
+	return activity_reply(
+		ctl, id,
+		sk_control_activity_pause(ctl, (uint32_t)id, paused, sk_clock_ns(CLOCK_REALTIME)),
+		200, &why, r);
+}
+
+int
+adm_post_extend(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+		struct sk_admin_reply *r)
+{
+	static const struct refusals why = {
+		.conflict = "the new end is before the current end: an end only moves later",
+		.ended = "the sale has ended: an ended sale is not reopened (create a new "
+			 "activity)"};
 	const char *key;
 	json_t *m;
+	uint64_t v = 0;
 	int rc;
 	json_t *o = adm_parse_body(body, len, r, &rc);
 
@@ -194,7 +320,7 @@ adm_post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t l
 		return rc;
 	json_object_foreach(o, key, m)
 	{
-		if (strcmp(key, "units") != 0 && strcmp(key, "restock_id") != 0) {
+		if (strcmp(key, "end_ns") != 0) {
 			char msg[160];
 
 			snprintf(msg, sizeof(msg), "%.64s: unknown field", key);
@@ -202,21 +328,19 @@ adm_post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t l
 			return adm_reply_error(r, 400, msg);
 		}
 	}
-	int gu = adm_get_u64(o, "units", 1, SK_STOCK_MAX_UNITS, false, &units, r, &rc);
-	int gi = gu == 1 ? adm_get_u64(o, "restock_id", 1, INT64_MAX, false, &rid, r, &rc) : 0;
+	bool never = json_is_null(json_object_get(o, "end_ns"));
+	int got = adm_get_u64(o, "end_ns", 1, INT64_MAX, true, &v, r, &rc);
 	json_decref(o);
-	if (gu < 0 || gi < 0)
+	if (got < 0)
 		return rc;
-	if (gu == 0)
-		return adm_reply_error(r, 400, "units: required, 1..2^48");
-	if (gi == 0)
+	if (got == 0 && !never)
 		return adm_reply_error(r, 400,
-				       "restock_id: required, 1..2^63-1 (names the restock so that "
-				       "a retry is applied once)");
+				       "end_ns: required, ns since the epoch (null: never)");
 	if (id > UINT32_MAX)
 		return adm_reply_error(r, 404, "unknown activity");
-	return activity_reply(
-		ctl, id,
-		sk_control_stock_add(ctl, (uint32_t)id, rid, units, sk_clock_ns(CLOCK_REALTIME)),
-		200, "restock_id was used before with another number of units", r);
+	return activity_reply(ctl, id,
+			      sk_control_activity_extend(ctl, (uint32_t)id,
+							 never ? INT64_MAX : (int64_t)v,
+							 sk_clock_ns(CLOCK_REALTIME)),
+			      200, &why, r);
 }

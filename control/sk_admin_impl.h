@@ -7,7 +7,8 @@
  *   sk_admin_orders.c      GET /v1/orders (queries), GET /v1/orders/{id}, POST
  *                          /v1/orders/{id}/pay and /refund
  *   sk_admin_items.c       GET /v1/items[/{id}], GET /v1/activities[/{id}]
- *   sk_admin_activities.c  POST /v1/activities, .../{id}/close, .../{id}/restock
+ *   sk_admin_activities.c  POST /v1/activities, .../{id}/close, /restock, /remove,
+ *                          /pause, /resume, /extend
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
  *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
  *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/dashboard/embed.py)
@@ -81,6 +82,14 @@ int adm_post_activity(struct sk_control *ctl, const char *body, size_t len,
 int adm_post_close(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
 int adm_post_restock(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		     struct sk_admin_reply *r);
+/* adm_post_remove - POST /v1/activities/{id}/remove, body {"units":N,"request_id":R}. */
+int adm_post_remove(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+		    struct sk_admin_reply *r);
+/* adm_post_pause - POST /v1/activities/{id}/pause (@paused) or /resume; no body. */
+int adm_post_pause(struct sk_control *ctl, uint64_t id, bool paused, struct sk_admin_reply *r);
+/* adm_post_extend - POST /v1/activities/{id}/extend, body {"end_ns":N|null}. */
+int adm_post_extend(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+		    struct sk_admin_reply *r);
 
 /* -------------------------------------------------- sk_admin_dashboard.c */
 

@@ -300,10 +300,11 @@ item_from_arena(struct sk_control_item *out, const struct sk_item *it)
 	out->sold_out = sk_stock_is_sold_out(it);
 	out->per_user_limit = it->per_user_limit;
 	out->start_ns = it->start_ns;
-	out->end_ns = it->end_ns;
+	out->end_ns = sk_stock_end_ns(it);
 	out->price = it->price;
 	out->total = it->total;
 	out->added = atomic_load(&((struct sk_item *)it)->added);
+	out->removed = atomic_load(&((struct sk_item *)it)->removed);
 	out->returned = atomic_load(&((struct sk_item *)it)->returned);
 	out->remaining = sk_stock_remaining(it);
 	out->sold = 0;

@@ -373,6 +373,7 @@ struct sk_control_item {
 	uint64_t price;
 	uint64_t total;	    /**< units put on sale at preheat */
 	uint64_t added;	    /**< units added by restocks */
+	uint64_t removed;   /**< unsold units taken back by removals */
 	uint64_t remaining; /**< pool + every bucket (snapshot) */
 	uint64_t sold;	    /**< units sold, all lcores, before returns */
 	uint64_t returned;  /**< units given back (timeouts, failures) */

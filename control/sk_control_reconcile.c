@@ -172,6 +172,7 @@ snapshot(struct sk_control *ctl, struct ctl_reconcile *rs, uint32_t n, uint32_t 
 			return rc;
 		rs->fig[j] = (struct sk_reconcile_in){.total = ci.total,
 						      .added = ci.added,
+						      .removed = ci.removed,
 						      .remaining = ci.remaining,
 						      .sold = ci.sold,
 						      .returned = ci.returned,
@@ -293,7 +294,7 @@ sk_control_reconcile_metrics(struct sk_control *ctl, FILE *out)
 				       rs->slot[s].reported[CHECK_STOCK] ||
 					       rs->slot[s].reported[CHECK_STORE]);
 	sk_prom_head(&p, "seckill_reconcile_difference_units", "gauge",
-		     "Units of a reported mismatch (0 otherwise): stock = total + added - "
+		     "Units of a reported mismatch (0 otherwise): stock = total + added - removed - "
 		     "(remaining + sold - returned); store = sold - returned - LMDB live units "
 		     "beyond the orders in flight.");
 	for (uint32_t s = 0; s < rs->nslots; s++)

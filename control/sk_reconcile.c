@@ -12,7 +12,7 @@ sk_reconcile_item(const struct sk_reconcile_in *in, struct sk_reconcile_out *out
 	uint64_t have = in->remaining + in->sold - in->returned;
 	int64_t d = (int64_t)(in->sold - in->returned - in->live);
 
-	out->stock_diff = (int64_t)(in->total + in->added - have);
+	out->stock_diff = (int64_t)(in->total + in->added - in->removed - have);
 	if (d < 0 || (uint64_t)d < in->inflight_min)
 		out->store_diff = (int64_t)((uint64_t)d - in->inflight_min);
 	else if ((uint64_t)d > in->inflight_max)

@@ -8,7 +8,7 @@
  *     seckillctl reconcile applies it to the admin API's item view, the
  *     control plane to its own snapshot; it is written once, here.
  *
- *       stock:  total + added == remaining + sold - returned
+ *       stock:  total + added - removed == remaining + sold - returned
  *       store:  sold - returned - live  lies in [inflight_min, inflight_max]
  *
  *     where live is the store's live units and the in-flight bounds are the
@@ -47,12 +47,14 @@ struct sk_reconcile_in {
 	uint64_t live;	       /**< store: units held by live orders */
 	uint64_t inflight_min; /**< units sold, not yet in the store: at least */
 	uint64_t inflight_max; /**< ... at most (UINT64_MAX: unknown) */
+	uint64_t removed;      /**< arena: unsold units taken back by removals (last:
+				    the tables of positional figures stay valid) */
 };
 
 /** What sk_reconcile_item() found. */
 struct sk_reconcile_out {
 	/**
-	 * total + added - (remaining + sold - returned): 0 when the arena
+	 * total + added - removed - (remaining + sold - returned): 0 when the arena
 	 * adds up; > 0 units missing from the arena, < 0 units it invented.
 	 */
 	int64_t stock_diff;

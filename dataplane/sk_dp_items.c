@@ -100,9 +100,9 @@ preheat_one(struct setup_ctx *c, const struct sk_store_activity *a, uint64_t ded
 	if (rc == -ERANGE)
 		return sk_dp_fail(dp, rc,
 				  "item.%" PRIu32 ".total: %" PRIu64 " + %" PRIu64
-				  " restocked is less "
+				  " restocked - %" PRIu64 " removed is less "
 				  "than the live units the store %s holds: refusing to oversell",
-				  a->item, a->total, a->added, dp->cfg.store);
+				  a->item, a->total, a->added, a->removed, dp->cfg.store);
 	if (rc != 0)
 		return sk_dp_fail(dp, rc, "item.%" PRIu32 ": refused by the stock engine: %s",
 				  a->item, strerror(-rc));
@@ -136,8 +136,8 @@ preheat_stored(const struct sk_store_activity *a, const struct sk_store_ledger *
  * as the store has it (restocks included; a closed one is not loaded), one
  * it does not know yet comes from the config (the control plane records
  * it), and every other open activity of the store is loaded too - each
- * with total + restocked - live units and its winners' holdings
- * (sk_preheat_item()).
+ * with total + restocked - removed - live units, its winners' holdings and
+ * its pause (sk_preheat_item()).
  */
 int
 sk_dp_setup_items(struct dataplane *dp)

@@ -14,7 +14,7 @@ static const char *const buy_names[SK_BUY_STATUS_MAX] = {
 	[SK_BUY_LIMIT] = "limit",     [SK_BUY_SOLD_OUT] = "sold_out",
 	[SK_BUY_SHORT] = "short",     [SK_BUY_BUSY] = "busy",
 	[SK_BUY_FULL] = "full",	      [SK_BUY_CLOSED] = "closed",
-	[SK_BUY_INVALID] = "invalid",
+	[SK_BUY_INVALID] = "invalid", [SK_BUY_PAUSED] = "paused",
 };
 
 const char *
@@ -110,9 +110,9 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 			return SK_BUY_SOLD_OUT;
 		if (lines[i].qty == 0 || lines[i].qty > SK_STOCK_MAX_QTY)
 			return SK_BUY_INVALID;
-		if (atomic_load_explicit(&lines[i].item->state, memory_order_relaxed) !=
-		    SK_ITEM_ACTIVE)
-			return SK_BUY_CLOSED;
+		uint32_t state = atomic_load_explicit(&lines[i].item->state, memory_order_relaxed);
+		if (sk_unlikely(state != SK_ITEM_ACTIVE))
+			return state == SK_ITEM_PAUSED ? SK_BUY_PAUSED : SK_BUY_CLOSED;
 	}
 	if (sk_unlikely(lc->next_seq >= lc->seq_limit))
 		return SK_BUY_FULL;

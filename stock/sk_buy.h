@@ -49,6 +49,7 @@ enum sk_buy_status {
 	SK_BUY_FULL,	  /**< dedup slice or this run's order sequence exhausted */
 	SK_BUY_CLOSED,	  /**< item closed by an operator */
 	SK_BUY_INVALID,	  /**< bad request: user 0, qty 0 or too large, too many lines */
+	SK_BUY_PAUSED,	  /**< item paused by an operator (resumed later) */
 	SK_BUY_STATUS_MAX
 };
 

@@ -33,6 +33,7 @@ static const char *const outcome_names[SK_SECKILL__COUNT] = {
 	[SK_SECKILL_UNAVAILABLE] = "unavailable",
 	[SK_SECKILL_NOT_FOUND] = "not_found",
 	[SK_SECKILL_BAD_REQUEST] = "bad_request",
+	[SK_SECKILL_PAUSED] = "paused",
 };
 
 const char *
@@ -121,6 +122,7 @@ sk_shm_abi_fingerprint(void)
 		SZ(sk_item),
 		OFF(sk_item, state),
 		OFF(sk_item, sold_out),
+		OFF(sk_item, end_ns),
 		OFF(sk_item, total),
 		OFF(sk_item, nlcores),
 		OFF(sk_item, dedup_off),
@@ -128,6 +130,7 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_item, pool),
 		OFF(sk_item, returned),
 		OFF(sk_item, added),
+		OFF(sk_item, removed),
 		OFF(sk_item, bucket),
 		SZ(sk_bucket),
 		OFF(sk_bucket, sold),

@@ -32,7 +32,7 @@
  * ABI version of the arena: bump it on any change the layout fingerprint
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
-#define SK_SHM_VERSION 3
+#define SK_SHM_VERSION 4 /* 4: item state paused, end_ns moved by the control plane */
 
 /**
  * How far the control plane got with one lcore's orders: every order of
@@ -71,6 +71,7 @@ enum sk_seckill_outcome {
 	SK_SECKILL_UNAVAILABLE,	 /**< 503: dedup slice or order sequence exhausted */
 	SK_SECKILL_NOT_FOUND,	 /**< 404 unknown item */
 	SK_SECKILL_BAD_REQUEST,	 /**< 400 */
+	SK_SECKILL_PAUSED,	 /**< 503 "paused": an operator paused the sale */
 	SK_SECKILL__COUNT
 };
 

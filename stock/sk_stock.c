@@ -61,7 +61,7 @@ sk_stock_init(struct sk_item *it, const struct sk_stock_conf *conf)
 	it->id = conf->id;
 	it->per_user_limit = conf->per_user_limit;
 	it->start_ns = conf->start_ns;
-	it->end_ns = conf->end_ns;
+	atomic_init(&it->end_ns, conf->end_ns);
 	it->price = conf->price;
 	it->total = conf->total;
 	it->nlcores = conf->nlcores;
@@ -296,6 +296,71 @@ sk_stock_add(struct sk_item *it, uint64_t n)
 	return 0;
 }
 
+int
+sk_stock_remove(struct sk_item *it, uint64_t n, uint64_t *unsold)
+{
+	if (n == 0 || n > SK_STOCK_MAX_UNITS)
+		return -EINVAL;
+	for (int round = 0; round < SK_STOCK_ROUNDS; round++) {
+		uint64_t left = sk_stock_remaining(it), got = 0, t;
+
+		if (left < n) {
+			if (unsold != NULL)
+				*unsold = left;
+			return SK_STOCK_SHORT;
+		}
+		/* Each grab is counted as removed at once, so that a remover
+		 * that dies here leaves the units counted, never lost. */
+		t = grab(&it->pool, n);
+		fadd(&it->removed, t);
+		got += t;
+		for (uint32_t i = 0; got < n && i < it->nlcores; i++) {
+			t = grab(&it->bucket[i].avail, n - got);
+			fadd(&it->removed, t);
+			got += t;
+		}
+		if (got == n) {
+			if (sk_stock_remaining(it) == 0)
+				(void)declare_sold_out(it); /* tell the buyers at once */
+			return SK_STOCK_OK;
+		}
+		/* Short by a race: everything back, as a return does. */
+		fadd(&it->pool, got);
+		fsub(&it->removed, got);
+		clear_sold_out(it);
+		cpu_relax();
+	}
+	return SK_STOCK_BUSY;
+}
+
+int
+sk_stock_unremove(struct sk_item *it, uint64_t n)
+{
+	uint64_t r = ld(&it->removed);
+
+	if (n == 0)
+		return -EINVAL;
+	do {
+		if (n > r)
+			return -ERANGE;
+	} while (!cas(&it->removed, &r, r - n));
+	fadd(&it->pool, n);
+	clear_sold_out(it);
+	return 0;
+}
+
+int
+sk_stock_pause(struct sk_item *it, bool paused)
+{
+	uint32_t from = paused ? SK_ITEM_ACTIVE : SK_ITEM_PAUSED;
+	uint32_t to = paused ? SK_ITEM_PAUSED : SK_ITEM_ACTIVE;
+	uint32_t s = from;
+
+	if (atomic_compare_exchange_strong(&it->state, &s, to) || s == to)
+		return 0;
+	return -EPERM;
+}
+
 uint64_t
 sk_stock_remaining(const struct sk_item *it)
 {
@@ -321,7 +386,7 @@ sk_stock_check(const struct sk_item *it)
 {
 	uint64_t left = sk_stock_remaining(it);
 
-	if (it->total + ld(&it->added) != left + sk_stock_sold(it))
+	if (it->total + ld(&it->added) - ld(&it->removed) != left + sk_stock_sold(it))
 		return false;
 	if (ld(&it->transit) != 0)
 		return false;

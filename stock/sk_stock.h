@@ -16,7 +16,7 @@
  *
  * Invariant at any quiescent point (no call in progress):
  *
- *     total + added == pool + sum(bucket) + (sum(sold) - returned)
+ *     total + added - removed == pool + sum(bucket) + (sum(sold) - returned)
  *
  * Memory: a struct sk_item holds no pointers, so the item table can live in a
  * DPDK memzone shared by the dataplane (primary) and the control plane
@@ -46,11 +46,15 @@
 /** Default cap on the units a bucket takes from the pool at once. */
 #define SK_STOCK_BATCH_MAX_DEFAULT 256
 
-/** Administrative state of an item slot. */
+/**
+ * Administrative state of an item slot. Written by the control plane only
+ * (compare-and-set; closed is final); the dataplane reads it on every buy.
+ */
 enum sk_item_state {
 	SK_ITEM_FREE = 0, /**< slot unused */
 	SK_ITEM_ACTIVE,	  /**< selling within [start_ns, end_ns) */
-	SK_ITEM_CLOSED,	  /**< closed by an operator: refuse everything */
+	SK_ITEM_CLOSED,	  /**< closed by an operator: refuse everything, for good */
+	SK_ITEM_PAUSED,	  /**< paused by an operator: refuse buys until resumed */
 };
 
 /** One lcore's share of an item: written mostly by its owner. */
@@ -70,7 +74,9 @@ struct sk_item {
 	_Atomic uint32_t sold_out; /**< 1 once pool, buckets and transit read zero */
 	uint32_t per_user_limit;   /**< units one user may hold, >= 1 */
 	int64_t start_ns;	   /**< sale opens (wall clock, ns since epoch) */
-	int64_t end_ns;		   /**< sale ends (wall clock); INT64_MAX = never */
+	_Atomic int64_t end_ns;	   /**< sale ends (wall clock); INT64_MAX = never; moved
+					later only, by the control plane (extend): read it
+					with sk_stock_end_ns() */
 	uint64_t price;		   /**< price in minor units (cents) */
 	uint64_t total;		   /**< units put on sale at preheat */
 	uint32_t nlcores;	   /**< buckets in use, 1..SK_MAX_LCORES */
@@ -83,6 +89,7 @@ struct sk_item {
 	_Atomic uint64_t transit;		/**< cores moving units pool -> bucket right now */
 	_Atomic uint64_t returned;		/**< units given back (timeouts, refunds) */
 	_Atomic uint64_t added;			/**< units added by restocks after preheat */
+	_Atomic uint64_t removed;		/**< unsold units taken back (removals) */
 
 	struct sk_bucket bucket[SK_MAX_LCORES];
 };
@@ -180,6 +187,71 @@ int sk_stock_return(struct sk_item *it, uint32_t *returned, uint32_t order_qty, 
 int sk_stock_add(struct sk_item *it, uint64_t n);
 
 /**
+ * sk_stock_remove - take @p n unsold units back (an operator's removal):
+ * out of the pool, then the buckets (with a CAS, as a thief does), all or
+ * nothing, and count them in @c removed. Units sold, or in a buyer's hands
+ * (a refill or gather in progress), are never taken. When nothing is left
+ * afterwards the item is declared sold out at once (with the usual
+ * re-scan). The control plane's call: one remover at a time (it holds its
+ * write lock); lock-free against every lcore.
+ *
+ * A remover that finds fewer than @p n units gives back what it gathered
+ * (to the pool, clearing the sold-out flag, as a return does): a buyer may
+ * meanwhile have been refused "sold out" by a scan that ran while the units
+ * were in the remover's hands, which reads like arriving just before a
+ * return.
+ *
+ * @param it      the item
+ * @param n       units, 1..SK_STOCK_MAX_UNITS
+ * @param unsold  [out] the units found unsold when the call answers
+ *                SK_STOCK_SHORT (a snapshot); may be NULL
+ * @return SK_STOCK_OK (removed), SK_STOCK_SHORT (fewer than @p n unsold:
+ *         nothing removed), SK_STOCK_BUSY (enough units, but the lcores
+ *         moved them faster than the remover could gather: nothing removed,
+ *         retry), or -EINVAL (@p n 0 or too large).
+ */
+int sk_stock_remove(struct sk_item *it, uint64_t n, uint64_t *unsold);
+
+/**
+ * sk_stock_unremove - give back @p n removed units (a removal the store
+ * never recorded: the control plane died between the item table and the
+ * store): removed -= n, the units to the pool, the sold-out flag cleared.
+ * @return 0, -EINVAL (@p n 0), -ERANGE (@p n above @c removed).
+ */
+int sk_stock_unremove(struct sk_item *it, uint64_t n);
+
+/**
+ * sk_stock_pause - pause (@p paused true: state active -> paused) or resume
+ * (paused -> active) the item, by compare-and-set. The dataplane reads the
+ * state on every buy: one relaxed load, the buys after it are refused.
+ * A buy that read "active" just before may still complete; its order's sale
+ * time is before the pause.
+ * @return 0 (the item is in the asked state, now or already), -EPERM (the
+ *         item is closed or free: nothing changed).
+ */
+int sk_stock_pause(struct sk_item *it, bool paused);
+
+/**
+ * sk_stock_end_ns - the sale's end (wall clock, INT64_MAX = never): one
+ * relaxed load, for the hot path.
+ */
+static inline int64_t
+sk_stock_end_ns(const struct sk_item *it)
+{
+	return atomic_load_explicit(&((struct sk_item *)it)->end_ns, memory_order_relaxed);
+}
+
+/**
+ * sk_stock_set_end - move the sale's end to @p end_ns (extend); the
+ * dataplane sees it on its next read. The control plane's call.
+ */
+static inline void
+sk_stock_set_end(struct sk_item *it, int64_t end_ns)
+{
+	atomic_store_explicit(&it->end_ns, end_ns, memory_order_relaxed);
+}
+
+/**
  * sk_stock_remaining - units not yet sold (pool + every bucket). A snapshot:
  * exact only when no call is in progress.
  */
@@ -200,8 +272,8 @@ sk_stock_is_sold_out(const struct sk_item *it)
 
 /**
  * sk_stock_check - check the accounting invariant of a quiescent item.
- * @return true if total + added == pool + sum(bucket) + sold - returned and
- *         the sold-out flag is set only when no unit is left.
+ * @return true if total + added - removed == pool + sum(bucket) + sold -
+ *         returned and the sold-out flag is set only when no unit is left.
  */
 bool sk_stock_check(const struct sk_item *it);
 

@@ -32,6 +32,8 @@ sk_preheat_item(struct sk_store *st, struct sk_shm *shm, const struct sk_store_a
 	sk_preheat_conf(a, batch_max, &sc);
 	if (a->added > SK_STOCK_MAX_UNITS || a->total + a->added > SK_STOCK_MAX_UNITS)
 		return -EOVERFLOW;
+	if (a->removed > a->total + a->added)
+		return -ERANGE;
 	/*
 	 * Laid out with every unit (so automatic dedup sizing counts restocked
 	 * ones too), then split into total and added as the store has them:
@@ -43,6 +45,13 @@ sk_preheat_item(struct sk_store *st, struct sk_shm *shm, const struct sk_store_a
 		return rc;
 	it->total = a->total;
 	atomic_store(&it->added, a->added);
+	/* Unseen, single-threaded: plain stores keep the invariant exact. */
+	atomic_store(&it->removed, a->removed);
+	atomic_store(&it->pool, a->total + a->added - a->removed);
+	if (a->total + a->added == a->removed)
+		atomic_store(&it->sold_out, 1);
+	if (a->paused_ns != 0)
+		atomic_store(&it->state, SK_ITEM_PAUSED);
 	if (st != NULL) {
 		rc = sk_recover_item(st, shm, it, rs);
 		if (rc != 0)
@@ -56,28 +65,62 @@ sk_preheat_item(struct sk_store *st, struct sk_shm *shm, const struct sk_store_a
 	return rc;
 }
 
+/* sync_removed - the item's removed units as the activity has them. */
+static int
+sync_removed(struct sk_item *it, uint64_t want, struct sk_preheat_sync *s)
+{
+	uint64_t have = atomic_load(&it->removed);
+
+	if (have > want) {
+		int rc = sk_stock_unremove(it, have - want);
+
+		if (rc == 0)
+			s->unremoved = have - want;
+		return rc;
+	}
+	if (have < want) {
+		int rc = sk_stock_remove(it, want - have, NULL);
+
+		if (rc == SK_STOCK_OK)
+			s->removed = want - have;
+		return rc == SK_STOCK_OK ? 0 : rc == SK_STOCK_BUSY ? -EBUSY : rc < 0 ? rc : -ERANGE;
+	}
+	return 0;
+}
+
 int
 sk_preheat_sync(struct sk_item *it, const struct sk_store_activity *a, struct sk_preheat_sync *out)
 {
 	struct sk_preheat_sync s = {0};
 	uint64_t have = atomic_load(&it->added);
+	uint32_t state;
+	int rc = 0;
 
 	if (it->id != a->item)
 		return -EINVAL;
-	if (have > a->added)
-		return -ERANGE;
-	if (have < a->added) {
-		int rc = sk_stock_add(it, a->added - have);
-
-		if (rc != 0)
-			return rc;
-		s.added = a->added - have;
-	}
-	if (a->closed_ns != 0 && atomic_load(&it->state) != SK_ITEM_CLOSED) {
+	state = atomic_load(&it->state);
+	if (a->closed_ns != 0 && state != SK_ITEM_CLOSED) {
 		atomic_store(&it->state, SK_ITEM_CLOSED);
 		s.closed = true;
+	} else if (a->closed_ns == 0 && (state == SK_ITEM_PAUSED) != (a->paused_ns != 0) &&
+		   sk_stock_pause(it, a->paused_ns != 0) == 0) {
+		s.paused = a->paused_ns != 0;
+		s.resumed = a->paused_ns == 0;
 	}
+	if (sk_stock_end_ns(it) != a->end_ns) {
+		sk_stock_set_end(it, a->end_ns);
+		s.extended = true;
+	}
+	if (have > a->added) {
+		rc = -ERANGE;
+	} else if (have < a->added) {
+		rc = sk_stock_add(it, a->added - have);
+		if (rc == 0)
+			s.added = a->added - have;
+	}
+	if (rc == 0)
+		rc = sync_removed(it, a->removed, &s);
 	if (out != NULL)
 		*out = s;
-	return 0;
+	return rc;
 }

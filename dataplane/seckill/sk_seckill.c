@@ -166,29 +166,30 @@ identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_
 	return st == SK_TOKEN_OK ? user : 0;
 }
 
-/* Answer of sold_out_holder(). */
+/* Answer of holder_order(). */
 enum holder {
-	HOLDER_NO,	     /* not a holder (or its claim does not verify): 410 */
+	HOLDER_NO,	     /* not a holder (or its claim does not verify): 410 / paused */
 	HOLDER_YES,	     /* *order is its order */
 	HOLDER_RATE_LIMITED, /* a claimed holder over its address's limit: 429 */
 };
 
 /*
- * sold_out_holder - on a sold-out item with a per-user limit of 1, the
- * order of a requester who already holds one: a winner whose answer was
- * lost and who retries gets its order back rather than "sold out". Cheap
- * for everybody else: the claimed user (X-User-Id, or the token's "sub"
- * read WITHOUT its signature) is looked up in the item's dedup slice, and
- * only a holder's token is then verified in full - so a forged claim gets
- * 410 like anyone, never someone else's order. Claims of a holder are the
- * only sold-out requests that cost an HMAC: before it, they pay the per-IP
- * limit (*wait: cycles to wait when refused), so a flood of forged claims
- * of a known winner's id is refused 429 like any other forged flood.
+ * holder_order - on a sold-out or paused item with a per-user limit of 1,
+ * the order of a requester who already holds one: a winner whose answer
+ * was lost and who retries gets its order back rather than "sold out" or
+ * "paused". Cheap for everybody else: the claimed user (X-User-Id, or the
+ * token's "sub" read WITHOUT its signature) is looked up in the item's
+ * dedup slice, and only a holder's token is then verified in full - so a
+ * forged claim gets the refusal like anyone, never someone else's order.
+ * Claims of a holder are the only such requests that cost an HMAC: before
+ * it, they pay the per-IP limit (*wait: cycles to wait when refused), so a
+ * flood of forged claims of a known winner's id is refused 429 like any
+ * other forged flood.
  */
 static enum holder
-sold_out_holder(struct sk_seckill_lcore *lc, const struct sk_item *it,
-		const struct sk_http_request *req, uint32_t client_ip, int64_t now_ns,
-		uint64_t now_tsc, uint64_t *order, uint64_t *wait)
+holder_order(struct sk_seckill_lcore *lc, const struct sk_item *it,
+	     const struct sk_http_request *req, uint32_t client_ip, int64_t now_ns,
+	     uint64_t now_tsc, uint64_t *order, uint64_t *wait)
 {
 	uint64_t user = 0, o = 0;
 	uint32_t units = 0;
@@ -251,6 +252,42 @@ rate_limited(struct sk_seckill_lcore *lc, uint64_t wait, struct sk_seckill_reply
 	return SK_SECKILL_RATE_LIMITED;
 }
 
+/*
+ * holder_or - the answer to a buy of a sold-out or paused item: a holder's
+ * retry gets its order back (holder_order()); everyone else @refusal.
+ */
+static enum sk_seckill_outcome
+holder_or(struct sk_seckill_lcore *lc, const struct sk_item *it, const struct sk_http_request *req,
+	  uint32_t client_ip, int64_t now_ns, uint64_t now_tsc, enum sk_seckill_outcome refusal,
+	  struct sk_seckill_reply *out)
+{
+	static const char body[] = "{\"status\":\"paused\"}";
+	uint64_t held, wait = 0;
+
+	switch (holder_order(lc, it, req, client_ip, now_ns, now_tsc, &held, &wait)) {
+	case HOLDER_YES:
+		return duplicate_reply(lc, held, out);
+	case HOLDER_RATE_LIMITED:
+		return rate_limited(lc, wait, out);
+	case HOLDER_NO:
+	default:
+		break;
+	}
+	if (refusal == SK_SECKILL_SOLD_OUT) {
+		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
+	} else {
+		/* 503 + Retry-After: the sale goes on once resumed. No printf:
+		 * a paused sale is refused as often as a sold-out one. */
+		memcpy(out->body, body, sizeof(body) - 1);
+		out->body_len = sizeof(body) - 1;
+		out->status = 503;
+		out->retry_after = SK_SECKILL_PAUSED_RETRY_S;
+		out->canned = -1;
+		out->order = 0;
+	}
+	return refusal;
+}
+
 /* ------------------------------------------------------------ routes */
 
 static enum sk_seckill_outcome
@@ -265,29 +302,20 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		return SK_SECKILL_NOT_FOUND;
 	}
 	/* The 99 %: one flag, a prebuilt answer (a holder's retry excepted). */
-	if (sk_stock_is_sold_out(it)) {
-		uint64_t held;
-
-		switch (sold_out_holder(lc, it, req, client_ip, now_ns, now_tsc, &held, &wait)) {
-		case HOLDER_YES:
-			return duplicate_reply(lc, held, out);
-		case HOLDER_RATE_LIMITED:
-			return rate_limited(lc, wait, out);
-		case HOLDER_NO:
-		default:
-			break;
-		}
-		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
-		return SK_SECKILL_SOLD_OUT;
-	}
+	if (sk_stock_is_sold_out(it))
+		return holder_or(lc, it, req, client_ip, now_ns, now_tsc, SK_SECKILL_SOLD_OUT, out);
+	/* Paused by an operator: one load of the state, read below anyway. */
+	uint32_t state = atomic_load_explicit(&it->state, memory_order_relaxed);
+	int64_t end_ns = sk_stock_end_ns(it);
+	if (sk_unlikely(state == SK_ITEM_PAUSED) && now_ns < end_ns)
+		return holder_or(lc, it, req, client_ip, now_ns, now_tsc, SK_SECKILL_PAUSED, out);
 	if (now_ns < it->start_ns) {
 		int64_t ms = (it->start_ns - now_ns + 999999) / 1000000;
 		json(out, 425, 0, "{\"status\":\"not_started\",\"starts_in_ms\":%lld}",
 		     (long long)ms);
 		return SK_SECKILL_NOT_STARTED;
 	}
-	if (now_ns >= it->end_ns ||
-	    atomic_load_explicit(&it->state, memory_order_relaxed) != SK_ITEM_ACTIVE) {
+	if (now_ns >= end_ns || state != SK_ITEM_ACTIVE) {
 		canned(out, 403, SK_HTTP_CANNED_ENDED);
 		return SK_SECKILL_ENDED;
 	}
@@ -331,6 +359,8 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 	case SK_BUY_CLOSED:
 		canned(out, 403, SK_HTTP_CANNED_ENDED);
 		return SK_SECKILL_ENDED;
+	case SK_BUY_PAUSED: /* paused since the check above */
+		return holder_or(lc, it, req, client_ip, now_ns, now_tsc, SK_SECKILL_PAUSED, out);
 	case SK_BUY_BUSY:
 		json(out, 429, 1, "{\"status\":\"busy\"}");
 		return SK_SECKILL_BUSY;
@@ -395,9 +425,12 @@ sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 static const char *
 item_state(const struct sk_item *it, int64_t now_ns)
 {
-	if (atomic_load_explicit(&it->state, memory_order_relaxed) != SK_ITEM_ACTIVE ||
-	    now_ns >= it->end_ns)
+	uint32_t state = atomic_load_explicit(&((struct sk_item *)it)->state, memory_order_relaxed);
+
+	if ((state != SK_ITEM_ACTIVE && state != SK_ITEM_PAUSED) || now_ns >= sk_stock_end_ns(it))
 		return "ended";
+	if (state == SK_ITEM_PAUSED)
+		return "paused";
 	if (now_ns < it->start_ns)
 		return "scheduled";
 	return sk_stock_is_sold_out(it) ? "sold_out" : "open";
@@ -416,8 +449,9 @@ sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, in
 		return;
 	}
 	char ends[24] = "null";
-	if (it->end_ns != INT64_MAX)
-		snprintf(ends, sizeof(ends), "%lld", (long long)(it->end_ns / 1000000));
+	int64_t end_ns = sk_stock_end_ns(it);
+	if (end_ns != INT64_MAX)
+		snprintf(ends, sizeof(ends), "%lld", (long long)(end_ns / 1000000));
 	json(out, 200, 0,
 	     "{\"item\":%u,\"state\":\"%s\",\"remaining\":%llu,\"starts_at\":%lld,\"ends_at\":%s}",
 	     it->id, item_state(it, now_ns), (unsigned long long)sk_stock_remaining(it),

@@ -84,6 +84,9 @@ struct sk_seckill_lcore {
 	struct sk_seckill_stats stats;
 } sk_cache_aligned;
 
+/** Retry-After of the answer to a buy of a paused item (503 "paused"), seconds. */
+#define SK_SECKILL_PAUSED_RETRY_S 1
+
 /**
  * An answer: a prebuilt response (@c canned >= 0: an enum sk_http_canned_id,
  * sent in the variant matching the connection), or @c status with the JSON
@@ -137,8 +140,8 @@ void sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_l
 
 /**
  * sk_seckill_item - GET /v1/items/{item}: 200 with state (scheduled, open,
- * sold_out, ended), remaining units (pool + every bucket) and the window, or
- * 404.
+ * sold_out, paused, ended), remaining units (pool + every bucket) and the
+ * window, or 404.
  */
 void sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, int64_t now_ns,
 		     struct sk_seckill_reply *out);

@@ -9,7 +9,18 @@
  *   orders:  GET /v1/orders?item=I&user=U | state=S [&limit=N&after=ID]:
  *            what each query finds as orders are paid, cancelled, refunded;
  *            pages; every bad parameter a 400 naming it; seckillctl orders
- *            (text, --json, --help, bad input, paging, unreachable).
+ *            (text, --json, --help, bad input, paging, unreachable);
+ *   pause:   store first, then the item's state; kept across a control-plane
+ *            restart and a rebuild of the item table; repaired by preheat;
+ *            closed, ended, unknown refused;
+ *   extend:  only later, "unchanged", never, ended and closed refused; the
+ *            item table's end follows;
+ *   remove:  only unsold units (queued and confirmed orders keep theirs),
+ *            all or nothing, once per request id (shared with restocks),
+ *            the store's count for an item the arena lacks, the units given
+ *            back when the store never recorded a removal; the books exact
+ *            (sk_stock_check, the store's verify, ledger == arena);
+ *   routes and seckillctl for the three: statuses, bodies, exit codes.
  *
  * argv[1] is the seckillctl binary.
  */
@@ -32,6 +43,7 @@
 #include "sk_admin.h"
 #include "sk_buy.h"
 #include "sk_control.h"
+#include "sk_preheat.h"
 #include "sk_test_arena.h"
 #include "sk_test_eal_main.h"
 #include "sk_test_fs.h"
@@ -265,6 +277,52 @@ raw_get(const char *target, char *body, size_t cap)
 	const char *b = strstr(buf, "\r\n\r\n");
 	snprintf(body, cap, "%s", b != NULL ? b + 4 : "");
 	return status;
+}
+
+/* an activity of @id, @total units, selling from T0 until @end */
+static struct sk_store_activity
+activity(uint32_t id, uint64_t total, int64_t end)
+{
+	struct sk_store_activity a = {
+		.item = id, .per_user_limit = 1, .total = total, .start_ns = T0, .end_ns = end};
+
+	snprintf(a.name, sizeof(a.name), "sale %u", id);
+	return a;
+}
+
+static struct sk_store_activity
+stored(uint32_t id)
+{
+	struct sk_store_activity a;
+
+	ck_assert_int_eq(sk_store_activity_get(sk_control_store(F.ctl), id, &a, NULL), 0);
+	return a;
+}
+
+/* assert_books - the item's accounting, the store's invariants, ledger vs arena. */
+static void
+assert_books(struct sk_item *it)
+{
+	struct sk_store_ledger l;
+	struct sk_store_activity a;
+	char err[SK_STORE_ERR_MAX];
+
+	ck_assert(sk_stock_check(it));
+	ck_assert_int_eq(sk_store_verify(sk_control_store(F.ctl), err, sizeof(err)), 0);
+	ck_assert_int_eq(sk_store_activity_get(sk_control_store(F.ctl), it->id, &a, &l), 0);
+	ck_assert_uint_eq(sk_store_ledger_live(&l), sk_stock_sold(it));
+	ck_assert_uint_eq(a.removed, atomic_load(&it->removed));
+	ck_assert_uint_eq(a.added, atomic_load(&it->added));
+}
+
+static enum sk_buy_status
+try_buy(unsigned lcore, uint64_t user, struct sk_item *it)
+{
+	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	uint64_t id;
+
+	return sk_buy(&F.arena.lc[lcore], &r, &l, 1, &id);
 }
 
 /* ------------------------------------------------------------------- orders */
@@ -503,6 +561,424 @@ START_TEST(seckillctl_orders)
 }
 END_TEST
 
+/* ----------------------------------------------------------- pause, resume */
+
+START_TEST(pause_and_resume)
+{
+	struct sk_store_activity a = activity(1, 5, T0 + 100 * S);
+	struct sk_item *it;
+
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_DONE);
+	it = sk_shm_item_find(F.arena.shm, 1);
+	ck_assert_ptr_nonnull(it);
+	buy(0, 1, it, 1);
+
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 1, true, T0), SK_ACTIVITY_DONE);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_PAUSED);
+	ck_assert_int_ne(stored(1).paused_ns, 0);
+	ck_assert_str_eq(sk_buy_status_name(try_buy(1, 2, it)), "paused");
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 1, true, T0), SK_ACTIVITY_UNCHANGED);
+	/* Orders go on while paused: the queued one commits, pays. */
+	ck_assert_int_eq(drain_now(), 1);
+	ck_assert_uint_eq(sk_stock_remaining(it), 4);
+
+	/* Durable: a new control plane, and a rebuilt item table, keep it. */
+	sk_control_close(F.ctl);
+	char err[SK_CONTROL_ERR_MAX];
+	struct sk_control_conf conf = {
+		.store_dir = F.store, .store_flags = SK_STORE_NOSYNC, .pay_timeout_ns = TIMEOUT};
+	ck_assert_int_eq(sk_control_init(&F.ctl, F.arena.shm, F.arena.ring, NLCORES, &conf, err,
+					 sizeof(err)),
+			 0);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, NULL), 0);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_PAUSED);
+	struct sk_test_arena fresh;
+	struct sk_shm_conf c = {.nlcores = NLCORES,
+				.max_items = 8,
+				.dedup_slots = 16384,
+				.status_bits = 12,
+				.epoch = EPOCH + 1};
+	struct sk_item *rebuilt;
+	sk_test_arena_init(&fresh, &c);
+	a = stored(1);
+	ck_assert_int_eq(
+		sk_preheat_item(sk_control_store(F.ctl), fresh.shm, &a, 0, 0, &rebuilt, NULL), 0);
+	ck_assert_uint_eq(atomic_load(&rebuilt->state), SK_ITEM_PAUSED);
+	ck_assert_uint_eq(sk_stock_remaining(rebuilt), 4);
+	sk_test_arena_fini(&fresh);
+
+	/* Resume: selling again. */
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 1, false, T0), SK_ACTIVITY_DONE);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_ACTIVE);
+	ck_assert_int_eq(stored(1).paused_ns, 0);
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 1, false, T0), SK_ACTIVITY_UNCHANGED);
+	buy(1, 2, it, 1);
+
+	/* The store ahead of the arena (a crash in between): preheat follows. */
+	ck_assert_int_eq(sk_store_activity_pause(sk_control_store(F.ctl), 1, true, T0), 0);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_ACTIVE);
+	struct sk_control_preheat_info pi;
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, &pi), 0);
+	ck_assert_uint_eq(pi.synced, 1);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_PAUSED);
+	/* ... and "unchanged" repairs it too. */
+	atomic_store(&it->state, SK_ITEM_ACTIVE);
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 1, true, T0), SK_ACTIVITY_UNCHANGED);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_PAUSED);
+
+	/* Refusals: ended, unknown, closed (final: a closed item stays closed). */
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 1, false, T0 + 100 * S),
+			 SK_ACTIVITY_ENDED);
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 9, true, T0), SK_ACTIVITY_UNKNOWN);
+	ck_assert_int_eq(sk_control_activity_close(F.ctl, 1, T0), SK_ACTIVITY_DONE);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_CLOSED);
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 1, false, T0), SK_ACTIVITY_CLOSED);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_CLOSED);
+
+	/* An item of the dataplane's config is recorded, then paused. */
+	struct sk_item *cfg = add_item(3, 4, 1);
+	ck_assert_int_eq(sk_control_activity_pause(F.ctl, 3, true, T0), SK_ACTIVITY_DONE);
+	ck_assert_uint_eq(atomic_load(&cfg->state), SK_ITEM_PAUSED);
+	ck_assert_int_ne(stored(3).paused_ns, 0);
+	ck_assert_int_eq(drain_now(), 1);
+	assert_books(it);
+}
+END_TEST
+
+/* ------------------------------------------------------------------- extend */
+
+START_TEST(extend_only_later)
+{
+	struct sk_store_activity a = activity(1, 5, T0 + 10 * S);
+	struct sk_item *it;
+
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_DONE);
+	it = sk_shm_item_find(F.arena.shm, 1);
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 1, T0 + 20 * S, T0), SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_stock_end_ns(it), T0 + 20 * S);
+	ck_assert_int_eq(stored(1).end_ns, T0 + 20 * S);
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 1, T0 + 20 * S, T0),
+			 SK_ACTIVITY_UNCHANGED);
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 1, T0 + 15 * S, T0),
+			 SK_ACTIVITY_CONFLICT);
+	ck_assert_int_eq(sk_stock_end_ns(it), T0 + 20 * S);
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 1, 0, T0), SK_ACTIVITY_INVALID);
+	/* After the old end, before the new one: still selling (not ended). */
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 1, INT64_MAX, T0 + 15 * S),
+			 SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_stock_end_ns(it), INT64_MAX);
+	/* The definition changed: the same add is now another one. */
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_CONFLICT);
+
+	/* Ended: stays ended (not reopened), whatever the new end. */
+	struct sk_store_activity b = activity(2, 5, T0 + 10 * S);
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &b, T0), SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 2, T0 + 60 * S, T0 + 10 * S),
+			 SK_ACTIVITY_ENDED);
+	ck_assert_int_eq(stored(2).end_ns, T0 + 10 * S);
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 9, INT64_MAX, T0), SK_ACTIVITY_UNKNOWN);
+	ck_assert_int_eq(sk_control_activity_close(F.ctl, 1, T0), SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_control_activity_extend(F.ctl, 1, INT64_MAX, T0), SK_ACTIVITY_CLOSED);
+
+	/* The store ahead (a crash in between): preheat moves the end. */
+	ck_assert_int_eq(sk_store_activity_extend(sk_control_store(F.ctl), 2, T0 + 30 * S, T0), 0);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, NULL), 0);
+	ck_assert_int_eq(sk_stock_end_ns(sk_shm_item_find(F.arena.shm, 2)), T0 + 30 * S);
+}
+END_TEST
+
+/* ------------------------------------------------------------------- remove */
+
+START_TEST(remove_unsold_units)
+{
+	struct sk_store_activity a = activity(1, 10, INT64_MAX);
+	struct sk_item *it;
+	uint64_t unsold = 0;
+
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_DONE);
+	it = sk_shm_item_find(F.arena.shm, 1);
+	/* 3 sold: 2 confirmed, 1 still queued on lcore 1. */
+	uint64_t o1 = buy(0, 1, it, 1);
+	buy(0, 2, it, 1);
+	ck_assert_int_eq(drain_now(), 2);
+	uint64_t queued = buy(1, 3, it, 1);
+	(void)queued;
+
+	/* 7 unsold: 8 is too many, nothing moves. */
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 100, 8, T0, &unsold), SK_ACTIVITY_SHORT);
+	ck_assert_uint_eq(unsold, 7);
+	ck_assert_uint_eq(sk_stock_remaining(it), 7);
+	ck_assert_uint_eq(stored(1).removed, 0);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 100, 6, T0, NULL), SK_ACTIVITY_DONE);
+	ck_assert_uint_eq(sk_stock_remaining(it), 1);
+	ck_assert_uint_eq(atomic_load(&it->removed), 6);
+	ck_assert_uint_eq(stored(1).removed, 6);
+	/* Exactly once: the repeat touches nothing, other units conflict,
+	 * a restock id is not a removal's. */
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 100, 6, T0, NULL),
+			 SK_ACTIVITY_UNCHANGED);
+	ck_assert_uint_eq(sk_stock_remaining(it), 1);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 100, 1, T0, NULL), SK_ACTIVITY_CONFLICT);
+	ck_assert_int_eq(sk_control_stock_add(F.ctl, 1, 100, 6, T0), SK_ACTIVITY_CONFLICT);
+	ck_assert_int_eq(sk_control_stock_add(F.ctl, 1, 101, 2, T0), SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 101, 2, T0, NULL), SK_ACTIVITY_CONFLICT);
+	ck_assert_uint_eq(sk_stock_remaining(it), 3);
+	/* The last unsold units: gone, the flag up at once. */
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 102, 3, T0, NULL), SK_ACTIVITY_DONE);
+	ck_assert(sk_stock_is_sold_out(it));
+	ck_assert_str_eq(sk_buy_status_name(try_buy(0, 4, it)), "sold_out");
+	/* The queued order commits: its unit was never taken. */
+	ck_assert_int_eq(drain_now(), 1);
+	ck_assert_uint_eq(sk_control_order_status(F.ctl, queued), SK_ORDER_CONFIRMED);
+	assert_books(it);
+
+	/* A cancel makes a unit unsold again: removable. */
+	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT + S), 3);
+	ck_assert_uint_eq(sk_stock_remaining(it), 3);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 103, 4, T0, &unsold), SK_ACTIVITY_SHORT);
+	ck_assert_uint_eq(unsold, 3);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 103, 3, T0, NULL), SK_ACTIVITY_DONE);
+	assert_books(it);
+	(void)o1;
+
+	/* Refusals. */
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 0, 1, T0, NULL), SK_ACTIVITY_INVALID);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 104, 0, T0, NULL), SK_ACTIVITY_INVALID);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 104, SK_STOCK_MAX_UNITS + 1, T0, NULL),
+			 SK_ACTIVITY_INVALID);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 9, 104, 1, T0, NULL), SK_ACTIVITY_UNKNOWN);
+	ck_assert_int_eq(sk_control_activity_close(F.ctl, 1, T0), SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 104, 1, T0, NULL), SK_ACTIVITY_CLOSED);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 103, 3, T0, NULL),
+			 SK_ACTIVITY_UNCHANGED); /* a repeat is still answered */
+}
+END_TEST
+
+START_TEST(remove_repaired_and_store_only)
+{
+	struct sk_store_activity a = activity(1, 10, INT64_MAX);
+	struct sk_item *it;
+	struct sk_control_preheat_info pi;
+
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_DONE);
+	it = sk_shm_item_find(F.arena.shm, 1);
+	/* A remover that died between the item table and the store: the units
+	 * are off sale, the store never heard of it; preheat gives them back. */
+	ck_assert_int_eq(sk_stock_remove(it, 4, NULL), SK_STOCK_OK);
+	ck_assert_uint_eq(sk_stock_remaining(it), 6);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, &pi), 0);
+	ck_assert_uint_eq(pi.synced, 1);
+	ck_assert_uint_eq(sk_stock_remaining(it), 10);
+	ck_assert_uint_eq(atomic_load(&it->removed), 0);
+	/* Its retry (same id) applies once. */
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 7, 4, T0, NULL), SK_ACTIVITY_DONE);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, &pi), 0);
+	ck_assert_uint_eq(pi.synced, 0);
+	ck_assert_uint_eq(sk_stock_remaining(it), 6);
+	assert_books(it);
+
+	/* An activity the arena lacks (ended before this dataplane started):
+	 * removed in the store alone, from the store's count. */
+	struct sk_store_activity e = activity(5, 8, T0 - S);
+	e.start_ns = T0 - 10 * S;
+	e.per_user_limit = 2;
+	ck_assert_int_eq(sk_store_activity_put(sk_control_store(F.ctl), &e, T0), 0);
+	struct sk_order_rec r = {.id = sk_order_id_make(EPOCH - 100, 0, 1),
+				 .user = 9,
+				 .price = 1,
+				 .time_ns = T0 - 5 * S,
+				 .item = 5,
+				 .qty = 2,
+				 .nlines = 1};
+	uint8_t oc;
+	ck_assert_int_eq(sk_store_put_orders(sk_control_store(F.ctl), &r, 1, 0, T0, &oc, NULL), 0);
+	ck_assert_uint_eq(oc, SK_STORE_NEW);
+	ck_assert_ptr_null(sk_shm_item_find(F.arena.shm, 5));
+	uint64_t unsold = 0;
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 5, 1, 7, T0, &unsold), SK_ACTIVITY_SHORT);
+	ck_assert_uint_eq(unsold, 6);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 5, 1, 6, T0, NULL), SK_ACTIVITY_DONE);
+	ck_assert_uint_eq(stored(5).removed, 6);
+	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 5, 2, 1, T0, &unsold), SK_ACTIVITY_SHORT);
+	ck_assert_uint_eq(unsold, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------- routes, seckillctl */
+
+START_TEST(activity_change_routes)
+{
+	struct sk_store_activity a = activity(1, 10, T0 + 1000 * S);
+	char body[128];
+	json_t *j;
+
+	/* now: the routes use the wall clock; the sale runs far beyond it */
+	a.start_ns = sk_clock_ns(CLOCK_REALTIME);
+	a.end_ns = a.start_ns + 1000 * S;
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, a.start_ns), SK_ACTIVITY_DONE);
+	struct sk_item *it = sk_shm_item_find(F.arena.shm, 1);
+	buy(0, 1, it, 1);
+	ck_assert_int_eq(drain_now(), 1);
+
+	j = handle("POST", "/v1/activities/1/pause", NULL, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "result")), "done");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "paused");
+	ck_assert(json_is_true(json_object_get(json_object_get(j, "activity"), "paused")));
+	json_decref(j);
+	j = handle("POST", "/v1/activities/1/pause", NULL, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "result")), "unchanged");
+	json_decref(j);
+	j = handle("POST", "/v1/activities/1/resume", "{}", 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "active");
+	json_decref(j);
+	error_has(handle("GET", "/v1/activities/1/pause", NULL, 405), "not allowed");
+	error_has(handle("POST", "/v1/activities/9/pause", NULL, 404), "unknown activity");
+	error_has(handle("POST", "/v1/activities/x/resume", NULL, 400), "bad item id");
+
+	/* extend */
+	snprintf(body, sizeof(body), "{\"end_ns\":%lld}", (long long)(a.end_ns + 60 * S));
+	j = handle("POST", "/v1/activities/1/extend", body, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "end_ns")), a.end_ns + 60 * S);
+	json_decref(j);
+	j = handle("POST", "/v1/activities/1/extend", body, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "result")), "unchanged");
+	json_decref(j);
+	snprintf(body, sizeof(body), "{\"end_ns\":%lld}", (long long)a.end_ns);
+	error_has(handle("POST", "/v1/activities/1/extend", body, 409), "only moves later");
+	j = handle("POST", "/v1/activities/1/extend", "{\"end_ns\":null}", 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "end_ns")), INT64_MAX);
+	json_decref(j);
+	error_has(handle("POST", "/v1/activities/1/extend", "{}", 400), "end_ns: required");
+	error_has(handle("POST", "/v1/activities/1/extend", "{\"end_ns\":-5}", 400), "end_ns");
+	error_has(handle("POST", "/v1/activities/1/extend", "{\"end_ns\":\"x\"}", 400), "end_ns");
+	error_has(handle("POST", "/v1/activities/1/extend", "{\"end\":1}", 400), "unknown field");
+	error_has(handle("POST", "/v1/activities/1/extend", NULL, 400), "body");
+
+	/* remove */
+	j = handle("POST", "/v1/activities/1/remove", "{\"units\":4,\"request_id\":11}", 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "removed")), 4);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "remaining")), 5);
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(json_object_get(j, "activity"), "removed")), 4);
+	json_decref(j);
+	j = handle("POST", "/v1/activities/1/remove", "{\"units\":4,\"request_id\":11}", 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "result")), "unchanged");
+	json_decref(j);
+	j = handle("POST", "/v1/activities/1/remove", "{\"units\":6,\"request_id\":12}", 409);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "unsold")), 5);
+	error_has(j, "only 5 units are unsold");
+	error_has(handle("POST", "/v1/activities/1/remove", "{\"units\":1,\"request_id\":11}", 409),
+		  "request_id was used before");
+	error_has(handle("POST", "/v1/activities/1/remove", "{\"units\":1}", 400),
+		  "request_id: required");
+	error_has(handle("POST", "/v1/activities/1/remove", "{\"request_id\":3}", 400),
+		  "units: required");
+	error_has(handle("POST", "/v1/activities/1/remove", "{\"units\":0,\"request_id\":3}", 400),
+		  "units");
+	error_has(handle("POST", "/v1/activities/1/remove",
+			 "{\"units\":1,\"request_id\":3,\"x\":1}", 400),
+		  "x: unknown field");
+	error_has(handle("POST", "/v1/activities/9/remove", "{\"units\":1,\"request_id\":3}", 404),
+		  "unknown activity");
+	j = handle("GET", "/v1/items/1", NULL, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "removed")), 4);
+	json_decref(j);
+	ck_assert_uint_eq(sk_stock_remaining(it), 5);
+	assert_books(it);
+}
+END_TEST
+
+START_TEST(seckillctl_day2_commands)
+{
+	static char out[65536];
+	struct sk_store_activity a = activity(1, 10, 0);
+	int64_t now = sk_clock_ns(CLOCK_REALTIME);
+
+	a.start_ns = now;
+	a.end_ns = now + 1000 * S;
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, now), SK_ACTIVITY_DONE);
+	struct sk_item *it = sk_shm_item_find(F.arena.shm, 1);
+	admin_start();
+
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "pause", "1"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "activity 1: paused"));
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_PAUSED);
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "pause", "1"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "unchanged"));
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "list"), 0);
+	ck_assert_ptr_nonnull(strstr(out, " paused "));
+	ck_assert_int_eq(CLI("--port", F.port, "--json", "activity", "resume", "1"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"state\":\"active\""));
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "pause", "2"), 4);
+
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "extend", "1", "--end", "+2h"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "activity 1: extended"));
+	ck_assert_int_gt(sk_stock_end_ns(it), now + 7000 * S);
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "extend", "1", "--end", "+1h"), 5);
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "extend", "1", "--end=never"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "never"));
+	ck_assert_int_eq(sk_stock_end_ns(it), INT64_MAX);
+	ck_assert_int_eq(CLI("--port", F.port, "activity", "extend", "1", "--end", "never"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "unchanged"));
+
+	ck_assert_int_eq(CLI("--port", F.port, "stock", "remove", "1", "3", "--request-id", "5"),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "item 1: removed, 3 units (request id 5)"));
+	ck_assert_ptr_nonnull(strstr(out, "removed 3, remaining 7"));
+	ck_assert_int_eq(CLI("--port", F.port, "stock", "remove", "1", "3", "--request-id", "5"),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "unchanged"));
+	ck_assert_int_eq(CLI("--port", F.port, "stock", "remove", "1", "8", "--request-id", "6"),
+			 5);
+	ck_assert_int_eq(CLI("--port", F.port, "--json", "stock", "remove", "1", "8"), 5);
+	ck_assert_ptr_nonnull(strstr(out, "\"unsold\":7"));
+	ck_assert_int_eq(CLI("--port", F.port, "stock", "remove", "1", "2"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "remaining 5"));
+	ck_assert_int_eq(CLI("--port", F.port, "stock", "add", "1", "1", "--request-id", "5"), 5);
+	ck_assert_int_eq(CLI("--port", F.port, "stock", "remove", "9", "1"), 4);
+	ck_assert_int_eq(CLI("--port", F.port, "reconcile"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "total 10 + added 0 - removed 5 == remaining 5"));
+	ck_assert_ptr_nonnull(strstr(out, "reconcile: ok"));
+	ck_assert_uint_eq(sk_stock_remaining(it), 5);
+
+	/* --help, and bad input exits 2 before anything is sent. */
+	ck_assert_int_eq(CLI("activity", "pause", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "503"));
+	ck_assert_int_eq(CLI("activity", "extend", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--end TIME"));
+	ck_assert_int_eq(CLI("stock", "remove", "--help"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "stock remove ID UNITS"));
+	static const char *const bad[][8] = {
+		{"activity", "pause", NULL},
+		{"activity", "pause", "x", NULL},
+		{"activity", "resume", "1", "2", NULL},
+		{"activity", "pause", "1", "--end", "+1h", NULL},
+		{"activity", "extend", "1", NULL},
+		{"activity", "extend", "1", "--end", "tomorrow", NULL},
+		{"activity", "extend", "1", "--end", "-5", NULL},
+		{"activity", "extend", "1", "--end", "+5x", NULL},
+		{"stock", "remove", "1", NULL},
+		{"stock", "remove", "1", "0", NULL},
+		{"stock", "remove", "1", "-1", NULL},
+		{"stock", "remove", "1", "x", NULL},
+		{"stock", "remove", "1", "1", "--request-id", "0", NULL},
+		{"stock", "remove", "1", "1", "--request-id", "9223372036854775808", NULL},
+		{"stock", "remove", "1", "1", "--user", "3", NULL},
+		{"stock", "take", "1", "1", NULL},
+	};
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++) {
+		const char *argv[12] = {"--port", F.port};
+		size_t n = 2;
+		for (size_t k = 0; bad[i][k] != NULL; k++)
+			argv[n++] = bad[i][k];
+		argv[n] = NULL;
+		ck_assert_msg(run_cli(out, sizeof(out), argv) == 2, "bad input %zu", i);
+	}
+	ck_assert_uint_eq(sk_stock_remaining(it), 5);
+	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_ACTIVE);
+}
+END_TEST
+
 static Suite *
 day2_suite(void)
 {
@@ -516,6 +992,18 @@ day2_suite(void)
 	tcase_add_test(tc, orders_over_http);
 	if (seckillctl_path != NULL)
 		tcase_add_test(tc, seckillctl_orders);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("activities");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, pause_and_resume);
+	tcase_add_test(tc, extend_only_later);
+	tcase_add_test(tc, remove_unsold_units);
+	tcase_add_test(tc, remove_repaired_and_store_only);
+	tcase_add_test(tc, activity_change_routes);
+	if (seckillctl_path != NULL)
+		tcase_add_test(tc, seckillctl_day2_commands);
 	suite_add_tcase(s, tc);
 	return s;
 }

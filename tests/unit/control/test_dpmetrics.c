@@ -145,7 +145,7 @@ set_http(unsigned l, const uint16_t *codes, const uint64_t *counts, unsigned n)
 START_TEST(empty_arena)
 {
 	scrape();
-	ck_assert_uint_eq(count("seckill_requests_total{"), 12);
+	ck_assert_uint_eq(count("seckill_requests_total{"), SK_SECKILL__COUNT);
 	ck_assert_uint_eq(u64("seckill_requests_total{outcome=\"won\"}"), 0);
 	ck_assert_uint_eq(u64("seckill_order_polls_total"), 0);
 	ck_assert_uint_eq(u64("seckill_item_reads_total"), 0);
@@ -227,11 +227,11 @@ START_TEST(requests_summed)
 	ls(NLCORES)->order_polls = 1000000;
 	scrape();
 
-	ck_assert_uint_eq(count("seckill_requests_total{"), 12);
+	ck_assert_uint_eq(count("seckill_requests_total{"), SK_SECKILL__COUNT);
 	for (unsigned k = 0; k < SK_SHM_OUTCOMES; k++) {
 		const char *name = sk_dpmetrics_outcome_name(k);
 
-		if (k >= 12) {
+		if (k >= SK_SECKILL__COUNT) {
 			ck_assert_ptr_null(name);
 			continue;
 		}

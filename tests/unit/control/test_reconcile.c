@@ -215,6 +215,10 @@ START_TEST(rule_table)
 		{{UINT64_MAX - 10, 5, UINT64_MAX - 10, 5, 0, 5, 0, 0}, 0, 0},
 		{{UINT64_MAX - 10, 5, UINT64_MAX - 11, 5, 0, 5, 0, 0}, 1, 0},
 		{{0, 0, 0, 0, 0, UINT64_C(1) << 61, 0, 0}, 0, -(INT64_C(1) << 61)},
+		/* removals: unsold units taken back are neither remaining nor sold */
+		{{100, 20, 50, 60, 10, 50, 0, 0, 20}, 0, 0},
+		{{100, 20, 70, 60, 10, 50, 0, 0, 20}, -20, 0},
+		{{100, 0, 0, 40, 0, 40, 0, 0, 61}, -1, 0},
 	};
 
 	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {

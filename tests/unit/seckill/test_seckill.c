@@ -883,6 +883,95 @@ START_TEST(item_read)
 }
 END_TEST
 
+/*
+ * A paused item: every buy answered 503 {"status":"paused"} with
+ * Retry-After, no unit moves, the winner's retry still gets its order, the
+ * item reads "paused"; an ended or sold-out item says so first; a resume
+ * sells again. Counted as outcome "paused".
+ */
+START_TEST(paused_answers)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("42"), other = req_user("43");
+	struct sk_item *it = sk_shm_item_find(T.arena.shm, 1);
+	char want[128];
+
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	uint64_t won = out.order;
+	ck_assert_int_eq(sk_stock_pause(it, true), 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(buy("1", &other, &out), SK_SECKILL_PAUSED);
+		ck_assert_uint_eq(out.status, 503);
+		ck_assert_uint_eq(out.retry_after, SK_SECKILL_PAUSED_RETRY_S);
+		ck_assert_uint_eq(out.retry_after, 1);
+		ck_assert_int_eq(out.canned, -1);
+		ck_assert_uint_eq(out.order, 0);
+		body_is(&out, "{\"status\":\"paused\"}");
+	}
+	ck_assert_uint_eq(remaining(1), 2);
+	/* A winner's retry gets its order back (limit 1), paused or not. */
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
+	ck_assert_uint_eq(out.order, won);
+	snprintf(want, sizeof(want),
+		 "{\"status\":\"queued\",\"order\":\"%llu\",\"duplicate\":true}",
+		 (unsigned long long)won);
+	body_is(&out, want);
+	sk_seckill_item(&T.lc, "1", 1, NOW_NS, &out);
+	body_is(&out,
+		"{\"item\":1,\"state\":\"paused\",\"remaining\":2,\"starts_at\":1799999999000,"
+		"\"ends_at\":null}");
+	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_PAUSED], 3);
+	ck_assert_str_eq(sk_seckill_outcome_name(SK_SECKILL_PAUSED), "paused");
+
+	/* Paused before the start: paused (the start may pass meanwhile). */
+	struct sk_item *later = sk_shm_item_find(T.arena.shm, 2);
+	ck_assert_int_eq(sk_stock_pause(later, true), 0);
+	ck_assert_int_eq(buy("2", &other, &out), SK_SECKILL_PAUSED);
+	/* Ended wins over paused; so does sold out (nothing to sell anyway). */
+	struct sk_item *ended = sk_shm_item_find(T.arena.shm, 3);
+	ck_assert_int_eq(sk_stock_pause(ended, true), 0);
+	ck_assert_int_eq(buy("3", &other, &out), SK_SECKILL_ENDED);
+	ck_assert_uint_eq(out.status, 403);
+	sk_seckill_item(&T.lc, "3", 1, NOW_NS, &out);
+	ck_assert_ptr_nonnull(strstr(out.body, "\"state\":\"ended\""));
+	sk_stock_set_end(it, NOW_NS); /* extend's opposite: only to show the order */
+	ck_assert_int_eq(buy("1", &other, &out), SK_SECKILL_ENDED);
+	sk_stock_set_end(it, INT64_MAX);
+	ck_assert_int_eq(sk_stock_remove(it, 2, NULL), SK_STOCK_OK);
+	ck_assert(sk_stock_is_sold_out(it));
+	ck_assert_int_eq(buy("1", &other, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_int_eq(sk_stock_unremove(it, 2), 0);
+	ck_assert_int_eq(buy("1", &other, &out), SK_SECKILL_PAUSED);
+
+	/* Resumed: selling again with the units left. */
+	ck_assert_int_eq(sk_stock_pause(it, false), 0);
+	ck_assert_int_eq(buy("1", &other, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(remaining(1), 1);
+	sk_seckill_item(&T.lc, "1", 1, NOW_NS, &out);
+	ck_assert_ptr_nonnull(strstr(out.body, "\"state\":\"open\""));
+}
+END_TEST
+
+/*
+ * sk_buy() itself refuses a paused item (SK_BUY_PAUSED): the route's own
+ * check may have read "active" just before the pause.
+ */
+START_TEST(buy_refuses_paused)
+{
+	struct sk_item *it = sk_shm_item_find(T.arena.shm, 1);
+	struct sk_buy_req br = {.user = 9, .now_ns = NOW_NS};
+	struct sk_buy_line line = {.item = it, .qty = 1};
+	uint64_t order;
+
+	ck_assert_int_eq(sk_stock_pause(it, true), 0);
+	ck_assert_int_eq(sk_buy(&T.lc.buy, &br, &line, 1, &order), SK_BUY_PAUSED);
+	ck_assert_str_eq(sk_buy_status_name(SK_BUY_PAUSED), "paused");
+	ck_assert_uint_eq(remaining(1), 3);
+	atomic_store(&it->state, SK_ITEM_CLOSED);
+	ck_assert_int_eq(sk_buy(&T.lc.buy, &br, &line, 1, &order), SK_BUY_CLOSED);
+}
+END_TEST
+
 static Suite *
 seckill_suite(void)
 {
@@ -899,6 +988,8 @@ seckill_suite(void)
 	tcase_add_test(tc, duplicate_of_earlier_run);
 	tcase_add_test(tc, outcome_names_match);
 	tcase_add_test(tc, requests_in_arena);
+	tcase_add_test(tc, paused_answers);
+	tcase_add_test(tc, buy_refuses_paused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("auth");
