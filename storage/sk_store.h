@@ -518,8 +518,8 @@ enum sk_store_event_type {
 					   (units = removed now) */
 	SK_STORE_EV_PAUSED = 11,      /**< activity paused: buys refused until resumed */
 	SK_STORE_EV_RESUMED = 12,     /**< activity selling again */
-	SK_STORE_EV_EXTENDED = 13,    /**< activity's end moved later (units = the new
-					   end, ns since the epoch; INT64_MAX = never) */
+	SK_STORE_EV_EXTENDED = 13,    /**< activity's end moved later: the event
+					   carries the definition with the new end */
 };
 
 /** One event of the log. */
@@ -531,15 +531,16 @@ struct sk_store_event {
 	uint64_t order;	 /**< order events: order id; else 0 */
 	uint64_t user;	 /**< order events: buyer; else 0 */
 	uint64_t units;	 /**< order events: units of all lines; restock: units added;
-			      removed: units taken back; extended: the new end (ns);
+			      removed: units taken back;
 			      refunded: units of the line refunded now */
 	int64_t time_ns; /**< when (caller's clock) */
 	/** payment request id that made the event ("" if none), NUL-terminated */
 	char request[SK_STORE_REQUEST_MAX + 1];
 	/**
-	 * Activity events: the definition this change stored, so that readers
-	 * downstream (the MySQL writer) need not guess it. has_def is false on
-	 * every other event and on activity events stored before it existed.
+	 * Activity and extended events: the definition this change stored,
+	 * so that readers downstream (the MySQL writer) need not guess it.
+	 * has_def is false on every other event and on activity events
+	 * stored before it existed.
 	 */
 	struct sk_store_event_def {
 		bool has_def;			  /**< the fields below are set */

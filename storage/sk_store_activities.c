@@ -416,7 +416,12 @@ extend_change(struct sk_store_activity *a, const void *arg, int64_t now_ns,
 		return -ERANGE;
 	a->end_ns = end;
 	ev->type = SK_STORE_EV_EXTENDED;
-	ev->units = (uint64_t)end;
+	ev->def = (struct sk_store_event_def){.has_def = true,
+					      .per_user_limit = a->per_user_limit,
+					      .price = a->price,
+					      .start_ns = a->start_ns,
+					      .end_ns = a->end_ns};
+	memcpy(ev->def.name, a->name, sizeof(ev->def.name));
 	return 0;
 }
 

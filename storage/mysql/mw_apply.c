@@ -143,8 +143,9 @@ fmt_line(const struct mw_msg *m, unsigned i, char *q)
 }
 
 /*
- * fmt_guard - the stock guard of line @i: the seeds' "total + added - sold
- * + returned >= n", with no subtraction (the columns are unsigned).
+ * fmt_guard - the stock guard of line @i: the seeds' "total + added -
+ * removed - sold + returned >= n", with no subtraction (the columns are
+ * unsigned).
  */
 static void
 fmt_guard(const struct mw_msg *m, unsigned i, char *q)
@@ -153,7 +154,7 @@ fmt_guard(const struct mw_msg *m, unsigned i, char *q)
 
 	snprintf(q, STMT_MAX,
 		 "UPDATE items SET sold = sold + %u WHERE id = %" PRIu32
-		 " AND total + added + returned >= sold + %u",
+		 " AND total + added + returned >= sold + removed + %u",
 		 l->qty, l->item, l->qty);
 }
 
@@ -372,6 +373,27 @@ step(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 		r = X("UPDATE items SET closed_ns = %" PRId64 ", updated_ns = %" PRId64
 		      " WHERE id = %" PRIu32,
 		      m->time_ns, m->time_ns, m->item);
+		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+	case MW_MSG_REMOVED: /* unsold units back: the stock guard counts them */
+		r = X("UPDATE items SET removed = removed + %" PRIu64 ", updated_ns = %" PRId64
+		      " WHERE id = %" PRIu32,
+		      m->units, m->time_ns, m->item);
+		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+	case MW_MSG_PAUSED:
+	case MW_MSG_RESUMED:
+		if (m->type == MW_MSG_PAUSED)
+			r = X("UPDATE items SET paused_ns = %" PRId64 ", updated_ns = %" PRId64
+			      " WHERE id = %" PRIu32,
+			      m->time_ns, m->time_ns, m->item);
+		else
+			r = X("UPDATE items SET paused_ns = NULL, updated_ns = %" PRId64
+			      " WHERE id = %" PRIu32,
+			      m->time_ns, m->item);
+		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+	case MW_MSG_EXTENDED:
+		r = X("UPDATE items SET end_ns = %" PRId64 ", updated_ns = %" PRId64
+		      " WHERE id = %" PRIu32,
+		      m->end_ns, m->time_ns, m->item);
 		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
 	case MW_MSG_PAY_CONFLICT:
 		sk_log(a->prog,

@@ -26,6 +26,10 @@ static const char *const type_names[MW_MSG_NTYPES] = {
 	[MW_MSG_CLOSED] = "closed",
 	[MW_MSG_REFUNDED] = "refunded",
 	[MW_MSG_PAY_CONFLICT] = "pay_conflict",
+	[MW_MSG_REMOVED] = "removed",
+	[MW_MSG_PAUSED] = "paused",
+	[MW_MSG_RESUMED] = "resumed",
+	[MW_MSG_EXTENDED] = "extended",
 };
 
 const char *
@@ -190,7 +194,7 @@ decode_obj(json_t *o, struct mw_msg *m, char *why, size_t whylen)
 	if (m->type == 0)
 		return bad(why, whylen, -ENOTSUP, "unknown type \"%s\"", type);
 	item_event = m->type == MW_MSG_RESTOCKED || m->type == MW_MSG_ACTIVITY ||
-		     m->type == MW_MSG_CLOSED;
+		     m->type == MW_MSG_CLOSED || m->type >= MW_MSG_REMOVED;
 	rc = get_str(o, "order", true, order, sizeof(order) - 1);
 	if (rc < 0 || (rc == 1 && !item_event) ||
 	    (rc == 0 && !sk_parse_u64(order, 1, UINT64_MAX, &m->order)))
@@ -209,13 +213,20 @@ decode_obj(json_t *o, struct mw_msg *m, char *why, size_t whylen)
 	}
 	if (get_int(o, "item", false, item_event || m->type >= MW_MSG_REFUNDED ? 1 : 0, UINT32_MAX,
 		    &item) != 0 ||
-	    get_int(o, "units", false, m->type == MW_MSG_REFUNDED ? 1 : 0, INT64_MAX, &units) != 0)
+	    get_int(o, "units", false,
+		    m->type == MW_MSG_REFUNDED || m->type == MW_MSG_REMOVED ? 1 : 0, INT64_MAX,
+		    &units) != 0)
 		return bad(why, whylen, -EBADMSG, "\"item\" or \"units\" missing or out of range");
 	m->item = (uint32_t)item;
 	m->units = (uint64_t)units;
 	if (get_str(o, "request", true, m->request, MW_MSG_REQUEST_MAX) < 0)
 		return bad(why, whylen, -EBADMSG, "\"request\" not a string of <= %d bytes",
 			   MW_MSG_REQUEST_MAX);
+	if (m->type == MW_MSG_EXTENDED) {
+		if (get_int(o, "end_ns", false, 1, INT64_MAX, &m->end_ns) != 0)
+			return bad(why, whylen, -EBADMSG, "\"end_ns\" missing or < 1");
+		m->has_end = true;
+	}
 	return m->type == MW_MSG_ACTIVITY ? decode_activity(o, m, why, whylen) : 0;
 }
 

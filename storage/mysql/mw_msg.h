@@ -35,6 +35,10 @@ enum mw_msg_type {
 	MW_MSG_CLOSED,	      /**< item closed */
 	MW_MSG_REFUNDED,      /**< units of one line of a paid order refunded */
 	MW_MSG_PAY_CONFLICT,  /**< a payment for a cancelled order */
+	MW_MSG_REMOVED,	      /**< unsold units taken back from an item */
+	MW_MSG_PAUSED,	      /**< item paused: no sale until resumed */
+	MW_MSG_RESUMED,	      /**< item selling again */
+	MW_MSG_EXTENDED,      /**< item's end moved later: end_ns */
 	MW_MSG_NTYPES
 };
 
@@ -58,7 +62,7 @@ struct mw_msg {
 	int64_t sold_ns;		      /**< confirmed: when the dataplane sold it */
 	char client_ip[16];		      /**< confirmed: buyer's address, "" if none */
 	char request[MW_MSG_REQUEST_MAX + 1]; /**< request id, "" if none */
-	/* activity: the definition, when the message carries it */
+	/* activity: the definition, when the message carries it; extended: end_ns */
 	bool has_limit, has_price, has_name, has_start, has_end;
 	uint32_t limit;				    /**< per-user limit, >= 1 */
 	uint64_t price;				    /**< unit price */
@@ -74,8 +78,9 @@ struct mw_msg {
  * Checks: a JSON object, "v" == MW_MSG_VERSION, "seq" >= 1, a known "type",
  * "order" a decimal string (or null for item events), integers in their
  * ranges, a confirmed order's "lines" complete (line i at position i,
- * qty >= 1, item >= 1); a refund's "units" >= 1. Unknown fields are
- * ignored (a newer exporter may add some).
+ * qty >= 1, item >= 1); a refund's and a removal's "units" >= 1; an
+ * extension's "end_ns" present. Unknown fields are ignored (a newer
+ * exporter may add some).
  *
  * @param buf     the value; need not be NUL-terminated
  * @param len     bytes at @p buf

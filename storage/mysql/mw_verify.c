@@ -22,6 +22,7 @@
 enum {
 	F_TOTAL,
 	F_ADDED,
+	F_REMOVED,
 	F_SOLD,
 	F_RETURNED,
 	F_PAID,
@@ -32,8 +33,8 @@ enum {
 	F_N
 };
 static const char *const fname[F_N] = {
-	"total",      "added",		 "sold",	   "returned", "paid", "lines_confirmed",
-	"lines_paid", "lines_cancelled", "lines_refunded",
+	"total",	   "added",	 "removed",	    "sold",	      "returned", "paid",
+	"lines_confirmed", "lines_paid", "lines_cancelled", "lines_refunded",
 };
 
 /*
@@ -144,6 +145,7 @@ on_activity(const struct sk_store_activity *a, const struct sk_store_ledger *l, 
 	it->in_lmdb = true;
 	it->lmdb[F_TOTAL] = a->total;
 	it->lmdb[F_ADDED] = a->added;
+	it->lmdb[F_REMOVED] = a->removed;
 	it->lmdb[F_SOLD] = l->sold;
 	it->lmdb[F_RETURNED] = l->returned;
 	it->lmdb[F_PAID] = l->paid;
@@ -213,7 +215,7 @@ read_mysql(struct verify *v, struct mw_db *db)
 	MYSQL_RES *res;
 	MYSQL_ROW r;
 
-	res = mw_db_query(db, "SELECT id, total, added, sold, returned, paid FROM items");
+	res = mw_db_query(db, "SELECT id, total, added, removed, sold, returned, paid FROM items");
 	if (res == NULL)
 		goto err;
 	while ((r = mysql_fetch_row(res)) != NULL) {

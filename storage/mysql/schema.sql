@@ -11,11 +11,15 @@
 -- fields of the same names mean (docs/storage.md): sold = units of every
 -- order line ever written, returned = units given back (cancelled or
 -- refunded), paid = units of paid lines. Live units = sold - returned.
+-- added and removed are the restocked units and the unsold units taken
+-- back ("restocked", "removed" events); paused_ns is set while the sale
+-- is paused ("paused", "resumed").
 CREATE TABLE IF NOT EXISTS items (
 	id             INT UNSIGNED    NOT NULL PRIMARY KEY,
 	name           VARCHAR(64)     NULL,
 	total          BIGINT UNSIGNED NOT NULL DEFAULT 0,
 	added          BIGINT UNSIGNED NOT NULL DEFAULT 0,
+	removed        BIGINT UNSIGNED NOT NULL DEFAULT 0,
 	sold           BIGINT UNSIGNED NOT NULL DEFAULT 0,
 	returned       BIGINT UNSIGNED NOT NULL DEFAULT 0,
 	paid           BIGINT UNSIGNED NOT NULL DEFAULT 0,
@@ -24,8 +28,14 @@ CREATE TABLE IF NOT EXISTS items (
 	start_ns       BIGINT          NULL,
 	end_ns         BIGINT          NULL,
 	closed_ns      BIGINT          NULL,
+	paused_ns      BIGINT          NULL,
 	updated_ns     BIGINT          NOT NULL DEFAULT 0
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- The columns added with the appliance's day-2 events, for a database
+-- made before them.
+ALTER TABLE items ADD COLUMN IF NOT EXISTS removed BIGINT UNSIGNED NOT NULL DEFAULT 0 AFTER added;
+ALTER TABLE items ADD COLUMN IF NOT EXISTS paused_ns BIGINT NULL AFTER closed_ns;
 
 -- One row per confirmed order (the "confirmed" message of seckill.orders).
 -- state follows the events: confirmed -> paid | cancelled, paid ->

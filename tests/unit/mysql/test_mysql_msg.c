@@ -90,6 +90,18 @@ static const struct valid {
 	{"{\"v\":1,\"seq\":64,\"type\":\"pay_conflict\",\"order\":\"9\",\"user\":1,\"item\":2,"
 	 "\"units\":1,\"time_ns\":11,\"request\":\"REQ-2\",\"future_field\":[1,2]}",
 	 MW_MSG_PAY_CONFLICT, 64, 9, 1, 1, 2, 11},
+	{"{\"v\":1,\"seq\":65,\"type\":\"removed\",\"order\":null,\"user\":0,\"item\":1001,"
+	 "\"units\":7,\"time_ns\":12}",
+	 MW_MSG_REMOVED, 65, 0, 0, 7, 1001, 12},
+	{"{\"v\":1,\"seq\":66,\"type\":\"paused\",\"order\":null,\"user\":0,\"item\":1001,"
+	 "\"units\":0,\"time_ns\":13}",
+	 MW_MSG_PAUSED, 66, 0, 0, 0, 1001, 13},
+	{"{\"v\":1,\"seq\":67,\"type\":\"resumed\",\"order\":null,\"user\":0,\"item\":1001,"
+	 "\"units\":0,\"time_ns\":14}",
+	 MW_MSG_RESUMED, 67, 0, 0, 0, 1001, 14},
+	{"{\"v\":1,\"seq\":68,\"type\":\"extended\",\"order\":null,\"user\":0,\"item\":1001,"
+	 "\"units\":0,\"time_ns\":15,\"end_ns\":9223372036854775807}",
+	 MW_MSG_EXTENDED, 68, 0, 0, 0, 1001, 15},
 };
 
 START_TEST(test_valid)
@@ -130,6 +142,12 @@ START_TEST(test_fields)
 	ck_assert_str_eq(mw_msg_type_name(0), "?");
 	ck_assert_str_eq(mw_msg_type_name(MW_MSG_NTYPES), "?");
 	ck_assert_str_eq(mw_msg_type_name(MW_MSG_PAY_CONFLICT), "pay_conflict");
+	ck_assert_str_eq(mw_msg_type_name(MW_MSG_EXTENDED), "extended");
+	ck_assert_int_eq(decode(valid[12].json, strlen(valid[12].json)), 0);
+	ck_assert(msg.has_end);
+	ck_assert_int_eq(msg.end_ns, INT64_MAX);
+	ck_assert_int_eq(decode(valid[9].json, strlen(valid[9].json)), 0);
+	ck_assert(!msg.has_end);
 }
 END_TEST
 
@@ -184,6 +202,21 @@ static const struct bad {
 	 "\"time_ns\":1}",
 	 -EBADMSG},
 	{"{" P "\"type\":\"refunded\",\"order\":\"1\"" EV ",\"request\":5}", -EBADMSG},
+	{"{" P "\"type\":\"removed\",\"order\":null,\"user\":0,\"item\":1,\"units\":0,"
+	 "\"time_ns\":1}",
+	 -EBADMSG},
+	{"{" P "\"type\":\"removed\",\"order\":null,\"user\":0,\"item\":0,\"units\":1,"
+	 "\"time_ns\":1}",
+	 -EBADMSG},
+	{"{" P "\"type\":\"extended\",\"order\":null,\"user\":0,\"item\":1,\"units\":0,"
+	 "\"time_ns\":1}",
+	 -EBADMSG},
+	{"{" P "\"type\":\"extended\",\"order\":null,\"user\":0,\"item\":1,\"units\":0,"
+	 "\"time_ns\":1,\"end_ns\":0}",
+	 -EBADMSG},
+	{"{" P "\"type\":\"paused\",\"order\":\"x\",\"user\":0,\"item\":1,\"units\":0,"
+	 "\"time_ns\":1}",
+	 -EBADMSG},
 	{"{" P "\"type\":\"activity\",\"order\":null,\"user\":0,\"item\":1,\"units\":1,"
 	 "\"time_ns\":1,\"limit\":0}",
 	 -EBADMSG},
@@ -285,7 +318,8 @@ START_TEST(test_schema_split)
 	n = 0;
 	while (mw_db_next_statement(mw_db_schema_sql, &pos, &start, &len))
 		n++;
-	ck_assert_uint_eq(n, 8); /* five tables; parked's two barrier columns and index */
+	ck_assert_uint_eq(
+		n, 10); /* five tables; parked's barrier columns and index; two ALTERs of items */
 }
 END_TEST
 

@@ -614,7 +614,10 @@ START_TEST(pause_and_extend)
 	ev = latest(st);
 	ck_assert_uint_eq(ev.type, SK_STORE_EV_EXTENDED);
 	ck_assert_str_eq(sk_store_event_name(ev.type), "extended");
-	ck_assert_uint_eq(ev.units, 5000);
+	ck_assert(ev.def.has_def);
+	ck_assert_int_eq(ev.def.end_ns, 5000);
+	ck_assert_uint_eq(ev.def.per_user_limit, 1);
+	ck_assert_str_eq(ev.def.name, "item-1");
 	ck_assert_int_eq(sk_store_activity_extend(st, 1, 5000, 9), SK_STORE_UNCHANGED);
 	ck_assert_int_eq(sk_store_activity_extend(st, 1, INT64_MAX, 9), 0);
 	ck_assert_int_eq(sk_store_activity_extend(st, 1, 6000, 9), -ERANGE);
