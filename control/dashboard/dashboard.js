@@ -47,6 +47,7 @@ const OUTCOMES = [
 	['unavailable', '#991b1b'],
 	['not_found', '#a8a29e'],
 	['bad_request', '#be185d'],
+	['paused', '#0284c7'],
 ];
 
 const LCORE_COLORS = ['#0d9488', '#d97706', '#7c3aed', '#db2777', '#65a30d', '#0891b2', '#ea580c', '#4f46e5'];
@@ -562,7 +563,7 @@ const view = {
 
 /*
  * itemState - what an operator calls the item's state: scheduled, open,
- * sold_out, ended (closed, or past its end), from the arena (or, for an
+ * sold_out, paused, ended (closed, or past its end), from the arena (or, for an
  * activity not yet in the item table, from the store's definition).
  */
 function itemState(it, nowNs) {
@@ -573,9 +574,11 @@ function itemState(it, nowNs) {
 		return nowNs < a.start_ns ? 'scheduled' : 'loading';
 	}
 	if (it.state === 'closed') return 'ended';
-	if (it.state !== 'active') return 'unknown';
-	if (nowNs < it.start_ns) return 'scheduled';
+	if (it.state !== 'active' && it.state !== 'paused') return 'unknown';
+	/* the order of the dataplane's GET /v1/items/{item} */
 	if (it.end_ns < NEVER_NS && nowNs >= it.end_ns) return 'ended';
+	if (it.state === 'paused') return 'paused';
+	if (nowNs < it.start_ns) return 'scheduled';
 	return it.sold_out ? 'sold_out' : 'open';
 }
 
@@ -585,13 +588,14 @@ function itemNumbers(it) {
 		return {
 			sold: it.sold - it.returned,
 			remaining: it.remaining,
-			total: it.total + it.added,
+			total: it.total + it.added - (it.removed || 0),
 			gross: it.sold,
 		};
 	}
-	const a = it.activity || { total: 0, added: 0 };
+	const a = it.activity || { total: 0, added: 0, removed: 0 };
+	const units = a.total + a.added - (a.removed || 0);
 	const live = it.ledger ? it.ledger.live : 0;
-	return { sold: live, remaining: Math.max(0, a.total + a.added - live), total: a.total + a.added, gross: null };
+	return { sold: live, remaining: Math.max(0, units - live), total: units, gross: null };
 }
 
 /* ---------------------------------------------------------------- items */
