@@ -25,8 +25,9 @@
 #     allowed; item 4 past its end stays ended (extend exits 5, buys 403);
 #  5. kill -9 of both processes and a restart: the pause (item 3) and the
 #     removed units (items 1, 2) come back from LMDB; resume sells again;
-#  6. bad input exits 2 and unknown ids 4, nothing changed; reconcile; the
-#     removed, paused, resumed and extended events in seckill.events.
+#  6. bad input exits 2 and unknown ids 4, nothing changed; reconcile (the
+#     command and the control plane's periodic run); the removed, paused,
+#     resumed and extended events in seckill.events.
 #
 . "$(dirname "$0")/lib.sh"
 require_env curl
@@ -344,6 +345,15 @@ for args in "activity pause 99" "activity resume 99" "activity extend 99 --end +
 done
 expect_eq "bad input and unknown ids: nothing changed" "$(snap)" "$before"
 check "end: reconcile" reconcile
+# The control plane's own reconcile (every 5 s) counts removed units too.
+reconcile_ran() {
+	local v
+	v=$(metric 'seckill_reconcile_runs_total{result="ok"}')
+	[ -n "$v" ] && [ "$v" -ge 2 ]
+}
+wait_for "for two periodic reconcile runs" 20 reconcile_ran
+expect_eq "periodic reconcile: no mismatch on the items with removals" \
+	"$(metric 'seckill_reconcile_mismatch{item="1"}'):$(metric 'seckill_reconcile_mismatch{item="2"}')" "0:0"
 
 # The export: one removed event per removal done, the pause and extends.
 wait_metric seckill_export_backlog -eq 0 30 || bad "export backlog not drained"
