@@ -293,10 +293,11 @@ sk_control_reconcile_metrics(struct sk_control *ctl, FILE *out)
 				       rs->slot[s].id,
 				       rs->slot[s].reported[CHECK_STOCK] ||
 					       rs->slot[s].reported[CHECK_STORE]);
-	sk_prom_head(&p, "seckill_reconcile_difference_units", "gauge",
-		     "Units of a reported mismatch (0 otherwise): stock = total + added - removed - "
-		     "(remaining + sold - returned); store = sold - returned - LMDB live units "
-		     "beyond the orders in flight.");
+	sk_prom_head(
+		&p, "seckill_reconcile_difference_units", "gauge",
+		"Units of a reported mismatch (0 otherwise): stock = total + added - removed - "
+		"(remaining + sold - returned); store = sold - returned - LMDB live units "
+		"beyond the orders in flight.");
 	for (uint32_t s = 0; s < rs->nslots; s++)
 		for (unsigned k = 0; k < CHECKS && rs->slot[s].id != 0; k++)
 			sk_prom_printf(&p,
