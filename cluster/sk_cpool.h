@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The cluster pool: one member's client of the Redis side of docs/cluster.md
+ * (the global pool of an item, the members' leases, fencing after a Redis
+ * that lost writes, the sold-out flag and its broadcast).
+ *
+ * Every state change is one atomic Lua script (EVALSHA; the scripts are
+ * loaded at connect and again after a NOSCRIPT). Every key of item I
+ * carries the hash tag {I}, so one item lives on one Redis Cluster slot.
+ *
+ * This module talks to Redis only: what the member holds durably (its
+ * LMDB) is the caller's, who must record an op as pending before calling
+ * sk_cpool_lease() / sk_cpool_giveback() and resend it with the same
+ * @p seq after a crash (the scripts replay the recorded result).
+ *
+ * Thread-safety: a struct sk_cpool is one blocking Redis connection; use
+ * it from one thread at a time. Calls block for at most the configured
+ * timeout. Not for the dataplane.
+ *
+ * Errors shared by every call on a connection:
+ *   -ENOTCONN  Redis is down or the connection broke; the op may or may not
+ *              have been applied (resend it with the same seq once up);
+ *              the next call reconnects, not more often than the backoff
+ *              (100 ms doubling to 5 s) allows
+ *   -ETIMEDOUT no answer within the timeout (same meaning as -ENOTCONN)
+ *   -EPROTO    Redis answered something this module does not understand
+ *   -ENOMEM    out of memory
+ */
+#ifndef SK_CPOOL_H
+#define SK_CPOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/** Longest member id (chars, [a-z0-9_-]). */
+#define SK_CPOOL_MEMBER_MAX 32
+/** Most members in one cluster. */
+#define SK_CPOOL_MEMBERS_MAX 16
+
+/** How to reach Redis, and who we are. */
+struct sk_cpool_config {
+	const char *host;      /**< e.g. "127.0.0.1"; ignored if unix_path is set */
+	int port;	       /**< TCP port */
+	const char *unix_path; /**< unix socket path, or NULL */
+	const char *prefix;    /**< key prefix, NULL = "seckill" */
+	const char *member;    /**< this member's id (copied) */
+	int timeout_ms;	       /**< per call, > 0 */
+};
+
+struct sk_cpool;
+
+/** The Redis side of one item (sk_cpool_view()). */
+struct sk_cpool_view {
+	uint64_t total;	  /**< units of the sale */
+	uint64_t free;	  /**< units not leased */
+	uint64_t epoch;	  /**< fencing epoch */
+	bool fenced;	  /**< no grant until every member synced @c epoch */
+	bool sold_out;	  /**< sold out everywhere */
+	uint64_t version; /**< sold-out version (+1 on each flip) */
+	int64_t want_ms;  /**< last "dry, give back" call (ms), 0 if none */
+	uint32_t members; /**< entries used in the arrays below */
+	char member[SK_CPOOL_MEMBERS_MAX][SK_CPOOL_MEMBER_MAX + 1];
+	uint64_t held[SK_CPOOL_MEMBERS_MAX];   /**< leases by member */
+	uint64_t synced[SK_CPOOL_MEMBERS_MAX]; /**< epoch of each member's last sync */
+};
+
+/**
+ * sk_cpool_member_valid - true if @p id is 1..SK_CPOOL_MEMBER_MAX chars of
+ * [a-z0-9_-]. Pure.
+ */
+bool sk_cpool_member_valid(const char *id);
+
+/**
+ * sk_cpool_open - a client for @p cfg. Does not need Redis to be up: the
+ * first call connects (and loads the scripts).
+ * @param out  [out] the client, owned by the caller (sk_cpool_close())
+ * @return 0, -EINVAL (bad member id, no host/port/unix path, timeout <= 0),
+ *         -ENOMEM.
+ */
+int sk_cpool_open(struct sk_cpool **out, const struct sk_cpool_config *cfg);
+
+/** sk_cpool_close - disconnect and free @p p (NULL is fine). */
+void sk_cpool_close(struct sk_cpool *p);
+
+/** sk_cpool_up - true if the last call reached Redis. */
+bool sk_cpool_up(const struct sk_cpool *p);
+
+/**
+ * sk_cpool_init - create item @p item's pool with @p total units if Redis
+ * lacks it (fenced at epoch 1: every member syncs before the first grant),
+ * and (re)add @p members. Idempotent.
+ * @return 0, -EEXIST (the pool exists with another total), -EINVAL (0
+ *         members, more than SK_CPOOL_MEMBERS_MAX, a bad id, total 0), or a
+ *         shared error.
+ */
+int sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char *const *members,
+		  uint32_t n);
+
+/**
+ * sk_cpool_lease - op @p seq of this member: lease up to @p want units.
+ * @param granted  [out] units granted (0: the pool is empty; the script then
+ *                 asked the others to give back)
+ * @return 0 (also when the op was applied before: the recorded result is
+ *         replayed, even while fenced), -EAGAIN (fenced: nothing applied;
+ *         sync first), -ESTALE (@p seq is lower than this member's last op),
+ *         -EEXIST (@p seq was used by another op kind or size), -ENOENT (no
+ *         pool: sk_cpool_init() first), -EINVAL (@p want or @p seq 0), or a
+ *         shared error.
+ */
+int sk_cpool_lease(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t want,
+		   uint64_t *granted);
+
+/**
+ * sk_cpool_giveback - op @p seq of this member: give @p units back to the
+ * pool (they must already be off local sale). Reopens a sold-out item
+ * (flag cleared, version + 1, published).
+ * @return 0 (applied now or before), -EAGAIN (fenced), -ESTALE, -EEXIST,
+ *         -ENOENT, -ERANGE (more than the member holds: nothing applied),
+ *         -EINVAL, or a shared error.
+ */
+int sk_cpool_giveback(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t units);
+
+/**
+ * sk_cpool_sync - while fenced at @p epoch: this member holds @p held units
+ * (its durable word, pending give-backs included). When every member has
+ * synced @p epoch the pool is rebuilt (free = total - sum held) and unfenced.
+ * @param unfenced  [out] true if the item is not fenced after the call
+ * @return 0, -ESTALE (@p epoch is not the current one: read the view and
+ *         sync again), -EOVERFLOW (the members hold more than total: the item
+ *         stays fenced; an alarm), -ENOENT, or a shared error.
+ */
+int sk_cpool_sync(struct sk_cpool *p, uint32_t item, uint64_t epoch, uint64_t held, bool *unfenced);
+
+/**
+ * sk_cpool_dry - this member has @p local_units unsold units of @p item
+ * (called when its local stock runs out, and when units come back). Sets
+ * the sold-out flag (publish) once the pool and every member are empty;
+ * clears it (publish) when units are back.
+ * @param sold_out  [out] the flag after the call; may be NULL
+ * @param version   [out] its version; may be NULL
+ * @return 0, -ENOENT, or a shared error.
+ */
+int sk_cpool_dry(struct sk_cpool *p, uint32_t item, uint64_t local_units, bool *sold_out,
+		 uint64_t *version);
+
+/**
+ * sk_cpool_view - read item @p item's pool (for seckillctl and the
+ * member's own decisions). Fences the item first if Redis restarted.
+ * @return 0, -ENOENT, -ENOSPC (more than SK_CPOOL_MEMBERS_MAX members), or
+ *         a shared error.
+ */
+int sk_cpool_view(struct sk_cpool *p, uint32_t item, struct sk_cpool_view *v);
+
+/**
+ * sk_cpool_forget - the operator declares member @p member gone for good,
+ * holding @p held units (its last word): counts as its sync for the
+ * current epoch, and it is removed from the members.
+ * @return 0, -ENOENT (no pool or no such member), or a shared error.
+ */
+int sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint64_t held);
+
+/** One sold-out broadcast. */
+struct sk_cpool_event {
+	uint32_t item;
+	bool sold_out;
+	uint64_t version;
+};
+
+struct sk_cpool_sub;
+
+/**
+ * sk_cpool_sub_open - a subscriber of the sold-out channel (its own
+ * connection, for one thread). Connects on the first poll.
+ * @return 0, -EINVAL, -ENOMEM.
+ */
+int sk_cpool_sub_open(struct sk_cpool_sub **out, const struct sk_cpool_config *cfg);
+
+/** sk_cpool_sub_close - disconnect and free (NULL is fine). */
+void sk_cpool_sub_close(struct sk_cpool_sub *s);
+
+/**
+ * sk_cpool_sub_poll - wait up to @p timeout_ms for broadcasts and call
+ * @p cb for each (in order of arrival). After a (re)connect the caller must
+ * read the state keys again (a broadcast sent while down is lost; the keys
+ * are not): @p resubscribed tells it.
+ * @return the number of events delivered (>= 0), or a shared error (the
+ *         next poll reconnects within the backoff).
+ */
+int sk_cpool_sub_poll(struct sk_cpool_sub *s, int timeout_ms,
+		      void (*cb)(const struct sk_cpool_event *ev, void *arg), void *arg,
+		      bool *resubscribed);
+
+#endif /* SK_CPOOL_H */
