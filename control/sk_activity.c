@@ -57,8 +57,8 @@ static bool
 item_matches(const struct sk_item *it, const struct sk_store_activity *a)
 {
 	return it->id == a->item && it->per_user_limit == a->per_user_limit &&
-	       it->total == a->total && it->price == a->price && it->start_ns == a->start_ns &&
-	       sk_stock_end_ns(it) == a->end_ns;
+	       it->total == sk_store_activity_base(a) && it->price == a->price &&
+	       it->start_ns == a->start_ns && sk_stock_end_ns(it) == a->end_ns;
 }
 
 /*

@@ -30,25 +30,27 @@ sk_preheat_item(struct sk_store *st, struct sk_shm *shm, const struct sk_store_a
 	int rc;
 
 	sk_preheat_conf(a, batch_max, &sc);
+	uint64_t base = sk_store_activity_base(a);
 	if (a->added > SK_STOCK_MAX_UNITS || a->total + a->added > SK_STOCK_MAX_UNITS)
 		return -EOVERFLOW;
-	if (a->removed > a->total + a->added)
+	if (a->removed > base + a->added)
 		return -ERANGE;
 	/*
 	 * Laid out with every unit (so automatic dedup sizing counts restocked
-	 * ones too), then split into total and added as the store has them:
+	 * ones too, and a cluster item's global total: this appliance may sell
+	 * all of it), then split into total and added as the store has them:
 	 * the item is unseen, and the invariant total + added == pool holds.
 	 */
 	sc.total = a->total + a->added;
 	rc = sk_shm_item_prepare(shm, &sc, dedup, &it);
 	if (rc != 0)
 		return rc;
-	it->total = a->total;
+	it->total = base;
 	atomic_store(&it->added, a->added);
 	/* Unseen, single-threaded: plain stores keep the invariant exact. */
 	atomic_store(&it->removed, a->removed);
-	atomic_store(&it->pool, a->total + a->added - a->removed);
-	if (a->total + a->added == a->removed)
+	atomic_store(&it->pool, base + a->added - a->removed);
+	if (base + a->added == a->removed)
 		atomic_store(&it->sold_out, 1);
 	if (a->paused_ns != 0)
 		atomic_store(&it->state, SK_ITEM_PAUSED);

@@ -601,6 +601,9 @@ struct sk_store_activity {
 	int64_t updated_ns;	 /**< read-only: last change */
 	int64_t closed_ns;	 /**< read-only: when closed; 0 = open */
 	int64_t paused_ns;	 /**< read-only: when paused; 0 = selling (not paused) */
+	bool cluster;		 /**< sold by several appliances (docs/cluster.md): @c total is the
+				      global total in Redis, and this appliance sells only the units
+				      it leased (recorded as restocks) and did not give back (removals) */
 	char name[SK_STORE_NAME_MAX + 1]; /**< NUL-terminated */
 };
 
@@ -622,14 +625,26 @@ sk_store_ledger_live(const struct sk_store_ledger *l)
 }
 
 /**
+ * sk_store_activity_base - the units the definition itself puts on sale
+ * here: @c total, or 0 for a cluster activity (whose units all come from
+ * leases). Pure.
+ */
+static inline uint64_t
+sk_store_activity_base(const struct sk_store_activity *a)
+{
+	return a->cluster ? 0 : a->total;
+}
+
+/**
  * sk_store_activity_units - the units an activity puts on sale over its
- * life: total + added - removed (never below 0). Sellable now: this minus
+ * life: base + added - removed (never below 0; base is total, or 0 for a
+ * cluster activity). Sellable now: this minus
  * sk_store_ledger_live(). Pure.
  */
 static inline uint64_t
 sk_store_activity_units(const struct sk_store_activity *a)
 {
-	uint64_t u = a->total + a->added;
+	uint64_t u = sk_store_activity_base(a) + a->added;
 
 	return u > a->removed ? u - a->removed : 0;
 }
@@ -646,9 +661,9 @@ static inline bool
 sk_store_activity_same(const struct sk_store_activity *x, const struct sk_store_activity *y)
 {
 	return x->item == y->item && x->per_user_limit == y->per_user_limit &&
-	       x->total == y->total && x->price == y->price && x->start_ns == y->start_ns &&
-	       x->end_ns == y->end_ns && x->pay_timeout_ns == y->pay_timeout_ns &&
-	       strcmp(x->name, y->name) == 0;
+	       x->total == y->total && x->cluster == y->cluster && x->price == y->price &&
+	       x->start_ns == y->start_ns && x->end_ns == y->end_ns &&
+	       x->pay_timeout_ns == y->pay_timeout_ns && strcmp(x->name, y->name) == 0;
 }
 
 /**
@@ -664,8 +679,8 @@ sk_store_activity_same(const struct sk_store_activity *x, const struct sk_store_
  *         already stored), -EINVAL (item 0, limit 0, end <= start, negative
  *         timeout, name not NUL-terminated within SK_STORE_NAME_MAX + 1),
  *         -EPERM (the activity is closed), -ERANGE (total + added - removed
- *         would be below the units live orders already hold), -ENOSPC,
- *         -EACCES.
+ *         would be below the units live orders already hold), -EEXIST (the
+ *         activity exists, and @p a->cluster differs), -ENOSPC, -EACCES.
  */
 int sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, int64_t now_ns);
 

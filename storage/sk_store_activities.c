@@ -112,8 +112,13 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 			rc = SK_STORE_UNCHANGED;
 			goto out;
 		}
+		if (cur.cluster != a->cluster) {
+			rc = -EEXIST; /* leases are the units of one kind only */
+			goto out;
+		}
 		cur.per_user_limit = a->per_user_limit;
 		cur.total = a->total;
+		cur.cluster = a->cluster;
 		cur.price = a->price;
 		cur.start_ns = a->start_ns;
 		cur.end_ns = a->end_ns;
@@ -127,7 +132,7 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 	if (rc != 0)
 		goto out;
 	uint64_t cap;
-	if (__builtin_add_overflow(cur.total, cur.added, &cap)) {
+	if (__builtin_add_overflow(sk_store_activity_base(&cur), cur.added, &cap)) {
 		rc = -EOVERFLOW;
 		goto out;
 	}
@@ -245,6 +250,32 @@ stock_record(struct sk_store *st, MDB_txn *txn, uint32_t item, uint8_t tag, uint
 	return 0;
 }
 
+int
+store_stock_record_put(struct sk_store *st, MDB_txn *txn, uint32_t item, uint8_t tag, uint64_t id,
+		       uint64_t units, int64_t now_ns)
+{
+	uint8_t k[RESTOCK_KEY_LEN], v[RESTOCK_VAL_LEN];
+
+	item_key(k, item, tag, id);
+	put_be64(v, units);
+	put_be64(v + 8, (uint64_t)now_ns);
+	MDB_val key = mval(k, RESTOCK_KEY_LEN), data = mval(v, sizeof(v));
+	return store_lmdb_err(mdb_put(txn, st->items, &key, &data, 0));
+}
+
+int
+store_act_unsold(const struct sk_store_activity *a, const struct sk_store_ledger *led,
+		 uint64_t *unsold)
+{
+	uint64_t cap;
+
+	if (__builtin_add_overflow(sk_store_activity_base(a), a->added, &cap) || cap < a->removed ||
+	    cap - a->removed < sk_store_ledger_live(led))
+		return -ERANGE;
+	*unsold = cap - a->removed - sk_store_ledger_live(led);
+	return 0;
+}
+
 /*
  * stock_change - a restock (@tag ITEM_TAG_RESTOCK: added += @units) or a
  * removal (ITEM_TAG_REMOVAL: removed += @units, only unsold ones), once per
@@ -255,7 +286,6 @@ static int
 stock_change(struct sk_store *st, uint32_t item, uint8_t tag, uint64_t id, uint64_t units,
 	     int64_t now_ns)
 {
-	uint8_t k[RESTOCK_KEY_LEN], v[RESTOCK_VAL_LEN];
 	uint8_t other = tag == ITEM_TAG_RESTOCK ? ITEM_TAG_REMOVAL : ITEM_TAG_RESTOCK;
 	struct sk_store_activity a;
 	struct sk_store_ledger led;
@@ -288,15 +318,14 @@ stock_change(struct sk_store *st, uint32_t item, uint8_t tag, uint64_t id, uint6
 		goto out;
 	if (tag == ITEM_TAG_RESTOCK) {
 		if (__builtin_add_overflow(a.added, units, &a.added) ||
-		    __builtin_add_overflow(a.total, a.added, &cap)) {
+		    __builtin_add_overflow(sk_store_activity_base(&a), a.added, &cap)) {
 			rc = -EOVERFLOW;
 			goto out;
 		}
 	} else {
 		/* Only unsold units: what stays must cover the live orders. */
-		if (__builtin_add_overflow(a.total, a.added, &cap) || cap < a.removed ||
-		    cap - a.removed < units ||
-		    cap - a.removed - units < sk_store_ledger_live(&led)) {
+		uint64_t unsold;
+		if (store_act_unsold(&a, &led, &unsold) != 0 || unsold < units) {
 			rc = -ERANGE;
 			goto out;
 		}
@@ -306,11 +335,7 @@ stock_change(struct sk_store *st, uint32_t item, uint8_t tag, uint64_t id, uint6
 	rc = store_act_store(st, w.txn, &a);
 	if (rc != 0)
 		goto out;
-	item_key(k, item, tag, id);
-	put_be64(v, units);
-	put_be64(v + 8, (uint64_t)now_ns);
-	MDB_val key = mval(k, RESTOCK_KEY_LEN), data = mval(v, sizeof(v));
-	rc = store_lmdb_err(mdb_put(w.txn, st->items, &key, &data, 0));
+	rc = store_stock_record_put(st, w.txn, item, tag, id, units, now_ns);
 	struct sk_store_event ev = {.type = tag == ITEM_TAG_RESTOCK ? SK_STORE_EV_RESTOCKED
 								    : SK_STORE_EV_REMOVED,
 				    .item = item,

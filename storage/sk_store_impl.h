@@ -40,6 +40,7 @@
 #define ITEM_TAG_LEDGER	 1
 #define ITEM_TAG_RESTOCK 2
 #define ITEM_TAG_REMOVAL 3 /* schema 3 */
+#define ITEM_TAG_CLUSTER 4 /* the lease journal of a cluster activity */
 
 #define ORDER_KEY_LEN	 9 /* id, line */
 #define ORDER_VAL_LEN	 64
@@ -50,6 +51,7 @@
 #define RESTOCK_VAL_LEN	 16  /* units, time */
 #define ACT_VAL_LEN	 160 /* schema 3: removed, paused after schema 2's 144 */
 #define ACT_VAL_LEN_V2	 144
+#define ACT_FLAG_CLUSTER 0x01 /* v[77] (zero in older stores): a cluster activity */
 #define LEDGER_VAL_LEN	 48
 #define EVENT_KEY_LEN	 8
 #define EVENT_VAL_LEN	 40   /* without the request id (v[2] bytes after it) */
@@ -369,5 +371,19 @@ int store_ledger_store(struct sk_store *st, MDB_txn *txn, uint32_t item,
 int store_act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activity *a);
 /* store_act_store - write the definition of a->item in @txn. */
 int store_act_store(struct sk_store *st, MDB_txn *txn, const struct sk_store_activity *a);
+/*
+ * store_stock_record_put - record stock change @id of @item (restock or
+ * removal, by @tag) of @units in @txn (the caller checked @id is unused):
+ * 0 or an LMDB error.
+ */
+int store_stock_record_put(struct sk_store *st, MDB_txn *txn, uint32_t item, uint8_t tag,
+			   uint64_t id, uint64_t units, int64_t now_ns);
+/*
+ * store_act_unsold - the units of @a that no live order holds
+ * (base + added - removed - live): 0, or -ERANGE when the live orders hold
+ * more (a damaged ledger).
+ */
+int store_act_unsold(const struct sk_store_activity *a, const struct sk_store_ledger *led,
+		     uint64_t *unsold);
 
 #endif /* SK_STORE_IMPL_H */
