@@ -34,6 +34,7 @@ static const char *const outcome_names[SK_SECKILL__COUNT] = {
 	[SK_SECKILL_NOT_FOUND] = "not_found",
 	[SK_SECKILL_BAD_REQUEST] = "bad_request",
 	[SK_SECKILL_PAUSED] = "paused",
+	[SK_SECKILL_RESTOCKING] = "restocking",
 };
 
 const char *
@@ -127,6 +128,8 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_item, nlcores),
 		OFF(sk_item, dedup_off),
 		OFF(sk_item, dedup_mask),
+		OFF(sk_item, cluster),
+		OFF(sk_item, cluster_sold_out),
 		OFF(sk_item, pool),
 		OFF(sk_item, returned),
 		OFF(sk_item, added),

@@ -32,7 +32,7 @@
  * ABI version of the arena: bump it on any change the layout fingerprint
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
-#define SK_SHM_VERSION 4 /* 4: item state paused, end_ns moved by the control plane */
+#define SK_SHM_VERSION 5 /* 5: cluster items; 4: item state paused, end_ns moved */
 
 /**
  * How far the control plane got with one lcore's orders: every order of
@@ -72,6 +72,8 @@ enum sk_seckill_outcome {
 	SK_SECKILL_NOT_FOUND,	 /**< 404 unknown item */
 	SK_SECKILL_BAD_REQUEST,	 /**< 400 */
 	SK_SECKILL_PAUSED,	 /**< 503 "paused": an operator paused the sale */
+	SK_SECKILL_RESTOCKING,	 /**< 503 "restocking": a cluster item empty here, not
+				      everywhere (units may come from the pool) */
 	SK_SECKILL__COUNT
 };
 

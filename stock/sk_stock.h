@@ -83,6 +83,11 @@ struct sk_item {
 	uint32_t batch_max;	   /**< cap of one pool -> bucket refill */
 	uint64_t dedup_off;	   /**< first slot of this item's dedup slice */
 	uint64_t dedup_mask;	   /**< slice size - 1 (size is a power of two) */
+	uint32_t cluster;	   /**< 1: units leased from a cluster pool (docs/cluster.md):
+					an empty item is sold out only once @c cluster_sold_out says
+					so everywhere; until then buyers are told to retry */
+	_Atomic uint32_t cluster_sold_out; /**< 1: sold out on every appliance (set by the
+						control plane from the Redis broadcast) */
 
 	/* Cache line 1: shared counters, touched on refills and returns only. */
 	_Atomic uint64_t pool sk_cache_aligned; /**< units not yet in any bucket */
@@ -268,6 +273,19 @@ static inline bool
 sk_stock_is_sold_out(const struct sk_item *it)
 {
 	return atomic_load_explicit(&it->sold_out, memory_order_relaxed) != 0;
+}
+
+/**
+ * sk_stock_sold_out_everywhere - for an item that reads sold out: true if
+ * no appliance has a unit left either (always, for an item of one
+ * appliance), false if units may still come from the cluster pool. One
+ * relaxed load.
+ */
+static inline bool
+sk_stock_sold_out_everywhere(const struct sk_item *it)
+{
+	return it->cluster == 0 ||
+	       atomic_load_explicit(&it->cluster_sold_out, memory_order_relaxed) != 0;
 }
 
 /**

@@ -46,6 +46,7 @@ sk_preheat_item(struct sk_store *st, struct sk_shm *shm, const struct sk_store_a
 	if (rc != 0)
 		return rc;
 	it->total = base;
+	it->cluster = a->cluster ? 1 : 0;
 	atomic_store(&it->added, a->added);
 	/* Unseen, single-threaded: plain stores keep the invariant exact. */
 	atomic_store(&it->removed, a->removed);

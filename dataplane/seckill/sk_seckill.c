@@ -253,7 +253,7 @@ rate_limited(struct sk_seckill_lcore *lc, uint64_t wait, struct sk_seckill_reply
 }
 
 /*
- * holder_or - the answer to a buy of a sold-out or paused item: a holder's
+ * holder_or - the answer to a buy of a sold-out, restocking or paused item: a holder's
  * retry gets its order back (holder_order()); everyone else @refusal.
  */
 static enum sk_seckill_outcome
@@ -261,7 +261,8 @@ holder_or(struct sk_seckill_lcore *lc, const struct sk_item *it, const struct sk
 	  uint32_t client_ip, int64_t now_ns, uint64_t now_tsc, enum sk_seckill_outcome refusal,
 	  struct sk_seckill_reply *out)
 {
-	static const char body[] = "{\"status\":\"paused\"}";
+	static const char paused[] = "{\"status\":\"paused\"}";
+	static const char restocking[] = "{\"status\":\"restocking\"}";
 	uint64_t held, wait = 0;
 
 	switch (holder_order(lc, it, req, client_ip, now_ns, now_tsc, &held, &wait)) {
@@ -273,13 +274,18 @@ holder_or(struct sk_seckill_lcore *lc, const struct sk_item *it, const struct sk
 	default:
 		break;
 	}
+	if (refusal == SK_SECKILL_SOLD_OUT && !sk_stock_sold_out_everywhere(it))
+		refusal = SK_SECKILL_RESTOCKING; /* a cluster item: units may come */
 	if (refusal == SK_SECKILL_SOLD_OUT) {
 		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
 	} else {
-		/* 503 + Retry-After: the sale goes on once resumed. No printf:
-		 * a paused sale is refused as often as a sold-out one. */
-		memcpy(out->body, body, sizeof(body) - 1);
-		out->body_len = sizeof(body) - 1;
+		/* 503 + Retry-After: the sale goes on once resumed (or once
+		 * this appliance leased more units). No printf: these are
+		 * refused as often as a sold-out sale. */
+		bool p = refusal == SK_SECKILL_PAUSED;
+		size_t len = p ? sizeof(paused) - 1 : sizeof(restocking) - 1;
+		memcpy(out->body, p ? paused : restocking, len);
+		out->body_len = len;
 		out->status = 503;
 		out->retry_after = SK_SECKILL_PAUSED_RETRY_S;
 		out->canned = -1;
@@ -354,6 +360,9 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		return SK_SECKILL_LIMIT;
 	case SK_BUY_SOLD_OUT:
 	case SK_BUY_SHORT:
+		if (!sk_stock_sold_out_everywhere(it))
+			return holder_or(lc, it, req, client_ip, now_ns, now_tsc,
+					 SK_SECKILL_RESTOCKING, out);
 		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
 		return SK_SECKILL_SOLD_OUT;
 	case SK_BUY_CLOSED:
@@ -433,7 +442,9 @@ item_state(const struct sk_item *it, int64_t now_ns)
 		return "paused";
 	if (now_ns < it->start_ns)
 		return "scheduled";
-	return sk_stock_is_sold_out(it) ? "sold_out" : "open";
+	if (!sk_stock_is_sold_out(it))
+		return "open";
+	return sk_stock_sold_out_everywhere(it) ? "sold_out" : "restocking";
 }
 
 void

@@ -953,6 +953,55 @@ START_TEST(paused_answers)
 END_TEST
 
 /*
+ * A cluster item (docs/cluster.md) that runs empty here is not sold out
+ * until the cluster says so everywhere: buyers get 503 "restocking" with
+ * Retry-After (units may be leased or given back by another appliance),
+ * the item reads "restocking"; units leased again sell; the broadcast
+ * flag turns the answer into 410. Counted as outcome "restocking".
+ */
+START_TEST(cluster_restocking)
+{
+	struct sk_seckill_reply out;
+	struct sk_http_request r = req_user("42"), other = req_user("43"), third = req_user("44");
+	struct sk_item *it = sk_shm_item_find(T.arena.shm, 1);
+
+	it->cluster = 1;
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_WON);
+	ck_assert_int_eq(sk_stock_remove(it, 2, NULL), SK_STOCK_OK); /* given back */
+	ck_assert(sk_stock_is_sold_out(it));
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(buy("1", &other, &out), SK_SECKILL_RESTOCKING);
+		ck_assert_uint_eq(out.status, 503);
+		ck_assert_uint_eq(out.retry_after, 1);
+		ck_assert_uint_eq(out.order, 0);
+		body_is(&out, "{\"status\":\"restocking\"}");
+	}
+	/* The winner's retry still gets its order. */
+	ck_assert_int_eq(buy("1", &r, &out), SK_SECKILL_DUPLICATE);
+	sk_seckill_item(&T.lc, "1", 1, NOW_NS, &out);
+	body_is(&out, "{\"item\":1,\"state\":\"restocking\",\"remaining\":0,"
+		      "\"starts_at\":1799999999000,\"ends_at\":null}");
+	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_RESTOCKING], 2);
+	ck_assert_str_eq(sk_seckill_outcome_name(SK_SECKILL_RESTOCKING), "restocking");
+
+	/* A lease: the units sell again. */
+	ck_assert_int_eq(sk_stock_add(it, 1), 0);
+	ck_assert_int_eq(buy("1", &other, &out), SK_SECKILL_WON);
+	/* Empty again, and now sold out everywhere: 410. */
+	ck_assert_int_eq(buy("1", &third, &out), SK_SECKILL_RESTOCKING);
+	atomic_store(&it->cluster_sold_out, 1);
+	ck_assert_int_eq(buy("1", &third, &out), SK_SECKILL_SOLD_OUT);
+	ck_assert_uint_eq(out.status, 410);
+	sk_seckill_item(&T.lc, "1", 1, NOW_NS, &out);
+	ck_assert_ptr_nonnull(strstr(out.body, "\"state\":\"sold_out\""));
+	/* A single-appliance item ignores the cluster flag. */
+	it->cluster = 0;
+	atomic_store(&it->cluster_sold_out, 0);
+	ck_assert_int_eq(buy("1", &third, &out), SK_SECKILL_SOLD_OUT);
+}
+END_TEST
+
+/*
  * sk_buy() itself refuses a paused item (SK_BUY_PAUSED): the route's own
  * check may have read "active" just before the pause.
  */
@@ -990,6 +1039,7 @@ seckill_suite(void)
 	tcase_add_test(tc, requests_in_arena);
 	tcase_add_test(tc, paused_answers);
 	tcase_add_test(tc, buy_refuses_paused);
+	tcase_add_test(tc, cluster_restocking);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("auth");
