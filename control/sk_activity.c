@@ -18,6 +18,7 @@ static const char *const result_names[] = {
 	[SK_ACTIVITY_UNKNOWN] = "unknown",   [SK_ACTIVITY_NO_ROOM] = "no_room",
 	[SK_ACTIVITY_INVALID] = "invalid",   [SK_ACTIVITY_ENDED] = "ended",
 	[SK_ACTIVITY_SHORT] = "short",	     [SK_ACTIVITY_BUSY] = "busy",
+	[SK_ACTIVITY_CLUSTER] = "cluster",
 };
 
 const char *
@@ -124,9 +125,8 @@ sync_item(struct sk_control *ctl, const struct sk_store_activity *a, bool *chang
 	return 0;
 }
 
-/* resync - the arena's item of @item in line with the store after a change. */
-static void
-resync(struct sk_control *ctl, uint32_t item)
+void
+ctl_activity_resync(struct sk_control *ctl, uint32_t item)
 {
 	struct sk_store_activity a;
 	bool changed;
@@ -158,6 +158,8 @@ sk_control_activity_add(struct sk_control *ctl, const struct sk_store_activity *
 
 	if (!sk_activity_valid(a, now_ns, NULL))
 		return SK_ACTIVITY_INVALID;
+	if (a->cluster && !ctl->cluster)
+		return SK_ACTIVITY_CLUSTER;
 	lock(ctl);
 	rc = sk_store_activity_get(ctl->store, a->item, &cur, NULL);
 	if (rc == 0) {
@@ -227,7 +229,7 @@ sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now_ns)
 	if (rc == 0)
 		stat_add(&ctl->st.activities_closed, 1);
 	rc = rc == SK_STORE_UNCHANGED ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
-	resync(ctl, item);
+	ctl_activity_resync(ctl, item);
 out:
 	unlock(ctl);
 	return rc;
@@ -248,6 +250,10 @@ sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
 		goto out;
 	if (a.closed_ns != 0) {
 		rc = SK_ACTIVITY_CLOSED;
+		goto out;
+	}
+	if (a.cluster) {
+		rc = SK_ACTIVITY_CLUSTER;
 		goto out;
 	}
 	if (a.end_ns <= now_ns) {
@@ -280,7 +286,7 @@ sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
 	default:
 		goto out;
 	}
-	resync(ctl, item);
+	ctl_activity_resync(ctl, item);
 out:
 	unlock(ctl);
 	return rc;
@@ -302,6 +308,10 @@ sk_control_stock_remove(struct sk_control *ctl, uint32_t item, uint64_t request_
 	rc = activity_get(ctl, item, &a, now_ns);
 	if (rc != 0)
 		goto out;
+	if (a.cluster) {
+		rc = SK_ACTIVITY_CLUSTER;
+		goto out;
+	}
 	/* A repeat is answered from the store: the item table is not touched. */
 	rc = sk_store_activity_removal(ctl->store, item, request_id, &had);
 	if (rc == 0 || rc == -EEXIST) {
@@ -378,7 +388,8 @@ sk_control_activity_pause(struct sk_control *ctl, uint32_t item, bool paused, in
 		goto out;
 	}
 	rc = rc == SK_STORE_UNCHANGED ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
-	resync(ctl, item); /* also after "unchanged": a crash may have left it behind */
+	ctl_activity_resync(ctl,
+			    item); /* also after "unchanged": a crash may have left it behind */
 out:
 	unlock(ctl);
 	return rc;
@@ -421,7 +432,7 @@ sk_control_activity_extend(struct sk_control *ctl, uint32_t item, int64_t end_ns
 	default:
 		goto out;
 	}
-	resync(ctl, item);
+	ctl_activity_resync(ctl, item);
 out:
 	unlock(ctl);
 	return rc;

@@ -42,11 +42,14 @@ enum sk_activity_result {
 	SK_ACTIVITY_SHORT,     /**< fewer units unsold than asked: nothing removed */
 	SK_ACTIVITY_BUSY,      /**< the buyers moved the units faster than a removal
 				    could gather them: nothing removed, retry */
+	SK_ACTIVITY_CLUSTER,   /**< a cluster sale's units live in the Redis pool:
+				    no restock or removal here; or a cluster sale
+				    asked of a control plane without a cluster */
 };
 
 /**
  * sk_activity_result_name - "done", "unchanged", "conflict", "closed",
- * "unknown", "no_room", "invalid", "ended", "short", "busy"; "error" for a
+ * "unknown", "no_room", "invalid", "ended", "short", "busy", "cluster"; "error" for a
  * negative value. Static.
  */
 const char *sk_activity_result_name(int result);
@@ -162,6 +165,46 @@ int sk_control_activity_pause(struct sk_control *ctl, uint32_t item, bool paused
  */
 int sk_control_activity_extend(struct sk_control *ctl, uint32_t item, int64_t end_ns,
 			       int64_t now_ns);
+
+/*
+ * A cluster activity's stock moves (docs/cluster.md), for the member
+ * (sk_member.h): each is the lease journal's step (sk_store_cluster.h)
+ * under the write lock, with the item table kept in line. Errors are the
+ * store's (negative errnos, SK_STORE_UNCHANGED for an op ended before).
+ */
+
+/** sk_control_cluster_lease_begin - sk_store_cluster_lease_begin() under the lock. */
+int sk_control_cluster_lease_begin(struct sk_control *ctl, uint32_t item, uint64_t want,
+				   int64_t now_ns, uint64_t *seq);
+
+/**
+ * sk_control_cluster_lease_end - sk_store_cluster_lease_end(), then the
+ * granted units go on sale in the item table (a sold-out item reopens).
+ */
+int sk_control_cluster_lease_end(struct sk_control *ctl, uint32_t item, uint64_t seq,
+				 uint64_t granted, int64_t now_ns);
+
+/**
+ * sk_control_cluster_giveback_begin - take @p units unsold units off sale:
+ * the item table first (sk_stock_remove(): never units sold or in a buyer's
+ * hands), then sk_store_cluster_giveback_begin(); if the store refuses, the
+ * units go back on sale.
+ * @return 0, -EAGAIN (the buyers moved the units faster: retry), -ERANGE
+ *         (fewer unsold units), or an error of the store.
+ */
+int sk_control_cluster_giveback_begin(struct sk_control *ctl, uint32_t item, uint64_t units,
+				      int64_t now_ns, uint64_t *seq);
+
+/** sk_control_cluster_giveback_end - sk_store_cluster_giveback_end() under the lock. */
+int sk_control_cluster_giveback_end(struct sk_control *ctl, uint32_t item, uint64_t seq,
+				    int64_t now_ns);
+
+/**
+ * sk_control_cluster_enable - this control plane is a cluster member: it
+ * accepts cluster activities (sk_control_activity_add() refuses them with
+ * SK_ACTIVITY_CLUSTER otherwise). Call before the admin API starts.
+ */
+void sk_control_cluster_enable(struct sk_control *ctl);
 
 /** What one sk_control_preheat() did. */
 struct sk_control_preheat_info {

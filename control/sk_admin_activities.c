@@ -16,7 +16,8 @@
 #include "sk_admin_impl.h"
 
 static const char *const activity_keys[] = {
-	"item", "name", "total", "price", "per_user_limit", "start_ns", "end_ns", "pay_timeout_ns",
+	"item",	    "name",   "total",		"price",   "per_user_limit",
+	"start_ns", "end_ns", "pay_timeout_ns", "cluster",
 };
 
 /* activity_from_json - a new activity from a request body (defaults filled). */
@@ -76,6 +77,12 @@ activity_from_json(json_t *o, struct sk_store_activity *a, struct sk_admin_reply
 		return false;
 	if (json_object_get(o, "pay_timeout_ns") != NULL)
 		a->pay_timeout_ns = (int64_t)v;
+	m = json_object_get(o, "cluster");
+	if (m != NULL && !json_is_boolean(m)) {
+		*rc = adm_reply_error(r, 400, "cluster: must be true or false");
+		return false;
+	}
+	a->cluster = m != NULL && json_is_true(m);
 	m = json_object_get(o, "name");
 	if (m != NULL && !json_is_string(m)) {
 		*rc = adm_reply_error(r, 400, "name: must be a string");
@@ -101,6 +108,7 @@ activity_from_json(json_t *o, struct sk_store_activity *a, struct sk_admin_reply
 struct refusals {
 	const char *conflict; /* SK_ACTIVITY_CONFLICT */
 	const char *ended;    /* SK_ACTIVITY_ENDED */
+	const char *cluster;  /* SK_ACTIVITY_CLUSTER; NULL: the stock-change wording */
 };
 
 /*
@@ -137,6 +145,14 @@ activity_reply(struct sk_control *ctl, uint64_t id, int res, unsigned done_statu
 		return adm_reply_error(r, 503,
 				       "the buyers moved the units faster than the removal could "
 				       "gather them: nothing removed, retry");
+	case SK_ACTIVITY_CLUSTER:
+		return adm_reply_error(
+			r, 409,
+			why->cluster != NULL
+				? why->cluster
+				: "a cluster sale: its units live in the Redis pool and "
+				  "come here as leases (docs/cluster.md); no restock or "
+				  "removal on one appliance");
 	case SK_ACTIVITY_UNKNOWN:
 		return adm_reply_error(r, 404, "unknown activity");
 	case SK_ACTIVITY_NO_ROOM:
@@ -176,7 +192,9 @@ adm_post_activity(struct sk_control *ctl, const char *body, size_t len, struct s
 	static const struct refusals why = {
 		.conflict = "the activity exists with another definition (an activity does not "
 			    "change: restock it, or close it and use a new item id)",
-		.ended = "the sale has ended"};
+		.ended = "the sale has ended",
+		.cluster = "cluster: this control plane is not a cluster member (start it with "
+			   "--redis and --cluster-member)"};
 	return activity_reply(ctl, a.item,
 			      sk_control_activity_add(ctl, &a, sk_clock_ns(CLOCK_REALTIME)), 201,
 			      &why, r);

@@ -52,14 +52,14 @@ adm_item_json(const struct sk_control_item *it)
 	}
 	if (it->has_activity) {
 		const struct sk_store_activity *a = &it->activity;
-		act = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:I,s:b,s:b,s:I}", "name",
+		act = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:I,s:b,s:b,s:I,s:b}", "name",
 				a->name, "total", adm_jint(a->total), "added", adm_jint(a->added),
 				"removed", adm_jint(a->removed), "price", adm_jint(a->price),
 				"per_user_limit", adm_jint(a->per_user_limit), "start_ns",
 				(json_int_t)a->start_ns, "end_ns", (json_int_t)a->end_ns,
 				"pay_timeout_ns", (json_int_t)a->pay_timeout_ns, "closed",
 				a->closed_ns != 0, "paused", a->paused_ns != 0, "paused_ns",
-				(json_int_t)a->paused_ns);
+				(json_int_t)a->paused_ns, "cluster", a->cluster);
 	}
 	json_object_set_new(o, "activity", act != NULL ? act : json_null());
 	const struct sk_store_ledger *l = &it->ledger;

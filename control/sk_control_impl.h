@@ -60,6 +60,7 @@ struct sk_control {
 
 	struct ctl_reconcile *rec; /* the periodic reconcile's state (sk_control_reconcile.c) */
 	bool attached;		   /* arena and rings found by name (DPDK secondary) */
+	bool cluster;		   /* a cluster member: cluster activities allowed */
 
 	uint32_t preheat_failed_last;	     /* failures of the last preheat pass (log once) */
 	sk_control_metrics_fn extra_metrics; /* more metrics, or NULL */
@@ -116,6 +117,12 @@ void ctl_release_cancelled(struct sk_control *ctl, const struct sk_store_line *l
  * @lines (replay, repair). True if its status changed.
  */
 bool ctl_sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, unsigned n);
+
+/*
+ * ctl_activity_resync - the arena's item of @item in line with the store
+ * after a change (restocks, removals, pause, end, close). Write lock held.
+ */
+void ctl_activity_resync(struct sk_control *ctl, uint32_t item);
 
 /*
  * The periodic reconcile's state (sk_control_reconcile.c): made by
