@@ -18,6 +18,10 @@
  * it from one thread at a time. Calls block for at most the configured
  * timeout. Not for the dataplane.
  *
+ * Every call on an item but sk_cpool_init() returns -ENOENT when the item
+ * has no pool (sk_cpool_init() first); lease, give back, sync and dry also
+ * when this member is not one of the item's members.
+ *
  * Errors shared by every call on a connection:
  *   -ENOTCONN  Redis is down or the connection broke; the op may or may not
  *              have been applied (resend it with the same seq once up);
@@ -37,6 +41,8 @@
 #define SK_CPOOL_MEMBER_MAX 32
 /** Most members in one cluster. */
 #define SK_CPOOL_MEMBERS_MAX 16
+/** Most units of one item (2^53: the scripts' Lua numbers are doubles). */
+#define SK_CPOOL_UNITS_MAX (UINT64_C(1) << 53)
 
 /** How to reach Redis, and who we are. */
 struct sk_cpool_config {
@@ -87,12 +93,20 @@ void sk_cpool_close(struct sk_cpool *p);
 bool sk_cpool_up(const struct sk_cpool *p);
 
 /**
+ * sk_cpool_errstr - the text of the last error of @p p (Redis' or the
+ * script's words, e.g. "lease: STALE op 3 of a is below its last op 5"), ""
+ * after a call that succeeded. Valid until the next call on @p p; for a
+ * log line.
+ */
+const char *sk_cpool_errstr(const struct sk_cpool *p);
+
+/**
  * sk_cpool_init - create item @p item's pool with @p total units if Redis
  * lacks it (fenced at epoch 1: every member syncs before the first grant),
  * and (re)add @p members. Idempotent.
  * @return 0, -EEXIST (the pool exists with another total), -EINVAL (0
- *         members, more than SK_CPOOL_MEMBERS_MAX, a bad id, total 0), or a
- *         shared error.
+ *         members, more than SK_CPOOL_MEMBERS_MAX, a bad id, total 0 or
+ *         above SK_CPOOL_UNITS_MAX), or a shared error.
  */
 int sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char *const *members,
 		  uint32_t n);
@@ -105,8 +119,8 @@ int sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char 
  *         replayed, even while fenced), -EAGAIN (fenced: nothing applied;
  *         sync first), -ESTALE (@p seq is lower than this member's last op),
  *         -EEXIST (@p seq was used by another op kind or size), -ENOENT (no
- *         pool: sk_cpool_init() first), -EINVAL (@p want or @p seq 0), or a
- *         shared error.
+ *         pool, or not a member), -EINVAL (@p want or @p seq 0), or a
+ *         shared error. @p want above SK_CPOOL_UNITS_MAX counts as that.
  */
 int sk_cpool_lease(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t want,
 		   uint64_t *granted);
@@ -125,18 +139,27 @@ int sk_cpool_giveback(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t 
  * sk_cpool_sync - while fenced at @p epoch: this member holds @p held units
  * (its durable word, pending give-backs included). When every member has
  * synced @p epoch the pool is rebuilt (free = total - sum held) and unfenced.
+ * A sync of the current epoch while not fenced changes nothing (0,
+ * unfenced). A fence also voids every dry report (Redis may have lost
+ * one): after its sync, a member whose local stock is empty reports it
+ * again with sk_cpool_dry() (the item is not declared sold out until every
+ * member with a lease has).
  * @param unfenced  [out] true if the item is not fenced after the call
  * @return 0, -ESTALE (@p epoch is not the current one: read the view and
- *         sync again), -EOVERFLOW (the members hold more than total: the item
- *         stays fenced; an alarm), -ENOENT, or a shared error.
+ *         sync again), -EOVERFLOW (the members hold more than total, or
+ *         @p held is above SK_CPOOL_UNITS_MAX: the item stays fenced; an
+ *         alarm; a later sync of a member with a smaller word retries),
+ *         -ENOENT, or a shared error.
  */
 int sk_cpool_sync(struct sk_cpool *p, uint32_t item, uint64_t epoch, uint64_t held, bool *unfenced);
 
 /**
  * sk_cpool_dry - this member has @p local_units unsold units of @p item
- * (called when its local stock runs out, and when units come back). Sets
- * the sold-out flag (publish) once the pool and every member are empty;
- * clears it (publish) when units are back.
+ * (called when its local stock runs out, when units come back, and after
+ * each sync). Sets the sold-out flag (publish) once the pool is empty, not
+ * fenced, and every member holding a lease reported 0 since its last grant;
+ * clears it (publish) when units are back (@p local_units > 0, or a give
+ * back). A lease of g > 0 voids the member's dry report.
  * @param sold_out  [out] the flag after the call; may be NULL
  * @param version   [out] its version; may be NULL
  * @return 0, -ENOENT, or a shared error.
@@ -147,6 +170,9 @@ int sk_cpool_dry(struct sk_cpool *p, uint32_t item, uint64_t local_units, bool *
 /**
  * sk_cpool_view - read item @p item's pool (for seckillctl and the
  * member's own decisions). Fences the item first if Redis restarted.
+ * member[] lists the members, then anyone else still counted in the
+ * leases (a forgotten member: its units stay counted), so that
+ * total == free + sum(held) when not fenced.
  * @return 0, -ENOENT, -ENOSPC (more than SK_CPOOL_MEMBERS_MAX members), or
  *         a shared error.
  */
@@ -155,8 +181,13 @@ int sk_cpool_view(struct sk_cpool *p, uint32_t item, struct sk_cpool_view *v);
 /**
  * sk_cpool_forget - the operator declares member @p member gone for good,
  * holding @p held units (its last word): counts as its sync for the
- * current epoch, and it is removed from the members.
- * @return 0, -ENOENT (no pool or no such member), or a shared error.
+ * current epoch, and it is removed from the members; its lease becomes
+ * @p held (those units stay counted). Not fenced, free changes by the
+ * difference between its lease and @p held.
+ * @return 0, -ENOENT (no pool or no such member), -EINVAL (a bad id),
+ *         -EOVERFLOW (not fenced: free would go below 0, nothing applied;
+ *         fenced: applied, but the members hold more than total and the
+ *         item stays fenced), or a shared error.
  */
 int sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint64_t held);
 
@@ -179,11 +210,19 @@ int sk_cpool_sub_open(struct sk_cpool_sub **out, const struct sk_cpool_config *c
 /** sk_cpool_sub_close - disconnect and free (NULL is fine). */
 void sk_cpool_sub_close(struct sk_cpool_sub *s);
 
+/** sk_cpool_sub_errstr - like sk_cpool_errstr(), for the subscriber. */
+const char *sk_cpool_sub_errstr(const struct sk_cpool_sub *s);
+
 /**
  * sk_cpool_sub_poll - wait up to @p timeout_ms for broadcasts and call
- * @p cb for each (in order of arrival). After a (re)connect the caller must
- * read the state keys again (a broadcast sent while down is lost; the keys
- * are not): @p resubscribed tells it.
+ * @p cb for each (in order of arrival); returns as soon as some were
+ * delivered. After a (re)connect the caller must read the state keys
+ * again (a broadcast sent while down is lost; the keys are not):
+ * @p resubscribed tells it, and the call returns right after subscribing.
+ * While down it waits for the backoff (within @p timeout_ms) before it
+ * reconnects, so a loop of polls does not spin. A message on the channel
+ * that is not a broadcast of this module is skipped.
+ * @param resubscribed  [out] may be NULL
  * @return the number of events delivered (>= 0), or a shared error (the
  *         next poll reconnects within the backoff).
  */

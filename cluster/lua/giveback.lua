@@ -1,0 +1,24 @@
+-- giveback: ARGV[4] seq, ARGV[5] units. free += units, the member's lease
+-- -= units (never below 0). Reopens a sold-out item. Returns units.
+if not fence_check() then
+  return redis.error_reply('NOPOOL item ' .. ITEM)
+end
+if not is_member(MEMBER) then
+  return redis.error_reply('NOMEMBER ' .. MEMBER .. ' of item ' .. ITEM)
+end
+local st, v = op_check('give', ARGV[4], ARGV[5])
+if st == 'replay' then
+  return tonumber(v)
+elseif st == 'err' then
+  return redis.error_reply(v)
+end
+local u, held = tonumber(ARGV[5]), num(redis.call('HGET', LEASES, MEMBER))
+if u > held then
+  return redis.error_reply('HELD ' .. MEMBER .. ' holds ' .. fmt(held) .. ' units of item ' ..
+    ITEM .. ', cannot give back ' .. ARGV[5])
+end
+redis.call('HINCRBY', POOL, 'free', ARGV[5])
+redis.call('HINCRBY', LEASES, MEMBER, fmt(-u))
+redis.call('HSET', OPS, MEMBER, ARGV[4] .. ':give:' .. ARGV[5] .. ':' .. ARGV[5])
+settle()
+return u

@@ -1,0 +1,18 @@
+-- sync: ARGV[4] epoch, ARGV[5] held. While fenced at that epoch: the
+-- member's durable word. 1 if the item is unfenced after the call, else 0.
+if not fence_check() then
+  return redis.error_reply('NOPOOL item ' .. ITEM)
+end
+if not is_member(MEMBER) then
+  return redis.error_reply('NOMEMBER ' .. MEMBER .. ' of item ' .. ITEM)
+end
+local p = redis.call('HMGET', POOL, 'epoch', 'fenced')
+if p[1] ~= ARGV[4] then
+  return redis.error_reply('EPOCH item ' .. ITEM .. ' is at epoch ' .. tostring(p[1]))
+end
+if p[2] ~= '1' then
+  return 1
+end
+redis.call('HSET', LEASES, MEMBER, ARGV[5])
+redis.call('HSET', SYNCED, MEMBER, ARGV[4])
+return rebuild()

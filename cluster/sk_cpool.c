@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_cpool.c - one member's client of the cluster pool (docs/cluster.md):
+ * the scripts loaded at connect (SCRIPT LOAD) and called with EVALSHA
+ * (loaded again after a NOSCRIPT), their replies parsed, their errors
+ * mapped to the errnos of sk_cpool.h.
+ *
+ * Every script gets the same seven keys of the item and the same first
+ * three arguments (channel, item, member): see cluster/lua/common.lua.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_cpool_impl.h"
+
+#define NKEYS	 7
+#define KEY_MAX	 (SK_CPOOL_PREFIX_MAX + 32)
+#define ARGS_MAX (3 + NKEYS + 3 + 2 + SK_CPOOL_MEMBERS_MAX)
+
+struct sk_cpool {
+	struct sk_cpool_link link;
+	char prefix[SK_CPOOL_PREFIX_MAX + 1];
+	char member[SK_CPOOL_MEMBER_MAX + 1];
+	char sha[SK_CPOOL_NSCRIPTS][41]; /**< of this connection's SCRIPT LOADs */
+};
+
+/* ------------------------------------------------------------ lifecycle */
+
+int
+sk_cpool_open(struct sk_cpool **out, const struct sk_cpool_config *cfg)
+{
+	struct sk_cpool *p;
+	int rc;
+
+	*out = NULL;
+	rc = sk_cpool_config_check(cfg);
+	if (rc != 0)
+		return rc;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	rc = sk_cpool_link_init(&p->link, cfg);
+	if (rc != 0) {
+		sk_cpool_close(p);
+		return rc;
+	}
+	snprintf(p->prefix, sizeof(p->prefix), "%s", cfg->prefix != NULL ? cfg->prefix : "seckill");
+	snprintf(p->member, sizeof(p->member), "%s", cfg->member);
+	*out = p;
+	return 0;
+}
+
+void
+sk_cpool_close(struct sk_cpool *p)
+{
+	if (p == NULL)
+		return;
+	sk_cpool_link_fini(&p->link);
+	free(p);
+}
+
+bool
+sk_cpool_up(const struct sk_cpool *p)
+{
+	return p->link.up;
+}
+
+const char *
+sk_cpool_errstr(const struct sk_cpool *p)
+{
+	return p->link.err;
+}
+
+/* --------------------------------------------------------- the scripts */
+
+/* load: SCRIPT LOAD script @i on the connection, keep its SHA1. */
+static int
+load(struct sk_cpool *p, enum sk_cpool_script i)
+{
+	redisReply *r = redisCommand(p->link.c, "SCRIPT LOAD %s", sk_cpool_lua[i]);
+	int e = errno;
+
+	if (r == NULL)
+		return sk_cpool_link_fail(&p->link, e);
+	if (r->type != REDIS_REPLY_STRING || r->len != 40) {
+		sk_cpool_link_seterr(&p->link, "SCRIPT LOAD %s: %s", sk_cpool_lua_names[i],
+				     r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+		freeReplyObject(r);
+		return sk_cpool_link_fail(&p->link, 0);
+	}
+	memcpy(p->sha[i], r->str, 40);
+	p->sha[i][40] = '\0';
+	freeReplyObject(r);
+	return 0;
+}
+
+/* ensure: connected with every script loaded, or why not. */
+static int
+ensure(struct sk_cpool *p)
+{
+	int rc = sk_cpool_link_connect(&p->link);
+
+	if (rc <= 0)
+		return rc;
+	for (int i = 0; i < SK_CPOOL_NSCRIPTS; i++) {
+		rc = load(p, (enum sk_cpool_script)i);
+		if (rc != 0)
+			return rc;
+	}
+	sk_cpool_link_ok(&p->link);
+	return 0;
+}
+
+/* The first word of a script's error, and its errno. */
+static const struct {
+	const char *word;
+	int err;
+} errmap[] = {
+	{"FENCED", -EAGAIN},	{"STALE", -ESTALE},  {"EPOCH", -ESTALE},
+	{"SEQ", -EEXIST},	{"TOTAL", -EEXIST},  {"NOPOOL", -ENOENT},
+	{"NOMEMBER", -ENOENT},	{"HELD", -ERANGE},   {"OVERSOLD", -EOVERFLOW},
+	{"LOADING", -ENOTCONN}, {"BUSY", -ENOTCONN}, {"MASTERDOWN", -ENOTCONN},
+	{"OOM", -ENOMEM},
+};
+
+static int
+map_error(const char *s)
+{
+	for (size_t i = 0; i < sizeof(errmap) / sizeof(errmap[0]); i++) {
+		size_t n = strlen(errmap[i].word);
+
+		if (strncmp(s, errmap[i].word, n) == 0 && (s[n] == ' ' || s[n] == '\0'))
+			return errmap[i].err;
+	}
+	return -EPROTO;
+}
+
+/*
+ * eval: run script @s on item @item with @nextra more arguments; on 0
+ * *@out is the reply (freeReplyObject()), a script error is mapped (its
+ * text kept for sk_cpool_errstr()).
+ */
+static int
+eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
+     int nextra, redisReply **out)
+{
+	char keys[NKEYS][KEY_MAX], channel[KEY_MAX], item_s[16];
+	static const char *const suffix[] = {"pool", "leases", "ops", "synced", "members"};
+	const char *argv[ARGS_MAX];
+	redisReply *r = NULL;
+	int argc = 0, rc;
+
+	*out = NULL;
+	if (nextra < 0 || 3 + NKEYS + 3 + nextra > ARGS_MAX)
+		return -EINVAL;
+	rc = ensure(p);
+	if (rc != 0)
+		return rc;
+	for (int i = 0; i < 5; i++)
+		snprintf(keys[i], KEY_MAX, "%s:{%" PRIu32 "}:%s", p->prefix, item, suffix[i]);
+	snprintf(keys[5], KEY_MAX, "%s:soldout:{%" PRIu32 "}", p->prefix, item);
+	snprintf(keys[6], KEY_MAX, "%s:{%" PRIu32 "}:dry", p->prefix, item);
+	snprintf(channel, sizeof(channel), "%s:soldout", p->prefix);
+	snprintf(item_s, sizeof(item_s), "%" PRIu32, item);
+	argv[argc++] = "EVALSHA";
+	argv[argc++] = NULL; /* the SHA1, below */
+	argv[argc++] = "7";
+	for (int i = 0; i < NKEYS; i++)
+		argv[argc++] = keys[i];
+	argv[argc++] = channel;
+	argv[argc++] = item_s;
+	argv[argc++] = p->member;
+	for (int i = 0; i < nextra; i++)
+		argv[argc++] = extra[i];
+	/* Twice at most: a NOSCRIPT (SCRIPT FLUSH, a failover) loads it again. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int e;
+
+		argv[1] = p->sha[s];
+		r = redisCommandArgv(p->link.c, argc, argv, NULL);
+		e = errno;
+		if (r == NULL)
+			return sk_cpool_link_fail(&p->link, e);
+		if (attempt == 0 && r->type == REDIS_REPLY_ERROR &&
+		    strncmp(r->str, "NOSCRIPT", 8) == 0) {
+			freeReplyObject(r);
+			r = NULL;
+			rc = load(p, s);
+			if (rc != 0)
+				return rc;
+			continue;
+		}
+		break;
+	}
+	sk_cpool_link_ok(&p->link);
+	if (r->type == REDIS_REPLY_ERROR) {
+		rc = map_error(r->str);
+		sk_cpool_link_seterr(&p->link, "%s: %s", sk_cpool_lua_names[s], r->str);
+		freeReplyObject(r);
+		return rc;
+	}
+	p->link.err[0] = '\0';
+	*out = r;
+	return 0;
+}
+
+/* int_reply: the script's integer reply (>= 0), or -EPROTO. */
+static int
+int_reply(struct sk_cpool *p, redisReply *r, uint64_t *v)
+{
+	int rc = 0;
+
+	if (r->type == REDIS_REPLY_INTEGER && r->integer >= 0) {
+		*v = (uint64_t)r->integer;
+	} else {
+		sk_cpool_link_seterr(&p->link, "unexpected reply type %d", r->type);
+		rc = -EPROTO;
+	}
+	freeReplyObject(r);
+	return rc;
+}
+
+static void
+u64s(char *buf, size_t cap, uint64_t v)
+{
+	snprintf(buf, cap, "%" PRIu64, v);
+}
+
+/* ------------------------------------------------------------ the calls */
+
+int
+sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char *const *members,
+	      uint32_t n)
+{
+	const char *extra[1 + SK_CPOOL_MEMBERS_MAX];
+	char total_s[24];
+	redisReply *r;
+	uint64_t created;
+	int rc;
+
+	if (n == 0 || n > SK_CPOOL_MEMBERS_MAX || total == 0 || total > SK_CPOOL_UNITS_MAX)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!sk_cpool_member_valid(members[i]))
+			return -EINVAL;
+		extra[1 + i] = members[i];
+	}
+	u64s(total_s, sizeof(total_s), total);
+	extra[0] = total_s;
+	rc = eval(p, SK_CPOOL_INIT, item, extra, (int)n + 1, &r);
+	if (rc != 0)
+		return rc;
+	return int_reply(p, r, &created);
+}
+
+/* op: a lease or a give back (the same idempotency in the scripts). */
+static int
+op(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, uint64_t seq, uint64_t units,
+   uint64_t *result)
+{
+	char seq_s[24], units_s[24];
+	const char *extra[2] = {seq_s, units_s};
+	redisReply *r;
+	int rc;
+
+	u64s(seq_s, sizeof(seq_s), seq);
+	u64s(units_s, sizeof(units_s), units);
+	rc = eval(p, s, item, extra, 2, &r);
+	if (rc != 0)
+		return rc;
+	return int_reply(p, r, result);
+}
+
+int
+sk_cpool_lease(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t want, uint64_t *granted)
+{
+	*granted = 0;
+	if (seq == 0 || want == 0)
+		return -EINVAL;
+	if (want > SK_CPOOL_UNITS_MAX)
+		want = SK_CPOOL_UNITS_MAX;
+	return op(p, SK_CPOOL_LEASE, item, seq, want, granted);
+}
+
+int
+sk_cpool_giveback(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t units)
+{
+	uint64_t back;
+
+	if (seq == 0 || units == 0)
+		return -EINVAL;
+	if (units > SK_CPOOL_UNITS_MAX)
+		return -ERANGE; /* nobody holds that many */
+	return op(p, SK_CPOOL_GIVEBACK, item, seq, units, &back);
+}
+
+int
+sk_cpool_sync(struct sk_cpool *p, uint32_t item, uint64_t epoch, uint64_t held, bool *unfenced)
+{
+	char epoch_s[24], held_s[24];
+	const char *extra[2] = {epoch_s, held_s};
+	redisReply *r;
+	uint64_t v;
+	int rc;
+
+	*unfenced = false;
+	if (held > SK_CPOOL_UNITS_MAX)
+		return -EOVERFLOW;
+	u64s(epoch_s, sizeof(epoch_s), epoch);
+	u64s(held_s, sizeof(held_s), held);
+	rc = eval(p, SK_CPOOL_SYNC, item, extra, 2, &r);
+	if (rc != 0)
+		return rc;
+	rc = int_reply(p, r, &v);
+	*unfenced = rc == 0 && v == 1;
+	return rc;
+}
+
+int
+sk_cpool_dry(struct sk_cpool *p, uint32_t item, uint64_t local_units, bool *sold_out,
+	     uint64_t *version)
+{
+	char units_s[24];
+	const char *extra[1] = {units_s};
+	redisReply *r;
+	int rc;
+
+	u64s(units_s, sizeof(units_s), local_units);
+	rc = eval(p, SK_CPOOL_DRY, item, extra, 1, &r);
+	if (rc != 0)
+		return rc;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER ||
+	    r->element[1]->type != REDIS_REPLY_INTEGER || r->element[1]->integer < 0) {
+		sk_cpool_link_seterr(&p->link, "dry: unexpected reply");
+		freeReplyObject(r);
+		return -EPROTO;
+	}
+	if (sold_out != NULL)
+		*sold_out = r->element[0]->integer == 1;
+	if (version != NULL)
+		*version = (uint64_t)r->element[1]->integer;
+	freeReplyObject(r);
+	return 0;
+}
+
+int
+sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint64_t held)
+{
+	char held_s[24];
+	const char *extra[2] = {member, held_s};
+	redisReply *r;
+	uint64_t v;
+	int rc;
+
+	if (!sk_cpool_member_valid(member))
+		return -EINVAL;
+	if (held > SK_CPOOL_UNITS_MAX)
+		return -EOVERFLOW;
+	u64s(held_s, sizeof(held_s), held);
+	rc = eval(p, SK_CPOOL_FORGET, item, extra, 2, &r);
+	if (rc != 0)
+		return rc;
+	return int_reply(p, r, &v);
+}
+
+/* -------------------------------------------------------------- the view */
+
+/* str_u64: a decimal string element (NIL: 0) into @v; false if neither. */
+static bool
+str_u64(const redisReply *e, uint64_t *v)
+{
+	char *end;
+
+	if (e->type == REDIS_REPLY_NIL) {
+		*v = 0;
+		return true;
+	}
+	if (e->type != REDIS_REPLY_STRING || e->len == 0 || e->len > 20 || e->str[0] == '-')
+		return false;
+	errno = 0;
+	*v = strtoull(e->str, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* view_slot: the index of @name in @v's member arrays, added if new. */
+static int
+view_slot(struct sk_cpool_view *v, const redisReply *name)
+{
+	if (name->type != REDIS_REPLY_STRING || name->len == 0 || name->len > SK_CPOOL_MEMBER_MAX)
+		return -EPROTO;
+	for (uint32_t i = 0; i < v->members; i++) {
+		if (strcmp(v->member[i], name->str) == 0)
+			return (int)i;
+	}
+	if (v->members == SK_CPOOL_MEMBERS_MAX)
+		return -ENOSPC;
+	memcpy(v->member[v->members], name->str, name->len + 1);
+	return (int)v->members++;
+}
+
+static int
+view_parse(const redisReply *r, struct sk_cpool_view *v)
+{
+	uint64_t f[7];
+	const redisReply *pool, *mem, *leases, *synced;
+
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 4)
+		return -EPROTO;
+	pool = r->element[0];
+	mem = r->element[1];
+	leases = r->element[2];
+	synced = r->element[3];
+	if (pool->type != REDIS_REPLY_ARRAY || pool->elements != 7 ||
+	    mem->type != REDIS_REPLY_ARRAY || leases->type != REDIS_REPLY_ARRAY ||
+	    leases->elements % 2 != 0 || synced->type != REDIS_REPLY_ARRAY ||
+	    synced->elements % 2 != 0)
+		return -EPROTO;
+	for (int i = 0; i < 7; i++) {
+		if (!str_u64(pool->element[i], &f[i]))
+			return -EPROTO;
+	}
+	*v = (struct sk_cpool_view){.total = f[0],
+				    .free = f[1],
+				    .epoch = f[2],
+				    .fenced = f[3] != 0,
+				    .sold_out = f[4] != 0,
+				    .version = f[5],
+				    .want_ms = (int64_t)f[6]};
+	/* The members first, then whoever else still holds a lease (forgotten). */
+	for (size_t i = 0; i < mem->elements; i++) {
+		int k = view_slot(v, mem->element[i]);
+
+		if (k < 0)
+			return k;
+	}
+	for (size_t i = 0; i < leases->elements; i += 2) {
+		int k = view_slot(v, leases->element[i]);
+
+		if (k < 0)
+			return k;
+		if (!str_u64(leases->element[i + 1], &v->held[k]))
+			return -EPROTO;
+	}
+	for (size_t i = 0; i < synced->elements; i += 2) {
+		int k = view_slot(v, synced->element[i]);
+
+		if (k < 0)
+			return k;
+		if (!str_u64(synced->element[i + 1], &v->synced[k]))
+			return -EPROTO;
+	}
+	return 0;
+}
+
+int
+sk_cpool_view(struct sk_cpool *p, uint32_t item, struct sk_cpool_view *v)
+{
+	redisReply *r;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	rc = eval(p, SK_CPOOL_VIEW, item, NULL, 0, &r);
+	if (rc != 0)
+		return rc;
+	rc = view_parse(r, v);
+	if (rc == -EPROTO)
+		sk_cpool_link_seterr(&p->link, "view: unexpected reply");
+	else if (rc == -ENOSPC)
+		sk_cpool_link_seterr(&p->link, "view: more than %d members", SK_CPOOL_MEMBERS_MAX);
+	freeReplyObject(r);
+	return rc;
+}

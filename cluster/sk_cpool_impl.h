@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * sk_cpool_impl.h - what the files of cluster/ share and nobody else sees:
+ * the embedded scripts (generated from cluster/lua/ by embed_lua.py), and
+ * one Redis connection with its reconnect backoff (sk_cpool_link), used by
+ * the client (sk_cpool.c) and the subscriber (sk_cpool_sub.c).
+ *
+ * Thread-safety: a link is one thread's, like the handle that owns it.
+ */
+#ifndef SK_CPOOL_IMPL_H
+#define SK_CPOOL_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hiredis/hiredis.h>
+
+#include "sk_cpool.h"
+
+/** The scripts, in the order cluster/meson.build gives them to embed_lua.py. */
+enum sk_cpool_script {
+	SK_CPOOL_INIT,
+	SK_CPOOL_LEASE,
+	SK_CPOOL_GIVEBACK,
+	SK_CPOOL_SYNC,
+	SK_CPOOL_DRY,
+	SK_CPOOL_VIEW,
+	SK_CPOOL_FORGET,
+	SK_CPOOL_NSCRIPTS
+};
+
+/** Each script's Lua source: cluster/lua/common.lua + cluster/lua/<name>.lua. */
+extern const char *const sk_cpool_lua[SK_CPOOL_NSCRIPTS];
+/** Each script's name ("lease", ...), for error texts. */
+extern const char *const sk_cpool_lua_names[SK_CPOOL_NSCRIPTS];
+
+/** First and last delay between failed connects (ms). */
+#define SK_CPOOL_BACKOFF_MIN_MS 100
+#define SK_CPOOL_BACKOFF_MAX_MS 5000
+/** Longest key prefix. */
+#define SK_CPOOL_PREFIX_MAX 64
+/** Room for the last error text (sk_cpool_errstr()). */
+#define SK_CPOOL_ERR_MAX 256
+
+/** One Redis connection and when it may be tried again. */
+struct sk_cpool_link {
+	redisContext *c;	    /**< NULL while down */
+	char *host;		    /**< owned copy, or NULL */
+	char *unix_path;	    /**< owned copy, or NULL */
+	int port;		    /**< TCP port */
+	int timeout_ms;		    /**< connect and per-call timeout */
+	int backoff_ms;		    /**< the next delay after a failure */
+	int64_t next_try_ms;	    /**< no connect before this (monotonic ms) */
+	bool up;		    /**< the last call reached Redis */
+	char err[SK_CPOOL_ERR_MAX]; /**< the last error, "" if none */
+};
+
+/** sk_cpool_now_ms - CLOCK_MONOTONIC in ms. */
+int64_t sk_cpool_now_ms(void);
+
+/**
+ * sk_cpool_config_check - -EINVAL if @p cfg is not usable (no member or a
+ * bad one, no unix path and no host/port, timeout <= 0, a prefix that is
+ * empty, too long or holds a brace, a blank or a control character), else 0.
+ */
+int sk_cpool_config_check(const struct sk_cpool_config *cfg);
+
+/** sk_cpool_link_init - copy @p cfg's address. 0 or -ENOMEM. */
+int sk_cpool_link_init(struct sk_cpool_link *l, const struct sk_cpool_config *cfg);
+
+/** sk_cpool_link_fini - disconnect and free the copies. */
+void sk_cpool_link_fini(struct sk_cpool_link *l);
+
+/**
+ * sk_cpool_link_connect - connect if down and the backoff allows it.
+ * @return 1 if connected by this call (the caller loads what it needs and
+ *         calls sk_cpool_link_ok() or sk_cpool_link_fail()), 0 if it was up,
+ *         -ENOTCONN (in backoff, or the connect failed: backoff doubled),
+ *         -ENOMEM.
+ */
+int sk_cpool_link_connect(struct sk_cpool_link *l);
+
+/** sk_cpool_link_ok - a call reached Redis: up, backoff back to its minimum. */
+void sk_cpool_link_ok(struct sk_cpool_link *l);
+
+/**
+ * sk_cpool_link_fail - the connection broke or timed out (hiredis' error in
+ * its context, or a reply this module cannot use): drop it, schedule the
+ * next try, keep the error text.
+ * @param err_no  errno right after hiredis failed (EAGAIN: the socket
+ *                timeout fired), or 0
+ * @return -ETIMEDOUT for a timeout, else -ENOTCONN.
+ */
+int sk_cpool_link_fail(struct sk_cpool_link *l, int err_no);
+
+/** sk_cpool_link_seterr - keep printf-style error text in @p l->err. */
+void sk_cpool_link_seterr(struct sk_cpool_link *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* SK_CPOOL_IMPL_H */
