@@ -97,7 +97,8 @@ load(struct sk_cpool *p, enum sk_cpool_script i)
 	return 0;
 }
 
-/* ensure: connected with every script loaded, or why not. */
+/* ensure: connected with every script loaded (1 if connected just now, 0
+ * if it was), or why not. */
 static int
 ensure(struct sk_cpool *p)
 {
@@ -111,7 +112,7 @@ ensure(struct sk_cpool *p)
 			return rc;
 	}
 	sk_cpool_link_ok(&p->link);
-	return 0;
+	return 1;
 }
 
 /* The first word of a script's error, and its errno. */
@@ -138,6 +139,9 @@ map_error(const char *s)
 	return -EPROTO;
 }
 
+static int eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item,
+		       const char *const *extra, int nextra, redisReply **out);
+
 /*
  * eval: run script @s on item @item with @nextra more arguments; on 0
  * *@out is the reply (freeReplyObject()), a script error is mapped (its
@@ -147,18 +151,34 @@ static int
 eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
      int nextra, redisReply **out)
 {
+	struct sk_cpool_nopipe np;
+	int rc;
+
+	sk_cpool_nopipe_begin(&np);
+	rc = eval_locked(p, s, item, extra, nextra, out);
+	sk_cpool_nopipe_end(&np);
+	return rc;
+}
+
+/* eval_locked: eval() with SIGPIPE held back. */
+static int
+eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
+	    int nextra, redisReply **out)
+{
 	char keys[NKEYS][KEY_MAX], channel[KEY_MAX], item_s[16];
 	static const char *const suffix[] = {"pool", "leases", "ops", "synced", "members"};
 	const char *argv[ARGS_MAX];
 	redisReply *r = NULL;
+	bool fresh, stale_retried = false, noscript_retried = false;
 	int argc = 0, rc;
 
 	*out = NULL;
 	if (nextra < 0 || 3 + NKEYS + 3 + nextra > ARGS_MAX)
 		return -EINVAL;
 	rc = ensure(p);
-	if (rc != 0)
+	if (rc < 0)
 		return rc;
+	fresh = rc == 1;
 	for (int i = 0; i < 5; i++)
 		snprintf(keys[i], KEY_MAX, "%s:{%" PRIu32 "}:%s", p->prefix, item, suffix[i]);
 	snprintf(keys[5], KEY_MAX, "%s:soldout:{%" PRIu32 "}", p->prefix, item);
@@ -175,17 +195,35 @@ eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *cons
 	argv[argc++] = p->member;
 	for (int i = 0; i < nextra; i++)
 		argv[argc++] = extra[i];
-	/* Twice at most: a NOSCRIPT (SCRIPT FLUSH, a failover) loads it again. */
-	for (int attempt = 0; attempt < 2; attempt++) {
+	/*
+	 * Three times at most: a connection that sat idle and broke (Redis
+	 * restarted meanwhile) is made again at once, once, ignoring the
+	 * backoff (not after a timeout: that would double the wait); a
+	 * NOSCRIPT (SCRIPT FLUSH, a failover) loads the script again, once.
+	 * Either way the op is resent: every script is idempotent.
+	 */
+	for (int attempt = 0; attempt < 3; attempt++) {
 		int e;
 
 		argv[1] = p->sha[s];
 		r = redisCommandArgv(p->link.c, argc, argv, NULL);
 		e = errno;
-		if (r == NULL)
-			return sk_cpool_link_fail(&p->link, e);
-		if (attempt == 0 && r->type == REDIS_REPLY_ERROR &&
+		if (r == NULL) {
+			rc = sk_cpool_link_fail(&p->link, e);
+			if (fresh || rc == -ETIMEDOUT || stale_retried)
+				return rc;
+			stale_retried = true;
+			p->link.next_try_ms = 0;
+			p->link.backoff_ms = SK_CPOOL_BACKOFF_MIN_MS;
+			rc = ensure(p);
+			if (rc < 0)
+				return rc;
+			fresh = true;
+			continue;
+		}
+		if (!noscript_retried && r->type == REDIS_REPLY_ERROR &&
 		    strncmp(r->str, "NOSCRIPT", 8) == 0) {
+			noscript_retried = true;
 			freeReplyObject(r);
 			r = NULL;
 			rc = load(p, s);
@@ -195,6 +233,8 @@ eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *cons
 		}
 		break;
 	}
+	if (r == NULL)
+		return -EPROTO; /* not reached: the last attempt returns or breaks */
 	sk_cpool_link_ok(&p->link);
 	if (r->type == REDIS_REPLY_ERROR) {
 		rc = map_error(r->str);

@@ -11,6 +11,7 @@
 #ifndef SK_CPOOL_IMPL_H
 #define SK_CPOOL_IMPL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -93,6 +94,23 @@ void sk_cpool_link_ok(struct sk_cpool_link *l);
  * @return -ETIMEDOUT for a timeout, else -ENOTCONN.
  */
 int sk_cpool_link_fail(struct sk_cpool_link *l, int err_no);
+
+/**
+ * struct sk_cpool_nopipe - SIGPIPE held back in the calling thread while
+ * hiredis writes (it uses write(), not MSG_NOSIGNAL): a Redis that died
+ * must not kill the member with SIGPIPE. A SIGPIPE raised meanwhile is
+ * consumed; one that was pending before is left alone.
+ */
+struct sk_cpool_nopipe {
+	sigset_t old;
+	bool pending;
+};
+
+/** sk_cpool_nopipe_begin - block SIGPIPE in this thread. */
+void sk_cpool_nopipe_begin(struct sk_cpool_nopipe *np);
+
+/** sk_cpool_nopipe_end - consume our SIGPIPE, restore the mask. */
+void sk_cpool_nopipe_end(struct sk_cpool_nopipe *np);
 
 /** sk_cpool_link_seterr - keep printf-style error text in @p l->err. */
 void sk_cpool_link_seterr(struct sk_cpool_link *l, const char *fmt, ...)

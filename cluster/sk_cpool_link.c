@@ -8,6 +8,8 @@
  * otherwise the caller gets -ENOTCONN at once.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,32 @@ sk_cpool_config_check(const struct sk_cpool_config *cfg)
 		}
 	}
 	return 0;
+}
+
+void
+sk_cpool_nopipe_begin(struct sk_cpool_nopipe *np)
+{
+	sigset_t pipe, pend;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	np->pending = sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE) == 1;
+	pthread_sigmask(SIG_BLOCK, &pipe, &np->old);
+}
+
+void
+sk_cpool_nopipe_end(struct sk_cpool_nopipe *np)
+{
+	sigset_t pipe, pend;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	if (!np->pending && sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE) == 1) {
+		struct timespec zero = {0, 0};
+
+		sigtimedwait(&pipe, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &np->old, NULL);
 }
 
 void

@@ -67,7 +67,7 @@ sk_cpool_sub_errstr(const struct sk_cpool_sub *s)
 
 /* subscribe: connect (backoff permitting) and SUBSCRIBE. 0 or an error. */
 static int
-subscribe(struct sk_cpool_sub *s)
+subscribe_locked(struct sk_cpool_sub *s)
 {
 	redisReply *r;
 	int rc = sk_cpool_link_connect(&s->link), e;
@@ -89,6 +89,18 @@ subscribe(struct sk_cpool_sub *s)
 	freeReplyObject(r);
 	sk_cpool_link_ok(&s->link);
 	return 0;
+}
+
+static int
+subscribe(struct sk_cpool_sub *s)
+{
+	struct sk_cpool_nopipe np;
+	int rc;
+
+	sk_cpool_nopipe_begin(&np);
+	rc = subscribe_locked(s);
+	sk_cpool_nopipe_end(&np);
+	return rc;
 }
 
 /* parse_event: a message payload into @ev; false if it is not ours. */
