@@ -656,6 +656,41 @@ START_TEST(killed_backoff)
 }
 END_TEST
 
+/* A Redis that takes the connection and never answers: -ETIMEDOUT after
+ * the configured timeout, not a hang. The listener never accepts (the
+ * kernel completes unix connects up to the backlog). */
+START_TEST(timeout)
+{
+	struct sk_cpool_config c = cfg_of("a");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sk_cpool *p;
+	long long t0, dt;
+	int fd, rc, n;
+
+	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/mute.sock", dir);
+	ck_assert(n > 0 && (size_t)n < sizeof(sa.sun_path));
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	c.unix_path = sa.sun_path;
+	c.timeout_ms = 300;
+	ck_assert_int_eq(sk_cpool_open(&p, &c), 0);
+	t0 = now_ms();
+	rc = sk_cpool_view(p, ITEM, &(struct sk_cpool_view){0});
+	dt = now_ms() - t0;
+	ck_assert_msg(rc == -ETIMEDOUT, "view: %d (%s)", rc, sk_cpool_errstr(p));
+	ck_assert_msg(dt >= 250 && dt < 5000, "timed out after %lld ms", dt);
+	ck_assert(strstr(sk_cpool_errstr(p), "timed out") != NULL);
+	/* In backoff now: the next call fails at once. */
+	t0 = now_ms();
+	ck_assert_int_eq(sk_cpool_view(p, ITEM, &(struct sk_cpool_view){0}), -ENOTCONN);
+	ck_assert_int_lt(now_ms() - t0, 250);
+	sk_cpool_close(p);
+	close(fd);
+}
+END_TEST
+
 START_TEST(restart_fences)
 {
 	struct sk_cpool *a = open_member("a"), *b = open_member("b");
@@ -974,6 +1009,7 @@ cpool_suite(void)
 	tcase_add_test(t, giveback);
 	tcase_add_test(t, sold_out_and_reopen);
 	tcase_add_test(t, killed_backoff);
+	tcase_add_test(t, timeout);
 	tcase_add_test(t, restart_fences);
 	tcase_add_test(t, lost_grants);
 	tcase_add_test(t, total_loss);
