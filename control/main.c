@@ -35,6 +35,7 @@
 #include "sk_exporter.h"
 #include "sk_payments_consumer.h"
 #include "sk_control.h"
+#include "sk_member.h"
 #include "sk_reconcile.h"
 
 #define PROG "seckill-control"
@@ -68,6 +69,10 @@ struct opts {
 	const char *kafka_orders, *kafka_events;
 	const char *kafka_payments; /* topic consumed; NULL = the default */
 	const char *kafka_group;    /* its consumer group; NULL = the default */
+	char *redis;		    /* cluster member: "HOST:PORT" or "unix:PATH"; NULL = alone */
+	const char *member;
+	char *members;
+	int64_t idle_ms;
 };
 
 static void
@@ -94,6 +99,12 @@ usage(FILE *f)
 		"(default " SK_PAYMENTS_TOPIC_DEFAULT ")\n"
 		"  --kafka-payments-group G  its consumer group (default " SK_PAYMENTS_GROUP_DEFAULT
 		")\n"
+		"  --redis HOST:PORT|unix:PATH  be a cluster member: lease cluster sales' units\n"
+		"                          from this Redis (docs/cluster.md)\n"
+		"  --cluster-member ID     this member's id ([a-z0-9_-], 1..32 chars)\n"
+		"  --cluster-members A,B   every member's id, this one included\n"
+		"  --cluster-idle-ms N     give unsold units back after N ms without a sale\n"
+		"                          (default 5000)\n"
 		"  --help                  this text\n"
 		"\n"
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
@@ -119,6 +130,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_KAFKA_EVENTS,
 		O_KAFKA_PAYMENTS,
 		O_KAFKA_GROUP,
+		O_REDIS,
+		O_MEMBER,
+		O_MEMBERS,
+		O_IDLE,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -135,6 +150,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"kafka-events-topic", required_argument, NULL, O_KAFKA_EVENTS},
 		{"kafka-payments-topic", required_argument, NULL, O_KAFKA_PAYMENTS},
 		{"kafka-payments-group", required_argument, NULL, O_KAFKA_GROUP},
+		{"redis", required_argument, NULL, O_REDIS},
+		{"cluster-member", required_argument, NULL, O_MEMBER},
+		{"cluster-members", required_argument, NULL, O_MEMBERS},
+		{"cluster-idle-ms", required_argument, NULL, O_IDLE},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -206,6 +225,23 @@ parse_opts(int argc, char **argv, struct opts *o)
 				bad = c == O_KAFKA_ORDERS ? "--kafka-orders-topic"
 							  : "--kafka-events-topic";
 			break;
+		case O_REDIS:
+			o->redis = optarg;
+			break;
+		case O_MEMBER:
+			o->member = optarg;
+			if (!sk_cpool_member_valid(optarg))
+				bad = "--cluster-member";
+			break;
+		case O_MEMBERS:
+			o->members = optarg;
+			break;
+		case O_IDLE:
+			if (sk_parse_i64(optarg, 100, INT64_C(1) << 40, &v))
+				o->idle_ms = v;
+			else
+				bad = "--cluster-idle-ms";
+			break;
 		case O_KAFKA_PAYMENTS:
 		case O_KAFKA_GROUP:
 			*(c == O_KAFKA_PAYMENTS ? &o->kafka_payments : &o->kafka_group) = optarg;
@@ -237,8 +273,50 @@ parse_opts(int argc, char **argv, struct opts *o)
 		sk_log(PROG, "--store DIR is required (see --help)");
 		return -1;
 	}
+	if ((o->redis != NULL) != (o->member != NULL) || (o->redis != NULL) != (o->members != NULL)) {
+		sk_log(PROG, "a cluster member needs --redis, --cluster-member and --cluster-members "
+			     "together (see --help)");
+		return -1;
+	}
 	if (o->admin_port == 0 && o->admin_socket == NULL)
 		sk_log(PROG, "admin API disabled (--admin-port 0 and no --admin-socket)");
+	return 0;
+}
+
+/*
+ * member_start - the cluster member of @o (nothing without --redis): 0, or
+ * -1 with the reason logged.
+ */
+static int
+member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
+{
+	struct sk_member_conf mc = {.redis = {.member = o->member, .timeout_ms = 1000},
+				    .idle_ns = o->idle_ms * 1000000};
+	int rc;
+
+	if (o->redis == NULL)
+		return 0;
+	if (sk_member_parse_redis(o->redis, &mc.redis) != 0) {
+		sk_log(PROG, "bad value for --redis: HOST:PORT or unix:PATH (see --help)");
+		return -1;
+	}
+	rc = sk_member_parse_members(o->members, &mc);
+	if (rc != 0) {
+		sk_log(PROG, "bad value for --cluster-members: %s",
+		       rc == -E2BIG ? "more than 16 members"
+				    : "ids of [a-z0-9_-], 1..32 chars, comma-separated, no repeat");
+		return -1;
+	}
+	rc = sk_member_start(out, ctl, &mc);
+	if (rc != 0) {
+		sk_log(PROG, "cluster member: %s",
+		       rc == -EINVAL ? "--cluster-member is not one of --cluster-members"
+				     : strerror(-rc));
+		return -1;
+	}
+	sk_log(PROG, "cluster member %s of %s, redis %s%s", o->member, o->members,
+	       mc.redis.unix_path != NULL ? "unix:" : "",
+	       mc.redis.unix_path != NULL ? mc.redis.unix_path : o->redis);
 	return 0;
 }
 
@@ -445,6 +523,7 @@ main(int argc, char **argv)
 	struct sk_admin *admin = NULL;
 	struct sk_exporter *exporter = NULL;
 	struct sk_payments *payments = NULL;
+	struct sk_member *member = NULL;
 	char **ev = NULL;
 	struct opts o;
 	int dd = argc, eal_argc, rc, status = EXIT_FAILURE, lock_fd = -1;
@@ -510,6 +589,9 @@ main(int argc, char **argv)
 		}
 	}
 
+	/* Before the admin API: it reads the member. */
+	if (member_start(&member, ctl, &o) != 0)
+		goto out;
 	if (o.admin_port != 0 || o.admin_socket != NULL) {
 		char err[SK_CONTROL_ERR_MAX];
 		struct sk_admin_conf ac = {.tcp = o.admin_port != 0,
@@ -543,6 +625,9 @@ main(int argc, char **argv)
 out:
 	sk_payments_stop(payments);
 	sk_admin_stop(admin);
+	/* Unsold cluster units back to the pool while the dataplane runs
+	 * (bounded), then the member goes. */
+	sk_member_stop(member, 3 * S);
 	/* What the final drain committed goes out too (bounded). */
 	sk_exporter_stop(exporter, 5000);
 	sk_control_close(ctl);

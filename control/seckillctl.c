@@ -37,6 +37,7 @@ static const char *const copt_names[O__N] = {
 	[O_REQUEST] = "--request",	 [O_PAY_TIMEOUT] = "--pay-timeout",
 	[O_REQUEST_ID] = "--request-id", [O_USER] = "--user",
 	[O_STATE] = "--state",		 [O_AFTER] = "--after",
+	[O_CLUSTER] = "--cluster",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -64,6 +65,8 @@ static const char *const main_help =
 	"  stock remove ID N take N unsold units of item ID off the sale\n"
 	"  metrics           the Prometheus metrics, as served\n"
 	"  reconcile         check each item's counters against each other and LMDB\n"
+	"                    (and a cluster item's Redis pool: total == free + leases)\n"
+	"  cluster show ID   a cluster item: the Redis pool, leases by member, sold-out\n"
 	"\n"
 	"options (anywhere on the line):\n"
 	"  --port N          admin API TCP port on 127.0.0.1\n"
@@ -142,8 +145,21 @@ static const char *const reconcile_help =
 	"  total + added - removed == remaining + sold - returned   (stock accounting)\n"
 	"  LMDB live units == sold - returned                       (store vs arena)\n"
 	"  added, removed == the LMDB activity's                    (restocks, removals)\n"
+	"and for every cluster item (docs/cluster.md), from its Redis pool\n"
+	"  total == free + the leases of every member               (global sum)\n"
+	"  this member's lease == what its LMDB says it holds       (member vs pool)\n"
+	"(run it against each member's control plane to check every member).\n"
 	"The check is repeated up to 3 times, 300 ms apart, so orders still queued\n"
 	"in the rings do not count as a mismatch. Exit 1 on a mismatch.\n";
+
+static const char *const cluster_help =
+	"usage: " PROG " cluster show ID\n"
+	"\n"
+	"The cluster item ID as this member sees it (docs/cluster.md): the Redis\n"
+	"pool (total, free, epoch, fenced, sold-out flag and version), the leases\n"
+	"of every member, this member's durable word (LMDB) and pending op, and\n"
+	"the two checks of 'reconcile'. Exit 4 if this control plane is not a\n"
+	"cluster member or does not follow item ID.\n";
 
 static const char *const activity_help =
 	"usage: " PROG " activity add ID --total N [--price P] [--limit L] [--name TEXT]\n"
@@ -199,6 +215,9 @@ static const char *const activity_add_help =
 	"  --start TIME       when the sale opens, default now\n"
 	"  --end TIME         when it ends, default never\n"
 	"  --pay-timeout S    seconds an order may stay unpaid (0: the daemon's default)\n"
+	"  --cluster          a cluster sale (docs/cluster.md): --total is the global\n"
+	"                     total in Redis, this appliance sells what it leases;\n"
+	"                     add it with the same definition on every member\n"
 	"TIME: now, +N[smhd] (from now), unix seconds, or YYYY-MM-DDTHH:MM:SSZ (UTC);\n"
 	"--end also takes 'never'.\n"
 	"Exit 0 created (or already there, same definition), 5 exists otherwise or\n"
@@ -300,8 +319,8 @@ usage_error(const char *help, const char *fmt, ...)
 /* ------------------------------------------------------- the command table */
 
 #define ACTIVITY_ADD_OPTS                                                                          \
-	(1u << O_TOTAL | 1u << O_PRICE | 1u << O_LIMIT | 1u << O_NAME | 1u << O_START |            \
-	 1u << O_END | 1u << O_PAY_TIMEOUT)
+	(1u << O_CLUSTER | 1u << O_TOTAL | 1u << O_PRICE | 1u << O_LIMIT | 1u << O_NAME |          \
+	 1u << O_START | 1u << O_END | 1u << O_PAY_TIMEOUT)
 
 static const struct ctl_cmd commands[] = {
 	{"order", NULL, ARGS_NONE, 0, order_help, NULL},
@@ -328,6 +347,8 @@ static const struct ctl_cmd commands[] = {
 	{"stock", "remove", ARGS_ITEM_UNITS, 1u << O_REQUEST_ID, stock_help, cmd_stock_remove},
 	{"metrics", NULL, ARGS_NONE, 0, metrics_help, cmd_metrics},
 	{"reconcile", NULL, ARGS_NONE, 0, reconcile_help, cmd_reconcile},
+	{"cluster", NULL, ARGS_NONE, 0, cluster_help, NULL},
+	{"cluster", "show", ARGS_ITEM_ID, 0, cluster_help, cmd_cluster_show},
 };
 
 /* The words a command takes, by enum ctl_args. */
@@ -469,8 +490,13 @@ main(int argc, char **argv)
 		} else if (a[0] == '-' && a[1] == '-' && copt_index(a) >= 0) {
 			int k = copt_index(a);
 			size_t nl = strlen(copt_names[k]);
-			const char *v =
-				a[nl] == '=' ? a + nl + 1 : (i + 1 < argc ? argv[++i] : NULL);
+			const char *v = k == O_CLUSTER ? (a[nl] == '\0' ? "1" : NULL)
+					: a[nl] == '=' ? a + nl + 1
+						       : (i + 1 < argc ? argv[++i] : NULL);
+			if (k == O_CLUSTER && v == NULL) {
+				ex = usage_error(main_help, "--cluster takes no value");
+				goto out;
+			}
 			if (v == NULL) {
 				ex = usage_error(main_help, "%s needs a value", copt_names[k]);
 				goto out;

@@ -51,6 +51,7 @@ enum copt {
 	O_USER,
 	O_STATE,
 	O_AFTER,
+	O_CLUSTER, /* a flag: no value ("1" when given) */
 	O__N
 };
 
@@ -122,5 +123,6 @@ int cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_stock_remove(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_metrics(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_cluster_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 
 #endif /* SECKILLCTL_H */

@@ -87,6 +87,8 @@ cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 		json_object_set_new(body, "start_ns", json_integer(start));
 	if (body != NULL && end != INT64_MAX)
 		json_object_set_new(body, "end_ns", json_integer(end));
+	if (body != NULL && o[O_CLUSTER] != NULL)
+		json_object_set_new(body, "cluster", json_true());
 	char what[64];
 	snprintf(what, sizeof(what), "activity %s", id_s);
 	int ex = api(c, "POST", "/v1/activities", body, what, answer_use(c), &j);

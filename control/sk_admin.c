@@ -131,6 +131,14 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 				       ? adm_post_extend(ctl, id, body, body_len, r)
 				       : not_allowed(r, "POST");
 	}
+	if (strncmp(path, "/v1/cluster/items/", 18) == 0) {
+		id = parse_id(path + 18, &rest);
+		if (id == 0 || *rest != '\0')
+			return adm_reply_error(r, id == 0 ? 400 : 404,
+					       id == 0 ? "bad item id" : "not found");
+		return is_get(method) ? adm_get_cluster_item(ctl, id, r)
+				      : not_allowed(r, "GET, HEAD");
+	}
 	if (strcmp(path, "/v1/orders") == 0 || strcmp(path, "/v1/orders/") == 0)
 		return is_get(method) ? adm_get_orders(ctl, query, r) : not_allowed(r, "GET, HEAD");
 	if (strncmp(path, "/v1/orders/", 11) == 0) {

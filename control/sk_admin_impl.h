@@ -71,6 +71,8 @@ int adm_refund_order(struct sk_control *ctl, uint64_t id, const char *body, size
 /* adm_item_json - the JSON object of one item (arena, activity, ledger); NULL: no memory. */
 json_t *adm_item_json(const struct sk_control_item *it);
 int adm_get_items(struct sk_control *ctl, struct sk_admin_reply *r);
+/* adm_get_cluster_item - GET /v1/cluster/items/{id}: the member's view of a cluster item. */
+int adm_get_cluster_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
 int adm_get_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
 int adm_get_activities(struct sk_control *ctl, struct sk_admin_reply *r);
 int adm_get_activity(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);

@@ -61,6 +61,8 @@ struct sk_control {
 	struct ctl_reconcile *rec; /* the periodic reconcile's state (sk_control_reconcile.c) */
 	bool attached;		   /* arena and rings found by name (DPDK secondary) */
 	bool cluster;		   /* a cluster member: cluster activities allowed */
+	struct sk_member *member;  /* the member (sk_member.h), or NULL; set before the
+				      admin API starts, cleared after it stopped */
 
 	uint32_t preheat_failed_last;	     /* failures of the last preheat pass (log once) */
 	sk_control_metrics_fn extra_metrics; /* more metrics, or NULL */

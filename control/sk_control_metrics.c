@@ -15,6 +15,7 @@
 
 #include "sk_control.h"
 #include "sk_control_impl.h"
+#include "sk_member.h"
 #include "sk_dpmetrics.h"
 #include "sk_prom.h"
 #include "sk_reconcile.h"
@@ -278,6 +279,8 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 		m.err = sk_dpmetrics_write(ctl->shm, out);
 	if (m.err == 0 && ctl->extra_metrics != NULL)
 		m.err = ctl->extra_metrics(ctl->extra_arg, out);
+	if (m.err == 0 && ctl->member != NULL)
+		m.err = sk_member_metrics(ctl->member, out);
 	if (fflush(out) != 0)
 		m.err = -EIO;
 	return m.err;

@@ -137,6 +137,7 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_item, bucket),
 		SZ(sk_bucket),
 		OFF(sk_bucket, sold),
+		OFF(sk_bucket, restocking),
 		SZ(sk_dedup_slot),
 		OFF(sk_dedup_slot, ctl),
 		OFF(sk_dedup_slot, order),

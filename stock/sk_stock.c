@@ -381,6 +381,16 @@ sk_stock_sold(const struct sk_item *it)
 	return s - ld(&it->returned);
 }
 
+uint64_t
+sk_stock_restocking(const struct sk_item *it)
+{
+	uint64_t s = 0;
+
+	for (uint32_t i = 0; i < it->nlcores; i++)
+		s += atomic_load_explicit(&it->bucket[i].restocking, memory_order_relaxed);
+	return s;
+}
+
 bool
 sk_stock_check(const struct sk_item *it)
 {

@@ -59,8 +59,11 @@ enum sk_item_state {
 
 /** One lcore's share of an item: written mostly by its owner. */
 struct sk_bucket {
-	_Atomic uint64_t avail; /**< units ready to sell; owner and thieves CAS it */
-	_Atomic uint64_t sold;	/**< units sold by this lcore; owner writes only */
+	_Atomic uint64_t avail;	     /**< units ready to sell; owner and thieves CAS it */
+	_Atomic uint64_t sold;	     /**< units sold by this lcore; owner writes only */
+	_Atomic uint64_t restocking; /**< buys of a cluster item answered "restocking" by
+					  this lcore (its demand while empty here); owner
+					  writes only */
 } sk_cache_aligned;
 
 /**
@@ -287,6 +290,26 @@ sk_stock_sold_out_everywhere(const struct sk_item *it)
 	return it->cluster == 0 ||
 	       atomic_load_explicit(&it->cluster_sold_out, memory_order_relaxed) != 0;
 }
+
+/**
+ * sk_stock_count_restocking - lcore @p lcore answered a buy of cluster item
+ * @p it "restocking" (the demand the control plane leases for). Owner-only
+ * relaxed add: no contention, no atomic read-modify-write.
+ */
+static inline void
+sk_stock_count_restocking(struct sk_item *it, unsigned lcore)
+{
+	_Atomic uint64_t *c = &it->bucket[lcore].restocking;
+
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/**
+ * sk_stock_restocking - the "restocking" answers of @p it over every lcore
+ * (a snapshot). Any thread.
+ */
+uint64_t sk_stock_restocking(const struct sk_item *it);
 
 /**
  * sk_stock_check - check the accounting invariant of a quiescent item.

@@ -276,6 +276,8 @@ holder_or(struct sk_seckill_lcore *lc, const struct sk_item *it, const struct sk
 	}
 	if (refusal == SK_SECKILL_SOLD_OUT && !sk_stock_sold_out_everywhere(it))
 		refusal = SK_SECKILL_RESTOCKING; /* a cluster item: units may come */
+	if (refusal == SK_SECKILL_RESTOCKING)
+		sk_stock_count_restocking((struct sk_item *)it, lc->buy.lcore);
 	if (refusal == SK_SECKILL_SOLD_OUT) {
 		canned(out, 410, SK_HTTP_CANNED_SOLD_OUT);
 	} else {

@@ -982,6 +982,7 @@ START_TEST(cluster_restocking)
 	body_is(&out, "{\"item\":1,\"state\":\"restocking\",\"remaining\":0,"
 		      "\"starts_at\":1799999999000,\"ends_at\":null}");
 	ck_assert_uint_eq(sk_shm_lstats(T.arena.shm, 0)->buy_outcome[SK_SECKILL_RESTOCKING], 2);
+	ck_assert_uint_eq(sk_stock_restocking(it), 2); /* the demand the control plane sees */
 	ck_assert_str_eq(sk_seckill_outcome_name(SK_SECKILL_RESTOCKING), "restocking");
 
 	/* A lease: the units sell again. */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The cluster member: the control plane's side of docs/cluster.md. One
+ * thread that keeps each cluster activity's local stock fed from the Redis
+ * pool (leases at preheat and under the low-water mark, sized by the
+ * selling rate), gives unsold units back when the sale here stops (idle,
+ * closed, ended, paused, shutting down, or another member is dry), resends
+ * the lease journal's pending op after a crash, syncs after a fence, and
+ * carries the sold-out broadcast to the dataplane's item table.
+ *
+ * Every stock move is durable first (sk_activity.h's cluster calls, over
+ * the store's lease journal): Redis down means selling what is held, never
+ * more.
+ *
+ * Thread-safety: sk_member_start() and sk_member_stop() from the thread
+ * that owns the control plane; sk_member_metrics() and sk_member_view()
+ * from any thread (the admin API's).
+ */
+#ifndef SK_MEMBER_H
+#define SK_MEMBER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sk_control.h"
+#include "sk_cpool.h"
+
+/** Most cluster activities one member follows. */
+#define SK_MEMBER_ITEMS_MAX 64
+
+/** How a member runs. */
+struct sk_member_conf {
+	struct sk_cpool_config redis;		   /**< where Redis is, and this member's id */
+	const char *members[SK_CPOOL_MEMBERS_MAX]; /**< every member's id (this one too) */
+	uint32_t nmembers;
+	int64_t idle_ns; /**< give back after this long without a sale (0: 5 s) */
+	int64_t tick_ns; /**< the loop's period (0: 20 ms) */
+};
+
+struct sk_member;
+
+/**
+ * sk_member_parse_redis - "HOST:PORT" or "unix:PATH" into @p c (pointers
+ * into @p s, which must outlive @p c).
+ * @return 0, -EINVAL (malformed: no port, port 0 or above 65535, empty path).
+ */
+int sk_member_parse_redis(char *s, struct sk_cpool_config *c);
+
+/**
+ * sk_member_parse_members - the comma-separated ids of @p s (modified in
+ * place) into @p conf->members.
+ * @return 0, -EINVAL (an id not valid for sk_cpool_member_valid(), or a
+ *         repeated one), -E2BIG (more than SK_CPOOL_MEMBERS_MAX).
+ */
+int sk_member_parse_members(char *s, struct sk_member_conf *conf);
+
+/**
+ * sk_member_start - make @p ctl a cluster member (sk_control_cluster_enable())
+ * and start its thread. Redis need not be up.
+ * @param out  [out] the member, owned by the caller (sk_member_stop())
+ * @return 0, -EINVAL (this member's id not among the members, a bad id, no
+ *         members), -ENOMEM, or a pthread error (negative).
+ */
+int sk_member_start(struct sk_member **out, struct sk_control *ctl,
+		    const struct sk_member_conf *conf);
+
+/**
+ * sk_member_stop - give every unsold unit back (as far as Redis answers
+ * within @p giveback_ns), stop the thread, free @p m (NULL is fine).
+ */
+void sk_member_stop(struct sk_member *m, int64_t giveback_ns);
+
+/**
+ * sk_member_metrics - the member's Prometheus lines (seckill_redis_up,
+ * seckill_cluster_*) on @p out.
+ * @return 0, or -EIO if a write failed.
+ */
+int sk_member_metrics(struct sk_member *m, FILE *out);
+
+/** sk_member_id - this member's id (static while @p m lives). */
+const char *sk_member_id(const struct sk_member *m);
+
+/** What the member knows of one cluster item (sk_member_view()). */
+struct sk_member_item {
+	uint32_t item;
+	bool redis_up;		   /**< the last call reached Redis */
+	struct sk_cpool_view pool; /**< Redis's side, as last read */
+	int64_t pool_read_ns;	   /**< when (0: never) */
+	uint64_t held;		   /**< this member's durable word (LMDB) */
+	uint64_t pending_seq;	   /**< the journal's pending op (0: none) */
+	uint8_t pending_kind;	   /**< enum sk_store_cluster_kind */
+	uint64_t pending_units;
+	double rate; /**< units sold per second here (smoothed) */
+};
+
+/**
+ * sk_member_view - the last state of cluster item @p item (read from Redis
+ * by the member's loop, at most one tick old, and from LMDB now).
+ * @return 0, -ENOENT (not a cluster item this member follows).
+ */
+int sk_member_view(struct sk_member *m, uint32_t item, struct sk_member_item *out);
+
+#endif /* SK_MEMBER_H */
