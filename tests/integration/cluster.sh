@@ -1,0 +1,316 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# cluster.sh - two appliances sell the same items through one Redis pool
+# (docs/cluster.md): two sandboxes (dataplane + control plane each, members
+# "a" and "b"), a real redis-server on a unix socket of the test.
+#
+#  1. a sale of 1000 units on both: each member leases at preheat; waves of
+#     crowds on both appliances at once (disjoint users) until both say
+#     sold out: exactly 1000 winners, LMDB of a + b == 1000, the Redis pool
+#     empty with total == free + leases and each lease == its member's
+#     LMDB word; a buy then answers 410 on both (the sold-out flag came
+#     through the broadcast), reconcile passes on both;
+#  2. no stranded units: item 2 (40 units) leased by both, no traffic:
+#     both give their units back within the idle time; then a crowd on a
+#     alone buys all 40 (a leases them, answering "restocking" meanwhile);
+#  3. Redis loses its last writes: item 3 (100 units); a snapshot of Redis,
+#     then more leases and sales, then Redis killed and restarted from the
+#     snapshot: the pool is fenced, both members sync their LMDB word and
+#     it is rebuilt; selling on to the end sells exactly 100;
+#  4. Redis down: a member sells what it holds and not one unit more, and
+#     says seckill_redis_up 0; back up, it sells on.
+#
+. "$(dirname "$0")/lib.sh"
+require_env curl redis-server redis-cli
+for v in SK_CROWD SK_CONTROL SK_SECKILLCTL; do
+	[ -x "${!v:-}" ] || skip "$v is not an executable (run through meson test)"
+done
+
+tmp=$(mktemp -d)
+NAME_A=$SK_SBX-a
+NAME_B=$SK_SBX-b
+PORT_A=$((20000 + $$ % 1000))
+PORT_B=$((21000 + $$ % 1000))
+RSOCK=$tmp/redis.sock
+IDLE_MS=3000
+REDIS_PID=
+CROWD_PIDS=()
+
+# ---------------------------------------------------------------- helpers
+
+redis_start() {
+	mkdir -p "$tmp/redis"
+	redis-server --port 0 --unixsocket "$RSOCK" --unixsocketperm 700 --dir "$tmp/redis" \
+		--appendonly no --save '' --daemonize no >>"$tmp/redis.log" 2>&1 &
+	REDIS_PID=$!
+	for _ in $(seq 1 100); do
+		[ "$(redis-cli -s "$RSOCK" ping 2>/dev/null)" = PONG ] && return 0
+		sleep 0.1
+	done
+	echo "redis-server did not answer"
+	return 1
+}
+
+# redis_kill - SIGKILL the redis-server we started, and reap it.
+redis_kill() {
+	[ -n "$REDIS_PID" ] || return 0
+	kill -KILL "$REDIS_PID" 2>/dev/null || true
+	wait "$REDIS_PID" 2>/dev/null || true
+	REDIS_PID=
+}
+
+# sbx NAME ARGS... - sandbox.sh of appliance NAME (a or b).
+sbx() {
+	local n=$1
+	shift
+	if [ "$n" = a ]; then
+		SK_SBX=$NAME_A SK_SBX_ADMIN_PORT=$PORT_A "$SBX" "$@"
+	else
+		SK_SBX=$NAME_B SK_SBX_ADMIN_PORT=$PORT_B "$SBX" "$@"
+	fi
+}
+
+appliance_up() {
+	local n=$1 cfg=$tmp/$1.ini
+	{
+		cat "$REPO/config/sandbox.ini"
+		cat <<-EOF
+
+			[seckill]
+			auth = off
+			store = $tmp/store-$n
+			ack = durable
+			ack_wait_ms = 3000
+		EOF
+	} >"$cfg"
+	SK_SBX_CONTROL_ARGS="--redis unix:$RSOCK --cluster-member $n --cluster-members a,b --cluster-idle-ms $IDLE_MS" \
+		sbx "$n" up --config "$cfg" >"$tmp/up-$n.out" || {
+		cat "$tmp/up-$n.out"
+		return 1
+	}
+	sed -n 's/.*server=\([0-9.]*\).*/\1/p' "$tmp/up-$n.out" >"$tmp/server-$n"
+}
+
+all_down() {
+	local p n
+	for p in "${CROWD_PIDS[@]}"; do
+		kill_tree TERM "$p"
+	done
+	if [ "$FAILS" != 0 ]; then
+		for n in $NAME_A $NAME_B; do
+			echo "--- the cluster lines of $n's control plane"
+			grep -a 'cluster' "/run/$n/control.log" | tail -60 || true
+		done
+	fi
+	sbx a down >/dev/null 2>&1 || true
+	sbx b down >/dev/null 2>&1 || true
+	redis_kill
+}
+
+# ctl N ARGS... - seckillctl against appliance N; output in $tmp/ctl.out,
+# exit code in CTL_RC.
+ctl() {
+	local n=$1
+	shift
+	CTL_RC=0
+	sbx "$n" ctl "$@" >"$tmp/ctl.out" 2>&1 || CTL_RC=$?
+}
+
+# cluster N ITEM PATH - a field of member N's cluster view of ITEM.
+cluster() {
+	local port=$PORT_A
+	[ "$1" = a ] || port=$PORT_B
+	curl -sf "http://127.0.0.1:$port/v1/cluster/items/$2" | itpy jsonq field - "$3"
+}
+
+# field N ITEM PATH - a field of member N's admin item ITEM.
+field() {
+	local port=$PORT_A
+	[ "$1" = a ] || port=$PORT_B
+	curl -sf "http://127.0.0.1:$port/v1/items/$2" | itpy jsonq field - "$3"
+}
+
+# state N ITEM - the dataplane's state of ITEM on appliance N.
+state() {
+	SK_SBX=$([ "$1" = a ] && echo "$NAME_A" || echo "$NAME_B") "$SBX" exec \
+		curl -s -m 5 "http://$(cat "$tmp/server-$1")/v1/items/$2" | itpy jsonq field - state
+}
+
+# wait_for SECONDS DESC CMD... - poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local secs=$1 desc=$2
+	shift 2
+	for _ in $(seq 1 $((secs * 5))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "    (gave up waiting: $desc)"
+	return 1
+}
+
+holds() { [ "$(cluster "$1" "$2" held)" -gt 0 ]; }
+both_hold() { holds a "$1" && holds b "$1"; }
+pool_free_is() { [ "$(cluster a "$1" pool.free)" = "$2" ]; }
+rebuilt() { [ "$(cluster a "$1" pool.epoch)" -gt "$2" ] && [ "$(cluster a "$1" pool.fenced)" = false ]; }
+drained() { [ "$(($(live a "$1") + $(live b "$1")))" = "$2" ]; }
+redis_down_seen() { curl -sf "http://127.0.0.1:$PORT_A/metrics" | grep -qx 'seckill_redis_up 0'; }
+both_sold_out() { [ "$(state a "$1")" = sold_out ] && [ "$(state b "$1")" = sold_out ]; }
+
+# crowd N ITEM BASE USERS NAME - USERS users (from BASE) buy ITEM once on
+# appliance N, in the background (summary $tmp/NAME.json).
+crowd() {
+	local n=$1 item=$2 base=$3 users=$4 name=$5
+	shift 5
+	sbx "$n" exec timeout 60 "$SK_CROWD" --server "$(cat "$tmp/server-$n")" --item "$item" \
+		--users "$users" --user-base "$base" --retriers 0 --conns 8 --timeout-ms 8000 \
+		--max-seconds 40 --json "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 &
+	CROWD_PIDS+=($!)
+}
+
+crowds_wait() {
+	local p
+	for p in "${CROWD_PIDS[@]}"; do
+		wait "$p" || true
+	done
+	CROWD_PIDS=()
+}
+
+winners() { itpy jsonq field "$tmp/$1.json" winners; }
+
+# live N ITEM - LMDB's live units of ITEM on member N.
+live() { field "$1" "$2" ledger.live; }
+
+# sell_out ITEM WAVES [a|b|ab] - crowd waves (400 fresh users per appliance
+# and wave, on 2 connections: the wave lasts long enough for the members to
+# lease as it goes) until ITEM is sold out everywhere; prints the winners.
+sell_out() {
+	local item=$1 waves=$2 who=${3:-ab} w total=0 n
+	for w in $(seq 1 "$waves"); do
+		for n in a b; do
+			[[ $who == *$n* ]] || continue
+			local half=0
+			[ "$n" = a ] || half=500
+			crowd "$n" "$item" $((item * 1000000 + w * 1000 + half + 1)) 400 "w$item-$w-$n" \
+				--wait-start --conns 2
+		done
+		crowds_wait
+		for n in a b; do
+			[[ $who == *$n* ]] || continue
+			total=$((total + $(winners "w$item-$w-$n")))
+		done
+		both_sold_out "$item" && break
+	done
+	echo "$total"
+}
+
+at_exit all_down
+at_exit rm_tmp
+
+# ----------------------------------------------------------------- set-up
+
+redis_start
+appliance_up a || {
+	bad "appliance a up"
+	finish
+}
+appliance_up b || {
+	bad "appliance b up"
+	finish
+}
+ok "two appliances (members a, b) up on one Redis"
+
+# Item 1 opens in a few seconds: the members lease at preheat, before it.
+start1=$(($(date +%s) + 6))
+for n in a b; do
+	ctl "$n" activity add 1 --total 1000 --cluster --name sale --start "$start1"
+	expect_eq "activity add 1 --cluster on $n" "$CTL_RC" 0
+done
+ctl a activity add 1 --total 999 --cluster --name sale --start "$start1"
+expect_eq "another definition of a cluster sale exits 5" "$CTL_RC" 5
+ctl a stock add 1 10
+check "stock add on a cluster sale exits 5 (its units are in Redis)" \
+	bash -c "[ $CTL_RC = 5 ] && grep -q 'cluster' '$tmp/ctl.out'"
+
+# --------------------------------------------------------- 1. a full sale
+
+check "1: both members lease at preheat" wait_for 20 "leases" both_hold 1
+ctl a reconcile
+check "1: reconcile on a (pool sum and a's lease) passes" [ "$CTL_RC" = 0 ]
+
+sold=$(sell_out 1 15)
+expect_eq "1: winners over both appliances == 1000" "$sold" 1000
+check "1: both dataplanes say sold_out" both_sold_out 1
+wait_for 10 "drained" drained 1 1000 || true
+expect_eq "1: LMDB live of a + b == 1000" "$(($(live a 1) + $(live b 1)))" 1000
+expect_eq "1: the Redis pool is empty" "$(cluster a 1 pool.free)" 0
+expect_eq "1: Redis leases: a's == a's LMDB word" "$(cluster a 1 checks.member_held)" true
+expect_eq "1: Redis leases: b's == b's LMDB word" "$(cluster b 1 checks.member_held)" true
+expect_eq "1: total == free + leases" "$(cluster a 1 checks.pool_sum)" true
+expect_eq "1: the sold-out flag everywhere (version >= 1)" "$(cluster b 1 pool.sold_out)" true
+for n in a b; do
+	ctl "$n" reconcile
+	check "1: reconcile on $n" [ "$CTL_RC" = 0 ]
+done
+
+# ------------------------------------------------- 2. no stranded units
+
+for n in a b; do
+	ctl "$n" activity add 2 --total 40 --cluster
+done
+check "2: both lease item 2" wait_for 20 "item 2 leases" both_hold 2
+check "2: idle members give every unit back (pool free 40)" \
+	wait_for 30 "give-backs" pool_free_is 2 40
+sold=$(sell_out 2 20 a)
+expect_eq "2: a crowd on a alone buys all 40" "$sold" 40
+expect_eq "2: b sold none" "$(field b 2 sold)" 0
+
+# ------------------------------------------- 3. Redis loses its last writes
+
+for n in a b; do
+	ctl "$n" activity add 3 --total 100 --cluster
+done
+wait_for 20 "item 3 leases" both_hold 3 || true
+redis-cli -s "$RSOCK" save >/dev/null
+cp "$tmp/redis/dump.rdb" "$tmp/snapshot.rdb"
+ep0=$(cluster a 3 pool.epoch)
+crowd a 3 3000001 30 loss-a
+crowd b 3 3500001 30 loss-b
+crowds_wait
+sold_before=$(($(winners loss-a) + $(winners loss-b)))
+echo "    | sold before the loss: $sold_before"
+echo "    | held before the loss (LMDB): a $(cluster a 3 held), b $(cluster b 3 held); the snapshot is older"
+redis_kill
+cp "$tmp/snapshot.rdb" "$tmp/redis/dump.rdb"
+redis_start
+check "3: Redis back from an older snapshot: the pool is fenced, then rebuilt" \
+	wait_for 30 "rebuilt" rebuilt 3 "$ep0"
+expect_eq "3: after the rebuild total == free + leases" "$(cluster a 3 checks.pool_sum)" true
+sold_after=$(sell_out 3 20 ab)
+expect_eq "3: exactly 100 sold in all" "$((sold_before + sold_after))" 100
+expect_eq "3: LMDB live of a + b == 100" "$(($(live a 3) + $(live b 3)))" 100
+
+# -------------------------------------------------------- 4. Redis down
+
+for n in a b; do
+	ctl "$n" activity add 4 --total 60 --cluster
+done
+wait_for 20 "item 4 leases" holds a 4 || true
+redis_kill
+check "4: Redis down: seckill_redis_up 0" wait_for 20 "redis down seen" redis_down_seen
+held_a=$(cluster a 4 held)
+crowd a 4 4000001 200 down-a
+crowds_wait
+won=$(winners down-a)
+check "4: Redis down: a sold no more than it held ($won <= $held_a)" [ "$won" -le "$held_a" ]
+# What a held is sold, still on sale, or off sale on its way back.
+pending=0
+[ "$(cluster a 4 pending.kind 2>/dev/null || true)" != giveback ] || pending=$(cluster a 4 pending.units)
+a_drained() { [ "$(live a 4)" = "$won" ]; }
+wait_for 10 "drained" a_drained || true
+expect_eq "4: held == sold + on sale + on its way back" \
+	"$(($(live a 4) + $(field a 4 remaining) + pending))" "$held_a"
+redis_start
+sold=$(sell_out 4 20 ab)
+expect_eq "4: back up, the rest sells: 60 in all" "$((won + sold))" 60
+
+finish
