@@ -134,4 +134,15 @@ size_t sk_logfmt_render(char *buf, size_t cap, const struct sk_logfmt_style *st,
  */
 int sk_logfmt_dpdk(void);
 
+struct rd_kafka_conf_s; /* rd_kafka_conf_t of <librdkafka/rdkafka.h> */
+
+/**
+ * sk_logfmt_kafka - have the librdkafka client made from @p conf log
+ * through this logger ("event=kafka client=NAME facility=FAC msg=..." at
+ * the level of librdkafka's syslog level) instead of its own stderr lines.
+ * Call before rd_kafka_new(). In the library sk_logfmt_kafka (links
+ * librdkafka); the callback runs on librdkafka's threads: thread-safe.
+ */
+void sk_logfmt_kafka(struct rd_kafka_conf_s *conf);
+
 #endif /* SK_LOGFMT_H */
