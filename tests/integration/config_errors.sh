@@ -22,7 +22,7 @@ run() {
 	"$SK_DATAPLANE" --no-huge -m 256 --no-pci --file-prefix "$prefix" "$@" \
 		-- --config "$tmp/c.ini" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	last=$(tail -n 1 "$tmp/err")
-	if [ "$rc" = "$want" ] && [[ $last == *"level=error prog=seckill-dataplane event="*"err=\"$needle"* ]] &&
+	if [ "$rc" = "$want" ] && [[ $last == *"level=error prog=seckill-dataplane event="*"err=\""*"$needle"* ]] &&
 		! grep -q "event=ready" "$tmp/err" && [ ! -s "$tmp/out" ] &&
 		itpy logfmt_check --quiet "$tmp/err"; then
 		ok "exit $rc: $last"

@@ -329,6 +329,7 @@ expect_eq "mysql: no guard refusal, nothing parked" \
 	"0:0:0"
 writer_stop TERM
 expect_eq "mysql: writer stops on SIGTERM with status 0" "$W_RC" 0
+logs_check "$tmp/writer.log"
 
 echo "payments test: $((SECONDS - T0)) s"
 finish
