@@ -10,7 +10,9 @@
  *
  * --proc-type=secondary is added to the EAL options when missing. SIGINT or
  * SIGTERM: commit what is waiting, stop the admin API, close the store,
- * exit 0.
+ * exit 0. Every line it writes is a logfmt log line on stderr (sk_logfmt.h,
+ * docs/logs.md), DPDK's and librdkafka's included; --help alone prints
+ * plain text on stdout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +29,10 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 
 #include "sk_activity.h"
-#include "sk_log.h"
+#include "sk_logfmt.h"
 #include "sk_parse.h"
 #include "sk_admin.h"
 #include "sk_exporter.h"
@@ -105,6 +108,9 @@ usage(FILE *f)
 		"  --cluster-members A,B   every member's id, this one included\n"
 		"  --cluster-idle-ms N     give unsold units back after N ms without a sale\n"
 		"                          (default 5000)\n"
+		"  --log-level LEVEL       debug, info (default), notice, warn, error or crit:\n"
+		"                          the lowest level of the log lines written "
+		"(docs/logs.md)\n"
 		"  --help                  this text\n"
 		"\n"
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
@@ -134,6 +140,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_MEMBER,
 		O_MEMBERS,
 		O_IDLE,
+		O_LOG_LEVEL,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -154,9 +161,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"cluster-member", required_argument, NULL, O_MEMBER},
 		{"cluster-members", required_argument, NULL, O_MEMBERS},
 		{"cluster-idle-ms", required_argument, NULL, O_IDLE},
+		{"log-level", required_argument, NULL, O_LOG_LEVEL},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
+	enum sk_log_level lv;
 	int c;
 	int64_t v;
 
@@ -249,37 +258,52 @@ parse_opts(int argc, char **argv, struct opts *o)
 				bad = c == O_KAFKA_PAYMENTS ? "--kafka-payments-topic"
 							    : "--kafka-payments-group";
 			break;
+		case O_LOG_LEVEL:
+			if (sk_logfmt_level_parse(optarg, &lv) == 0)
+				sk_logfmt_set_level(lv);
+			else
+				bad = "--log-level";
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 1;
 		case ':':
-			sk_log(PROG, "option %s needs a value (see --help)", argv[optind - 1]);
+			sk_logf(SK_LOG_ERROR, "usage",
+				"option=%s msg=\"the option needs a value (see --help)\"",
+				argv[optind - 1]);
 			return -1;
 		default:
-			sk_log(PROG, "unknown option '%s' (EAL options go before --; see --help)",
-			       argv[optind - 1]);
+			sk_logf(SK_LOG_ERROR, "usage",
+				"option=%s msg=\"unknown option (EAL options go before --; see "
+				"--help)\"",
+				argv[optind - 1]);
 			return -1;
 		}
 		if (bad != NULL) {
-			sk_log(PROG, "bad value '%s' for %s (see --help)", optarg, bad);
+			sk_logf(SK_LOG_ERROR, "usage",
+				"option=%s value=%s msg=\"bad value (see --help)\"", bad, optarg);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		sk_log(PROG, "unexpected argument '%s' (see --help)", argv[optind]);
+		sk_logf(SK_LOG_ERROR, "usage", "arg=%s msg=\"unexpected argument (see --help)\"",
+			argv[optind]);
 		return -1;
 	}
 	if (o->store == NULL) {
-		sk_log(PROG, "--store DIR is required (see --help)");
+		sk_logf(SK_LOG_ERROR, "usage", "msg=\"--store DIR is required (see --help)\"");
 		return -1;
 	}
-	if ((o->redis != NULL) != (o->member != NULL) || (o->redis != NULL) != (o->members != NULL)) {
-		sk_log(PROG, "a cluster member needs --redis, --cluster-member and --cluster-members "
-			     "together (see --help)");
+	if ((o->redis != NULL) != (o->member != NULL) ||
+	    (o->redis != NULL) != (o->members != NULL)) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"msg=\"a cluster member needs --redis, --cluster-member and "
+			"--cluster-members together (see --help)\"");
 		return -1;
 	}
 	if (o->admin_port == 0 && o->admin_socket == NULL)
-		sk_log(PROG, "admin API disabled (--admin-port 0 and no --admin-socket)");
+		sk_logf(SK_LOG_NOTICE, "config",
+			"msg=\"admin API disabled (--admin-port 0 and no --admin-socket)\"");
 	return 0;
 }
 
@@ -297,26 +321,33 @@ member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
 	if (o->redis == NULL)
 		return 0;
 	if (sk_member_parse_redis(o->redis, &mc.redis) != 0) {
-		sk_log(PROG, "bad value for --redis: HOST:PORT or unix:PATH (see --help)");
+		sk_logf(SK_LOG_ERROR, "usage",
+			"value=%s msg=\"bad value for --redis: HOST:PORT or unix:PATH (see "
+			"--help)\"",
+			o->redis);
 		return -1;
 	}
 	rc = sk_member_parse_members(o->members, &mc);
 	if (rc != 0) {
-		sk_log(PROG, "bad value for --cluster-members: %s",
-		       rc == -E2BIG ? "more than 16 members"
-				    : "ids of [a-z0-9_-], 1..32 chars, comma-separated, no repeat");
+		sk_logf(SK_LOG_ERROR, "usage", "msg=\"bad value for --cluster-members\" err=%s",
+			rc == -E2BIG
+				? "more than 16 members"
+				: "ids of [a-z0-9_-], 1..32 chars, comma-separated, no repeat");
 		return -1;
 	}
 	rc = sk_member_start(out, ctl, &mc);
 	if (rc != 0) {
-		sk_log(PROG, "cluster member: %s",
-		       rc == -EINVAL ? "--cluster-member is not one of --cluster-members"
-				     : strerror(-rc));
+		sk_logf(SK_LOG_ERROR, "startup", "msg=\"cannot start the cluster member\" err=%s",
+			rc == -EINVAL ? "--cluster-member is not one of --cluster-members"
+				      : strerror(-rc));
 		return -1;
 	}
-	sk_log(PROG, "cluster member %s of %s, redis %s%s", o->member, o->members,
-	       mc.redis.unix_path != NULL ? "unix:" : "",
-	       mc.redis.unix_path != NULL ? mc.redis.unix_path : o->redis);
+	if (mc.redis.unix_path != NULL)
+		sk_logf(SK_LOG_INFO, "cluster", "member=%s members=%u redis=unix:%s", o->member,
+			mc.nmembers, mc.redis.unix_path);
+	else
+		sk_logf(SK_LOG_INFO, "cluster", "member=%s members=%u redis=%s:%d", o->member,
+			mc.nmembers, mc.redis.host, mc.redis.port);
 	return 0;
 }
 
@@ -351,11 +382,14 @@ lock_dataplane(void)
 	snprintf(path, sizeof(path), "%s/seckill-control.lock", rte_eal_get_runtime_dir());
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		sk_log(PROG, "cannot open %s: %s", path, strerror(errno));
+		sk_logf(SK_LOG_ERROR, "startup", "path=%s msg=\"cannot open the lock file\" err=%s",
+			path, strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		sk_log(PROG, "another seckill-control is attached to this dataplane (%s)", path);
+		sk_logf(SK_LOG_ERROR, "startup",
+			"path=%s msg=\"another seckill-control is attached to this dataplane\"",
+			path);
 		close(fd);
 		return -1;
 	}
@@ -374,7 +408,7 @@ attach(struct sk_control **ctl, const struct sk_control_conf *conf)
 	       sk_clock_ns(CLOCK_MONOTONIC) < until && !stop_requested)
 		sleep_ns(100 * MS);
 	if (rc != 0)
-		sk_log(PROG, "%s", err);
+		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 	return rc;
 }
 
@@ -397,15 +431,17 @@ static void
 preheat(struct sk_control *ctl, int64_t now)
 {
 	struct sk_control_preheat_info pi;
-	int rc = sk_control_preheat(ctl, now, stderr, &pi);
+	int rc = sk_control_preheat(ctl, now, true, &pi);
 
 	if (rc != 0)
-		sk_log(PROG, "preheat: store: %s", strerror(-rc));
+		sk_logf(SK_LOG_WARN, "preheat", "msg=\"store error (retried in 1 s)\" err=%s",
+			strerror(-rc));
 	else if (pi.recorded + pi.loaded + pi.synced > 0)
-		sk_log(PROG,
-		       "preheat: %" PRIu32 " config items recorded as activities, %" PRIu32
-		       " activities put on sale, %" PRIu32 " items restocked or closed",
-		       pi.recorded, pi.loaded, pi.synced);
+		sk_logf(SK_LOG_INFO, "preheat",
+			"recorded=%" PRIu32 " loaded=%" PRIu32 " synced=%" PRIu32
+			" msg=\"config items recorded as activities, activities put on sale, "
+			"items restocked or closed\"",
+			pi.recorded, pi.loaded, pi.synced);
 }
 
 /* export_metrics - the exporter's part of /metrics (sk_control_metrics_extra()). */
@@ -426,13 +462,16 @@ reconcile(struct sk_control *ctl, int64_t now, uint32_t *reported)
 	int rc = sk_control_reconcile(ctl, now, &ri);
 
 	if (rc != 0) {
-		sk_log(PROG, "reconcile: %s (retried in %d s)", strerror(-rc),
-		       (int)(RECONCILE_EVERY_NS / S));
+		sk_logf(SK_LOG_WARN, "reconcile", "err=%s retry_s=%d", strerror(-rc),
+			(int)(RECONCILE_EVERY_NS / S));
 		return;
 	}
 	if (ri.mismatches != *reported)
-		sk_log(PROG, "reconcile: %" PRIu32 " items do not add up%s", ri.mismatches,
-		       ri.mismatches > 0 ? " (seckillctl reconcile; docs/monitoring.md)" : "");
+		sk_logf(ri.mismatches > 0 ? SK_LOG_ERROR : SK_LOG_NOTICE, "reconcile",
+			"mismatches=%" PRIu32 " msg=%s", ri.mismatches,
+			ri.mismatches > 0 ? "items do not add up (seckillctl reconcile; "
+					    "docs/monitoring.md)"
+					  : "every item adds up again");
 	*reported = ri.mismatches;
 }
 
@@ -454,7 +493,8 @@ run(struct sk_control *ctl)
 			busy = true;
 		failed |= rc < 0;
 		if (rc < 0 && mono - last_err_log > S) {
-			sk_log(PROG, "drain: %s (orders stay queued; retrying)", strerror(-rc));
+			sk_logf(SK_LOG_WARN, "drain", "msg=\"orders stay queued; retrying\" err=%s",
+				strerror(-rc));
 			last_err_log = mono;
 		}
 		if (mono - last_expire >= EXPIRE_EVERY_NS) {
@@ -463,7 +503,9 @@ run(struct sk_control *ctl)
 			if (rc > 0)
 				busy = true;
 			if (rc < 0 && mono - last_err_log > S) {
-				sk_log(PROG, "payment deadlines: %s", strerror(-rc));
+				sk_logf(SK_LOG_WARN, "expire",
+					"msg=\"payment deadlines: retrying\" err=%s",
+					strerror(-rc));
 				last_err_log = mono;
 			}
 			failed |= rc < 0;
@@ -490,8 +532,10 @@ run(struct sk_control *ctl)
 	/* Commit what is waiting so the parked winners get their answer. */
 	rc = sk_control_drain(ctl, sk_clock_ns(CLOCK_REALTIME), SK_CONTROL_DRAIN_NOW, NULL);
 	if (rc < 0)
-		sk_log(PROG, "final drain: %s (orders stay queued for the next control plane)",
-		       strerror(-rc));
+		sk_logf(SK_LOG_ERROR, "drain",
+			"msg=\"final drain failed: orders stay queued for the next control "
+			"plane\" err=%s",
+			strerror(-rc));
 	return 0;
 }
 
@@ -529,6 +573,7 @@ main(int argc, char **argv)
 	int dd = argc, eal_argc, rc, status = EXIT_FAILURE, lock_fd = -1;
 	bool eal_up = false;
 
+	sk_logfmt_init(PROG);
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			dd = i;
@@ -548,11 +593,20 @@ main(int argc, char **argv)
 
 	ev = eal_args(argv, dd < argc ? dd : 1, &eal_argc);
 	if (ev == NULL) {
-		sk_log(PROG, "out of memory");
+		sk_logf(SK_LOG_ERROR, "startup", "err=\"out of memory\"");
+		goto out;
+	}
+	rc = sk_logfmt_dpdk();
+	if (rc != 0) {
+		sk_logf(SK_LOG_ERROR, "startup", "msg=\"cannot route DPDK's log lines\" err=%s",
+			strerror(-rc));
 		goto out;
 	}
 	if (rte_eal_init(eal_argc, ev) < 0) {
-		sk_log(PROG, "EAL init failed (is the dataplane running with this --file-prefix?)");
+		sk_logf(SK_LOG_ERROR, "startup",
+			"msg=\"EAL init failed (is the dataplane running with this "
+			"--file-prefix?)\" err=%s",
+			rte_strerror(rte_errno));
 		goto out;
 	}
 	eal_up = true;
@@ -577,14 +631,14 @@ main(int argc, char **argv)
 					    .events_topic = o.kafka_events};
 		if (sk_exporter_start(&exporter, sk_control_store(ctl), &kc, err, sizeof(err)) !=
 		    0) {
-			sk_log(PROG, "%s", err);
+			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 			goto out;
 		}
 		sk_control_metrics_extra(ctl, export_metrics, exporter);
 		struct sk_payments_conf pc = {
 			.bootstrap = o.kafka, .topic = o.kafka_payments, .group = o.kafka_group};
 		if (sk_payments_start(&payments, ctl, &pc, err, sizeof(err)) != 0) {
-			sk_log(PROG, "%s", err);
+			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 			goto out;
 		}
 	}
@@ -598,30 +652,29 @@ main(int argc, char **argv)
 					   .port = (uint16_t)o.admin_port,
 					   .socket_path = o.admin_socket};
 		if (sk_admin_start(&admin, ctl, &ac, err, sizeof(err)) != 0) {
-			sk_log(PROG, "%s", err);
+			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 			goto out;
 		}
 	}
-	char where[PATH_MAX + 64];
+	char where[64] = "off";
 	if (o.admin_port != 0)
-		snprintf(where, sizeof(where), "127.0.0.1:%u%s%s", o.admin_port,
-			 o.admin_socket ? " + " : "", o.admin_socket ? o.admin_socket : "");
-	else
-		snprintf(where, sizeof(where), "%s", o.admin_socket ? o.admin_socket : "off");
-	sk_log(PROG, "attached: %u lcores, epoch %" PRIu32 ", store %s, admin %s, kafka %s",
-	       sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store, where,
-	       o.kafka != NULL ? o.kafka : "off");
+		snprintf(where, sizeof(where), "127.0.0.1:%u", o.admin_port);
+	sk_logf(SK_LOG_NOTICE, "ready",
+		"msg=attached lcores=%u epoch=%" PRIu32
+		" store=%s admin=%s admin_socket=%s kafka=%s",
+		sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store, where,
+		o.admin_socket != NULL ? o.admin_socket : "off", o.kafka != NULL ? o.kafka : "off");
 
 	preheat(ctl, sk_clock_ns(CLOCK_REALTIME));
 	status = run(ctl) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 
 	struct sk_control_stats s;
 	sk_control_stats(ctl, &s);
-	sk_log(PROG,
-	       "stopped: %" PRIu64 " orders committed in %" PRIu64 " batches, %" PRIu64
-	       " failed, %" PRIu64 " cancelled, %" PRIu64 " paid",
-	       s.orders_committed, s.batches, s.orders_failed, s.cancels,
-	       s.pay[SK_CONTROL_PAY_DONE]);
+	sk_logf(SK_LOG_NOTICE, "shutdown",
+		"msg=stopped committed=%" PRIu64 " batches=%" PRIu64 " failed=%" PRIu64
+		" cancelled=%" PRIu64 " paid=%" PRIu64,
+		s.orders_committed, s.batches, s.orders_failed, s.cancels,
+		s.pay[SK_CONTROL_PAY_DONE]);
 out:
 	sk_payments_stop(payments);
 	sk_admin_stop(admin);

@@ -10,6 +10,7 @@
 
 #include "sk_activity.h"
 #include "sk_control_impl.h"
+#include "sk_logfmt.h"
 #include "sk_preheat.h"
 
 static const char *const result_names[] = {
@@ -464,7 +465,7 @@ collect(const struct sk_store_activity *a, const struct sk_store_ledger *l, void
 }
 
 int
-sk_control_preheat(struct sk_control *ctl, int64_t now_ns, FILE *log,
+sk_control_preheat(struct sk_control *ctl, int64_t now_ns, bool log,
 		   struct sk_control_preheat_info *info)
 {
 	struct sk_control_preheat_info pi = {0};
@@ -499,12 +500,13 @@ sk_control_preheat(struct sk_control *ctl, int64_t now_ns, FILE *log,
 		if (sk_shm_item_find(ctl->shm, a->item) != NULL) {
 			if (sync_item(ctl, a, &changed) != 0) {
 				pi.failed++;
-				if (log != NULL && ctl->preheat_failed_last == 0)
-					fprintf(log,
-						"preheat: item %" PRIu32
-						": the arena cannot follow the store's "
-						"restocks or removals (more restocked units, or "
-						"removed units it cannot find unsold)\n",
+				if (log && ctl->preheat_failed_last == 0)
+					sk_logf(SK_LOG_WARN, "preheat",
+						"item=%" PRIu32
+						" msg=\"the arena cannot follow the "
+						"store's restocks or removals (more restocked "
+						"units, "
+						"or removed units it cannot find unsold)\"",
 						a->item);
 			}
 			pi.synced += changed;
@@ -518,9 +520,9 @@ sk_control_preheat(struct sk_control *ctl, int64_t now_ns, FILE *log,
 			continue;
 		}
 		pi.failed++;
-		if (log != NULL && ctl->preheat_failed_last == 0)
-			fprintf(log, "preheat: item %" PRIu32 ": cannot put it on sale: %s\n",
-				a->item,
+		if (log && ctl->preheat_failed_last == 0)
+			sk_logf(SK_LOG_WARN, "preheat",
+				"item=%" PRIu32 " msg=\"cannot put it on sale\" err=%s", a->item,
 				r == -ENOSPC   ? "no item slot or dedup room left in the arena"
 				: r == -ERANGE ? "the store holds more live units than its stock"
 					       : strerror(-r));

@@ -222,15 +222,16 @@ struct sk_control_preheat_info {
  * arena get their restocks, removals, pause, end and closing
  * (sk_preheat_sync()). Idempotent: a
  * second pass right after changes nothing. Failures of one activity (no
- * room, more live units than stock) are written to @p log (may be NULL) and
- * counted; the pass goes on with the others.
+ * room, more live units than stock) are counted and, if @p log, written as
+ * one warn line each (event=preheat, sk_logfmt.h) the first pass they
+ * appear; the pass goes on with the others.
  * @param ctl     the control plane
  * @param now_ns  wall clock
- * @param log     where to write one line per failure; may be NULL
+ * @param log     log the failures
  * @param info    [out] what was done; may be NULL
  * @return 0, or a negative errno of the store (-ENOMEM, -EIO ...).
  */
-int sk_control_preheat(struct sk_control *ctl, int64_t now_ns, FILE *log,
+int sk_control_preheat(struct sk_control *ctl, int64_t now_ns, bool log,
 		       struct sk_control_preheat_info *info);
 
 #endif /* SK_ACTIVITY_H */

@@ -7,11 +7,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sk_common.h"
 #include "sk_exporter.h"
-#include "sk_log.h"
+#include "sk_logfmt.h"
 #include "sk_prom.h"
 
 #define IDLE_SLEEP_NS 2000000
@@ -34,7 +35,8 @@ run(void *arg)
 		int n = sk_export_poll(x->ex, now, 1024);
 
 		if (n < 0 && now - last_log > INT64_C(1000000000)) {
-			sk_log("seckill-control", "export: store: %s (retrying)", strerror(-n));
+			sk_logf(SK_LOG_WARN, "export", "msg=\"store error: retrying\" err=%s",
+				strerror(-n));
 			last_log = now;
 		}
 		if (n <= 0) {

@@ -16,12 +16,10 @@
 
 #include "sk_activity.h"
 #include "sk_control_impl.h"
-#include "sk_log.h"
+#include "sk_logfmt.h"
 #include "sk_member.h"
 #include "sk_prom.h"
 #include "sk_store_cluster.h"
-
-#define PROG "seckill-control"
 
 #define MS INT64_C(1000000)
 #define S  INT64_C(1000000000)
@@ -125,7 +123,9 @@ note_redis(struct sk_member *m, int rc)
 	bool up = rc != -ENOTCONN && rc != -ETIMEDOUT;
 
 	if (atomic_exchange(&m->redis_up, up) != up)
-		sk_log(PROG, "cluster: redis %s", up ? "up" : "down (selling what is held)");
+		sk_logf(up ? SK_LOG_NOTICE : SK_LOG_WARN, "cluster", "redis=%s msg=%s",
+			up ? "up" : "down",
+			up ? "leasing again" : "selling what is held, never more");
 	if (rc < 0 && up)
 		count(&m->errors, 1);
 }
@@ -155,10 +155,10 @@ end_lease(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t granted,
 	int rc = sk_control_cluster_lease_end(m->ctl, mi->item, seq, granted, now);
 
 	if (rc < 0) {
-		sk_log(PROG,
-		       "cluster: item %" PRIu32 ": lease %" PRIu64 " of %" PRIu64
-		       " units: store: %s (resent later)",
-		       mi->item, seq, granted, strerror(-rc));
+		sk_logf(SK_LOG_WARN, "lease",
+			"item=%" PRIu32 " seq=%" PRIu64 " granted=%" PRIu64
+			" msg=\"not recorded: resent later\" err=%s",
+			mi->item, seq, granted, strerror(-rc));
 		count(&m->errors, 1);
 		return;
 	}
@@ -167,8 +167,8 @@ end_lease(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t granted,
 		count(&m->lease_units, granted);
 		mi->last_lease_ns = now;
 	}
-	sk_log(PROG, "cluster: item %" PRIu32 ": lease %" PRIu64 ": %" PRIu64 " units granted",
-	       mi->item, seq, granted);
+	sk_logf(SK_LOG_INFO, "lease", "item=%" PRIu32 " seq=%" PRIu64 " granted=%" PRIu64, mi->item,
+		seq, granted);
 }
 
 /* send_lease - lease @seq of @want units to Redis (first time or resent). */
@@ -194,8 +194,10 @@ send_lease(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t want, i
 		/* Redis knows a later or another op under this number: this
 		 * one was never granted (an anomaly, logged; nothing sold). */
 		count(&m->anomalies, 1);
-		sk_log(PROG, "cluster: item %" PRIu32 ": lease %" PRIu64 ": %s (closed as 0 units)",
-		       mi->item, seq, strerror(-rc));
+		sk_logf(SK_LOG_ERROR, "lease",
+			"item=%" PRIu32 " seq=%" PRIu64 " msg=\"Redis knows another op under this "
+			"number: closed as 0 units\" err=%s",
+			mi->item, seq, strerror(-rc));
 		end_lease(m, mi, seq, 0, now);
 		break;
 	case -ENOENT: /* no pool: init again, then resend */
@@ -217,10 +219,10 @@ send_giveback(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t unit
 		/* Redis cannot take them: they stay off sale (never sold
 		 * twice); an anomaly for the operator. */
 		count(&m->anomalies, 1);
-		sk_log(PROG,
-		       "cluster: item %" PRIu32 ": give-back %" PRIu64 " of %" PRIu64
-		       " units: %s (ended; the units stay off sale)",
-		       mi->item, seq, units, strerror(-rc));
+		sk_logf(SK_LOG_ERROR, "giveback",
+			"item=%" PRIu32 " seq=%" PRIu64 " units=%" PRIu64
+			" msg=\"Redis cannot take them: ended, the units stay off sale\" err=%s",
+			mi->item, seq, units, strerror(-rc));
 	} else if (rc == -ENOENT) {
 		mi->inited = false;
 		return;
@@ -232,10 +234,9 @@ send_giveback(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t unit
 		count(&m->errors, 1);
 		return;
 	}
-	sk_log(PROG,
-	       "cluster: item %" PRIu32 ": give-back %" PRIu64 ": %" PRIu64
-	       " units back in the pool",
-	       mi->item, seq, units);
+	sk_logf(SK_LOG_INFO, "giveback",
+		"item=%" PRIu32 " seq=%" PRIu64 " units=%" PRIu64 " msg=\"back in the pool\"",
+		mi->item, seq, units);
 	count(&m->givebacks, 1);
 	count(&m->giveback_units, units);
 }
@@ -259,8 +260,9 @@ giveback(struct sk_member *m, struct mitem *mi, uint64_t units, const char *why,
 	int rc = sk_control_cluster_giveback_begin(m->ctl, mi->item, units, now, &seq);
 
 	if (rc == 0) {
-		sk_log(PROG, "cluster: item %" PRIu32 ": giving %" PRIu64 " units back (%s)",
-		       mi->item, units, why);
+		sk_logf(SK_LOG_INFO, "giveback",
+			"item=%" PRIu32 " seq=%" PRIu64 " units=%" PRIu64 " reason=%s", mi->item,
+			seq, units, why);
 		send_giveback(m, mi, seq, units, now);
 	} else if (rc != -ERANGE && rc != -EAGAIN) /* the buyers moved: next tick */
 		count(&m->errors, 1);
@@ -322,10 +324,11 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 		rc = sk_cpool_init(m->pool, a->item, a->total, m->conf.members, m->conf.nmembers);
 		note_redis(m, rc);
 		if (rc == -EEXIST && !mi->total_conflict_logged) {
-			sk_log(PROG,
-			       "cluster: item %" PRIu32 ": Redis holds another total than %" PRIu64
-			       " (the members disagree on the sale): not leasing",
-			       a->item, a->total);
+			sk_logf(SK_LOG_ERROR, "cluster",
+				"item=%" PRIu32 " total=%" PRIu64
+				" msg=\"Redis holds another total: "
+				"the members disagree on the sale; not leasing\"",
+				a->item, a->total);
 			mi->total_conflict_logged = true;
 		}
 		if (rc != 0)
@@ -369,17 +372,17 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 			(void)sell_numbers(m, a->item, &unsold, &sold);
 			note_redis(m, sk_cpool_dry(m->pool, a->item, unsold, NULL, NULL));
 			count(&m->syncs, 1);
-			sk_log(PROG,
-			       "cluster: item %" PRIu32 ": synced epoch %" PRIu64
-			       ", holding %" PRIu64 "%s",
-			       a->item, v.epoch, sk_store_cluster_held(&j),
-			       unfenced ? "; the pool is rebuilt" : "; waiting for the others");
+			sk_logf(SK_LOG_NOTICE, "sync",
+				"item=%" PRIu32 " epoch=%" PRIu64 " held=%" PRIu64 " rebuilt=%s",
+				a->item, v.epoch, sk_store_cluster_held(&j),
+				unfenced ? "true" : "false");
 		} else if (rc == -EOVERFLOW) {
 			count(&m->anomalies, 1);
-			sk_log(PROG,
-			       "cluster: item %" PRIu32 ": the members hold more than the total: "
-			       "the pool stays fenced (see docs/cluster.md)",
-			       a->item);
+			sk_logf(SK_LOG_CRIT, "sync",
+				"item=%" PRIu32
+				" msg=\"the members hold more than the total: the pool "
+				"stays fenced (docs/cluster.md)\"",
+				a->item);
 		}
 		return;
 	}

@@ -17,11 +17,10 @@
 #include <librdkafka/rdkafka.h>
 
 #include "sk_common.h"
-#include "sk_log.h"
+#include "sk_logfmt.h"
 #include "sk_parse.h"
 #include "sk_payments_consumer.h"
 
-#define PROG	       "seckill-control"
 #define POLL_MS	       100
 #define RETRY_NS       (100 * INT64_C(1000000))
 #define QUEUED_WAIT_MS 100
@@ -134,8 +133,9 @@ sk_payments_handle(struct sk_control *ctl, const void *buf, size_t len, int64_t 
 		if (rc == -EBADMSG)
 			sk_control_payment_malformed(ctl);
 		if (n <= 100 || n % 1000 == 0)
-			sk_log(PROG, "payments: malformed message skipped (%s; %" PRIu64 " so far)",
-			       rc == -EBADMSG ? why : "refused", n);
+			sk_logf(SK_LOG_WARN, "payments",
+				"msg=\"malformed message skipped\" why=%s malformed=%" PRIu64,
+				rc == -EBADMSG ? why : "refused", n);
 		return SK_PAYMENTS_MALFORMED;
 	}
 	if (rc != 0)
@@ -170,16 +170,17 @@ apply(struct sk_payments *c, const rd_kafka_message_t *m)
 			continue; /* waited 100 ms in there: the drain will commit it */
 		if (rc >= 0) {
 			if (rc == SK_PAYMENTS_APPLIED && res.outcome == SK_CONTROL_PM_QUEUED)
-				sk_log(PROG,
-				       "payments: offset %" PRId64 ": order still queued "
-				       "after 5 s: skipped",
-				       m->offset);
+				sk_logf(SK_LOG_WARN, "payments",
+					"offset=%" PRId64 " msg=\"order still queued after 5 s: "
+					"skipped\"",
+					m->offset);
 			return true;
 		}
 		int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
 		if (now - last_log > INT64_C(1000000000)) {
-			sk_log(PROG, "payments: store: %s (retrying offset %" PRId64 ")",
-			       strerror(-rc), m->offset);
+			sk_logf(SK_LOG_WARN, "payments",
+				"offset=%" PRId64 " msg=\"store error: retrying\" err=%s",
+				m->offset, strerror(-rc));
 			last_log = now;
 		}
 		pause_ns(RETRY_NS);
@@ -202,7 +203,8 @@ run(void *arg)
 			int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
 			if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
 			    now - last_log > INT64_C(1000000000)) {
-				sk_log(PROG, "payments: kafka: %s", rd_kafka_message_errstr(m));
+				sk_logf(SK_LOG_WARN, "kafka", "topic=payments err=%s",
+					rd_kafka_message_errstr(m));
 				last_log = now;
 			}
 		} else if (apply(c, m)) {
@@ -250,6 +252,7 @@ sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 		return -ENOMEM;
 	}
 	c->ctl = ctl;
+	sk_logfmt_kafka(kc);
 	for (size_t i = 0; i < SK_ARRAY_SIZE(kv); i++) {
 		if (rd_kafka_conf_set(kc, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {
 			sk_set_err(err, errlen, "payments: %s = %s: %s", kv[i][0], kv[i][1], e);

@@ -15,8 +15,10 @@
  * every lcore resets its connections, then the ports are stopped and all
  * memory (memzones included) is released before exit.
  *
- * Exit status: 0 after a clean stop, 1 on a start-up error (one line on
- * stderr naming the config key), 2 on a usage error.
+ * Every line it writes is a logfmt log line on stderr (sk_logfmt.h,
+ * docs/logs.md), DPDK's own included; --help alone prints plain text on
+ * stdout. Exit status: 0 after a clean stop, 1 on a start-up error (one
+ * level=error line naming the config key), 2 on a usage error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -48,6 +50,7 @@
 #include "sk_dispatch.h"
 #include "sk_http.h"
 #include "sk_lcore.h"
+#include "sk_logfmt.h"
 #include "sk_net.h"
 #include "sk_port.h"
 #include "sk_preheat.h"
@@ -69,26 +72,34 @@ on_signal(int sig)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [EAL options] -- --config FILE\n"
-		   "  --config FILE  INI configuration (see config/seckill.ini)\n"
-		   "  --help         this text\n");
+	fprintf(f, "usage: " PROG " [EAL options] -- --config FILE [--log-level LEVEL]\n"
+		   "  --config FILE      INI configuration (see config/seckill.ini)\n"
+		   "  --log-level LEVEL  debug, info (default), notice, warn, error or crit:\n"
+		   "                     the lowest level of the log lines written (docs/logs.md)\n"
+		   "  --help             this text\n");
 }
 
-/* parse_app_args - the options after "--". Returns 0, 1 for --help, or -EINVAL. */
+/*
+ * parse_app_args - the options after "--" (--log-level takes effect at
+ * once). Returns 0, 1 for --help, or -EINVAL after an error line.
+ */
 static int
 parse_app_args(int argc, char **argv, const char **config)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
+		{"log-level", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	enum sk_log_level lv;
 	int i, opt;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		;
 	if (i == argc) {
-		fprintf(stderr, PROG ": missing '-- --config FILE'\n");
+		sk_logf(SK_LOG_ERROR, "usage",
+			"msg=\"missing '-- --config FILE' (see -- --help)\"");
 		return -EINVAL;
 	}
 	argv[i] = argv[0]; /* getopt wants a program name first */
@@ -99,24 +110,38 @@ parse_app_args(int argc, char **argv, const char **config)
 		case 'c':
 			*config = optarg;
 			break;
+		case 'L':
+			if (sk_logfmt_level_parse(optarg, &lv) != 0) {
+				sk_logf(SK_LOG_ERROR, "usage",
+					"option=--log-level value=%s msg=\"not a level: debug, "
+					"info, "
+					"notice, warn, error or crit\"",
+					optarg);
+				argv[i] = (char *)"--";
+				return -EINVAL;
+			}
+			sk_logfmt_set_level(lv);
+			break;
 		case 'h':
 			argv[i] = (char *)"--";
 			return 1;
 		default:
-			fprintf(stderr, PROG ": unknown or incomplete option '%s'\n",
+			sk_logf(SK_LOG_ERROR, "usage",
+				"option=%s msg=\"unknown or incomplete option (see -- --help)\"",
 				argv[i + optind - 1]);
 			argv[i] = (char *)"--";
 			return -EINVAL;
 		}
 	}
 	if (optind < argc - i) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[i + optind]);
+		sk_logf(SK_LOG_ERROR, "usage", "arg=%s msg=\"unexpected argument (see -- --help)\"",
+			argv[i + optind]);
 		argv[i] = (char *)"--";
 		return -EINVAL;
 	}
 	argv[i] = (char *)"--";
 	if (*config == NULL) {
-		fprintf(stderr, PROG ": missing --config FILE\n");
+		sk_logf(SK_LOG_ERROR, "usage", "msg=\"missing --config FILE (see -- --help)\"");
 		return -EINVAL;
 	}
 	return 0;
@@ -137,30 +162,31 @@ eal_has_lcores(int argc, char **argv)
 /* Run                                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* log_ready - one "port" line per port, then the "ready" line. */
 static void
-print_ready(const struct dataplane *dp)
+log_ready(const struct dataplane *dp)
 {
-	printf(PROG ": ready lcores=%u", dp->nb_lcores);
 	for (uint16_t i = 0; i < dp->cfg.nb_ports; i++) {
 		const struct sk_port *p = &dp->ports[i];
 		const struct sk_config_port *pc = &dp->cfg.ports[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
-		printf(" port%u=%s mac=%s addr=%u.%u.%u.%u/%u mode=%s queues=%u", i, p->name, mac,
-		       pc->addr >> 24, (pc->addr >> 16) & 255, (pc->addr >> 8) & 255,
-		       pc->addr & 255, pc->prefix,
-		       p->dispatch     ? "dispatch"
-		       : p->rss	       ? "rss"
-		       : p->nb_rxq > 1 ? "spread"
-				       : "direct",
-		       p->nb_rxq);
+		sk_logf(SK_LOG_INFO, "port",
+			"port=%u device=%s mac=%s addr=%u.%u.%u.%u/%u mode=%s queues=%u", i,
+			p->name, mac, pc->addr >> 24, (pc->addr >> 16) & 255, (pc->addr >> 8) & 255,
+			pc->addr & 255, pc->prefix,
+			p->dispatch	? "dispatch"
+			: p->rss	? "rss"
+			: p->nb_rxq > 1 ? "spread"
+					: "direct",
+			p->nb_rxq);
 	}
-	printf(" mbufs=%u mbuf_idle=%u items=%u auth=%s ack=%s\n", dp->pool->size,
-	       rte_mempool_in_use_count(dp->pool), atomic_load(&dp->shm->nitems),
-	       dp->cfg.auth ? "on" : "off",
-	       dp->cfg.ack == SK_CONFIG_ACK_DURABLE ? "durable" : "queued");
-	fflush(stdout);
+	sk_logf(SK_LOG_NOTICE, "ready",
+		"lcores=%u ports=%u mbufs=%u mbuf_idle=%u items=%u auth=%s ack=%s", dp->nb_lcores,
+		dp->cfg.nb_ports, dp->pool->size, rte_mempool_in_use_count(dp->pool),
+		atomic_load(&dp->shm->nitems), dp->cfg.auth ? "on" : "off",
+		dp->cfg.ack == SK_CONFIG_ACK_DURABLE ? "durable" : "queued");
 }
 
 static int
@@ -187,10 +213,10 @@ run(struct dataplane *dp)
 	tsrc.shm = dp->shm;
 	rc = sk_telemetry_start(&tsrc);
 	if (rc != 0)
-		fprintf(stderr, PROG ": warning: telemetry commands unavailable: %s\n",
+		sk_logf(SK_LOG_WARN, "telemetry", "msg=\"telemetry commands unavailable\" err=%s",
 			rte_strerror(-rc));
 
-	print_ready(dp);
+	log_ready(dp);
 
 	for (i = 1; i < dp->nb_lcores; i++)
 		rte_eal_remote_launch(sk_lcore_main, dp->lcores[i], dp->lcore_ids[i]);
@@ -215,10 +241,10 @@ run(struct dataplane *dp)
 			queued += rte_ring_count(dp->orders[i]);
 		}
 		/* Without a control plane the orders stay in the rings: say so. */
-		printf(PROG ": stopped requests=%" PRIu64 " connections_reset=%" PRIu64
-			    " orders=%" PRIu64 " orders_undrained=%" PRIu64 "\n",
-		       req, conns, won, queued);
-		fflush(stdout);
+		sk_logf(queued > 0 ? SK_LOG_WARN : SK_LOG_NOTICE, "shutdown",
+			"msg=stopped requests=%" PRIu64 " connections_reset=%" PRIu64
+			" orders=%" PRIu64 " orders_undrained=%" PRIu64,
+			req, conns, won, queued);
 	}
 	return 0;
 }
@@ -239,8 +265,8 @@ eal_args(struct dataplane *dp, int argc, char **argv, char ***out, int *out_argc
 	if (dp->cfg.lcores[0] == '\0')
 		return 0;
 	if (eal_has_lcores(argc, argv)) {
-		fprintf(stderr, PROG ": note: dataplane.lcores ignored, the EAL options "
-				     "set the lcores\n");
+		sk_logf(SK_LOG_NOTICE, "config",
+			"key=dataplane.lcores msg=\"ignored: the EAL options set the lcores\"");
 		return 0;
 	}
 	v = calloc((size_t)argc + 3, sizeof(*v));
@@ -263,16 +289,19 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	char **eal_argv = argv;
 	int rc, eal_argc = argc;
+	const char *phase = "config";
 	bool eal_up = false;
 
+	sk_logfmt_init(PROG);
 	rc = parse_app_args(argc, argv, &config);
 	if (rc != 0) {
-		usage(rc > 0 ? stdout : stderr);
+		if (rc > 0)
+			usage(stdout);
 		return rc > 0 ? 0 : 2;
 	}
 	dp = calloc(1, sizeof(*dp));
 	if (dp == NULL) {
-		fprintf(stderr, PROG ": out of memory\n");
+		sk_logf(SK_LOG_ERROR, "startup", "err=\"out of memory\"");
 		return 1;
 	}
 	dp->stop = &stop_flag;
@@ -291,6 +320,12 @@ main(int argc, char **argv)
 	rc = eal_args(dp, argc, argv, &eal_argv, &eal_argc);
 	if (rc != 0)
 		goto out;
+	phase = "startup";
+	rc = sk_logfmt_dpdk();
+	if (rc != 0) {
+		rc = sk_dp_fail(dp, rc, "cannot route DPDK's log lines: %s", strerror(-rc));
+		goto out;
+	}
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		rc = sk_dp_fail(dp, -rte_errno, "EAL initialisation failed: %s",
 				rte_strerror(rte_errno));
@@ -301,11 +336,12 @@ main(int argc, char **argv)
 
 out:
 	/* The one teardown: whatever was built, from nothing to everything. */
-	if (rc != 0)
-		fprintf(stderr, PROG ": %s\n", dp->err);
 	sk_dp_free(dp);
 	if (eal_up)
 		rte_eal_cleanup();
+	/* the reason last, after the teardown's own lines */
+	if (rc != 0)
+		sk_logf(SK_LOG_ERROR, phase, "err=%s", dp->err);
 	if (eal_argv != argv)
 		free(eal_argv);
 	free(dp);

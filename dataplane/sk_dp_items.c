@@ -18,6 +18,7 @@
 #include <rte_random.h>
 
 #include "sk_dataplane.h"
+#include "sk_logfmt.h"
 
 /*
  * activity_from_config - config item @ci as a store activity, its window
@@ -62,10 +63,10 @@ config_differs(const struct sk_config_item *ci, const struct sk_store_activity *
 	DIFF(!ci->end.relative && a->end_ns != cfg->end_ns, "end");
 #undef DIFF
 	if (n > 0)
-		printf(PROG ": item.%" PRIu32
-			    ": the store's activity differs from the config (%s): "
-			    "the store wins; change a running sale through the admin API\n",
-		       ci->id, what);
+		sk_logf(SK_LOG_WARN, "recovery",
+			"item=%" PRIu32 " differs=%s msg=\"the store's activity differs from the "
+			"config: the store wins; change a running sale through the admin API\"",
+			ci->id, what);
 }
 
 /* What sk_dp_setup_items() restored, for its summary line. */
@@ -150,8 +151,8 @@ sk_dp_setup_items(struct dataplane *dp)
 	if (dp->cfg.store[0] != '\0') {
 		rc = sk_store_open(&c.st, dp->cfg.store, &scf, err, sizeof(err));
 		if (rc == -ENOENT)
-			printf(PROG ": recovery: no store at %s yet, nothing to restore\n",
-			       dp->cfg.store);
+			sk_logf(SK_LOG_NOTICE, "recovery",
+				"path=%s msg=\"no store yet, nothing to restore\"", dp->cfg.store);
 		else if (rc != 0)
 			return sk_dp_fail(dp, rc, "seckill.store: %s: cannot open it read-only: %s",
 					  dp->cfg.store, err);
@@ -167,9 +168,9 @@ sk_dp_setup_items(struct dataplane *dp)
 			break;
 		if (c.st != NULL && sk_store_activity_get(c.st, ci->id, &stored, NULL) == 0) {
 			if (stored.closed_ns != 0) {
-				printf(PROG ": item.%" PRIu32
-					    ": closed in the store: not on sale\n",
-				       ci->id);
+				sk_logf(SK_LOG_NOTICE, "recovery",
+					"item=%" PRIu32 " msg=\"closed in the store: not on sale\"",
+					ci->id);
 				continue;
 			}
 			config_differs(ci, &cfg, &stored);
@@ -188,9 +189,10 @@ sk_dp_setup_items(struct dataplane *dp)
 	if (c.st != NULL) {
 		sk_store_close(c.st);
 		if (rc == 0)
-			printf(PROG ": recovery: store %s: %" PRIu64 " live units of %" PRIu64
-				    " holdings restored over %" PRIu32 " items\n",
-			       dp->cfg.store, c.units, c.users, c.items);
+			sk_logf(SK_LOG_NOTICE, "recovery",
+				"path=%s units=%" PRIu64 " holdings=%" PRIu64 " items=%" PRIu32
+				" msg=\"live units restored\"",
+				dp->cfg.store, c.units, c.users, c.items);
 	}
 	return rc;
 }

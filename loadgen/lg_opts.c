@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sk_common.h"
+#include "sk_logfmt.h"
 #include "sk_parse.h"
 
 #include "lg_opts.h"
@@ -63,6 +64,9 @@ const char lg_opts_usage[] =
 	"Output:\n"
 	"  --json                   one JSON object on stdout at the end\n"
 	"  --quiet                  no progress line\n"
+	"  --log-level LEVEL        debug, info (default), notice, warn, error or crit:\n"
+	"                           the lowest level of the log lines (logfmt, on stderr;\n"
+	"                           the reports keep their own form; docs/logs.md)\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"Exit status: 0 every request answered without error, 1 errors or unanswered\n"
@@ -82,6 +86,7 @@ lg_opts_defaults(struct lg_opts *o)
 	o->user_base = 1;
 	o->order_id = 1;
 	o->tokens = 1000;
+	o->log_level = SK_LOG_INFO;
 	o->token_ttl_s = 3600;
 	o->conns = 64;
 	o->depth = 1;
@@ -406,6 +411,20 @@ opt_flag(struct lg_opts *o, const char *name, const char *v, char *err, size_t e
 	return 0;
 }
 
+static int
+opt_log_level(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	enum sk_log_level lv;
+
+	if (sk_logfmt_level_parse(v, &lv) != 0) {
+		sk_set_err(err, errlen,
+			   "--%s: '%s' is not debug, info, notice, warn, error or crit", name, v);
+		return -EINVAL;
+	}
+	o->log_level = (int)lv;
+	return 0;
+}
+
 static const struct opt_def {
 	const char *name;
 	bool has_arg;
@@ -445,6 +464,7 @@ static const struct opt_def {
 	{"drip-ms", true, opt_drip},
 	{"json", false, opt_flag},
 	{"quiet", false, opt_flag},
+	{"log-level", true, opt_log_level},
 };
 
 /* ------------------------------------------------------------------------ */

@@ -97,6 +97,7 @@ struct lg_opts {
 	/* output */
 	bool json;
 	bool quiet;
+	int log_level; /**< --log-level: an enum sk_log_level (sk_logfmt.h), default info */
 };
 
 /** Usage text, ending in a newline. */

@@ -10,7 +10,9 @@
  * main() checks the options (before the EAL: a usage error costs no
  * hugepage), starts the EAL and the port, mints the tokens, runs the load
  * (lg_load.c) and prints the reports (lg_stats.c). docs/loadgen.md is the
- * manual.
+ * manual. Its log lines (errors, DPDK's lines) are logfmt lines on stderr
+ * (sk_logfmt.h, docs/logs.md); the progress lines and the reports keep
+ * their own form.
  *
  * Exit status: 0 every request answered and no error; 1 errors or
  * unanswered requests; 2 usage; 3 could not run (EAL, port, link, ARP).
@@ -25,6 +27,8 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+
+#include "sk_logfmt.h"
 
 #include "lg_load.h"
 #include "lg_opts.h"
@@ -72,6 +76,7 @@ main(int argc, char **argv)
 	char err[256];
 	int dash = split_args(argc, argv), rc, status = EXIT_RUNTIME;
 
+	sk_logfmt_init("seckill-loadgen");
 	lg_opts_defaults(&o);
 	/* the loadgen's options: argv[dash] plays argv[0] */
 	rc = lg_opts_parse(&o, argc - dash, argv + dash, err, sizeof(err));
@@ -80,34 +85,41 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "seckill-loadgen: %s\n", err);
+		sk_logf(SK_LOG_ERROR, "usage", "err=%s", err);
 		return EXIT_USAGE;
 	}
+	sk_logfmt_set_level((enum sk_log_level)o.log_level);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
+	rc = sk_logfmt_dpdk();
+	if (rc != 0) {
+		sk_logf(SK_LOG_ERROR, "startup", "msg=\"cannot route DPDK's log lines\" err=%s",
+			strerror(-rc));
+		return EXIT_RUNTIME;
+	}
 	rc = rte_eal_init(dash, argv);
 	if (rc < 0) {
-		fprintf(stderr, "seckill-loadgen: EAL init failed: %s\n", rte_strerror(rte_errno));
+		sk_logf(SK_LOG_ERROR, "startup", "msg=\"EAL init failed\" err=%s",
+			rte_strerror(rte_errno));
 		return EXIT_RUNTIME;
 	}
 	if (rte_lcore_count() > 1)
-		fprintf(stderr,
-			"seckill-loadgen: %u lcores given; the load runs on the main lcore "
-			"(%u) only\n",
+		sk_logf(SK_LOG_NOTICE, "startup",
+			"lcores=%u main_lcore=%u msg=\"the load runs on the main lcore only\"",
 			rte_lcore_count(), rte_lcore_id());
 	if (o.mix[LG_REQ_BUY_JWT] != 0 &&
 	    lg_tokens_mint(&tokens, o.secret_file, o.tokens, o.user_base, o.item, o.token_ttl_s,
 			   err, sizeof(err)) != 0) {
-		fprintf(stderr, "seckill-loadgen: %s\n", err);
+		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
 	if (lg_port_open(o.port_id, LG_MBUFS, &port, err, sizeof(err)) != 0) {
-		fprintf(stderr, "seckill-loadgen: %s\n", err);
+		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
 	if (lg_port_wait_link(&port, o.wait_ms) != 0) {
-		fprintf(stderr, "seckill-loadgen: port %u (%s): link down after %u ms\n",
+		sk_logf(SK_LOG_ERROR, "startup", "port=%u device=%s wait_ms=%u msg=\"link down\"",
 			port.port_id, port.name, o.wait_ms);
 		goto out;
 	}
@@ -123,11 +135,11 @@ main(int argc, char **argv)
 	};
 	load = lg_load_create(&o, &env, err, sizeof(err));
 	if (load == NULL) {
-		fprintf(stderr, "seckill-loadgen: %s\n", err);
+		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
 	if (lg_load_run(load, err, sizeof(err)) != 0) {
-		fprintf(stderr, "seckill-loadgen: %s\n", err);
+		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
 	lg_load_tcp(load, &tcp);

@@ -258,7 +258,7 @@ cmd_down() {
 		ip netns del "$dpns"
 	fi
 	local rc=0 log
-	[ -f "$STATE/log" ] && { grep -E "seckill-dataplane: stopped" "$STATE/log" || true; }
+	[ -f "$STATE/log" ] && { grep -E "prog=seckill-dataplane event=shutdown" "$STATE/log" || true; }
 	for log in "$STATE/log" "$STATE/control.log"; do
 		[ -f "$log" ] || continue
 		# Sanitizer builds: a report must not vanish with the state dir.
@@ -378,7 +378,7 @@ cmd_up() {
 	remember pid "$pid"
 
 	for _ in $(seq 1 300); do
-		grep -q "seckill-dataplane: ready" "$STATE/log" && break
+		grep -q "prog=seckill-dataplane event=ready" "$STATE/log" && break
 		if ! kill -0 "$pid" 2>/dev/null; then
 			tail -n 20 "$STATE/log" >&2
 			cmd_down
@@ -386,7 +386,7 @@ cmd_up() {
 		fi
 		sleep 0.1
 	done
-	grep -q "seckill-dataplane: ready" "$STATE/log" || {
+	grep -q "prog=seckill-dataplane event=ready" "$STATE/log" || {
 		tail -n 20 "$STATE/log" >&2
 		cmd_down
 		die "dataplane not ready after 30 s"

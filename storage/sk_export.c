@@ -14,6 +14,7 @@
 
 #include "sk_common.h"
 #include "sk_export.h"
+#include "sk_logfmt.h"
 
 /* State of a window slot (one event, indexed by seq & mask). */
 enum { SLOT_FREE = 0, SLOT_SENT, SLOT_DONE };
@@ -106,6 +107,7 @@ producer_new(struct sk_export *ex, char *err, size_t errlen)
 
 	if (c == NULL)
 		return -ENOMEM;
+	sk_logfmt_kafka(c);
 	snprintf(q, sizeof(q), "%" PRIu64,
 		 (ex->mask + 1) * 2 < 10000000 ? (ex->mask + 1) * 2 : 10000000);
 	for (size_t i = 0; i < SK_ARRAY_SIZE(kv); i++) {

@@ -7,12 +7,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include <mysqld_error.h>
 
-#include "sk_log.h"
+#include "sk_logfmt.h"
 
 #include "mw_apply.h"
 
@@ -70,8 +71,9 @@ mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt, uint3
 static int
 refuse(struct mw_apply *a, const struct mw_msg *m, enum mw_metric metric, const char *what)
 {
-	sk_log(a->prog, "seq %" PRIu64 ": %s of order %" PRIu64 " refused: %s", m->seq,
-	       mw_msg_type_name(m->type), m->order, what);
+	sk_logf(SK_LOG_WARN, "mysql",
+		"seq=%" PRIu64 " type=%s order=%" PRIu64 " msg=refused why=%s", m->seq,
+		mw_msg_type_name(m->type), m->order, what);
 	a->refuse = metric;
 	return ST_REFUSE;
 }
@@ -396,10 +398,10 @@ step(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 		      m->end_ns, m->time_ns, m->item);
 		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
 	case MW_MSG_PAY_CONFLICT:
-		sk_log(a->prog,
-		       "seq %" PRIu64 ": payment for cancelled order %" PRIu64 " (user %" PRIu64
-		       ", request '%s') recorded",
-		       m->seq, m->order, m->user, m->request);
+		sk_logf(SK_LOG_WARN, "mysql",
+			"seq=%" PRIu64 " order=%" PRIu64 " user=%" PRIu64
+			" request=%s msg=\"payment for a cancelled order recorded\"",
+			m->seq, m->order, m->user, m->request);
 		a->tally[MW_M_PAY_CONFLICT]++;
 		return ST_OK;
 	default: /* failed: the event row is all */
@@ -536,10 +538,10 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 	}
 	if (final) {
 		a->tally[st == ST_PARK_STOCK ? MW_M_GUARD_STOCK : MW_M_GUARD_USER]++;
-		sk_log(a->prog,
-		       "seq %" PRIu64 ": the %s guard refused order %" PRIu64 " (user %" PRIu64
-		       ", item %" PRIu32 ") with every partition consumed: parked",
-		       m->seq, park_reason[st], m->order, m->user, m->item);
+		sk_logf(SK_LOG_WARN, "mysql",
+			"seq=%" PRIu64 " guard=%s order=%" PRIu64 " user=%" PRIu64 " item=%" PRIu32
+			" msg=\"refused with every partition consumed: parked\"",
+			m->seq, park_reason[st], m->order, m->user, m->item);
 	}
 	return 0;
 }
@@ -573,8 +575,8 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 
 	if (rc != 0) {
 		a->tally[rc == -ENOTSUP ? MW_M_UNKNOWN_TYPE : MW_M_MALFORMED]++;
-		sk_log(a->prog, "message %.*s%s: %s: skipped", len > 80 ? 80 : (int)len,
-		       val ? val : "", len > 80 ? "..." : "", why);
+		sk_logf(SK_LOG_WARN, "mysql", "msg=\"message skipped\" why=%s message=%.*s%s", why,
+			len > 80 ? 80 : (int)len, val ? val : "", len > 80 ? "..." : "");
 		return OUT_SKIPPED;
 	}
 	st = behind(a, m);
@@ -628,8 +630,8 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 dberr:
 	if (mw_db_retryable(a->db->err))
 		return -EAGAIN;
-	sk_log(a->prog, "seq %" PRIu64 ": SQL error %u: %s: message skipped", m->seq, a->db->err,
-	       a->db->errmsg);
+	sk_logf(SK_LOG_ERROR, "mysql", "seq=%" PRIu64 " errno=%u err=%s msg=\"message skipped\"",
+		m->seq, a->db->err, a->db->errmsg);
 	a->tally[MW_M_SQL_ERRORS]++;
 	return X("ROLLBACK TO SAVEPOINT msg") < 0 ? -EAGAIN : OUT_SKIPPED;
 }

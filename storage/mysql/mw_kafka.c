@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sk_log.h"
+#include "sk_logfmt.h"
 
 #include "mw_kafka.h"
 
@@ -38,12 +38,13 @@ rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list
 	rd_kafka_resp_err_t rc = rd_kafka_assign(rk, assign ? parts : NULL);
 
 	if (rc != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		sk_log(k->prog, "kafka: %s %d partitions: %s", assign ? "assign" : "revoke",
-		       parts->cnt, rd_kafka_err2str(rc));
+		sk_logf(SK_LOG_WARN, "kafka", "op=%s partitions=%d err=%s",
+			assign ? "assign" : "revoke", parts->cnt, rd_kafka_err2str(rc));
 		mw_metrics_add(k->mt, MW_M_KAFKA_ERRORS, 1);
 	}
 	mw_metrics_set(k->mt, MW_M_PARTITIONS, assign && rc == 0 ? (uint64_t)parts->cnt : 0);
-	sk_log(k->prog, "kafka: %d partitions %s", parts->cnt, assign ? "assigned" : "revoked");
+	sk_logf(SK_LOG_INFO, "kafka", "msg=%s partitions=%d", assign ? "assigned" : "revoked",
+		parts->cnt);
 }
 
 int
@@ -74,6 +75,7 @@ mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw
 			rd_kafka_conf_destroy(c);
 		return -ENOMEM;
 	}
+	sk_logfmt_kafka(c);
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
 		if (rd_kafka_conf_set(c, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {
 			snprintf(err, errlen, "kafka: %s = %s: %s", kv[i][0], kv[i][1], e);
@@ -122,8 +124,8 @@ consumer_error(struct mw_kafka *k, const rd_kafka_message_t *m)
 		k->errs_quiet++;
 		return;
 	}
-	sk_log(k->prog, "kafka: %s (%u more errors since the last line)",
-	       rd_kafka_message_errstr(m), k->errs_quiet);
+	sk_logf(SK_LOG_WARN, "kafka", "err=%s errors_since=%u", rd_kafka_message_errstr(m),
+		k->errs_quiet);
 	k->last_err_log = now;
 	k->errs_quiet = 0;
 }
@@ -160,14 +162,16 @@ mw_kafka_commit(struct mw_kafka *k, rd_kafka_message_t **msgs, size_t n)
 		rc = rd_kafka_offset_store(msgs[i]->rkt, msgs[i]->partition, msgs[i]->offset);
 		/* a partition revoked meanwhile: its new owner applies it again */
 		if (rc != RD_KAFKA_RESP_ERR_NO_ERROR && rc != RD_KAFKA_RESP_ERR__STATE)
-			sk_log(k->prog, "kafka: store offset: %s", rd_kafka_err2str(rc));
+			sk_logf(SK_LOG_WARN, "kafka", "msg=\"store offset failed\" err=%s",
+				rd_kafka_err2str(rc));
 	}
 	rc = rd_kafka_commit(k->rk, NULL, 0);
 	if (rc == RD_KAFKA_RESP_ERR_NO_ERROR || rc == RD_KAFKA_RESP_ERR__NO_OFFSET)
 		return 0;
 	mw_metrics_add(k->mt, MW_M_COMMIT_ERRORS, 1);
-	sk_log(k->prog, "kafka: offset commit failed (%s): committed with the next batch",
-	       rd_kafka_err2str(rc));
+	sk_logf(SK_LOG_WARN, "kafka",
+		"msg=\"offset commit failed: committed with the next batch\" err=%s",
+		rd_kafka_err2str(rc));
 	return -EAGAIN;
 }
 

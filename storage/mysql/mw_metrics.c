@@ -7,10 +7,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <microhttpd.h>
+
+#include "sk_logfmt.h"
 
 #include "mw_metrics.h"
 
@@ -121,6 +124,21 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	return ret;
 }
 
+/* mhd_log - libmicrohttpd's error lines as log lines (event=metrics). */
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char m[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(m, sizeof(m), fmt, ap);
+	n = strlen(m);
+	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+		m[--n] = '\0';
+	sk_logf(SK_LOG_WARN, "metrics", "msg=%s", m);
+}
+
 int
 mw_metrics_serve(struct mw_metrics *mt, unsigned port)
 {
@@ -129,7 +147,8 @@ mw_metrics_serve(struct mw_metrics *mt, unsigned port)
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	mt->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
 				    (uint16_t)port, NULL, NULL, answer, mt, MHD_OPTION_SOCK_ADDR,
-				    (struct sockaddr *)&a, MHD_OPTION_END);
+				    (struct sockaddr *)&a, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+				    NULL, MHD_OPTION_END);
 	if (mt->http == NULL)
 		return errno == EADDRINUSE ? -EADDRINUSE : -EIO;
 	return 0;

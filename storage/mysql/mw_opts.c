@@ -6,9 +6,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "sk_log.h"
+#include "sk_logfmt.h"
 #include "sk_parse.h"
 
 #include "mw_opts.h"
@@ -47,6 +48,10 @@ static const char usage_text[] =
 	"  --store DIR           the appliance's LMDB store (opened read-only)\n"
 	"  --json                one JSON object instead of text\n"
 	"  --max-diffs N         differences listed (default 20)\n"
+	"all:\n"
+	"  --log-level LEVEL     debug, info (default), notice, warn, error or crit: the\n"
+	"                        lowest level of the log lines written on stderr\n"
+	"                        (logfmt, docs/logs.md)\n"
 	"  --help                this text\n"
 	"\n"
 	"Exit status: 0 success (verify: equal), 1 failure (verify: different), 2 usage.\n"
@@ -59,7 +64,7 @@ mw_opts_usage(FILE *f)
 }
 
 /* Option kinds: a string, or a number in [lo, hi] of a given width. */
-enum kind { K_STR, K_U32, K_U64, K_FLAG };
+enum kind { K_STR, K_U32, K_U64, K_FLAG, K_LEVEL };
 
 static const struct opt {
 	const char *name;
@@ -84,16 +89,18 @@ static const struct opt {
 	{"store", K_STR, offsetof(struct mw_opts, store), 0, 0},
 	{"json", K_FLAG, offsetof(struct mw_opts, json), 0, 0},
 	{"max-diffs", K_U32, offsetof(struct mw_opts, max_diffs), 0, 1000000},
+	{"log-level", K_LEVEL, 0, 0, 0},
 	{"help", K_FLAG, 0, 0, 0},
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
-/* store_opt - check @arg for option @op and store it in @o. */
+/* store_opt - check @arg for option @op and store it in @o (--log-level: set at once). */
 static int
 store_opt(const struct opt *op, struct mw_opts *o, const char *arg)
 {
 	char *field = (char *)o + op->off;
+	enum sk_log_level lv;
 
 	switch (op->kind) {
 	case K_STR:
@@ -112,9 +119,16 @@ store_opt(const struct opt *op, struct mw_opts *o, const char *arg)
 	case K_FLAG:
 		*(bool *)field = true;
 		return 0;
+	case K_LEVEL:
+		if (sk_logfmt_level_parse(arg, &lv) != 0)
+			break;
+		sk_logfmt_set_level(lv);
+		return 0;
 	}
-	sk_log(MW_PROG, "--%s '%s': expected %s", op->name, arg,
-	       op->kind == K_STR ? "a non-empty string" : "a number in range (see --help)");
+	sk_logf(SK_LOG_ERROR, "usage", "option=--%s value=%s msg=\"expected %s\"", op->name, arg,
+		op->kind == K_STR     ? "a non-empty string"
+		: op->kind == K_LEVEL ? "debug, info, notice, warn, error or crit"
+				      : "a number in range (see --help)");
 	return -EINVAL;
 }
 
@@ -126,7 +140,8 @@ read_password(struct mw_opts *o)
 	size_t n;
 
 	if (f == NULL) {
-		sk_log(MW_PROG, "--password-file %s: %s", o->password_file, strerror(errno));
+		sk_logf(SK_LOG_ERROR, "config", "option=--password-file path=%s err=%s",
+			o->password_file, strerror(errno));
 		return -EINVAL;
 	}
 	if (fgets(o->password, sizeof(o->password), f) == NULL)
@@ -163,8 +178,10 @@ mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {
 		if (c == '?' || c == ':') {
-			sk_log(MW_PROG, "%s: unknown option or missing value: %s (see --help)", cmd,
-			       argv[optind - 1]);
+			sk_logf(SK_LOG_ERROR, "usage",
+				"cmd=%s option=%s msg=\"unknown option or missing value (see "
+				"--help)\"",
+				cmd, argv[optind - 1]);
 			return -EINVAL;
 		}
 		if (!strcmp(opts[c].name, "help")) {
@@ -179,15 +196,19 @@ mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 		return 1;
 	}
 	if (optind < argc) {
-		sk_log(MW_PROG, "%s: unexpected argument '%s' (see --help)", cmd, argv[optind]);
+		sk_logf(SK_LOG_ERROR, "usage",
+			"cmd=%s arg=%s msg=\"unexpected argument (see --help)\"", cmd,
+			argv[optind]);
 		return -EINVAL;
 	}
 	if (!strcmp(cmd, "run") && o->bootstrap == NULL) {
-		sk_log(MW_PROG, "run: --bootstrap is required (see --help)");
+		sk_logf(SK_LOG_ERROR, "usage",
+			"cmd=run msg=\"--bootstrap is required (see --help)\"");
 		return -EINVAL;
 	}
 	if (!strcmp(cmd, "verify") && o->store == NULL) {
-		sk_log(MW_PROG, "verify: --store is required (see --help)");
+		sk_logf(SK_LOG_ERROR, "usage",
+			"cmd=verify msg=\"--store is required (see --help)\"");
 		return -EINVAL;
 	}
 	return o->password_file != NULL ? read_password(o) : 0;

@@ -7,11 +7,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "sk_log.h"
+#include "sk_logfmt.h"
 #include "sk_order.h"
 #include "sk_store.h"
 
@@ -190,14 +191,15 @@ read_lmdb(struct verify *v, const char *dir)
 	int rc = sk_store_open(&v->st, dir, &conf, err, sizeof(err));
 
 	if (rc != 0) {
-		sk_log(MW_PROG, "verify: %s", err);
+		sk_logf(SK_LOG_ERROR, "verify", "err=%s", err);
 		return rc;
 	}
 	rc = sk_store_activity_foreach(v->st, on_activity, v);
 	if (rc == 0)
 		rc = sk_store_events_foreach(v->st, 1, on_event, v);
 	if (rc != 0)
-		sk_log(MW_PROG, "verify: reading %s: %s", dir, strerror(-rc));
+		sk_logf(SK_LOG_ERROR, "verify", "path=%s msg=\"cannot read the store\" err=%s", dir,
+			strerror(-rc));
 	return rc;
 }
 
@@ -256,7 +258,7 @@ read_mysql(struct verify *v, struct mw_db *db)
 	mysql_free_result(res);
 	return 0;
 err:
-	sk_log(MW_PROG, "verify: MariaDB: %s", db->errmsg);
+	sk_logf(SK_LOG_ERROR, "verify", "msg=\"MariaDB query failed\" err=%s", db->errmsg);
 	return -EIO;
 }
 

@@ -2,7 +2,9 @@
 /*
  * seckill-mysql-writer.c - main: the table of subcommands (run, migrate,
  * verify), the run loop (poll a batch, apply it in one transaction, retry
- * it through a MariaDB outage, commit the offsets), signals.
+ * it through a MariaDB outage, commit the offsets), signals. Its log lines
+ * are logfmt lines on stderr (sk_logfmt.h, docs/logs.md); --help, the
+ * migrate line and verify's report go to stdout.
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sk_log.h"
+#include "sk_logfmt.h"
 
 #include "mw_apply.h"
 #include "mw_db.h"
@@ -54,12 +56,14 @@ connect_retry(struct mw_db *db, const struct mw_db_conf *conf, struct mw_metrics
 			mw_metrics_add(mt, MW_M_DB_CONNECTS, 1);
 			mw_metrics_set(mt, MW_M_DB_UP, 1);
 			if (tries > 0)
-				sk_log(MW_PROG, "MariaDB: connected again after %u tries", tries);
+				sk_logf(SK_LOG_NOTICE, "mysql", "msg=\"connected again\" tries=%u",
+					tries);
 			return 0;
 		}
 		if (tries++ % 10 == 0)
-			sk_log(MW_PROG, "MariaDB: %s (error %u): retrying every %u ms", db->errmsg,
-			       db->err, backoff);
+			sk_logf(SK_LOG_WARN, "mysql",
+				"msg=\"cannot connect: retrying\" err=%s errno=%u retry_ms=%u",
+				db->errmsg, db->err, backoff);
 		mw_db_close(db);
 		nap_ms(backoff);
 		backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
@@ -76,8 +80,9 @@ apply_retry(struct mw_apply *a, const struct mw_db_conf *conf, struct mw_metrics
 		if (mw_apply_batch(a, in, n) == 0)
 			return 0;
 		mw_metrics_add(mt, MW_M_BATCH_RETRIES, 1);
-		sk_log(MW_PROG, "batch of %zu rolled back (%s, error %u): retrying", n,
-		       a->db->errmsg, a->db->err);
+		sk_logf(SK_LOG_WARN, "mysql",
+			"msg=\"batch rolled back: retrying\" batch=%zu err=%s errno=%u", n,
+			a->db->errmsg, a->db->err);
 		/* a deadlock leaves the connection usable; anything else: anew */
 		if (a->db->err != 1213 && a->db->err != 1205 && connect_retry(a->db, conf, mt) != 0)
 			break;
@@ -112,22 +117,24 @@ cmd_run(const struct mw_opts *o)
 
 	mw_opts_db(o, &dc);
 	if (msgs == NULL || in == NULL || mt == NULL || a == NULL) {
-		sk_log(MW_PROG, "out of memory");
+		sk_logf(SK_LOG_ERROR, "startup", "err=\"out of memory\"");
 		goto out;
 	}
 	if (o->metrics_port != 0 && mw_metrics_serve(mt, o->metrics_port) != 0) {
-		sk_log(MW_PROG, "metrics: cannot listen on 127.0.0.1:%u", o->metrics_port);
+		sk_logf(SK_LOG_ERROR, "startup", "msg=\"metrics: cannot listen\" addr=127.0.0.1:%u",
+			o->metrics_port);
 		goto out;
 	}
 	if (connect_retry(&db, &dc, mt) != 0)
 		goto out_ok;
 	if (mw_kafka_open(&k, &kc, mt, err, sizeof(err)) != 0) {
-		sk_log(MW_PROG, "%s", err);
+		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
 	mw_apply_init(a, &db, mt, o->default_limit, MW_PROG, caught_up, k);
-	sk_log(MW_PROG, "consuming %s and %s from %s as group %s into database %s", o->orders_topic,
-	       o->events_topic, o->bootstrap, o->group, o->database);
+	sk_logf(SK_LOG_NOTICE, "ready",
+		"msg=consuming orders_topic=%s events_topic=%s kafka=%s group=%s database=%s",
+		o->orders_topic, o->events_topic, o->bootstrap, o->group, o->database);
 	while (!stop_sig && (end == 0 || time(NULL) < end)) {
 		size_t n = mw_kafka_poll(k, msgs, cap, 200);
 
@@ -150,8 +157,8 @@ cmd_run(const struct mw_opts *o)
 	}
 out_ok:
 	rc = 0;
-	if (stop_sig)
-		sk_log(MW_PROG, "signal %d: stopping", (int)stop_sig);
+	sk_logf(SK_LOG_NOTICE, "shutdown", "msg=stopping signal=%d why=%s", (int)stop_sig,
+		stop_sig ? "signal" : "max-seconds");
 out:
 	mw_kafka_close(k);
 	mw_db_close(&db);
@@ -174,7 +181,7 @@ open_db(struct mw_db *db, struct mw_db_conf *dc, const struct mw_opts *o, const 
 	mw_opts_db(o, dc);
 	if (mw_db_connect(db, dc) == 0 && mw_db_apply_schema(db, mw_db_schema_sql) == 0)
 		return 0;
-	sk_log(MW_PROG, "%s: MariaDB: %s (error %u)", cmd, db->errmsg, db->err);
+	sk_logf(SK_LOG_ERROR, "mysql", "cmd=%s err=%s errno=%u", cmd, db->errmsg, db->err);
 	mw_db_close(db);
 	return -1;
 }
@@ -225,6 +232,7 @@ main(int argc, char **argv)
 	struct mw_opts o;
 	int rc, shift = 0;
 
+	sk_logfmt_init(MW_PROG);
 	if (argc > 1 && argv[1][0] != '-')
 		cmd = argv[1], shift = 1;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -239,6 +247,6 @@ main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		return commands[i].fn(&o);
 	}
-	sk_log(MW_PROG, "unknown subcommand '%s' (see --help)", cmd);
+	sk_logf(SK_LOG_ERROR, "usage", "cmd=%s msg=\"unknown subcommand (see --help)\"", cmd);
 	return 2;
 }

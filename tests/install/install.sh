@@ -116,7 +116,7 @@ expect_eq "seckill.ini's store is the control unit's --store" \
 	"$(sed -n 's/^ExecStart=.* --store \([^ ]*\).*/\1/p' "$units/seckill-control.service")" "$store"
 expect_match "the dataplane unit runs the installed binary on the installed config" \
 	"$(grep '^ExecStart=' "$units/seckill-dataplane.service")" \
-	"^ExecStart=$SK_SBINDIR/seckill-dataplane --file-prefix seckill .* -- --config $SK_SYSCONFDIR/seckill/seckill.ini\$"
+	"^ExecStart=$SK_SBINDIR/seckill-dataplane --file-prefix seckill .* -- --config $SK_SYSCONFDIR/seckill/seckill.ini \\\$SECKILL_DATAPLANE_ARGS\$"
 expect_eq "the control plane's EAL file prefix is the dataplane's" \
 	"$(sed -n 's/^ExecStart=.*seckill-control --file-prefix \([^ ]*\) .*/\1/p' "$units/seckill-control.service")" seckill
 check "the control plane is bound to the dataplane (BindsTo, PartOf, After, WantedBy)" \

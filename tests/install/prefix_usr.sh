@@ -59,7 +59,7 @@ dist=$tmp/build/dist
 # shellcheck disable=SC2016
 expect_eq "the dataplane unit's ExecStart" \
 	"$(grep '^ExecStart=' "$dist/seckill-dataplane.service")" \
-	'ExecStart=/usr/sbin/seckill-dataplane --file-prefix seckill $SECKILL_DATAPLANE_EAL -- --config /etc/seckill/seckill.ini'
+	'ExecStart=/usr/sbin/seckill-dataplane --file-prefix seckill $SECKILL_DATAPLANE_EAL -- --config /etc/seckill/seckill.ini $SECKILL_DATAPLANE_ARGS'
 # shellcheck disable=SC2016
 expect_eq "the control unit's ExecStart" \
 	"$(grep '^ExecStart=' "$dist/seckill-control.service")" \

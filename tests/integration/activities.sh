@@ -268,7 +268,7 @@ expect_eq "before the restart: reconcile exits 0" "$CTL_RC" 0
 "$SBX" kill
 "$SBX" down >/dev/null
 up
-grep -h "recovery:" "/run/$SK_SBX/log" || true
+grep -h "event=recovery" "/run/$SK_SBX/log" || true
 check "restart: the config still holds no [item.N]" no_config_items
 expect_eq "restart: item 1 loaded from LMDB: in arena, remaining 0, total + added 70" \
 	"$(act in_arena):$(act remaining):$(($(act total) + $(act added)))" "true:0:70"

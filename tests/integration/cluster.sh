@@ -99,7 +99,7 @@ all_down() {
 	if [ "$FAILS" != 0 ]; then
 		for n in $NAME_A $NAME_B; do
 			echo "--- the cluster lines of $n's control plane"
-			grep -a 'cluster' "/run/$n/control.log" | tail -60 || true
+			grep -aE 'event=(cluster|lease|giveback|sync)' "/run/$n/control.log" | tail -60 || true
 		done
 	fi
 	sbx a down >/dev/null 2>&1 || true

@@ -3,6 +3,9 @@
 # config_errors.sh - a bad config, secret or argument gives a one-line error
 # naming the key and a non-zero exit, and nothing half-starts: no EAL state
 # for errors found in the file, no tap left behind for errors found later.
+# The error is a log line (docs/logs.md): level=error, event=config before
+# the EAL, event=startup after it, event=usage for a bad argument; every
+# line on stderr is valid logfmt, nothing goes to stdout.
 . "$(dirname "$0")/lib.sh"
 require_env
 tmp=$(mktemp -d)
@@ -10,7 +13,8 @@ prefix=skit_cfg_$$
 trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
 
 # run EXPECTED_STATUS NEEDLE CONFIG_TEXT [EAL args...]: the last stderr line
-# must contain NEEDLE; stdout must not say "ready".
+# must be a level=error line of the dataplane whose err= holds NEEDLE; no
+# event=ready, nothing on stdout, every stderr line valid logfmt.
 run() {
 	local want=$1 needle=$2 text=$3 rc=0 last
 	shift 3
@@ -18,7 +22,9 @@ run() {
 	"$SK_DATAPLANE" --no-huge -m 256 --no-pci --file-prefix "$prefix" "$@" \
 		-- --config "$tmp/c.ini" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	last=$(tail -n 1 "$tmp/err")
-	if [ "$rc" = "$want" ] && [[ $last == *"$needle"* ]] && ! grep -q ready "$tmp/out"; then
+	if [ "$rc" = "$want" ] && [[ $last == *"level=error prog=seckill-dataplane event="*"err=\""*"$needle"* ]] &&
+		! grep -q "event=ready" "$tmp/err" && [ ! -s "$tmp/out" ] &&
+		itpy logfmt_check --quiet "$tmp/err"; then
 		ok "exit $rc: $last"
 	else
 		bad "want exit $want and '$needle'; got exit $rc: $last"
@@ -48,17 +54,42 @@ check "no EAL runtime dir after the seckill errors" test ! -e "/var/run/dpdk/$pr
 rc=0
 "$SK_DATAPLANE" --no-huge --no-pci -- --config /nonexistent/sk.ini >"$tmp/out" 2>"$tmp/err" || rc=$?
 expect_eq "missing file: exit 1" "$rc" 1
-check "missing file: one line naming it" grep -qx "seckill-dataplane: /nonexistent/sk.ini: No such file or directory" "$tmp/err"
+check "missing file: one line naming it" grep -qxE \
+	'ts=[^ ]+ level=error prog=seckill-dataplane event=config err="/nonexistent/sk.ini: No such file or directory"' "$tmp/err"
+expect_eq "missing file: that line alone" "$(wc -l <"$tmp/err")" 1
 
 # Arguments.
 rc=0
 "$SK_DATAPLANE" --no-huge --no-pci >"$tmp/out" 2>"$tmp/err" || rc=$?
 expect_eq "no '--': usage error" "$rc" 2
-check "no '--': says so" grep -q "missing '-- --config FILE'" "$tmp/err"
+check "no '--': says so" grep -q "level=error prog=seckill-dataplane event=usage msg=\"missing '-- --config FILE'" "$tmp/err"
 rc=0
 "$SK_DATAPLANE" --no-huge --no-pci -- --config "$tmp/c.ini" --bogus >"$tmp/out" 2>"$tmp/err" || rc=$?
 expect_eq "unknown option: usage error" "$rc" 2
-check "unknown option: named" grep -q "'--bogus'" "$tmp/err"
+check "unknown option: named" grep -q "level=error .*event=usage option=--bogus " "$tmp/err"
+rc=0
+"$SK_DATAPLANE" --no-huge --no-pci -- --config "$tmp/c.ini" --log-level loud >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "bad --log-level: usage error" "$rc" 2
+check "bad --log-level: named" grep -q "level=error .*event=usage option=--log-level value=loud " "$tmp/err"
+# The level filter, on an error found after the EAL started (DPDK's own
+# lines are logged then): at the default level they show, with --log-level
+# error only the error does.
+printf '%b' "[dataplane]\nmbufs = 300\nmbuf_cache = 32\n${PORT0}" >"$tmp/late.ini"
+for lv in default error; do
+	rc=0
+	args=()
+	[ "$lv" = default ] || args=(--log-level "$lv")
+	"$SK_DATAPLANE" --no-huge -m 256 --no-pci --file-prefix "$prefix" "$VDEV" \
+		-- --config "$tmp/late.ini" "${args[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	expect_eq "--log-level $lv: exit 1 on a late error" "$rc" 1
+	check "--log-level $lv: the error is the last line" \
+		bash -c "tail -n 1 '$tmp/err' | grep -q 'level=error prog=seckill-dataplane event=startup err=\"dataplane.mbufs: 300 is too small'"
+	check "--log-level $lv: every line is logfmt" itpy logfmt_check "$tmp/err"
+	[ "$lv" != default ] || check "default level: DPDK's lines logged (event=dpdk)" \
+		grep -q "prog=seckill-dataplane event=dpdk " "$tmp/err"
+done
+check "--log-level error: no line below error" bash -c "! grep -v ' level=error ' '$tmp/err'"
+rm -f "$tmp/late.ini"
 rc=0
 "$SK_DATAPLANE" --no-huge --no-pci -- >"$tmp/out" 2>"$tmp/err" || rc=$?
 expect_eq "missing --config: usage error" "$rc" 2

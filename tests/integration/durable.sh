@@ -137,7 +137,7 @@ for seed in 1 2 3 4 5 6; do
 	n202=$(json_get "$tmp/k.json" 'd["http"].get("202", 0)')
 	"$SBX" down >/dev/null
 	up "$tmp/kill.ini"
-	restored=$(sed -n 's/.*recovery: store .*: \([0-9]*\) live units.*/\1/p' "/run/$SK_SBX/log")
+	restored=$(sed -n 's/.*event=recovery .* units=\([0-9]*\) holdings=.*/\1/p' "/run/$SK_SBX/log")
 	echo "seed $seed: killed once $at were sold: $wins winners answered, $n202 of them 202; $restored units restored"
 	expect_eq "kill $seed: no winner answered 202 (wait 5 s)" "$n202" 0
 	check "kill $seed: the kill came mid-sale (some but not all units answered)" \

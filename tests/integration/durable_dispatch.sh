@@ -75,8 +75,8 @@ make_config() {
 
 up2() {
 	sbx_up --lcores 2 --config "$1"
-	grep -q "mode=dispatch" "/run/$SK_SBX/log" || {
-		bad "the dataplane runs its software dispatch: $(grep ready "/run/$SK_SBX/log")"
+	grep -q "event=port .*mode=dispatch" "/run/$SK_SBX/log" || {
+		bad "the dataplane runs its software dispatch: $(grep -E "event=(port|ready)" "/run/$SK_SBX/log")"
 		finish
 		exit 1
 	}
@@ -179,7 +179,7 @@ for seed in 1 2; do
 	klc=$(order_lcores "$tmp/k1")
 	"$SBX" down >/dev/null
 	up2 "$tmp/kill.ini"
-	restored=$(sed -n 's/.*recovery: store .*: \([0-9]*\) live units.*/\1/p' "/run/$SK_SBX/log")
+	restored=$(sed -n 's/.*event=recovery .* units=\([0-9]*\) holdings=.*/\1/p' "/run/$SK_SBX/log")
 	echo "seed $seed: killed once $at were sold: $wins winners answered ($klc by lcore), $n202 of them 202; $restored units restored"
 	expect_eq "kill $seed: no winner answered 202 (wait 5 s)" "$n202" 0
 	check "kill $seed: winners answered before the kill on both lcores" \

@@ -106,7 +106,7 @@ cfg=$tmp/export.ini
 	EOF
 } >"$cfg"
 sbx_start --config "$cfg"
-check "control plane exports to $KAFKA_BOOTSTRAP" grep -q "kafka $KAFKA_BOOTSTRAP" "/run/$SK_SBX/control.log"
+check "control plane exports to $KAFKA_BOOTSTRAP" grep -q "event=ready .*kafka=$KAFKA_BOOTSTRAP" "/run/$SK_SBX/control.log"
 
 # ------------------------------------------------------------------ 1. a sale
 rc=0

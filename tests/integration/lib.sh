@@ -348,6 +348,23 @@ durable_config() {
 	EOF
 }
 
+# logs_check WRITER_LOG - every line the sandbox's dataplane and control
+# plane wrote (their logs in /run/$SK_SBX) and the writer's WRITER_LOG
+# (if given) is a logfmt log line (docs/logs.md: ts=, level=, prog=,
+# event=) of that daemon, and each said ready; a summary is printed.
+logs_check() {
+	local d=/run/$SK_SBX
+	check "logs: the dataplane's lines are logfmt, its ready line among them" \
+		itpy logfmt_check --prog seckill-dataplane "$d/log"
+	check "logs: the dataplane said ready" grep -q "level=notice prog=seckill-dataplane event=ready " "$d/log"
+	check "logs: the control plane's lines are logfmt" \
+		itpy logfmt_check --prog seckill-control "$d/control.log"
+	check "logs: the control plane said ready" grep -q "level=notice prog=seckill-control event=ready " "$d/control.log"
+	[ -n "${1:-}" ] || return 0
+	check "logs: the writer's lines are logfmt" itpy logfmt_check --prog seckill-mysql-writer "$1"
+	check "logs: the writer said ready" grep -q "level=notice prog=seckill-mysql-writer event=ready " "$1"
+}
+
 # kafka_down - stop the broker kafka_up started, by its PID (SIGTERM, SIGKILL
 # after 5 s), and wait for it. Nothing if none.
 kafka_down() {

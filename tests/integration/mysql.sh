@@ -307,5 +307,7 @@ expect_eq "no guard refusal over the three waves (restocks that came after their
 echo "guard waits (orders before their restock) since the last start: $(wmetric seckill_mysql_guard_waits_total)"
 writer_stop TERM
 expect_eq "writer kill: writer stopped" "$W_RC" 0
+check "writer kill: the writer logged its stop" grep -q "prog=seckill-mysql-writer event=shutdown " "$tmp/writer.log"
+logs_check "$tmp/writer.log"
 echo "mysql test: $((SECONDS - T0)) s"
 finish

@@ -171,7 +171,7 @@ cfg=$tmp/payments.ini
 } >"$cfg"
 sbx_up --config "$cfg"
 check "control plane consumes from $KAFKA_BOOTSTRAP" \
-	grep -q "kafka $KAFKA_BOOTSTRAP" "/run/$SK_SBX/control.log"
+	grep -q "event=ready .*kafka=$KAFKA_BOOTSTRAP" "/run/$SK_SBX/control.log"
 ctl activity add 2 --total 4 --pay-timeout 15 --name race >/dev/null || bad "activity add 2"
 ctl activity add 3 --total 4 --limit 3 --name parts >/dev/null || bad "activity add 3"
 
@@ -329,6 +329,7 @@ expect_eq "mysql: no guard refusal, nothing parked" \
 	"0:0:0"
 writer_stop TERM
 expect_eq "mysql: writer stops on SIGTERM with status 0" "$W_RC" 0
+logs_check "$tmp/writer.log"
 
 echo "payments test: $((SECONDS - T0)) s"
 finish

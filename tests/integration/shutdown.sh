@@ -46,7 +46,7 @@ check "dataplane exited after SIGINT" test ! -d "/proc/$pid"
 wait "$clients" || true
 expect_eq "clients saw a reset on every connection" \
 	"$(sed -n 's/^reset //p' "/tmp/$SK_SBX.clients")" 20
-check "dataplane reported the resets" grep -q "stopped requests=[0-9]* connections_reset=20" "/run/$SK_SBX/log"
+check "dataplane reported the resets" grep -q "event=shutdown msg=stopped requests=[0-9]* connections_reset=20" "/run/$SK_SBX/log"
 rm -f "/tmp/$SK_SBX.clients"
 
 "$SBX" down >/dev/null

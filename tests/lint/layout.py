@@ -5,7 +5,9 @@ Checks, over the repository's C sources outside tests/:
   1. every `#include "x.h"` edge between folders is one that
      docs/architecture.md declares (its ```deps block: "folder -> a b c");
   2. the declared graph has no cycle;
-  3. no non-test C file is over MAX_LINES lines.
+  3. no non-test C file is over MAX_LINES lines;
+  4. the fast path does not log: no log or print call in the lcores' loop,
+     the app, the dispatch, nor in the folders below them (docs/logs.md).
 
 Usage: layout.py REPO_ROOT [--print]   (--print: the graph found, as a deps block)
 Exit 0 when clean; 1 with one line per finding on stderr.
@@ -15,6 +17,10 @@ import re
 import sys
 
 MAX_LINES = 800
+# The per-packet code: logging there would cost a system call per event.
+FAST_PATH = ("dataplane/sk_lcore.c", "dataplane/sk_app.c", "dataplane/sk_dispatch.c",
+             "dataplane/net/", "dataplane/http/", "dataplane/seckill/", "stock/")
+LOG_CALL = re.compile(r"\b(sk_v?logf?|printf|fprintf|vfprintf|puts|fputs|perror|RTE_LOG|rte_log)\s*\(")
 SKIP_DIRS = {".git", "build", "tests", "node_modules"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -118,6 +124,14 @@ def main():
     if c:
         bad.append("dependency cycle: " + " -> ".join(c))
     for p in sources(root):
+        rel = os.path.relpath(p, root)
+        if p.endswith(".c") and rel.startswith(FAST_PATH):
+            with open(p, encoding="utf-8", errors="replace") as fh:
+                for no, line in enumerate(fh, 1):
+                    m = LOG_CALL.search(line.split("//", 1)[0])
+                    if m and not line.lstrip().startswith(("*", "/*")):
+                        bad.append("%s:%d: %s() on the fast path: no logging there"
+                                   % (rel, no, m.group(1)))
         if p.endswith(".c"):
             with open(p, encoding="utf-8", errors="replace") as fh:
                 n = sum(1 for _ in fh)

@@ -590,7 +590,7 @@ START_TEST(pause_and_resume)
 	ck_assert_int_eq(sk_control_init(&F.ctl, F.arena.shm, F.arena.ring, NLCORES, &conf, err,
 					 sizeof(err)),
 			 0);
-	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, NULL), 0);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, false, NULL), 0);
 	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_PAUSED);
 	struct sk_test_arena fresh;
 	struct sk_shm_conf c = {.nlcores = NLCORES,
@@ -618,7 +618,7 @@ START_TEST(pause_and_resume)
 	ck_assert_int_eq(sk_store_activity_pause(sk_control_store(F.ctl), 1, true, T0), 0);
 	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_ACTIVE);
 	struct sk_control_preheat_info pi;
-	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, &pi), 0);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, false, &pi), 0);
 	ck_assert_uint_eq(pi.synced, 1);
 	ck_assert_uint_eq(atomic_load(&it->state), SK_ITEM_PAUSED);
 	/* ... and "unchanged" repairs it too. */
@@ -682,7 +682,7 @@ START_TEST(extend_only_later)
 
 	/* The store ahead (a crash in between): preheat moves the end. */
 	ck_assert_int_eq(sk_store_activity_extend(sk_control_store(F.ctl), 2, T0 + 30 * S, T0), 0);
-	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, NULL), 0);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, false, NULL), 0);
 	ck_assert_int_eq(sk_stock_end_ns(sk_shm_item_find(F.arena.shm, 2)), T0 + 30 * S);
 }
 END_TEST
@@ -766,13 +766,13 @@ START_TEST(remove_repaired_and_store_only)
 	 * are off sale, the store never heard of it; preheat gives them back. */
 	ck_assert_int_eq(sk_stock_remove(it, 4, NULL), SK_STOCK_OK);
 	ck_assert_uint_eq(sk_stock_remaining(it), 6);
-	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, &pi), 0);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, false, &pi), 0);
 	ck_assert_uint_eq(pi.synced, 1);
 	ck_assert_uint_eq(sk_stock_remaining(it), 10);
 	ck_assert_uint_eq(atomic_load(&it->removed), 0);
 	/* Its retry (same id) applies once. */
 	ck_assert_int_eq(sk_control_stock_remove(F.ctl, 1, 7, 4, T0, NULL), SK_ACTIVITY_DONE);
-	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, NULL, &pi), 0);
+	ck_assert_int_eq(sk_control_preheat(F.ctl, T0, false, &pi), 0);
 	ck_assert_uint_eq(pi.synced, 0);
 	ck_assert_uint_eq(sk_stock_remaining(it), 6);
 	assert_books(it);
