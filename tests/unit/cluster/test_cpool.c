@@ -997,6 +997,30 @@ START_TEST(noscript_reload)
 }
 END_TEST
 
+/* The view holds SK_CPOOL_MEMBERS_MAX names: one more (a forgotten member
+ * still counted in the leases) is -ENOSPC, not a truncated view. */
+START_TEST(view_full)
+{
+	static char names[SK_CPOOL_MEMBERS_MAX][8];
+	const char *ids[SK_CPOOL_MEMBERS_MAX];
+	struct sk_cpool *a = open_member("m0");
+	struct sk_cpool_view v;
+	char out[64];
+
+	for (int i = 0; i < SK_CPOOL_MEMBERS_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "m%d", i);
+		ids[i] = names[i];
+	}
+	ck_assert_int_eq(sk_cpool_init(a, ITEM, TOTAL, ids, SK_CPOOL_MEMBERS_MAX), 0);
+	v = view(a);
+	ck_assert_uint_eq(v.members, SK_CPOOL_MEMBERS_MAX);
+	redis_cmd(out, sizeof(out), "HSET seckill:{7}:leases gone 0");
+	ck_assert_int_eq(sk_cpool_view(a, ITEM, &v), -ENOSPC);
+	ck_assert(strstr(sk_cpool_errstr(a), "members") != NULL);
+	sk_cpool_close(a);
+}
+END_TEST
+
 START_TEST(prefix)
 {
 	struct sk_cpool_config c = cfg_of("a");
@@ -1043,6 +1067,7 @@ cpool_suite(void)
 	tcase_add_test(t, fence_voids_dry);
 	tcase_add_test(t, sub_reconnect);
 	tcase_add_test(t, noscript_reload);
+	tcase_add_test(t, view_full);
 	tcase_add_test(t, prefix);
 	suite_add_tcase(s, t);
 	return s;
