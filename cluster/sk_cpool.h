@@ -81,8 +81,9 @@ bool sk_cpool_member_valid(const char *id);
  * sk_cpool_open - a client for @p cfg. Does not need Redis to be up: the
  * first call connects (and loads the scripts).
  * @param out  [out] the client, owned by the caller (sk_cpool_close())
- * @return 0, -EINVAL (bad member id, no host/port/unix path, timeout <= 0),
- *         -ENOMEM.
+ * @return 0, -EINVAL (bad member id, no host/port/unix path, timeout <= 0,
+ *         a prefix that is empty, over 64 chars, or holds a brace, a blank
+ *         or a control character), -ENOMEM.
  */
 int sk_cpool_open(struct sk_cpool **out, const struct sk_cpool_config *cfg);
 

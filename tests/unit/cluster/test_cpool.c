@@ -43,10 +43,31 @@ static char dir[PATH_MAX];
 static struct sk_test_redis rs;
 static const char *const ab[] = {"a", "b"};
 
+/* The runner's folder (unchecked fixture, in the runner process) holds
+ * each test's; a failed assertion ends the test's process with _exit(),
+ * without the checked teardown: the server goes with it
+ * (PR_SET_PDEATHSIG), the folder with the runner's. */
+static char base[PATH_MAX];
+
+static void
+base_setup(void)
+{
+	ck_assert_int_eq(sk_test_tmpdir(base, sizeof(base), "sk-cpool"), 0);
+}
+
+static void
+base_teardown(void)
+{
+	sk_test_rmtree(base);
+}
+
 static void
 setup(void)
 {
-	ck_assert_int_eq(sk_test_tmpdir(dir, sizeof(dir), "sk-cpool"), 0);
+	int n = snprintf(dir, sizeof(dir), "%s/t-XXXXXX", base);
+
+	ck_assert(n > 0 && (size_t)n < sizeof(dir));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(sk_test_redis_start(&rs, dir), 0);
 }
 
@@ -740,6 +761,7 @@ START_TEST(lost_grants)
 	struct sk_cpool_view v;
 	uint64_t g, held_a = 0, held_b = 0;
 	bool unf;
+	int n;
 
 	ready(a, b);
 	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 30, &g), 0);
@@ -747,7 +769,9 @@ START_TEST(lost_grants)
 	ck_assert_int_eq(sk_cpool_lease(b, ITEM, 1, 20, &g), 0);
 	held_b += g;
 	wait_aof("1:lease:20:20"); /* b's op is in the AOF: the copy has it */
-	ck_assert_int_eq(sk_test_tmpdir(old, sizeof(old), "sk-cpool-aof"), 0);
+	n = snprintf(old, sizeof(old), "%s/t-XXXXXX", base);
+	ck_assert(n > 0 && (size_t)n < sizeof(old));
+	ck_assert_ptr_nonnull(mkdtemp(old));
 	ck_assert_int_eq(sk_test_redis_copy_aof(dir, old), 0);
 	/* After the copy: grants the members record (their LMDB), then lost. */
 	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 2, 25, &g), 0);
@@ -973,6 +997,30 @@ START_TEST(noscript_reload)
 }
 END_TEST
 
+/* The view holds SK_CPOOL_MEMBERS_MAX names: one more (a forgotten member
+ * still counted in the leases) is -ENOSPC, not a truncated view. */
+START_TEST(view_full)
+{
+	static char names[SK_CPOOL_MEMBERS_MAX][8];
+	const char *ids[SK_CPOOL_MEMBERS_MAX];
+	struct sk_cpool *a = open_member("m0");
+	struct sk_cpool_view v;
+	char out[64];
+
+	for (int i = 0; i < SK_CPOOL_MEMBERS_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "m%d", i);
+		ids[i] = names[i];
+	}
+	ck_assert_int_eq(sk_cpool_init(a, ITEM, TOTAL, ids, SK_CPOOL_MEMBERS_MAX), 0);
+	v = view(a);
+	ck_assert_uint_eq(v.members, SK_CPOOL_MEMBERS_MAX);
+	redis_cmd(out, sizeof(out), "HSET seckill:{7}:leases gone 0");
+	ck_assert_int_eq(sk_cpool_view(a, ITEM, &v), -ENOSPC);
+	ck_assert(strstr(sk_cpool_errstr(a), "members") != NULL);
+	sk_cpool_close(a);
+}
+END_TEST
+
 START_TEST(prefix)
 {
 	struct sk_cpool_config c = cfg_of("a");
@@ -998,6 +1046,7 @@ cpool_suite(void)
 	Suite *s = suite_create("cpool");
 	TCase *t = tcase_create("redis");
 
+	tcase_add_unchecked_fixture(t, base_setup, base_teardown);
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, member_ids);
@@ -1018,6 +1067,7 @@ cpool_suite(void)
 	tcase_add_test(t, fence_voids_dry);
 	tcase_add_test(t, sub_reconnect);
 	tcase_add_test(t, noscript_reload);
+	tcase_add_test(t, view_full);
 	tcase_add_test(t, prefix);
 	suite_add_tcase(s, t);
 	return s;
