@@ -62,7 +62,7 @@ done
 # -DCOLLAPSE: state compression, less memory, slower).
 checks=()
 cur=stock
-add() { [[ -z $only || $only == "$cur" ]] && checks+=("$cur $*") || true; }
+add() { if [[ -z $only || $only == "$cur" ]]; then checks+=("$cur $*"); fi; }
 
 # The real protocol. "base": 2 cores, 2 units, core 0 buys 2 then 1, core 1
 # buys 1, one return; with a monitor process so deadlocks are reported too.
