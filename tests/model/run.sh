@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Model-check the stock protocol (tests/model/stock.pml) with SPIN.
+# Model-check the stock protocol (tests/model/stock.pml) and the cluster
+# protocol (tests/model/cluster.pml, docs/cluster-model.md) with SPIN.
 #
 #   tests/model/run.sh            real model, mutants, coverage, findings
+#   tests/model/run.sh --model stock|cluster   only that model's checks
 #   tests/model/run.sh --deep     also the larger configurations (minutes)
 #   tests/model/run.sh --trail N  re-run check N and print its counterexample
 #                                 as the sequence of shared-memory steps
@@ -27,6 +29,7 @@ model=$here/stock.pml
 deep=0
 trail=
 list=0
+only=
 
 while (($# > 0)); do
 	case $1 in
@@ -36,6 +39,10 @@ while (($# > 0)); do
 		shift
 		;;
 	--list) list=1 ;;
+	--model)
+		only=${2:?--model needs stock or cluster}
+		shift
+		;;
 	-h | --help)
 		sed -n '3,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"
 		exit 0
@@ -54,7 +61,8 @@ done
 # runs, as pan.c takes seconds to optimise) and COLLAPSE (compile with
 # -DCOLLAPSE: state compression, less memory, slower).
 checks=()
-add() { checks+=("$*"); }
+cur=stock
+add() { if [[ -z $only || $only == "$cur" ]]; then checks+=("$cur $*"); fi; }
 
 # The real protocol. "base": 2 cores, 2 units, core 0 buys 2 then 1, core 1
 # buys 1, one return; with a monitor process so deadlocks are reported too.
@@ -105,6 +113,45 @@ if ((deep)); then
 	add finding TRANSIT_FIRST-P2-3 -w26,O2,COLLAPSE -DNC=3 -DNSINGLE0=0 -DTRANSIT_FIRST -DNO_ANSWER_CHECK
 fi
 
+# ---- the cluster model (cluster.pml, docs/cluster-model.md) ----
+cur=cluster
+model=$here/cluster.pml
+# base: 2 members, 2 units, returns, sold out and reopen, want -> give back
+add real c-base - -DNCRASH=0 -DNRESTART=0
+# a member's kill -9 and restart (replay of its pending op)
+add real c-crash - -DNCRASH=1 -DNRESTART=0
+# a Redis restart that loses writes: fence, resend, sync, rebuild
+add real c-restart - -DNCRASH=0 -DNRESTART=1 -DNRET=0 -DNB=0 -DNOPS=2
+add real c-start-fenced - -DNCRASH=0 -DNRESTART=0 -DSTART_FENCED
+if ((deep)); then
+	add real c-restart-1unit -w25,COLLAPSE -DNCRASH=0 -DNRESTART=1 -DTOTAL=1 -DNRET=0 -DNB=0 -DNOPS=2
+	add real c-restart-returns -w26,COLLAPSE -DNCRASH=0 -DNRESTART=1 -DNRET=1 -DNB=0 -DNOPS=2
+	add real c-three -w26,COLLAPSE -DM=3 -DNCRASH=0 -DNRESTART=0 -DNOPS=2
+fi
+c_restart=(-DNCRASH=0 -DNRESTART=1 -DNRET=0 -DNB=0 -DNOPS=2)
+for m in NO_FENCE GB_NOT_HELD NO_RECOMPUTE; do
+	add mutant "$m" - "${c_restart[@]}" "-D$m"
+done
+add mutant NO_REPLAY - -DNCRASH=1 -DNRESTART=0 -DNO_REPLAY
+add mutant DRY_SELF - -DNCRASH=0 -DNRESTART=0 -DDRY_SELF
+add mutant NO_GRANT_UNDRY - -DNCRASH=0 -DNRESTART=0 -DNO_GRANT_UNDRY
+add mutant NO_REPLY_FLAG - -DNCRASH=0 -DNRESTART=0 -DNO_REPLY_FLAG
+# Coverage: events 1, 4, 5 need a crash or a restart; see cluster.pml EV_*.
+events=$(sed -n 's/^#define EV_COUNT \([0-9]*\).*/\1/p' "$model")
+for ((n = 1; n <= events; n++)); do
+	ev=$(sed -n "s/^#define \(EV_[A-Z_]*\)[[:space:]]*${n}[[:space:]].*/\1/p" "$model")
+	case $ev in
+	EV_REPLAY) add cover "c-$ev" - -DNCRASH=1 -DNRESTART=0 "-DCOVER=$n" ;;
+	EV_RETURN_REOPEN | EV_WANT_GB | EV_WANT_SERVED) add cover "c-$ev" - -DNCRASH=0 -DNRESTART=0 "-DCOVER=$n" ;;
+	*) add cover "c-$ev" - "${c_restart[@]}" "-DCOVER=$n" ;;
+	esac
+done
+# Findings (docs/cluster-model.md): guards the small configurations do not
+# show to be needed, and the doc's first version.
+for m in DOC_V1 NO_FENCE_DRY_CLEAR NO_REREPORT SYNC_FIRST SUB_VERSION NO_RECON_VIEW; do
+	add finding "$m" - "${c_restart[@]}" "-D$m"
+done
+
 if ((list)); then
 	printf '%s\n' "${checks[@]}"
 	exit 0
@@ -128,7 +175,7 @@ if [[ -z $cc ]]; then
 	exit 1
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/stock-model.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/model.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
 
 # label DIR: the name of the property that failed - the l_NAME term of the
@@ -137,7 +184,7 @@ label() {
 	local dir=$1 l
 	l=$(grep -m 1 'assertion violated' "$dir/pan.out" | grep -o 'l_[A-Za-z0-9_]*' | head -n 1 || true)
 	if [[ -z $l ]] && grep -q 'claim' "$dir/pan.out"; then
-		(cd "$dir" && spin -t "${defs[@]}" stock.pml >trail.out 2>&1) || true
+		(cd "$dir" && spin -t "${defs[@]}" "$mdl.pml" >trail.out 2>&1) || true
 		l=$(grep 'Never claim moves to line' "$dir/trail.out" | grep -o 'l_[A-Za-z0-9_]*' |
 			tail -n 1 || true)
 	fi
@@ -192,17 +239,32 @@ condense() {
 	END { flush() }'
 }
 
+# steps DIR: a cluster.pml counterexample, one line per atomic step: the
+# process and the first statements that change something
+steps() {
+	(cd "$1" && spin -t -p "${defs[@]}" cluster.pml 2>&1) | awk '
+	/^ *[0-9]+:[ \t]+proc/ {
+		s = $1
+		if (s != last) { if (line != "") print line; line = sprintf("%6s %-14s", $1, $4); last = s; n = 0 }
+		t = $0; sub(/^[^[]*\[/, "", t); sub(/\][ \t]*$/, "", t)
+		if (n < 5 && t !~ /^(else|goto|skip|\.\(goto\))/) { line = line " | " t; n++ }
+		next
+	}
+	/assertion violated|Never claim moves/ { if (line != "") print line; line = ""; print "       " $0 }
+	END { if (line != "") print line }'
+}
+
 failures=0
 printf '%-8s %-24s %-8s %12s %9s %8s  %s\n' kind check verdict states time memory note
 
 for spec in "${checks[@]}"; do
-	read -r kind name panopts rest <<<"$spec"
+	read -r mdl kind name panopts rest <<<"$spec"
 	read -r -a defs <<<"$rest"
 	[[ -n $trail && $name != "$trail" ]] && continue
 
 	dir=$work/$kind-$name
 	mkdir -p "$dir"
-	cp "$model" "$dir/stock.pml"
+	cp "$here/$mdl.pml" "$dir/$mdl.pml"
 	pan_args=(-m100000)
 	cflags=(-O0 -w -DSAFETY -DMEMLIM=2048)
 	if [[ $panopts != - ]]; then
@@ -217,7 +279,7 @@ for spec in "${checks[@]}"; do
 	fi
 	[[ $kind == real ]] || pan_args+=(-E) # stop at the first error, no deadlock noise
 
-	if ! (cd "$dir" && spin -a "${defs[@]}" stock.pml >spin.out 2>&1); then
+	if ! (cd "$dir" && spin -a "${defs[@]}" "$mdl.pml" >spin.out 2>&1); then
 		printf '%-8s %-24s %-8s %s\n' "$kind" "$name" FAIL "spin -a failed: $(head -n 3 "$dir/spin.out" | tr '\n' ' ')"
 		failures=$((failures + 1))
 		continue
@@ -277,15 +339,20 @@ for spec in "${checks[@]}"; do
 		if [[ $errors == 0 || $errors == \? ]]; then
 			echo "(no counterexample to show)"
 		else
-			nc=2
-			for d in "${defs[@]}"; do [[ $d == -DNC=* ]] && nc=${d#-DNC=}; done
-			echo "counterexample of $name ($rest), shared-memory steps:"
-			condense "$dir" "$nc"
+			if [[ $mdl == stock ]]; then
+				nc=2
+				for d in "${defs[@]}"; do [[ $d == -DNC=* ]] && nc=${d#-DNC=}; done
+				echo "counterexample of $name ($rest), shared-memory steps:"
+				condense "$dir" "$nc"
+			else
+				echo "counterexample of $name ($rest), one line per atomic step:"
+				steps "$dir"
+			fi
 		fi
 	fi
 done
 
-if [[ -n $trail && ${#checks[@]} -gt 0 ]] && ! printf '%s\n' "${checks[@]}" | awk '{ print $2 }' | grep -qx -- "$trail"; then
+if [[ -n $trail && ${#checks[@]} -gt 0 ]] && ! printf '%s\n' "${checks[@]}" | awk '{ print $3 }' | grep -qx -- "$trail"; then
 	echo "run.sh: no check named $trail (see --list)" >&2
 	exit 2
 fi
