@@ -30,14 +30,23 @@
 #define DEFAULT_PORT 8081
 
 static const char *const copt_names[O__N] = {
-	[O_TOTAL] = "--total",		 [O_PRICE] = "--price",
-	[O_LIMIT] = "--limit",		 [O_NAME] = "--name",
-	[O_START] = "--start",		 [O_END] = "--end",
-	[O_UNITS] = "--units",		 [O_ITEM] = "--item",
-	[O_REQUEST] = "--request",	 [O_PAY_TIMEOUT] = "--pay-timeout",
-	[O_REQUEST_ID] = "--request-id", [O_USER] = "--user",
-	[O_STATE] = "--state",		 [O_AFTER] = "--after",
+	[O_TOTAL] = "--total",
+	[O_PRICE] = "--price",
+	[O_LIMIT] = "--limit",
+	[O_NAME] = "--name",
+	[O_START] = "--start",
+	[O_END] = "--end",
+	[O_UNITS] = "--units",
+	[O_ITEM] = "--item",
+	[O_REQUEST] = "--request",
+	[O_PAY_TIMEOUT] = "--pay-timeout",
+	[O_REQUEST_ID] = "--request-id",
+	[O_USER] = "--user",
+	[O_STATE] = "--state",
+	[O_AFTER] = "--after",
 	[O_CLUSTER] = "--cluster",
+	[O_MEMBER] = "--member",
+	[O_HELD] = "--held",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -67,6 +76,7 @@ static const char *const main_help =
 	"  reconcile         check each item's counters against each other and LMDB\n"
 	"                    (and a cluster item's Redis pool: total == free + leases)\n"
 	"  cluster show ID   a cluster item: the Redis pool, leases by member, sold-out\n"
+	"  cluster forget ID --member M --held N   member M is gone for good\n"
 	"\n"
 	"options (anywhere on the line):\n"
 	"  --port N          admin API TCP port on 127.0.0.1\n"
@@ -154,12 +164,19 @@ static const char *const reconcile_help =
 
 static const char *const cluster_help =
 	"usage: " PROG " cluster show ID\n"
+	"       " PROG " cluster forget ID --member M --held N\n"
 	"\n"
 	"The cluster item ID as this member sees it (docs/cluster.md): the Redis\n"
 	"pool (total, free, epoch, fenced, sold-out flag and version), the leases\n"
 	"of every member, this member's durable word (LMDB) and pending op, and\n"
 	"the two checks of 'reconcile'. Exit 4 if this control plane is not a\n"
-	"cluster member or does not follow item ID.\n";
+	"cluster member or does not follow item ID.\n"
+	"\n"
+	"forget: member M is gone for good (its appliance will not come back):\n"
+	"it held N units of item ID (its last 'cluster show', or its LMDB). The\n"
+	"units stay counted as held; a pool fenced after Redis lost writes is\n"
+	"rebuilt without waiting for M. Exit 4 no such item or member, 5 a member\n"
+	"forgetting itself or more held than the total, 1 Redis unreachable.\n";
 
 static const char *const activity_help =
 	"usage: " PROG " activity add ID --total N [--price P] [--limit L] [--name TEXT]\n"
@@ -349,6 +366,8 @@ static const struct ctl_cmd commands[] = {
 	{"reconcile", NULL, ARGS_NONE, 0, reconcile_help, cmd_reconcile},
 	{"cluster", NULL, ARGS_NONE, 0, cluster_help, NULL},
 	{"cluster", "show", ARGS_ITEM_ID, 0, cluster_help, cmd_cluster_show},
+	{"cluster", "forget", ARGS_ITEM_ID, 1u << O_MEMBER | 1u << O_HELD, cluster_help,
+	 cmd_cluster_forget},
 };
 
 /* The words a command takes, by enum ctl_args. */

@@ -52,6 +52,8 @@ enum copt {
 	O_STATE,
 	O_AFTER,
 	O_CLUSTER, /* a flag: no value ("1" when given) */
+	O_MEMBER,
+	O_HELD,
 	O__N
 };
 
@@ -124,5 +126,6 @@ int cmd_stock_remove(const struct ctl *c, const struct ctl_cmd *cmd, char **args
 int cmd_metrics(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_cluster_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_cluster_forget(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 
 #endif /* SECKILLCTL_H */

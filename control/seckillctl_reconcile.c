@@ -13,6 +13,7 @@
 
 #include "seckillctl.h"
 #include "seckillctl_client.h"
+#include "sk_parse.h"
 #include "sk_reconcile.h"
 
 #define RECONCILE_RUNS 3
@@ -137,6 +138,32 @@ print_cluster(const json_t *j)
 	       jstr(j, "member"), jnum(j, "held"),
 	       check_word(json_object_get(ck, "member_held"),
 			  "not checked (fenced, or an op in flight)"));
+}
+
+int
+cmd_cluster_forget(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+{
+	const char *const *o = c->opt;
+	uint64_t held;
+	long long item;
+	char path[80];
+	json_t *j = NULL;
+
+	if (sscanf(args[0], "%lld", &item) != 1)
+		return EX_USAGE;
+	if (o[O_MEMBER] == NULL || o[O_HELD] == NULL)
+		return usage_error(cmd->help, "forget needs --member M and --held N");
+	if (!sk_parse_u64(o[O_HELD], 0, UINT64_C(1) << 53, &held))
+		return usage_error(cmd->help, "--held: '%s' is not 0..2^53", o[O_HELD]);
+	json_t *body = json_pack("{s:s,s:I}", "member", o[O_MEMBER], "held", (json_int_t)held);
+	snprintf(path, sizeof(path), "/v1/cluster/items/%lld/forget", item);
+	int ex = api(c, "POST", path, body, "cluster forget", answer_use(c), &j);
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("item %lld: member %s forgotten, holding %llu units\n", item, o[O_MEMBER],
+	       (unsigned long long)held);
+	json_decref(j);
+	return EX_OK;
 }
 
 int

@@ -133,9 +133,14 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 	}
 	if (strncmp(path, "/v1/cluster/items/", 18) == 0) {
 		id = parse_id(path + 18, &rest);
-		if (id == 0 || *rest != '\0')
-			return adm_reply_error(r, id == 0 ? 400 : 404,
-					       id == 0 ? "bad item id" : "not found");
+		if (id == 0)
+			return adm_reply_error(r, 400, "bad item id");
+		if (strcmp(rest, "/forget") == 0)
+			return strcmp(method, "POST") == 0
+				       ? adm_post_cluster_forget(ctl, id, body, body_len, r)
+				       : not_allowed(r, "POST");
+		if (*rest != '\0')
+			return adm_reply_error(r, 404, "not found");
 		return is_get(method) ? adm_get_cluster_item(ctl, id, r)
 				      : not_allowed(r, "GET, HEAD");
 	}

@@ -25,6 +25,61 @@ kind_name(uint8_t kind)
 }
 
 int
+adm_post_cluster_forget(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+			struct sk_admin_reply *r)
+{
+	uint64_t held = 0;
+	char msg[160];
+	int rc;
+
+	if (ctl->member == NULL)
+		return adm_reply_error(
+			r, 404, "not a cluster member (seckill-control runs without --redis)");
+	json_t *o = adm_parse_body(body, len, r, &rc);
+	if (o == NULL)
+		return rc;
+	json_t *m = json_object_get(o, "member");
+	if (!json_is_string(m) || !sk_cpool_member_valid(json_string_value(m))) {
+		json_decref(o);
+		return adm_reply_error(r, 400,
+				       "member: required, an id of [a-z0-9_-], 1..32 chars");
+	}
+	int got = adm_get_u64(o, "held", 0, SK_CPOOL_UNITS_MAX, false, &held, r, &rc);
+	if (got <= 0) {
+		json_decref(o);
+		return got == 0 ? adm_reply_error(r, 400, "held: required, the units it held") : rc;
+	}
+	char gone[SK_CPOOL_MEMBER_MAX + 1];
+	snprintf(gone, sizeof(gone), "%s", json_string_value(m));
+	json_decref(o);
+	if (id > UINT32_MAX)
+		return adm_reply_error(r, 404, "no such cluster item");
+	rc = sk_member_forget(ctl->member, (uint32_t)id, gone, held);
+	switch (rc) {
+	case 0:
+		return adm_reply_json(r, 200,
+				      json_pack("{s:o,s:s,s:o,s:s}", "item", adm_jint(id),
+						"forgotten", gone, "held", adm_jint(held), "result",
+						"done"));
+	case -EINVAL:
+		return adm_reply_error(r, 409, "a member cannot forget itself");
+	case -ENOENT:
+		return adm_reply_error(r, 404, "no such cluster item in Redis, or not a member");
+	case -EOVERFLOW:
+		return adm_reply_error(r, 409,
+				       "the members would hold more than the total: check the held "
+				       "units (the item stays fenced)");
+	case -ENOTCONN:
+	case -ETIMEDOUT:
+		r->retry_after = 1;
+		return adm_reply_error(r, 503, "Redis is unreachable");
+	default:
+		snprintf(msg, sizeof(msg), "redis: %s", strerror(-rc));
+		return adm_reply_error(r, 503, msg);
+	}
+}
+
+int
 adm_get_cluster_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 {
 	struct sk_member_item v;

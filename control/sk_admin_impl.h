@@ -73,6 +73,9 @@ json_t *adm_item_json(const struct sk_control_item *it);
 int adm_get_items(struct sk_control *ctl, struct sk_admin_reply *r);
 /* adm_get_cluster_item - GET /v1/cluster/items/{id}: the member's view of a cluster item. */
 int adm_get_cluster_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+/* adm_post_cluster_forget - POST /v1/cluster/items/{id}/forget {"member","held"}. */
+int adm_post_cluster_forget(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+			    struct sk_admin_reply *r);
 int adm_get_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
 int adm_get_activities(struct sk_control *ctl, struct sk_admin_reply *r);
 int adm_get_activity(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);

@@ -613,6 +613,26 @@ sk_member_stop(struct sk_member *m, int64_t giveback_ns)
 	free(m);
 }
 
+int
+sk_member_forget(struct sk_member *m, uint32_t item, const char *gone, uint64_t held)
+{
+	struct sk_cpool *p;
+
+	if (!sk_cpool_member_valid(gone) || strcmp(gone, m->conf.redis.member) == 0)
+		return -EINVAL;
+	int rc = sk_cpool_open(&p, &m->conf.redis);
+	if (rc != 0)
+		return rc;
+	rc = sk_cpool_forget(p, item, gone, held);
+	sk_cpool_close(p);
+	if (rc == 0)
+		sk_logf(SK_LOG_NOTICE, "cluster",
+			"item=%" PRIu32 " forgotten=%s held=%" PRIu64
+			" msg=\"an operator declared the member gone\"",
+			item, gone, held);
+	return rc;
+}
+
 const char *
 sk_member_id(const struct sk_member *m)
 {

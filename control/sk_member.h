@@ -81,6 +81,20 @@ int sk_member_metrics(struct sk_member *m, FILE *out);
 /** sk_member_id - this member's id (static while @p m lives). */
 const char *sk_member_id(const struct sk_member *m);
 
+/**
+ * sk_member_forget - the operator declares member @p gone gone for good from
+ * cluster item @p item, holding @p held units (its last durable word, from
+ * its LMDB or its last `cluster show`): sk_cpool_forget() on a connection
+ * of its own (the loop's is not shared), so a pool fenced by a Redis that
+ * lost writes can be rebuilt without it. Any thread; blocks for at most
+ * the Redis timeout.
+ * @return 0, -EINVAL (@p gone is this member, or not a valid id), -ENOENT
+ *         (no pool, or @p gone is not a member), -EOVERFLOW (the members
+ *         would hold more than the total), or a shared error of sk_cpool.h
+ *         (-ENOTCONN, -ETIMEDOUT ...).
+ */
+int sk_member_forget(struct sk_member *m, uint32_t item, const char *gone, uint64_t held);
+
 /** What the member knows of one cluster item (sk_member_view()). */
 struct sk_member_item {
 	uint32_t item;

@@ -22,7 +22,11 @@
 #  5. kill -9 of a member's control plane while its appliance sells: the
 #     restarted one resumes its leases from LMDB (its pending op resent and
 #     replayed, never granted twice): the sale ends with exactly its total,
-#     both checks and reconcile pass on both.
+#     both checks and reconcile pass on both;
+#  6. a member gone for good: appliance b is taken down holding units, and
+#     Redis loses everything: the pool stays fenced (b never syncs) while a
+#     sells what it holds; `seckillctl cluster forget 6 --member b --held N`
+#     rebuilds it and a sells the rest: exactly total - N sold, all by a.
 #
 . "$(dirname "$0")/lib.sh"
 require_env curl redis-server redis-cli
@@ -158,11 +162,18 @@ wait_for() {
 holds() { [ "$(cluster "$1" "$2" held)" -gt 0 ]; }
 both_hold() { holds a "$1" && holds b "$1"; }
 holds_view() { cluster "$1" "$2" item >/dev/null; }
+a_drained_to() { [ "$(live a "$1")" = "$2" ]; }
 pool_free_is() { [ "$(cluster a "$1" pool.free)" = "$2" ]; }
 rebuilt() { [ "$(cluster a "$1" pool.epoch)" -gt "$2" ] && [ "$(cluster a "$1" pool.fenced)" = false ]; }
 drained() { [ "$(($(live a "$1") + $(live b "$1")))" = "$2" ]; }
 redis_down_seen() { curl -sf "http://127.0.0.1:$PORT_A/metrics" | grep -qx 'seckill_redis_up 0'; }
 both_sold_out() { [ "$(state a "$1")" = sold_out ] && [ "$(state b "$1")" = sold_out ]; }
+# sold_out_on ITEM WHO - every appliance of WHO (a, b or ab) says sold out.
+sold_out_on() {
+	[[ $2 != *a* ]] || [ "$(state a "$1")" = sold_out ] || return 1
+	[[ $2 != *b* ]] || [ "$(state b "$1")" = sold_out ]
+}
+fenced_is() { [ "$(cluster a "$1" pool.fenced)" = "$2" ]; }
 
 # crowd N ITEM BASE USERS NAME - USERS users (from BASE) buy ITEM once on
 # appliance N, in the background (summary $tmp/NAME.json).
@@ -206,7 +217,7 @@ sell_out() {
 			[[ $who == *$n* ]] || continue
 			total=$((total + $(winners "w$item-$w-$n")))
 		done
-		both_sold_out "$item" && break
+		sold_out_on "$item" "$who" && break
 	done
 	echo "$total"
 }
@@ -346,5 +357,31 @@ for n in a b; do
 	ctl "$n" reconcile
 	check "5: reconcile on $n" [ "$CTL_RC" = 0 ]
 done
+
+# --------------------------------------------- 6. a member gone for good
+
+for n in a b; do
+	ctl "$n" activity add 6 --total 80 --cluster
+done
+wait_for 20 "item 6 leases" both_hold 6 || true
+held_b=$(cluster b 6 held)
+sbx b down >/dev/null 2>&1 || true
+redis_kill
+rm -f "$tmp/redis/dump.rdb"
+redis_start
+check "6: Redis lost everything: the pool is fenced, waiting for b" \
+	wait_for 20 "fenced" fenced_is 6 true
+ctl a cluster forget 6 --member a --held 0
+expect_eq "6: a member cannot forget itself (exit 5)" "$CTL_RC" 5
+ctl a cluster forget 6 --member zz --held 0
+expect_eq "6: an unknown member (exit 4)" "$CTL_RC" 4
+ctl a cluster forget 6 --member b --held "$held_b"
+check "6: cluster forget b --held $held_b" [ "$CTL_RC" = 0 ]
+check "6: the pool is rebuilt without b" wait_for 20 "unfenced" fenced_is 6 false
+sold=$(sell_out 6 20 a)
+wait_for 10 "drained" a_drained_to 6 "$((80 - held_b))" || true
+expect_eq "6: a sold exactly total - b's units ($((80 - held_b)))" "$(live a 6)" "$((80 - held_b))"
+check "6: the crowds saw no more ($sold)" [ "$sold" -le "$((80 - held_b))" ]
+expect_eq "6: total == free + leases (b's units still counted)" "$(cluster a 6 checks.pool_sum)" true
 
 finish
