@@ -529,6 +529,7 @@ sk_control_preheat(struct sk_control *ctl, int64_t now_ns, bool log,
 	}
 out:
 	ctl->preheat_failed_last = pi.failed;
+	stat_add(&ctl->st.preheat_passes, 1);
 	unlock(ctl);
 	free(v.a);
 	if (info != NULL)

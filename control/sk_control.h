@@ -437,6 +437,7 @@ struct sk_control_stats {
 	uint64_t activities_closed;   /**< activities closed */
 	uint64_t units_restocked;     /**< units added to the arena by restocks */
 	uint64_t preheat_errors;      /**< activities the arena could not take */
+	uint64_t preheat_passes;      /**< sk_control_preheat() passes done */
 	uint64_t repaired;	      /**< orders brought in line with the store (crash repair) */
 	uint64_t anomalies;	      /**< arena and store disagreed beyond repair (see docs) */
 	uint64_t commit_ns_sum;	      /**< total time in put_orders */

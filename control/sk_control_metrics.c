@@ -219,6 +219,10 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 	sk_prom_counter(&m, "seckill_preheat_errors_total",
 			"Attempts to put an activity on sale that the item table refused.",
 			s.preheat_errors);
+	sk_prom_counter(
+		&m, "seckill_preheat_passes_total",
+		"Preheat passes (the store's activities into the item table, every second).",
+		s.preheat_passes);
 
 	sk_prom_histogram(&m, "seckill_commit_seconds",
 			  "Latency of one group commit (durable LMDB write transaction).",

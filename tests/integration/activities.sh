@@ -314,7 +314,14 @@ expect_eq "wave 3: crowd counts 5 fresh wins" "$(json_get "$tmp/w3.json" 'd["fre
 expect_eq "wave 3: the new winners' orders are in LMDB" "$(orders_in_store "$tmp/w3.new")" 5
 expect_eq "wave 3: ledger live 75, remaining 0" "$(act ledger.live):$(act remaining)" "75:0"
 # The control plane's preheat runs every second: it must not load item 2.
-sleep 2.2
+# Wait for two passes after this point (bounded: 10 s).
+passes() { curl -sf "$ADMIN/metrics" | awk '$1 == "seckill_preheat_passes_total" { print $2 }'; }
+p0=$(passes)
+for _ in $(seq 1 100); do
+	[ "$(passes)" -ge $((p0 + 2)) ] && break
+	sleep 0.1
+done
+check "restart: two preheat passes ran" [ "$(passes)" -ge $((p0 + 2)) ]
 buy 2 5004
 expect_eq "restart: closed item 2 still not on sale after preheat passes (404)" "$CODE" 404
 buy 6 6003
