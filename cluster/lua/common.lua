@@ -50,6 +50,18 @@ local function is_member(m)
   return redis.call('SISMEMBER', MEMBERS, m) == 1
 end
 
+-- member_check: the item has a pool (fenced first if Redis restarted) and
+-- MEMBER is one of its members; an error reply to return, or nil.
+local function member_check()
+  if not fence_check() then
+    return redis.error_reply('NOPOOL item ' .. ITEM)
+  end
+  if not is_member(MEMBER) then
+    return redis.error_reply('NOMEMBER ' .. MEMBER .. ' of item ' .. ITEM)
+  end
+  return nil
+end
+
 -- set_sold_out: flips the flag, + 1 on its version, the key for late
 -- joiners, the broadcast.
 local function set_sold_out(flag)

@@ -1,11 +1,9 @@
 -- dry: ARGV[4] local units of the member. 0: a dry report (sold out once
 -- the pool and every member are empty); more: units are back (reopens).
 -- Returns {sold_out 0/1, version}.
-if not fence_check() then
-  return redis.error_reply('NOPOOL item ' .. ITEM)
-end
-if not is_member(MEMBER) then
-  return redis.error_reply('NOMEMBER ' .. MEMBER .. ' of item ' .. ITEM)
+local refused = member_check()
+if refused then
+  return refused
 end
 if ARGV[4] == '0' then
   redis.call('HSET', DRY, MEMBER, '1')

@@ -1,10 +1,8 @@
 -- giveback: ARGV[4] seq, ARGV[5] units. free += units, the member's lease
 -- -= units (never below 0). Reopens a sold-out item. Returns units.
-if not fence_check() then
-  return redis.error_reply('NOPOOL item ' .. ITEM)
-end
-if not is_member(MEMBER) then
-  return redis.error_reply('NOMEMBER ' .. MEMBER .. ' of item ' .. ITEM)
+local refused = member_check()
+if refused then
+  return refused
 end
 local st, v = op_check('give', ARGV[4], ARGV[5])
 if st == 'replay' then

@@ -1,10 +1,8 @@
 -- lease: ARGV[4] seq, ARGV[5] want. Grants min(want, free); 0 asks the
 -- others to give back (want = now). Returns the units granted.
-if not fence_check() then
-  return redis.error_reply('NOPOOL item ' .. ITEM)
-end
-if not is_member(MEMBER) then
-  return redis.error_reply('NOMEMBER ' .. MEMBER .. ' of item ' .. ITEM)
+local refused = member_check()
+if refused then
+  return refused
 end
 local st, v = op_check('lease', ARGV[4], ARGV[5])
 if st == 'replay' then

@@ -1,10 +1,8 @@
 -- sync: ARGV[4] epoch, ARGV[5] held. While fenced at that epoch: the
 -- member's durable word. 1 if the item is unfenced after the call, else 0.
-if not fence_check() then
-  return redis.error_reply('NOPOOL item ' .. ITEM)
-end
-if not is_member(MEMBER) then
-  return redis.error_reply('NOMEMBER ' .. MEMBER .. ' of item ' .. ITEM)
+local refused = member_check()
+if refused then
+  return refused
 end
 local p = redis.call('HMGET', POOL, 'epoch', 'fenced')
 if p[1] ~= ARGV[4] then
