@@ -20,11 +20,17 @@
 #define KEY_MAX	 (SK_CPOOL_PREFIX_MAX + 32)
 #define ARGS_MAX (3 + NKEYS + 3 + 2 + SK_CPOOL_MEMBERS_MAX)
 
+/* Most redirections followed by one call (a slot being migrated: an ASK,
+ * then a MOVED once it is done, with room for a failover meanwhile). */
+#define REDIRECTS_MAX 5
+
 struct sk_cpool {
-	struct sk_cpool_link link;
+	struct sk_cpool_route rt;   /**< node 0: the configured address */
+	struct sk_cpool_link *last; /**< the node of the last call */
+	uint64_t calls;		    /**< commands sent */
 	char prefix[SK_CPOOL_PREFIX_MAX + 1];
 	char member[SK_CPOOL_MEMBER_MAX + 1];
-	char sha[SK_CPOOL_NSCRIPTS][41]; /**< of this connection's SCRIPT LOADs */
+	char sha[SK_CPOOL_NSCRIPTS][41]; /**< SHA1 of each script: the same on every node */
 };
 
 /* ------------------------------------------------------------ lifecycle */
@@ -42,11 +48,12 @@ sk_cpool_open(struct sk_cpool **out, const struct sk_cpool_config *cfg)
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
-	rc = sk_cpool_link_init(&p->link, cfg);
+	rc = sk_cpool_route_init(&p->rt, cfg);
 	if (rc != 0) {
 		sk_cpool_close(p);
 		return rc;
 	}
+	p->last = &p->rt.node[0];
 	snprintf(p->prefix, sizeof(p->prefix), "%s", cfg->prefix != NULL ? cfg->prefix : "seckill");
 	snprintf(p->member, sizeof(p->member), "%s", cfg->member);
 	*out = p;
@@ -58,38 +65,45 @@ sk_cpool_close(struct sk_cpool *p)
 {
 	if (p == NULL)
 		return;
-	sk_cpool_link_fini(&p->link);
+	sk_cpool_route_fini(&p->rt);
 	free(p);
 }
 
 bool
 sk_cpool_up(const struct sk_cpool *p)
 {
-	return p->link.up;
+	return p->last->up;
 }
 
 const char *
 sk_cpool_errstr(const struct sk_cpool *p)
 {
-	return p->link.err;
+	return p->last->err;
+}
+
+uint64_t
+sk_cpool_calls(const struct sk_cpool *p)
+{
+	return p->calls;
 }
 
 /* --------------------------------------------------------- the scripts */
 
-/* load: SCRIPT LOAD script @i on the connection, keep its SHA1. */
+/* load: SCRIPT LOAD script @i on node @l, keep its SHA1. */
 static int
-load(struct sk_cpool *p, enum sk_cpool_script i)
+load(struct sk_cpool *p, struct sk_cpool_link *l, enum sk_cpool_script i)
 {
-	redisReply *r = redisCommand(p->link.c, "SCRIPT LOAD %s", sk_cpool_lua[i]);
+	redisReply *r = redisCommand(l->c, "SCRIPT LOAD %s", sk_cpool_lua[i]);
 	int e = errno;
 
+	p->calls++;
 	if (r == NULL)
-		return sk_cpool_link_fail(&p->link, e);
+		return sk_cpool_link_fail(l, e);
 	if (r->type != REDIS_REPLY_STRING || r->len != 40) {
-		sk_cpool_link_seterr(&p->link, "SCRIPT LOAD %s: %s", sk_cpool_lua_names[i],
+		sk_cpool_link_seterr(l, "SCRIPT LOAD %s: %s", sk_cpool_lua_names[i],
 				     r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
 		freeReplyObject(r);
-		return sk_cpool_link_fail(&p->link, 0);
+		return sk_cpool_link_fail(l, 0);
 	}
 	memcpy(p->sha[i], r->str, 40);
 	p->sha[i][40] = '\0';
@@ -97,22 +111,42 @@ load(struct sk_cpool *p, enum sk_cpool_script i)
 	return 0;
 }
 
-/* ensure: connected with every script loaded (1 if connected just now, 0
- * if it was), or why not. */
+/* ensure: node @l connected with every script loaded (1 if connected just
+ * now, 0 if it was), or why not. */
 static int
-ensure(struct sk_cpool *p)
+ensure(struct sk_cpool *p, struct sk_cpool_link *l)
 {
-	int rc = sk_cpool_link_connect(&p->link);
+	int rc = sk_cpool_link_connect(l);
 
 	if (rc <= 0)
 		return rc;
 	for (int i = 0; i < SK_CPOOL_NSCRIPTS; i++) {
-		rc = load(p, (enum sk_cpool_script)i);
+		rc = load(p, l, (enum sk_cpool_script)i);
 		if (rc != 0)
 			return rc;
 	}
-	sk_cpool_link_ok(&p->link);
+	sk_cpool_link_ok(l);
 	return 1;
+}
+
+/* asking: ASKING on node @l, so that it serves the next command for a
+ * slot it is importing. 0 or a shared error. */
+static int
+asking(struct sk_cpool *p, struct sk_cpool_link *l)
+{
+	redisReply *r = redisCommand(l->c, "ASKING");
+	int e = errno, rc = 0;
+
+	p->calls++;
+	if (r == NULL)
+		return sk_cpool_link_fail(l, e);
+	if (r->type != REDIS_REPLY_STATUS) {
+		sk_cpool_link_seterr(l, "ASKING: %s",
+				     r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+		rc = -EPROTO;
+	}
+	freeReplyObject(r);
+	return rc;
 }
 
 /* The first word of a script's error, and its errno. */
@@ -120,11 +154,11 @@ static const struct {
 	const char *word;
 	int err;
 } errmap[] = {
-	{"FENCED", -EAGAIN},	{"STALE", -ESTALE},  {"EPOCH", -ESTALE},
-	{"SEQ", -EEXIST},	{"TOTAL", -EEXIST},  {"NOPOOL", -ENOENT},
-	{"NOMEMBER", -ENOENT},	{"HELD", -ERANGE},   {"OVERSOLD", -EOVERFLOW},
-	{"LOADING", -ENOTCONN}, {"BUSY", -ENOTCONN}, {"MASTERDOWN", -ENOTCONN},
-	{"OOM", -ENOMEM},
+	{"FENCED", -EAGAIN},	{"STALE", -ESTALE},	    {"EPOCH", -ESTALE},
+	{"SEQ", -EEXIST},	{"TOTAL", -EEXIST},	    {"NOPOOL", -ENOENT},
+	{"NOMEMBER", -ENOENT},	{"HELD", -ERANGE},	    {"OVERSOLD", -EOVERFLOW},
+	{"LOADING", -ENOTCONN}, {"BUSY", -ENOTCONN},	    {"MASTERDOWN", -ENOTCONN},
+	{"OOM", -ENOMEM},	{"CLUSTERDOWN", -ENOTCONN}, {"TRYAGAIN", -ENOTCONN},
 };
 
 static int
@@ -168,16 +202,21 @@ eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const cha
 	char keys[NKEYS][KEY_MAX], channel[KEY_MAX], item_s[16];
 	static const char *const suffix[] = {"pool", "leases", "ops", "synced", "members"};
 	const char *argv[ARGS_MAX];
+	uint16_t slot = sk_cpool_slot(item);
+	struct sk_cpool_link *l = sk_cpool_route_link(&p->rt, slot);
 	redisReply *r = NULL;
-	bool fresh, stale_retried = false, noscript_retried = false;
-	int argc = 0, rc;
+	bool fresh, stale_retried = false, noscript_retried = false, ask_next = false;
+	int argc = 0, rc, redirects = 0;
 
 	*out = NULL;
 	if (nextra < 0 || 3 + NKEYS + 3 + nextra > ARGS_MAX)
 		return -EINVAL;
-	rc = ensure(p);
-	if (rc < 0)
+	p->last = l;
+	rc = ensure(p, l);
+	if (rc < 0) {
+		sk_cpool_route_lost(&p->rt, slot);
 		return rc;
+	}
 	fresh = rc == 1;
 	for (int i = 0; i < 5; i++)
 		snprintf(keys[i], KEY_MAX, "%s:{%" PRIu32 "}:%s", p->prefix, item, suffix[i]);
@@ -196,53 +235,86 @@ eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const cha
 	for (int i = 0; i < nextra; i++)
 		argv[argc++] = extra[i];
 	/*
-	 * Three times at most: a connection that sat idle and broke (Redis
-	 * restarted meanwhile) is made again at once, once, ignoring the
-	 * backoff (not after a timeout: that would double the wait); a
-	 * NOSCRIPT (SCRIPT FLUSH, a failover) loads the script again, once.
-	 * Either way the op is resent: every script is idempotent.
+	 * Bounded: a connection that sat idle and broke (Redis restarted
+	 * meanwhile) is made again at once, once, ignoring the backoff (not
+	 * after a timeout: that would double the wait); a NOSCRIPT (SCRIPT
+	 * FLUSH, a failover) loads the script again, once; a MOVED or an ASK
+	 * (Redis Cluster) sends it to the node named, REDIRECTS_MAX times at
+	 * most. Either way the op is resent: every script is idempotent, and
+	 * a redirected one was not run.
 	 */
-	for (int attempt = 0; attempt < 3; attempt++) {
+	for (int attempt = 0; attempt < 3 + REDIRECTS_MAX; attempt++) {
+		bool ask = false;
 		int e;
 
+		if (ask_next && (rc = asking(p, l)) != 0)
+			return rc;
 		argv[1] = p->sha[s];
-		r = redisCommandArgv(p->link.c, argc, argv, NULL);
+		r = redisCommandArgv(l->c, argc, argv, NULL);
 		e = errno;
+		p->calls++;
 		if (r == NULL) {
-			rc = sk_cpool_link_fail(&p->link, e);
-			if (fresh || rc == -ETIMEDOUT || stale_retried)
+			rc = sk_cpool_link_fail(l, e);
+			if (fresh || rc == -ETIMEDOUT || stale_retried) {
+				sk_cpool_route_lost(&p->rt, slot);
 				return rc;
+			}
 			stale_retried = true;
-			p->link.next_try_ms = 0;
-			p->link.backoff_ms = SK_CPOOL_BACKOFF_MIN_MS;
-			rc = ensure(p);
-			if (rc < 0)
+			l->next_try_ms = 0;
+			l->backoff_ms = SK_CPOOL_BACKOFF_MIN_MS;
+			rc = ensure(p, l);
+			if (rc < 0) {
+				sk_cpool_route_lost(&p->rt, slot);
 				return rc;
+			}
 			fresh = true;
 			continue;
 		}
-		if (!noscript_retried && r->type == REDIS_REPLY_ERROR &&
-		    strncmp(r->str, "NOSCRIPT", 8) == 0) {
+		if (r->type != REDIS_REPLY_ERROR)
+			break;
+		if (!noscript_retried && strncmp(r->str, "NOSCRIPT", 8) == 0) {
 			noscript_retried = true;
 			freeReplyObject(r);
 			r = NULL;
-			rc = load(p, s);
+			rc = load(p, l, s);
 			if (rc != 0)
 				return rc;
 			continue;
 		}
-		break;
+		struct sk_cpool_link *to = NULL;
+		rc = sk_cpool_route_redirect(&p->rt, r->str, l, &to, &ask);
+		if (rc == 0)
+			break;
+		if (rc < 0 || ++redirects > REDIRECTS_MAX) {
+			sk_cpool_link_seterr(l, "%s: %s%s", sk_cpool_lua_names[s], r->str,
+					     rc < 0 ? " (cannot follow)"
+						    : " (too many redirections)");
+			freeReplyObject(r);
+			return -EPROTO;
+		}
+		freeReplyObject(r);
+		r = NULL;
+		l = to;
+		p->last = l;
+		ask_next = ask;
+		rc = ensure(p, l);
+		if (rc < 0)
+			return rc;
+		fresh = rc == 1;
 	}
-	if (r == NULL)
-		return -EPROTO; /* not reached: the last attempt returns or breaks */
-	sk_cpool_link_ok(&p->link);
+	if (r == NULL) {
+		sk_cpool_link_seterr(l, "%s: no answer after %d redirections",
+				     sk_cpool_lua_names[s], redirects);
+		return -EPROTO;
+	}
+	sk_cpool_link_ok(l);
 	if (r->type == REDIS_REPLY_ERROR) {
 		rc = map_error(r->str);
-		sk_cpool_link_seterr(&p->link, "%s: %s", sk_cpool_lua_names[s], r->str);
+		sk_cpool_link_seterr(l, "%s: %s", sk_cpool_lua_names[s], r->str);
 		freeReplyObject(r);
 		return rc;
 	}
-	p->link.err[0] = '\0';
+	l->err[0] = '\0';
 	*out = r;
 	return 0;
 }
@@ -256,7 +328,7 @@ int_reply(struct sk_cpool *p, redisReply *r, uint64_t *v)
 	if (r->type == REDIS_REPLY_INTEGER && r->integer >= 0) {
 		*v = (uint64_t)r->integer;
 	} else {
-		sk_cpool_link_seterr(&p->link, "unexpected reply type %d", r->type);
+		sk_cpool_link_seterr(p->last, "unexpected reply type %d", r->type);
 		rc = -EPROTO;
 	}
 	freeReplyObject(r);
@@ -375,7 +447,7 @@ sk_cpool_dry(struct sk_cpool *p, uint32_t item, uint64_t local_units, bool *sold
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 	    r->element[0]->type != REDIS_REPLY_INTEGER ||
 	    r->element[1]->type != REDIS_REPLY_INTEGER || r->element[1]->integer < 0) {
-		sk_cpool_link_seterr(&p->link, "dry: unexpected reply");
+		sk_cpool_link_seterr(p->last, "dry: unexpected reply");
 		freeReplyObject(r);
 		return -EPROTO;
 	}
@@ -508,9 +580,9 @@ sk_cpool_view(struct sk_cpool *p, uint32_t item, struct sk_cpool_view *v)
 		return rc;
 	rc = view_parse(r, v);
 	if (rc == -EPROTO)
-		sk_cpool_link_seterr(&p->link, "view: unexpected reply");
+		sk_cpool_link_seterr(p->last, "view: unexpected reply");
 	else if (rc == -ENOSPC)
-		sk_cpool_link_seterr(&p->link, "view: more than %d members", SK_CPOOL_MEMBERS_MAX);
+		sk_cpool_link_seterr(p->last, "view: more than %d members", SK_CPOOL_MEMBERS_MAX);
 	freeReplyObject(r);
 	return rc;
 }

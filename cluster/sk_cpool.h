@@ -8,6 +8,12 @@
  * Every state change is one atomic Lua script (EVALSHA; the scripts are
  * loaded at connect and again after a NOSCRIPT). Every key of item I
  * carries the hash tag {I}, so one item lives on one Redis Cluster slot.
+ * Redis Cluster: the configured address is one node (any master); a call
+ * on an item follows the MOVED and ASK redirections it gets (at most 5 per
+ * call) and remembers each slot's node, so the next call on the item goes
+ * straight there. A node that fails sends its slots back to the configured
+ * one, which redirects to the new master. The sold-out channel works as
+ * is: Redis Cluster delivers a PUBLISH to the subscribers of every node.
  *
  * This module talks to Redis only: what the member holds durably (its
  * LMDB) is the caller's, who must record an op as pending before calling
@@ -29,6 +35,8 @@
  *              (100 ms doubling to 5 s) allows
  *   -ETIMEDOUT no answer within the timeout (same meaning as -ENOTCONN)
  *   -EPROTO    Redis answered something this module does not understand
+ *              (also: more than 5 redirections, or one that names more
+ *              than 16 Redis Cluster nodes in all)
  *   -ENOMEM    out of memory
  */
 #ifndef SK_CPOOL_H
@@ -43,6 +51,9 @@
 #define SK_CPOOL_MEMBERS_MAX 16
 /** Most units of one item (2^53: the scripts' Lua numbers are doubles). */
 #define SK_CPOOL_UNITS_MAX (UINT64_C(1) << 53)
+
+/** Hash slots of a Redis Cluster. */
+#define SK_CPOOL_SLOTS 16384
 
 /** How to reach Redis, and who we are. */
 struct sk_cpool_config {
@@ -78,6 +89,13 @@ struct sk_cpool_view {
 bool sk_cpool_member_valid(const char *id);
 
 /**
+ * sk_cpool_slot - the Redis Cluster hash slot of item @p item's keys: the
+ * CRC16 (XMODEM) of its hash tag, the decimal item id, mod SK_CPOOL_SLOTS
+ * (what CLUSTER KEYSLOT says of "seckill:{<item>}:pool"). Pure.
+ */
+uint16_t sk_cpool_slot(uint32_t item);
+
+/**
  * sk_cpool_open - a client for @p cfg. Does not need Redis to be up: the
  * first call connects (and loads the scripts).
  * @param out  [out] the client, owned by the caller (sk_cpool_close())
@@ -92,6 +110,14 @@ void sk_cpool_close(struct sk_cpool *p);
 
 /** sk_cpool_up - true if the last call reached Redis. */
 bool sk_cpool_up(const struct sk_cpool *p);
+
+/**
+ * sk_cpool_calls - the commands @p p has sent to Redis since it was opened
+ * (scripts, their SCRIPT LOADs at each connect, ASKING; a command resent
+ * after a redirection or a broken connection counts again): the cost of a
+ * member's policy in Redis round trips. Same thread rules as every call.
+ */
+uint64_t sk_cpool_calls(const struct sk_cpool *p);
 
 /**
  * sk_cpool_errstr - the text of the last error of @p p (Redis' or the

@@ -57,6 +57,49 @@ struct sk_cpool_link {
 	char err[SK_CPOOL_ERR_MAX]; /**< the last error, "" if none */
 };
 
+/** Nodes of a Redis Cluster one client talks to (the configured one included). */
+#define SK_CPOOL_NODES_MAX 16
+
+/**
+ * The nodes a client knows and which one serves each hash slot, as last
+ * learnt from a MOVED. Node 0 is the configured address; a slot not learnt
+ * (or lost, sk_cpool_route_lost()) is asked of node 0, which redirects.
+ */
+struct sk_cpool_route {
+	struct sk_cpool_link node[SK_CPOOL_NODES_MAX];
+	unsigned nnodes;
+	uint8_t slot_node[SK_CPOOL_SLOTS]; /**< index into node[] */
+};
+
+/** sk_cpool_route_init - node 0 from @p cfg's address. 0 or -ENOMEM. */
+int sk_cpool_route_init(struct sk_cpool_route *rt, const struct sk_cpool_config *cfg);
+
+/** sk_cpool_route_fini - disconnect every node and free them. */
+void sk_cpool_route_fini(struct sk_cpool_route *rt);
+
+/** sk_cpool_route_link - the node to ask first for @p slot. */
+struct sk_cpool_link *sk_cpool_route_link(struct sk_cpool_route *rt, uint16_t slot);
+
+/**
+ * sk_cpool_route_lost - the node of @p slot failed: ask node 0 next time
+ * (after a failover it redirects to the new master).
+ */
+void sk_cpool_route_lost(struct sk_cpool_route *rt, uint16_t slot);
+
+/**
+ * sk_cpool_route_redirect - if @p err (an error reply) is a Redis Cluster
+ * redirection ("MOVED <slot> <host>:<port>" or "ASK ..."), the node to
+ * send the command to (added, down, if new) in *@p to, and *@p ask true for
+ * an ASK (send ASKING first; the slot's route is not changed) or false for
+ * a MOVED (the slot's route now points to it). @p from is the node that
+ * answered (an empty host means its host).
+ * @return 1 (a redirection), 0 (another error), -EPROTO (a redirection
+ *         this module cannot parse or follow), -ENOSPC (more than
+ *         SK_CPOOL_NODES_MAX nodes), -ENOMEM.
+ */
+int sk_cpool_route_redirect(struct sk_cpool_route *rt, const char *err,
+			    const struct sk_cpool_link *from, struct sk_cpool_link **to, bool *ask);
+
 /** sk_cpool_now_ms - CLOCK_MONOTONIC in ms. */
 int64_t sk_cpool_now_ms(void);
 
@@ -67,8 +110,13 @@ int64_t sk_cpool_now_ms(void);
  */
 int sk_cpool_config_check(const struct sk_cpool_config *cfg);
 
-/** sk_cpool_link_init - copy @p cfg's address. 0 or -ENOMEM. */
-int sk_cpool_link_init(struct sk_cpool_link *l, const struct sk_cpool_config *cfg);
+/**
+ * sk_cpool_link_init - a link (down) to @p unix_path if set and not empty,
+ * else to @p host : @p port (both copied), with @p timeout_ms per connect
+ * and per call. 0 or -ENOMEM.
+ */
+int sk_cpool_link_init(struct sk_cpool_link *l, const char *host, const char *unix_path, int port,
+		       int timeout_ms);
 
 /** sk_cpool_link_fini - disconnect and free the copies. */
 void sk_cpool_link_fini(struct sk_cpool_link *l);

@@ -110,20 +110,21 @@ sk_cpool_link_seterr(struct sk_cpool_link *l, const char *fmt, ...)
 }
 
 int
-sk_cpool_link_init(struct sk_cpool_link *l, const struct sk_cpool_config *cfg)
+sk_cpool_link_init(struct sk_cpool_link *l, const char *host, const char *unix_path, int port,
+		   int timeout_ms)
 {
 	memset(l, 0, sizeof(*l));
-	if (cfg->unix_path != NULL && cfg->unix_path[0] != '\0') {
-		l->unix_path = strdup(cfg->unix_path);
+	if (unix_path != NULL && unix_path[0] != '\0') {
+		l->unix_path = strdup(unix_path);
 		if (l->unix_path == NULL)
 			return -ENOMEM;
 	} else {
-		l->host = strdup(cfg->host);
+		l->host = strdup(host);
 		if (l->host == NULL)
 			return -ENOMEM;
 	}
-	l->port = cfg->port;
-	l->timeout_ms = cfg->timeout_ms;
+	l->port = port;
+	l->timeout_ms = timeout_ms;
 	l->backoff_ms = SK_CPOOL_BACKOFF_MIN_MS;
 	return 0;
 }

@@ -39,7 +39,7 @@ sk_cpool_sub_open(struct sk_cpool_sub **out, const struct sk_cpool_config *cfg)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
-	rc = sk_cpool_link_init(&s->link, cfg);
+	rc = sk_cpool_link_init(&s->link, cfg->host, cfg->unix_path, cfg->port, cfg->timeout_ms);
 	if (rc != 0) {
 		sk_cpool_sub_close(s);
 		return rc;

@@ -62,6 +62,7 @@ struct sk_member {
 	atomic_bool redis_up;
 	_Atomic uint64_t leases_granted, leases_empty, leases_refused, lease_units;
 	_Atomic uint64_t givebacks, giveback_units, syncs, broadcasts, anomalies, errors;
+	_Atomic uint64_t redis_calls; /* sk_cpool_calls() of pool, after each tick */
 };
 
 static void
@@ -536,6 +537,8 @@ run(void *arg)
 			nanosleep(&ts, NULL);
 		}
 		tick(m, false);
+		atomic_store_explicit(&m->redis_calls, sk_cpool_calls(m->pool),
+				      memory_order_relaxed);
 	}
 	/* Shutting down: every unsold unit back, as far as Redis answers. */
 	while (sk_clock_ns(CLOCK_MONOTONIC) < m->stop_deadline_ns && held_anywhere(m)) {
@@ -701,6 +704,9 @@ sk_member_metrics(struct sk_member *m, FILE *out)
 			atomic_load(&m->anomalies));
 	sk_prom_counter(&p, "seckill_cluster_errors_total", "Failed member steps (retried)",
 			atomic_load(&m->errors));
+	sk_prom_counter(&p, "seckill_cluster_redis_calls_total",
+			"Commands the member sent to Redis (scripts, their loads, redirections)",
+			atomic_load(&m->redis_calls));
 
 	static const char *const fam[][3] = {
 		{"seckill_cluster_held_units", "gauge",

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_cpool_route.c - which Redis node serves an item (docs/cluster.md,
+ * "Redis Cluster"): the hash slot of the item's keys (CRC16 of the hash
+ * tag, as the Redis Cluster specification defines it), and the nodes a
+ * client has learnt from the MOVED and ASK redirections it was given.
+ *
+ * A plain Redis never redirects: every item then stays on node 0, the
+ * configured address, and nothing here costs more than a table lookup.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_cpool_impl.h"
+
+/* crc16: CRC-16/XMODEM (polynomial 0x1021, initial value 0), the checksum
+ * of the Redis Cluster key-to-slot mapping; crc16("123456789") == 0x31c3. */
+static uint16_t
+crc16(const char *s, size_t n)
+{
+	uint16_t crc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		crc ^= (uint16_t)((uint8_t)s[i] << 8);
+		for (int b = 0; b < 8; b++)
+			crc = (crc & 0x8000) != 0 ? (uint16_t)((crc << 1) ^ 0x1021)
+						  : (uint16_t)(crc << 1);
+	}
+	return crc;
+}
+
+uint16_t
+sk_cpool_slot(uint32_t item)
+{
+	char tag[16];
+	int n = snprintf(tag, sizeof(tag), "%" PRIu32, item);
+
+	return (uint16_t)(crc16(tag, (size_t)n) % SK_CPOOL_SLOTS);
+}
+
+int
+sk_cpool_route_init(struct sk_cpool_route *rt, const struct sk_cpool_config *cfg)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->nnodes = 1;
+	return sk_cpool_link_init(&rt->node[0], cfg->host, cfg->unix_path, cfg->port,
+				  cfg->timeout_ms);
+}
+
+void
+sk_cpool_route_fini(struct sk_cpool_route *rt)
+{
+	for (unsigned i = 0; i < rt->nnodes; i++)
+		sk_cpool_link_fini(&rt->node[i]);
+	rt->nnodes = 0;
+}
+
+struct sk_cpool_link *
+sk_cpool_route_link(struct sk_cpool_route *rt, uint16_t slot)
+{
+	return &rt->node[rt->slot_node[slot % SK_CPOOL_SLOTS]];
+}
+
+void
+sk_cpool_route_lost(struct sk_cpool_route *rt, uint16_t slot)
+{
+	rt->slot_node[slot % SK_CPOOL_SLOTS] = 0;
+}
+
+/* node: the index of the node at @host:@port, added (down) if new; -ENOSPC
+ * when the table is full, -ENOMEM. */
+static int
+node(struct sk_cpool_route *rt, const char *host, int port)
+{
+	struct sk_cpool_link *first = &rt->node[0];
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < rt->nnodes; i++)
+		if (rt->node[i].host != NULL && rt->node[i].port == port &&
+		    strcmp(rt->node[i].host, host) == 0)
+			return (int)i;
+	if (rt->nnodes == SK_CPOOL_NODES_MAX)
+		return -ENOSPC;
+	rc = sk_cpool_link_init(&rt->node[i], host, NULL, port, first->timeout_ms);
+	if (rc != 0)
+		return rc;
+	rt->nnodes++;
+	return (int)i;
+}
+
+int
+sk_cpool_route_redirect(struct sk_cpool_route *rt, const char *err,
+			const struct sk_cpool_link *from, struct sk_cpool_link **to, bool *ask)
+{
+	char host[256], *colon, *end;
+	unsigned long slot, port;
+	const char *p;
+	int i;
+
+	if (strncmp(err, "MOVED ", 6) == 0) {
+		*ask = false;
+		p = err + 6;
+	} else if (strncmp(err, "ASK ", 4) == 0) {
+		*ask = true;
+		p = err + 4;
+	} else {
+		return 0;
+	}
+	/* "<slot> <host>:<port>"; an empty host is the node that answered. */
+	errno = 0;
+	slot = strtoul(p, &end, 10);
+	if (errno != 0 || end == p || *end != ' ' || slot >= SK_CPOOL_SLOTS)
+		return -EPROTO;
+	if (snprintf(host, sizeof(host), "%s", end + 1) >= (int)sizeof(host))
+		return -EPROTO;
+	colon = strrchr(host, ':');
+	if (colon == NULL)
+		return -EPROTO;
+	*colon = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno != 0 || end == colon + 1 || *end != '\0' || port == 0 || port > 65535)
+		return -EPROTO;
+	if (host[0] == '\0') {
+		if (from->host == NULL)
+			return -EPROTO; /* a unix socket cannot name the host */
+		snprintf(host, sizeof(host), "%s", from->host);
+	}
+	i = node(rt, host, (int)port);
+	if (i < 0)
+		return i;
+	if (!*ask)
+		rt->slot_node[slot] = (uint8_t)i;
+	*to = &rt->node[i];
+	return 1;
+}
