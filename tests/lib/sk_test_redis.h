@@ -15,6 +15,8 @@
 #include <limits.h>
 #include <sys/types.h>
 
+#include <hiredis/hiredis.h>
+
 /** One redis-server; all-zero = not started. */
 struct sk_test_redis {
 	pid_t pid;	    /**< 0 when not running */
@@ -44,5 +46,47 @@ int sk_test_redis_stop(struct sk_test_redis *r, int sig);
  * older copy of its AOF. Returns 0, or -1.
  */
 int sk_test_redis_copy_aof(const char *from_dir, const char *to_dir);
+
+/** Most masters of a test Redis Cluster. */
+#define SK_TEST_RCLUSTER_MAX 3
+
+/**
+ * A Redis Cluster of masters without replicas, all on 127.0.0.1 (TCP, each
+ * node on a free port P and its cluster bus on P + 10000), each node in a
+ * folder of its own (dir/n0, dir/n1, ...: nodes.conf, redis.log), made
+ * with `redis-cli --cluster create` (log: dir/create.log). All-zero = not
+ * started.
+ */
+struct sk_test_rcluster {
+	unsigned n;			   /**< nodes */
+	pid_t pid[SK_TEST_RCLUSTER_MAX];   /**< 0 when not running */
+	int port[SK_TEST_RCLUSTER_MAX];	   /**< client ports */
+	char id[SK_TEST_RCLUSTER_MAX][41]; /**< node ids (CLUSTER MYID) */
+};
+
+/**
+ * sk_test_rcluster_start - start @p n (1..SK_TEST_RCLUSTER_MAX) masters in
+ * @p dir (existing), join them with the 16384 slots shared out, and wait
+ * until every node says cluster_state:ok (at most 60 s in all).
+ * @return 0, -EINVAL (@p n), -EADDRINUSE (no free port pair found),
+ *         -ETIMEDOUT, -ECHILD (a server or redis-cli failed: see the logs),
+ *         or another negative errno. On error nothing is left running.
+ */
+int sk_test_rcluster_start(struct sk_test_rcluster *c, const char *dir, unsigned n);
+
+/**
+ * sk_test_rcluster_node - a connection to node @p i (1 s timeouts), owned
+ * by the caller (redisFree()), or NULL.
+ */
+redisContext *sk_test_rcluster_node(const struct sk_test_rcluster *c, unsigned i);
+
+/**
+ * sk_test_rcluster_owner - the index of the node that serves hash slot
+ * @p slot (asked of node 0: CLUSTER SLOTS), or -1.
+ */
+int sk_test_rcluster_owner(const struct sk_test_rcluster *c, unsigned slot);
+
+/** sk_test_rcluster_stop - SIGKILL every node and reap it. */
+void sk_test_rcluster_stop(struct sk_test_rcluster *c);
 
 #endif /* SK_TEST_REDIS_H */
