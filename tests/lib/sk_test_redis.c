@@ -23,8 +23,8 @@
 #define WAIT_MS 20000
 #define STEP_MS 10
 
-static long long
-now_ms(void)
+long long
+sk_test_redis_now_ms(void)
 {
 	struct timespec ts;
 
@@ -79,8 +79,8 @@ sk_test_redis_start(struct sk_test_redis *r, const char *dir)
 		_exit(127);
 	}
 	r->pid = pid;
-	end = now_ms() + WAIT_MS;
-	while (now_ms() < end) {
+	end = sk_test_redis_now_ms() + WAIT_MS;
+	while (sk_test_redis_now_ms() < end) {
 		int st;
 
 		if (waitpid(pid, &st, WNOHANG) == pid) {
@@ -104,14 +104,14 @@ sk_test_redis_stop(struct sk_test_redis *r, int sig)
 		return 0;
 	if (kill(r->pid, sig) != 0 && errno != ESRCH)
 		return -errno;
-	end = now_ms() + WAIT_MS;
+	end = sk_test_redis_now_ms() + WAIT_MS;
 	for (;;) {
 		int st;
 		pid_t w = waitpid(r->pid, &st, WNOHANG);
 
 		if (w == r->pid || (w < 0 && errno != EINTR))
 			break;
-		if (now_ms() >= end) {
+		if (sk_test_redis_now_ms() >= end) {
 			kill(r->pid, SIGKILL);
 			waitpid(r->pid, &st, 0);
 			break;
@@ -143,4 +143,17 @@ sk_test_redis_copy_aof(const char *from_dir, const char *to_dir)
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
 	return 0;
+}
+
+void
+sk_test_redis_reply_str(const redisReply *r, char *out, size_t cap)
+{
+	if (r->type == REDIS_REPLY_INTEGER)
+		snprintf(out, cap, "%lld", r->integer);
+	else if (r->type == REDIS_REPLY_NIL)
+		snprintf(out, cap, "%s", "");
+	else if (r->str != NULL)
+		snprintf(out, cap, "%s", r->str);
+	else
+		snprintf(out, cap, "type %d", r->type);
 }

@@ -47,6 +47,15 @@ int sk_test_redis_stop(struct sk_test_redis *r, int sig);
  */
 int sk_test_redis_copy_aof(const char *from_dir, const char *to_dir);
 
+/**
+ * sk_test_redis_reply_str - @p r as text into @p out: "" for nil, an
+ * integer in decimal, a string, status or error as it is, else "type N".
+ */
+void sk_test_redis_reply_str(const redisReply *r, char *out, size_t cap);
+
+/** sk_test_redis_now_ms - CLOCK_MONOTONIC in ms. */
+long long sk_test_redis_now_ms(void);
+
 /** Most masters of a test Redis Cluster. */
 #define SK_TEST_RCLUSTER_MAX 3
 

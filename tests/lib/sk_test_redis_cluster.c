@@ -29,15 +29,6 @@
 #define PORT_LO 21000
 #define PORT_HI 29000
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* bindable: true if 127.0.0.1:@port is free now. */
 static bool
 bindable(int port)
@@ -59,7 +50,7 @@ bindable(int port)
 static int
 free_port(const int *taken, unsigned n)
 {
-	unsigned seed = (unsigned)getpid() ^ (unsigned)now_ms();
+	unsigned seed = (unsigned)getpid() ^ (unsigned)sk_test_redis_now_ms();
 
 	for (int tries = 0; tries < 200; tries++) {
 		int p = PORT_LO + (int)(rand_r(&seed) % (PORT_HI - PORT_LO));
@@ -195,7 +186,7 @@ wait_all(struct sk_test_rcluster *c, long long end,
 			i++;
 			continue;
 		}
-		if (now_ms() >= end)
+		if (sk_test_redis_now_ms() >= end)
 			return -ETIMEDOUT;
 		poll(NULL, 0, STEP_MS);
 	}
@@ -248,7 +239,7 @@ create(struct sk_test_rcluster *c, const char *dir)
 int
 sk_test_rcluster_start(struct sk_test_rcluster *c, const char *dir, unsigned n)
 {
-	long long end = now_ms() + WAIT_MS;
+	long long end = sk_test_redis_now_ms() + WAIT_MS;
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));

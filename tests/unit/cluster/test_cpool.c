@@ -78,15 +78,6 @@ teardown(void)
 	sk_test_rmtree(dir);
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static struct sk_cpool_config
 cfg_of(const char *member)
 {
@@ -116,14 +107,7 @@ redis_cmd(char *out, size_t cap, const char *cmd)
 	ck_assert(c != NULL && c->err == 0);
 	r = redisCommand(c, cmd);
 	ck_assert_ptr_nonnull(r);
-	if (r->type == REDIS_REPLY_INTEGER)
-		snprintf(out, cap, "%lld", r->integer);
-	else if (r->type == REDIS_REPLY_NIL)
-		snprintf(out, cap, "%s", "");
-	else if (r->str != NULL)
-		snprintf(out, cap, "%s", r->str);
-	else
-		snprintf(out, cap, "type %d", r->type);
+	sk_test_redis_reply_str(r, out, cap);
 	freeReplyObject(r);
 	redisFree(c);
 }
@@ -218,9 +202,9 @@ aof_has(const char *needle)
 static void
 wait_aof(const char *needle)
 {
-	long long end = now_ms() + WAIT_MS;
+	long long end = sk_test_redis_now_ms() + WAIT_MS;
 
-	while (!aof_has(needle) && now_ms() < end)
+	while (!aof_has(needle) && sk_test_redis_now_ms() < end)
 		poll(NULL, 0, 20);
 	ck_assert_msg(aof_has(needle), "the AOF never got '%s'", needle);
 }
@@ -229,7 +213,7 @@ wait_aof(const char *needle)
 static struct sk_cpool_view
 view_up(struct sk_cpool *p)
 {
-	long long end = now_ms() + WAIT_MS;
+	long long end = sk_test_redis_now_ms() + WAIT_MS;
 	struct sk_cpool_view v;
 	int rc;
 
@@ -239,7 +223,7 @@ view_up(struct sk_cpool *p)
 			return v;
 		ck_assert_msg(rc == -ENOTCONN || rc == -ETIMEDOUT, "view: %d", rc);
 		poll(NULL, 0, 20);
-	} while (now_ms() < end);
+	} while (sk_test_redis_now_ms() < end);
 	ck_abort_msg("no reconnect within %d ms", WAIT_MS);
 	return v;
 }
@@ -512,9 +496,9 @@ on_event(const struct sk_cpool_event *ev, void *arg)
 static void
 wait_events(struct sk_cpool_sub *s, struct evs *e, int n)
 {
-	long long end = now_ms() + WAIT_MS;
+	long long end = sk_test_redis_now_ms() + WAIT_MS;
 
-	while (e->n < n && now_ms() < end) {
+	while (e->n < n && sk_test_redis_now_ms() < end) {
 		int rc = sk_cpool_sub_poll(s, 200, on_event, e, NULL);
 
 		ck_assert_int_ge(rc, 0);
@@ -644,10 +628,10 @@ START_TEST(killed_backoff)
 	ck_assert(sk_cpool_up(a));
 	ck_assert_int_eq(sk_test_redis_stop(&rs, SIGKILL), 0);
 	/* The broken connection: an error at once, not after the timeout. */
-	t0 = now_ms();
+	t0 = sk_test_redis_now_ms();
 	rc = sk_cpool_lease(a, ITEM, 1, 1, &g);
 	ck_assert_msg(rc == -ENOTCONN, "lease: %d", rc);
-	ck_assert_int_lt(now_ms() - t0, 1000);
+	ck_assert_int_lt(sk_test_redis_now_ms() - t0, 1000);
 	ck_assert(!sk_cpool_up(a));
 	/* Redis' socket path now leads to a counter: 1.6 s of calls in a tight
 	 * loop connect 3 or 4 times (after 100, 300, 700, 1500 ms), not per call. */
@@ -659,10 +643,10 @@ START_TEST(killed_backoff)
 	ck_assert_int_eq(listen(k.fd, 64), 0);
 	ck_assert_int_eq(pthread_create(&th, NULL, count_accepts, &k), 0);
 	end = t0 + 1600;
-	while ((t = now_ms()) < end && calls < 10000000) {
+	while ((t = sk_test_redis_now_ms()) < end && calls < 10000000) {
 		rc = sk_cpool_view(a, ITEM, &(struct sk_cpool_view){0});
 		ck_assert_msg(rc == -ENOTCONN || rc == -ETIMEDOUT, "view: %d", rc);
-		ck_assert_int_lt(now_ms() - t, 1000);
+		ck_assert_int_lt(sk_test_redis_now_ms() - t, 1000);
 		calls++;
 	}
 	atomic_store(&k.stop, true);
@@ -697,16 +681,16 @@ START_TEST(timeout)
 	c.unix_path = sa.sun_path;
 	c.timeout_ms = 300;
 	ck_assert_int_eq(sk_cpool_open(&p, &c), 0);
-	t0 = now_ms();
+	t0 = sk_test_redis_now_ms();
 	rc = sk_cpool_view(p, ITEM, &(struct sk_cpool_view){0});
-	dt = now_ms() - t0;
+	dt = sk_test_redis_now_ms() - t0;
 	ck_assert_msg(rc == -ETIMEDOUT, "view: %d (%s)", rc, sk_cpool_errstr(p));
 	ck_assert_msg(dt >= 250 && dt < 5000, "timed out after %lld ms", dt);
 	ck_assert(strstr(sk_cpool_errstr(p), "timed out") != NULL);
 	/* In backoff now: the next call fails at once. */
-	t0 = now_ms();
+	t0 = sk_test_redis_now_ms();
 	ck_assert_int_eq(sk_cpool_view(p, ITEM, &(struct sk_cpool_view){0}), -ENOTCONN);
-	ck_assert_int_lt(now_ms() - t0, 250);
+	ck_assert_int_lt(sk_test_redis_now_ms() - t0, 250);
 	sk_cpool_close(p);
 	close(fd);
 }
@@ -823,12 +807,12 @@ START_TEST(total_loss)
 	/* The old connection broke: the call makes a new one at once. */
 	ck_assert_int_eq(sk_cpool_view(a, ITEM, &v), -ENOENT);
 	{
-		long long end = now_ms() + WAIT_MS;
+		long long end = sk_test_redis_now_ms() + WAIT_MS;
 		int rc;
 
 		do {
 			rc = sk_cpool_lease(a, ITEM, 2, 5, &g);
-		} while (rc == -ENOTCONN && now_ms() < end && poll(NULL, 0, 20) == 0);
+		} while (rc == -ENOTCONN && sk_test_redis_now_ms() < end && poll(NULL, 0, 20) == 0);
 		ck_assert_int_eq(rc, -ENOENT);
 	}
 	ck_assert_int_eq(sk_cpool_init(a, ITEM, TOTAL, ab, 2), 0);
@@ -960,8 +944,8 @@ START_TEST(sub_reconnect)
 	ck_assert(!resub);
 	ck_assert(sk_cpool_sub_errstr(s)[0] != '\0');
 	ck_assert_int_eq(sk_test_redis_start(&rs, dir), 0);
-	end = now_ms() + WAIT_MS;
-	while (!resub && now_ms() < end) {
+	end = sk_test_redis_now_ms() + WAIT_MS;
+	while (!resub && sk_test_redis_now_ms() < end) {
 		rc = sk_cpool_sub_poll(s, 200, on_event, &e, &resub);
 		ck_assert(rc >= 0 || rc == -ENOTCONN);
 	}

@@ -50,15 +50,6 @@ cluster_teardown(void)
 	sk_test_rmtree(base);
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* open_at: member @m's client that knows node @node only. */
 static struct sk_cpool *
 open_at(const char *m, unsigned node)
@@ -87,14 +78,7 @@ node_cmd(unsigned node, bool asking, char *out, size_t cap, const char *cmd)
 	}
 	r = redisCommand(c, cmd);
 	ck_assert_ptr_nonnull(r);
-	if (r->type == REDIS_REPLY_INTEGER)
-		snprintf(out, cap, "%lld", r->integer);
-	else if (r->type == REDIS_REPLY_NIL)
-		snprintf(out, cap, "%s", "");
-	else if (r->str != NULL)
-		snprintf(out, cap, "%s", r->str);
-	else
-		snprintf(out, cap, "type %d", r->type);
+	sk_test_redis_reply_str(r, out, cap);
 	freeReplyObject(r);
 	redisFree(c);
 }
@@ -207,7 +191,8 @@ START_TEST(every_master)
 		ck_assert(v.sold_out && !v.fenced);
 		ck_assert_str_eq(sk_cpool_errstr(a), "");
 	}
-	for (long long end = now_ms() + WAIT_MS; e.n < 3 && now_ms() < end;)
+	for (long long end = sk_test_redis_now_ms() + WAIT_MS;
+	     e.n < 3 && sk_test_redis_now_ms() < end;)
 		ck_assert_int_ge(sk_cpool_sub_poll(s, 200, on_event, &e, NULL), 0);
 	ck_assert_uint_eq(e.n, 3);
 	for (unsigned k = 0; k < 3; k++) {
@@ -217,7 +202,8 @@ START_TEST(every_master)
 	}
 	/* A give-back reopens an item on node 1, heard on node 2. */
 	ck_assert_int_eq(sk_cpool_giveback(b, items[1], 2, 10), 0);
-	for (long long end = now_ms() + WAIT_MS; e.n < 4 && now_ms() < end;)
+	for (long long end = sk_test_redis_now_ms() + WAIT_MS;
+	     e.n < 4 && sk_test_redis_now_ms() < end;)
 		ck_assert_int_ge(sk_cpool_sub_poll(s, 200, on_event, &e, NULL), 0);
 	ck_assert_uint_eq(e.n, 4);
 	ck_assert(!e.ev[3].sold_out);
