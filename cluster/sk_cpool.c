@@ -154,11 +154,12 @@ static const struct {
 	const char *word;
 	int err;
 } errmap[] = {
-	{"FENCED", -EAGAIN},	{"STALE", -ESTALE},	    {"EPOCH", -ESTALE},
-	{"SEQ", -EEXIST},	{"TOTAL", -EEXIST},	    {"NOPOOL", -ENOENT},
-	{"NOMEMBER", -ENOENT},	{"HELD", -ERANGE},	    {"OVERSOLD", -EOVERFLOW},
-	{"LOADING", -ENOTCONN}, {"BUSY", -ENOTCONN},	    {"MASTERDOWN", -ENOTCONN},
-	{"OOM", -ENOMEM},	{"CLUSTERDOWN", -ENOTCONN}, {"TRYAGAIN", -ENOTCONN},
+	{"FENCED", -EAGAIN},	 {"STALE", -ESTALE},	{"EPOCH", -ESTALE},
+	{"SEQ", -EEXIST},	 {"TOTAL", -EEXIST},	{"NOPOOL", -ENOENT},
+	{"NOMEMBER", -ENOENT},	 {"HELD", -ERANGE},	{"OVERSOLD", -EOVERFLOW},
+	{"LOADING", -ENOTCONN},	 {"BUSY", -ENOTCONN},	{"MASTERDOWN", -ENOTCONN},
+	{"OOM", -ENOMEM},	 {"LIMIT", -EOVERFLOW}, {"CLUSTERDOWN", -ENOTCONN},
+	{"TRYAGAIN", -ENOTCONN},
 };
 
 static int
@@ -566,6 +567,29 @@ view_parse(const redisReply *r, struct sk_cpool_view *v)
 			return -EPROTO;
 	}
 	return 0;
+}
+
+int
+sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uint64_t units,
+		 bool *repeat)
+{
+	char id_s[24], units_s[24];
+	const char *extra[] = {id_s, units_s};
+	redisReply *r;
+	uint64_t applied;
+	int rc;
+
+	if (request_id == 0 || units == 0 || units > SK_CPOOL_UNITS_MAX)
+		return -EINVAL;
+	u64s(id_s, sizeof(id_s), request_id);
+	u64s(units_s, sizeof(units_s), units);
+	rc = eval(p, SK_CPOOL_RESTOCK, item, extra, 2, &r);
+	if (rc != 0)
+		return rc;
+	rc = int_reply(p, r, &applied);
+	if (rc == 0 && repeat != NULL)
+		*repeat = applied == 0;
+	return rc;
 }
 
 int

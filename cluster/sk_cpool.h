@@ -218,6 +218,25 @@ int sk_cpool_view(struct sk_cpool *p, uint32_t item, struct sk_cpool_view *v);
  */
 int sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint64_t held);
 
+/**
+ * sk_cpool_restock - the operator adds @p units to item @p item's sale
+ * (request @p request_id, any member may send it): total and free grow
+ * (only total while fenced: the rebuild takes free from it), a sold-out
+ * item reopens (published). The pool's base total, which sk_cpool_init()
+ * compares, stays. Only Redis keeps it: a Redis that loses the write
+ * loses the units (never sells them twice); the same request sent again
+ * then applies it again.
+ * @param repeat  [out] true if @p request_id was applied before (nothing
+ *                changed); may be NULL
+ * @return 0, -EEXIST (@p request_id was used with other units), -EINVAL
+ *         (@p units or @p request_id 0, @p units above
+ *         SK_CPOOL_UNITS_MAX), -EOVERFLOW (the total would go above
+ *         SK_CPOOL_UNITS_MAX: nothing applied), -ENOENT (no pool), or a
+ *         shared error.
+ */
+int sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uint64_t units,
+		     bool *repeat);
+
 /** One sold-out broadcast. */
 struct sk_cpool_event {
 	uint32_t item;

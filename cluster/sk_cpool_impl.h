@@ -28,6 +28,7 @@ enum sk_cpool_script {
 	SK_CPOOL_DRY,
 	SK_CPOOL_VIEW,
 	SK_CPOOL_FORGET,
+	SK_CPOOL_RESTOCK,
 	SK_CPOOL_NSCRIPTS
 };
 

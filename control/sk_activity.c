@@ -19,7 +19,7 @@ static const char *const result_names[] = {
 	[SK_ACTIVITY_UNKNOWN] = "unknown",   [SK_ACTIVITY_NO_ROOM] = "no_room",
 	[SK_ACTIVITY_INVALID] = "invalid",   [SK_ACTIVITY_ENDED] = "ended",
 	[SK_ACTIVITY_SHORT] = "short",	     [SK_ACTIVITY_BUSY] = "busy",
-	[SK_ACTIVITY_CLUSTER] = "cluster",
+	[SK_ACTIVITY_CLUSTER] = "cluster",   [SK_ACTIVITY_REDIS] = "redis",
 };
 
 const char *
@@ -253,13 +253,14 @@ sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
 		rc = SK_ACTIVITY_CLOSED;
 		goto out;
 	}
-	if (a.cluster) {
-		rc = SK_ACTIVITY_CLUSTER;
-		goto out;
-	}
 	if (a.end_ns <= now_ns) {
 		rc = SK_ACTIVITY_ENDED;
 		goto out;
+	}
+	if (a.cluster) {
+		/* Its units go to the Redis pool: no lock held meanwhile. */
+		unlock(ctl);
+		return sk_control_cluster_restock(ctl, item, restock_id, units);
 	}
 	if (a.total > SK_STOCK_MAX_UNITS || a.added > SK_STOCK_MAX_UNITS - a.total ||
 	    units > SK_STOCK_MAX_UNITS - a.total - a.added) {

@@ -43,13 +43,16 @@ enum sk_activity_result {
 	SK_ACTIVITY_BUSY,      /**< the buyers moved the units faster than a removal
 				    could gather them: nothing removed, retry */
 	SK_ACTIVITY_CLUSTER,   /**< a cluster sale's units live in the Redis pool:
-				    no restock or removal here; or a cluster sale
-				    asked of a control plane without a cluster */
+				    no removal here; or a cluster sale asked of a
+				    control plane without a cluster */
+	SK_ACTIVITY_REDIS,     /**< a cluster sale's restock: the Redis pool is
+				    not reachable or not made yet; nothing
+				    changed, retry */
 };
 
 /**
  * sk_activity_result_name - "done", "unchanged", "conflict", "closed",
- * "unknown", "no_room", "invalid", "ended", "short", "busy", "cluster"; "error" for a
+ * "unknown", "no_room", "invalid", "ended", "short", "busy", "cluster", "redis"; "error" for a
  * negative value. Static.
  */
 const char *sk_activity_result_name(int result);
@@ -101,10 +104,26 @@ int sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now
  *         units), _UNKNOWN, _CLOSED, _ENDED (the sale's end is at or before
  *         @p now_ns: units added then could never sell), _INVALID (@p units or @p restock_id 0,
  *         or the item would exceed 2^48 units), or a negative errno of the
- *         store.
+ *         store. A cluster sale's units go to the Redis pool instead
+ *         (sk_control_cluster_restock()), with its outcomes.
  */
 int sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id, uint64_t units,
 			 int64_t now_ns);
+
+/**
+ * sk_control_cluster_restock - @p units more of cluster item @p item, once
+ * per @p restock_id, added to the Redis pool (sk_member_restock()), where
+ * every member leases them; a sold-out item reopens everywhere. Not under
+ * the write lock; blocks for at most the Redis timeout. Only Redis keeps
+ * the restock (docs/cluster.md): the caller retries with the same id if
+ * unsure.
+ * @return SK_ACTIVITY_DONE, _UNCHANGED (applied before), _CONFLICT (@p
+ *         restock_id used with other units), _INVALID (units above the
+ *         pool's limit), _CLUSTER (this control plane is not a member),
+ *         _REDIS (Redis unreachable, or no pool yet).
+ */
+int sk_control_cluster_restock(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
+			       uint64_t units);
 
 /**
  * sk_control_stock_remove - take @p units unsold units of @p item back

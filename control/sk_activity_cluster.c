@@ -3,12 +3,14 @@
  * A cluster activity's stock moves (sk_activity.h, docs/cluster.md): the
  * lease journal of the store (sk_store_cluster.h) under the control plane's
  * write lock, with the item table kept in line - a grant goes on sale after
- * the store recorded it, a give-back leaves the sale before.
+ * the store recorded it, a give-back leaves the sale before; a restock,
+ * which goes to the Redis pool.
  */
 #include <errno.h>
 
 #include "sk_activity.h"
 #include "sk_control_impl.h"
+#include "sk_member.h"
 #include "sk_store_cluster.h"
 
 void
@@ -74,4 +76,27 @@ sk_control_cluster_giveback_end(struct sk_control *ctl, uint32_t item, uint64_t 
 	int rc = sk_store_cluster_giveback_end(ctl->store, item, seq, now_ns);
 	unlock(ctl);
 	return rc;
+}
+
+int
+sk_control_cluster_restock(struct sk_control *ctl, uint32_t item, uint64_t restock_id,
+			   uint64_t units)
+{
+	bool repeat = false;
+	int rc;
+
+	if (ctl->member == NULL)
+		return SK_ACTIVITY_CLUSTER;
+	rc = sk_member_restock(ctl->member, item, restock_id, units, &repeat);
+	switch (rc) {
+	case 0:
+		return repeat ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
+	case -EEXIST:
+		return SK_ACTIVITY_CONFLICT;
+	case -EINVAL:
+	case -EOVERFLOW:
+		return SK_ACTIVITY_INVALID;
+	default:
+		return SK_ACTIVITY_REDIS; /* -ENOENT, -ENOTCONN, ... */
+	}
 }

@@ -145,14 +145,20 @@ activity_reply(struct sk_control *ctl, uint64_t id, int res, unsigned done_statu
 		return adm_reply_error(r, 503,
 				       "the buyers moved the units faster than the removal could "
 				       "gather them: nothing removed, retry");
+	case SK_ACTIVITY_REDIS:
+		r->retry_after = 1;
+		return adm_reply_error(r, 503,
+				       "a cluster sale: the Redis pool is not reachable, or no "
+				       "member has made it yet: nothing added, retry with the "
+				       "same request id");
 	case SK_ACTIVITY_CLUSTER:
 		return adm_reply_error(
 			r, 409,
 			why->cluster != NULL
 				? why->cluster
 				: "a cluster sale: its units live in the Redis pool and "
-				  "come here as leases (docs/cluster.md); no restock or "
-				  "removal on one appliance");
+				  "come here as leases (docs/cluster.md); no removal on one "
+				  "appliance (restock adds to the pool)");
 	case SK_ACTIVITY_UNKNOWN:
 		return adm_reply_error(r, 404, "unknown activity");
 	case SK_ACTIVITY_NO_ROOM:

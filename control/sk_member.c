@@ -636,6 +636,29 @@ sk_member_forget(struct sk_member *m, uint32_t item, const char *gone, uint64_t 
 	return rc;
 }
 
+int
+sk_member_restock(struct sk_member *m, uint32_t item, uint64_t request_id, uint64_t units,
+		  bool *repeat)
+{
+	struct sk_cpool *p;
+	int rc = sk_cpool_open(&p, &m->conf.redis);
+
+	if (rc != 0)
+		return rc;
+	rc = sk_cpool_restock(p, item, request_id, units, repeat);
+	if (rc != 0)
+		sk_logf(SK_LOG_WARN, "cluster",
+			"item=%" PRIu32 " restock=%" PRIu64 " units=%" PRIu64 " err=\"%s\"", item,
+			request_id, units, sk_cpool_errstr(p));
+	else if (repeat == NULL || !*repeat)
+		sk_logf(SK_LOG_NOTICE, "cluster",
+			"item=%" PRIu32 " restock=%" PRIu64 " units=%" PRIu64
+			" msg=\"units added to the Redis pool\"",
+			item, request_id, units);
+	sk_cpool_close(p);
+	return rc;
+}
+
 const char *
 sk_member_id(const struct sk_member *m)
 {

@@ -78,6 +78,22 @@ void sk_member_stop(struct sk_member *m, int64_t giveback_ns);
  */
 int sk_member_metrics(struct sk_member *m, FILE *out);
 
+/**
+ * sk_member_restock - the operator adds @p units to cluster item @p item
+ * (request @p request_id): sk_cpool_restock() on a connection of its own.
+ * The units go to the Redis pool, not to this appliance: every member
+ * leases them as it sells. Any thread; blocks for at most the Redis
+ * timeout.
+ * @param repeat  [out] true if the request was applied before; may be NULL
+ * @return 0, -EEXIST (the request id was used with other units),
+ *         -EOVERFLOW (the total would pass SK_CPOOL_UNITS_MAX), -ENOENT
+ *         (Redis has no pool for the item: no member has preheated it yet,
+ *         or Redis lost it and no member has made it again), -EINVAL, or a
+ *         shared error of sk_cpool.h (-ENOTCONN, -ETIMEDOUT ...).
+ */
+int sk_member_restock(struct sk_member *m, uint32_t item, uint64_t request_id, uint64_t units,
+		      bool *repeat);
+
 /** sk_member_id - this member's id (static while @p m lives). */
 const char *sk_member_id(const struct sk_member *m);
 

@@ -1,5 +1,6 @@
 -- init: ARGV[4] total, ARGV[5..] members. Creates the pool if missing
--- (fenced at epoch 1), re-adds the members. 1 if created, 0 if it existed.
+-- (fenced at epoch 1), re-adds the members. 1 if created, 0 if it existed
+-- with that total as its base (restocks add to total, not to base).
 local created = 0
 if redis.call('EXISTS', POOL) == 0 then
   local rid = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or '?'
@@ -10,7 +11,7 @@ if redis.call('EXISTS', POOL) == 0 then
   created = 1
 else
   fence_check()
-  local t = redis.call('HGET', POOL, 'total')
+  local t = redis.call('HGET', POOL, 'base') or redis.call('HGET', POOL, 'total')
   if t ~= ARGV[4] then
     return redis.error_reply('TOTAL item ' .. ITEM .. ' exists with total ' .. tostring(t))
   end

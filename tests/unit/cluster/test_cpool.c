@@ -6,7 +6,7 @@
  * PID (sk_test_redis.h): member ids, init, fencing at start and after a
  * restart, leases (full, partial, zero), idempotent replays, stale and
  * reused seqs, give backs, the sold-out flag, its key and its broadcast,
- * reopen, Redis killed (fast errors, the backoff), a restart that lost
+ * reopen, restocks, Redis killed (fast errors, the backoff), a restart that lost
  * grants, a total loss, members holding more than the total, forget, the
  * view, the subscriber's reconnect, NOSCRIPT.
  */
@@ -854,6 +854,72 @@ START_TEST(oversold)
 }
 END_TEST
 
+/* An operator's restock: total and free grow, a sold-out item reopens
+ * (broadcast), the same request again changes nothing, another size under
+ * its id is refused; init still accepts the base total; while fenced only
+ * total grows and the rebuild counts it; the limits. */
+START_TEST(restock)
+{
+	struct sk_cpool *a = open_member("a"), *b = open_member("b");
+	struct sk_cpool_sub *s = subscribed();
+	struct evs e = {0};
+	struct sk_cpool_view v;
+	uint64_t g;
+	bool so, rep = true, unf;
+	char out[64];
+
+	ready(a, b);
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 60, &g), 0);
+	ck_assert_int_eq(sk_cpool_lease(b, ITEM, 1, 60, &g), 0);
+	ck_assert_int_eq(sk_cpool_dry(a, ITEM, 0, &so, NULL), 0);
+	ck_assert_int_eq(sk_cpool_dry(b, ITEM, 0, &so, NULL), 0);
+	ck_assert(so);
+	wait_events(s, &e, 1);
+	/* Reopened by 30 more units. */
+	ck_assert_int_eq(sk_cpool_restock(b, ITEM, 5, 30, &rep), 0);
+	ck_assert(!rep);
+	v = view(a);
+	ck_assert_uint_eq(v.total, TOTAL + 30);
+	ck_assert_uint_eq(v.free, 30);
+	ck_assert(!v.sold_out);
+	ck_assert_uint_eq(v.version, 2);
+	wait_events(s, &e, 2);
+	ck_assert(!e.ev[1].sold_out);
+	ck_assert_uint_eq(e.ev[1].version, 2);
+	check_sum(a);
+	/* The same request: nothing; its id with another size: refused. */
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 5, 30, &rep), 0);
+	ck_assert(rep);
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 5, 31, &rep), -EEXIST);
+	ck_assert_uint_eq(view(a).total, TOTAL + 30);
+	/* A member's init (a restart) still names the base total. */
+	ck_assert_int_eq(sk_cpool_init(a, ITEM, TOTAL, ab, 2), 0);
+	ck_assert_int_eq(sk_cpool_init(a, ITEM, TOTAL + 30, ab, 2), -EEXIST);
+	/* Fenced (as by another Redis): only total grows; the rebuild
+	 * counts it: free = 140 - (60 + 40). */
+	redis_cmd(out, sizeof(out), "HSET seckill:{7}:pool boot another-redis");
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 6, 10, NULL), 0);
+	v = view(a);
+	ck_assert(v.fenced);
+	ck_assert_uint_eq(v.total, TOTAL + 40);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, v.epoch, 60, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, v.epoch, 40, &unf), 0);
+	ck_assert(unf);
+	ck_assert_uint_eq(view(a).free, 40);
+	check_sum(a);
+	/* Limits and bad calls: nothing applied. */
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 7, SK_CPOOL_UNITS_MAX, NULL), -EOVERFLOW);
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 7, SK_CPOOL_UNITS_MAX + 1, NULL), -EINVAL);
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 0, 1, NULL), -EINVAL);
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 8, 0, NULL), -EINVAL);
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM + 1, 9, 1, NULL), -ENOENT);
+	ck_assert_uint_eq(view(a).total, TOTAL + 40);
+	sk_cpool_sub_close(s);
+	sk_cpool_close(a);
+	sk_cpool_close(b);
+}
+END_TEST
+
 START_TEST(forget)
 {
 	const char *const abc[] = {"a", "b", "c"};
@@ -1047,6 +1113,7 @@ cpool_suite(void)
 	tcase_add_test(t, lost_grants);
 	tcase_add_test(t, total_loss);
 	tcase_add_test(t, oversold);
+	tcase_add_test(t, restock);
 	tcase_add_test(t, forget);
 	tcase_add_test(t, fence_voids_dry);
 	tcase_add_test(t, sub_reconnect);
