@@ -246,8 +246,8 @@ for n in a b; do
 done
 ctl a activity add 1 --total 999 --cluster --name sale --start "$start1"
 expect_eq "another definition of a cluster sale exits 5" "$CTL_RC" 5
-ctl a stock add 1 10
-check "stock add on a cluster sale exits 5 (its units are in Redis)" \
+ctl a stock remove 1 10
+check "stock remove on a cluster sale exits 5 (its units are in Redis)" \
 	bash -c "[ $CTL_RC = 5 ] && grep -q 'cluster' '$tmp/ctl.out'"
 
 # --------------------------------------------------------- 1. a full sale
