@@ -16,7 +16,11 @@
  * A redis-server is started for the run on a unix socket in a temporary
  * folder (appendonly yes, appendfsync everysec, as the tests and the docs
  * say) and stopped by its PID; --unix PATH uses a running one instead (its
- * keys under the prefix "skbench" are overwritten). Every round's outcome
+ * keys under the prefix "skbench" are overwritten); --redis-cluster starts
+ * a Redis Cluster of three masters on 127.0.0.1 instead (sk_test_redis.h):
+ * the client and the subscriber know node 0, the items' slots are wherever
+ * CRC16 puts them (redirections learnt on the first call; a broadcast from
+ * another master crosses the cluster bus). Every round's outcome
  * is checked (flag, version, the event's item, flag and version); a lost
  * event (no callback within 2 s) fails the run. --json prints one JSON
  * object.
@@ -104,10 +108,11 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--rounds N] [--leases N] [--unix PATH] [--json]\n"
+		"usage: %s [--rounds N] [--leases N] [--unix PATH | --redis-cluster] [--json]\n"
 		"  --rounds N   sold-out/reopen rounds (default 300, at most 100000)\n"
 		"  --leases N   lease calls timed (default 20000, at most 10000000)\n"
-		"  --unix PATH  a running redis-server's unix socket (default: start one)\n",
+		"  --unix PATH  a running redis-server's unix socket (default: start one)\n"
+		"  --redis-cluster  start a 3-master Redis Cluster on 127.0.0.1 instead\n",
 		prog);
 }
 
@@ -192,18 +197,23 @@ leases(struct sk_cpool *p, unsigned n, double *ms, double *secs)
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"rounds", required_argument, NULL, 'r'}, {"leases", required_argument, NULL, 'l'},
-		{"unix", required_argument, NULL, 'u'},	  {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"rounds", required_argument, NULL, 'r'},
+					     {"leases", required_argument, NULL, 'l'},
+					     {"unix", required_argument, NULL, 'u'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"redis-cluster", no_argument, NULL, 'c'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	struct sk_test_redis rs = {0};
+	struct sk_test_rcluster rcl = {0};
+	char where[PATH_MAX + 32];
 	struct sk_cpool_config cfg = {.member = "a", .prefix = "skbench", .timeout_ms = 2000};
 	struct sub_state st = {0};
 	struct sk_cpool *p = NULL;
 	double rounds_d = 300, leases_d = 20000, secs = 0, *so, *re, *dry, *ls;
 	char dir[PATH_MAX] = "";
 	const char *unix_path = NULL;
-	bool json = false, resub = false;
+	bool json = false, resub = false, rcluster = false;
 	unsigned rounds, nleases;
 	pthread_t th;
 	int opt, rc = 1;
@@ -217,6 +227,8 @@ main(int argc, char **argv)
 				return 2;
 		} else if (opt == 'u') {
 			unix_path = optarg;
+		} else if (opt == 'c') {
+			rcluster = true;
 		} else {
 			int st_ = bench_opt_common(opt, &json, usage, argv[0]);
 
@@ -234,16 +246,35 @@ main(int argc, char **argv)
 		fprintf(stderr, "seckill-cpool-bench: out of memory\n");
 		return 1;
 	}
-	if (unix_path == NULL) {
+	if (rcluster && unix_path != NULL) {
+		fprintf(stderr, "seckill-cpool-bench: --unix or --redis-cluster, not both\n");
+		goto out;
+	}
+	if (rcluster) {
 		if (sk_test_tmpdir(dir, sizeof(dir), "sk-cpool-bench") != 0 ||
-		    sk_test_redis_start(&rs, dir) != 0) {
-			fprintf(stderr, "seckill-cpool-bench: cannot start redis-server in %s\n",
+		    sk_test_rcluster_start(&rcl, dir, 3) != 0) {
+			fprintf(stderr, "seckill-cpool-bench: cannot start a Redis Cluster in %s\n",
 				dir);
 			goto out;
 		}
-		unix_path = rs.sock;
+		cfg.host = "127.0.0.1";
+		cfg.port = rcl.port[0];
+		snprintf(where, sizeof(where), "Redis Cluster, 3 masters, client at 127.0.0.1:%d",
+			 rcl.port[0]);
+	} else {
+		if (unix_path == NULL) {
+			if (sk_test_tmpdir(dir, sizeof(dir), "sk-cpool-bench") != 0 ||
+			    sk_test_redis_start(&rs, dir) != 0) {
+				fprintf(stderr,
+					"seckill-cpool-bench: cannot start redis-server in %s\n",
+					dir);
+				goto out;
+			}
+			unix_path = rs.sock;
+		}
+		cfg.unix_path = unix_path;
+		snprintf(where, sizeof(where), "%s", unix_path);
 	}
-	cfg.unix_path = unix_path;
 	if (sk_cpool_open(&p, &cfg) != 0 || sk_cpool_sub_open(&st.sub, &cfg) != 0) {
 		fprintf(stderr, "seckill-cpool-bench: cannot open the client\n");
 		goto out;
@@ -257,7 +288,7 @@ main(int argc, char **argv)
 			fprintf(stderr,
 				"seckill-cpool-bench: keys skbench:{1}/{2} exist at %s "
 				"(or Redis is down): use an empty Redis\n",
-				unix_path);
+				where);
 			goto out;
 		}
 	}
@@ -289,7 +320,7 @@ main(int argc, char **argv)
 			       rounds, s1.p50, s1.p99, s1.max, s2.p50, s2.p99, s2.max, s3.p50,
 			       s3.p99, s3.max, nleases, ops, s4.p50, s4.p99, s4.max);
 		} else {
-			printf("redis: %s%s\n", unix_path,
+			printf("redis: %s%s\n", where,
 			       dir[0] != '\0' ? " (started for the run)" : "");
 			printf("sold-out broadcast, dry() -> callback, %u rounds: p50 %.3f ms  p99 "
 			       "%.3f ms  max %.3f ms\n",
@@ -311,6 +342,7 @@ out:
 	sk_cpool_sub_close(st.sub);
 	sk_cpool_close(p);
 	sk_test_redis_stop(&rs, SIGTERM);
+	sk_test_rcluster_stop(&rcl);
 	if (dir[0] != '\0')
 		sk_test_rmtree(dir);
 	free(so);

@@ -60,7 +60,8 @@ long long sk_test_redis_now_ms(void);
 #define SK_TEST_RCLUSTER_MAX 3
 
 /**
- * A Redis Cluster of masters without replicas, all on 127.0.0.1 (TCP, each
+ * A Redis Cluster of masters without replicas (AOF, appendfsync everysec,
+ * like the single test server), all on 127.0.0.1 (TCP, each
  * node on a free port P and its cluster bus on P + 10000), each node in a
  * folder of its own (dir/n0, dir/n1, ...: nodes.conf, redis.log), made
  * with `redis-cli --cluster create` (log: dir/create.log). All-zero = not
