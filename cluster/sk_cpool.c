@@ -174,44 +174,24 @@ map_error(const char *s)
 	return -EPROTO;
 }
 
-static int eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item,
-		       const char *const *extra, int nextra, redisReply **out);
-
 /*
- * eval: run script @s on item @item with @nextra more arguments; on 0
- * *@out is the reply (freeReplyObject()), a script error is mapped (its
- * text kept for sk_cpool_errstr()).
+ * send_locked: @argv (@argc words) to the node serving @slot, SIGPIPE held
+ * back by the caller. @s is the script of an EVALSHA (argv[1] its SHA1:
+ * loaded again after a NOSCRIPT), or SK_CPOOL_NSCRIPTS for another
+ * command. On 0 *@out is the reply (freeReplyObject()); an error reply is
+ * mapped (its text kept for sk_cpool_errstr()).
  */
 static int
-eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
-     int nextra, redisReply **out)
+send_locked(struct sk_cpool *p, enum sk_cpool_script s, uint16_t slot, int argc, const char **argv,
+	    redisReply **out)
 {
-	struct sk_cpool_nopipe np;
-	int rc;
-
-	sk_cpool_nopipe_begin(&np);
-	rc = eval_locked(p, s, item, extra, nextra, out);
-	sk_cpool_nopipe_end(&np);
-	return rc;
-}
-
-/* eval_locked: eval() with SIGPIPE held back. */
-static int
-eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
-	    int nextra, redisReply **out)
-{
-	char keys[NKEYS][KEY_MAX], channel[KEY_MAX], item_s[16];
-	static const char *const suffix[] = {"pool", "leases", "ops", "synced", "members"};
-	const char *argv[ARGS_MAX];
-	uint16_t slot = sk_cpool_slot(item);
+	const char *what = s < SK_CPOOL_NSCRIPTS ? sk_cpool_lua_names[s] : argv[0];
 	struct sk_cpool_link *l = sk_cpool_route_link(&p->rt, slot);
 	redisReply *r = NULL;
 	bool fresh, stale_retried = false, noscript_retried = false, ask_next = false;
-	int argc = 0, rc, redirects = 0;
+	int rc, redirects = 0;
 
 	*out = NULL;
-	if (nextra < 0 || 3 + NKEYS + 3 + nextra > ARGS_MAX)
-		return -EINVAL;
 	p->last = l;
 	rc = ensure(p, l);
 	if (rc < 0) {
@@ -219,30 +199,14 @@ eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const cha
 		return rc;
 	}
 	fresh = rc == 1;
-	for (int i = 0; i < 5; i++)
-		snprintf(keys[i], KEY_MAX, "%s:{%" PRIu32 "}:%s", p->prefix, item, suffix[i]);
-	snprintf(keys[5], KEY_MAX, "%s:soldout:{%" PRIu32 "}", p->prefix, item);
-	snprintf(keys[6], KEY_MAX, "%s:{%" PRIu32 "}:dry", p->prefix, item);
-	snprintf(channel, sizeof(channel), "%s:soldout", p->prefix);
-	snprintf(item_s, sizeof(item_s), "%" PRIu32, item);
-	argv[argc++] = "EVALSHA";
-	argv[argc++] = NULL; /* the SHA1, below */
-	argv[argc++] = "7";
-	for (int i = 0; i < NKEYS; i++)
-		argv[argc++] = keys[i];
-	argv[argc++] = channel;
-	argv[argc++] = item_s;
-	argv[argc++] = p->member;
-	for (int i = 0; i < nextra; i++)
-		argv[argc++] = extra[i];
 	/*
 	 * Bounded: a connection that sat idle and broke (Redis restarted
 	 * meanwhile) is made again at once, once, ignoring the backoff (not
 	 * after a timeout: that would double the wait); a NOSCRIPT (SCRIPT
 	 * FLUSH, a failover) loads the script again, once; a MOVED or an ASK
 	 * (Redis Cluster) sends it to the node named, REDIRECTS_MAX times at
-	 * most. Either way the op is resent: every script is idempotent, and
-	 * a redirected one was not run.
+	 * most. Either way the command is resent: every script is idempotent,
+	 * a redirected command was not run, and the others only read.
 	 */
 	for (int attempt = 0; attempt < 3 + REDIRECTS_MAX; attempt++) {
 		bool ask = false;
@@ -250,7 +214,8 @@ eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const cha
 
 		if (ask_next && (rc = asking(p, l)) != 0)
 			return rc;
-		argv[1] = p->sha[s];
+		if (s < SK_CPOOL_NSCRIPTS)
+			argv[1] = p->sha[s];
 		r = redisCommandArgv(l->c, argc, argv, NULL);
 		e = errno;
 		p->calls++;
@@ -273,7 +238,8 @@ eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const cha
 		}
 		if (r->type != REDIS_REPLY_ERROR)
 			break;
-		if (!noscript_retried && strncmp(r->str, "NOSCRIPT", 8) == 0) {
+		if (s < SK_CPOOL_NSCRIPTS && !noscript_retried &&
+		    strncmp(r->str, "NOSCRIPT", 8) == 0) {
 			noscript_retried = true;
 			freeReplyObject(r);
 			r = NULL;
@@ -287,7 +253,7 @@ eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const cha
 		if (rc == 0)
 			break;
 		if (rc < 0 || ++redirects > REDIRECTS_MAX) {
-			sk_cpool_link_seterr(l, "%s: %s%s", sk_cpool_lua_names[s], r->str,
+			sk_cpool_link_seterr(l, "%s: %s%s", what, r->str,
 					     rc < 0 ? " (cannot follow)"
 						    : " (too many redirections)");
 			freeReplyObject(r);
@@ -304,20 +270,58 @@ eval_locked(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const cha
 		fresh = rc == 1;
 	}
 	if (r == NULL) {
-		sk_cpool_link_seterr(l, "%s: no answer after %d redirections",
-				     sk_cpool_lua_names[s], redirects);
+		sk_cpool_link_seterr(l, "%s: no answer after %d redirections", what, redirects);
 		return -EPROTO;
 	}
 	sk_cpool_link_ok(l);
 	if (r->type == REDIS_REPLY_ERROR) {
 		rc = map_error(r->str);
-		sk_cpool_link_seterr(l, "%s: %s", sk_cpool_lua_names[s], r->str);
+		sk_cpool_link_seterr(l, "%s: %s", what, r->str);
 		freeReplyObject(r);
 		return rc;
 	}
 	l->err[0] = '\0';
 	*out = r;
 	return 0;
+}
+
+/*
+ * eval: run script @s on item @item with @nextra more arguments (see
+ * send_locked() for @out and the errors).
+ */
+static int
+eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
+     int nextra, redisReply **out)
+{
+	char keys[NKEYS][KEY_MAX], channel[KEY_MAX], item_s[16];
+	static const char *const suffix[] = {"pool", "leases", "ops", "synced", "members"};
+	const char *argv[ARGS_MAX];
+	struct sk_cpool_nopipe np;
+	int argc = 0, rc;
+
+	*out = NULL;
+	if (nextra < 0 || 3 + NKEYS + 3 + nextra > ARGS_MAX)
+		return -EINVAL;
+	for (int i = 0; i < 5; i++)
+		snprintf(keys[i], KEY_MAX, "%s:{%" PRIu32 "}:%s", p->prefix, item, suffix[i]);
+	snprintf(keys[5], KEY_MAX, "%s:soldout:{%" PRIu32 "}", p->prefix, item);
+	snprintf(keys[6], KEY_MAX, "%s:{%" PRIu32 "}:dry", p->prefix, item);
+	snprintf(channel, sizeof(channel), "%s:soldout", p->prefix);
+	snprintf(item_s, sizeof(item_s), "%" PRIu32, item);
+	argv[argc++] = "EVALSHA";
+	argv[argc++] = NULL; /* the SHA1, set by send_locked() */
+	argv[argc++] = "7";
+	for (int i = 0; i < NKEYS; i++)
+		argv[argc++] = keys[i];
+	argv[argc++] = channel;
+	argv[argc++] = item_s;
+	argv[argc++] = p->member;
+	for (int i = 0; i < nextra; i++)
+		argv[argc++] = extra[i];
+	sk_cpool_nopipe_begin(&np);
+	rc = send_locked(p, s, sk_cpool_slot(item), argc, argv, out);
+	sk_cpool_nopipe_end(&np);
+	return rc;
 }
 
 /* int_reply: the script's integer reply (>= 0), or -EPROTO. */
@@ -589,6 +593,44 @@ sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uint64_
 	rc = int_reply(p, r, &applied);
 	if (rc == 0 && repeat != NULL)
 		*repeat = applied == 0;
+	return rc;
+}
+
+int
+sk_cpool_get_units(struct sk_cpool *p, const char *key, uint64_t *units)
+{
+	const char *argv[] = {"GET", key};
+	struct sk_cpool_nopipe np;
+	unsigned long long v;
+	redisReply *r;
+	char *end;
+	int rc;
+
+	if (key == NULL || key[0] == '\0')
+		return -EINVAL;
+	sk_cpool_nopipe_begin(&np);
+	rc = send_locked(p, SK_CPOOL_NSCRIPTS, sk_cpool_key_slot(key), 2, argv, &r);
+	sk_cpool_nopipe_end(&np);
+	if (rc != 0)
+		return rc;
+	if (r->type == REDIS_REPLY_NIL) {
+		rc = -ENOENT;
+	} else if (r->type != REDIS_REPLY_STRING) {
+		sk_cpool_link_seterr(p->last, "GET %s: unexpected reply type %d", key, r->type);
+		rc = -EPROTO;
+	} else {
+		errno = 0;
+		v = strtoull(r->str, &end, 10);
+		if (r->str[0] < '1' || r->str[0] > '9' || errno != 0 || *end != '\0' ||
+		    v > SK_CPOOL_UNITS_MAX) {
+			sk_cpool_link_seterr(p->last, "GET %s: \"%.32s\" is not a count of units",
+					     key, r->str);
+			rc = -EINVAL;
+		} else {
+			*units = v;
+		}
+	}
+	freeReplyObject(r);
 	return rc;
 }
 

@@ -96,6 +96,13 @@ bool sk_cpool_member_valid(const char *id);
 uint16_t sk_cpool_slot(uint32_t item);
 
 /**
+ * sk_cpool_key_slot - the Redis Cluster hash slot of key @p key (a C
+ * string): CRC16 of its hash tag (what is between the first '{' and the
+ * next '}', if not empty), else of the whole key, mod SK_CPOOL_SLOTS. Pure.
+ */
+uint16_t sk_cpool_key_slot(const char *key);
+
+/**
  * sk_cpool_open - a client for @p cfg. Does not need Redis to be up: the
  * first call connects (and loads the scripts).
  * @param out  [out] the client, owned by the caller (sk_cpool_close())
@@ -236,6 +243,18 @@ int sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint6
  */
 int sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uint64_t units,
 		     bool *repeat);
+
+/**
+ * sk_cpool_get_units - read key @p key (any key, e.g. the "stock:{sku}" a
+ * shop keeps its stock in; on Redis Cluster, on the node of its slot) as a
+ * count of units: a decimal integer 1..SK_CPOOL_UNITS_MAX.
+ * @param units  [out] the count
+ * @return 0, -ENOENT (no such key), -EINVAL (@p key empty, or its value is
+ *         not such a count: *@p units untouched), -EPROTO (not a string,
+ *         e.g. a hash: the WRONGTYPE text in sk_cpool_errstr()), or a
+ *         shared error.
+ */
+int sk_cpool_get_units(struct sk_cpool *p, const char *key, uint64_t *units);
 
 /** One sold-out broadcast. */
 struct sk_cpool_event {

@@ -33,12 +33,30 @@ crc16(const char *s, size_t n)
 }
 
 uint16_t
+sk_cpool_key_slot(const char *key)
+{
+	size_t n = strlen(key);
+	const char *open = memchr(key, '{', n);
+
+	/* The hash tag: what is between the first { and the next }, if not
+	 * empty; else the whole key. */
+	if (open != NULL) {
+		const char *close = memchr(open + 1, '}', n - (size_t)(open + 1 - key));
+
+		if (close != NULL && close > open + 1)
+			return (uint16_t)(crc16(open + 1, (size_t)(close - open - 1)) %
+					  SK_CPOOL_SLOTS);
+	}
+	return (uint16_t)(crc16(key, n) % SK_CPOOL_SLOTS);
+}
+
+uint16_t
 sk_cpool_slot(uint32_t item)
 {
 	char tag[16];
-	int n = snprintf(tag, sizeof(tag), "%" PRIu32, item);
 
-	return (uint16_t)(crc16(tag, (size_t)n) % SK_CPOOL_SLOTS);
+	snprintf(tag, sizeof(tag), "{%" PRIu32 "}", item);
+	return sk_cpool_key_slot(tag);
 }
 
 int

@@ -6,7 +6,7 @@
  * PID (sk_test_redis.h): member ids, init, fencing at start and after a
  * restart, leases (full, partial, zero), idempotent replays, stale and
  * reused seqs, give backs, the sold-out flag, its key and its broadcast,
- * reopen, restocks, Redis killed (fast errors, the backoff), a restart that lost
+ * reopen, restocks, a stock key read, Redis killed (fast errors, the backoff), a restart that lost
  * grants, a total loss, members holding more than the total, forget, the
  * view, the subscriber's reconnect, NOSCRIPT.
  */
@@ -920,6 +920,47 @@ START_TEST(restock)
 }
 END_TEST
 
+/* A shop's stock key read as a count of units; everything else refused. */
+START_TEST(get_units)
+{
+	struct sk_cpool *a = open_member("a");
+	uint64_t u = 7;
+	char out[64];
+
+	redis_cmd(out, sizeof(out), "SET stock:{sku42} 1500");
+	ck_assert_int_eq(sk_cpool_get_units(a, "stock:{sku42}", &u), 0);
+	ck_assert_uint_eq(u, 1500);
+	redis_cmd(out, sizeof(out), "SET big 9007199254740992");
+	ck_assert_int_eq(sk_cpool_get_units(a, "big", &u), 0);
+	ck_assert_uint_eq(u, SK_CPOOL_UNITS_MAX);
+	u = 7;
+	ck_assert_int_eq(sk_cpool_get_units(a, "stock:{none}", &u), -ENOENT);
+	static const char *const bad[] = {
+		"0", "-5", "12x", "", " 3", "007", "9007199254740993", "99999999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "SET bad \"%s\"", bad[i]);
+		redis_cmd(out, sizeof(out), cmd);
+		ck_assert_msg(sk_cpool_get_units(a, "bad", &u) == -EINVAL, "value '%s'", bad[i]);
+		ck_assert_ptr_nonnull(strstr(sk_cpool_errstr(a), "not a count"));
+	}
+	redis_cmd(out, sizeof(out), "HSET ahash f 1");
+	ck_assert_int_eq(sk_cpool_get_units(a, "ahash", &u), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(sk_cpool_errstr(a), "WRONGTYPE"));
+	ck_assert_int_eq(sk_cpool_get_units(a, "", &u), -EINVAL);
+	ck_assert_uint_eq(u, 7);
+	/* The slot of a key: its hash tag, else all of it (Redis Cluster's
+	 * test vector: crc16("123456789") is 0x31c3). */
+	ck_assert_uint_eq(sk_cpool_key_slot("123456789"), 0x31c3 % SK_CPOOL_SLOTS);
+	ck_assert_uint_eq(sk_cpool_key_slot("x{123456789}y"), 0x31c3 % SK_CPOOL_SLOTS);
+	ck_assert_uint_ne(sk_cpool_key_slot("{}123456789"),
+			  0x31c3 % SK_CPOOL_SLOTS); /* empty tag: all */
+	ck_assert_uint_eq(sk_cpool_key_slot("seckill:{7}:pool"), sk_cpool_slot(7));
+	sk_cpool_close(a);
+}
+END_TEST
+
 START_TEST(forget)
 {
 	const char *const abc[] = {"a", "b", "c"};
@@ -1114,6 +1155,7 @@ cpool_suite(void)
 	tcase_add_test(t, total_loss);
 	tcase_add_test(t, oversold);
 	tcase_add_test(t, restock);
+	tcase_add_test(t, get_units);
 	tcase_add_test(t, forget);
 	tcase_add_test(t, fence_voids_dry);
 	tcase_add_test(t, sub_reconnect);

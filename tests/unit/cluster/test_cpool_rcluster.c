@@ -132,6 +132,26 @@ START_TEST(slots_match)
 		node_cmd(0, false, out, sizeof(out), cmd);
 		ck_assert_uint_eq(strtoul(out, NULL, 10), sk_cpool_slot(item));
 	}
+	/* Any key: its slot is Redis' too, and it is read where it lives. */
+	static const char *const keys[] = {"stock:{sku1}", "stock:{sku2}",    "stock:{sku3}",
+					   "stock:{sku4}", "plain-stock-key", "a{}b"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct sk_cpool *a = open_at("a", 0);
+		uint64_t u = 0;
+		int owner;
+
+		snprintf(cmd, sizeof(cmd), "CLUSTER KEYSLOT %s", keys[i]);
+		node_cmd(0, false, out, sizeof(out), cmd);
+		ck_assert_uint_eq(strtoul(out, NULL, 10), sk_cpool_key_slot(keys[i]));
+		owner = sk_test_rcluster_owner(&rc, sk_cpool_key_slot(keys[i]));
+		ck_assert_int_ge(owner, 0);
+		snprintf(cmd, sizeof(cmd), "SET %s %zu", keys[i], 100 + i);
+		node_cmd((unsigned)owner, false, out, sizeof(out), cmd);
+		ck_assert_str_eq(out, "OK");
+		ck_assert_int_eq(sk_cpool_get_units(a, keys[i], &u), 0);
+		ck_assert_uint_eq(u, 100 + i);
+		sk_cpool_close(a);
+	}
 	/* An id's slot is spread: the three masters each serve some. */
 	ck_assert_uint_ne(item_on(0, 1), 0);
 	ck_assert_uint_ne(item_on(1, 1), 0);
