@@ -47,6 +47,7 @@ static const char *const copt_names[O__N] = {
 	[O_CLUSTER] = "--cluster",
 	[O_MEMBER] = "--member",
 	[O_HELD] = "--held",
+	[O_TOTAL_FROM] = "--total-from",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -179,8 +180,9 @@ static const char *const cluster_help =
 	"forgetting itself or more held than the total, 1 Redis unreachable.\n";
 
 static const char *const activity_help =
-	"usage: " PROG " activity add ID --total N [--price P] [--limit L] [--name TEXT]\n"
-	"                            [--start TIME] [--end TIME] [--pay-timeout S]\n"
+	"usage: " PROG " activity add ID --total N|--total-from KEY [--price P] [--limit L]\n"
+	"                            [--name TEXT] [--start TIME] [--end TIME]\n"
+	"                            [--pay-timeout S] [--cluster]\n"
 	"       " PROG " activity list\n"
 	"       " PROG " activity show ID\n"
 	"       " PROG " activity close ID\n"
@@ -222,10 +224,13 @@ static const char *const activity_extend_help =
 	"a closed one exits 5; unknown exits 4.\n";
 
 static const char *const activity_add_help =
-	"usage: " PROG " activity add ID --total N [options]\n"
+	"usage: " PROG " activity add ID --total N | --total-from KEY [options]\n"
 	"\n"
 	"Create the activity of item ID (1..4294967295).\n"
-	"  --total N          units on sale (1..2^48), required\n"
+	"  --total N          units on sale (1..2^48); this or --total-from\n"
+	"  --total-from KEY   the total read from Redis key KEY (a shop's\n"
+	"                     stock:{sku}: a decimal count), once, by a control\n"
+	"                     plane started with --redis\n"
 	"  --price P          unit price in minor units (cents), default 0\n"
 	"  --limit L          units one user may buy, 1..1000, default 1\n"
 	"  --name TEXT        display name, at most 64 bytes\n"
@@ -336,8 +341,8 @@ usage_error(const char *help, const char *fmt, ...)
 /* ------------------------------------------------------- the command table */
 
 #define ACTIVITY_ADD_OPTS                                                                          \
-	(1u << O_CLUSTER | 1u << O_TOTAL | 1u << O_PRICE | 1u << O_LIMIT | 1u << O_NAME |          \
-	 1u << O_START | 1u << O_END | 1u << O_PAY_TIMEOUT)
+	(1u << O_CLUSTER | 1u << O_TOTAL | 1u << O_TOTAL_FROM | 1u << O_PRICE | 1u << O_LIMIT |    \
+	 1u << O_NAME | 1u << O_START | 1u << O_END | 1u << O_PAY_TIMEOUT)
 
 static const struct ctl_cmd commands[] = {
 	{"order", NULL, ARGS_NONE, 0, order_help, NULL},

@@ -54,6 +54,7 @@ enum copt {
 	O_CLUSTER, /* a flag: no value ("1" when given) */
 	O_MEMBER,
 	O_HELD,
+	O_TOTAL_FROM,
 	O__N
 };
 

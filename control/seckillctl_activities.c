@@ -50,15 +50,18 @@ cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
 	const char *const *o = c->opt, *id_s = args[0];
 	int64_t now = sk_clock_ns(CLOCK_REALTIME), start = now, end = INT64_MAX;
-	uint64_t id, total, price = 0, limit = 1, pay = 0;
+	uint64_t id, total = 0, price = 0, limit = 1, pay = 0;
 	json_t *j;
 
 	if (!sk_parse_u64(id_s, 1, UINT32_MAX, &id))
 		return usage_error(cmd->help, "activity add: bad item ID '%s'", id_s);
-	if (o[O_TOTAL] == NULL)
-		return usage_error(cmd->help, "activity add: --total is required");
-	if (!sk_parse_u64(o[O_TOTAL], 1, UINT64_C(1) << 48, &total))
+	if ((o[O_TOTAL] == NULL) == (o[O_TOTAL_FROM] == NULL))
+		return usage_error(cmd->help, "activity add: give --total N or --total-from KEY");
+	if (o[O_TOTAL] != NULL && !sk_parse_u64(o[O_TOTAL], 1, UINT64_C(1) << 48, &total))
 		return usage_error(cmd->help, "--total: '%s' is not 1..2^48", o[O_TOTAL]);
+	if (o[O_TOTAL_FROM] != NULL &&
+	    (o[O_TOTAL_FROM][0] == '\0' || strlen(o[O_TOTAL_FROM]) > 256))
+		return usage_error(cmd->help, "--total-from: a Redis key of 1..256 bytes");
 	if (o[O_PRICE] != NULL && !sk_parse_u64(o[O_PRICE], 0, INT64_MAX, &price))
 		return usage_error(cmd->help, "--price: '%s' is not a number of minor units",
 				   o[O_PRICE]);
@@ -77,10 +80,14 @@ cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 	if (o[O_NAME] != NULL && strlen(o[O_NAME]) > 64)
 		return usage_error(cmd->help, "--name: at most 64 bytes");
 
-	json_t *body = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s}", "item", (json_int_t)id, "total",
-				 (json_int_t)total, "price", (json_int_t)price, "per_user_limit",
-				 (json_int_t)limit, "pay_timeout_ns", (json_int_t)pay * 1000000000,
-				 "name", o[O_NAME] != NULL ? o[O_NAME] : "");
+	json_t *body =
+		json_pack("{s:I,s:I,s:I,s:I,s:s}", "item", (json_int_t)id, "price",
+			  (json_int_t)price, "per_user_limit", (json_int_t)limit, "pay_timeout_ns",
+			  (json_int_t)pay * 1000000000, "name", o[O_NAME] != NULL ? o[O_NAME] : "");
+	if (body != NULL)
+		json_object_set_new(body, o[O_TOTAL] != NULL ? "total" : "total_from",
+				    o[O_TOTAL] != NULL ? json_integer((json_int_t)total)
+						       : json_string(o[O_TOTAL_FROM]));
 	/* Without --start the daemon opens the sale now, or keeps the start of
 	 * the activity if it exists: a rerun is then the same definition. */
 	if (body != NULL && o[O_START] != NULL)

@@ -14,15 +14,62 @@
 
 #include "sk_activity.h"
 #include "sk_admin_impl.h"
+#include "sk_control_impl.h"
+#include "sk_member.h"
 
 static const char *const activity_keys[] = {
 	"item",	    "name",   "total",		"price",   "per_user_limit",
-	"start_ns", "end_ns", "pay_timeout_ns", "cluster",
+	"start_ns", "end_ns", "pay_timeout_ns", "cluster", "total_from",
 };
+
+/*
+ * total_from_redis - @a's total read from the Redis key named by the
+ * request's "total_from" (a shop's stock:{sku}), once, through the cluster
+ * member's Redis settings. false with the reply made (*rc its result).
+ */
+static bool
+total_from_redis(struct sk_control *ctl, json_t *m, struct sk_store_activity *a,
+		 struct sk_admin_reply *r, int *rc)
+{
+	char msg[400];
+	const char *key = json_string_value(m);
+	struct sk_member *mb = ctl->member;
+	uint64_t units = 0;
+
+	if (key == NULL || json_string_length(m) == 0 || json_string_length(m) > 256 ||
+	    strlen(key) != json_string_length(m)) {
+		*rc = adm_reply_error(r, 400, "total_from: a Redis key of 1..256 bytes, no NUL");
+		return false;
+	}
+	if (mb == NULL) {
+		*rc = adm_reply_error(r, 409,
+				      "total_from: this control plane has no Redis (start it with "
+				      "--redis and --cluster-member)");
+		return false;
+	}
+	int e = sk_member_get_units(mb, key, &units, msg, sizeof(msg));
+	if (e == -ENOTCONN || e == -ETIMEDOUT || e == -ENOMEM) {
+		r->retry_after = 1;
+		*rc = adm_reply_error(r, 503, msg);
+		return false;
+	}
+	if (e == 0 && units > SK_STOCK_MAX_UNITS) {
+		snprintf(msg, sizeof(msg), "total_from: %.256s holds %" PRIu64 " units, above 2^48",
+			 key, units);
+		e = -ERANGE;
+	}
+	if (e != 0) {
+		*rc = adm_reply_error(r, 400, msg);
+		return false;
+	}
+	a->total = units;
+	return true;
+}
 
 /* activity_from_json - a new activity from a request body (defaults filled). */
 static bool
-activity_from_json(json_t *o, struct sk_store_activity *a, struct sk_admin_reply *r, int *rc)
+activity_from_json(struct sk_control *ctl, json_t *o, struct sk_store_activity *a,
+		   struct sk_admin_reply *r, int *rc)
 {
 	const char *key;
 	json_t *m;
@@ -53,11 +100,21 @@ activity_from_json(json_t *o, struct sk_store_activity *a, struct sk_admin_reply
 	if (got != 1)
 		return false;
 	a->item = (uint32_t)v;
-	got = adm_get_u64(o, "total", 1, SK_STOCK_MAX_UNITS, false, &a->total, r, rc);
-	if (got == 0)
-		*rc = adm_reply_error(r, 400, "total: required, 1..2^48");
-	if (got != 1)
+	m = json_object_get(o, "total_from");
+	if (m != NULL && json_object_get(o, "total") != NULL) {
+		*rc = adm_reply_error(r, 400, "total, total_from: give one, not both");
 		return false;
+	}
+	if (m != NULL) {
+		if (!total_from_redis(ctl, m, a, r, rc))
+			return false;
+	} else {
+		got = adm_get_u64(o, "total", 1, SK_STOCK_MAX_UNITS, false, &a->total, r, rc);
+		if (got == 0)
+			*rc = adm_reply_error(r, 400, "total: required, 1..2^48 (or total_from)");
+		if (got != 1)
+			return false;
+	}
 	if (adm_get_u64(o, "price", 0, INT64_MAX, false, &a->price, r, rc) < 0)
 		return false;
 	if (adm_get_u64(o, "per_user_limit", 1, SK_STOCK_MAX_QTY, false, &v, r, rc) < 0)
@@ -182,7 +239,7 @@ adm_post_activity(struct sk_control *ctl, const char *body, size_t len, struct s
 
 	if (o == NULL)
 		return rc;
-	bool ok = activity_from_json(o, &a, r, &rc);
+	bool ok = activity_from_json(ctl, o, &a, r, &rc);
 	bool start_given = json_object_get(o, "start_ns") != NULL;
 	json_decref(o);
 	if (!ok)

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -616,47 +617,10 @@ sk_member_stop(struct sk_member *m, int64_t giveback_ns)
 	free(m);
 }
 
-int
-sk_member_forget(struct sk_member *m, uint32_t item, const char *gone, uint64_t held)
+const struct sk_cpool_config *
+sk_member_redis(const struct sk_member *m)
 {
-	struct sk_cpool *p;
-
-	if (!sk_cpool_member_valid(gone) || strcmp(gone, m->conf.redis.member) == 0)
-		return -EINVAL;
-	int rc = sk_cpool_open(&p, &m->conf.redis);
-	if (rc != 0)
-		return rc;
-	rc = sk_cpool_forget(p, item, gone, held);
-	sk_cpool_close(p);
-	if (rc == 0)
-		sk_logf(SK_LOG_NOTICE, "cluster",
-			"item=%" PRIu32 " forgotten=%s held=%" PRIu64
-			" msg=\"an operator declared the member gone\"",
-			item, gone, held);
-	return rc;
-}
-
-int
-sk_member_restock(struct sk_member *m, uint32_t item, uint64_t request_id, uint64_t units,
-		  bool *repeat)
-{
-	struct sk_cpool *p;
-	int rc = sk_cpool_open(&p, &m->conf.redis);
-
-	if (rc != 0)
-		return rc;
-	rc = sk_cpool_restock(p, item, request_id, units, repeat);
-	if (rc != 0)
-		sk_logf(SK_LOG_WARN, "cluster",
-			"item=%" PRIu32 " restock=%" PRIu64 " units=%" PRIu64 " err=\"%s\"", item,
-			request_id, units, sk_cpool_errstr(p));
-	else if (repeat == NULL || !*repeat)
-		sk_logf(SK_LOG_NOTICE, "cluster",
-			"item=%" PRIu32 " restock=%" PRIu64 " units=%" PRIu64
-			" msg=\"units added to the Redis pool\"",
-			item, request_id, units);
-	sk_cpool_close(p);
-	return rc;
+	return &m->conf.redis;
 }
 
 const char *

@@ -94,6 +94,26 @@ int sk_member_metrics(struct sk_member *m, FILE *out);
 int sk_member_restock(struct sk_member *m, uint32_t item, uint64_t request_id, uint64_t units,
 		      bool *repeat);
 
+/**
+ * sk_member_get_units - read Redis key @p key (a shop's "stock:{sku}") as
+ * a count of units, on a connection of its own (sk_cpool_get_units()):
+ * what `activity add --total-from KEY` makes the total. Any thread;
+ * blocks for at most the Redis timeout.
+ * @param units  [out] the count (1..SK_CPOOL_UNITS_MAX)
+ * @param why    [out] on error, a text for the operator (cap bytes)
+ * @return 0, -ENOENT (no such key), -EINVAL (not a count), -EPROTO (not
+ *         a string), or a shared error of sk_cpool.h (-ENOTCONN,
+ *         -ETIMEDOUT, -ENOMEM).
+ */
+int sk_member_get_units(struct sk_member *m, const char *key, uint64_t *units, char *why,
+			size_t cap);
+
+/**
+ * sk_member_redis - the member's Redis settings (static while @p m lives),
+ * for a connection of the caller's own.
+ */
+const struct sk_cpool_config *sk_member_redis(const struct sk_member *m);
+
 /** sk_member_id - this member's id (static while @p m lives). */
 const char *sk_member_id(const struct sk_member *m);
 

@@ -26,7 +26,8 @@
 #     item 6 are not loaded (404, also after a few preheat passes); an
 #     activity's --pay-timeout 5 cancels its unpaid orders and the units
 #     and buyers come back;
-#  6. bad input exits 2 and changes nothing; unknown ids exit 4; reconcile
+#  6. bad input exits 2 and changes nothing (--total-from without Redis
+#     exits 5); unknown ids exit 4; reconcile
 #     at the end; the activity metrics are counters.
 #
 . "$(dirname "$0")/lib.sh"
@@ -381,6 +382,7 @@ for args in "activity add 3 --total 0" \
 	"activity add 3 --total 5 --start tomorrow" \
 	"activity add 3 --total 5 --start 1000 --end 2000" \
 	"activity add 0 --total 5" \
+	"activity add 3 --total 5 --total-from stock:{sku3}" \
 	"stock add 1 0" \
 	"stock add 1 abc" \
 	"stock add 1 3 --request-id 0"; do
@@ -388,6 +390,9 @@ for args in "activity add 3 --total 0" \
 	ctl $args
 	expect_eq "bad input '$args': exit 2" "$CTL_RC" 2
 done
+ctl activity add 3 --total-from 'stock:{sku3}'
+check "--total-from without Redis: exit 5, says so" \
+	bash -c "[ $CTL_RC = 5 ] && grep -q 'no Redis' '$tmp/ctl.out'"
 ctl activity show 3
 expect_eq "bad input: activity 3 was not created (show exits 4)" "$CTL_RC" 4
 expect_eq "bad input: nothing changed" "$(snap)" "$before"
