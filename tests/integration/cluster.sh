@@ -26,7 +26,18 @@
 #  6. a member gone for good: appliance b is taken down holding units, and
 #     Redis loses everything: the pool stays fenced (b never syncs) while a
 #     sells what it holds; `seckillctl cluster forget 6 --member b --held N`
-#     rebuilds it and a sells the rest: exactly total - N sold, all by a.
+#     rebuilds it and a sells the rest: exactly total - N sold, all by a;
+#  7. (run before 6) payment timeouts reopen the sale at both: item 7 (40
+#     units, orders unpaid for 30 s at most) sold out on both (410, the sold-out key
+#     "1:v"); no order is paid: once the deadlines pass, the units come back
+#     at the members that sold them, the flag clears with a higher version
+#     and both appliances stop answering 410 (b too); a second crowd on
+#     both buys exactly the units that came back (its orders are paid as
+#     they win: winners counted only if their order did not expire), the
+#     flag is set again, reconcile passes on both.
+#
+# Section 1 also prints the Redis commands of both members over the sale
+# (seckill_cluster_redis_calls_total): the cost of the lease policy.
 #
 . "$(dirname "$0")/lib.sh"
 require_env curl redis-server redis-cli
@@ -196,14 +207,33 @@ crowds_wait() {
 
 winners() { itpy jsonq field "$tmp/$1.json" winners; }
 
+# redis_calls N - member N's seckill_cluster_redis_calls_total (empty if
+# its /metrics lacks it).
+redis_calls() {
+	local port=$PORT_A
+	[ "$1" = a ] || port=$PORT_B
+	curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/metrics-$1" || true
+	awk '$1 == "seckill_cluster_redis_calls_total" { print $2; exit }' "$tmp/metrics-$1"
+}
+
+# leases_sent N - the leases member N asked for (every result), from the
+# /metrics file the last redis_calls N read.
+leases_sent() {
+	awk '$1 ~ /^seckill_cluster_leases_total[{]/ { n += $2 } END { print n + 0 }' "$tmp/metrics-$1"
+}
+
+# soldout_key ITEM - Redis's "<0|1>:<version>" of ITEM.
+soldout_key() { redis-cli -s "$RSOCK" get "seckill:soldout:{$1}"; }
+
 # live N ITEM - LMDB's live units of ITEM on member N.
 live() { field "$1" "$2" ledger.live; }
 
-# sell_out ITEM WAVES [a|b|ab] - crowd waves (400 fresh users per appliance
-# and wave, on 2 connections: the wave lasts long enough for the members to
-# lease as it goes) until ITEM is sold out everywhere; prints the winners.
+# sell_out ITEM WAVES [a|b|ab] [MAX] - crowd waves (400 fresh users per
+# appliance and wave, on 2 connections: the wave lasts long enough for the
+# members to lease as it goes) until ITEM is sold out everywhere (or MAX
+# winners); prints the winners.
 sell_out() {
-	local item=$1 waves=$2 who=${3:-ab} w total=0 n
+	local item=$1 waves=$2 who=${3:-ab} max=${4:-} w total=0 n
 	for w in $(seq 1 "$waves"); do
 		for n in a b; do
 			[[ $who == *$n* ]] || continue
@@ -218,6 +248,7 @@ sell_out() {
 			total=$((total + $(winners "w$item-$w-$n")))
 		done
 		sold_out_on "$item" "$who" && break
+		[ -z "$max" ] || [ "$total" -lt "$max" ] || break
 	done
 	echo "$total"
 }
@@ -256,7 +287,20 @@ check "1: both members lease at preheat" wait_for 20 "leases" both_hold 1
 ctl a reconcile
 check "1: reconcile on a (pool sum and a's lease) passes" [ "$CTL_RC" = 0 ]
 
+# The Redis calls are counted over the selling only: from the start on.
+started() { [ "$(date +%s)" -ge "$start1" ]; }
+wait_for 20 "the start of item 1" started || true
+calls_a0=$(redis_calls a)
+leases_a0=$(leases_sent a)
+calls_b0=$(redis_calls b)
+leases_b0=$(leases_sent b)
+t0=$(date +%s%N)
 sold=$(sell_out 1 15)
+calls_a1=$(redis_calls a)
+leases_a1=$(leases_sent a)
+calls_b1=$(redis_calls b)
+leases_b1=$(leases_sent b)
+sale_ms=$((($(date +%s%N) - t0) / 1000000))
 expect_eq "1: winners over both appliances == 1000" "$sold" 1000
 check "1: both dataplanes say sold_out" both_sold_out 1
 wait_for 10 "drained" drained 1 1000 || true
@@ -270,6 +314,17 @@ for n in a b; do
 	ctl "$n" reconcile
 	check "1: reconcile on $n" [ "$CTL_RC" = 0 ]
 done
+# The commands both members sent to Redis while the crowds bought (from the
+# start to the last unit): every tick's view, the leases, the dry reports.
+if [ -n "$calls_a0" ] && [ -n "$calls_a1" ] && [ -n "$calls_b0" ] && [ -n "$calls_b1" ] &&
+	[ "$sold" -gt 0 ]; then
+	da=$((calls_a1 - calls_a0))
+	db=$((calls_b1 - calls_b0))
+	echo "    | redis calls per 1,000 buys: $(((da + db) * 1000 / sold)) (a: $da, b: $db; $sold buys in $sale_ms ms; leases a $((leases_a1 - leases_a0)), b $((leases_b1 - leases_b0)))"
+	check "1: seckill_cluster_redis_calls_total counted the sale on both" test "$da" -gt 0 -a "$db" -gt 0
+else
+	bad "1: seckill_cluster_redis_calls_total missing from a control plane's /metrics"
+fi
 
 # ------------------------------------------------- 2. no stranded units
 
@@ -356,6 +411,143 @@ expect_eq "5: a's lease == a's LMDB word" "$(cluster a 5 checks.member_held)" tr
 for n in a b; do
 	ctl "$n" reconcile
 	check "5: reconcile on $n" [ "$CTL_RC" = 0 ]
+done
+
+# ------------------------- 7. payment timeouts reopen the sale at both
+# (before 6, which takes b down for good)
+
+# The first sale takes several waves (the members lease as the crowds buy):
+# its orders must outlive it, so that it ends sold out before they expire.
+PAY_S=30
+for n in a b; do
+	ctl "$n" activity add 7 --total 40 --cluster --pay-timeout "$PAY_S"
+	expect_eq "7: activity add 7 --cluster --pay-timeout $PAY_S on $n" "$CTL_RC" 0
+done
+check "7: both lease item 7" wait_for 20 "item 7 leases" both_hold 7
+t0=$SECONDS
+sold=$(sell_out 7 20 ab 40)
+expect_eq "7: the first crowds (no order paid) win all 40 (in $((SECONDS - t0)) s)" "$sold" 40
+check "7: sold out everywhere: both dataplanes say sold_out" wait_for 10 "sold out" sold_out_on 7 ab
+# http_of NAME - the HTTP statuses crowd NAME was answered, as "code:n ...".
+http_of() { itpy jsonq get "$tmp/$1.json" "' '.join(f'{k}:{v}' for k, v in sorted(d['http'].items()))"; }
+for n in a b; do
+	crowd "$n" 7 "$([ "$n" = a ] && echo 7900011 || echo 7900012)" 1 "gone-$n"
+done
+crowds_wait
+for n in a b; do
+	expect_eq "7: a new buyer on $n is answered 410" "$(http_of "gone-$n")" "410:1"
+done
+key_is() { [[ "$(soldout_key "$1")" == "$2":* ]]; }
+check "7: the Redis sold-out key says 1" wait_for 10 "key 1:v" key_is 7 1
+v1=$(soldout_key 7)
+v1=${v1#*:}
+wait_for 10 "drained" drained 7 40 || true
+s_a=$(field a 7 ledger.sold)
+s_b=$(field b 7 ledger.sold)
+echo "    | sold before the deadlines: a $s_a, b $s_b (sold-out version $v1)"
+expect_eq "7: LMDB sold of a + b == 40" "$((s_a + s_b))" 40
+# No order is paid: once each deadline passed, its unit is back at the
+# member that sold it (and given back to the pool, the member being idle).
+returned_all() {
+	[ "$(field a 7 ledger.returned)" = "$s_a" ] && [ "$(field b 7 ledger.returned)" = "$s_b" ]
+}
+check "7: the payment timeouts return every unit where it was sold (a $s_a, b $s_b)" \
+	wait_for $((PAY_S + 30)) "returns" returned_all
+reopened_key() {
+	local k
+	k=$(soldout_key 7)
+	[ "${k%%:*}" = 0 ] && [ "${k#*:}" -gt "$v1" ]
+}
+check "7: the Redis sold-out key is cleared with a higher version" \
+	wait_for 20 "key 0:v+" reopened_key
+v2=$(soldout_key 7)
+v2=${v2#*:}
+expect_eq "7: cluster show: not sold out (version $v2)" "$(cluster b 7 pool.sold_out)" false
+not_sold_out_on() { [ "$(state a "$1")" != sold_out ] && [ "$(state b "$1")" != sold_out ]; }
+check "7: neither appliance says sold out any more" wait_for 20 "reopened on both" \
+	not_sold_out_on 7
+echo "    | states: a $(state a 7), b $(state b 7); pool free $(cluster a 7 pool.free)"
+
+# pay_orders N NAME - pay the orders of crowd NAME (on appliance N) as
+# they won; PAID counts the paid ones, LATE those whose deadline passed
+# first (exit 5: cancelled; their units came back), PAY_ERR the others.
+PAID=0 LATE=0 PAY_ERR=0
+pay_orders() {
+	local n=$1 f=$tmp/$2.orders user order
+	[ -f "$f" ] || return 0
+	while read -r user order; do
+		[ -n "$order" ] || continue
+		ctl "$n" order pay "$order"
+		case $CTL_RC in
+		0) PAID=$((PAID + 1)) ;;
+		5) LATE=$((LATE + 1)) ;;
+		*)
+			PAY_ERR=$((PAY_ERR + 1))
+			echo "    | order pay $order (user $user) on $n: exit $CTL_RC: $(cat "$tmp/ctl.out")"
+			;;
+		esac
+	done <"$f"
+}
+# One buyer on each appliance: a 200 or a 503 "restocking", never 410.
+won2=0
+for n in a b; do
+	crowd "$n" 7 "$([ "$n" = a ] && echo 7900001 || echo 7900002)" 1 "probe-$n" --orders "$tmp/probe-$n.orders"
+done
+crowds_wait
+for n in a b; do
+	expect_match "7: a buyer on $n is not told 410 (200, or 503 restocking)" \
+		"$(http_of "probe-$n")" '^(200|503):1$'
+	won2=$((won2 + $(winners "probe-$n")))
+	pay_orders "$n" "probe-$n"
+done
+# The second crowd, on both, pays as it wins; a wave that sold out with an
+# order lost to its deadline waits for that unit to come back.
+any_open() { [ "$(state a 7)" != sold_out ] || [ "$(state b 7)" != sold_out ]; }
+for w in $(seq 1 20); do
+	[ "$PAID" -lt 40 ] || break
+	sold_out_on 7 ab && { wait_for $((PAY_S + 20)) "a unit back" any_open || break; }
+	for n in a b; do
+		half=0
+		[ "$n" = a ] || half=500
+		name=p7-$w-$n
+		crowd "$n" 7 $((7500001 + w * 1000 + half)) 400 "$name" --conns 2 \
+			--orders "$tmp/$name.orders"
+	done
+	crowds_wait
+	for n in a b; do
+		won2=$((won2 + $(winners "p7-$w-$n")))
+		pay_orders "$n" "p7-$w-$n"
+	done
+done
+echo "    | second crowd: $won2 winners, $PAID paid, $LATE past their deadline first"
+expect_eq "7: the second crowd bought exactly the 40 units that came back (paid orders)" \
+	"$PAID" 40
+expect_eq "7: every winner of the second crowd paid, or lost to its deadline" \
+	"$((won2 - LATE)):$PAY_ERR" "40:0"
+check "7: sold out everywhere again" wait_for 10 "sold out" sold_out_on 7 ab
+for n in a b; do
+	crowd "$n" 7 "$([ "$n" = a ] && echo 7900021 || echo 7900022)" 1 "end-$n"
+done
+crowds_wait
+for n in a b; do
+	expect_eq "7: a new buyer on $n is answered 410 again" "$(http_of "end-$n")" "410:1"
+done
+resold_key() {
+	local k
+	k=$(soldout_key 7)
+	[ "${k%%:*}" = 1 ] && [ "${k#*:}" -gt "$v2" ]
+}
+check "7: the Redis sold-out key is set again with a higher version" \
+	wait_for 10 "key 1:v++" resold_key
+wait_for 10 "drained" drained 7 40 || true
+expect_eq "7: LMDB: live of a + b == 40, all paid" \
+	"$(($(live a 7) + $(live b 7))):$(($(field a 7 ledger.paid) + $(field b 7 ledger.paid)))" "40:40"
+expect_eq "7: the pool is empty, total == free + leases" \
+	"$(cluster a 7 pool.free):$(cluster a 7 checks.pool_sum)" "0:true"
+for n in a b; do
+	expect_eq "7: $n's lease == its LMDB word" "$(cluster "$n" 7 checks.member_held)" true
+	ctl "$n" reconcile
+	check "7: reconcile on $n" [ "$CTL_RC" = 0 ]
 done
 
 # --------------------------------------------- 6. a member gone for good
