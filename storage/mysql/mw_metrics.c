@@ -146,9 +146,10 @@ mw_metrics_serve(struct mw_metrics *mt, unsigned port)
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	mt->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-				    (uint16_t)port, NULL, NULL, answer, mt, MHD_OPTION_SOCK_ADDR,
-				    (struct sockaddr *)&a, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-				    NULL, MHD_OPTION_END);
+				    (uint16_t)port, NULL, NULL, answer, mt,
+				    /* first, or libmicrohttpd warns at every start */
+				    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
+				    (struct sockaddr *)&a, MHD_OPTION_END);
 	if (mt->http == NULL)
 		return errno == EADDRINUSE ? -EADDRINUSE : -EIO;
 	return 0;
