@@ -14,8 +14,16 @@
 # is on disk in LMDB, and the control plane exports every order to a Kafka
 # broker (librdkafka's mock cluster, tools/kafka), from which the reference
 # MySQL writer (seckill-mysql-writer) writes them into a MariaDB of its own
-# (a temporary datadir, unix socket only). Then it takes everything down
-# again.
+# (a temporary datadir, unix socket only).
+#
+# Act 2 (scripts/lib/demo_cluster.sh, docs/cluster.md): two appliances (two
+# sandboxes, control planes as cluster members a and b) sell one item of
+# 1,000 units out of one Redis pool (a redis-server of the demo on a unix
+# socket in its temporary folder); crowds buy on both at once until it is
+# sold out everywhere, a redis-cli subscribed to seckill:soldout shows the
+# broadcast, and both appliances answer 410 after it. SK_DEMO_CLUSTER=0
+# skips it. Then it takes everything down again: every process by its PID,
+# the namespaces, the hugepage files.
 #
 #   ./scripts/demo.sh                 as root, on Debian 12
 #   SK_DEMO_UNITS=5000 SK_DEMO_USERS=100000 SK_DEMO_ATTEMPTS=250000 ./scripts/demo.sh
@@ -24,12 +32,14 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/mariadb.sh"
+. "$(dirname "$0")/lib/demo_cluster.sh"
 cd "$SK_ROOT"
 
 UNITS=${SK_DEMO_UNITS:-1000}
 USERS=${SK_DEMO_USERS:-50000}
 ATTEMPTS=${SK_DEMO_ATTEMPTS:-120000}
 CONNS=${SK_DEMO_CONNS:-128}
+CLUSTER=${SK_DEMO_CLUSTER:-1}
 START_IN=${SK_DEMO_START_IN:-6}
 ITEM=1001
 GUARD=1002
@@ -37,7 +47,7 @@ export SK_SBX=seckill-demo
 
 sk_need_root
 sk_install_pkgs "${SK_BUILD_PKGS[@]}" iproute2 iputils-ping curl python3 procps ethtool \
-	mariadb-server mariadb-client
+	mariadb-server mariadb-client redis-server redis-tools
 sk_hugepages 1024
 
 mkdir -p build
@@ -48,8 +58,9 @@ CROWD=build/release/tools/crowd/seckill-crowd
 CTL=build/release/control/seckillctl
 KAFKA=build/release/tools/kafka/seckill-kafka
 SK_MYSQL_WRITER=build/release/storage/mysql/seckill-mysql-writer
-[[ -x $BIN && -x $CROWD && -x $CTL && -x $KAFKA && -x $SK_MYSQL_WRITER ]] ||
-	sk_die "build did not produce $BIN, $CROWD, $CTL, $KAFKA and $SK_MYSQL_WRITER"
+TOKEN=build/release/tools/seckill-token
+[[ -x $BIN && -x $CROWD && -x $CTL && -x $KAFKA && -x $SK_MYSQL_WRITER && -x $TOKEN ]] ||
+	sk_die "build did not produce $BIN, $CROWD, $CTL, $KAFKA, $SK_MYSQL_WRITER and $TOKEN"
 export SK_DATAPLANE=$PWD/$BIN
 export SK_SBX_ADMIN_PORT=${SK_DEMO_ADMIN_PORT:-8081}
 
@@ -57,6 +68,7 @@ work=$(mktemp -d /tmp/seckill-demo.XXXXXX)
 tmp=$work SOCK=$work/mariadb.sock MPORT=${SK_DEMO_WRITER_PORT:-9105}
 kafka_pid=
 cleanup() {
+	dc_cleanup
 	writer_stop TERM
 	db_stop TERM
 	scripts/sandbox.sh down >/dev/null 2>&1 || true
@@ -67,6 +79,9 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+# bash runs no EXIT trap when a signal kills it: exit through it instead.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # The Kafka broker the control plane exports orders to: librdkafka's mock
 # cluster run as a process (Debian has no Kafka broker package), on
@@ -139,7 +154,7 @@ set -e
 after=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$ITEM")
 # A token signed with another secret, for an item that still has stock.
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/wrong"
-forged_tok=$(build/release/tools/seckill-token --secret-file "$work/wrong" --sub 7 --item "$GUARD")
+forged_tok=$("$TOKEN" --secret-file "$work/wrong" --sub 7 --item "$GUARD")
 forged=$(scripts/sandbox.sh exec curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
 	-H "Authorization: Bearer $forged_tok" "http://$server/v1/seckill/$GUARD")
 guard=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$GUARD")
@@ -182,7 +197,7 @@ requests=$(scripts/sandbox.sh ctl metrics 2>/dev/null |
 	tr '\n' ' ') || true
 
 echo
-echo "================ flash sale summary ================"
+echo "================ act 1: flash sale summary ================"
 echo "item $ITEM before: $before"
 echo "item $ITEM after:  $after"
 echo "a forged token gets HTTP $forged; item $GUARD after it: $guard"
@@ -195,6 +210,11 @@ echo "activities (seckillctl activity list):"
 sed 's/^/  /' <<<"$activities"
 grep -E '^(attempts|winners|check|latency)' "$work/crowd.txt" || cat "$work/crowd.txt"
 python3 scripts/lib/crowd_verdict.py "$work/crowd.json" "$UNITS"
-echo "===================================================="
+echo "==========================================================="
 
 [ "$crowd_rc" -eq 0 ] || sk_die "the crowd's checks failed (exit $crowd_rc)"
+[ "$CLUSTER" != 0 ] || exit 0
+
+# Act 2 needs core 1 for its two dataplanes: act 1's appliance goes down.
+scripts/sandbox.sh down >/dev/null
+dc_act || sk_die "act 2's checks failed (see above)"
