@@ -214,6 +214,7 @@ dc_act() {
 	DC_SUB_PID=$!
 	dc_wait 10 grep -qx subscribe "$work/soldout.txt" ||
 		sk_die "redis-cli SUBSCRIBE did not subscribe: $(cat "$work/soldout.txt")"
+	sk_log "redis-cli SUBSCRIBE seckill:soldout listens (pid $DC_SUB_PID, at most 300 s)"
 
 	start=$(($(date +%s) + DC_START_IN))
 	sk_log "the operator adds the cluster sale on both: seckillctl activity add $DC_ITEM --total $DC_UNITS --cluster --start $start"
