@@ -118,6 +118,17 @@ dc_view() {
 	curl -sf -m 5 "http://127.0.0.1:${DC_PORT[$1]}/v1/cluster/items/$DC_ITEM" | dc_json - "$2"
 }
 
+# dc_metric M NAME - a value of member M's /metrics (NAME with its labels).
+dc_metric() {
+	curl -sf -m 5 "http://127.0.0.1:${DC_PORT[$1]}/metrics" | awk -v n="$2" '$1 == n { print $2; exit }'
+}
+
+# dc_leases M - "N granted, E found the pool empty" of member M's leases.
+dc_leases() {
+	echo "$(dc_metric "$1" 'seckill_cluster_leases_total{result="granted"}') granted," \
+		"$(dc_metric "$1" 'seckill_cluster_leases_total{result="empty"}') found the pool empty"
+}
+
 dc_holds() { [ "$(dc_view "$1" held)" -gt 0 ]; }
 
 # dc_wait SECONDS CMD... - poll CMD every 0.2 s until it succeeds.
@@ -282,6 +293,7 @@ dc_act() {
 	echo "item $DC_ITEM: $DC_UNITS units in one Redis pool; crowds on both at once, $waves wave(s) of $DC_WAVE fresh users each"
 	echo "winners at a: $won_a, at b: $won_b, total: $((won_a + won_b)) (== $DC_UNITS: $([ $((won_a + won_b)) = "$DC_UNITS" ] && echo yes || echo NO))"
 	echo "durable in LMDB: a $live_a + b $live_b = $((live_a + live_b)); 503 restocking answers while units moved: $r503"
+	echo "leases from the pool (the members' /metrics): a $(dc_leases a); b $(dc_leases b)"
 	echo "seckillctl cluster show $DC_ITEM (on a):"
 	# shellcheck disable=SC2001 # indents every line: no single ${var//}
 	sed 's/^/  /' <<<"$show"
