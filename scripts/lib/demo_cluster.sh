@@ -249,12 +249,14 @@ dc_act() {
 		done
 		DC_CROWD_PIDS=()
 		waves=$w
-		local wa wb
-		wa=$(dc_json "$work/dc-a-$w.json" winners) || wa=0
-		wb=$(dc_json "$work/dc-b-$w.json" winners) || wb=0
+		local wa wb ra rb
+		wa=$(dc_json "$work/dc-a-$w.json" winners 2>/dev/null) || wa=0
+		wb=$(dc_json "$work/dc-b-$w.json" winners 2>/dev/null) || wb=0
+		ra=$(dc_json "$work/dc-a-$w.json" http.503 2>/dev/null) || ra=0
+		rb=$(dc_json "$work/dc-b-$w.json" http.503 2>/dev/null) || rb=0
 		won_a=$((won_a + wa))
 		won_b=$((won_b + wb))
-		r503=$((r503 + $(dc_json "$work/dc-a-$w.json" http.503) + $(dc_json "$work/dc-b-$w.json" http.503)))
+		r503=$((r503 + ra + rb))
 		sk_log "wave $w: a won $wa, b won $wb (so far $((won_a + won_b)) of $DC_UNITS); states: a $(dc_state a), b $(dc_state b)"
 		[ $((won_a + won_b)) -lt "$DC_UNITS" ] || break
 	done
