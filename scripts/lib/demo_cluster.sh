@@ -129,8 +129,6 @@ dc_leases() {
 		"$(dc_metric "$1" 'seckill_cluster_leases_total{result="empty"}') found the pool empty"
 }
 
-dc_holds() { [ "$(dc_view "$1" held)" -gt 0 ]; }
-
 # dc_wait SECONDS CMD... - poll CMD every 0.2 s until it succeeds.
 dc_wait() {
 	local secs=$1
@@ -235,15 +233,29 @@ dc_act() {
 			--end $((start + 600)) 2>&1) || sk_die "activity add on $m: $p"
 		echo "$m: $(head -n 1 <<<"$p")"
 	done
-	for m in a b; do
-		dc_wait 20 dc_holds "$m" || sk_die "member $m did not lease at preheat"
-	done
-	sk_log "preheat leases: a holds $(dc_view a held), b holds $(dc_view b held), pool free $(dc_view a pool.free)"
-
+	# The first wave waits at the door for the start (--wait-start), as a
+	# flash-sale crowd does; meanwhile the members lease at preheat.
 	sk_log "crowds on both at once, $DC_WAVE fresh users each per wave, until sold out everywhere"
+	dc_crowd a 1
+	dc_crowd b 1
+	local ha=0 hb=0 hfree=$DC_UNITS va vb vfree
+	for _ in $(seq 1 $((DC_START_IN * 5))); do
+		[ "$(date +%s)" -lt "$start" ] || break
+		va=$(dc_view a held 2>/dev/null) || va=0
+		vb=$(dc_view b held 2>/dev/null) || vb=0
+		vfree=$(dc_view a pool.free 2>/dev/null) || vfree=$hfree
+		# Only what was read before the open: a preheat lease, not a sale's.
+		[ "$(date +%s)" -lt "$start" ] || break
+		ha=$va hb=$vb hfree=$vfree
+		[ "$ha" -gt 0 ] && [ "$hb" -gt 0 ] && break
+		sleep 0.2
+	done
+	sk_log "before the open (preheat leases): a holds $ha, b holds $hb, the pool has $hfree free"
 	for w in $(seq 1 "$DC_WAVES"); do
-		dc_crowd a "$w"
-		dc_crowd b "$w"
+		if [ "$w" -gt 1 ]; then
+			dc_crowd a "$w"
+			dc_crowd b "$w"
+		fi
 		for p in "${DC_CROWD_PIDS[@]}"; do
 			wait "$p" || true
 		done
