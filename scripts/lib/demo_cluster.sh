@@ -129,6 +129,36 @@ dc_leases() {
 		"$(dc_metric "$1" 'seckill_cluster_leases_total{result="empty"}') found the pool empty"
 }
 
+# dc_preheat START - "A B FREE": the units a and b hold and the pool's free
+# units, read before the unix time START only (preheat leases, not the
+# sale's), until both hold some (every 0.2 s). One process: on a loaded
+# box a python3 start costs more than a poll.
+dc_preheat() {
+	python3 - "$1" "${DC_PORT[a]}" "${DC_PORT[b]}" "$DC_ITEM" "$DC_UNITS" <<-'EOF'
+		import json, sys, time, urllib.request
+		start, pa, pb, item, units = (int(x) for x in sys.argv[1:])
+		direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+		def view(port):
+		    url = f"http://127.0.0.1:{port}/v1/cluster/items/{item}"
+		    with direct.open(url, timeout=2) as r:
+		        return json.load(r)
+		last = (0, 0, units)
+		while time.time() < start:
+		    try:
+		        va, vb = view(pa), view(pb)
+		    except OSError:
+		        va = vb = None
+		    if time.time() >= start:
+		        break
+		    if va is not None and vb is not None:
+		        last = (va["held"], vb["held"], va["pool"]["free"])
+		        if last[0] > 0 and last[1] > 0:
+		            break
+		    time.sleep(0.2)
+		print(*last)
+	EOF
+}
+
 # dc_wait SECONDS CMD... - poll CMD every 0.2 s until it succeeds.
 dc_wait() {
 	local secs=$1
@@ -238,18 +268,9 @@ dc_act() {
 	sk_log "crowds on both at once, $DC_WAVE fresh users each per wave, until sold out everywhere"
 	dc_crowd a 1
 	dc_crowd b 1
-	local ha=0 hb=0 hfree=$DC_UNITS va vb vfree
-	for _ in $(seq 1 $((DC_START_IN * 5))); do
-		[ "$(date +%s)" -lt "$start" ] || break
-		va=$(dc_view a held 2>/dev/null) || va=0
-		vb=$(dc_view b held 2>/dev/null) || vb=0
-		vfree=$(dc_view a pool.free 2>/dev/null) || vfree=$hfree
-		# Only what was read before the open: a preheat lease, not a sale's.
-		[ "$(date +%s)" -lt "$start" ] || break
-		ha=$va hb=$vb hfree=$vfree
-		[ "$ha" -gt 0 ] && [ "$hb" -gt 0 ] && break
-		sleep 0.2
-	done
+	local pre ha hb hfree
+	pre=$(dc_preheat "$start") || pre="? ? ?"
+	read -r ha hb hfree <<<"$pre"
 	sk_log "before the open (preheat leases): a holds $ha, b holds $hb, the pool has $hfree free"
 	for w in $(seq 1 "$DC_WAVES"); do
 		if [ "$w" -gt 1 ]; then
