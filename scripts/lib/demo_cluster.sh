@@ -142,18 +142,18 @@ dc_leases() {
 
 # dc_preheat START - "A B FREE": the units a and b hold and the pool's free
 # units, read before the unix time START only (preheat leases, not the
-# sale's), until both hold some (every 0.2 s). One process: on a loaded
+# sale's), until both hold some (every 0.2 s); "- - -" if none was read. One process: on a loaded
 # box a python3 start costs more than a poll.
 dc_preheat() {
-	python3 - "$1" "${DC_PORT[a]}" "${DC_PORT[b]}" "$DC_ITEM" "$DC_UNITS" <<-'EOF'
+	python3 - "$1" "${DC_PORT[a]}" "${DC_PORT[b]}" "$DC_ITEM" <<-'EOF'
 		import json, sys, time, urllib.request
-		start, pa, pb, item, units = (int(x) for x in sys.argv[1:])
+		start, pa, pb, item = (int(x) for x in sys.argv[1:])
 		direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 		def view(port):
 		    url = f"http://127.0.0.1:{port}/v1/cluster/items/{item}"
 		    with direct.open(url, timeout=2) as r:
 		        return json.load(r)
-		last = (0, 0, units)
+		last = None
 		while time.time() < start:
 		    try:
 		        va, vb = view(pa), view(pb)
@@ -166,7 +166,7 @@ dc_preheat() {
 		        if last[0] > 0 and last[1] > 0:
 		            break
 		    time.sleep(0.2)
-		print(*last)
+		print(*(last or ("-", "-", "-")))
 	EOF
 }
 
@@ -280,9 +280,13 @@ dc_act() {
 	dc_crowd a 1
 	dc_crowd b 1
 	local pre ha hb hfree
-	pre=$(dc_preheat "$start") || pre="? ? ?"
+	pre=$(dc_preheat "$start") || pre="- - -"
 	read -r ha hb hfree <<<"$pre"
-	sk_log "before the open (preheat leases): a holds $ha, b holds $hb, the pool has $hfree free"
+	if [ "$ha" = - ]; then
+		sk_log "before the open (preheat leases): not read in time (a busy machine)"
+	else
+		sk_log "before the open (preheat leases): a holds $ha, b holds $hb, the pool has $hfree free"
+	fi
 	for w in $(seq 1 "$DC_WAVES"); do
 		if [ "$w" -gt 1 ]; then
 			dc_crowd a "$w"
