@@ -9,7 +9,10 @@
 #     sold out: exactly 1000 winners, LMDB of a + b == 1000, the Redis pool
 #     empty with total == free + leases and each lease == its member's
 #     LMDB word; a buy then answers 410 on both (the sold-out flag came
-#     through the broadcast), reconcile passes on both;
+#     through the broadcast), reconcile passes on both; a made the sale
+#     with --total-from 'stock:{sku1}' (a shop's key), b with --total;
+#     1b. a restock of 50 on b (the same request on a unchanged) reopens
+#     the sale at both: crowds on both buy exactly 50 more, sold out again;
 #  2. no stranded units: item 2 (40 units) leased by both, no traffic:
 #     both give their units back within the idle time; then a crowd on a
 #     alone buys all 40 (a leases them, answering "restocking" meanwhile);
@@ -137,6 +140,9 @@ ctl() {
 	CTL_RC=0
 	sbx "$n" ctl "$@" >"$tmp/ctl.out" 2>&1 || CTL_RC=$?
 }
+
+# ctl_unchanged - the last ctl exited 0 and printed "unchanged".
+ctl_unchanged() { [ "$CTL_RC" = 0 ] && grep -q "unchanged" "$tmp/ctl.out"; }
 
 # cluster N ITEM PATH - a field of member N's cluster view of ITEM.
 cluster() {
@@ -271,10 +277,20 @@ ok "two appliances (members a, b) up on one Redis"
 
 # Item 1 opens in a few seconds: the members lease at preheat, before it.
 start1=$(($(date +%s) + 6))
-for n in a b; do
-	ctl "$n" activity add 1 --total 1000 --cluster --name sale --start "$start1"
-	expect_eq "activity add 1 --cluster on $n" "$CTL_RC" 0
-done
+# a takes the total from the shop's stock key, b is given the number.
+redis-cli -s "$RSOCK" SET 'stock:{sku1}' 1000 >/dev/null
+ctl a activity add 1 --total-from 'stock:{sku1}' --cluster --name sale --start "$start1"
+expect_eq "activity add 1 --cluster --total-from 'stock:{sku1}' on a: total 1000" \
+	"$CTL_RC:$(field a 1 activity.total)" 0:1000
+ctl b activity add 1 --total 1000 --cluster --name sale --start "$start1"
+expect_eq "activity add 1 --cluster --total 1000 on b" "$CTL_RC" 0
+redis-cli -s "$RSOCK" SET 'stock:{bad}' 12abc >/dev/null
+ctl a activity add 9 --total-from 'stock:{bad}' --cluster
+check "--total-from a key that is not a count: exit 2, says so" \
+	bash -c "[ $CTL_RC = 2 ] && grep -q 'not a count' '$tmp/ctl.out'"
+ctl a activity add 9 --total-from 'stock:{nothing}' --cluster
+check "--total-from a key Redis lacks: exit 2, says so" \
+	bash -c "[ $CTL_RC = 2 ] && grep -q 'no key' '$tmp/ctl.out'"
 ctl a activity add 1 --total 999 --cluster --name sale --start "$start1"
 expect_eq "another definition of a cluster sale exits 5" "$CTL_RC" 5
 ctl a stock remove 1 10
@@ -325,6 +341,37 @@ if [ -n "$calls_a0" ] && [ -n "$calls_a1" ] && [ -n "$calls_b0" ] && [ -n "$call
 else
 	bad "1: seckill_cluster_redis_calls_total missing from a control plane's /metrics"
 fi
+
+# ------------------------------- 1b. a restock reopens the sale at both
+
+ctl b stock add 1 50 --request-id 77
+expect_eq "1b: stock add 1 50 on b (to the Redis pool): exit 0" "$CTL_RC" 0
+ctl a stock add 1 50 --request-id 77
+check "1b: the same request on a: unchanged" ctl_unchanged
+ctl a stock add 1 51 --request-id 77
+expect_eq "1b: request 77 with other units: exit 5" "$CTL_RC" 5
+expect_eq "1b: the pool's total is 1050" "$(cluster a 1 pool.total)" 1050
+not_sold_out() { ! sold_out_on "$1" a && ! sold_out_on "$1" b; }
+check "1b: reopened: neither appliance says sold_out" wait_for 10 "reopen" not_sold_out 1
+sold=0
+# Waves of new users on both (the members lease as they are asked: a
+# buyer may be told "restocking" meanwhile), until both say sold out.
+for w in $(seq 1 20); do
+	crowd a 1 $((1900000 + w * 1000 + 1)) 400 "r1-$w-a" --conns 2
+	crowd b 1 $((1900000 + w * 1000 + 501)) 400 "r1-$w-b" --conns 2
+	crowds_wait
+	sold=$((sold + $(winners "r1-$w-a") + $(winners "r1-$w-b")))
+	both_sold_out 1 && break
+done
+expect_eq "1b: the crowds on both buy exactly the 50 restocked units" "$sold" 50
+check "1b: sold out again on both" both_sold_out 1
+wait_for 10 "drained" drained 1 1050 || true
+expect_eq "1b: LMDB live of a + b == 1050" "$(($(live a 1) + $(live b 1)))" 1050
+expect_eq "1b: total == free + leases" "$(cluster a 1 checks.pool_sum)" true
+for n in a b; do
+	ctl "$n" reconcile
+	check "1b: reconcile on $n" [ "$CTL_RC" = 0 ]
+done
 
 # ------------------------------------------------- 2. no stranded units
 
