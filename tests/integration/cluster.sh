@@ -31,7 +31,7 @@
 #     sells what it holds; `seckillctl cluster forget 6 --member b --held N`
 #     rebuilds it and a sells the rest: exactly total - N sold, all by a;
 #  7. (run before 6) payment timeouts reopen the sale at both: item 7 (40
-#     units, orders unpaid for 30 s at most) sold out on both (410, the sold-out key
+#     units, orders unpaid for 45 s at most) sold out on both (410, the sold-out key
 #     "1:v"); no order is paid: once the deadlines pass, the units come back
 #     at the members that sold them, the flag clears with a higher version
 #     and both appliances stop answering 410 (b too); a second crowd on
@@ -234,12 +234,11 @@ soldout_key() { redis-cli -s "$RSOCK" get "seckill:soldout:{$1}"; }
 # live N ITEM - LMDB's live units of ITEM on member N.
 live() { field "$1" "$2" ledger.live; }
 
-# sell_out ITEM WAVES [a|b|ab] [MAX] - crowd waves (400 fresh users per
-# appliance and wave, on 2 connections: the wave lasts long enough for the
-# members to lease as it goes) until ITEM is sold out everywhere (or MAX
-# winners); prints the winners.
+# sell_out ITEM WAVES [a|b|ab] - crowd waves (400 fresh users per appliance
+# and wave, on 2 connections: the wave lasts long enough for the members to
+# lease as it goes) until ITEM is sold out everywhere; prints the winners.
 sell_out() {
-	local item=$1 waves=$2 who=${3:-ab} max=${4:-} w total=0 n
+	local item=$1 waves=$2 who=${3:-ab} w total=0 n
 	for w in $(seq 1 "$waves"); do
 		for n in a b; do
 			[[ $who == *$n* ]] || continue
@@ -254,7 +253,6 @@ sell_out() {
 			total=$((total + $(winners "w$item-$w-$n")))
 		done
 		sold_out_on "$item" "$who" && break
-		[ -z "$max" ] || [ "$total" -lt "$max" ] || break
 	done
 	echo "$total"
 }
@@ -463,17 +461,28 @@ done
 # ------------------------- 7. payment timeouts reopen the sale at both
 # (before 6, which takes b down for good)
 
-# The first sale takes several waves (the members lease as the crowds buy):
-# its orders must outlive it, so that it ends sold out before they expire.
-PAY_S=30
+# The first sale must end sold out before its first order expires: long
+# waves (1500 fresh users per appliance on 2 connections, buyers all the
+# while the members lease on demand) and deadlines of 45 s, well above the
+# 10-30 s it takes on this loaded 2-core machine.
+PAY_S=45
 for n in a b; do
 	ctl "$n" activity add 7 --total 40 --cluster --pay-timeout "$PAY_S"
 	expect_eq "7: activity add 7 --cluster --pay-timeout $PAY_S on $n" "$CTL_RC" 0
 done
 check "7: both lease item 7" wait_for 20 "item 7 leases" both_hold 7
 t0=$SECONDS
-sold=$(sell_out 7 20 ab 40)
-expect_eq "7: the first crowds (no order paid) win all 40 (in $((SECONDS - t0)) s)" "$sold" 40
+sold=0
+for w in 1 2 3 4 5; do
+	crowd a 7 $((7000001 + w * 10000)) 1500 "f7-$w-a" --conns 2
+	crowd b 7 $((7005001 + w * 10000)) 1500 "f7-$w-b" --conns 2
+	crowds_wait
+	sold=$((sold + $(winners "f7-$w-a") + $(winners "f7-$w-b")))
+	[ "$sold" -lt 40 ] || break
+done
+t1=$((SECONDS - t0))
+expect_eq "7: the first crowds (no order paid) win all 40 (in $t1 s, $w waves)" "$sold" 40
+[ "$t1" -lt "$PAY_S" ] || bad "7: the first sale took $t1 s, not under the payment timeout ($PAY_S s)"
 check "7: sold out everywhere: both dataplanes say sold_out" wait_for 10 "sold out" sold_out_on 7 ab
 # http_of NAME - the HTTP statuses crowd NAME was answered, as "code:n ...".
 http_of() { itpy jsonq get "$tmp/$1.json" "' '.join(f'{k}:{v}' for k, v in sorted(d['http'].items()))"; }
@@ -550,8 +559,9 @@ done
 # The second crowd, on both, pays as it wins; a wave that sold out with an
 # order lost to its deadline waits for that unit to come back.
 any_open() { [ "$(state a 7)" != sold_out ] || [ "$(state b 7)" != sold_out ]; }
+p2_end=$((SECONDS + 180))
 for w in $(seq 1 20); do
-	[ "$PAID" -lt 40 ] || break
+	{ [ "$PAID" -lt 40 ] && [ "$SECONDS" -lt "$p2_end" ]; } || break
 	sold_out_on 7 ab && { wait_for $((PAY_S + 20)) "a unit back" any_open || break; }
 	for n in a b; do
 		half=0
