@@ -30,7 +30,7 @@
 #     Redis loses everything: the pool stays fenced (b never syncs) while a
 #     sells what it holds; `seckillctl cluster forget 6 --member b --held N`
 #     rebuilds it and a sells the rest: exactly total - N sold, all by a;
-#  7. (run before 6) payment timeouts reopen the sale at both: item 7 (40
+#  7. (run after 4) payment timeouts reopen the sale at both: item 7 (40
 #     units, orders unpaid for 45 s at most) sold out on both (410, the sold-out key
 #     "1:v"); no order is paid: once the deadlines pass, the units come back
 #     at the members that sold them, the flag clears with a higher version
@@ -432,34 +432,8 @@ redis_start
 sold=$(sell_out 4 20 ab)
 expect_eq "4: back up, the rest sells: 60 in all" "$((won + sold))" 60
 
-# ------------------------------------- 5. kill -9 of a member's control plane
-
-for n in a b; do
-	ctl "$n" activity add 5 --total 300 --cluster
-done
-wait_for 20 "item 5 leases" both_hold 5 || true
-crowd a 5 5000001 400 kill-a --conns 2
-sbx a control kill
-crowds_wait
-SK_SBX_CONTROL_ARGS=$(member_args a) sbx a control start
-check "5: the control plane of a is back" wait_for 20 "a's admin API" holds_view a 5
-sed -n '2,4s/^/    | /p' "$tmp/kill-a.out"
-sold=$(($(winners kill-a) + $(sell_out 5 20 ab)))
-# A winner parked while its control plane was dead may see its answer lost
-# (counted as an error by the crowd): LMDB is the count, the crowds' is a bound.
-check "5: the crowds saw no more than 300 winners ($sold)" [ "$sold" -le 300 ]
-check "5: sold out everywhere" both_sold_out 5
-wait_for 10 "drained" drained 5 300 || true
-expect_eq "5: exactly 300 sold: LMDB live of a + b" "$(($(live a 5) + $(live b 5)))" 300
-expect_eq "5: total == free + leases" "$(cluster a 5 checks.pool_sum)" true
-expect_eq "5: a's lease == a's LMDB word" "$(cluster a 5 checks.member_held)" true
-for n in a b; do
-	ctl "$n" reconcile
-	check "5: reconcile on $n" [ "$CTL_RC" = 0 ]
-done
-
 # ------------------------- 7. payment timeouts reopen the sale at both
-# (before 6, which takes b down for good)
+# (before 5 and 6: 5 restarts a control plane, 6 takes b down for good)
 
 # The first sale must end sold out before its first order expires: long
 # waves (1500 fresh users per appliance on 2 connections, buyers all the
@@ -605,6 +579,32 @@ for n in a b; do
 	expect_eq "7: $n's lease == its LMDB word" "$(cluster "$n" 7 checks.member_held)" true
 	ctl "$n" reconcile
 	check "7: reconcile on $n" [ "$CTL_RC" = 0 ]
+done
+
+# ------------------------------------- 5. kill -9 of a member's control plane
+
+for n in a b; do
+	ctl "$n" activity add 5 --total 300 --cluster
+done
+wait_for 20 "item 5 leases" both_hold 5 || true
+crowd a 5 5000001 400 kill-a --conns 2
+sbx a control kill
+crowds_wait
+SK_SBX_CONTROL_ARGS=$(member_args a) sbx a control start
+check "5: the control plane of a is back" wait_for 20 "a's admin API" holds_view a 5
+sed -n '2,4s/^/    | /p' "$tmp/kill-a.out"
+sold=$(($(winners kill-a) + $(sell_out 5 20 ab)))
+# A winner parked while its control plane was dead may see its answer lost
+# (counted as an error by the crowd): LMDB is the count, the crowds' is a bound.
+check "5: the crowds saw no more than 300 winners ($sold)" [ "$sold" -le 300 ]
+check "5: sold out everywhere" both_sold_out 5
+wait_for 10 "drained" drained 5 300 || true
+expect_eq "5: exactly 300 sold: LMDB live of a + b" "$(($(live a 5) + $(live b 5)))" 300
+expect_eq "5: total == free + leases" "$(cluster a 5 checks.pool_sum)" true
+expect_eq "5: a's lease == a's LMDB word" "$(cluster a 5 checks.member_held)" true
+for n in a b; do
+	ctl "$n" reconcile
+	check "5: reconcile on $n" [ "$CTL_RC" = 0 ]
 done
 
 # --------------------------------------------- 6. a member gone for good
