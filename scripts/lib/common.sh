@@ -50,7 +50,11 @@ sk_hugepages() {
 		have=$(cat /proc/sys/vm/nr_hugepages)
 		[ "$have" -ge "$want" ] || sk_die "could reserve only $have of $want hugepages"
 	fi
-	if ! grep -q '^hugetlbfs ' /proc/mounts; then
+	# The file system type is the third field ("nodev /dev/hugepages
+	# hugetlbfs ..."): a second mount over the first would hide the page
+	# files of every DPDK primary already running, and a secondary started
+	# afterwards could not map them (EAL: "Error allocating from heap").
+	if ! awk '$3 == "hugetlbfs" { found = 1 } END { exit !found }' /proc/mounts; then
 		mkdir -p /dev/hugepages
 		mount -t hugetlbfs nodev /dev/hugepages || sk_die "cannot mount hugetlbfs"
 	fi
