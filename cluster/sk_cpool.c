@@ -340,6 +340,17 @@ int_reply(struct sk_cpool *p, redisReply *r, uint64_t *v)
 	return rc;
 }
 
+/* eval_int: eval() of a script whose reply is an integer >= 0, into *@v. */
+static int
+eval_int(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
+	 int nextra, uint64_t *v)
+{
+	redisReply *r;
+	int rc = eval(p, s, item, extra, nextra, &r);
+
+	return rc != 0 ? rc : int_reply(p, r, v);
+}
+
 static void
 u64s(char *buf, size_t cap, uint64_t v)
 {
@@ -354,9 +365,7 @@ sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char *con
 {
 	const char *extra[1 + SK_CPOOL_MEMBERS_MAX];
 	char total_s[24];
-	redisReply *r;
 	uint64_t created;
-	int rc;
 
 	if (n == 0 || n > SK_CPOOL_MEMBERS_MAX || total == 0 || total > SK_CPOOL_UNITS_MAX)
 		return -EINVAL;
@@ -367,10 +376,7 @@ sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char *con
 	}
 	u64s(total_s, sizeof(total_s), total);
 	extra[0] = total_s;
-	rc = eval(p, SK_CPOOL_INIT, item, extra, (int)n + 1, &r);
-	if (rc != 0)
-		return rc;
-	return int_reply(p, r, &created);
+	return eval_int(p, SK_CPOOL_INIT, item, extra, (int)n + 1, &created);
 }
 
 /* op: a lease or a give back (the same idempotency in the scripts). */
@@ -380,15 +386,10 @@ op(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, uint64_t seq, uint
 {
 	char seq_s[24], units_s[24];
 	const char *extra[2] = {seq_s, units_s};
-	redisReply *r;
-	int rc;
 
 	u64s(seq_s, sizeof(seq_s), seq);
 	u64s(units_s, sizeof(units_s), units);
-	rc = eval(p, s, item, extra, 2, &r);
-	if (rc != 0)
-		return rc;
-	return int_reply(p, r, result);
+	return eval_int(p, s, item, extra, 2, result);
 }
 
 int
@@ -419,7 +420,6 @@ sk_cpool_sync(struct sk_cpool *p, uint32_t item, uint64_t epoch, uint64_t held, 
 {
 	char epoch_s[24], held_s[24];
 	const char *extra[2] = {epoch_s, held_s};
-	redisReply *r;
 	uint64_t v;
 	int rc;
 
@@ -428,10 +428,7 @@ sk_cpool_sync(struct sk_cpool *p, uint32_t item, uint64_t epoch, uint64_t held, 
 		return -EOVERFLOW;
 	u64s(epoch_s, sizeof(epoch_s), epoch);
 	u64s(held_s, sizeof(held_s), held);
-	rc = eval(p, SK_CPOOL_SYNC, item, extra, 2, &r);
-	if (rc != 0)
-		return rc;
-	rc = int_reply(p, r, &v);
+	rc = eval_int(p, SK_CPOOL_SYNC, item, extra, 2, &v);
 	*unfenced = rc == 0 && v == 1;
 	return rc;
 }
@@ -469,19 +466,14 @@ sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint64_t 
 {
 	char held_s[24];
 	const char *extra[2] = {member, held_s};
-	redisReply *r;
 	uint64_t v;
-	int rc;
 
 	if (!sk_cpool_member_valid(member))
 		return -EINVAL;
 	if (held > SK_CPOOL_UNITS_MAX)
 		return -EOVERFLOW;
 	u64s(held_s, sizeof(held_s), held);
-	rc = eval(p, SK_CPOOL_FORGET, item, extra, 2, &r);
-	if (rc != 0)
-		return rc;
-	return int_reply(p, r, &v);
+	return eval_int(p, SK_CPOOL_FORGET, item, extra, 2, &v);
 }
 
 /* -------------------------------------------------------------- the view */
@@ -579,7 +571,6 @@ sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uint64_
 {
 	char id_s[24], units_s[24];
 	const char *extra[] = {id_s, units_s};
-	redisReply *r;
 	uint64_t applied;
 	int rc;
 
@@ -587,10 +578,7 @@ sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uint64_
 		return -EINVAL;
 	u64s(id_s, sizeof(id_s), request_id);
 	u64s(units_s, sizeof(units_s), units);
-	rc = eval(p, SK_CPOOL_RESTOCK, item, extra, 2, &r);
-	if (rc != 0)
-		return rc;
-	rc = int_reply(p, r, &applied);
+	rc = eval_int(p, SK_CPOOL_RESTOCK, item, extra, 2, &applied);
 	if (rc == 0 && repeat != NULL)
 		*repeat = applied == 0;
 	return rc;
