@@ -6,7 +6,7 @@
  * mapped to the errnos of sk_cpool.h.
  *
  * Every script gets the same seven keys of the item and the same first
- * three arguments (channel, item, member): see cluster/lua/common.lua.
+ * three arguments (key prefix, item, member): see cluster/lua/common.lua.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -293,7 +293,7 @@ static int
 eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *const *extra,
      int nextra, redisReply **out)
 {
-	char keys[NKEYS][KEY_MAX], channel[KEY_MAX], item_s[16];
+	char keys[NKEYS][KEY_MAX], item_s[16];
 	static const char *const suffix[] = {"pool", "leases", "ops", "synced", "members"};
 	const char *argv[ARGS_MAX];
 	struct sk_cpool_nopipe np;
@@ -306,14 +306,13 @@ eval(struct sk_cpool *p, enum sk_cpool_script s, uint32_t item, const char *cons
 		snprintf(keys[i], KEY_MAX, "%s:{%" PRIu32 "}:%s", p->prefix, item, suffix[i]);
 	snprintf(keys[5], KEY_MAX, "%s:soldout:{%" PRIu32 "}", p->prefix, item);
 	snprintf(keys[6], KEY_MAX, "%s:{%" PRIu32 "}:dry", p->prefix, item);
-	snprintf(channel, sizeof(channel), "%s:soldout", p->prefix);
 	snprintf(item_s, sizeof(item_s), "%" PRIu32, item);
 	argv[argc++] = "EVALSHA";
 	argv[argc++] = NULL; /* the SHA1, set by send_locked() */
 	argv[argc++] = "7";
 	for (int i = 0; i < NKEYS; i++)
 		argv[argc++] = keys[i];
-	argv[argc++] = channel;
+	argv[argc++] = p->prefix; /* the scripts name the channels from it */
 	argv[argc++] = item_s;
 	argv[argc++] = p->member;
 	for (int i = 0; i < nextra; i++)

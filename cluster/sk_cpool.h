@@ -256,18 +256,37 @@ int sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uin
  */
 int sk_cpool_get_units(struct sk_cpool *p, const char *key, uint64_t *units);
 
-/** One sold-out broadcast. */
+/** What a message of the channels says (cluster/lua/common.lua). */
+enum sk_cpool_event_kind {
+	/** <prefix>:soldout: the item's sold-out flag flipped (version +1). */
+	SK_CPOOL_EV_FLAG,
+	/** <prefix>:pool: the item's free units crossed zero (emptied, or
+	 *  units again), or a member asked and got none (want). A hint for
+	 *  the members to look again: the keys stay the truth
+	 *  (sk_cpool_view()). */
+	SK_CPOOL_EV_POOL,
+};
+
+/** One message of the channels. */
 struct sk_cpool_event {
+	enum sk_cpool_event_kind kind;
 	uint32_t item;
-	bool sold_out;
-	uint64_t version;
+	bool sold_out;	  /**< FLAG: the new flag */
+	uint64_t version; /**< FLAG: its version */
+	uint64_t free;	  /**< POOL: the pool's free units */
+	bool want;	  /**< POOL: a member asked for units and got none */
+	/** Redis's clock when it was sent (TIME, us since the epoch); 0 if
+	 *  the message did not carry it. Against the receiver's
+	 *  CLOCK_REALTIME it gives the delivery delay (same host, or clocks
+	 *  kept in step). */
+	int64_t at_us;
 };
 
 struct sk_cpool_sub;
 
 /**
- * sk_cpool_sub_open - a subscriber of the sold-out channel (its own
- * connection, for one thread). Connects on the first poll.
+ * sk_cpool_sub_open - a subscriber of the sold-out and the pool channel
+ * (its own connection, for one thread). Connects on the first poll.
  * @return 0, -EINVAL, -ENOMEM.
  */
 int sk_cpool_sub_open(struct sk_cpool_sub **out, const struct sk_cpool_config *cfg);
@@ -285,8 +304,8 @@ const char *sk_cpool_sub_errstr(const struct sk_cpool_sub *s);
  * again (a broadcast sent while down is lost; the keys are not):
  * @p resubscribed tells it, and the call returns right after subscribing.
  * While down it waits for the backoff (within @p timeout_ms) before it
- * reconnects, so a loop of polls does not spin. A message on the channel
- * that is not a broadcast of this module is skipped.
+ * reconnects, so a loop of polls does not spin. A message on the channels
+ * that is not one of this module's is skipped.
  * @param resubscribed  [out] may be NULL
  * @return the number of events delivered (>= 0), or a shared error (the
  *         next poll reconnects within the backoff).

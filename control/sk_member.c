@@ -2,9 +2,13 @@
 /*
  * The cluster member's loop (sk_member.h, docs/cluster.md): per tick, for
  * every cluster activity of the store, resolve the journal's pending op,
- * read the Redis pool, sync after a fence, then lease, give back or report
- * dry. Between ticks it waits on the sold-out channel, so a broadcast
- * reaches the item table within one poll.
+ * then, from the local numbers alone, decide whether Redis needs to be
+ * read: the pool is viewed only when this member may act on it (low
+ * water, nothing left, units while sold out), after its own ops and the
+ * channels' messages, while fenced, and at least once a VIEW_PERIOD_NS
+ * (VIEW_ENDED_NS once the sale is over here). Then sync after a fence,
+ * lease, give back or report dry. Between ticks it waits on the channels,
+ * so a sold-out broadcast reaches the item table within one poll.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,53 +22,19 @@
 #include "sk_activity.h"
 #include "sk_control_impl.h"
 #include "sk_logfmt.h"
-#include "sk_member.h"
-#include "sk_prom.h"
+#include "sk_member_impl.h"
 #include "sk_store_cluster.h"
-
-#define MS INT64_C(1000000)
-#define S  INT64_C(1000000000)
 
 #define IDLE_DEFAULT_NS (5 * S)
 #define TICK_DEFAULT_NS (20 * MS)
-#define LOW_WATER_S	1.0  /* lease when fewer units than this many seconds of sales */
-#define LEASE_S		2.0  /* and ask for this many seconds of sales */
-#define WANT_RECENT_MS	2000 /* a "dry, give back" call this recent is answered */
-#define WANT_QUIET_NS	S    /* ... by a member that sold nothing for this long */
-#define DRY_REPEAT_NS	S    /* a dry report is repeated at most this often */
-#define RATE_WEIGHT	0.2  /* of the newest tick in the smoothed selling rate */
-
-/* One cluster item the loop follows. */
-struct mitem {
-	uint32_t item; /* 0: free slot */
-	bool inited;   /* sk_cpool_init() succeeded since the last -ENOENT */
-	bool total_conflict_logged;
-	uint64_t sold_prev;
-	uint64_t restocking_prev; /* the dataplane's "restocking" answers of the item */
-	int64_t prev_ns, last_sale_ns, last_lease_ns, dry_ns;
-	double rate;
-	/* Read by sk_member_view() under m->mu. */
-	struct sk_cpool_view view;
-	int64_t view_ns;
-};
-
-struct sk_member {
-	struct sk_control *ctl;
-	struct sk_member_conf conf;
-	struct sk_cpool *pool;
-	struct sk_cpool_sub *sub;
-	pthread_t thread;
-	bool thread_ok;
-	atomic_bool stop;
-	int64_t stop_deadline_ns; /* monotonic: give back until then */
-	pthread_mutex_t mu;	  /* items[] for the readers */
-	struct mitem items[SK_MEMBER_ITEMS_MAX];
-
-	atomic_bool redis_up;
-	_Atomic uint64_t leases_granted, leases_empty, leases_refused, lease_units;
-	_Atomic uint64_t givebacks, giveback_units, syncs, broadcasts, anomalies, errors;
-	_Atomic uint64_t redis_calls; /* sk_cpool_calls() of pool, after each tick */
-};
+#define LOW_WATER_S	1.0	 /* lease when fewer units than this many seconds of sales */
+#define LEASE_S		2.0	 /* and ask for this many seconds of sales */
+#define WANT_RECENT_MS	2000	 /* a "dry, give back" call this recent is answered */
+#define WANT_QUIET_NS	S	 /* ... by a member that sold nothing for this long */
+#define DRY_REPEAT_NS	S	 /* a dry report is repeated at most this often */
+#define RATE_WEIGHT	0.2	 /* of the newest tick in the smoothed selling rate */
+#define VIEW_PERIOD_NS	S	 /* the pool is read at least this often ... */
+#define VIEW_ENDED_NS	(10 * S) /* ... or this, once over here and nothing held */
 
 static void
 count(_Atomic uint64_t *c, uint64_t n)
@@ -132,8 +102,8 @@ note_redis(struct sk_member *m, int rc)
 		count(&m->errors, 1);
 }
 
-static struct mitem *
-slot_of(struct sk_member *m, uint32_t item, bool add)
+struct mitem *
+sk_member_slot(struct sk_member *m, uint32_t item, bool add)
 {
 	struct mitem *free_slot = NULL;
 
@@ -181,6 +151,7 @@ send_lease(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t want, i
 	int rc = sk_cpool_lease(m->pool, mi->item, seq, want, &granted);
 
 	note_redis(m, rc);
+	mi->dirty = true;
 	switch (rc) {
 	case 0:
 		if (granted == 0)
@@ -217,6 +188,7 @@ send_giveback(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t unit
 	int rc = sk_cpool_giveback(m->pool, mi->item, seq, units);
 
 	note_redis(m, rc);
+	mi->dirty = true;
 	if (rc == -ERANGE || rc == -ESTALE || rc == -EEXIST) {
 		/* Redis cannot take them: they stay off sale (never sold
 		 * twice); an anomaly for the operator. */
@@ -314,12 +286,66 @@ publish_flag(struct sk_member *m, uint32_t item, bool sold_out)
 				      memory_order_relaxed);
 }
 
+/* read_pool - the pool of @mi into its cached view (for the readers too);
+ * false if Redis did not answer it. */
+static bool
+read_pool(struct sk_member *m, struct mitem *mi, int64_t now)
+{
+	struct sk_cpool_view v;
+	int rc = sk_cpool_view(m->pool, mi->item, &v);
+
+	note_redis(m, rc);
+	if (rc == -ENOENT)
+		mi->inited = false;
+	if (rc != 0)
+		return false;
+	pthread_mutex_lock(&m->mu);
+	mi->view = v;
+	mi->view_ns = now;
+	pthread_mutex_unlock(&m->mu);
+	mi->dirty = false;
+	publish_flag(m, mi->item, v.sold_out);
+	return true;
+}
+
+/* sync_fenced - the pool is fenced: this member's durable word, once per
+ * epoch, then its dry report again (a fence voids them). */
+static void
+sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster *j)
+{
+	const struct sk_cpool_view *v = &mi->view;
+	int me = member_index(v, m->conf.redis.member);
+	bool unfenced;
+	int rc;
+
+	if (j->pending_kind == SK_STORE_CLUSTER_LEASE || me < 0 || v->synced[me] == v->epoch)
+		return;
+	rc = sk_cpool_sync(m->pool, mi->item, v->epoch, sk_store_cluster_held(j), &unfenced);
+	note_redis(m, rc);
+	mi->dirty = true;
+	if (rc == 0) {
+		uint64_t unsold = 0, sold;
+
+		(void)sell_numbers(m, mi->item, &unsold, &sold);
+		note_redis(m, sk_cpool_dry(m->pool, mi->item, unsold, NULL, NULL));
+		count(&m->syncs, 1);
+		sk_logf(SK_LOG_NOTICE, "sync",
+			"item=%" PRIu32 " epoch=%" PRIu64 " held=%" PRIu64 " rebuilt=%s", mi->item,
+			v->epoch, sk_store_cluster_held(j), unfenced ? "true" : "false");
+	} else if (rc == -EOVERFLOW) {
+		count(&m->anomalies, 1);
+		sk_logf(SK_LOG_CRIT, "sync",
+			"item=%" PRIu32 " msg=\"the members hold more than the total: the pool "
+			"stays fenced (docs/cluster.md)\"",
+			mi->item);
+	}
+}
+
 static void
 item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity *a, bool stopping,
 	  int64_t now)
 {
 	struct sk_store_cluster j;
-	struct sk_cpool_view v;
 	int rc;
 
 	if (!mi->inited) {
@@ -336,61 +362,20 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 		if (rc != 0)
 			return;
 		mi->inited = true;
+		mi->dirty = true;
 	}
 	if (sk_store_cluster_get(m->ctl->store, a->item, &j) != 0)
 		return;
-	if (j.pending_kind == SK_STORE_CLUSTER_LEASE)
-		send_lease(m, mi, j.pending_seq, j.pending_units, now);
-	else if (j.pending_kind == SK_STORE_CLUSTER_GIVEBACK)
-		send_giveback(m, mi, j.pending_seq, j.pending_units, now);
-	if (j.pending_kind != SK_STORE_CLUSTER_NONE &&
-	    sk_store_cluster_get(m->ctl->store, a->item, &j) != 0)
-		return;
-
-	rc = sk_cpool_view(m->pool, a->item, &v);
-	note_redis(m, rc);
-	if (rc == -ENOENT)
-		mi->inited = false;
-	if (rc != 0)
-		return;
-	pthread_mutex_lock(&m->mu);
-	mi->view = v;
-	mi->view_ns = now;
-	pthread_mutex_unlock(&m->mu);
-	publish_flag(m, a->item, v.sold_out);
-
-	if (v.fenced) {
-		int me = member_index(&v, m->conf.redis.member);
-		bool unfenced;
-
-		if (j.pending_kind == SK_STORE_CLUSTER_LEASE || me < 0 || v.synced[me] == v.epoch)
+	if (j.pending_kind != SK_STORE_CLUSTER_NONE) {
+		if (j.pending_kind == SK_STORE_CLUSTER_LEASE)
+			send_lease(m, mi, j.pending_seq, j.pending_units, now);
+		else
+			send_giveback(m, mi, j.pending_seq, j.pending_units, now);
+		if (sk_store_cluster_get(m->ctl->store, a->item, &j) != 0)
 			return;
-		rc = sk_cpool_sync(m->pool, a->item, v.epoch, sk_store_cluster_held(&j), &unfenced);
-		note_redis(m, rc);
-		if (rc == 0) {
-			uint64_t unsold = 0, sold;
-
-			/* A fence voids the dry reports: this member's again. */
-			(void)sell_numbers(m, a->item, &unsold, &sold);
-			note_redis(m, sk_cpool_dry(m->pool, a->item, unsold, NULL, NULL));
-			count(&m->syncs, 1);
-			sk_logf(SK_LOG_NOTICE, "sync",
-				"item=%" PRIu32 " epoch=%" PRIu64 " held=%" PRIu64 " rebuilt=%s",
-				a->item, v.epoch, sk_store_cluster_held(&j),
-				unfenced ? "true" : "false");
-		} else if (rc == -EOVERFLOW) {
-			count(&m->anomalies, 1);
-			sk_logf(SK_LOG_CRIT, "sync",
-				"item=%" PRIu32
-				" msg=\"the members hold more than the total: the pool "
-				"stays fenced (docs/cluster.md)\"",
-				a->item);
-		}
-		return;
 	}
-	if (j.pending_kind != SK_STORE_CLUSTER_NONE)
-		return; /* a give-back kept while fenced: resent next tick */
 
+	/* The local numbers first: they say whether Redis must be read. */
 	uint64_t unsold = 0, sold = 0;
 	bool in_table = sell_numbers(m, a->item, &unsold, &sold);
 	/* Demand: buyers were told "restocking" here since the last tick. */
@@ -411,47 +396,78 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 	mi->prev_ns = now;
 
 	int64_t wall = sk_clock_ns(CLOCK_REALTIME);
-	bool selling = in_table && a->closed_ns == 0 && a->paused_ns == 0 && wall < a->end_ns;
+	bool over = a->closed_ns != 0 || wall >= a->end_ns;
+	bool selling = in_table && !over && a->paused_ns == 0;
 	/* Idle: open for the idle time, and neither sold nor leased in it. */
 	int64_t busy = mi->last_sale_ns > mi->last_lease_ns ? mi->last_sale_ns : mi->last_lease_ns;
 	bool idle = wall - a->start_ns >= m->conf.idle_ns &&
 		    (busy == 0 || now - busy >= m->conf.idle_ns);
-	bool wanted = v.want_ms != 0 && wall / MS - v.want_ms < WANT_RECENT_MS &&
-		      now - mi->last_sale_ns >= WANT_QUIET_NS;
 	double low = mi->rate * LOW_WATER_S;
 	bool low_water = (double)unsold < (low < 1 ? 1 : low);
 	/* Leases: the first at preheat; later ones while it sells, or while
 	 * buyers are told "restocking". An empty pool is asked again at most
 	 * every DRY_REPEAT_NS (the ask tells the others to give back). */
 	bool ask = j.ops == 0 || demand || mi->rate > 0;
-	bool pool_ok =
-		v.free > 0 || (demand && (mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS));
+	bool dry_due = mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS;
+	bool give = unsold > 0 && (stopping || !selling || idle);
 
-	if (unsold > 0 && (stopping || !selling || idle)) {
+	/* Read the pool when this tick may act on it (from the last view:
+	 * a lease, a dry report, units while sold out), and otherwise at
+	 * least every period. */
+	const struct sk_cpool_view *v = &mi->view;
+	bool empty_here = sk_store_cluster_held(&j) == 0 && j.pending_kind == SK_STORE_CLUSTER_NONE;
+	int64_t period = over && empty_here ? VIEW_ENDED_NS : VIEW_PERIOD_NS;
+	bool may_lease =
+		selling && !stopping && low_water && ask && (v->free > 0 || (demand && dry_due));
+	bool may_report = (unsold == 0 && v->free == 0 && !v->sold_out && dry_due) ||
+			  (unsold > 0 && v->sold_out);
+	bool due = mi->dirty || mi->view_ns == 0 || v->fenced || now - mi->view_ns >= period;
+	bool fresh = false;
+
+	if (due || (!give && (may_lease || may_report))) {
+		if (!read_pool(m, mi, now))
+			return;
+		fresh = true;
+	}
+	if (v->fenced) {
+		sync_fenced(m, mi, &j);
+		return;
+	}
+	if (j.pending_kind != SK_STORE_CLUSTER_NONE)
+		return; /* a give-back kept while fenced: resent next tick */
+
+	bool wanted = v->want_ms != 0 && wall / MS - v->want_ms < WANT_RECENT_MS &&
+		      now - mi->last_sale_ns >= WANT_QUIET_NS;
+	bool pool_ok = v->free > 0 || (demand && dry_due);
+
+	if (give) {
 		giveback(m, mi, unsold,
 			 stopping   ? "shutting down"
 			 : !selling ? "not selling here"
 				    : "idle",
 			 now);
+	} else if (!fresh) {
+		return; /* what follows needs the pool as it is now */
 	} else if (unsold >= 2 && wanted) {
 		giveback(m, mi, unsold / 2, "another member is dry", now);
 	} else if (selling && !stopping && low_water && ask && pool_ok) {
-		if (v.free == 0)
+		if (v->free == 0)
 			mi->dry_ns = now;
-		lease(m, mi, lease_size(m, mi, &v), now);
-	} else if (unsold == 0 && v.free == 0 && !v.sold_out &&
-		   (mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS)) {
+		lease(m, mi, lease_size(m, mi, v), now);
+	} else if (unsold == 0 && v->free == 0 && !v->sold_out && dry_due) {
 		bool flag = false;
 
 		rc = sk_cpool_dry(m->pool, a->item, 0, &flag, NULL);
 		note_redis(m, rc);
 		mi->dry_ns = now;
+		mi->dirty = true;
 		if (rc == 0)
 			publish_flag(m, a->item, flag);
-	} else if (unsold > 0 && v.sold_out) {
+	} else if (unsold > 0 && v->sold_out) {
 		rc = sk_cpool_dry(m->pool, a->item, unsold, NULL, NULL);
 		note_redis(m, rc);
 		mi->dry_ns = 0;
+		mi->dirty = true;
 	}
 }
 
@@ -484,20 +500,58 @@ tick(struct sk_member *m, bool stopping)
 		return;
 	for (unsigned i = 0; i < t.n; i++) {
 		pthread_mutex_lock(&m->mu);
-		struct mitem *mi = slot_of(m, t.a[i].item, true);
+		struct mitem *mi = sk_member_slot(m, t.a[i].item, true);
 		pthread_mutex_unlock(&m->mu);
 		if (mi != NULL)
 			item_tick(m, mi, &t.a[i], stopping, now);
 	}
 }
 
+/* flip_delay - a sold-out broadcast's delay from Redis's flip (its clock,
+ * at_us) to the item table's flag: into the histogram and the log. */
 static void
-on_broadcast(const struct sk_cpool_event *ev, void *arg)
+flip_delay(struct sk_member *m, const struct sk_cpool_event *ev)
+{
+	int64_t d = sk_clock_ns(CLOCK_REALTIME) - ev->at_us * 1000;
+	unsigned b = 0;
+
+	if (d < 0)
+		d = 0; /* clocks a hair apart (another host) */
+	while (b < FLIP_BUCKETS - 1 && (uint64_t)d > sk_member_flip_bounds_ns[b])
+		b++;
+	count(&m->flip_hist[b], 1);
+	count(&m->flip_sum_ns, (uint64_t)d);
+	sk_logf(SK_LOG_INFO, "broadcast",
+		"item=%" PRIu32 " sold_out=%s version=%" PRIu64 " delay_us=%" PRId64, ev->item,
+		ev->sold_out ? "true" : "false", ev->version, d / 1000);
+}
+
+/* on_message - a message of the channels (the loop's thread): a flip goes
+ * to the item table at once; either kind has the pool read at the next
+ * tick. */
+static void
+on_message(const struct sk_cpool_event *ev, void *arg)
 {
 	struct sk_member *m = arg;
+	struct mitem *mi = sk_member_slot(m, ev->item, false); /* the loop writes items[] */
 
-	count(&m->broadcasts, 1);
+	if (mi != NULL)
+		mi->dirty = true;
+	if (ev->kind != SK_CPOOL_EV_FLAG)
+		return;
 	publish_flag(m, ev->item, ev->sold_out);
+	count(&m->broadcasts, 1);
+	if (ev->at_us > 0)
+		flip_delay(m, ev);
+}
+
+/* view_all_next - every item's pool read at the next tick (messages may
+ * have been lost: the subscriber reconnected). */
+static void
+view_all_next(struct sk_member *m)
+{
+	for (unsigned i = 0; i < SK_MEMBER_ITEMS_MAX; i++)
+		m->items[i].dirty = true;
 }
 
 /* held_anywhere - some cluster item still holds unsold units or a pending op. */
@@ -529,9 +583,11 @@ run(void *arg)
 
 	while (!atomic_load(&m->stop)) {
 		bool resub = false;
-		int rc = sk_cpool_sub_poll(m->sub, poll_ms > 0 ? poll_ms : 1, on_broadcast, m,
-					   &resub);
+		int rc =
+			sk_cpool_sub_poll(m->sub, poll_ms > 0 ? poll_ms : 1, on_message, m, &resub);
 
+		if (resub)
+			view_all_next(m);
 		if (rc < 0) {
 			/* Down: the tick below finds out too; do not spin. */
 			struct timespec ts = {0, m->conf.tick_ns};
@@ -615,114 +671,4 @@ sk_member_stop(struct sk_member *m, int64_t giveback_ns)
 	sk_cpool_sub_close(m->sub);
 	sk_cpool_close(m->pool);
 	free(m);
-}
-
-const struct sk_cpool_config *
-sk_member_redis(const struct sk_member *m)
-{
-	return &m->conf.redis;
-}
-
-const char *
-sk_member_id(const struct sk_member *m)
-{
-	return m->conf.redis.member;
-}
-
-int
-sk_member_view(struct sk_member *m, uint32_t item, struct sk_member_item *out)
-{
-	struct sk_store_cluster j;
-
-	memset(out, 0, sizeof(*out));
-	pthread_mutex_lock(&m->mu);
-	struct mitem *mi = slot_of(m, item, false);
-	if (mi != NULL) {
-		out->item = item;
-		out->pool = mi->view;
-		out->pool_read_ns = mi->view_ns;
-		out->rate = mi->rate;
-	}
-	pthread_mutex_unlock(&m->mu);
-	if (mi == NULL)
-		return -ENOENT;
-	out->redis_up = atomic_load(&m->redis_up);
-	if (sk_store_cluster_get(m->ctl->store, item, &j) == 0) {
-		out->held = sk_store_cluster_held(&j);
-		out->pending_seq = j.pending_seq;
-		out->pending_kind = j.pending_kind;
-		out->pending_units = j.pending_units;
-	}
-	return 0;
-}
-
-int
-sk_member_metrics(struct sk_member *m, FILE *out)
-{
-	struct sk_prom p = {.f = out};
-	uint32_t ids[SK_MEMBER_ITEMS_MAX];
-	uint64_t v;
-
-	sk_prom_gauge(&p, "seckill_redis_up",
-		      "1 if the cluster member's last Redis call got through",
-		      atomic_load(&m->redis_up) ? 1 : 0);
-	sk_prom_head(&p, "seckill_cluster_leases_total", "counter",
-		     "Leases asked of the Redis pool, by result: granted (units came), empty (the "
-		     "pool had none), refused (fenced)");
-	sk_prom_printf(&p, "seckill_cluster_leases_total{result=\"granted\"} %" PRIu64 "\n",
-		       atomic_load(&m->leases_granted));
-	sk_prom_printf(&p, "seckill_cluster_leases_total{result=\"empty\"} %" PRIu64 "\n",
-		       atomic_load(&m->leases_empty));
-	sk_prom_printf(&p, "seckill_cluster_leases_total{result=\"refused\"} %" PRIu64 "\n",
-		       atomic_load(&m->leases_refused));
-	sk_prom_counter(&p, "seckill_cluster_leased_units_total", "Units granted by leases",
-			atomic_load(&m->lease_units));
-	sk_prom_counter(&p, "seckill_cluster_givebacks_total", "Give-backs Redis took",
-			atomic_load(&m->givebacks));
-	sk_prom_counter(&p, "seckill_cluster_given_back_units_total",
-			"Units given back to the pool", atomic_load(&m->giveback_units));
-	sk_prom_counter(&p, "seckill_cluster_syncs_total",
-			"Syncs of this member's durable word after a fence",
-			atomic_load(&m->syncs));
-	sk_prom_counter(&p, "seckill_cluster_broadcasts_total",
-			"Sold-out and reopen broadcasts received", atomic_load(&m->broadcasts));
-	sk_prom_counter(&p, "seckill_cluster_anomalies_total",
-			"Ops Redis could not take (logged; units stay off sale, never sold twice)",
-			atomic_load(&m->anomalies));
-	sk_prom_counter(&p, "seckill_cluster_errors_total", "Failed member steps (retried)",
-			atomic_load(&m->errors));
-	sk_prom_counter(&p, "seckill_cluster_redis_calls_total",
-			"Commands the member sent to Redis (scripts, their loads, redirections)",
-			atomic_load(&m->redis_calls));
-
-	static const char *const fam[][3] = {
-		{"seckill_cluster_held_units", "gauge",
-		 "Units this member holds (LMDB: granted - given back)"},
-		{"seckill_cluster_pool_free_units", "gauge",
-		 "Units of the Redis pool not leased (last read)"},
-		{"seckill_cluster_fenced", "gauge",
-		 "1 while the item's pool is fenced (last read)"},
-		{"seckill_cluster_sold_out", "gauge", "1 when sold out everywhere (last read)"},
-	};
-	pthread_mutex_lock(&m->mu);
-	for (unsigned i = 0; i < SK_MEMBER_ITEMS_MAX; i++)
-		ids[i] = m->items[i].item;
-	pthread_mutex_unlock(&m->mu);
-	for (size_t f = 0; f < SK_ARRAY_SIZE(fam); f++) {
-		sk_prom_head(&p, fam[f][0], fam[f][1], fam[f][2]);
-		for (unsigned i = 0; i < SK_MEMBER_ITEMS_MAX; i++) {
-			struct sk_member_item mi;
-			uint32_t item = ids[i];
-
-			if (item == 0 || sk_member_view(m, item, &mi) != 0)
-				continue;
-			v = f == 0   ? mi.held
-			    : f == 1 ? mi.pool.free
-			    : f == 2 ? mi.pool.fenced
-				     : mi.pool.sold_out;
-			sk_prom_printf(&p, "%s{item=\"%" PRIu32 "\"} %" PRIu64 "\n", fam[f][0],
-				       item, v);
-		}
-	}
-	return p.err;
 }

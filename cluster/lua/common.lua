@@ -2,12 +2,16 @@
 -- common.lua: prepended to every script of the cluster pool (embed_lua.py).
 -- The keys and arguments every script gets, in this order (sk_cpool.c):
 --   KEYS  pool, leases, ops, synced, members, the sold-out key, dry
---   ARGV  channel, item id, member id, then the script's own
+--   ARGV  key prefix, item id, member id, then the script's own
+-- Channels: <prefix>:soldout (the sold-out flag, for members and upstream
+-- tiers), <prefix>:pool (free crossed zero, or a member found it empty:
+-- the members look again; a hint, the keys stay the truth).
 -- Numbers go to Redis as strings made by fmt(): Lua 5.1 numbers are
 -- doubles, and tostring() of a large one is in exponent notation.
 local POOL, LEASES, OPS, SYNCED = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local MEMBERS, SOLDKEY, DRY = KEYS[5], KEYS[6], KEYS[7]
-local CHANNEL, ITEM, MEMBER = ARGV[1], ARGV[2], ARGV[3]
+local PREFIX, ITEM, MEMBER = ARGV[1], ARGV[2], ARGV[3]
+local CHANNEL, POOL_CHANNEL = PREFIX .. ':soldout', PREFIX .. ':pool'
 
 local function num(v)
   return tonumber(v) or 0
@@ -15,6 +19,25 @@ end
 
 local function fmt(n)
   return string.format('%d', n)
+end
+
+-- now_us: Redis's clock (TIME) in microseconds since the epoch, as a
+-- decimal string (seconds and microseconds joined: no double on the way).
+local function now_us()
+  local t = redis.call('TIME')
+  return t[1] .. string.format('%06d', tonumber(t[2]))
+end
+
+-- pool_moved: free went from @before to what it is now. When it crossed
+-- zero (the pool emptied, or has units again), or @want (a member asked and
+-- got none), tells the members: a dry one leases, one with nothing left
+-- reports dry, a quiet one gives units back.
+local function pool_moved(before, want)
+  local free = num(redis.call('HGET', POOL, 'free'))
+  if want or (before == 0) ~= (free == 0) then
+    redis.call('PUBLISH', POOL_CHANNEL, '{"item":' .. ITEM .. ',"free":' .. fmt(free) ..
+      ',"want":' .. (want and 'true' or 'false') .. ',"at_us":' .. now_us() .. '}')
+  end
 end
 
 -- dec_cmp: -1, 0, 1 comparing two decimal strings without leading zeros
@@ -63,7 +86,8 @@ local function member_check()
 end
 
 -- set_sold_out: flips the flag, + 1 on its version, the key for late
--- joiners, the broadcast.
+-- joiners, the broadcast (at_us: Redis's clock at the flip, from which a
+-- subscriber measures the delay).
 local function set_sold_out(flag)
   local v = fmt(redis.call('HINCRBY', POOL, 'version', 1))
   redis.call('HSET', POOL, 'sold_out', flag and '1' or '0')
@@ -72,7 +96,7 @@ local function set_sold_out(flag)
   end
   redis.call('SET', SOLDKEY, (flag and '1:' or '0:') .. v)
   redis.call('PUBLISH', CHANNEL, '{"item":' .. ITEM .. ',"sold_out":' ..
-    (flag and 'true' or 'false') .. ',"version":' .. v .. '}')
+    (flag and 'true' or 'false') .. ',"version":' .. v .. ',"at_us":' .. now_us() .. '}')
 end
 
 -- all_dry: every member reported 0 local units since its last grant (or

@@ -15,8 +15,10 @@ if u > held then
   return redis.error_reply('HELD ' .. MEMBER .. ' holds ' .. fmt(held) .. ' units of item ' ..
     ITEM .. ', cannot give back ' .. ARGV[5])
 end
+local before = num(redis.call('HGET', POOL, 'free'))
 redis.call('HINCRBY', POOL, 'free', ARGV[5])
 redis.call('HINCRBY', LEASES, MEMBER, fmt(-u))
 redis.call('HSET', OPS, MEMBER, ARGV[4] .. ':give:' .. ARGV[5] .. ':' .. ARGV[5])
+pool_moved(before, false)
 settle()
 return u

@@ -16,7 +16,7 @@ if seen then
   return redis.error_reply('SEQ restock ' .. rid .. ' of item ' .. ITEM .. ' was ' .. seen ..
     ' units')
 end
-local p = redis.call('HMGET', POOL, 'total', 'base', 'fenced')
+local p = redis.call('HMGET', POOL, 'total', 'base', 'fenced', 'free')
 if num(p[1]) + tonumber(u) > 9007199254740992 then -- 2^53, SK_CPOOL_UNITS_MAX
   return redis.error_reply('LIMIT item ' .. ITEM .. ': ' .. p[1] .. ' + ' .. u ..
     ' units is above the limit')
@@ -27,6 +27,7 @@ end
 redis.call('HINCRBY', POOL, 'total', u)
 if p[3] ~= '1' then
   redis.call('HINCRBY', POOL, 'free', u)
+  pool_moved(num(p[4]), false)
 end
 redis.call('HSET', OPS, 'restock:' .. rid, u)
 settle()

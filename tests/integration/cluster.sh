@@ -16,6 +16,7 @@
 #  2. no stranded units: item 2 (40 units) leased by both, no traffic:
 #     both give their units back within the idle time; then a crowd on a
 #     alone buys all 40 (a leases them, answering "restocking" meanwhile);
+#     b, idle, flips to sold out on the broadcast (its delay is printed);
 #  3. Redis loses its last writes: item 3 (100 units); a snapshot of Redis,
 #     then more leases and sales, then Redis killed and restarted from the
 #     snapshot: the pool is fenced, both members sync their LMDB word and
@@ -48,134 +49,10 @@ for v in SK_CROWD SK_CONTROL SK_SECKILLCTL; do
 	[ -x "${!v:-}" ] || skip "$v is not an executable (run through meson test)"
 done
 
-tmp=$(mktemp -d)
-NAME_A=$SK_SBX-a
-NAME_B=$SK_SBX-b
-PORT_A=$((20000 + $$ % 1000))
-PORT_B=$((21000 + $$ % 1000))
-RSOCK=$tmp/redis.sock
-IDLE_MS=3000
-REDIS_PID=
-CROWD_PIDS=()
+# shellcheck source=cluster_lib.sh
+. "$(dirname "$0")/cluster_lib.sh"
 
 # ---------------------------------------------------------------- helpers
-
-redis_start() {
-	mkdir -p "$tmp/redis"
-	redis-server --port 0 --unixsocket "$RSOCK" --unixsocketperm 700 --dir "$tmp/redis" \
-		--appendonly no --save '' --daemonize no >>"$tmp/redis.log" 2>&1 &
-	REDIS_PID=$!
-	for _ in $(seq 1 100); do
-		[ "$(redis-cli -s "$RSOCK" ping 2>/dev/null)" = PONG ] && return 0
-		sleep 0.1
-	done
-	echo "redis-server did not answer"
-	return 1
-}
-
-# redis_kill - SIGKILL the redis-server we started, and reap it.
-redis_kill() {
-	[ -n "$REDIS_PID" ] || return 0
-	kill -KILL "$REDIS_PID" 2>/dev/null || true
-	wait "$REDIS_PID" 2>/dev/null || true
-	REDIS_PID=
-}
-
-# sbx NAME ARGS... - sandbox.sh of appliance NAME (a or b).
-sbx() {
-	local n=$1
-	shift
-	if [ "$n" = a ]; then
-		SK_SBX=$NAME_A SK_SBX_ADMIN_PORT=$PORT_A "$SBX" "$@"
-	else
-		SK_SBX=$NAME_B SK_SBX_ADMIN_PORT=$PORT_B "$SBX" "$@"
-	fi
-}
-
-member_args() {
-	echo "--redis unix:$RSOCK --cluster-member $1 --cluster-members a,b --cluster-idle-ms $IDLE_MS"
-}
-
-appliance_up() {
-	local n=$1 cfg=$tmp/$1.ini
-	{
-		cat "$REPO/config/sandbox.ini"
-		cat <<-EOF
-
-			[seckill]
-			auth = off
-			store = $tmp/store-$n
-			ack = durable
-			ack_wait_ms = 3000
-		EOF
-	} >"$cfg"
-	SK_SBX_CONTROL_ARGS=$(member_args "$n") sbx "$n" up --config "$cfg" >"$tmp/up-$n.out" || {
-		cat "$tmp/up-$n.out"
-		return 1
-	}
-	sed -n 's/.*server=\([0-9.]*\).*/\1/p' "$tmp/up-$n.out" >"$tmp/server-$n"
-}
-
-all_down() {
-	local p n
-	for p in "${CROWD_PIDS[@]}"; do
-		kill_tree TERM "$p"
-	done
-	if [ "$FAILS" != 0 ]; then
-		for n in $NAME_A $NAME_B; do
-			echo "--- the cluster lines of $n's control plane"
-			grep -aE 'event=(cluster|lease|giveback|sync)' "/run/$n/control.log" | tail -60 || true
-		done
-	fi
-	sbx a down >/dev/null 2>&1 || true
-	sbx b down >/dev/null 2>&1 || true
-	redis_kill
-}
-
-# ctl N ARGS... - seckillctl against appliance N; output in $tmp/ctl.out,
-# exit code in CTL_RC.
-ctl() {
-	local n=$1
-	shift
-	CTL_RC=0
-	sbx "$n" ctl "$@" >"$tmp/ctl.out" 2>&1 || CTL_RC=$?
-}
-
-# ctl_unchanged - the last ctl exited 0 and printed "unchanged".
-ctl_unchanged() { [ "$CTL_RC" = 0 ] && grep -q "unchanged" "$tmp/ctl.out"; }
-
-# cluster N ITEM PATH - a field of member N's cluster view of ITEM.
-cluster() {
-	local port=$PORT_A
-	[ "$1" = a ] || port=$PORT_B
-	curl -sf "http://127.0.0.1:$port/v1/cluster/items/$2" | itpy jsonq field - "$3"
-}
-
-# field N ITEM PATH - a field of member N's admin item ITEM.
-field() {
-	local port=$PORT_A
-	[ "$1" = a ] || port=$PORT_B
-	curl -sf "http://127.0.0.1:$port/v1/items/$2" | itpy jsonq field - "$3"
-}
-
-# state N ITEM - the dataplane's state of ITEM on appliance N.
-state() {
-	SK_SBX=$([ "$1" = a ] && echo "$NAME_A" || echo "$NAME_B") "$SBX" exec \
-		curl -s -m 5 "http://$(cat "$tmp/server-$1")/v1/items/$2" | itpy jsonq field - state
-}
-
-# wait_for SECONDS DESC CMD... - poll CMD (every 0.2 s: a poll interval,
-# not a guess) until it succeeds, for SECONDS at most.
-wait_for() {
-	local end=$((SECONDS + $1)) desc=$2
-	shift 2
-	while [ "$SECONDS" -lt "$end" ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	echo "    (gave up waiting: $desc)"
-	return 1
-}
 
 holds() { [ "$(cluster "$1" "$2" held)" -gt 0 ]; }
 both_hold() { holds a "$1" && holds b "$1"; }
@@ -193,47 +70,12 @@ sold_out_on() {
 }
 fenced_is() { [ "$(cluster a "$1" pool.fenced)" = "$2" ]; }
 
-# crowd N ITEM BASE USERS NAME - USERS users (from BASE) buy ITEM once on
-# appliance N, in the background (summary $tmp/NAME.json).
-crowd() {
-	local n=$1 item=$2 base=$3 users=$4 name=$5
-	shift 5
-	sbx "$n" exec timeout 60 "$SK_CROWD" --server "$(cat "$tmp/server-$n")" --item "$item" \
-		--users "$users" --user-base "$base" --retriers 0 --conns 8 --timeout-ms 8000 \
-		--max-seconds 40 --json "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 &
-	CROWD_PIDS+=($!)
-}
-
-crowds_wait() {
-	local p
-	for p in "${CROWD_PIDS[@]}"; do
-		wait "$p" || true
-	done
-	CROWD_PIDS=()
-}
-
-winners() { itpy jsonq field "$tmp/$1.json" winners; }
-
-# redis_calls N - member N's seckill_cluster_redis_calls_total (empty if
-# its /metrics lacks it).
-redis_calls() {
-	local port=$PORT_A
-	[ "$1" = a ] || port=$PORT_B
-	curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/metrics-$1" || true
-	awk '$1 == "seckill_cluster_redis_calls_total" { print $2; exit }' "$tmp/metrics-$1"
-}
 
 # leases_sent N - the leases member N asked for (every result), from the
 # /metrics file the last redis_calls N read.
 leases_sent() {
 	awk '$1 ~ /^seckill_cluster_leases_total[{]/ { n += $2 } END { print n + 0 }' "$tmp/metrics-$1"
 }
-
-# soldout_key ITEM - Redis's "<0|1>:<version>" of ITEM.
-soldout_key() { redis-cli -s "$RSOCK" get "seckill:soldout:{$1}"; }
-
-# live N ITEM - LMDB's live units of ITEM on member N.
-live() { field "$1" "$2" ledger.live; }
 
 # sell_out ITEM WAVES [a|b|ab] - crowd waves (400 fresh users per appliance
 # and wave, on 2 connections: the wave lasts long enough for the members to
@@ -383,6 +225,13 @@ check "2: idle members give every unit back (pool free 40)" \
 sold=$(sell_out 2 20 a)
 expect_eq "2: a crowd on a alone buys all 40" "$sold" 40
 expect_eq "2: b sold none" "$(field b 2 sold)" 0
+# b had no traffic: the flag came to it in the broadcast, its delay logged.
+check "2: b (idle) says sold out" wait_for 10 "b flips" sold_out_on 2 b
+flip=$(grep -a 'event=broadcast item=2 sold_out=true' "/run/$NAME_B/control.log" | tail -1)
+check "2: b got the sold-out broadcast, with Redis's clock in it" \
+	bash -c "[[ '$flip' == *delay_us=* ]]"
+echo "    | the sold-out flag at the idle appliance b, after Redis flipped it:" \
+	"${flip##*delay_us=} us (bench/cluster/bench_flip.sh: p50/p99)"
 
 # ------------------------------------------- 3. Redis loses its last writes
 

@@ -477,9 +477,11 @@ END_TEST
 /* ---------------------------------------------------- sold out, reopen */
 
 #define EV_MAX 16
+/* The subscriber's messages: the flips (sold-out channel) in ev, the pool
+ * channel's in pool. */
 struct evs {
-	int n;
-	struct sk_cpool_event ev[EV_MAX];
+	int n, npool;
+	struct sk_cpool_event ev[EV_MAX], pool[EV_MAX];
 };
 
 static void
@@ -487,9 +489,42 @@ on_event(const struct sk_cpool_event *ev, void *arg)
 {
 	struct evs *e = arg;
 
+	if (ev->kind == SK_CPOOL_EV_POOL) {
+		if (e->npool < EV_MAX)
+			e->pool[e->npool] = *ev;
+		e->npool++;
+		return;
+	}
+	ck_assert_int_eq(ev->kind, SK_CPOOL_EV_FLAG);
 	if (e->n < EV_MAX)
 		e->ev[e->n] = *ev;
 	e->n++;
+}
+
+/* wait_pool: poll @s until @e holds @n pool messages (bounded); the last
+ * says @free and @want. */
+static void
+wait_pool(struct sk_cpool_sub *s, struct evs *e, int n, uint64_t free, bool want)
+{
+	long long end = sk_test_redis_now_ms() + WAIT_MS;
+
+	while (e->npool < n && sk_test_redis_now_ms() < end)
+		ck_assert_int_ge(sk_cpool_sub_poll(s, 200, on_event, e, NULL), 0);
+	ck_assert_int_eq(e->npool, n);
+	ck_assert_uint_eq(e->pool[n - 1].item, ITEM);
+	ck_assert_uint_eq(e->pool[n - 1].free, free);
+	ck_assert(e->pool[n - 1].want == want);
+}
+
+/* recent_us: @at_us (Redis's clock in a message) is within 10 s of now. */
+static bool
+recent_us(int64_t at_us)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t now_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return at_us > 0 && at_us <= now_us + 1000000 && now_us - at_us < 10000000;
 }
 
 /* wait_events: poll @s until @e holds @n events (bounded). */
@@ -531,8 +566,12 @@ START_TEST(sold_out_and_reopen)
 
 	ready(a, b);
 	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 60, &g), 0);
+	ck_assert_int_eq(sk_cpool_sub_poll(s, 0, on_event, &e, NULL), 0); /* free 100 -> 40 */
 	ck_assert_int_eq(sk_cpool_lease(b, ITEM, 1, 60, &g), 0);
 	ck_assert_uint_eq(g, 40);
+	/* The grant emptied the pool: told on the pool channel. */
+	wait_pool(s, &e, 1, 0, false);
+	ck_assert(recent_us(e.pool[0].at_us));
 	/* a is empty, b still holds units: not sold out. */
 	ck_assert_int_eq(sk_cpool_dry(a, ITEM, 0, &so, &ver), 0);
 	ck_assert(!so);
@@ -550,6 +589,8 @@ START_TEST(sold_out_and_reopen)
 	ck_assert_uint_eq(e.ev[0].item, ITEM);
 	ck_assert(e.ev[0].sold_out);
 	ck_assert_uint_eq(e.ev[0].version, 1);
+	ck_assert(recent_us(e.ev[0].at_us));
+	ck_assert_int_eq(e.npool, 1);
 	/* Again: no flip, no broadcast. */
 	ck_assert_int_eq(sk_cpool_dry(b, ITEM, 0, NULL, NULL), 0);
 	/* A give back reopens. */
@@ -560,10 +601,17 @@ START_TEST(sold_out_and_reopen)
 	wait_events(s, &e, 2);
 	ck_assert(!e.ev[1].sold_out);
 	ck_assert_uint_eq(e.ev[1].version, 2);
-	/* b leases them, sells out again; a unit comes back at b (a payment
-	 * timeout): dry with units reopens. */
+	ck_assert(e.ev[1].at_us >= e.ev[0].at_us);
+	wait_pool(s, &e, 2, 3, false); /* units again */
+	/* b leases them (emptied again), sells out again; a unit comes back
+	 * at b (a payment timeout): dry with units reopens. */
 	ck_assert_int_eq(sk_cpool_lease(b, ITEM, 2, 10, &g), 0);
 	ck_assert_uint_eq(g, 3);
+	wait_pool(s, &e, 3, 0, false);
+	/* a asks the empty pool: want, told to the others. */
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 3, 5, &g), 0);
+	ck_assert_uint_eq(g, 0);
+	wait_pool(s, &e, 4, 0, true);
 	ck_assert_int_eq(sk_cpool_dry(b, ITEM, 0, &so, &ver), 0);
 	ck_assert(so);
 	ck_assert_uint_eq(ver, 3);
@@ -573,10 +621,20 @@ START_TEST(sold_out_and_reopen)
 	wait_events(s, &e, 4);
 	ck_assert(e.ev[2].sold_out && !e.ev[3].sold_out);
 	ck_assert_uint_eq(e.ev[3].version, 4);
-	/* A stranger's message on the channel is skipped. */
+	/* Strangers' messages on the channels are skipped; an older
+	 * member's flip (no at_us) is taken, with at_us 0. */
 	redis_cmd(out, sizeof(out), "PUBLISH seckill:soldout hello");
+	redis_cmd(out, sizeof(out), "PUBLISH seckill:pool {\"item\":7,\"free\":-1,\"want\":true}");
+	redis_cmd(
+		out, sizeof(out),
+		"PUBLISH seckill:soldout {\"item\":7,\"sold_out\":true,\"version\":9,\"at_us\":0}");
 	ck_assert_int_eq(sk_cpool_sub_poll(s, 200, on_event, &e, NULL), 0);
 	ck_assert_int_eq(e.n, 4);
+	redis_cmd(out, sizeof(out),
+		  "PUBLISH seckill:soldout {\"item\":7,\"sold_out\":true,\"version\":9}");
+	wait_events(s, &e, 5);
+	ck_assert(e.ev[4].sold_out && e.ev[4].version == 9 && e.ev[4].at_us == 0);
+	ck_assert_int_eq(e.npool, 4);
 	check_sum(a);
 	sk_cpool_sub_close(s);
 	sk_cpool_close(a);

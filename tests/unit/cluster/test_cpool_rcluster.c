@@ -169,7 +169,7 @@ on_event(const struct sk_cpool_event *ev, void *arg)
 {
 	struct evs *e = arg;
 
-	if (e->n < 8)
+	if (ev->kind == SK_CPOOL_EV_FLAG && e->n < 8) /* the pool channel's: test_cpool */
 		e->ev[e->n++] = *ev;
 }
 
@@ -215,10 +215,19 @@ START_TEST(every_master)
 	     e.n < 3 && sk_test_redis_now_ms() < end;)
 		ck_assert_int_ge(sk_cpool_sub_poll(s, 200, on_event, &e, NULL), 0);
 	ck_assert_uint_eq(e.n, 3);
+	/* One flip per item; their order is not kept across masters (two
+	 * come over the cluster bus, one from the subscriber's own node). */
 	for (unsigned k = 0; k < 3; k++) {
-		ck_assert_uint_eq(e.ev[k].item, items[k]);
-		ck_assert(e.ev[k].sold_out);
-		ck_assert_uint_eq(e.ev[k].version, 1);
+		unsigned seen = 0;
+
+		for (unsigned i = 0; i < 3; i++) {
+			if (e.ev[i].item != items[k])
+				continue;
+			seen++;
+			ck_assert(e.ev[i].sold_out);
+			ck_assert_uint_eq(e.ev[i].version, 1);
+		}
+		ck_assert_uint_eq(seen, 1);
 	}
 	/* A give-back reopens an item on node 1, heard on node 2. */
 	ck_assert_int_eq(sk_cpool_giveback(b, items[1], 2, 10), 0);
