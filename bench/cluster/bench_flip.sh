@@ -20,7 +20,9 @@
 # to the member's store of the flag in the item table, which the dataplane
 # reads on its next buy (CLOCK_REALTIME; same host, one clock). The bench
 # prints p50, p99 and max per member and direction, and each member's
-# seckill_cluster_broadcast_delay_seconds histogram from /metrics.
+# seckill_cluster_broadcast_delay_seconds histogram from /metrics. Without
+# --busy it then reads both members' Redis calls over 10 s with the item
+# open and no traffic: what a quiet item costs Redis.
 #
 # With --busy, a crowd keeps buying another cluster item on both
 # appliances meanwhile (the members lease and report while they listen).
@@ -126,6 +128,20 @@ for k in $(seq 1 "$CYCLES"); do
 	wait_for 10 "b reopens (cycle $k)" b_not_sold_out || die "b missed the reopen"
 done
 echo "cycles: $CYCLES in $((SECONDS - t0)) s$([ "$BUSY" = 1 ] && echo ', with crowds buying item 2 on both')"
+
+if [ "$BUSY" = 0 ]; then
+	# What an open item with no traffic costs: the members' Redis calls over
+	# a window of WINDOW s (a measurement window, not a wait for anything).
+	WINDOW=10
+	ca=$(redis_calls a)
+	cb=$(redis_calls b)
+	sleep "$WINDOW"
+	ca=$(($(redis_calls a) - ca))
+	cb=$(($(redis_calls b) - cb))
+	echo "no traffic, 1 open item: Redis calls per second, member a $(awk -v c="$ca" -v w="$WINDOW" \
+		'BEGIN { printf "%.1f", c / w }'), member b $(awk -v c="$cb" -v w="$WINDOW" \
+		'BEGIN { printf "%.1f", c / w }') (over ${WINDOW} s)"
+fi
 
 for n in a b; do
 	name=$NAME_A
