@@ -3,8 +3,9 @@
 # on one redis-server of the caller's own (a unix socket in $tmp): what
 # tests/integration/cluster.sh and bench/cluster/bench_flip.sh share.
 # Source it after lib.sh; it sets tmp (a fresh directory), the sandbox
-# names and admin ports, RSOCK and IDLE_MS (the members' idle give-back
-# time, default 3000 ms: set IDLE_MS before sourcing to change it).
+# names and admin ports, RSOCK (redis_start of lib.sh starts the server
+# there) and IDLE_MS (the members' idle give-back time, default 3000 ms:
+# set IDLE_MS before sourcing to change it).
 #
 # shellcheck shell=bash disable=SC2034 # the variables are the caller's
 
@@ -19,27 +20,6 @@ REDIS_PID=
 CROWD_PIDS=()
 
 # ---------------------------------------------------------------- helpers
-
-redis_start() {
-	mkdir -p "$tmp/redis"
-	redis-server --port 0 --unixsocket "$RSOCK" --unixsocketperm 700 --dir "$tmp/redis" \
-		--appendonly no --save '' --daemonize no >>"$tmp/redis.log" 2>&1 &
-	REDIS_PID=$!
-	for _ in $(seq 1 100); do
-		[ "$(redis-cli -s "$RSOCK" ping 2>/dev/null)" = PONG ] && return 0
-		sleep 0.1
-	done
-	echo "redis-server did not answer"
-	return 1
-}
-
-# redis_kill - SIGKILL the redis-server we started, and reap it.
-redis_kill() {
-	[ -n "$REDIS_PID" ] || return 0
-	kill -KILL "$REDIS_PID" 2>/dev/null || true
-	wait "$REDIS_PID" 2>/dev/null || true
-	REDIS_PID=
-}
 
 # sbx NAME ARGS... - sandbox.sh of appliance NAME (a or b).
 sbx() {

@@ -5,9 +5,11 @@
 #
 #  1. the sandbox with a store, ack = durable, auth off, the control plane
 #     started with --kafka (seckill-kafka broker, so the export metrics are
-#     there), and seckill-mysql-writer --metrics-port with its MariaDB
-#     unreachable (a unix socket nobody listens on: it serves /metrics and
-#     retries the connection);
+#     there) and as the one member of a cluster on a redis-server of the
+#     test (--redis, so the member's metrics are there; item 2 is a cluster
+#     sale it leases), and seckill-mysql-writer --metrics-port with its
+#     MariaDB unreachable (a unix socket nobody listens on: it serves
+#     /metrics and retries the connection);
 #  2. a sale of 20 units to 30 users (curl, X-User-Id): 20 x 200, 10 x 410;
 #     the export backlog drains to 0; a reconcile run after the sale
 #     reports item 1 fine;
@@ -18,12 +20,13 @@
 #  4. Prometheus itself (Debian's prometheus, 127.0.0.1, 1 s scrapes and
 #     evaluations, the repository's rule file): the appliance's alerts stay
 #     silent while it is healthy, SeckillMysqlDatabaseDown turns pending
-#     (the writer has no database); the dataplane killed: seckill_dataplane_up
+#     (the writer has no database); Redis killed: seckill_redis_up 0 and
+#     SeckillRedisDown pending; the dataplane killed: seckill_dataplane_up
 #     0 and SeckillDataplaneDown pending or firing.
-# Every wait is bounded; the broker, the writer and Prometheus are stopped
-# by their PIDs on every exit path.
+# Every wait is bounded; the broker, the writer, Redis and Prometheus are
+# stopped by their PIDs on every exit path.
 . "$(dirname "$0")/lib.sh"
-require_env curl promtool prometheus
+require_env curl promtool prometheus redis-server redis-cli
 [ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
 [ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
 [ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
@@ -34,6 +37,8 @@ tmp=$(mktemp -d)
 KAFKA_PID=
 WRITER_PID=
 PROM_PID=
+REDIS_PID=
+RSOCK=$tmp/redis.sock
 RULES=$REPO/config/prometheus/seckill-alerts.yml
 DASHBOARD=$REPO/config/grafana/seckill.json
 
@@ -53,6 +58,7 @@ stop_pid() {
 cleanup() {
 	stop_pid "$PROM_PID"
 	stop_pid "$WRITER_PID"
+	redis_kill
 	kafka_down
 	rm_tmp
 }
@@ -107,7 +113,12 @@ kafka_start seckill.orders seckill.events seckill.payments
 	durable_config
 	printf '\n[item.1]\ntotal = 20\n'
 } >"$tmp/sale.ini"
-sbx_up --config "$tmp/sale.ini"
+check "redis-server up" redis_start
+SK_SBX_CONTROL_ARGS="$SK_SBX_CONTROL_ARGS --redis unix:$RSOCK --cluster-member m --cluster-members m" \
+	sbx_up --config "$tmp/sale.ini"
+"$SBX" ctl activity add 2 --total 10 --cluster >"$tmp/add2.out" 2>&1 || cat "$tmp/add2.out"
+check "the member leases cluster item 2" wait_metric 'seckill_cluster_held_units{item="2"}' -gt 0 20
+check "its pool is not fenced" wait_metric 'seckill_cluster_fenced{item="2"}' -eq 0 20
 
 "$SK_MYSQL_WRITER" run --socket "$tmp/no-mariadb.sock" --bootstrap "$KAFKA_BOOTSTRAP" \
 	--metrics-port "$WRITER_PORT" </dev/null >/dev/null 2>"$tmp/writer.log" &
@@ -183,6 +194,10 @@ fi
 check "the rules were evaluated on the appliance's figures" \
 	itpy monitoring evaluated "$PROM" seckill_dataplane_up 30
 expect_eq "no alert of the healthy appliance" "$(active | grep -v '^SeckillMysql' | tr '\n' ' ')" ""
+
+redis_kill
+check "seckill_redis_up 0 once Redis is killed" wait_metric seckill_redis_up -eq 0 10
+check "SeckillRedisDown pending or firing" wait_alert SeckillRedisDown 30
 
 "$SBX" kill
 check "seckill_dataplane_up 0 once the dataplane is killed" wait_metric seckill_dataplane_up -eq 0 10
