@@ -25,6 +25,9 @@
 #include "sk_member_impl.h"
 #include "sk_store_cluster.h"
 
+#define MS INT64_C(1000000)
+#define S  INT64_C(1000000000)
+
 #define IDLE_DEFAULT_NS (5 * S)
 #define TICK_DEFAULT_NS (20 * MS)
 #define LOW_WATER_S	1.0	 /* lease when fewer units than this many seconds of sales */

@@ -73,7 +73,8 @@ void sk_member_stop(struct sk_member *m, int64_t giveback_ns);
 
 /**
  * sk_member_metrics - the member's Prometheus lines (seckill_redis_up,
- * seckill_cluster_*) on @p out.
+ * seckill_cluster_*, the histogram seckill_cluster_broadcast_delay_seconds
+ * of the sold-out broadcasts' delay from Redis's flip) on @p out.
  * @return 0, or -EIO if a write failed.
  */
 int sk_member_metrics(struct sk_member *m, FILE *out);

@@ -17,9 +17,6 @@
 
 #include "sk_member.h"
 
-#define MS INT64_C(1000000)
-#define S  INT64_C(1000000000)
-
 /* Buckets of seckill_cluster_broadcast_delay_seconds (Redis's flip to the
  * item table's flag), ns; one more for the rest. */
 #define FLIP_BUCKETS 12

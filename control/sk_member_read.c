@@ -15,8 +15,11 @@
 #include "sk_prom.h"
 #include "sk_store_cluster.h"
 
-const uint64_t sk_member_flip_bounds_ns[FLIP_BUCKETS - 1] = {
-	250000, 500000, 1 * MS, 2 * MS, 5 * MS, 10 * MS, 20 * MS, 50 * MS, 100 * MS, 250 * MS, S};
+#define MS UINT64_C(1000000)
+
+const uint64_t sk_member_flip_bounds_ns[FLIP_BUCKETS - 1] = {250000,   500000,	 1 * MS,   2 * MS,
+							     5 * MS,   10 * MS,	 20 * MS,  50 * MS,
+							     100 * MS, 250 * MS, 1000 * MS};
 
 const struct sk_cpool_config *
 sk_member_redis(const struct sk_member *m)
