@@ -141,7 +141,8 @@ parse_bool(const char *w, bool *b)
 }
 
 /* parse_tail: the end of a message at @p: "}" or ",\"at_us\":T}" (T into
- * @at_us, else 0); false if it is anything else. */
+ * @at_us, else 0); false if it is anything else, or T is 0 or so large
+ * that T * 1000 (ns) would not fit an int64_t. */
 static bool
 parse_tail(const char *p, int64_t *at_us)
 {
@@ -151,7 +152,8 @@ parse_tail(const char *p, int64_t *at_us)
 	*at_us = 0;
 	if (strcmp(p, "}") == 0)
 		return true;
-	if (sscanf(p, ",\"at_us\":%lld}%n", &t, &end) != 1 || end == 0 || p[end] != '\0' || t <= 0)
+	if (sscanf(p, ",\"at_us\":%lld}%n", &t, &end) != 1 || end == 0 || p[end] != '\0' ||
+	    t <= 0 || t > INT64_MAX / 1000)
 		return false;
 	*at_us = t;
 	return true;

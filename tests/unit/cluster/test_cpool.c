@@ -621,13 +621,18 @@ START_TEST(sold_out_and_reopen)
 	wait_events(s, &e, 4);
 	ck_assert(e.ev[2].sold_out && !e.ev[3].sold_out);
 	ck_assert_uint_eq(e.ev[3].version, 4);
-	/* Strangers' messages on the channels are skipped; an older
-	 * member's flip (no at_us) is taken, with at_us 0. */
+	/* Strangers' messages on the channels are skipped (a '-', at_us 0
+	 * or out of range); an older member's flip (no at_us) is taken,
+	 * with at_us 0. */
 	redis_cmd(out, sizeof(out), "PUBLISH seckill:soldout hello");
 	redis_cmd(out, sizeof(out), "PUBLISH seckill:pool {\"item\":7,\"free\":-1,\"want\":true}");
 	redis_cmd(
 		out, sizeof(out),
 		"PUBLISH seckill:soldout {\"item\":7,\"sold_out\":true,\"version\":9,\"at_us\":0}");
+	/* at_us * 1000 would overflow the ns of the delay: skipped. */
+	redis_cmd(out, sizeof(out),
+		  "PUBLISH seckill:soldout "
+		  "{\"item\":7,\"sold_out\":true,\"version\":9,\"at_us\":9223372036854776}");
 	ck_assert_int_eq(sk_cpool_sub_poll(s, 200, on_event, &e, NULL), 0);
 	ck_assert_int_eq(e.n, 4);
 	redis_cmd(out, sizeof(out),
