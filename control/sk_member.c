@@ -28,16 +28,17 @@
 #define MS INT64_C(1000000)
 #define S  INT64_C(1000000000)
 
-#define IDLE_DEFAULT_NS (5 * S)
-#define TICK_DEFAULT_NS (20 * MS)
-#define LOW_WATER_S	1.0	 /* lease when fewer units than this many seconds of sales */
-#define LEASE_S		2.0	 /* and ask for this many seconds of sales */
-#define WANT_RECENT_MS	2000	 /* a "dry, give back" call this recent is answered */
-#define WANT_QUIET_NS	S	 /* ... by a member that sold nothing for this long */
-#define DRY_REPEAT_NS	S	 /* a dry report is repeated at most this often */
-#define RATE_WEIGHT	0.2	 /* of the newest tick in the smoothed selling rate */
-#define VIEW_PERIOD_NS	S	 /* the pool is read at least this often ... */
-#define VIEW_ENDED_NS	(10 * S) /* ... or this, once over here and nothing held */
+#define IDLE_DEFAULT_NS	  (5 * S)
+#define TICK_DEFAULT_NS	  (20 * MS)
+#define LOW_WATER_S	  1.0	     /* lease when fewer units than this many seconds of sales */
+#define LEASE_S		  2.0	     /* and ask for this many seconds of sales */
+#define WANT_RECENT_MS	  2000	     /* a "dry, give back" call this recent is answered */
+#define WANT_QUIET_NS	  S	     /* ... by a member that sold nothing for this long */
+#define DRY_REPEAT_NS	  S	     /* a dry report is repeated at most this often */
+#define RATE_WEIGHT	  0.2	     /* of the newest tick in the smoothed selling rate */
+#define VIEW_PERIOD_NS	  S	     /* the pool is read at least this often ... */
+#define VIEW_ENDED_NS	  (10 * S)   /* ... or this, once over here and nothing held */
+#define FLIP_DELAY_MAX_NS (3600 * S) /* a broadcast's delay above this is not measured */
 
 static void
 count(_Atomic uint64_t *c, uint64_t n)
@@ -385,18 +386,22 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 	const struct sk_item *it = sk_shm_item_find(m->ctl->shm, a->item);
 	uint64_t refused = it != NULL ? sk_stock_restocking(it) : 0;
 	bool demand = refused != mi->restocking_prev;
-	mi->restocking_prev = refused;
-	if (mi->prev_ns != 0 && now > mi->prev_ns) {
+	/* (restocking_prev moves on below, where the demand is acted on.) */
+	if (in_table && sold >= mi->sold_prev && mi->prev_ns != 0 && now > mi->prev_ns) {
 		double inst =
 			(double)(sold - mi->sold_prev) * (double)S / (double)(now - mi->prev_ns);
-		mi->rate = (1 - RATE_WEIGHT) * mi->rate + RATE_WEIGHT * inst;
-		if (mi->rate < 0.01)
-			mi->rate = 0;
+		double rate = (1 - RATE_WEIGHT) * mi->rate + RATE_WEIGHT * inst;
+
+		pthread_mutex_lock(&m->mu); /* sk_member_view() reads it */
+		mi->rate = rate < 0.01 ? 0 : rate;
+		pthread_mutex_unlock(&m->mu);
 	}
-	if (sold > mi->sold_prev)
-		mi->last_sale_ns = now;
-	mi->sold_prev = sold;
-	mi->prev_ns = now;
+	if (in_table) { /* out of the table, sold reads 0: keep the last figures */
+		if (sold > mi->sold_prev)
+			mi->last_sale_ns = now;
+		mi->sold_prev = sold;
+		mi->prev_ns = now;
+	}
 
 	int64_t wall = sk_clock_ns(CLOCK_REALTIME);
 	bool over = a->closed_ns != 0 || wall >= a->end_ns;
@@ -439,6 +444,9 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 	if (j.pending_kind != SK_STORE_CLUSTER_NONE)
 		return; /* a give-back kept while fenced: resent next tick */
 
+	/* The demand is spent here, where it can be acted on: not on a tick
+	 * that could not read Redis, was fenced or had an op in flight. */
+	mi->restocking_prev = refused;
 	bool wanted = v->want_ms != 0 && wall / MS - v->want_ms < WANT_RECENT_MS &&
 		      now - mi->last_sale_ns >= WANT_QUIET_NS;
 	bool pool_ok = v->free > 0 || (demand && dry_due);
@@ -520,6 +528,8 @@ flip_delay(struct sk_member *m, const struct sk_cpool_event *ev)
 
 	if (d < 0)
 		d = 0; /* clocks a hair apart (another host) */
+	if (d > FLIP_DELAY_MAX_NS)
+		return; /* not a clock of this sale: a stranger's message */
 	while (b < FLIP_BUCKETS - 1 && (uint64_t)d > sk_member_flip_bounds_ns[b])
 		b++;
 	count(&m->flip_hist[b], 1);
@@ -592,7 +602,9 @@ run(void *arg)
 		if (resub)
 			view_all_next(m);
 		if (rc < 0) {
-			/* Down: the tick below finds out too; do not spin. */
+			/* Down: the tick below finds out too; do not spin. The
+			 * messages are lost meanwhile: every pool is read. */
+			view_all_next(m);
 			struct timespec ts = {0, m->conf.tick_ns};
 			nanosleep(&ts, NULL);
 		}

@@ -28,6 +28,14 @@ local function now_us()
   return t[1] .. string.format('%06d', tonumber(t[2]))
 end
 
+-- publish_pool: a message on the pool channel (free as the pool says,
+-- want: a member asked and got none); the members read the pool again.
+local function publish_pool(want)
+  redis.call('PUBLISH', POOL_CHANNEL, '{"item":' .. ITEM .. ',"free":' ..
+    fmt(num(redis.call('HGET', POOL, 'free'))) .. ',"want":' .. (want and 'true' or 'false') ..
+    ',"at_us":' .. now_us() .. '}')
+end
+
 -- pool_moved: free went from @before to what it is now. When it crossed
 -- zero (the pool emptied, or has units again), or @want (a member asked and
 -- got none), tells the members: a dry one leases, one with nothing left
@@ -35,8 +43,7 @@ end
 local function pool_moved(before, want)
   local free = num(redis.call('HGET', POOL, 'free'))
   if want or (before == 0) ~= (free == 0) then
-    redis.call('PUBLISH', POOL_CHANNEL, '{"item":' .. ITEM .. ',"free":' .. fmt(free) ..
-      ',"want":' .. (want and 'true' or 'false') .. ',"at_us":' .. now_us() .. '}')
+    publish_pool(want)
   end
 end
 
@@ -55,7 +62,8 @@ end
 -- fence_check: false if the pool does not exist. If the Redis that runs
 -- this is not the one that last wrote the pool (a restart, a failover: its
 -- last writes may be lost), fences the item: epoch + 1, every member must
--- sync again, every dry report is void.
+-- sync again, every dry report is void; told on the pool channel, so that
+-- members that read the pool seldom sync at once.
 local function fence_check()
   if redis.call('EXISTS', POOL) == 0 then
     return false
@@ -65,6 +73,7 @@ local function fence_check()
     redis.call('HINCRBY', POOL, 'epoch', 1)
     redis.call('HSET', POOL, 'fenced', '1', 'boot', rid)
     redis.call('DEL', SYNCED, DRY)
+    publish_pool(false)
   end
   return true
 end

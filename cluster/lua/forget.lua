@@ -18,6 +18,7 @@ if p[1] ~= '1' then
       ' takes free below 0')
   end
   redis.call('HSET', POOL, 'free', fmt(nf))
+  pool_moved(num(p[2]), false)
 end
 redis.call('HSET', LEASES, gone, held)
 redis.call('SREM', MEMBERS, gone)

@@ -1120,8 +1120,10 @@ START_TEST(sub_reconnect)
 		ck_assert(rc >= 0 || rc == -ENOTCONN);
 	}
 	ck_assert(resub);
-	/* Subscribed again: the next flip arrives. */
+	/* Subscribed again: the fence (a new Redis) is told on the pool
+	 * channel, and the next flip arrives. */
 	(void)view_up(a);
+	wait_pool(s, &e, 1, TOTAL, false);
 	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 2, 0, &resub), 0);
 	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 2, 0, &resub), 0);
 	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, TOTAL, &g), 0);
