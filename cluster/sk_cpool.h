@@ -12,8 +12,12 @@
  * on an item follows the MOVED and ASK redirections it gets (at most 5 per
  * call) and remembers each slot's node, so the next call on the item goes
  * straight there. A node that fails sends its slots back to the configured
- * one, which redirects to the new master. The sold-out channel works as
- * is: Redis Cluster delivers a PUBLISH to the subscribers of every node.
+ * one, which redirects to the new master. The client remembers at most 16
+ * nodes: one that failed and that no slot points to is forgotten, and a
+ * new one when 16 are known takes the place of the least useful (a
+ * cluster whose nodes come and go over months keeps working). The
+ * sold-out channel works as is: Redis Cluster delivers a PUBLISH to the
+ * subscribers of every node.
  *
  * This module talks to Redis only: what the member holds durably (its
  * LMDB) is the caller's, who must record an op as pending before calling
@@ -32,12 +36,22 @@
  *   -ENOTCONN  Redis is down or the connection broke; the op may or may not
  *              have been applied (resend it with the same seq once up);
  *              the next call reconnects, not more often than the backoff
- *              (100 ms doubling to 5 s) allows
+ *              (100 ms doubling to 5 s) allows.
+ *              A Redis that refuses the AUTH, whose maxmemory-policy is
+ *              not noeviction, or whose INFO has no master_replid is
+ *              treated as down too (the words in sk_cpool_errstr();
+ *              sk_cpool_check() tells them apart at start)
  *   -ETIMEDOUT no answer within the timeout (same meaning as -ENOTCONN)
  *   -EPROTO    Redis answered something this module does not understand
- *              (also: more than 5 redirections, or one that names more
- *              than 16 Redis Cluster nodes in all)
+ *              (also: more than 5 redirections; a script that cannot
+ *              fence, "NOFENCE": INFO replication has no master_replid)
  *   -ENOMEM    out of memory
+ *
+ * Redis AUTH: with a password file in the config, every connection (the
+ * client's to each Redis Cluster node, the subscriber's, and each
+ * reconnection) sends AUTH [user] password first. The password is read
+ * from the file at open, kept in memory only (wiped at close), never put
+ * in an error text.
  */
 #ifndef SK_CPOOL_H
 #define SK_CPOOL_H
@@ -63,6 +77,13 @@ struct sk_cpool_config {
 	const char *prefix;    /**< key prefix, NULL = "seckill" */
 	const char *member;    /**< this member's id (copied) */
 	int timeout_ms;	       /**< per call, > 0 */
+	/** A file holding the Redis password (sk_cpool_check() says what it
+	 *  may be), read at open; NULL = no AUTH. */
+	const char *password_file;
+	/** The Redis ACL user (AUTH user password), 1..64 printable chars
+	 *  without a blank; NULL = the default user (AUTH password). Needs
+	 *  password_file. */
+	const char *user;
 };
 
 struct sk_cpool;
@@ -103,12 +124,41 @@ uint16_t sk_cpool_slot(uint32_t item);
 uint16_t sk_cpool_key_slot(const char *key);
 
 /**
+ * sk_cpool_check - what a member does at start: read @p cfg's password
+ * file, connect once to its address, AUTH, and check this Redis: its
+ * maxmemory-policy must be noeviction (CONFIG GET maxmemory-policy; where
+ * CONFIG is disabled, renamed or not allowed to the user: INFO memory's
+ * maxmemory_policy), because an evicted ops hash would let a resent give
+ * back be applied twice (an oversell); its INFO replication must have a
+ * master_replid (the fencing's boot id, new at each restart and
+ * promotion). Blocks for at most a few times the timeout. Thread-safe.
+ *
+ * The password file: a regular file that neither its group nor others may
+ * read or write (chmod 600 or 400; owner any), holding the password (1..512
+ * bytes, no NUL/CR/LF) and at most one trailing newline.
+ *
+ * @param err  [out] on error one line naming the cause (the file, Redis'
+ *             words, the policy found; never the password); may be NULL
+ * @return 0; -EINVAL (@p cfg, see sk_cpool_open(), or the password file's
+ *         contents); -ENOENT, -EACCES... (the password file cannot be
+ *         read); -EPERM (the password file is open to group or others, or
+ *         Redis' maxmemory-policy is not noeviction or cannot be read);
+ *         -EKEYREJECTED (Redis refused the AUTH, or needs one and none was
+ *         configured); -EPROTO (INFO has no master_replid);
+ *         -ENOTCONN/-ETIMEDOUT (Redis did not answer: nothing known);
+ *         -ENOMEM.
+ */
+int sk_cpool_check(const struct sk_cpool_config *cfg, char *err, size_t errlen);
+
+/**
  * sk_cpool_open - a client for @p cfg. Does not need Redis to be up: the
- * first call connects (and loads the scripts).
+ * first call connects (AUTH, the checks of sk_cpool_check(), and the
+ * scripts loaded); reads the password file now.
  * @param out  [out] the client, owned by the caller (sk_cpool_close())
  * @return 0, -EINVAL (bad member id, no host/port/unix path, timeout <= 0,
  *         a prefix that is empty, over 64 chars, or holds a brace, a blank
- *         or a control character), -ENOMEM.
+ *         or a control character, a bad user, a user without a password
+ *         file), -ENOMEM, or the password file's errors (sk_cpool_check()).
  */
 int sk_cpool_open(struct sk_cpool **out, const struct sk_cpool_config *cfg);
 
@@ -286,8 +336,9 @@ struct sk_cpool_sub;
 
 /**
  * sk_cpool_sub_open - a subscriber of the sold-out and the pool channel
- * (its own connection, for one thread). Connects on the first poll.
- * @return 0, -EINVAL, -ENOMEM.
+ * (its own connection, for one thread). Connects on the first poll (AUTH
+ * and the checks of sk_cpool_check() at each connect).
+ * @return 0, -EINVAL, -ENOMEM, or the password file's errors.
  */
 int sk_cpool_sub_open(struct sk_cpool_sub **out, const struct sk_cpool_config *cfg);
 

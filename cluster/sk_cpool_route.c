@@ -7,6 +7,12 @@
  *
  * A plain Redis never redirects: every item then stays on node 0, the
  * configured address, and nothing here costs more than a table lookup.
+ *
+ * The table of nodes ages (a cluster's nodes come and go over its life):
+ * a node that failed and that no slot points to any more is freed, and a
+ * new node when all SK_CPOOL_NODES_MAX entries are taken replaces the
+ * least useful one. Both scan the slot table (16 KiB), only on a failure
+ * or a redirection to an unknown node.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -64,8 +70,7 @@ sk_cpool_route_init(struct sk_cpool_route *rt, const struct sk_cpool_config *cfg
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->nnodes = 1;
-	return sk_cpool_link_init(&rt->node[0], cfg->host, cfg->unix_path, cfg->port,
-				  cfg->timeout_ms);
+	return sk_cpool_link_init_cfg(&rt->node[0], cfg, NULL, 0);
 }
 
 void
@@ -82,32 +87,94 @@ sk_cpool_route_link(struct sk_cpool_route *rt, uint16_t slot)
 	return &rt->node[rt->slot_node[slot % SK_CPOOL_SLOTS]];
 }
 
+/* in_use: entry @i holds a node (node 0 always does). */
+static bool
+in_use(const struct sk_cpool_route *rt, unsigned i)
+{
+	return rt->node[i].host != NULL || rt->node[i].unix_path != NULL;
+}
+
+/* node_free: disconnect node @i (> 0) and free its entry; its last error
+ * text stays (the caller may still read it: sk_cpool_errstr()). */
+static void
+node_free(struct sk_cpool_route *rt, unsigned i)
+{
+	char err[SK_CPOOL_ERR_MAX];
+
+	memcpy(err, rt->node[i].err, sizeof(err));
+	sk_cpool_link_fini(&rt->node[i]);
+	memcpy(rt->node[i].err, err, sizeof(err));
+}
+
 void
 sk_cpool_route_lost(struct sk_cpool_route *rt, uint16_t slot)
 {
+	unsigned i = rt->slot_node[slot % SK_CPOOL_SLOTS];
+
 	rt->slot_node[slot % SK_CPOOL_SLOTS] = 0;
+	/* A node that failed and that no slot points to any more: gone. */
+	if (i != 0 && in_use(rt, i) && rt->node[i].c == NULL &&
+	    memchr(rt->slot_node, (int)i, SK_CPOOL_SLOTS) == NULL)
+		node_free(rt, i);
 }
 
-/* node: the index of the node at @host:@port, added (down) if new; -ENOSPC
- * when the table is full, -ENOMEM. */
-static int
-node(struct sk_cpool_route *rt, const char *host, int port)
+/* evict: the entry of the least useful node but 0 and @keep, freed, its
+ * slots sent back to node 0 (see sk_cpool_route_redirect()). */
+static unsigned
+evict(struct sk_cpool_route *rt, unsigned keep)
 {
-	struct sk_cpool_link *first = &rt->node[0];
-	unsigned i;
+	unsigned refs[SK_CPOOL_NODES_MAX] = {0}, best = 0;
+	int best_rank = -1;
+
+	for (unsigned s = 0; s < SK_CPOOL_SLOTS; s++)
+		refs[rt->slot_node[s]]++;
+	for (unsigned i = 1; i < rt->nnodes; i++) {
+		/* rank: unreferenced first, then down; fewest slots last. */
+		int rank = (refs[i] == 0 ? 2 : 0) + (rt->node[i].c == NULL ? 1 : 0);
+
+		if (i == keep)
+			continue;
+		if (rank > best_rank || (rank == best_rank && refs[i] < refs[best])) {
+			best = i;
+			best_rank = rank;
+		}
+	}
+	if (refs[best] > 0)
+		for (unsigned s = 0; s < SK_CPOOL_SLOTS; s++)
+			if (rt->slot_node[s] == best)
+				rt->slot_node[s] = 0;
+	sk_cpool_link_fini(&rt->node[best]);
+	return best;
+}
+
+/* node: the index of the node at @host:@port, added (down) if new (in a
+ * free entry, else in an evicted one's: never node 0 or @keep); -ENOMEM. */
+static int
+node(struct sk_cpool_route *rt, const char *host, int port, unsigned keep)
+{
+	struct sk_cpool_link *first = &rt->node[0], *l;
+	unsigned i, free_i = SK_CPOOL_NODES_MAX;
 	int rc;
 
-	for (i = 0; i < rt->nnodes; i++)
+	for (i = 0; i < rt->nnodes; i++) {
 		if (rt->node[i].host != NULL && rt->node[i].port == port &&
 		    strcmp(rt->node[i].host, host) == 0)
 			return (int)i;
-	if (rt->nnodes == SK_CPOOL_NODES_MAX)
-		return -ENOSPC;
-	rc = sk_cpool_link_init(&rt->node[i], host, NULL, port, first->timeout_ms);
-	if (rc != 0)
+		if (i > 0 && !in_use(rt, i) && free_i == SK_CPOOL_NODES_MAX)
+			free_i = i;
+	}
+	if (free_i == SK_CPOOL_NODES_MAX)
+		free_i = rt->nnodes < SK_CPOOL_NODES_MAX ? rt->nnodes++ : evict(rt, keep);
+	l = &rt->node[free_i];
+	rc = sk_cpool_link_init(l, host, NULL, port, first->timeout_ms);
+	if (rc == 0 && first->pass != NULL)
+		rc = sk_cpool_link_auth(l, first->user, first->pass, first->passlen,
+					first->pass_file);
+	if (rc != 0) {
+		sk_cpool_link_fini(l); /* a free entry again */
 		return rc;
-	rt->nnodes++;
-	return (int)i;
+	}
+	return (int)free_i;
 }
 
 int
@@ -148,7 +215,12 @@ sk_cpool_route_redirect(struct sk_cpool_route *rt, const char *err,
 			return -EPROTO; /* a unix socket cannot name the host */
 		snprintf(host, sizeof(host), "%s", from->host);
 	}
-	i = node(rt, host, (int)port);
+	/* @from is one of ours (sk_cpool.c): its entry stays. */
+	uintptr_t f = (uintptr_t)from, base = (uintptr_t)rt->node;
+	unsigned keep = f >= base && f < base + sizeof(rt->node)
+				? (unsigned)((f - base) / sizeof(rt->node[0]))
+				: 0;
+	i = node(rt, host, (int)port, keep);
 	if (i < 0)
 		return i;
 	if (!*ask)

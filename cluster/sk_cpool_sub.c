@@ -42,9 +42,9 @@ sk_cpool_sub_open(struct sk_cpool_sub **out, const struct sk_cpool_config *cfg)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
-	rc = sk_cpool_link_init(&s->link, cfg->host, cfg->unix_path, cfg->port, cfg->timeout_ms);
+	rc = sk_cpool_link_init_cfg(&s->link, cfg, NULL, 0);
 	if (rc != 0) {
-		sk_cpool_sub_close(s);
+		free(s);
 		return rc;
 	}
 	const char *prefix = cfg->prefix != NULL ? cfg->prefix : "seckill";

@@ -59,16 +59,30 @@ local function dec_cmp(a, b)
   return a < b and -1 or 1
 end
 
+-- boot_id: who this Redis is now: its replication id (master_replid: new
+-- at each start and at each promotion of a replica) and its run_id (new at
+-- each start; '-' where INFO hides it). Without a master_replid the item
+-- could not be fenced after a loss of writes: a NOFENCE error, never a
+-- silent '?' (the client refuses such a Redis at connect too).
+local function boot_id()
+  local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)')
+  if not replid then
+    error({err = 'NOFENCE item ' .. ITEM .. ': INFO replication has no master_replid'})
+  end
+  local rid = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or '-'
+  return replid .. '/' .. rid
+end
+
 -- fence_check: false if the pool does not exist. If the Redis that runs
--- this is not the one that last wrote the pool (a restart, a failover: its
--- last writes may be lost), fences the item: epoch + 1, every member must
--- sync again, every dry report is void; told on the pool channel, so that
--- members that read the pool seldom sync at once.
+-- this is not the one that last wrote the pool (a restart, a failover, a
+-- replica promoted: its last writes may be lost), fences the item: epoch
+-- + 1, every member must sync again, every dry report is void; told on the
+-- pool channel, so that members that read the pool seldom sync at once.
 local function fence_check()
   if redis.call('EXISTS', POOL) == 0 then
     return false
   end
-  local rid = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or '?'
+  local rid = boot_id()
   if redis.call('HGET', POOL, 'boot') ~= rid then
     redis.call('HINCRBY', POOL, 'epoch', 1)
     redis.call('HSET', POOL, 'fenced', '1', 'boot', rid)

@@ -3,7 +3,7 @@
 -- with that total as its base (restocks add to total, not to base).
 local created = 0
 if redis.call('EXISTS', POOL) == 0 then
-  local rid = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or '?'
+  local rid = boot_id()
   redis.call('DEL', LEASES, SYNCED, DRY)
   redis.call('HSET', POOL, 'total', ARGV[4], 'free', ARGV[4], 'epoch', '1', 'fenced', '1',
     'boot', rid, 'sold_out', '0', 'version', '0', 'want', '0')
