@@ -56,10 +56,17 @@ pong(const char *sock)
 int
 sk_test_redis_start(struct sk_test_redis *r, const char *dir)
 {
+	return sk_test_redis_start_args(r, dir, NULL);
+}
+
+int
+sk_test_redis_start_args(struct sk_test_redis *r, const char *dir, const char *const *extra)
+{
 	char log[PATH_MAX + 16];
+	const char *argv[40];
 	long long end;
 	pid_t pid;
-	int n;
+	int n, argc = 0;
 
 	memset(r, 0, sizeof(*r));
 	n = snprintf(r->sock, sizeof(r->sock), "%s/redis.sock", dir);
@@ -67,15 +74,42 @@ sk_test_redis_start(struct sk_test_redis *r, const char *dir)
 		return -ENAMETOOLONG;
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	snprintf(log, sizeof(log), "%s/redis.log", dir);
+	{
+		const char *base[] = {"redis-server",
+				      "--port",
+				      "0",
+				      "--unixsocket",
+				      r->sock,
+				      "--unixsocketperm",
+				      "700",
+				      "--dir",
+				      dir,
+				      "--appendonly",
+				      "yes",
+				      "--appendfsync",
+				      "everysec",
+				      "--save",
+				      "",
+				      "--daemonize",
+				      "no",
+				      "--logfile",
+				      log};
+
+		for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+			argv[argc++] = base[i];
+	}
+	for (int i = 0; extra != NULL && extra[i] != NULL; i++) {
+		if (i == 16)
+			return -E2BIG;
+		argv[argc++] = extra[i];
+	}
+	argv[argc] = NULL;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", r->sock,
-		       "--unixsocketperm", "700", "--dir", dir, "--appendonly", "yes",
-		       "--appendfsync", "everysec", "--save", "", "--daemonize", "no", "--logfile",
-		       log, (char *)NULL);
+		execvp("redis-server", (char *const *)argv);
 		_exit(127);
 	}
 	r->pid = pid;

@@ -34,6 +34,14 @@ struct sk_test_redis {
 int sk_test_redis_start(struct sk_test_redis *r, const char *dir);
 
 /**
+ * sk_test_redis_start_args - sk_test_redis_start() with more arguments
+ * for redis-server after the usual ones (e.g. "--enable-debug-command",
+ * "local"): @p extra, NULL-ended, at most 16 (NULL: none). Same returns,
+ * and -E2BIG for more than 16.
+ */
+int sk_test_redis_start_args(struct sk_test_redis *r, const char *dir, const char *const *extra);
+
+/**
  * sk_test_redis_stop - send @p sig (SIGKILL: a crash, SIGTERM: a clean
  * shutdown) and reap it; after 20 s without exit, SIGKILL. Does nothing if
  * it is not running. Returns 0, or a negative errno.
