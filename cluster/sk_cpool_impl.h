@@ -87,6 +87,8 @@ struct sk_cpool_route {
 	struct sk_cpool_link node[SK_CPOOL_NODES_MAX];
 	unsigned nnodes;
 	uint8_t slot_node[SK_CPOOL_SLOTS]; /**< index into node[] */
+	uint64_t clock;			   /**< + 1 at each use of a node */
+	uint64_t used[SK_CPOOL_NODES_MAX]; /**< clock at each node's last use */
 };
 
 /**
@@ -99,7 +101,7 @@ int sk_cpool_route_init(struct sk_cpool_route *rt, const struct sk_cpool_config 
 /** sk_cpool_route_fini - disconnect every node and free them. */
 void sk_cpool_route_fini(struct sk_cpool_route *rt);
 
-/** sk_cpool_route_link - the node to ask first for @p slot. */
+/** sk_cpool_route_link - the node to ask first for @p slot (marked used). */
 struct sk_cpool_link *sk_cpool_route_link(struct sk_cpool_route *rt, uint16_t slot);
 
 /**
@@ -120,8 +122,9 @@ void sk_cpool_route_lost(struct sk_cpool_route *rt, uint16_t slot);
  * A new node takes a free entry; when there is none (SK_CPOOL_NODES_MAX
  * nodes), it takes the place of another node but node 0 and @p from: a
  * down one that no slot points to, else one that no slot points to, else a
- * down one, else the one the fewest slots point to; that node is
- * disconnected and its slots are sent back to node 0.
+ * down one, else the one the fewest slots point to (among equals, the one
+ * used least recently); that node is disconnected and its slots are sent
+ * back to node 0.
  * @return 1 (a redirection), 0 (another error), -EPROTO (a redirection
  *         this module cannot parse or follow), -ENOMEM.
  */

@@ -84,7 +84,10 @@ sk_cpool_route_fini(struct sk_cpool_route *rt)
 struct sk_cpool_link *
 sk_cpool_route_link(struct sk_cpool_route *rt, uint16_t slot)
 {
-	return &rt->node[rt->slot_node[slot % SK_CPOOL_SLOTS]];
+	unsigned i = rt->slot_node[slot % SK_CPOOL_SLOTS];
+
+	rt->used[i] = ++rt->clock;
+	return &rt->node[i];
 }
 
 /* in_use: entry @i holds a node (node 0 always does). */
@@ -129,12 +132,15 @@ evict(struct sk_cpool_route *rt, unsigned keep)
 	for (unsigned s = 0; s < SK_CPOOL_SLOTS; s++)
 		refs[rt->slot_node[s]]++;
 	for (unsigned i = 1; i < rt->nnodes; i++) {
-		/* rank: unreferenced first, then down; fewest slots last. */
+		/* rank: unreferenced first, then down; then the fewest
+		 * slots, then the least recently used. */
 		int rank = (refs[i] == 0 ? 2 : 0) + (rt->node[i].c == NULL ? 1 : 0);
 
 		if (i == keep)
 			continue;
-		if (rank > best_rank || (rank == best_rank && refs[i] < refs[best])) {
+		if (rank > best_rank || (rank == best_rank && (refs[i] < refs[best] ||
+							       (refs[i] == refs[best] &&
+								rt->used[i] < rt->used[best])))) {
 			best = i;
 			best_rank = rank;
 		}
@@ -158,8 +164,10 @@ node(struct sk_cpool_route *rt, const char *host, int port, unsigned keep)
 
 	for (i = 0; i < rt->nnodes; i++) {
 		if (rt->node[i].host != NULL && rt->node[i].port == port &&
-		    strcmp(rt->node[i].host, host) == 0)
+		    strcmp(rt->node[i].host, host) == 0) {
+			rt->used[i] = ++rt->clock;
 			return (int)i;
+		}
 		if (i > 0 && !in_use(rt, i) && free_i == SK_CPOOL_NODES_MAX)
 			free_i = i;
 	}
@@ -174,6 +182,7 @@ node(struct sk_cpool_route *rt, const char *host, int port, unsigned keep)
 		sk_cpool_link_fini(l); /* a free entry again */
 		return rc;
 	}
+	rt->used[free_i] = ++rt->clock;
 	return (int)free_i;
 }
 
