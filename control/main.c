@@ -73,6 +73,7 @@ struct opts {
 	const char *kafka_payments; /* topic consumed; NULL = the default */
 	const char *kafka_group;    /* its consumer group; NULL = the default */
 	char *redis;		    /* cluster member: "HOST:PORT" or "unix:PATH"; NULL = alone */
+	const char *redis_user, *redis_pass_file; /* Redis AUTH; NULL = none */
 	const char *member;
 	char *members;
 	int64_t idle_ms;
@@ -104,6 +105,9 @@ usage(FILE *f)
 		")\n"
 		"  --redis HOST:PORT|unix:PATH  be a cluster member: lease cluster sales' units\n"
 		"                          from this Redis (docs/cluster.md)\n"
+		"  --redis-password-file PATH  AUTH to Redis with the password in PATH\n"
+		"                          (mode 600 or 400: refused if group/others may read)\n"
+		"  --redis-user NAME       AUTH as this Redis ACL user (needs the file above)\n"
 		"  --cluster-member ID     this member's id ([a-z0-9_-], 1..32 chars)\n"
 		"  --cluster-members A,B   every member's id, this one included\n"
 		"  --cluster-idle-ms N     give unsold units back after N ms without a sale\n"
@@ -137,6 +141,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_KAFKA_PAYMENTS,
 		O_KAFKA_GROUP,
 		O_REDIS,
+		O_REDIS_USER,
+		O_REDIS_PASS,
 		O_MEMBER,
 		O_MEMBERS,
 		O_IDLE,
@@ -158,6 +164,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"kafka-payments-topic", required_argument, NULL, O_KAFKA_PAYMENTS},
 		{"kafka-payments-group", required_argument, NULL, O_KAFKA_GROUP},
 		{"redis", required_argument, NULL, O_REDIS},
+		{"redis-user", required_argument, NULL, O_REDIS_USER},
+		{"redis-password-file", required_argument, NULL, O_REDIS_PASS},
 		{"cluster-member", required_argument, NULL, O_MEMBER},
 		{"cluster-members", required_argument, NULL, O_MEMBERS},
 		{"cluster-idle-ms", required_argument, NULL, O_IDLE},
@@ -237,6 +245,12 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_REDIS:
 			o->redis = optarg;
 			break;
+		case O_REDIS_USER:
+		case O_REDIS_PASS:
+			*(c == O_REDIS_USER ? &o->redis_user : &o->redis_pass_file) = optarg;
+			if (optarg[0] == '\0')
+				bad = c == O_REDIS_USER ? "--redis-user" : "--redis-password-file";
+			break;
 		case O_MEMBER:
 			o->member = optarg;
 			if (!sk_cpool_member_valid(optarg))
@@ -301,6 +315,16 @@ parse_opts(int argc, char **argv, struct opts *o)
 			"--cluster-members together (see --help)\"");
 		return -1;
 	}
+	if ((o->redis_user != NULL || o->redis_pass_file != NULL) && o->redis == NULL) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"msg=\"--redis-user and --redis-password-file need --redis (see --help)\"");
+		return -1;
+	}
+	if (o->redis_user != NULL && o->redis_pass_file == NULL) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"option=--redis-user msg=\"needs --redis-password-file (see --help)\"");
+		return -1;
+	}
 	if (o->admin_port == 0 && o->admin_socket == NULL)
 		sk_logf(SK_LOG_NOTICE, "config",
 			"msg=\"admin API disabled (--admin-port 0 and no --admin-socket)\"");
@@ -314,8 +338,12 @@ parse_opts(int argc, char **argv, struct opts *o)
 static int
 member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
 {
-	struct sk_member_conf mc = {.redis = {.member = o->member, .timeout_ms = 1000},
+	struct sk_member_conf mc = {.redis = {.member = o->member,
+					      .timeout_ms = 1000,
+					      .user = o->redis_user,
+					      .password_file = o->redis_pass_file},
 				    .idle_ns = o->idle_ms * 1000000};
+	char err[512];
 	int rc;
 
 	if (o->redis == NULL)
@@ -333,6 +361,19 @@ member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
 			rc == -E2BIG
 				? "more than 16 members"
 				: "ids of [a-z0-9_-], 1..32 chars, comma-separated, no repeat");
+		return -1;
+	}
+	/* AUTH, noeviction, master_replid: refused now, with the reason; a
+	 * Redis that does not answer yet is tried again by the member. */
+	rc = sk_cpool_check(&mc.redis, err, sizeof(err));
+	if (rc == -ENOTCONN || rc == -ETIMEDOUT) {
+		sk_logf(SK_LOG_WARN, "cluster",
+			"msg=\"Redis does not answer at start: the member keeps trying\" "
+			"err=\"%s\"",
+			err);
+	} else if (rc != 0) {
+		sk_logf(SK_LOG_ERROR, "startup",
+			"msg=\"Redis refused for the cluster pool\" err=\"%s\"", err);
 		return -1;
 	}
 	rc = sk_member_start(out, ctl, &mc);

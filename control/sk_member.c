@@ -99,9 +99,10 @@ note_redis(struct sk_member *m, int rc)
 	bool up = rc != -ENOTCONN && rc != -ETIMEDOUT;
 
 	if (atomic_exchange(&m->redis_up, up) != up)
-		sk_logf(up ? SK_LOG_NOTICE : SK_LOG_WARN, "cluster", "redis=%s msg=%s",
+		sk_logf(up ? SK_LOG_NOTICE : SK_LOG_WARN, "cluster", "redis=%s msg=%s err=\"%s\"",
 			up ? "up" : "down",
-			up ? "leasing again" : "selling what is held, never more");
+			up ? "leasing again" : "selling what is held, never more",
+			up ? "" : sk_cpool_errstr(m->pool));
 	if (rc < 0 && up)
 		count(&m->errors, 1);
 }
