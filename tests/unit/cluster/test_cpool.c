@@ -917,6 +917,42 @@ START_TEST(oversold)
 }
 END_TEST
 
+/* A pool fenced OVERSOLD (every member synced, they hold more than the
+ * total): a restock that covers the difference rebuilds it at once and it
+ * sells again; one too small leaves it fenced, and a forget retries. */
+START_TEST(oversold_restock)
+{
+	struct sk_cpool *a = open_member("a"), *b = open_member("b");
+	struct sk_cpool_view v;
+	char out[64];
+	uint64_t g;
+	bool unf = true;
+
+	ready(a, b);
+	redis_cmd(out, sizeof(out), "HSET seckill:{7}:pool boot 0000");
+	ck_assert_uint_eq(view(a).epoch, 2);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 2, 70, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 2, 40, &unf), -EOVERFLOW);
+	ck_assert(view(a).fenced);
+	/* 5 units: still 5 short, stays fenced (the restock is applied). */
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 1, 5, NULL), 0);
+	v = view(a);
+	ck_assert(v.fenced);
+	ck_assert_uint_eq(v.total, TOTAL + 5);
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 1, &g), -EAGAIN);
+	/* 8 more: 113 - 110 = 3 free, unfenced, a lease is granted. */
+	ck_assert_int_eq(sk_cpool_restock(b, ITEM, 2, 8, NULL), 0);
+	v = view(a);
+	ck_assert(!v.fenced);
+	ck_assert_uint_eq(v.free, 3);
+	check_sum(a);
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 5, &g), 0);
+	ck_assert_uint_eq(g, 3);
+	sk_cpool_close(a);
+	sk_cpool_close(b);
+}
+END_TEST
+
 /* An operator's restock: total and free grow, a sold-out item reopens
  * (broadcast), the same request again changes nothing, another size under
  * its id is refused; init still accepts the base total; while fenced only
@@ -1220,6 +1256,7 @@ cpool_suite(void)
 	tcase_add_test(t, total_loss);
 	tcase_add_test(t, oversold);
 	tcase_add_test(t, restock);
+	tcase_add_test(t, oversold_restock);
 	tcase_add_test(t, get_units);
 	tcase_add_test(t, forget);
 	tcase_add_test(t, fence_voids_dry);
