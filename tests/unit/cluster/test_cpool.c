@@ -1103,6 +1103,71 @@ START_TEST(forget)
 }
 END_TEST
 
+/* A member forgotten holding 30 units, then Redis loses everything: the
+ * pool made again by an init that names it (from a member's LMDB) counts
+ * its 30 units as gone; an init that does not (another member's) never
+ * makes it a member again. Redis back from before the forget (fenced, the
+ * gone member still a member): the init forgets it again. */
+START_TEST(forget_then_loss)
+{
+	const char *const abc[] = {"a", "b", "c"};
+	const struct sk_cpool_forgotten gone[] = {{"c", 30}};
+	struct sk_cpool *a = open_member("a"), *b = open_member("b"), *c = open_member("c");
+	struct sk_cpool_view v;
+	char out[64];
+	uint64_t g;
+	bool unf;
+
+	ck_assert_int_eq(sk_cpool_init(a, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 1, 0, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 1, 0, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(c, ITEM, 1, 0, &unf), 0);
+	ck_assert(unf);
+	ck_assert_int_eq(sk_cpool_lease(c, ITEM, 1, 30, &g), 0);
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 20, &g), 0);
+	ck_assert_int_eq(sk_cpool_forget(a, ITEM, "c", 30), 0);
+	v = view(a);
+	ck_assert_uint_eq(v.active, 2);
+	ck_assert_uint_eq(v.members, 3);
+	ck_assert_str_eq(v.member[2], "c");
+	ck_assert_uint_eq(v.held[2], 30);
+	/* Every key lost. b's init (it knows of no forget) makes the pool,
+	 * a's names c: c's units are counted, c is no member. */
+	redis_cmd(out, sizeof(out), "FLUSHALL");
+	ck_assert_int_eq(sk_cpool_init(b, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, gone, 1), 0);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 1, 20, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 1, 0, &unf), 0);
+	ck_assert(unf);
+	v = view(a);
+	ck_assert_uint_eq(v.free, TOTAL - 20 - 30);
+	ck_assert_uint_eq(v.active, 2);
+	check_sum(a);
+	/* b's init again (a restart): c stays out. */
+	ck_assert_int_eq(sk_cpool_init(b, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_uint_eq(view(a).active, 2);
+	ck_assert_int_eq(sk_cpool_lease(c, ITEM, 2, 1, &g), -ENOENT);
+	/* Lost again, the pool made by b alone: c is a member, it never
+	 * syncs; a's init forgets it again and the pool is rebuilt. */
+	redis_cmd(out, sizeof(out), "FLUSHALL");
+	ck_assert_int_eq(sk_cpool_init(b, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 1, 20, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 1, 0, &unf), 0);
+	ck_assert(!unf);
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, gone, 1), 0);
+	v = view(a);
+	ck_assert(!v.fenced);
+	ck_assert_uint_eq(v.free, TOTAL - 20 - 30);
+	/* Bad forgotten entries: refused before Redis. */
+	const struct sk_cpool_forgotten bad[] = {{"C", 1}, {"c", SK_CPOOL_UNITS_MAX + 1}};
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, bad, 1), -EINVAL);
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, bad + 1, 1), -EINVAL);
+	sk_cpool_close(a);
+	sk_cpool_close(b);
+	sk_cpool_close(c);
+}
+END_TEST
+
 /* After a fence every dry report is void: sold out only once the members
  * report again. */
 START_TEST(fence_voids_dry)
@@ -1259,6 +1324,7 @@ cpool_suite(void)
 	tcase_add_test(t, oversold_restock);
 	tcase_add_test(t, get_units);
 	tcase_add_test(t, forget);
+	tcase_add_test(t, forget_then_loss);
 	tcase_add_test(t, fence_voids_dry);
 	tcase_add_test(t, sub_reconnect);
 	tcase_add_test(t, noscript_reload);
