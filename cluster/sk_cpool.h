@@ -208,7 +208,8 @@ int sk_cpool_giveback(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t 
  * @return 0, -ESTALE (@p epoch is not the current one: read the view and
  *         sync again), -EOVERFLOW (the members hold more than total, or
  *         @p held is above SK_CPOOL_UNITS_MAX: the item stays fenced; an
- *         alarm; a later sync of a member with a smaller word retries),
+ *         alarm; the marks stay, and the next sync, restock or forget
+ *         tries the rebuild again),
  *         -ENOENT, or a shared error.
  */
 int sk_cpool_sync(struct sk_cpool *p, uint32_t item, uint64_t epoch, uint64_t held, bool *unfenced);
@@ -254,7 +255,9 @@ int sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint6
 /**
  * sk_cpool_restock - the operator adds @p units to item @p item's sale
  * (request @p request_id, any member may send it): total and free grow
- * (only total while fenced: the rebuild takes free from it), a sold-out
+ * (only total while fenced, and the rebuild is tried at once: a pool
+ * fenced because the members held more than the total is unfenced by a
+ * restock that covers the difference, once every member synced), a sold-out
  * item reopens (published). The pool's base total, which sk_cpool_init()
  * compares, stays. Only Redis keeps it: a Redis that loses the write
  * loses the units (never sells them twice); the same request sent again
