@@ -32,7 +32,6 @@
 #define TICK_DEFAULT_NS	  (20 * MS)
 #define LOW_WATER_S	  1.0	     /* lease when fewer units than this many seconds of sales */
 #define LEASE_S		  2.0	     /* and ask for this many seconds of sales */
-#define WANT_RECENT_MS	  2000	     /* a "dry, give back" call this recent is answered */
 #define WANT_QUIET_NS	  S	     /* ... by a member that sold nothing for this long */
 #define DRY_REPEAT_NS	  S	     /* a dry report is repeated at most this often */
 #define RATE_WEIGHT	  0.2	     /* of the newest tick in the smoothed selling rate */
@@ -355,6 +354,57 @@ sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster
 	}
 }
 
+/* act_on - step @act of sk_member_decide() for @mi, on its fresh view. */
+static void
+act_on(struct sk_member *m, struct mitem *mi, const struct sk_member_tick *t,
+       enum sk_member_act act, int64_t now)
+{
+	const struct sk_cpool_view *v = &mi->view;
+	bool flag = false;
+	int rc;
+
+	switch (act) {
+	case SK_MEMBER_GIVE_ALL:
+		giveback(m, mi, t->unsold,
+			 t->stopping   ? "shutting down"
+			 : !t->selling ? "not selling here"
+				       : "idle",
+			 now);
+		break;
+	case SK_MEMBER_GIVE_HALF:
+		giveback(m, mi, t->unsold / 2, "another member is dry", now);
+		break;
+	case SK_MEMBER_LEASE:
+		if (v->free == 0)
+			mi->dry_ns = now;
+		lease(m, mi, lease_size(m, mi, v), now);
+		break;
+	case SK_MEMBER_REPORT_DRY:
+		rc = sk_cpool_dry(m->pool, mi->item, 0, &flag, NULL);
+		note_redis(m, rc);
+		mi->dry_ns = now;
+		mi->dirty = true;
+		if (rc == 0) {
+			mi->dry_epoch = v->epoch;
+			publish_flag(m, mi->item, flag);
+		}
+		break;
+	case SK_MEMBER_REPORT_UNITS:
+		note_redis(m, sk_cpool_dry(m->pool, mi->item, t->unsold, NULL, NULL));
+		mi->dry_ns = 0;
+		mi->dirty = true;
+		break;
+	case SK_MEMBER_REPORT_OVER:
+		rc = sk_cpool_dry(m->pool, mi->item, 0, NULL, NULL);
+		note_redis(m, rc);
+		if (rc == 0)
+			mi->dry_epoch = v->epoch;
+		break;
+	case SK_MEMBER_NOTHING:
+		break;
+	}
+}
+
 /* over - the sale of @a is over here (closed, or its end passed). */
 static bool
 over_at(const struct sk_store_activity *a, int64_t wall)
@@ -428,35 +478,35 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 	}
 
 	int64_t wall = sk_clock_ns(CLOCK_REALTIME);
-	bool over = over_at(a, wall);
-	bool selling = in_table && !over && a->paused_ns == 0;
 	/* Idle: open for the idle time, and neither sold nor leased in it. */
 	int64_t busy = mi->last_sale_ns > mi->last_lease_ns ? mi->last_sale_ns : mi->last_lease_ns;
-	bool idle = wall - a->start_ns >= m->conf.idle_ns &&
-		    (busy == 0 || now - busy >= m->conf.idle_ns);
 	double low = mi->rate * LOW_WATER_S;
-	bool low_water = (double)unsold < (low < 1 ? 1 : low);
-	/* Leases: the first at preheat; later ones while it sells, or while
-	 * buyers are told "restocking". An empty pool is asked again at most
-	 * every DRY_REPEAT_NS (the ask tells the others to give back). */
-	bool ask = j.ops == 0 || demand || mi->rate > 0;
-	bool dry_due = mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS;
-	bool give = unsold > 0 && (stopping || !selling || idle);
+	struct sk_member_tick t = {
+		.unsold = unsold,
+		.held = sk_store_cluster_held(&j),
+		.dry_epoch = mi->dry_epoch,
+		.wall_ms = wall / MS,
+		.over = over_at(a, wall),
+		.stopping = stopping,
+		.idle = wall - a->start_ns >= m->conf.idle_ns &&
+			(busy == 0 || now - busy >= m->conf.idle_ns),
+		.low_water = (double)unsold < (low < 1 ? 1 : low),
+		.ask = j.ops == 0 || demand || mi->rate > 0,
+		.demand = demand,
+		.dry_due = mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS,
+	};
+	t.selling = in_table && !t.over && a->paused_ns == 0;
 
-	/* Read the pool when this tick may act on it (from the last view:
-	 * a lease, a dry report, units while sold out), and otherwise at
-	 * least every period. */
+	/* Read the pool when this tick may act on it (the rule on the last
+	 * view, a want aside: that one is answered on a read made anyway),
+	 * and otherwise at least every period. */
 	const struct sk_cpool_view *v = &mi->view;
-	bool empty_here = sk_store_cluster_held(&j) == 0 && j.pending_kind == SK_STORE_CLUSTER_NONE;
-	int64_t period = over && empty_here ? VIEW_ENDED_NS : VIEW_PERIOD_NS;
-	bool may_lease =
-		selling && !stopping && low_water && ask && (v->free > 0 || (demand && dry_due));
-	bool may_report = (unsold == 0 && v->free == 0 && !v->sold_out && dry_due) ||
-			  (unsold > 0 && v->sold_out);
+	bool empty_here = t.held == 0 && j.pending_kind == SK_STORE_CLUSTER_NONE;
+	int64_t period = t.over && empty_here ? VIEW_ENDED_NS : VIEW_PERIOD_NS;
 	bool due = mi->dirty || mi->view_ns == 0 || v->fenced || now - mi->view_ns >= period;
 	bool fresh = false;
 
-	if (due || (!give && (may_lease || may_report))) {
+	if (due || sk_member_act_reads(sk_member_decide(&t, v))) {
 		if (!read_pool(m, mi, now))
 			return false;
 		fresh = true;
@@ -471,51 +521,14 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 	/* The demand is spent here, where it can be acted on: not on a tick
 	 * that could not read Redis, was fenced or had an op in flight. */
 	mi->restocking_prev = refused;
-	bool wanted = v->want_ms != 0 && wall / MS - v->want_ms < WANT_RECENT_MS &&
-		      now - mi->last_sale_ns >= WANT_QUIET_NS;
-	bool pool_ok = v->free > 0 || (demand && dry_due);
+	t.quiet = now - mi->last_sale_ns >= WANT_QUIET_NS;
+	enum sk_member_act act = sk_member_decide(&t, v);
 
-	if (give) {
-		giveback(m, mi, unsold,
-			 stopping   ? "shutting down"
-			 : !selling ? "not selling here"
-				    : "idle",
-			 now);
-	} else if (!fresh) {
-		return false; /* what follows needs the pool as it is now */
-	} else if (unsold >= 2 && wanted) {
-		giveback(m, mi, unsold / 2, "another member is dry", now);
-	} else if (selling && !stopping && low_water && ask && pool_ok) {
-		if (v->free == 0)
-			mi->dry_ns = now;
-		lease(m, mi, lease_size(m, mi, v), now);
-	} else if (unsold == 0 && v->free == 0 && !v->sold_out && dry_due) {
-		bool flag = false;
-
-		rc = sk_cpool_dry(m->pool, a->item, 0, &flag, NULL);
-		note_redis(m, rc);
-		mi->dry_ns = now;
-		mi->dirty = true;
-		if (rc == 0) {
-			mi->dry_epoch = v->epoch;
-			publish_flag(m, a->item, flag);
-		}
-	} else if (unsold > 0 && v->sold_out) {
-		rc = sk_cpool_dry(m->pool, a->item, unsold, NULL, NULL);
-		note_redis(m, rc);
-		mi->dry_ns = 0;
-		mi->dirty = true;
-	} else if (over && unsold == 0 && sk_store_cluster_held(&j) > 0 &&
-		   mi->dry_epoch != v->epoch) {
-		/* Over here: its last word, so that the others' sale can
-		 * end sold out without it (free need not be 0 yet). */
-		rc = sk_cpool_dry(m->pool, a->item, 0, NULL, NULL);
-		note_redis(m, rc);
-		if (rc == 0)
-			mi->dry_epoch = v->epoch;
-	}
-	return fresh && over && !stopping && unsold == 0 && unsold_durable == 0 &&
-	       (sk_store_cluster_held(&j) == 0 || mi->dry_epoch == v->epoch);
+	if (act != SK_MEMBER_GIVE_ALL && !fresh)
+		return false; /* the step needs the pool as it is now */
+	act_on(m, mi, &t, act, now);
+	return fresh && t.over && !stopping && unsold == 0 && unsold_durable == 0 &&
+	       (t.held == 0 || mi->dry_epoch == v->epoch);
 }
 
 /*

@@ -75,6 +75,45 @@ struct sk_member {
 	_Atomic uint64_t flip_hist[FLIP_BUCKETS], flip_sum_ns;
 };
 
+/* What one tick measured of an item, before any call (sk_member.c). */
+struct sk_member_tick {
+	uint64_t unsold;    /* the item table's unsold units here */
+	uint64_t held;	    /* this member's durable word (LMDB) */
+	uint64_t dry_epoch; /* mitem.dry_epoch */
+	int64_t wall_ms;    /* wall clock (a want's age) */
+	bool selling;	    /* in the table, open, not paused */
+	bool over;	    /* closed, or its end passed */
+	bool stopping;	    /* the member shuts down */
+	bool idle;	    /* open for the idle time, no sale or lease in it */
+	bool low_water;	    /* fewer units than 1 s of the selling rate (at least 1) */
+	bool ask;	    /* a reason to lease: the first, a rate, demand */
+	bool demand;	    /* buyers told "restocking" since the last tick */
+	bool dry_due;	    /* no empty lease or dry report in DRY_REPEAT_NS */
+	bool quiet;	    /* no sale in WANT_QUIET_NS: a want is answered */
+};
+
+/* The one step of a tick (sk_member_decide()). */
+enum sk_member_act {
+	SK_MEMBER_NOTHING = 0,
+	SK_MEMBER_GIVE_ALL,	/* every unsold unit back: stopping, not selling, idle */
+	SK_MEMBER_GIVE_HALF,	/* half back: another member is dry (a recent want) */
+	SK_MEMBER_LEASE,	/* below low water with a reason, and the pool has units
+				   (or demand: ask an empty pool, at most every second) */
+	SK_MEMBER_REPORT_DRY,	/* nothing here, none in the pool: a dry report */
+	SK_MEMBER_REPORT_UNITS, /* units here while sold out: reopen */
+	SK_MEMBER_REPORT_OVER,	/* over here, all sold, holds units: its dry report */
+};
+
+/**
+ * sk_member_decide - the step for tick @p t and pool @p v (the last view,
+ * to know whether to read the pool; the fresh one, to act). Pure: the
+ * order of the rules is the policy of docs/cluster.md.
+ */
+enum sk_member_act sk_member_decide(const struct sk_member_tick *t, const struct sk_cpool_view *v);
+
+/** sk_member_act_reads - @p act needs the pool as it is now (read it first). Pure. */
+bool sk_member_act_reads(enum sk_member_act act);
+
 /**
  * sk_member_slot - the slot of @p item in m->items, or NULL; with @p add a
  * free slot is taken for it (NULL when all are used). The caller holds
