@@ -18,7 +18,7 @@
 
 #define NKEYS	 7
 #define KEY_MAX	 (SK_CPOOL_PREFIX_MAX + 32)
-#define ARGS_MAX (3 + NKEYS + 3 + 2 + SK_CPOOL_MEMBERS_MAX)
+#define ARGS_MAX (3 + NKEYS + 3 + 2 + 2 * SK_CPOOL_MEMBERS_MAX)
 
 /* Most redirections followed by one call (a slot being migrated: an ASK,
  * then a MOVED once it is done, with room for a failover meanwhile). */
@@ -362,20 +362,38 @@ int
 sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char *const *members,
 	      uint32_t n)
 {
-	const char *extra[1 + SK_CPOOL_MEMBERS_MAX];
-	char total_s[24];
+	return sk_cpool_init_forgotten(p, item, total, members, n, NULL, 0);
+}
+
+int
+sk_cpool_init_forgotten(struct sk_cpool *p, uint32_t item, uint64_t total,
+			const char *const *members, uint32_t n,
+			const struct sk_cpool_forgotten *forgotten, uint32_t nf)
+{
+	const char *extra[1 + 2 * SK_CPOOL_MEMBERS_MAX];
+	char total_s[24], forgot_s[SK_CPOOL_MEMBERS_MAX][SK_CPOOL_MEMBER_MAX + 24];
 	uint64_t created;
 
-	if (n == 0 || n > SK_CPOOL_MEMBERS_MAX || total == 0 || total > SK_CPOOL_UNITS_MAX)
+	if (n == 0 || n > SK_CPOOL_MEMBERS_MAX || nf > SK_CPOOL_MEMBERS_MAX || total == 0 ||
+	    total > SK_CPOOL_UNITS_MAX)
 		return -EINVAL;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!sk_cpool_member_valid(members[i]))
 			return -EINVAL;
 		extra[1 + i] = members[i];
 	}
+	/* "id=held": no member id holds a '=' (init.lua tells them apart). */
+	for (uint32_t i = 0; i < nf; i++) {
+		if (!sk_cpool_member_valid(forgotten[i].id) ||
+		    forgotten[i].held > SK_CPOOL_UNITS_MAX)
+			return -EINVAL;
+		snprintf(forgot_s[i], sizeof(forgot_s[i]), "%s=%" PRIu64, forgotten[i].id,
+			 forgotten[i].held);
+		extra[1 + n + i] = forgot_s[i];
+	}
 	u64s(total_s, sizeof(total_s), total);
 	extra[0] = total_s;
-	return eval_int(p, SK_CPOOL_INIT, item, extra, (int)n + 1, &created);
+	return eval_int(p, SK_CPOOL_INIT, item, extra, (int)(1 + n + nf), &created);
 }
 
 /* op: a lease or a give back (the same idempotency in the scripts). */
@@ -545,6 +563,7 @@ view_parse(const redisReply *r, struct sk_cpool_view *v)
 		if (k < 0)
 			return k;
 	}
+	v->active = v->members;
 	for (size_t i = 0; i < leases->elements; i += 2) {
 		int k = view_slot(v, leases->element[i]);
 

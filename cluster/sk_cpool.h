@@ -98,6 +98,8 @@ struct sk_cpool_view {
 	uint64_t version; /**< sold-out version (+1 on each flip) */
 	int64_t want_ms;  /**< last "dry, give back" call (ms), 0 if none */
 	uint32_t members; /**< entries used in the arrays below */
+	uint32_t active;  /**< member[0..active) are the members; the rest were
+			       forgotten (their units still counted in held[]) */
 	char member[SK_CPOOL_MEMBERS_MAX][SK_CPOOL_MEMBER_MAX + 1];
 	uint64_t held[SK_CPOOL_MEMBERS_MAX];   /**< leases by member */
 	uint64_t synced[SK_CPOOL_MEMBERS_MAX]; /**< epoch of each member's last sync */
@@ -195,6 +197,30 @@ const char *sk_cpool_errstr(const struct sk_cpool *p);
 int sk_cpool_init(struct sk_cpool *p, uint32_t item, uint64_t total, const char *const *members,
 		  uint32_t n);
 
+/** A member forgotten from an item, and the units it held then. */
+struct sk_cpool_forgotten {
+	const char *id; /**< a valid member id */
+	uint64_t held;	/**< at most SK_CPOOL_UNITS_MAX */
+};
+
+/**
+ * sk_cpool_init_forgotten - sk_cpool_init(), and the @p nf members of
+ * @p forgotten (what this member's LMDB keeps of each sk_cpool_forget())
+ * stay forgotten: a pool created now counts their units in its leases
+ * (a pool made again after Redis lost everything still counts them as
+ * gone); none of them is added to the members; one that a fenced pool
+ * still has as a member (Redis came back from before the forget) is
+ * forgotten again, and the rebuild tried. Redis also never re-adds a
+ * member it counts as forgotten (in the leases, not a member), whoever
+ * names it. Idempotent.
+ * @return as sk_cpool_init(); -EINVAL also for a bad forgotten id, more
+ *         than SK_CPOOL_MEMBERS_MAX of them, or a held above
+ *         SK_CPOOL_UNITS_MAX.
+ */
+int sk_cpool_init_forgotten(struct sk_cpool *p, uint32_t item, uint64_t total,
+			    const char *const *members, uint32_t n,
+			    const struct sk_cpool_forgotten *forgotten, uint32_t nf);
+
 /**
  * sk_cpool_lease - op @p seq of this member: lease up to @p want units.
  * @param granted  [out] units granted (0: the pool is empty; the script then
@@ -232,7 +258,8 @@ int sk_cpool_giveback(struct sk_cpool *p, uint32_t item, uint64_t seq, uint64_t 
  * @return 0, -ESTALE (@p epoch is not the current one: read the view and
  *         sync again), -EOVERFLOW (the members hold more than total, or
  *         @p held is above SK_CPOOL_UNITS_MAX: the item stays fenced; an
- *         alarm; a later sync of a member with a smaller word retries),
+ *         alarm; the marks stay, and the next sync, restock or forget
+ *         tries the rebuild again),
  *         -ENOENT, or a shared error.
  */
 int sk_cpool_sync(struct sk_cpool *p, uint32_t item, uint64_t epoch, uint64_t held, bool *unfenced);
@@ -278,7 +305,9 @@ int sk_cpool_forget(struct sk_cpool *p, uint32_t item, const char *member, uint6
 /**
  * sk_cpool_restock - the operator adds @p units to item @p item's sale
  * (request @p request_id, any member may send it): total and free grow
- * (only total while fenced: the rebuild takes free from it), a sold-out
+ * (only total while fenced, and the rebuild is tried at once: a pool
+ * fenced because the members held more than the total is unfenced by a
+ * restock that covers the difference, once every member synced), a sold-out
  * item reopens (published). The pool's base total, which sk_cpool_init()
  * compares, stays. Only Redis keeps it: a Redis that loses the write
  * loses the units (never sells them twice); the same request sent again

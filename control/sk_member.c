@@ -32,7 +32,6 @@
 #define TICK_DEFAULT_NS	  (20 * MS)
 #define LOW_WATER_S	  1.0	     /* lease when fewer units than this many seconds of sales */
 #define LEASE_S		  2.0	     /* and ask for this many seconds of sales */
-#define WANT_RECENT_MS	  2000	     /* a "dry, give back" call this recent is answered */
 #define WANT_QUIET_NS	  S	     /* ... by a member that sold nothing for this long */
 #define DRY_REPEAT_NS	  S	     /* a dry report is repeated at most this often */
 #define RATE_WEIGHT	  0.2	     /* of the newest tick in the smoothed selling rate */
@@ -107,24 +106,6 @@ note_redis(struct sk_member *m, int rc)
 		count(&m->errors, 1);
 }
 
-struct mitem *
-sk_member_slot(struct sk_member *m, uint32_t item, bool add)
-{
-	struct mitem *free_slot = NULL;
-
-	for (unsigned i = 0; i < SK_MEMBER_ITEMS_MAX; i++) {
-		if (m->items[i].item == item)
-			return &m->items[i];
-		if (m->items[i].item == 0 && free_slot == NULL)
-			free_slot = &m->items[i];
-	}
-	if (!add || free_slot == NULL)
-		return NULL;
-	memset(free_slot, 0, sizeof(*free_slot));
-	free_slot->item = item;
-	return free_slot;
-}
-
 /* end_lease - Redis's answer to lease @seq (0 if refused) into the journal. */
 static void
 end_lease(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t granted, int64_t now)
@@ -140,6 +121,7 @@ end_lease(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t granted,
 		return;
 	}
 	if (granted > 0) {
+		mi->dry_epoch = 0; /* a grant voids its dry report */
 		count(&m->leases_granted, 1);
 		count(&m->lease_units, granted);
 		mi->last_lease_ns = now;
@@ -194,6 +176,9 @@ send_giveback(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t unit
 
 	note_redis(m, rc);
 	mi->dirty = true;
+	/* FENCED: not applied by this Redis, which a sync may then count as
+	 * held; any other failure leaves it unknown (sync_fenced() waits). */
+	mi->giveback_fenced = rc == -EAGAIN;
 	if (rc == -ERANGE || rc == -ESTALE || rc == -EEXIST) {
 		/* Redis cannot take them: they stay off sale (never sold
 		 * twice); an anomaly for the operator. */
@@ -310,11 +295,20 @@ read_pool(struct sk_member *m, struct mitem *mi, int64_t now)
 	pthread_mutex_unlock(&m->mu);
 	mi->dirty = false;
 	publish_flag(m, mi->item, v.sold_out);
+	sk_member_learn_forgotten(m, mi);
 	return true;
 }
 
-/* sync_fenced - the pool is fenced: this member's durable word, once per
- * epoch, then its dry report again (a fence voids them). */
+/*
+ * sync_fenced - the pool is fenced: this member's durable word, once per
+ * epoch, then its dry report again (a fence voids them). Only with nothing
+ * pending, or a pending give-back that Redis just refused as FENCED (not
+ * applied here: the word counts it as held, its resend after the rebuild
+ * takes it off); one whose send failed otherwise may have been applied, and
+ * is resent until Redis says which. A forgotten member (LMDB) that the
+ * pool still has as a member (Redis came back from before the forget):
+ * init again first, which forgets it again.
+ */
 static void
 sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster *j)
 {
@@ -323,7 +317,20 @@ sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster
 	bool unfenced;
 	int rc;
 
-	if (j->pending_kind == SK_STORE_CLUSTER_LEASE || me < 0 || v->synced[me] == v->epoch)
+	for (uint32_t i = 0; i < v->active; i++) {
+		if (sk_member_is_forgotten(mi, v->member[i])) {
+			sk_logf(SK_LOG_NOTICE, "sync",
+				"item=%" PRIu32 " member=%s msg=\"forgotten, but a member of the "
+				"pool again: init forgets it again\"",
+				mi->item, v->member[i]);
+			mi->inited = false;
+			return;
+		}
+	}
+	if (j->pending_kind != SK_STORE_CLUSTER_NONE &&
+	    !(j->pending_kind == SK_STORE_CLUSTER_GIVEBACK && mi->giveback_fenced))
+		return;
+	if (me < 0 || v->synced[me] == v->epoch)
 		return;
 	rc = sk_cpool_sync(m->pool, mi->item, v->epoch, sk_store_cluster_held(j), &unfenced);
 	note_redis(m, rc);
@@ -332,7 +339,9 @@ sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster
 		uint64_t unsold = 0, sold;
 
 		(void)sell_numbers(m, mi->item, &unsold, &sold);
-		note_redis(m, sk_cpool_dry(m->pool, mi->item, unsold, NULL, NULL));
+		rc = sk_cpool_dry(m->pool, mi->item, unsold, NULL, NULL);
+		note_redis(m, rc);
+		mi->dry_epoch = rc == 0 && unsold == 0 ? v->epoch : 0;
 		count(&m->syncs, 1);
 		sk_logf(SK_LOG_NOTICE, "sync",
 			"item=%" PRIu32 " epoch=%" PRIu64 " held=%" PRIu64 " rebuilt=%s", mi->item,
@@ -346,15 +355,80 @@ sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster
 	}
 }
 
+/* act_on - step @act of sk_member_decide() for @mi, on its fresh view. */
 static void
-item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity *a, bool stopping,
-	  int64_t now)
+act_on(struct sk_member *m, struct mitem *mi, const struct sk_member_tick *t,
+       enum sk_member_act act, int64_t now)
+{
+	const struct sk_cpool_view *v = &mi->view;
+	bool flag = false;
+	int rc;
+
+	switch (act) {
+	case SK_MEMBER_GIVE_ALL:
+		giveback(m, mi, t->unsold,
+			 t->stopping   ? "shutting down"
+			 : !t->selling ? "not selling here"
+				       : "idle",
+			 now);
+		break;
+	case SK_MEMBER_GIVE_HALF:
+		giveback(m, mi, t->unsold / 2, "another member is dry", now);
+		break;
+	case SK_MEMBER_LEASE:
+		if (v->free == 0)
+			mi->dry_ns = now;
+		lease(m, mi, lease_size(m, mi, v), now);
+		break;
+	case SK_MEMBER_REPORT_DRY:
+		rc = sk_cpool_dry(m->pool, mi->item, 0, &flag, NULL);
+		note_redis(m, rc);
+		mi->dry_ns = now;
+		mi->dirty = true;
+		if (rc == 0) {
+			mi->dry_epoch = v->epoch;
+			publish_flag(m, mi->item, flag);
+		}
+		break;
+	case SK_MEMBER_REPORT_UNITS:
+		note_redis(m, sk_cpool_dry(m->pool, mi->item, t->unsold, NULL, NULL));
+		mi->dry_ns = 0;
+		mi->dirty = true;
+		break;
+	case SK_MEMBER_REPORT_OVER:
+		rc = sk_cpool_dry(m->pool, mi->item, 0, NULL, NULL);
+		note_redis(m, rc);
+		if (rc == 0)
+			mi->dry_epoch = v->epoch;
+		break;
+	case SK_MEMBER_NOTHING:
+		break;
+	}
+}
+
+/* over - the sale of @a is over here (closed, or its end passed). */
+static bool
+over_at(const struct sk_store_activity *a, int64_t wall)
+{
+	return a->closed_ns != 0 || wall >= a->end_ns;
+}
+
+/*
+ * item_tick - one tick of item @a (@unsold_durable: its units that no live
+ * order holds, from the store). True when the sale is over here and this
+ * member owes the pool nothing: no unsold unit, nothing pending, the pool
+ * not fenced, and either nothing held or a dry report made at this epoch;
+ * the item then needs no slot until its pool says something.
+ */
+static bool
+item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity *a,
+	  uint64_t unsold_durable, bool stopping, int64_t now)
 {
 	struct sk_store_cluster j;
 	int rc;
 
 	if (!mi->inited) {
-		rc = sk_cpool_init(m->pool, a->item, a->total, m->conf.members, m->conf.nmembers);
+		rc = sk_member_init_pool(m, mi, a->total);
 		note_redis(m, rc);
 		if (rc == -EEXIST && !mi->total_conflict_logged) {
 			sk_logf(SK_LOG_ERROR, "cluster",
@@ -365,19 +439,19 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 			mi->total_conflict_logged = true;
 		}
 		if (rc != 0)
-			return;
+			return false;
 		mi->inited = true;
 		mi->dirty = true;
 	}
 	if (sk_store_cluster_get(m->ctl->store, a->item, &j) != 0)
-		return;
+		return false;
 	if (j.pending_kind != SK_STORE_CLUSTER_NONE) {
 		if (j.pending_kind == SK_STORE_CLUSTER_LEASE)
 			send_lease(m, mi, j.pending_seq, j.pending_units, now);
 		else
 			send_giveback(m, mi, j.pending_seq, j.pending_units, now);
 		if (sk_store_cluster_get(m->ctl->store, a->item, &j) != 0)
-			return;
+			return false;
 	}
 
 	/* The local numbers first: they say whether Redis must be read. */
@@ -405,87 +479,69 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 	}
 
 	int64_t wall = sk_clock_ns(CLOCK_REALTIME);
-	bool over = a->closed_ns != 0 || wall >= a->end_ns;
-	bool selling = in_table && !over && a->paused_ns == 0;
 	/* Idle: open for the idle time, and neither sold nor leased in it. */
 	int64_t busy = mi->last_sale_ns > mi->last_lease_ns ? mi->last_sale_ns : mi->last_lease_ns;
-	bool idle = wall - a->start_ns >= m->conf.idle_ns &&
-		    (busy == 0 || now - busy >= m->conf.idle_ns);
 	double low = mi->rate * LOW_WATER_S;
-	bool low_water = (double)unsold < (low < 1 ? 1 : low);
-	/* Leases: the first at preheat; later ones while it sells, or while
-	 * buyers are told "restocking". An empty pool is asked again at most
-	 * every DRY_REPEAT_NS (the ask tells the others to give back). */
-	bool ask = j.ops == 0 || demand || mi->rate > 0;
-	bool dry_due = mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS;
-	bool give = unsold > 0 && (stopping || !selling || idle);
+	struct sk_member_tick t = {
+		.unsold = unsold,
+		.held = sk_store_cluster_held(&j),
+		.dry_epoch = mi->dry_epoch,
+		.wall_ms = wall / MS,
+		.over = over_at(a, wall),
+		.stopping = stopping,
+		.idle = wall - a->start_ns >= m->conf.idle_ns &&
+			(busy == 0 || now - busy >= m->conf.idle_ns),
+		.low_water = (double)unsold < (low < 1 ? 1 : low),
+		.ask = j.ops == 0 || demand || mi->rate > 0,
+		.demand = demand,
+		.dry_due = mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS,
+	};
+	t.selling = in_table && !t.over && a->paused_ns == 0;
 
-	/* Read the pool when this tick may act on it (from the last view:
-	 * a lease, a dry report, units while sold out), and otherwise at
-	 * least every period. */
+	/* Read the pool when this tick may act on it (the rule on the last
+	 * view, a want aside: that one is answered on a read made anyway),
+	 * and otherwise at least every period. */
 	const struct sk_cpool_view *v = &mi->view;
-	bool empty_here = sk_store_cluster_held(&j) == 0 && j.pending_kind == SK_STORE_CLUSTER_NONE;
-	int64_t period = over && empty_here ? VIEW_ENDED_NS : VIEW_PERIOD_NS;
-	bool may_lease =
-		selling && !stopping && low_water && ask && (v->free > 0 || (demand && dry_due));
-	bool may_report = (unsold == 0 && v->free == 0 && !v->sold_out && dry_due) ||
-			  (unsold > 0 && v->sold_out);
+	bool empty_here = t.held == 0 && j.pending_kind == SK_STORE_CLUSTER_NONE;
+	int64_t period = t.over && empty_here ? VIEW_ENDED_NS : VIEW_PERIOD_NS;
 	bool due = mi->dirty || mi->view_ns == 0 || v->fenced || now - mi->view_ns >= period;
 	bool fresh = false;
 
-	if (due || (!give && (may_lease || may_report))) {
+	if (due || sk_member_act_reads(sk_member_decide(&t, v))) {
 		if (!read_pool(m, mi, now))
-			return;
+			return false;
 		fresh = true;
 	}
 	if (v->fenced) {
 		sync_fenced(m, mi, &j);
-		return;
+		return false;
 	}
 	if (j.pending_kind != SK_STORE_CLUSTER_NONE)
-		return; /* a give-back kept while fenced: resent next tick */
+		return false; /* a give-back kept while fenced: resent next tick */
 
 	/* The demand is spent here, where it can be acted on: not on a tick
 	 * that could not read Redis, was fenced or had an op in flight. */
 	mi->restocking_prev = refused;
-	bool wanted = v->want_ms != 0 && wall / MS - v->want_ms < WANT_RECENT_MS &&
-		      now - mi->last_sale_ns >= WANT_QUIET_NS;
-	bool pool_ok = v->free > 0 || (demand && dry_due);
+	t.quiet = now - mi->last_sale_ns >= WANT_QUIET_NS;
+	enum sk_member_act act = sk_member_decide(&t, v);
 
-	if (give) {
-		giveback(m, mi, unsold,
-			 stopping   ? "shutting down"
-			 : !selling ? "not selling here"
-				    : "idle",
-			 now);
-	} else if (!fresh) {
-		return; /* what follows needs the pool as it is now */
-	} else if (unsold >= 2 && wanted) {
-		giveback(m, mi, unsold / 2, "another member is dry", now);
-	} else if (selling && !stopping && low_water && ask && pool_ok) {
-		if (v->free == 0)
-			mi->dry_ns = now;
-		lease(m, mi, lease_size(m, mi, v), now);
-	} else if (unsold == 0 && v->free == 0 && !v->sold_out && dry_due) {
-		bool flag = false;
-
-		rc = sk_cpool_dry(m->pool, a->item, 0, &flag, NULL);
-		note_redis(m, rc);
-		mi->dry_ns = now;
-		mi->dirty = true;
-		if (rc == 0)
-			publish_flag(m, a->item, flag);
-	} else if (unsold > 0 && v->sold_out) {
-		rc = sk_cpool_dry(m->pool, a->item, unsold, NULL, NULL);
-		note_redis(m, rc);
-		mi->dry_ns = 0;
-		mi->dirty = true;
-	}
+	if (act != SK_MEMBER_GIVE_ALL && !fresh)
+		return false; /* the step needs the pool as it is now */
+	act_on(m, mi, &t, act, now);
+	return fresh && t.over && !stopping && unsold == 0 && unsold_durable == 0 &&
+	       (t.held == 0 || mi->dry_epoch == v->epoch);
 }
 
-/* The activities of one tick: the cluster ones, open or still holding. */
+/*
+ * The activities of one tick: the cluster ones, but those over here that
+ * are done (sk_member_done_has(): nothing to give back or report) and have
+ * no unsold unit; open ones first when more than SK_MEMBER_ITEMS_MAX.
+ */
 struct tick_list {
+	struct sk_member *m;
+	int64_t wall;
 	struct sk_store_activity a[SK_MEMBER_ITEMS_MAX];
+	uint64_t unsold[SK_MEMBER_ITEMS_MAX]; /* durable: units no live order holds */
 	unsigned n;
 };
 
@@ -493,12 +549,45 @@ static int
 collect(const struct sk_store_activity *a, const struct sk_store_ledger *l, void *arg)
 {
 	struct tick_list *t = arg;
+	uint64_t units = sk_store_activity_units(a), live = sk_store_ledger_live(l);
+	uint64_t unsold = units > live ? units - live : 0;
+	bool over = over_at(a, t->wall);
+	unsigned at = t->n;
 
-	(void)l;
-	if (!a->cluster || t->n == SK_MEMBER_ITEMS_MAX)
+	if (!a->cluster || (over && unsold == 0 && sk_member_done_has(t->m, a->item)))
 		return 0;
-	t->a[t->n++] = *a;
+	if (t->n == SK_MEMBER_ITEMS_MAX) {
+		/* Full: an open sale takes the place of one that is over. */
+		for (at = 0; !over && at < t->n && !over_at(&t->a[at], t->wall); at++)
+			;
+		if (over || at == t->n)
+			return 0;
+	} else {
+		t->n++;
+	}
+	t->a[at] = *a;
+	t->unsold[at] = unsold;
 	return 0;
+}
+
+/* listed - @item is in @t. */
+static bool
+listed(const struct tick_list *t, uint32_t item)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->a[i].item == item)
+			return true;
+	return false;
+}
+
+/* collect_all - @t filled for this tick; false if the store failed. */
+static bool
+collect_all(struct sk_member *m, struct tick_list *t)
+{
+	t->m = m;
+	t->wall = sk_clock_ns(CLOCK_REALTIME);
+	t->n = 0;
+	return sk_store_activity_foreach(m->ctl->store, collect, t) >= 0;
 }
 
 static void
@@ -507,15 +596,20 @@ tick(struct sk_member *m, bool stopping)
 	static struct tick_list t; /* the loop's thread only */
 	int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
 
-	t.n = 0;
-	if (sk_store_activity_foreach(m->ctl->store, collect, &t) < 0)
+	if (!collect_all(m, &t))
 		return;
+	/* The slots of items not listed (done, or gone) are free again. */
+	for (unsigned i = 0; i < SK_MEMBER_ITEMS_MAX; i++)
+		if (m->items[i].item != 0 && !listed(&t, m->items[i].item))
+			sk_member_slot_free(m, &m->items[i]);
 	for (unsigned i = 0; i < t.n; i++) {
 		pthread_mutex_lock(&m->mu);
 		struct mitem *mi = sk_member_slot(m, t.a[i].item, true);
 		pthread_mutex_unlock(&m->mu);
-		if (mi != NULL)
-			item_tick(m, mi, &t.a[i], stopping, now);
+		if (mi == NULL || !item_tick(m, mi, &t.a[i], t.unsold[i], stopping, now))
+			continue;
+		if (sk_member_done_add(m, mi->item))
+			sk_member_slot_free(m, mi);
 	}
 }
 
@@ -551,6 +645,8 @@ on_message(const struct sk_cpool_event *ev, void *arg)
 
 	if (mi != NULL)
 		mi->dirty = true;
+	else
+		sk_member_done_del(m, ev->item); /* its pool moved: followed again */
 	if (ev->kind != SK_CPOOL_EV_FLAG)
 		return;
 	publish_flag(m, ev->item, ev->sold_out);
@@ -566,6 +662,7 @@ view_all_next(struct sk_member *m)
 {
 	for (unsigned i = 0; i < SK_MEMBER_ITEMS_MAX; i++)
 		m->items[i].dirty = true;
+	m->ndone = 0; /* a fence of theirs may be among the lost */
 }
 
 /* held_anywhere - some cluster item still holds unsold units or a pending op. */
@@ -576,8 +673,7 @@ held_anywhere(struct sk_member *m)
 	struct sk_store_cluster j;
 	uint64_t unsold, sold;
 
-	t.n = 0;
-	if (sk_store_activity_foreach(m->ctl->store, collect, &t) < 0)
+	if (!collect_all(m, &t))
 		return false;
 	for (unsigned i = 0; i < t.n; i++) {
 		if (sk_store_cluster_get(m->ctl->store, t.a[i].item, &j) == 0 &&

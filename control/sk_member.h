@@ -26,7 +26,8 @@
 #include "sk_control.h"
 #include "sk_cpool.h"
 
-/** Most cluster activities one member follows. */
+/** Most cluster activities one member follows at once (a sale over here
+ * that owes the pool nothing gives its slot up: docs/cluster.md). */
 #define SK_MEMBER_ITEMS_MAX 64
 
 /** How a member runs. */
@@ -123,8 +124,10 @@ const char *sk_member_id(const struct sk_member *m);
  * cluster item @p item, holding @p held units (its last durable word, from
  * its LMDB or its last `cluster show`): sk_cpool_forget() on a connection
  * of its own (the loop's is not shared), so a pool fenced by a Redis that
- * lost writes can be rebuilt without it. Any thread; blocks for at most
- * the Redis timeout.
+ * lost writes can be rebuilt without it; then kept in this member's LMDB
+ * (sk_store_cluster_forget(); a failure there is logged, and the loop
+ * learns it from the pool instead), so that every init sends it. Any
+ * thread; blocks for at most the Redis timeout.
  * @return 0, -EINVAL (@p gone is this member, or not a valid id), -ENOENT
  *         (no pool, or @p gone is not a member), -EOVERFLOW (the members
  *         would hold more than the total), or a shared error of sk_cpool.h
@@ -148,7 +151,8 @@ struct sk_member_item {
 /**
  * sk_member_view - the last state of cluster item @p item (read from Redis
  * by the member's loop, at most one tick old, and from LMDB now).
- * @return 0, -ENOENT (not a cluster item this member follows).
+ * @return 0, -ENOENT (not a cluster item this member follows: none, or
+ *         one whose sale is over here and owes the pool nothing).
  */
 int sk_member_view(struct sk_member *m, uint32_t item, struct sk_member_item *out);
 

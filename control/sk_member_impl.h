@@ -16,18 +16,29 @@
 #include <stdint.h>
 
 #include "sk_member.h"
+#include "sk_store_cluster.h"
 
 /* Buckets of seckill_cluster_broadcast_delay_seconds (Redis's flip to the
  * item table's flag), ns; one more for the rest. */
 #define FLIP_BUCKETS 12
 extern const uint64_t sk_member_flip_bounds_ns[FLIP_BUCKETS - 1];
 
+/* Most items remembered as done (struct sk_member.done): beyond, an item
+ * over here keeps its slot. */
+#define SK_MEMBER_DONE_MAX 16384
+
 /* One cluster item the loop follows. */
 struct mitem {
 	uint32_t item; /* 0: free slot */
 	bool inited;   /* sk_cpool_init() succeeded since the last -ENOENT */
 	bool total_conflict_logged;
-	bool dirty; /* read the pool at the next tick: an own op, a message */
+	bool dirty;	      /* read the pool at the next tick: an own op, a message */
+	bool giveback_fenced; /* the pending give-back's last send answered FENCED */
+	uint64_t dry_epoch;   /* over here: the epoch of the last dry report (0: none) */
+	/* The forgotten members of the item, as this member's LMDB keeps them
+	 * (loaded with the slot; sent with every init). */
+	struct sk_store_forgotten forgotten;
+	bool forgotten_loaded;
 	uint64_t sold_prev;
 	uint64_t restocking_prev; /* the dataplane's "restocking" answers of the item */
 	int64_t prev_ns, last_sale_ns, last_lease_ns, dry_ns;
@@ -48,6 +59,13 @@ struct sk_member {
 	int64_t stop_deadline_ns; /* monotonic: give back until then */
 	pthread_mutex_t mu;	  /* items[] for the readers */
 	struct mitem items[SK_MEMBER_ITEMS_MAX];
+	/* Items over here that owe the pool nothing (nothing held unsold,
+	 * nothing pending, synced and dry at the last epoch seen): not
+	 * followed, their slots free for others. Sorted; the loop's thread
+	 * only. A message of the item's pool, or a subscriber that lost
+	 * messages, has them followed again. */
+	uint32_t done[SK_MEMBER_DONE_MAX];
+	unsigned ndone;
 
 	atomic_bool redis_up;
 	_Atomic uint64_t leases_granted, leases_empty, leases_refused, lease_units;
@@ -57,11 +75,87 @@ struct sk_member {
 	_Atomic uint64_t flip_hist[FLIP_BUCKETS], flip_sum_ns;
 };
 
+/* What one tick measured of an item, before any call (sk_member.c). */
+struct sk_member_tick {
+	uint64_t unsold;    /* the item table's unsold units here */
+	uint64_t held;	    /* this member's durable word (LMDB) */
+	uint64_t dry_epoch; /* mitem.dry_epoch */
+	int64_t wall_ms;    /* wall clock (a want's age) */
+	bool selling;	    /* in the table, open, not paused */
+	bool over;	    /* closed, or its end passed */
+	bool stopping;	    /* the member shuts down */
+	bool idle;	    /* open for the idle time, no sale or lease in it */
+	bool low_water;	    /* fewer units than 1 s of the selling rate (at least 1) */
+	bool ask;	    /* a reason to lease: the first, a rate, demand */
+	bool demand;	    /* buyers told "restocking" since the last tick */
+	bool dry_due;	    /* no empty lease or dry report in DRY_REPEAT_NS */
+	bool quiet;	    /* no sale in WANT_QUIET_NS: a want is answered */
+};
+
+/* The one step of a tick (sk_member_decide()). */
+enum sk_member_act {
+	SK_MEMBER_NOTHING = 0,
+	SK_MEMBER_GIVE_ALL,	/* every unsold unit back: stopping, not selling, idle */
+	SK_MEMBER_GIVE_HALF,	/* half back: another member is dry (a recent want) */
+	SK_MEMBER_LEASE,	/* below low water with a reason, and the pool has units
+				   (or demand: ask an empty pool, at most every second) */
+	SK_MEMBER_REPORT_DRY,	/* nothing here, none in the pool: a dry report */
+	SK_MEMBER_REPORT_UNITS, /* units here while sold out: reopen */
+	SK_MEMBER_REPORT_OVER,	/* over here, all sold, holds units: its dry report */
+};
+
+/**
+ * sk_member_decide - the step for tick @p t and pool @p v (the last view,
+ * to know whether to read the pool; the fresh one, to act). Pure: the
+ * order of the rules is the policy of docs/cluster.md.
+ */
+enum sk_member_act sk_member_decide(const struct sk_member_tick *t, const struct sk_cpool_view *v);
+
+/** sk_member_act_reads - @p act needs the pool as it is now (read it first). Pure. */
+bool sk_member_act_reads(enum sk_member_act act);
+
 /**
  * sk_member_slot - the slot of @p item in m->items, or NULL; with @p add a
  * free slot is taken for it (NULL when all are used). The caller holds
  * m->mu, or is the loop's thread and only reads.
  */
 struct mitem *sk_member_slot(struct sk_member *m, uint32_t item, bool add);
+
+/** sk_member_slot_free - @p mi free again (the loop's thread; takes m->mu). */
+void sk_member_slot_free(struct sk_member *m, struct mitem *mi);
+
+/*
+ * The items over here that owe the pool nothing (sk_member_items.c; the
+ * loop's thread): has, add (false when SK_MEMBER_DONE_MAX are kept: the
+ * item keeps its slot), del.
+ */
+bool sk_member_done_has(const struct sk_member *m, uint32_t item);
+bool sk_member_done_add(struct sk_member *m, uint32_t item);
+void sk_member_done_del(struct sk_member *m, uint32_t item);
+
+/** sk_member_is_forgotten - @p id is a forgotten member of @p mi's item. */
+bool sk_member_is_forgotten(const struct mitem *mi, const char *id);
+
+/**
+ * sk_member_init_pool - sk_cpool_init_forgotten() of @p mi's item with
+ * @p total: this member, the configured ones that are not forgotten, and
+ * the forgotten ones with their units (LMDB, loaded once per slot).
+ * @return as sk_cpool_init_forgotten(), or an error of the store.
+ */
+int sk_member_init_pool(struct sk_member *m, struct mitem *mi, uint64_t total);
+
+/**
+ * sk_member_remember_forgotten - member @p id forgotten from @p item,
+ * holding @p held: kept in LMDB (sk_store_cluster_forget()), logged. Any
+ * thread.
+ * @return 0 (kept now or before), or the store's error (logged).
+ */
+int sk_member_remember_forgotten(struct sk_member *m, uint32_t item, const char *id, uint64_t held);
+
+/**
+ * sk_member_learn_forgotten - the forgotten members of @p mi's last view
+ * (another member's operator forgot them) that LMDB lacks, kept there.
+ */
+void sk_member_learn_forgotten(struct sk_member *m, struct mitem *mi);
 
 #endif /* SK_MEMBER_IMPL_H */

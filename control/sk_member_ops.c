@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "sk_logfmt.h"
-#include "sk_member.h"
+#include "sk_member_impl.h"
 
 int
 sk_member_forget(struct sk_member *m, uint32_t item, const char *gone, uint64_t held)
@@ -26,12 +26,17 @@ sk_member_forget(struct sk_member *m, uint32_t item, const char *gone, uint64_t 
 		return rc;
 	rc = sk_cpool_forget(p, item, gone, held);
 	sk_cpool_close(p);
-	if (rc == 0)
-		sk_logf(SK_LOG_NOTICE, "cluster",
-			"item=%" PRIu32 " forgotten=%s held=%" PRIu64
-			" msg=\"an operator declared the member gone\"",
-			item, gone, held);
-	return rc;
+	if (rc != 0)
+		return rc;
+	sk_logf(SK_LOG_NOTICE, "cluster",
+		"item=%" PRIu32 " forgotten=%s held=%" PRIu64
+		" msg=\"an operator declared the member gone\"",
+		item, gone, held);
+	/* Kept in LMDB too (every init sends it: a pool made again after
+	 * Redis lost everything still counts the units); if the store
+	 * fails, the loop learns it from the pool's view. */
+	(void)sk_member_remember_forgotten(m, item, gone, held);
+	return 0;
 }
 
 int

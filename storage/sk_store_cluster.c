@@ -2,7 +2,8 @@
 /*
  * The lease journal of a cluster activity (sk_store_cluster.h): one record
  * per item under (item, ITEM_TAG_CLUSTER), next to its definition, written
- * in the same transaction as the restock or removal that carries its units.
+ * in the same transaction as the restock or removal that carries its units;
+ * its forgotten members under (item, ITEM_TAG_CLUSTER, 1).
  */
 #include <errno.h>
 
@@ -11,6 +12,8 @@
 #include "sk_store_impl.h"
 
 #define JOURNAL_VAL_LEN 56 /* next seq, pending kind, seq, units, granted, given back, ops */
+#define FORGOT_ID	1  /* the key id of the forgotten members (the journal's: 0) */
+#define FORGOT_LEN	(1 + SK_STORE_MEMBER_ID_MAX + 8) /* id length, id (0-padded), held */
 
 static void
 journal_key(uint8_t k[RESTOCK_KEY_LEN], uint32_t item)
@@ -255,4 +258,95 @@ sk_store_cluster_giveback_end(struct sk_store *st, uint32_t item, uint64_t seq, 
 	c.given_back += c.pending_units;
 	unpend(&c);
 	return store_wtxn_end(st, &w, journal_store(st, w.txn, item, &c), NULL);
+}
+
+/* ----------------------------------------------------- forgotten members */
+
+static int
+forgotten_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_forgotten *f)
+{
+	uint8_t k[RESTOCK_KEY_LEN];
+	MDB_val key, data;
+
+	item_key(k, item, ITEM_TAG_CLUSTER, FORGOT_ID);
+	key = mval(k, RESTOCK_KEY_LEN);
+	memset(f, 0, sizeof(*f));
+	int rc = mdb_get(txn, st->items, &key, &data);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc != 0)
+		return store_lmdb_err(rc);
+	if (data.mv_size % FORGOT_LEN != 0 || data.mv_size / FORGOT_LEN > SK_STORE_FORGOTTEN_MAX)
+		return -EIO;
+	const uint8_t *v = data.mv_data;
+	f->n = (uint32_t)(data.mv_size / FORGOT_LEN);
+	for (uint32_t i = 0; i < f->n; i++, v += FORGOT_LEN) {
+		if (v[0] == 0 || v[0] > SK_STORE_MEMBER_ID_MAX)
+			return -EIO;
+		memcpy(f->m[i].id, v + 1, v[0]);
+		f->m[i].id[v[0]] = '\0';
+		f->m[i].held = get_be64(v + 1 + SK_STORE_MEMBER_ID_MAX);
+	}
+	return 0;
+}
+
+int
+sk_store_cluster_forgotten_get(struct sk_store *st, uint32_t item, struct sk_store_forgotten *f)
+{
+	struct sk_store_activity a;
+	struct sk_store_cluster c;
+	MDB_txn *txn;
+	int rc = store_rtxn_begin(st, &txn);
+
+	if (rc != 0)
+		return rc;
+	rc = load(st, txn, item, &a, &c);
+	if (rc == 0)
+		rc = forgotten_load(st, txn, item, f);
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+int
+sk_store_cluster_forget(struct sk_store *st, uint32_t item, const char *id, uint64_t held)
+{
+	uint8_t k[RESTOCK_KEY_LEN], v[SK_STORE_FORGOTTEN_MAX * FORGOT_LEN];
+	struct sk_store_forgotten f;
+	struct sk_store_activity a;
+	struct sk_store_cluster c;
+	size_t len = id != NULL ? strlen(id) : 0;
+	struct wtxn w;
+	int rc;
+
+	if (len == 0 || len > SK_STORE_MEMBER_ID_MAX)
+		return -EINVAL;
+	rc = store_wtxn_begin(st, &w);
+	if (rc != 0)
+		return rc;
+	rc = load(st, w.txn, item, &a, &c);
+	if (rc == 0)
+		rc = forgotten_load(st, w.txn, item, &f);
+	for (uint32_t i = 0; rc == 0 && i < f.n; i++)
+		if (strcmp(f.m[i].id, id) == 0)
+			rc = f.m[i].held == held ? SK_STORE_UNCHANGED : -EEXIST;
+	if (rc == 0 && f.n == SK_STORE_FORGOTTEN_MAX)
+		rc = -ENOSPC;
+	if (rc != 0) {
+		store_wtxn_abort(&w);
+		return rc;
+	}
+	memcpy(f.m[f.n].id, id, len + 1);
+	f.m[f.n++].held = held;
+	memset(v, 0, sizeof(v));
+	for (uint32_t i = 0; i < f.n; i++) {
+		uint8_t *e = v + i * FORGOT_LEN;
+
+		e[0] = (uint8_t)strlen(f.m[i].id);
+		memcpy(e + 1, f.m[i].id, e[0]);
+		put_be64(e + 1 + SK_STORE_MEMBER_ID_MAX, f.m[i].held);
+	}
+	item_key(k, item, ITEM_TAG_CLUSTER, FORGOT_ID);
+	MDB_val key = mval(k, RESTOCK_KEY_LEN), data = mval(v, f.n * FORGOT_LEN);
+	return store_wtxn_end(st, &w, store_lmdb_err(mdb_put(w.txn, st->items, &key, &data, 0)),
+			      NULL);
 }

@@ -115,4 +115,44 @@ int sk_store_cluster_giveback_begin(struct sk_store *st, uint32_t item, uint64_t
  */
 int sk_store_cluster_giveback_end(struct sk_store *st, uint32_t item, uint64_t seq, int64_t now_ns);
 
+/** Most members one item may have forgotten (SK_CPOOL_MEMBERS_MAX). */
+#define SK_STORE_FORGOTTEN_MAX 16
+/** Longest member id (SK_CPOOL_MEMBER_MAX). */
+#define SK_STORE_MEMBER_ID_MAX 32
+
+/**
+ * The members an operator declared gone for good from a cluster item
+ * (sk_member_forget()), with the units each held then: the Redis pool
+ * counts them as held for ever, and a pool made again after Redis lost
+ * everything must too, so every member keeps them (and sends them with
+ * sk_cpool_init()).
+ */
+struct sk_store_forgotten {
+	uint32_t n; /**< entries used */
+	struct {
+		char id[SK_STORE_MEMBER_ID_MAX + 1]; /**< NUL-terminated, not empty */
+		uint64_t held;			     /**< units it held when forgotten */
+	} m[SK_STORE_FORGOTTEN_MAX];
+};
+
+/**
+ * sk_store_cluster_forgotten_get - the forgotten members of @p item (n 0
+ * if none).
+ * @return 0, -ENOENT (no activity @p item), -EINVAL (not a cluster
+ *         activity), -EIO (damaged record), or an LMDB error.
+ */
+int sk_store_cluster_forgotten_get(struct sk_store *st, uint32_t item,
+				   struct sk_store_forgotten *f);
+
+/**
+ * sk_store_cluster_forget - record member @p id of @p item as forgotten,
+ * holding @p held units, in one transaction. Idempotent.
+ * @return 0, SK_STORE_UNCHANGED (recorded before with the same units),
+ *         -EEXIST (recorded with other units: nothing changed), -ENOSPC
+ *         (SK_STORE_FORGOTTEN_MAX recorded already), -EINVAL (@p id empty
+ *         or longer than SK_STORE_MEMBER_ID_MAX, or not a cluster
+ *         activity), -ENOENT, -EIO, or an LMDB error.
+ */
+int sk_store_cluster_forget(struct sk_store *st, uint32_t item, const char *id, uint64_t held);
+
 #endif /* SK_STORE_CLUSTER_H */

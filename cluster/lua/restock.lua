@@ -1,5 +1,7 @@
 -- restock: ARGV[4] the operator's request id, ARGV[5] units. total +=
--- units (and free, when not fenced: a rebuild takes free from total);
+-- units (and free, when not fenced: a rebuild takes free from total;
+-- fenced, the rebuild is tried again at once, so a pool fenced OVERSOLD
+-- that the units now cover is unfenced once every member has synced);
 -- 'base', the total the pool was created with, stays (init compares it).
 -- Idempotent by request id (kept in ops as field 'restock:<id>'): the same
 -- request again returns 0, the same id with other units is a SEQ error.
@@ -30,5 +32,9 @@ if p[3] ~= '1' then
   pool_moved(num(p[4]), false)
 end
 redis.call('HSET', OPS, 'restock:' .. rid, u)
+if p[3] == '1' then
+  rebuild() -- still short (OVERSOLD) or not every member synced: stays fenced
+  return 1
+end
 settle()
 return 1

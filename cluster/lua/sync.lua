@@ -1,5 +1,7 @@
 -- sync: ARGV[4] epoch, ARGV[5] held. While fenced at that epoch: the
 -- member's durable word. 1 if the item is unfenced after the call, else 0.
+-- The mark stays when the rebuild fails (OVERSOLD): the word is recorded;
+-- the rebuild is tried again by the next sync, restock or forget.
 local refused = member_check()
 if refused then
   return refused

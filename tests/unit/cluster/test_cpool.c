@@ -917,6 +917,42 @@ START_TEST(oversold)
 }
 END_TEST
 
+/* A pool fenced OVERSOLD (every member synced, they hold more than the
+ * total): a restock that covers the difference rebuilds it at once and it
+ * sells again; one too small leaves it fenced, and a forget retries. */
+START_TEST(oversold_restock)
+{
+	struct sk_cpool *a = open_member("a"), *b = open_member("b");
+	struct sk_cpool_view v;
+	char out[64];
+	uint64_t g;
+	bool unf = true;
+
+	ready(a, b);
+	redis_cmd(out, sizeof(out), "HSET seckill:{7}:pool boot 0000");
+	ck_assert_uint_eq(view(a).epoch, 2);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 2, 70, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 2, 40, &unf), -EOVERFLOW);
+	ck_assert(view(a).fenced);
+	/* 5 units: still 5 short, stays fenced (the restock is applied). */
+	ck_assert_int_eq(sk_cpool_restock(a, ITEM, 1, 5, NULL), 0);
+	v = view(a);
+	ck_assert(v.fenced);
+	ck_assert_uint_eq(v.total, TOTAL + 5);
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 1, &g), -EAGAIN);
+	/* 8 more: 113 - 110 = 3 free, unfenced, a lease is granted. */
+	ck_assert_int_eq(sk_cpool_restock(b, ITEM, 2, 8, NULL), 0);
+	v = view(a);
+	ck_assert(!v.fenced);
+	ck_assert_uint_eq(v.free, 3);
+	check_sum(a);
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 5, &g), 0);
+	ck_assert_uint_eq(g, 3);
+	sk_cpool_close(a);
+	sk_cpool_close(b);
+}
+END_TEST
+
 /* An operator's restock: total and free grow, a sold-out item reopens
  * (broadcast), the same request again changes nothing, another size under
  * its id is refused; init still accepts the base total; while fenced only
@@ -1061,6 +1097,71 @@ START_TEST(forget)
 	ck_assert_uint_eq(g, 5);
 	ck_assert_int_eq(sk_cpool_dry(a, ITEM, 0, NULL, NULL), 0);
 	ck_assert(view(a).sold_out);
+	sk_cpool_close(a);
+	sk_cpool_close(b);
+	sk_cpool_close(c);
+}
+END_TEST
+
+/* A member forgotten holding 30 units, then Redis loses everything: the
+ * pool made again by an init that names it (from a member's LMDB) counts
+ * its 30 units as gone; an init that does not (another member's) never
+ * makes it a member again. Redis back from before the forget (fenced, the
+ * gone member still a member): the init forgets it again. */
+START_TEST(forget_then_loss)
+{
+	const char *const abc[] = {"a", "b", "c"};
+	const struct sk_cpool_forgotten gone[] = {{"c", 30}};
+	struct sk_cpool *a = open_member("a"), *b = open_member("b"), *c = open_member("c");
+	struct sk_cpool_view v;
+	char out[64];
+	uint64_t g;
+	bool unf;
+
+	ck_assert_int_eq(sk_cpool_init(a, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 1, 0, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 1, 0, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(c, ITEM, 1, 0, &unf), 0);
+	ck_assert(unf);
+	ck_assert_int_eq(sk_cpool_lease(c, ITEM, 1, 30, &g), 0);
+	ck_assert_int_eq(sk_cpool_lease(a, ITEM, 1, 20, &g), 0);
+	ck_assert_int_eq(sk_cpool_forget(a, ITEM, "c", 30), 0);
+	v = view(a);
+	ck_assert_uint_eq(v.active, 2);
+	ck_assert_uint_eq(v.members, 3);
+	ck_assert_str_eq(v.member[2], "c");
+	ck_assert_uint_eq(v.held[2], 30);
+	/* Every key lost. b's init (it knows of no forget) makes the pool,
+	 * a's names c: c's units are counted, c is no member. */
+	redis_cmd(out, sizeof(out), "FLUSHALL");
+	ck_assert_int_eq(sk_cpool_init(b, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, gone, 1), 0);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 1, 20, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 1, 0, &unf), 0);
+	ck_assert(unf);
+	v = view(a);
+	ck_assert_uint_eq(v.free, TOTAL - 20 - 30);
+	ck_assert_uint_eq(v.active, 2);
+	check_sum(a);
+	/* b's init again (a restart): c stays out. */
+	ck_assert_int_eq(sk_cpool_init(b, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_uint_eq(view(a).active, 2);
+	ck_assert_int_eq(sk_cpool_lease(c, ITEM, 2, 1, &g), -ENOENT);
+	/* Lost again, the pool made by b alone: c is a member, it never
+	 * syncs; a's init forgets it again and the pool is rebuilt. */
+	redis_cmd(out, sizeof(out), "FLUSHALL");
+	ck_assert_int_eq(sk_cpool_init(b, ITEM, TOTAL, abc, 3), 0);
+	ck_assert_int_eq(sk_cpool_sync(a, ITEM, 1, 20, &unf), 0);
+	ck_assert_int_eq(sk_cpool_sync(b, ITEM, 1, 0, &unf), 0);
+	ck_assert(!unf);
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, gone, 1), 0);
+	v = view(a);
+	ck_assert(!v.fenced);
+	ck_assert_uint_eq(v.free, TOTAL - 20 - 30);
+	/* Bad forgotten entries: refused before Redis. */
+	const struct sk_cpool_forgotten bad[] = {{"C", 1}, {"c", SK_CPOOL_UNITS_MAX + 1}};
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, bad, 1), -EINVAL);
+	ck_assert_int_eq(sk_cpool_init_forgotten(a, ITEM, TOTAL, abc, 3, bad + 1, 1), -EINVAL);
 	sk_cpool_close(a);
 	sk_cpool_close(b);
 	sk_cpool_close(c);
@@ -1220,8 +1321,10 @@ cpool_suite(void)
 	tcase_add_test(t, total_loss);
 	tcase_add_test(t, oversold);
 	tcase_add_test(t, restock);
+	tcase_add_test(t, oversold_restock);
 	tcase_add_test(t, get_units);
 	tcase_add_test(t, forget);
+	tcase_add_test(t, forget_then_loss);
 	tcase_add_test(t, fence_voids_dry);
 	tcase_add_test(t, sub_reconnect);
 	tcase_add_test(t, noscript_reload);

@@ -11,7 +11,9 @@
  *               a refused lease (0 units) leaves no restock;
  *   give-backs: only unsold units, taken off at the begin; held counts a
  *               pending give-back until its end; the put_orders guard;
- *   crash:      a pending op survives a reopen; the store verifies.
+ *   crash:      a pending op survives a reopen; the store verifies;
+ *   forgotten:  members forgotten with their units, kept over a reopen,
+ *               idempotent, bounded, refused on a plain activity.
  */
 #include <check.h>
 #include <errno.h>
@@ -324,6 +326,51 @@ START_TEST(pending_survives)
 }
 END_TEST
 
+START_TEST(forgotten)
+{
+	struct sk_store *st = open_at("forgotten", 0);
+	struct sk_store_activity a = activity(4, 50, true), plain = activity(5, 50, false);
+	struct sk_store_forgotten f;
+	char id[40];
+
+	ck_assert_int_eq(sk_store_activity_put(st, &a, 1), 0);
+	ck_assert_int_eq(sk_store_activity_put(st, &plain, 1), 0);
+	ck_assert_int_eq(sk_store_cluster_forgotten_get(st, 4, &f), 0);
+	ck_assert_uint_eq(f.n, 0);
+	ck_assert_int_eq(sk_store_cluster_forget(st, 4, "b", 17), 0);
+	ck_assert_int_eq(sk_store_cluster_forget(st, 4, "b", 17), SK_STORE_UNCHANGED);
+	ck_assert_int_eq(sk_store_cluster_forget(st, 4, "b", 18), -EEXIST);
+	ck_assert_int_eq(sk_store_cluster_forget(st, 4, "", 1), -EINVAL);
+	memset(id, 'x', 33);
+	id[33] = '\0';
+	ck_assert_int_eq(sk_store_cluster_forget(st, 4, id, 1), -EINVAL);
+	id[32] = '\0'; /* the longest id */
+	ck_assert_int_eq(sk_store_cluster_forget(st, 4, id, 0), 0);
+	ck_assert_int_eq(sk_store_cluster_forget(st, 5, "b", 1), -EINVAL);
+	ck_assert_int_eq(sk_store_cluster_forget(st, 6, "b", 1), -ENOENT);
+	sk_store_close(st);
+
+	st = open_at("forgotten", 0);
+	ck_assert_int_eq(sk_store_cluster_forgotten_get(st, 4, &f), 0);
+	ck_assert_uint_eq(f.n, 2);
+	ck_assert_str_eq(f.m[0].id, "b");
+	ck_assert_uint_eq(f.m[0].held, 17);
+	ck_assert_str_eq(f.m[1].id, id);
+	ck_assert_uint_eq(f.m[1].held, 0);
+	for (unsigned i = 2; i < SK_STORE_FORGOTTEN_MAX; i++) {
+		snprintf(id, sizeof(id), "m%u", i);
+		ck_assert_int_eq(sk_store_cluster_forget(st, 4, id, i), 0);
+	}
+	ck_assert_int_eq(sk_store_cluster_forget(st, 4, "one-more", 1), -ENOSPC);
+	ck_assert_int_eq(sk_store_cluster_forgotten_get(st, 4, &f), 0);
+	ck_assert_uint_eq(f.n, SK_STORE_FORGOTTEN_MAX);
+	ck_assert_uint_eq(f.m[SK_STORE_FORGOTTEN_MAX - 1].held, SK_STORE_FORGOTTEN_MAX - 1);
+	ck_assert_uint_eq(journal(st, 4).next_seq, 1); /* the journal is apart */
+	assert_consistent(st);
+	sk_store_close(st);
+}
+END_TEST
+
 static Suite *
 cluster_suite(void)
 {
@@ -336,6 +383,7 @@ cluster_suite(void)
 	tcase_add_test(tc, leases);
 	tcase_add_test(tc, givebacks);
 	tcase_add_test(tc, pending_survives);
+	tcase_add_test(tc, forgotten);
 	suite_add_tcase(s, tc);
 	return s;
 }
