@@ -446,9 +446,9 @@ struct sk_control_stats {
 	uint64_t pay_errors;			  /**< pay calls that failed (store error) */
 	/** payment messages by kind (0 paid, 1 refund) and outcome, repeats excluded */
 	uint64_t payments[2][SK_CONTROL_PM_COUNT];
-	uint64_t payments_dup;	      /**< ... of which repeats of a request id */
-	uint64_t payments_malformed;  /**< messages that could not be read */
-	uint64_t payments_errors;     /**< messages that failed on a store error */
+	uint64_t payments_dup;	     /**< ... of which repeats of a request id */
+	uint64_t payments_malformed; /**< messages that could not be read */
+	uint64_t payments_errors;    /**< messages that failed on a store error */
 	/** seckill.payments messages refused unapplied, by enum sk_store_pay_reject */
 	uint64_t payments_rejected[SK_STORE_REJ_STALE + 1];
 	uint64_t units_refunded;      /**< units back on sale from refunds */

@@ -26,7 +26,7 @@
 #define RETRY_NS       (100 * INT64_C(1000000))
 #define QUEUED_WAIT_MS 100
 #define QUEUED_LOG_NS  (5 * INT64_C(1000000000)) /* a queued order: said every 5 s */
-#define NAME_MAX_LEN   249			  /* Kafka's longest topic name */
+#define NAME_MAX_LEN   249			 /* Kafka's longest topic name */
 
 _Static_assert((int)SK_PAYSIG_MISSING == (int)SK_STORE_REJ_UNSIGNED &&
 		       (int)SK_PAYSIG_MALFORMED == (int)SK_STORE_REJ_BAD_HEADER &&
@@ -199,12 +199,12 @@ reject(struct sk_payments *c, const rd_kafka_message_t *m, int why)
 
 	if (n <= 100 || n % 1000 == 0)
 		sk_logf(SK_LOG_WARN, "payments",
-			"partition=%" PRId32 " offset=%" PRId64
-			" reason=%s rejected=%" PRIu64 " msg=\"message refused: not applied\"",
+			"partition=%" PRId32 " offset=%" PRId64 " reason=%s rejected=%" PRIu64
+			" msg=\"message refused: not applied\"",
 			m->partition, m->offset, sk_paysig_verdict_name(why), n);
 	while (!atomic_load(&c->stop)) {
-		int rc = sk_control_payment_rejected(c->ctl, m->partition, m->offset,
-						     (unsigned)why, sk_clock_ns(CLOCK_REALTIME));
+		int rc = sk_control_payment_rejected(c->ctl, m->partition, m->offset, (unsigned)why,
+						     sk_clock_ns(CLOCK_REALTIME));
 		if (rc == 0)
 			return true;
 		int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
@@ -282,7 +282,8 @@ run(void *arg)
 					rd_kafka_message_errstr(m));
 				last_log = now;
 			}
-		} else if ((why = verdict(c, m)) != SK_PAYSIG_OK ? reject(c, m, why) : apply(c, m)) {
+		} else if ((why = verdict(c, m)) != SK_PAYSIG_OK ? reject(c, m, why)
+								 : apply(c, m)) {
 			/* The outcome is durable: the offset may move past it.
 			 * Synchronous, so a clean stop leaves nothing to redo; a
 			 * failed commit only means a harmless redelivery. */

@@ -318,7 +318,8 @@ event_value(struct sk_export *ex, const struct sk_store_event *ev)
 		return snprintf(ex->value, sizeof(ex->value),
 				"{\"v\":%d,\"seq\":%" PRIu64
 				",\"type\":\"pay_rejected\",\"order\":null,\"partition\":%" PRIu32
-				",\"offset\":%" PRIu64 ",\"reason\":\"%s\",\"time_ns\":%" PRId64 "}",
+				",\"offset\":%" PRIu64 ",\"reason\":\"%s\",\"time_ns\":%" PRId64
+				"}",
 				SK_EXPORT_VERSION, ev->seq, ev->item, ev->units,
 				sk_store_pay_reject_name(ev->nlines), ev->time_ns);
 	if (ev->order != 0)

@@ -135,8 +135,10 @@ const char *
 sk_store_pay_reject_name(unsigned reason)
 {
 	static const char *const names[] = {
-		[SK_STORE_REJ_UNSIGNED] = "unsigned",	    [SK_STORE_REJ_BAD_HEADER] = "bad_header",
-		[SK_STORE_REJ_UNKNOWN_KID] = "unknown_kid", [SK_STORE_REJ_BAD_MAC] = "bad_mac",
+		[SK_STORE_REJ_UNSIGNED] = "unsigned",
+		[SK_STORE_REJ_BAD_HEADER] = "bad_header",
+		[SK_STORE_REJ_UNKNOWN_KID] = "unknown_kid",
+		[SK_STORE_REJ_BAD_MAC] = "bad_mac",
 		[SK_STORE_REJ_STALE] = "stale",
 	};
 	return reason < SK_ARRAY_SIZE(names) && names[reason] != NULL ? names[reason] : "?";

@@ -107,8 +107,8 @@ parse(struct sk_paysig_keys *ks, char *buf, size_t n, const char *path, char *er
 
 		at += len + 1;
 		lineno++;
-		while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' ||
-				   line[len - 1] == '\r'))
+		while (len > 0 &&
+		       (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
 			len--;
 		if (len == 0 || line[0] == '#')
 			continue;
@@ -118,8 +118,8 @@ parse(struct sk_paysig_keys *ks, char *buf, size_t n, const char *path, char *er
 		size_t s = klen;
 		while (s < len && (line[s] == ' ' || line[s] == '\t'))
 			s++;
-		const char *why = s == klen ? "want \"KID SECRET\""
-					    : add(ks, line, klen, line + s, len - s);
+		const char *why =
+			s == klen ? "want \"KID SECRET\"" : add(ks, line, klen, line + s, len - s);
 		if (why != NULL) {
 			snprintf(err, errlen, "%s: line %u: %s", path, lineno, why);
 			return -EINVAL;
@@ -231,8 +231,8 @@ mac(const struct key *k, const char *topic, int64_t t, const void *val, size_t l
 }
 
 int
-sk_paysig_sign(const struct sk_paysig_keys *k, const char *topic, int64_t t_ms,
-	       const void *val, size_t len, char out[SK_PAYSIG_HDR_MAX + 1])
+sk_paysig_sign(const struct sk_paysig_keys *k, const char *topic, int64_t t_ms, const void *val,
+	       size_t len, char out[SK_PAYSIG_HDR_MAX + 1])
 {
 	uint8_t m[MAC_LEN];
 
@@ -255,8 +255,8 @@ hexval(char c)
 }
 
 int
-sk_paysig_verify(const struct sk_paysig_keys *k, const char *topic, const void *hdr,
-		 size_t hlen, const void *val, size_t len, int64_t now_ms, int64_t max_age_ms)
+sk_paysig_verify(const struct sk_paysig_keys *k, const char *topic, const void *hdr, size_t hlen,
+		 const void *val, size_t len, int64_t now_ms, int64_t max_age_ms)
 {
 	const char *h = hdr, *c1, *c2;
 	uint8_t want[MAC_LEN], got[MAC_LEN];
@@ -273,8 +273,7 @@ sk_paysig_verify(const struct sk_paysig_keys *k, const char *topic, const void *
 	    hlen - (size_t)(c2 + 1 - h) != 2 * MAC_LEN)
 		return SK_PAYSIG_MALFORMED;
 	for (size_t i = 0; i < tlen; i++) {
-		if (c1[1 + i] < '0' || c1[1 + i] > '9' ||
-		    t > (INT64_MAX - (c1[1 + i] - '0')) / 10)
+		if (c1[1 + i] < '0' || c1[1 + i] > '9' || t > (INT64_MAX - (c1[1 + i] - '0')) / 10)
 			return SK_PAYSIG_MALFORMED;
 		t = t * 10 + (c1[1 + i] - '0');
 	}

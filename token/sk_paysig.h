@@ -108,8 +108,8 @@ const char *sk_paysig_signing_kid(const struct sk_paysig_keys *k);
  * @return the header length, or -EINVAL (value over SK_PAYSIG_VALUE_MAX,
  *   topic over SK_PAYSIG_TOPIC_MAX, t_ms < 1).
  */
-int sk_paysig_sign(const struct sk_paysig_keys *k, const char *topic, int64_t t_ms,
-		   const void *val, size_t len, char out[SK_PAYSIG_HDR_MAX + 1]);
+int sk_paysig_sign(const struct sk_paysig_keys *k, const char *topic, int64_t t_ms, const void *val,
+		   size_t len, char out[SK_PAYSIG_HDR_MAX + 1]);
 
 /**
  * sk_paysig_verify - check header @p hdr (@p hlen bytes; NULL = no header)
