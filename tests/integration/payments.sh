@@ -7,6 +7,8 @@
 # consumes seckill.payments). Messages are published with
 # "seckill-kafka produce --sign-key-file", keyed by order id.
 #
+#  0. seckill-control refuses --kafka without --payments-key-file, and a
+#     request table that forgets sooner than the topic keeps a message;
 #  1. a sale: item 1 (6 units, limit 1) to 6 users, item 2 (4 units, limit
 #     1, payment timeout 3 s) to 4 users, item 3 (4 units, limit 3) three
 #     times to one user; every order confirmed;
@@ -166,6 +168,25 @@ wait_state() {
 pc() {
 	json_get "$tmp/events.sum" "$1"
 }
+
+# ------------------------------------------------------------------ 0. options
+# ctl_usage ARGS... - seckill-control's exit status and log for ARGS (the
+# options are checked before anything starts).
+ctl_usage() {
+	local rc=0
+	"$SK_CONTROL" -- --store "$tmp/nostore" "$@" >"$tmp/usage.log" 2>&1 || rc=$?
+	echo "$rc $(grep -o 'msg="[^"]*"' "$tmp/usage.log" | head -n 1)"
+}
+expect_match "options: --kafka without a payments key file is refused" \
+	"$(ctl_usage --kafka 127.0.0.1:9)" '^2 .*needs --payments-key-file'
+expect_match "options: a request table shorter-lived than the topic is refused" \
+	"$(ctl_usage --kafka 127.0.0.1:9 --payments-key-file /dev/null --payment-requests-max-age 86400)" \
+	'^2 .*shorter than --kafka-payments-retention'
+expect_match "options: ... a topic kept longer than the default table age too" \
+	"$(ctl_usage --kafka 127.0.0.1:9 --payments-key-file /dev/null --kafka-payments-retention 1209600)" \
+	'^2 .*shorter than --kafka-payments-retention'
+check "options: the log names both ages" grep -q 'requests_max_age_s=604800 retention_s=1209600' \
+	"$tmp/usage.log"
 
 # ------------------------------------------------------------------ broker + sandbox
 kafka_start seckill.orders seckill.events seckill.payments
