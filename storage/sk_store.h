@@ -520,29 +520,23 @@ enum sk_store_event_type {
 	SK_STORE_EV_RESUMED = 12,      /**< activity selling again */
 	SK_STORE_EV_EXTENDED = 13,     /**< activity's end moved later: the event
 					    carries the definition with the new end */
-	SK_STORE_EV_PAY_REJECTED = 14, /**< a seckill.payments message refused
-					    unapplied (unsigned, badly signed, stale):
-					    item = its partition, units = its offset,
-					    nlines = enum sk_store_pay_reject; order,
-					    user and request are 0 / "" (the message is
-					    not trusted) */
+	SK_STORE_EV_PAY_REJECTED = 14, /**< a seckill.payments message refused for its
+					    signature: item = partition, units = offset,
+					    nlines = enum sk_store_pay_reject, nothing else */
 };
 
-/**
- * Why a payment message was refused (SK_STORE_EV_PAY_REJECTED's nlines).
- * The numbers are those of enum sk_paysig_verdict (token/sk_paysig.h) and
- * are stored: never renumber.
- */
+/** Why a payment message was refused (PAY_REJECTED's nlines): the numbers of
+ *  enum sk_paysig_verdict (token/sk_paysig.h). Stored: never renumber. */
 enum sk_store_pay_reject {
 	SK_STORE_REJ_UNSIGNED = 1,    /**< no signature header */
-	SK_STORE_REJ_BAD_HEADER = 2,  /**< the header is not KID:T:HEX (or too long) */
-	SK_STORE_REJ_UNKNOWN_KID = 3, /**< signed under a key id not configured */
+	SK_STORE_REJ_BAD_HEADER = 2,  /**< the header is not KID:T:HEX */
+	SK_STORE_REJ_UNKNOWN_KID = 3, /**< a key id not configured */
 	SK_STORE_REJ_BAD_MAC = 4,     /**< the signature does not match */
 	SK_STORE_REJ_STALE = 5,	      /**< signed before the request table's max age */
 };
 
-/** sk_store_pay_reject_name - "unsigned", "bad_header", "unknown_kid",
- *  "bad_mac", "stale"; "?" for others. */
+/** sk_store_pay_reject_name - "unsigned", "bad_header", "unknown_kid", "bad_mac",
+ *  "stale"; "?" for others. */
 const char *sk_store_pay_reject_name(unsigned reason);
 
 /** One event of the log. */
