@@ -37,6 +37,7 @@
 #include "sk_admin.h"
 #include "sk_exporter.h"
 #include "sk_payments_consumer.h"
+#include "sk_paysig.h"
 #include "sk_control.h"
 #include "sk_member.h"
 #include "sk_reconcile.h"
@@ -54,6 +55,7 @@
 #define SLEEP_BUSY_NS	   (100 * 1000)
 #define SLEEP_IDLE_NS	   (1 * MS)
 #define IDLE_AFTER_NS	   (1 * S)
+#define PAY_AGE_DEFAULT_S  (7 * 86400) /* Kafka's default retention; the table's default age */
 #define ERROR_SLEEP_NS	   (10 * MS)
 #define ATTACH_WAIT_NS	   (10 * S)
 
@@ -72,6 +74,9 @@ struct opts {
 	const char *kafka_orders, *kafka_events;
 	const char *kafka_payments; /* topic consumed; NULL = the default */
 	const char *kafka_group;    /* its consumer group; NULL = the default */
+	const char *pay_key_file;   /* keys of the payment signatures */
+	int64_t pay_retention_s;    /* the payments topic's retention */
+	int64_t pay_requests_age_s; /* the request table's max age */
 	char *redis;		    /* cluster member: "HOST:PORT" or "unix:PATH"; NULL = alone */
 	const char *redis_user, *redis_pass_file; /* Redis AUTH; NULL = none */
 	const char *member;
@@ -103,6 +108,12 @@ usage(FILE *f)
 		"(default " SK_PAYMENTS_TOPIC_DEFAULT ")\n"
 		"  --kafka-payments-group G  its consumer group (default " SK_PAYMENTS_GROUP_DEFAULT
 		")\n"
+		"  --payments-key-file PATH  keys that sign seckill.payments (required with\n"
+		"                          --kafka; docs/kafka.md, \"Signatures\")\n"
+		"  --kafka-payments-retention S  retention of that topic, seconds (default\n"
+		"                          604800, Kafka's): at most the request table's age\n"
+		"  --payment-requests-max-age S  how long a payment request id is remembered\n"
+		"                          (default 604800)\n"
 		"  --redis HOST:PORT|unix:PATH  be a cluster member: lease cluster sales' units\n"
 		"                          from this Redis (docs/cluster.md)\n"
 		"  --redis-password-file PATH  AUTH to Redis with the password in PATH\n"
@@ -120,6 +131,38 @@ usage(FILE *f)
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
 		"added when missing.\n",
 		SK_ADMIN_PORT_DEFAULT, SK_CONTROL_BATCH_MAX_DEFAULT);
+}
+
+/*
+ * pay_opts_check - the payments consumer's options: --kafka needs the key
+ * file (an unsigned consumer is the hole the signatures close: there is no
+ * way around it), and the request table must remember a request id at
+ * least as long as the topic keeps its message, or a redelivery or replay
+ * after the table forgot it would apply twice. 0, or -1 with why logged.
+ */
+static int
+pay_opts_check(const struct opts *o)
+{
+	if (o->kafka != NULL && o->pay_key_file == NULL) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"msg=\"--kafka consumes seckill.payments and needs --payments-key-file "
+			"PATH (docs/kafka.md, Signatures)\"");
+		return -1;
+	}
+	if (o->kafka == NULL && o->pay_key_file != NULL) {
+		sk_logf(SK_LOG_ERROR, "usage", "msg=\"--payments-key-file needs --kafka\"");
+		return -1;
+	}
+	if (o->pay_requests_age_s < o->pay_retention_s) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"requests_max_age_s=%" PRId64 " retention_s=%" PRId64
+			" msg=\"--payment-requests-max-age is shorter than "
+			"--kafka-payments-retention: a payment redelivered after its request id "
+			"was forgotten would apply twice; raise it to at least the retention\"",
+			o->pay_requests_age_s, o->pay_retention_s);
+		return -1;
+	}
+	return 0;
 }
 
 /* parse_opts - the options after "--". 0, 1 (--help: exit 0), or -1 (error printed). */
@@ -147,6 +190,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_MEMBERS,
 		O_IDLE,
 		O_LOG_LEVEL,
+		O_PAY_KEY,
+		O_PAY_RETENTION,
+		O_PAY_AGE,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -170,6 +216,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"cluster-members", required_argument, NULL, O_MEMBERS},
 		{"cluster-idle-ms", required_argument, NULL, O_IDLE},
 		{"log-level", required_argument, NULL, O_LOG_LEVEL},
+		{"payments-key-file", required_argument, NULL, O_PAY_KEY},
+		{"kafka-payments-retention", required_argument, NULL, O_PAY_RETENTION},
+		{"payment-requests-max-age", required_argument, NULL, O_PAY_AGE},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -180,7 +229,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){.pay_timeout_s = 900,
 			   .admin_port = SK_ADMIN_PORT_DEFAULT,
 			   .batch_us = 1000,
-			   .batch_max = SK_CONTROL_BATCH_MAX_DEFAULT};
+			   .batch_max = SK_CONTROL_BATCH_MAX_DEFAULT,
+			   .pay_retention_s = PAY_AGE_DEFAULT_S,
+			   .pay_requests_age_s = PAY_AGE_DEFAULT_S};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
@@ -278,6 +329,18 @@ parse_opts(int argc, char **argv, struct opts *o)
 			else
 				bad = "--log-level";
 			break;
+		case O_PAY_KEY:
+			o->pay_key_file = optarg;
+			if (optarg[0] == '\0')
+				bad = "--payments-key-file";
+			break;
+		case O_PAY_RETENTION:
+		case O_PAY_AGE:
+			if (!sk_parse_i64(optarg, 1, INT64_MAX / S, &v))
+				bad = c == O_PAY_AGE ? "--payment-requests-max-age"
+						     : "--kafka-payments-retention";
+			*(c == O_PAY_AGE ? &o->pay_requests_age_s : &o->pay_retention_s) = v;
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 1;
@@ -325,6 +388,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			"option=--redis-user msg=\"needs --redis-password-file (see --help)\"");
 		return -1;
 	}
+	if (pay_opts_check(o) != 0)
+		return -1;
 	if (o->admin_port == 0 && o->admin_socket == NULL)
 		sk_logf(SK_LOG_NOTICE, "config",
 			"msg=\"admin API disabled (--admin-port 0 and no --admin-socket)\"");
@@ -608,6 +673,7 @@ main(int argc, char **argv)
 	struct sk_admin *admin = NULL;
 	struct sk_exporter *exporter = NULL;
 	struct sk_payments *payments = NULL;
+	struct sk_paysig_keys *pay_keys = NULL;
 	struct sk_member *member = NULL;
 	char **ev = NULL;
 	struct opts o;
@@ -662,6 +728,7 @@ main(int argc, char **argv)
 		.pay_timeout_ns = o.pay_timeout_s > 0 ? o.pay_timeout_s * S : -1,
 		.batch_max = o.batch_max,
 		.batch_linger_ns = o.batch_us * 1000,
+		.requests_ttl_ns = o.pay_requests_age_s * S,
 	};
 	if (attach(&ctl, &cc) != 0)
 		goto out;
@@ -676,8 +743,16 @@ main(int argc, char **argv)
 			goto out;
 		}
 		sk_control_metrics_extra(ctl, export_metrics, exporter);
-		struct sk_payments_conf pc = {
-			.bootstrap = o.kafka, .topic = o.kafka_payments, .group = o.kafka_group};
+		if (sk_paysig_keys_load(o.pay_key_file, &pay_keys, err, sizeof(err)) != 0) {
+			sk_logf(SK_LOG_ERROR, "startup", "option=--payments-key-file err=\"%s\"",
+				err);
+			goto out;
+		}
+		struct sk_payments_conf pc = {.bootstrap = o.kafka,
+					      .topic = o.kafka_payments,
+					      .group = o.kafka_group,
+					      .keys = pay_keys,
+					      .max_age_ns = o.pay_requests_age_s * S};
 		if (sk_payments_start(&payments, ctl, &pc, err, sizeof(err)) != 0) {
 			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 			goto out;
@@ -718,6 +793,7 @@ main(int argc, char **argv)
 		s.pay[SK_CONTROL_PAY_DONE]);
 out:
 	sk_payments_stop(payments);
+	sk_paysig_keys_free(pay_keys);
 	sk_admin_stop(admin);
 	/* Unsold cluster units back to the pool while the dataplane runs
 	 * (bounded), then the member goes. */

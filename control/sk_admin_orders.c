@@ -407,8 +407,11 @@ adm_refund_order(struct sk_control *ctl, uint64_t id, const char *body, size_t l
 
 	if (refund_request(body, len, &p, req, r, &rc) != 0)
 		return rc;
-	if (req[0] == '\0') /* no id: this request alone (a retry refunds again) */
-		snprintf(req, sizeof(req), "admin-%" PRIu64 "-%" PRId64, id, now);
+	/* Without an id a retry would refund again: the caller must name one. */
+	if (req[0] == '\0')
+		return adm_reply_error(r, 400,
+				       "request: required (a refund is applied once per request "
+				       "id: name one, and reuse it on a retry)");
 	rc = sk_control_payment(ctl, &p, now, wait_ms, &res);
 	if (rc < 0) {
 		char msg[128];

@@ -167,7 +167,9 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 		goto err;
 	}
 
-	struct sk_store_conf sc = {.map_size = conf->store_map_size, .flags = conf->store_flags};
+	struct sk_store_conf sc = {.map_size = conf->store_map_size,
+				   .flags = conf->store_flags,
+				   .requests_ttl_ns = conf->requests_ttl_ns};
 	rc = sk_store_open(&ctl->store, conf->store_dir, &sc, serr, sizeof(serr));
 	if (rc != 0) {
 		sk_set_err(err, errlen, "%s", serr);

@@ -83,6 +83,12 @@ struct sk_control_conf {
 	int64_t batch_linger_ns;
 	/** Most orders cancelled per sk_control_expire() call; 0 = default. */
 	uint32_t expire_max;
+	/**
+	 * How long the store remembers a payment request id (its request
+	 * table's max age); 0 = SK_STORE_REQUESTS_TTL_DEFAULT_NS. It must
+	 * outlast the payments topic's retention (docs/kafka.md).
+	 */
+	int64_t requests_ttl_ns;
 };
 
 /** An open control plane. Opaque. */
@@ -321,6 +327,19 @@ int sk_control_payment(struct sk_control *ctl, const struct sk_control_payment *
 void sk_control_payment_malformed(struct sk_control *ctl);
 
 /**
+ * sk_control_payment_rejected - a seckill.payments message refused without
+ * being applied (its signature: enum sk_store_pay_reject @p reason): counted
+ * for /metrics and recorded durably as an SK_STORE_EV_PAY_REJECTED event
+ * (partition, offset, reason; nothing of the message itself), which the
+ * exporter sends to seckill.events.
+ * @return 0, -EINVAL (@p reason unknown, @p partition or @p offset < 0), or
+ *         a negative errno of the store (-ENOSPC, -EACCES ...: nothing
+ *         recorded nor counted; retry). Any thread.
+ */
+int sk_control_payment_rejected(struct sk_control *ctl, int32_t partition, int64_t offset,
+				unsigned reason, int64_t now_ns);
+
+/**
  * sk_control_pm_outcome_name - "done", "already", "conflict", "state",
  * "too_many", "no_item", "unknown", "queued", "failed", "reused"; "error"
  * for anything else. Static strings.
@@ -427,9 +446,11 @@ struct sk_control_stats {
 	uint64_t pay_errors;			  /**< pay calls that failed (store error) */
 	/** payment messages by kind (0 paid, 1 refund) and outcome, repeats excluded */
 	uint64_t payments[2][SK_CONTROL_PM_COUNT];
-	uint64_t payments_dup;	      /**< ... of which repeats of a request id */
-	uint64_t payments_malformed;  /**< messages that could not be read */
-	uint64_t payments_errors;     /**< messages that failed on a store error */
+	uint64_t payments_dup;	     /**< ... of which repeats of a request id */
+	uint64_t payments_malformed; /**< messages that could not be read */
+	uint64_t payments_errors;    /**< messages that failed on a store error */
+	/** seckill.payments messages refused unapplied, by enum sk_store_pay_reject */
+	uint64_t payments_rejected[SK_STORE_REJ_STALE + 1];
 	uint64_t units_refunded;      /**< units back on sale from refunds */
 	uint64_t activities_created;  /**< activities created through the admin API */
 	uint64_t activities_recorded; /**< config items stored as activities */

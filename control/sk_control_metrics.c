@@ -194,6 +194,11 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 			s.payments_dup);
 	sk_prom_counter(&m, "seckill_payments_malformed_total",
 			"Payment messages that could not be read: skipped.", s.payments_malformed);
+	sk_prom_head(&m, "seckill_payments_rejected_total", "counter",
+		     "seckill.payments messages refused unapplied (signature), by reason.");
+	for (unsigned r = SK_STORE_REJ_UNSIGNED; r <= SK_STORE_REJ_STALE; r++)
+		sk_prom_printf(&m, "seckill_payments_rejected_total{reason=\"%s\"} %" PRIu64 "\n",
+			       sk_store_pay_reject_name(r), s.payments_rejected[r]);
 	sk_prom_counter(&m, "seckill_payments_errors_total",
 			"Payment messages that failed on a store error (retried).",
 			s.payments_errors);

@@ -166,6 +166,28 @@ sk_control_payment_malformed(struct sk_control *ctl)
 	stat_add(&ctl->st.payments_malformed, 1);
 }
 
+int
+sk_control_payment_rejected(struct sk_control *ctl, int32_t partition, int64_t offset,
+			    unsigned reason, int64_t now_ns)
+{
+	struct sk_store_event ev = {.type = SK_STORE_EV_PAY_REJECTED,
+				    .nlines = (uint8_t)reason,
+				    .item = (uint32_t)partition,
+				    .units = (uint64_t)offset,
+				    .time_ns = now_ns};
+	int rc;
+
+	if (reason < SK_STORE_REJ_UNSIGNED || reason > SK_STORE_REJ_STALE || partition < 0 ||
+	    offset < 0)
+		return -EINVAL;
+	lock(ctl);
+	rc = sk_store_event_append(ctl->store, &ev);
+	unlock(ctl);
+	if (rc == 0)
+		stat_add(&ctl->st.payments_rejected[reason], 1);
+	return rc;
+}
+
 /* refund_arena - the lines the store refunded now go back on sale. */
 static void
 refund_arena(struct sk_control *ctl, const struct sk_store_pay_result *res, uint64_t id)

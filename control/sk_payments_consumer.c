@@ -20,18 +20,29 @@
 #include "sk_logfmt.h"
 #include "sk_parse.h"
 #include "sk_payments_consumer.h"
+#include "sk_paysig.h"
 
 #define POLL_MS	       100
 #define RETRY_NS       (100 * INT64_C(1000000))
 #define QUEUED_WAIT_MS 100
-#define QUEUED_TRIES   50  /* a paid order still queued: 5 s, then skipped */
-#define NAME_MAX_LEN   249 /* Kafka's longest topic name */
+#define QUEUED_LOG_NS  (5 * INT64_C(1000000000)) /* a queued order: said every 5 s */
+#define NAME_MAX_LEN   249			 /* Kafka's longest topic name */
+
+_Static_assert((int)SK_PAYSIG_MISSING == (int)SK_STORE_REJ_UNSIGNED &&
+		       (int)SK_PAYSIG_MALFORMED == (int)SK_STORE_REJ_BAD_HEADER &&
+		       (int)SK_PAYSIG_UNKNOWN_KID == (int)SK_STORE_REJ_UNKNOWN_KID &&
+		       (int)SK_PAYSIG_BAD_MAC == (int)SK_STORE_REJ_BAD_MAC &&
+		       (int)SK_PAYSIG_STALE == (int)SK_STORE_REJ_STALE,
+	       "a signature verdict is stored as the reject reason of the same number");
 
 struct sk_payments {
 	rd_kafka_t *rk;
 	struct sk_control *ctl;
+	const struct sk_paysig_keys *keys;
+	int64_t max_age_ns;
 	pthread_t th;
 	atomic_bool stop;
+	char topic[NAME_MAX_LEN + 1];
 };
 
 /* ---------------------------------------------------------------- messages */
@@ -155,28 +166,91 @@ pause_ns(int64_t ns)
 	nanosleep(&ts, NULL);
 }
 
-/* apply - one message until it is applied or skipped (or we stop). */
+/*
+ * verdict - the signature check of @m: an enum sk_paysig_verdict. The
+ * header is read as the producer wrote it; its last value wins.
+ */
+static int
+verdict(const struct sk_payments *c, const rd_kafka_message_t *m)
+{
+	rd_kafka_headers_t *hdrs = NULL;
+	const void *hv = NULL;
+	size_t hl = 0;
+
+	if (rd_kafka_message_headers(m, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+	    rd_kafka_header_get_last(hdrs, SK_PAYSIG_HEADER, &hv, &hl) !=
+		    RD_KAFKA_RESP_ERR_NO_ERROR)
+		hv = NULL;
+	return sk_paysig_verify(c->keys, c->topic, hv, hl, m->payload, m->len,
+				sk_clock_ns(CLOCK_REALTIME) / 1000000, c->max_age_ns / 1000000);
+}
+
+/*
+ * reject - record the refusal of @m (a pay_rejected event), retrying a
+ * store error until it is recorded or we stop. Logs the first 100, then
+ * every 1000th. True once recorded: the offset may be committed.
+ */
+static bool
+reject(struct sk_payments *c, const rd_kafka_message_t *m, int why)
+{
+	static atomic_uint_fast64_t rejected;
+	uint64_t n = atomic_fetch_add(&rejected, 1) + 1;
+	int64_t last_log = 0;
+
+	if (n <= 100 || n % 1000 == 0)
+		sk_logf(SK_LOG_WARN, "payments",
+			"partition=%" PRId32 " offset=%" PRId64 " reason=%s rejected=%" PRIu64
+			" msg=\"message refused: not applied\"",
+			m->partition, m->offset, sk_paysig_verdict_name(why), n);
+	while (!atomic_load(&c->stop)) {
+		int rc = sk_control_payment_rejected(c->ctl, m->partition, m->offset, (unsigned)why,
+						     sk_clock_ns(CLOCK_REALTIME));
+		if (rc == 0)
+			return true;
+		int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
+		if (now - last_log > INT64_C(1000000000)) {
+			sk_logf(SK_LOG_WARN, "payments",
+				"offset=%" PRId64 " msg=\"store error recording a refusal: "
+				"retrying\" err=%s",
+				m->offset, strerror(-rc));
+			last_log = now;
+		}
+		pause_ns(RETRY_NS);
+	}
+	return false;
+}
+
+/*
+ * apply - one message until it is applied, skipped as malformed, or we
+ * stop. A payment for an order still queued waits for it as long as it
+ * takes (the drain confirms or fails it): its offset is never committed
+ * before the store holds its outcome.
+ */
 static bool
 apply(struct sk_payments *c, const rd_kafka_message_t *m)
 {
-	int64_t last_log = 0;
+	int64_t last_log = 0, queued_since = 0, queued_log = 0;
 
-	for (unsigned queued = 0; !atomic_load(&c->stop);) {
+	while (!atomic_load(&c->stop)) {
 		struct sk_control_pm_result res;
 		int rc = sk_payments_handle(c->ctl, m->payload, m->len, sk_clock_ns(CLOCK_REALTIME),
 					    &res);
-		if (rc == SK_PAYMENTS_APPLIED && res.outcome == SK_CONTROL_PM_QUEUED &&
-		    ++queued < QUEUED_TRIES)
-			continue; /* waited 100 ms in there: the drain will commit it */
-		if (rc >= 0) {
-			if (rc == SK_PAYMENTS_APPLIED && res.outcome == SK_CONTROL_PM_QUEUED)
-				sk_logf(SK_LOG_WARN, "payments",
-					"offset=%" PRId64 " msg=\"order still queued after 5 s: "
-					"skipped\"",
-					m->offset);
-			return true;
-		}
 		int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
+		if (rc == SK_PAYMENTS_APPLIED && res.outcome == SK_CONTROL_PM_QUEUED) {
+			/* Waited 100 ms in there: the drain will commit it. */
+			if (queued_since == 0)
+				queued_since = queued_log = now;
+			if (now - queued_log >= QUEUED_LOG_NS) {
+				sk_logf(SK_LOG_WARN, "payments",
+					"offset=%" PRId64 " queued_s=%" PRId64
+					" msg=\"order still queued: waiting for the drain\"",
+					m->offset, (now - queued_since) / INT64_C(1000000000));
+				queued_log = now;
+			}
+			continue;
+		}
+		if (rc >= 0)
+			return true;
 		if (now - last_log > INT64_C(1000000000)) {
 			sk_logf(SK_LOG_WARN, "payments",
 				"offset=%" PRId64 " msg=\"store error: retrying\" err=%s",
@@ -193,6 +267,7 @@ run(void *arg)
 {
 	struct sk_payments *c = arg;
 	int64_t last_log = 0;
+	int why;
 
 	while (!atomic_load(&c->stop)) {
 		rd_kafka_message_t *m = rd_kafka_consumer_poll(c->rk, POLL_MS);
@@ -207,7 +282,8 @@ run(void *arg)
 					rd_kafka_message_errstr(m));
 				last_log = now;
 			}
-		} else if (apply(c, m)) {
+		} else if ((why = verdict(c, m)) != SK_PAYSIG_OK ? reject(c, m, why)
+								 : apply(c, m)) {
 			/* The outcome is durable: the offset may move past it.
 			 * Synchronous, so a clean stop leaves nothing to redo; a
 			 * failed commit only means a harmless redelivery. */
@@ -243,6 +319,10 @@ sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 		sk_set_err(err, errlen, "payments: bad bootstrap servers or topic");
 		return -EINVAL;
 	}
+	if (conf->keys == NULL) {
+		sk_set_err(err, errlen, "payments: no signing key (--payments-key-file)");
+		return -EINVAL;
+	}
 	c = calloc(1, sizeof(*c));
 	kc = rd_kafka_conf_new();
 	if (c == NULL || kc == NULL) {
@@ -252,6 +332,9 @@ sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 		return -ENOMEM;
 	}
 	c->ctl = ctl;
+	c->keys = conf->keys;
+	c->max_age_ns = conf->max_age_ns;
+	snprintf(c->topic, sizeof(c->topic), "%s", topic);
 	sk_logfmt_kafka(kc);
 	for (size_t i = 0; i < SK_ARRAY_SIZE(kv); i++) {
 		if (rd_kafka_conf_set(kc, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {

@@ -17,12 +17,22 @@
  * units it refunds everything left, and a cart needs "item" when units are
  * given. Unknown fields are ignored.
  *
+ * Every message must carry the shop's signature (token/sk_paysig.h: the
+ * Kafka header "sk-sig", HMAC-SHA256 over the topic, the signing time and
+ * the value). One without it, or badly signed, or signed before the request
+ * table's max age, is refused: logged (rate-limited), counted
+ * (sk_control_payment_rejected()), recorded as a pay_rejected event, never
+ * applied, and its offset committed (a refusal is final).
+ *
  * Offsets are committed by hand, only after the store committed the
- * message's outcome (or the message was found malformed and skipped), so a
- * crash redelivers at most the messages after the last commit, and the
- * request ids make those repeats change nothing. A store error retries the
- * same message every 100 ms (the partition waits, nothing is skipped); a
- * malformed message is logged, counted and skipped, never retried.
+ * message's outcome (or the message was found malformed and skipped, or
+ * refused), so a crash redelivers at most the messages after the last
+ * commit, and the request ids make those repeats change nothing. A store
+ * error retries the same message every 100 ms (the partition waits,
+ * nothing is skipped); a payment for an order still queued waits for the
+ * drain to confirm or fail it, however long (the partition waits; the
+ * offset never moves past a payment not applied); a malformed message is
+ * logged, counted and skipped, never retried.
  *
  * Thread-safety: start and stop from one thread (the main one);
  * sk_payments_handle() from any thread.
@@ -34,6 +44,8 @@
 #include <stdint.h>
 
 #include "sk_control.h"
+
+struct sk_paysig_keys;
 
 /** Default topic and consumer group. */
 #define SK_PAYMENTS_TOPIC_DEFAULT "seckill.payments"
@@ -47,6 +59,10 @@ struct sk_payments_conf {
 	const char *bootstrap; /**< bootstrap servers, "host:port[,...]" */
 	const char *topic;     /**< NULL = SK_PAYMENTS_TOPIC_DEFAULT */
 	const char *group;     /**< consumer group id; NULL = SK_PAYMENTS_GROUP_DEFAULT */
+	/** the keys that verify (required); must outlive the consumer */
+	const struct sk_paysig_keys *keys;
+	/** refuse messages signed longer ago (the request table's max age); 0 = no limit */
+	int64_t max_age_ns;
 };
 
 /** What sk_payments_handle() made of one message. */
@@ -89,8 +105,8 @@ int sk_payments_handle(struct sk_control *ctl, const void *buf, size_t len, int6
  * @param[in]  conf    parameters (copied)
  * @param[out] err     a one-line description on error; may be NULL
  * @param[in]  errlen  bytes at @p err
- * @return 0, -EINVAL (a librdkafka setting or the subscription refused),
- *         -ENOMEM, or -errno of pthread_create().
+ * @return 0, -EINVAL (no keys, a librdkafka setting or the subscription
+ *         refused), -ENOMEM, or -errno of pthread_create().
  */
 int sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 		      const struct sk_payments_conf *conf, char *err, size_t errlen);

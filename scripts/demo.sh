@@ -95,7 +95,10 @@ for _ in $(seq 1 100); do
 done
 [ -s "$work/kafka" ] || sk_die "the Kafka broker did not start: $(cat "$work/kafka.log")"
 bootstrap=$(sed -n 's/^bootstrap=//p' "$work/kafka")
-export SK_SBX_CONTROL_ARGS="--kafka $bootstrap"
+# The key the payment service signs seckill.payments with (docs/kafka.md,
+# "Signatures"): the control plane refuses unsigned payments.
+(umask 077 && echo "demo-1 $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/payments.key")
+export SK_SBX_CONTROL_ARGS="--kafka $bootstrap --payments-key-file $work/payments.key"
 KAFKA_BOOTSTRAP=$bootstrap
 
 # Downstream: MariaDB and the reference writer, consuming both topics.

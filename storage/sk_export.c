@@ -314,6 +314,14 @@ event_value(struct sk_export *ex, const struct sk_store_event *ev)
 	char order[32] = "null", name[JSON_NAME_MAX];
 	const struct sk_store_event_def *d = &ev->def;
 
+	if (ev->type == SK_STORE_EV_PAY_REJECTED)
+		return snprintf(ex->value, sizeof(ex->value),
+				"{\"v\":%d,\"seq\":%" PRIu64
+				",\"type\":\"pay_rejected\",\"order\":null,\"partition\":%" PRIu32
+				",\"offset\":%" PRIu64 ",\"reason\":\"%s\",\"time_ns\":%" PRId64
+				"}",
+				SK_EXPORT_VERSION, ev->seq, ev->item, ev->units,
+				sk_store_pay_reject_name(ev->nlines), ev->time_ns);
 	if (ev->order != 0)
 		snprintf(order, sizeof(order), "\"%" PRIu64 "\"", ev->order);
 	/* A request id is printable ASCII without '"' or '\\' (the store
@@ -355,6 +363,8 @@ produce_one(const struct sk_store_event *ev, void *arg)
 		return 1; /* enough for this call, or the window is full */
 	if (ev->order != 0)
 		klen = snprintf(key, sizeof(key), "%" PRIu64, ev->order);
+	else if (ev->type == SK_STORE_EV_PAY_REJECTED)
+		klen = snprintf(key, sizeof(key), "payments:%" PRIu32, ev->item);
 	else
 		klen = snprintf(key, sizeof(key), "item:%" PRIu32, ev->item);
 	vlen = ev->type == SK_STORE_EV_CONFIRMED ? order_value(ex, ev) : event_value(ex, ev);

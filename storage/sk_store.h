@@ -503,24 +503,41 @@ const char *sk_store_pay_outcome_name(unsigned outcome);
 
 /** Kinds of events. The numbers are stored: never renumber. */
 enum sk_store_event_type {
-	SK_STORE_EV_CONFIRMED = 1,    /**< order stored (sk_store_put_orders) */
-	SK_STORE_EV_PAID = 2,	      /**< order paid */
-	SK_STORE_EV_CANCELLED = 3,    /**< order cancelled, units returned */
-	SK_STORE_EV_FAILED = 4,	      /**< order never stored (sk_store_event_append) */
-	SK_STORE_EV_RESTOCKED = 5,    /**< units added to an activity */
-	SK_STORE_EV_ACTIVITY = 6,     /**< activity created or changed */
-	SK_STORE_EV_CLOSED = 7,	      /**< activity closed */
-	SK_STORE_EV_REFUNDED = 8,     /**< units of one line of a paid order refunded
-					   (item = the line's item, units = refunded now) */
-	SK_STORE_EV_PAY_CONFLICT = 9, /**< a payment for an order cancelled first:
-					   the payment service must refund it */
-	SK_STORE_EV_REMOVED = 10,     /**< unsold units taken back from an activity
-					   (units = removed now) */
-	SK_STORE_EV_PAUSED = 11,      /**< activity paused: buys refused until resumed */
-	SK_STORE_EV_RESUMED = 12,     /**< activity selling again */
-	SK_STORE_EV_EXTENDED = 13,    /**< activity's end moved later: the event
-					   carries the definition with the new end */
+	SK_STORE_EV_CONFIRMED = 1,     /**< order stored (sk_store_put_orders) */
+	SK_STORE_EV_PAID = 2,	       /**< order paid */
+	SK_STORE_EV_CANCELLED = 3,     /**< order cancelled, units returned */
+	SK_STORE_EV_FAILED = 4,	       /**< order never stored (sk_store_event_append) */
+	SK_STORE_EV_RESTOCKED = 5,     /**< units added to an activity */
+	SK_STORE_EV_ACTIVITY = 6,      /**< activity created or changed */
+	SK_STORE_EV_CLOSED = 7,	       /**< activity closed */
+	SK_STORE_EV_REFUNDED = 8,      /**< units of one line of a paid order refunded
+					    (item = the line's item, units = refunded now) */
+	SK_STORE_EV_PAY_CONFLICT = 9,  /**< a payment for an order cancelled first:
+					    the payment service must refund it */
+	SK_STORE_EV_REMOVED = 10,      /**< unsold units taken back from an activity
+					    (units = removed now) */
+	SK_STORE_EV_PAUSED = 11,       /**< activity paused: buys refused until resumed */
+	SK_STORE_EV_RESUMED = 12,      /**< activity selling again */
+	SK_STORE_EV_EXTENDED = 13,     /**< activity's end moved later: the event
+					    carries the definition with the new end */
+	SK_STORE_EV_PAY_REJECTED = 14, /**< a seckill.payments message refused for its
+					    signature: item = partition, units = offset,
+					    nlines = enum sk_store_pay_reject, nothing else */
 };
+
+/** Why a payment message was refused (PAY_REJECTED's nlines): the numbers of
+ *  enum sk_paysig_verdict (token/sk_paysig.h). Stored: never renumber. */
+enum sk_store_pay_reject {
+	SK_STORE_REJ_UNSIGNED = 1,    /**< no signature header */
+	SK_STORE_REJ_BAD_HEADER = 2,  /**< the header is not KID:T:HEX */
+	SK_STORE_REJ_UNKNOWN_KID = 3, /**< a key id not configured */
+	SK_STORE_REJ_BAD_MAC = 4,     /**< the signature does not match */
+	SK_STORE_REJ_STALE = 5,	      /**< signed before the request table's max age */
+};
+
+/** sk_store_pay_reject_name - "unsigned", "bad_header", "unknown_kid", "bad_mac",
+ *  "stale"; "?" for others. */
+const char *sk_store_pay_reject_name(unsigned reason);
 
 /** One event of the log. */
 struct sk_store_event {

@@ -66,7 +66,7 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 {
 	struct wtxn w;
 
-	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_EXTENDED ||
+	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_PAY_REJECTED ||
 	    (ev->request[0] != '\0' && !sk_store_request_ok(ev->request)))
 		return -EINVAL;
 	int rc = store_wtxn_begin(st, &w);
@@ -126,8 +126,22 @@ sk_store_event_name(unsigned type)
 		[SK_STORE_EV_PAUSED] = "paused",
 		[SK_STORE_EV_RESUMED] = "resumed",
 		[SK_STORE_EV_EXTENDED] = "extended",
+		[SK_STORE_EV_PAY_REJECTED] = "pay_rejected",
 	};
 	return type < SK_ARRAY_SIZE(names) && names[type] != NULL ? names[type] : "?";
+}
+
+const char *
+sk_store_pay_reject_name(unsigned reason)
+{
+	static const char *const names[] = {
+		[SK_STORE_REJ_UNSIGNED] = "unsigned",
+		[SK_STORE_REJ_BAD_HEADER] = "bad_header",
+		[SK_STORE_REJ_UNKNOWN_KID] = "unknown_kid",
+		[SK_STORE_REJ_BAD_MAC] = "bad_mac",
+		[SK_STORE_REJ_STALE] = "stale",
+	};
+	return reason < SK_ARRAY_SIZE(names) && names[reason] != NULL ? names[reason] : "?";
 }
 
 /* ----------------------------------------------------------------- cursors */

@@ -319,9 +319,18 @@ kafka_up() {
 	[ -n "$KAFKA_BOOTSTRAP" ]
 }
 
+# pay_key_file FILE - write a payments signing key file (kid "test-1", a
+# random secret, mode 600): what --payments-key-file and seckill-kafka
+# produce --sign-key-file read (docs/kafka.md, "Signatures").
+pay_key_file() {
+	(umask 077 && echo "test-1 $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$1")
+}
+
 # kafka_start TOPIC... - kafka_up in $tmp with TOPICs (if the broker does
 # not come up: its log, a failure, the tally and exit 1), then have the
-# control plane use it: SK_SBX_CONTROL_ARGS="--kafka BOOTSTRAP".
+# control plane use it: SK_SBX_CONTROL_ARGS="--kafka BOOTSTRAP
+# --payments-key-file $tmp/payments.key" (PAY_KEY: that file, for the
+# producers of seckill.payments).
 kafka_start() {
 	kafka_up "${tmp:?}" "$@" || {
 		cat "$tmp/kafka.log"
@@ -330,7 +339,9 @@ kafka_start() {
 		exit 1
 	}
 	ok "broker up: $KAFKA_BOOTSTRAP (pid $KAFKA_PID)"
-	export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP"
+	PAY_KEY=$tmp/payments.key
+	pay_key_file "$PAY_KEY"
+	export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP --payments-key-file $PAY_KEY"
 }
 
 # durable_config - print the head of a sandbox config for the tests of the

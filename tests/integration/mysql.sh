@@ -199,7 +199,8 @@ writer_stop TERM
 expect_eq "hand-made: writer stops on SIGTERM with status 0" "$W_RC" 0
 
 # ------------------------------------------------------------------ 2. a sale
-export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP"
+pay_key_file "$tmp/payments.key"
+export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP --payments-key-file $tmp/payments.key"
 cfg=$tmp/mysql.ini
 sale_config "$cfg" $W1
 sbx_up --config "$cfg" >/dev/null

@@ -5,8 +5,10 @@
 # seckill.events, seckill.payments), the sandbox with a store, ack =
 # durable, auth off, and the control plane started with --kafka (it
 # consumes seckill.payments). Messages are published with
-# "seckill-kafka produce", keyed by order id.
+# "seckill-kafka produce --sign-key-file", keyed by order id.
 #
+#  0. seckill-control refuses --kafka without --payments-key-file, and a
+#     request table that forgets sooner than the topic keeps a message;
 #  1. a sale: item 1 (6 units, limit 1) to 6 users, item 2 (4 units, limit
 #     1, payment timeout 3 s) to 4 users, item 3 (4 units, limit 3) three
 #     times to one user; every order confirmed;
@@ -25,6 +27,9 @@
 #     sale: the refunded limit-1 buyer buys again, a new buyer gets the
 #     second unit, a third is sold out; the limit-3 user buys one more,
 #     then is at the limit;
+#     and an unsigned refund of a paid order (issue 26): refused - counted
+#     as seckill_payments_rejected_total{reason="unsigned"}, the order stays
+#     paid, no unit back on sale - and exported as a pay_rejected event;
 #  5. LMDB, the arena and the export agree: LMDB drained on every item,
 #     seckillctl reconcile passes, the ledgers count the refunds, and
 #     seckill.events holds exactly one "refunded" event per refunded line
@@ -112,8 +117,16 @@ msg() {
 	echo "$2={\"v\":1,\"request\":\"$1\",\"order\":\"$2\",\"kind\":\"$3\"$extra}"
 }
 
-# publish KEY=VALUE... - produce to seckill.payments, in order.
+# publish KEY=VALUE... - produce to seckill.payments, in order, signed as
+# the payment service signs (the key file kafka_start made).
 publish() {
+	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic seckill.payments \
+		--timeout-ms 10000 --sign-key-file "$PAY_KEY" "$@" >>"$tmp/produce.log" 2>&1
+}
+
+# publish_unsigned KEY=VALUE... - the same without a signature: anyone who
+# can write to the topic.
+publish_unsigned() {
 	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic seckill.payments \
 		--timeout-ms 10000 "$@" >>"$tmp/produce.log" 2>&1
 }
@@ -155,6 +168,25 @@ wait_state() {
 pc() {
 	json_get "$tmp/events.sum" "$1"
 }
+
+# ------------------------------------------------------------------ 0. options
+# ctl_usage ARGS... - seckill-control's exit status and log for ARGS (the
+# options are checked before anything starts).
+ctl_usage() {
+	local rc=0
+	"$SK_CONTROL" -- --store "$tmp/nostore" "$@" >"$tmp/usage.log" 2>&1 || rc=$?
+	echo "$rc $(grep -o 'msg="[^"]*"' "$tmp/usage.log" | head -n 1)"
+}
+expect_match "options: --kafka without a payments key file is refused" \
+	"$(ctl_usage --kafka 127.0.0.1:9)" '^2 .*needs --payments-key-file'
+expect_match "options: a request table shorter-lived than the topic is refused" \
+	"$(ctl_usage --kafka 127.0.0.1:9 --payments-key-file /dev/null --payment-requests-max-age 86400)" \
+	'^2 .*shorter than --kafka-payments-retention'
+expect_match "options: ... a topic kept longer than the default table age too" \
+	"$(ctl_usage --kafka 127.0.0.1:9 --payments-key-file /dev/null --kafka-payments-retention 1209600)" \
+	'^2 .*shorter than --kafka-payments-retention'
+check "options: the log names both ages" grep -q 'requests_max_age_s=604800 retention_s=1209600' \
+	"$tmp/usage.log"
 
 # ------------------------------------------------------------------ broker + sandbox
 kafka_start seckill.orders seckill.events seckill.payments
@@ -258,6 +290,16 @@ expect_eq "refunds: a new buyer gets the other unit, a third is sold out" \
 expect_eq "refunds: the limit-3 user buys one more, then is at the limit" \
 	"$(buy 3 301 | cut -d' ' -f1) $(buy 3 301 | cut -d' ' -f1)" "200 409"
 
+# An unsigned refund of a paid order: refused, never applied.
+left=$(item_field remaining 1)
+publish_unsigned "$(msg r-forged "${A[3]}" refund)" || bad "publish the unsigned refund"
+check "unsigned: refused and counted (30 s)" \
+	wait_metric 'seckill_payments_rejected_total{reason="unsigned"}' -eq 1 30
+expect_eq "unsigned: the order stays paid, no unit back on sale, no refund counted" \
+	"$(state "${A[3]}"):$(item_field remaining 1):$(pm refund "done")" "paid:$left:3"
+check "unsigned: the refusal logged" grep -q 'reason=unsigned .*message refused' \
+	"/run/$SK_SBX/control.log"
+
 # ------------------------------------------------------------------ 5. LMDB, arena, export
 for item in 1 2 3; do
 	check "books: LMDB drained, item $item" wait_drained "$item"
@@ -282,6 +324,9 @@ expect_eq "export: one refunded event per refunded line, with its request" \
 expect_eq "export: one pay_conflict per late payment, with its request" \
 	"$(pc "sorted(d['pay_conflict'].items())")" \
 	"$(python3 -c "import sys; print(sorted({sys.argv[1]: [[2, 1, 'pay-b3']], sys.argv[2]: [[2, 1, 'pay-b4']]}.items()))" "${B[3]}" "${B[4]}")"
+expect_eq "export: one pay_rejected event (partition, reason, key; nothing of the message)" \
+	"$(pc "[(p, r, k, f) for p, o, r, k, f in d['pay_rejected']]")" \
+	"[(0, 'unsigned', 'payments:0', ['offset', 'order', 'partition', 'reason', 'seq', 'time_ns', 'type', 'v'])]"
 expect_eq "export: one paid event per paid order, with the first request" \
 	"$(pc "sorted((o, r) for o, rs in d['paid'].items() for r in rs)")" \
 	"$({
@@ -299,9 +344,9 @@ t=$SECONDS
 check "restart: the new payment applied (60 s)" wait_state "${A[6]}" paid 60
 echo "restart: the consumer rejoined its group and applied it in $((SECONDS - t)) s"
 expect_eq "restart: counted once" "$(pm paid "done")" 1
-expect_eq "restart: nothing before it applied or counted again" \
-	"$(pm paid already):$(pm paid conflict):$(pm refund "done"):$(metric seckill_payments_duplicates_total)" \
-	"0:0:0:0"
+expect_eq "restart: nothing before it applied or counted again (the refusal's offset was committed)" \
+	"$(pm paid already):$(pm paid conflict):$(pm refund "done"):$(metric seckill_payments_duplicates_total):$(metric 'seckill_payments_rejected_total{reason="unsigned"}')" \
+	"0:0:0:0:0"
 check "restart: reconcile" reconcile
 
 # ------------------------------------------------------------------ 7. MariaDB

@@ -8,14 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sk_log.h"
+#include "sk_paysig.h"
 
 #include "kafka.h"
 
 static const char usage_produce[] =
 	"usage: seckill-kafka produce --bootstrap LIST --topic NAME [--partition P]\n"
-	"                             [--timeout-ms T] KEY=VALUE...\n"
+	"                             [--timeout-ms T] [--sign-key-file PATH] KEY=VALUE...\n"
 	"\n"
 	"Produce one message per KEY=VALUE argument, in order (idempotent producer,\n"
 	"acks=all), split at the first '='; an empty KEY sends no key.\n"
@@ -25,6 +27,9 @@ static const char usage_produce[] =
 	"  --partition P      partition to write to (default: by key)\n"
 	"  --timeout-ms T     give up on undelivered messages after T ms\n"
 	"                     (default 5000)\n"
+	"  --sign-key-file PATH  sign each message (header sk-sig) with the first\n"
+	"                     key of PATH, as the payment service signs\n"
+	"                     seckill.payments (docs/kafka.md, \"Signatures\")\n"
 	"\n"
 	"Exit 0 when every message was delivered, 1 otherwise.\n";
 
@@ -33,6 +38,7 @@ struct produce_opts {
 	const char *topic;
 	long partition; /* RD_KAFKA_PARTITION_UA: by key */
 	long timeout_ms;
+	const char *sign_key_file;
 };
 
 static const struct opt produce_opts_table[] = {
@@ -40,6 +46,7 @@ static const struct opt produce_opts_table[] = {
 	STR_OPT("topic", produce_opts, topic),
 	LONG_OPT("partition", produce_opts, partition, 0, MAX_PARTITIONS - 1, NULL),
 	LONG_OPT("timeout-ms", produce_opts, timeout_ms, 1, MAX_TIMEOUT_MS, NULL),
+	STR_OPT("sign-key-file", produce_opts, sign_key_file),
 };
 
 static const struct cmd produce_cmd = {"produce", usage_produce, true, produce_opts_table,
@@ -97,24 +104,53 @@ kafka_cmd_produce(int argc, char **argv)
 		}
 	}
 
+	struct sk_paysig_keys *keys = NULL;
+	char sig[SK_PAYSIG_HDR_MAX + 1], kerr[320];
+	if (o.sign_key_file != NULL &&
+	    sk_paysig_keys_load(o.sign_key_file, &keys, kerr, sizeof(kerr)) != 0) {
+		sk_log(PROG, "--sign-key-file: %s", kerr);
+		return EXIT_USAGE;
+	}
+
 	snprintf(tmo, sizeof(tmo), "%ld", o.timeout_ms);
 	conf = rd_kafka_conf_new();
 	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
 	rd_kafka_conf_set_opaque(conf, &st);
 	rk = kafka_client_new(RD_KAFKA_PRODUCER, conf, o.bootstrap, PROG "-produce", conf_kv);
-	if (!rk)
+	if (!rk) {
+		sk_paysig_keys_free(keys);
 		return EXIT_FAILURE;
+	}
 
 	for (int i = 0; i < n; i++) {
 		const char *kv = argv[optind + i];
 		const char *eq = strchr(kv, '=');
 		size_t klen = (size_t)(eq - kv);
+		rd_kafka_headers_t *hdrs = NULL;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (keys != NULL) {
+			int sl = sk_paysig_sign(keys, o.topic,
+						(int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+						eq + 1, strlen(eq + 1), sig);
+			if (sl < 0) {
+				sk_log(PROG, "message %d: too long to sign (%d bytes at most)",
+				       i + 1, SK_PAYSIG_VALUE_MAX);
+				st.failed++;
+				break;
+			}
+			hdrs = rd_kafka_headers_new(1);
+			rd_kafka_header_add(hdrs, SK_PAYSIG_HEADER, -1, sig, sl);
+		}
 		rd_kafka_resp_err_t err = rd_kafka_producev(
 			rk, RD_KAFKA_V_TOPIC(o.topic), RD_KAFKA_V_PARTITION((int32_t)o.partition),
 			RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 			RD_KAFKA_V_KEY(klen ? kv : NULL, klen),
 			RD_KAFKA_V_VALUE((void *)(eq + 1), strlen(eq + 1)),
-			RD_KAFKA_V_OPAQUE((void *)(intptr_t)i), RD_KAFKA_V_END);
+			RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE((void *)(intptr_t)i),
+			RD_KAFKA_V_END);
+		if (err && hdrs != NULL)
+			rd_kafka_headers_destroy(hdrs); /* kept by librdkafka only on success */
 
 		if (err) {
 			sk_log(PROG, "message %d: %s", i + 1, rd_kafka_err2str(err));
@@ -135,5 +171,6 @@ kafka_cmd_produce(int argc, char **argv)
 	}
 	fprintf(stderr, "produced %d of %d messages to %s\n", st.delivered, n, o.topic);
 	kafka_client_destroy(rk);
+	sk_paysig_keys_free(keys);
 	return st.delivered == n && queued == n ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -10,6 +10,7 @@
          "paid": {order: [request, ...]},
          "refunded": {order: [[item, units, request], ...]},
          "pay_conflict": {order: [[item, units, request], ...]},
+         "pay_rejected": [[partition, offset, reason, key, fields], ...],
          "key_mismatch": events whose key is not their order}
 """
 import json
@@ -20,7 +21,7 @@ def events(path):
     with open(path) as f:
         msgs = json.load(f)
     out = {"bad": 0, "dups": 0, "types": {}, "paid": {}, "refunded": {},
-           "pay_conflict": {}, "key_mismatch": 0}
+           "pay_conflict": {}, "pay_rejected": [], "key_mismatch": 0}
     seen = set()
     for m in msgs:
         try:
@@ -41,6 +42,9 @@ def events(path):
             out["key_mismatch"] += 1
         if typ == "paid":
             out["paid"].setdefault(order, []).append(v.get("request", ""))
+        elif typ == "pay_rejected":
+            out["pay_rejected"].append([v["partition"], v["offset"], v["reason"],
+                                        m.get("key"), sorted(v)])
         elif typ in ("refunded", "pay_conflict"):
             out[typ].setdefault(order, []).append(
                 [v["item"], v["units"], v.get("request", "")])

@@ -1713,6 +1713,9 @@ START_TEST(payment_messages)
 		"[1]",
 		"{\"v\":2,\"request\":\"m\",\"order\":\"1\",\"kind\":\"paid\"}",
 		"{\"v\":1,\"order\":\"1\",\"kind\":\"paid\"}",
+		"{\"v\":1,\"order\":\"1\",\"kind\":\"refund\"}", /* a refund needs its id */
+		"{\"v\":1,\"request\":\"\",\"order\":\"1\",\"kind\":\"refund\"}",
+		"{\"v\":1,\"request\":null,\"order\":\"1\",\"kind\":\"refund\",\"units\":1}",
 		"{\"v\":1,\"request\":\"has space\",\"order\":\"1\",\"kind\":\"paid\"}",
 		"{\"v\":1,\"request\":\"m\",\"order\":\"x1\",\"kind\":\"paid\"}",
 		"{\"v\":1,\"request\":\"m\",\"order\":\"0\",\"kind\":\"paid\"}",
@@ -1736,7 +1739,7 @@ START_TEST(payment_messages)
 	char *m = metrics_text();
 	ck_assert_ptr_nonnull(
 		strstr(m, "seckill_payments_total{kind=\"refund\",outcome=\"done\"} 3\n"));
-	ck_assert_ptr_nonnull(strstr(m, "seckill_payments_malformed_total 13\n"));
+	ck_assert_ptr_nonnull(strstr(m, "seckill_payments_malformed_total 16\n"));
 	ck_assert_ptr_nonnull(strstr(m, "seckill_orders{state=\"refunded\"} 2\n"));
 	assert_metrics_parse(m);
 	free(m);
@@ -1786,7 +1789,8 @@ START_TEST(admin_refund_route)
 	ck_assert_int_eq(buy_lines(0, 12, &l, 1, &id), SK_BUY_OK);
 	ck_assert_int_eq(drain_now(NULL), 1);
 	snprintf(path, sizeof(path), "/v1/orders/%llu/refund", (unsigned long long)id);
-	j = handle_body("POST", path, "{\"units\":1}", 409); /* not paid yet */
+	j = handle_body("POST", path, "{\"units\":1,\"request\":\"adm-0\"}",
+			409); /* not paid yet */
 	ck_assert_str_eq(json_string_value(json_object_get(j, "outcome")), "state");
 	json_decref(j);
 	ck_assert_int_eq(sk_control_pay(F.ctl, id, T0 + S, 0), SK_CONTROL_PAY_DONE);
@@ -1800,7 +1804,12 @@ START_TEST(admin_refund_route)
 	ck_assert(json_is_true(json_object_get(j, "duplicate")));
 	json_decref(j);
 	ck_assert_uint_eq(sk_stock_remaining(it), 3);
-	error_has(handle_body("POST", path, "{\"units\":5}", 409), "more units");
+	error_has(handle_body("POST", path, "{\"units\":5,\"request\":\"adm-5\"}", 409),
+		  "more units");
+	/* no request id: refused, nothing refunded (a retry would refund again) */
+	error_has(handle_body("POST", path, "{\"units\":1}", 400), "request: required");
+	error_has(handle_body("POST", path, NULL, 400), "request: required");
+	ck_assert_uint_eq(sk_stock_remaining(it), 3);
 	error_has(handle_body("POST", path, "{\"units\":1,\"request\":\"adm-1\",\"item\":3}", 409),
 		  "another refund");
 	error_has(handle_body("POST", path, "{\"units\":0}", 400), "units");
@@ -1810,10 +1819,10 @@ START_TEST(admin_refund_route)
 	error_has(handle_body("GET", path, NULL, 405), "method");
 	snprintf(body, sizeof(body), "/v1/orders/%llu/refund",
 		 (unsigned long long)sk_order_id_make(EPOCH, 0, 999));
-	error_has(handle_body("POST", body, NULL, 404), "unknown order");
+	error_has(handle_body("POST", body, "{\"request\":\"adm-x\"}", 404), "unknown order");
 
-	/* the rest, without a body: refunded */
-	j = handle_body("POST", path, NULL, 200);
+	/* the rest, without units: refunded */
+	j = handle_body("POST", path, "{\"request\":\"adm-2\"}", 200);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "refunded");
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "units")), 2);
 	json_decref(j);
