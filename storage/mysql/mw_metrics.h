@@ -26,7 +26,8 @@ enum mw_metric {
 	MW_M_REFUSED,	     /**< anomalies recorded without a state change */
 	MW_M_MALFORMED,	     /**< values that are not a valid v1 message */
 	MW_M_UNKNOWN_TYPE,   /**< valid JSON of a type this writer does not know */
-	MW_M_SQL_ERRORS,     /**< messages skipped after a non-retryable SQL error */
+	MW_M_SQL_ERRORS,     /**< messages whose data MariaDB refused (parked for
+				  good, reason sql) */
 	MW_M_UNPARKED,	     /**< parked messages applied later */
 	MW_M_GUARD_STOCK,    /**< stock guard refused a line (0 rows), caught up */
 	MW_M_GUARD_USER,     /**< per-user guard refused a line (unique key), caught up */
@@ -41,12 +42,25 @@ enum mw_metric {
 	MW_M_DB_CONNECTS,    /**< successful (re)connections to MariaDB */
 	MW_M_KAFKA_ERRORS,   /**< consumer errors reported (outages ...) */
 	MW_M_COMMIT_ERRORS,  /**< offset commits that failed (retried later) */
+	MW_M_PARKED_FOR_GOOD, /**< parked rows made final (not retried) */
 	MW_M_PARKED_NOW,     /**< gauge: rows in the parked table */
+	MW_M_PARKED_FINAL,   /**< gauge: rows in it that are final */
+	MW_M_PARKED_ORDER,   /**< gauge: rows of reason order; the next five:
+				  item, stock, user, behind, sql (MW_PARK_REASONS) */
+	MW_M_PARKED_ITEM,
+	MW_M_PARKED_STOCK,
+	MW_M_PARKED_USER,
+	MW_M_PARKED_BEHIND,
+	MW_M_PARKED_SQL,
+	MW_M_STALLED,	     /**< gauge: 1 while a batch fails and is retried */
 	MW_M_DB_UP,	     /**< gauge: 1 while connected */
 	MW_M_LAST_LAG_NS,    /**< gauge: commit time - time_ns of the last order */
 	MW_M_PARTITIONS,     /**< gauge: partitions assigned to this writer */
 	MW_M_N
 };
+
+/** The reasons of the parked table, one gauge each from MW_M_PARKED_ORDER. */
+#define MW_PARK_REASONS 6
 
 /** The values; all-zero is a valid start. */
 struct mw_metrics {
