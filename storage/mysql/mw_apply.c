@@ -518,6 +518,9 @@ behind(struct mw_apply *a, const struct mw_msg *m)
  * a->final_after_ns (--park-final-seconds) since it was parked: what it
  * waits for is not on its way (docs/mysql.md, "Parked for good").
  */
+/* The rows parked for good that one batch logs one by one. */
+#define FINAL_LOGGED 10
+
 static int
 park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, int st, bool again)
 {
@@ -560,13 +563,12 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 			" msg=\"refused with every partition consumed: parked\"",
 			m->seq, park_reason[st], m->order, m->user, m->item);
 	}
-	if (final) {
-		a->tally[MW_M_PARKED_FOR_GOOD]++;
+	/* logged one by one for the first 10 of a batch, then summed up */
+	if (final && a->tally[MW_M_PARKED_FOR_GOOD]++ < FINAL_LOGGED)
 		sk_logf(SK_LOG_WARN, "mysql",
 			"seq=%" PRIu64 " reason=%s type=%s order=%" PRIu64 " item=%" PRIu32
 			" msg=\"parked for good: not retried until an operator requeues it\"",
 			m->seq, park_reason[st], mw_msg_type_name(m->type), m->order, m->item);
-	}
 	return 0;
 }
 
@@ -785,6 +787,11 @@ mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 	}
 	if (X("COMMIT") < 0)
 		goto fail;
+	if (a->tally[MW_M_PARKED_FOR_GOOD] > FINAL_LOGGED)
+		sk_logf(SK_LOG_WARN, "mysql",
+			"parked_for_good=%" PRIu64 " logged=%d msg=\"parked for good in one batch: "
+			"SELECT * FROM parked WHERE final = 1\"",
+			a->tally[MW_M_PARKED_FOR_GOOD], FINAL_LOGGED);
 	a->unpark_cursor = cursor;
 	a->unpark_pending = cursor != 0; /* the budget stopped it mid-table */
 	if (counted) {

@@ -182,8 +182,11 @@ cmd_run(const struct mw_opts *o)
 
 		if (n == 0) {
 			/* parked messages: retried every second while idle, so
-			 * that a refusal is seen once everything was consumed */
-			if (__atomic_load_n(&mt->v[MW_M_PARKED_NOW], __ATOMIC_RELAXED) > 0 &&
+			 * that a refusal is seen once everything was consumed;
+			 * and those of an earlier run, or of a retry its budget
+			 * stopped, even before anything new arrives */
+			if ((a->unpark_pending ||
+			     __atomic_load_n(&mt->v[MW_M_PARKED_NOW], __ATOMIC_RELAXED) > 0) &&
 			    time(NULL) != idle) {
 				idle = time(NULL);
 				apply_retry(a, &dc, mt, NULL, 0);
