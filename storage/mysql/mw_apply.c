@@ -503,20 +503,13 @@ behind(struct mw_apply *a, const struct mw_msg *m)
 /*
  * park - keep message @val in the parked table (once) for reason @st; a
  * message retried from the table (@again: a->row is its row) gets its new
- * reason. A guard's refusal is logged and counted when it becomes final,
- * else counted as a wait. Final means: still refused when retried from the
- * table (after the whole batch, so after any message of the batch that
- * frees it) with every assigned partition consumed. Caught up alone is not
- * enough: the batch holds both topics' messages, and an order ahead of its
- * batch's cancel would be called an anomaly the cancel resolves a moment
- * later. A refused row holds nothing back (the order barrier) but is still
- * retried.
- *
- * A row is parked for good (final = 1: refused too, never retried again)
- * when MariaDB refused its data (reason sql, at once), or when a retry
- * finds it still blocked, the writer is caught up and the row has waited
- * a->final_after_ns (--park-final-seconds) since it was parked: what it
- * waits for is not on its way (docs/mysql.md, "Parked for good").
+ * reason. A guard's refusal is logged and counted (refused = 1: it holds
+ * nothing back, and is still retried) when it is still refused on a retry
+ * from the table (after the whole batch, so after any message of the batch
+ * that frees it) with every assigned partition consumed; else it counts as
+ * a wait. The row is final (parked for good, refused too, never retried
+ * again) at once for reason sql, or when a retry finds it still blocked
+ * --park-final-seconds after it was parked, caught up (docs/mysql.md).
  */
 /* The rows parked for good that one batch logs one by one. */
 #define FINAL_LOGGED 10
@@ -550,7 +543,7 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 	}
 	if (r <= 0)
 		return r < 0 ? -1 : 0; /* parked before, as it is, or a redelivery */
-	a->count_parked = true; /* a new row, reason or state: the gauges */
+	a->count_parked = true;	       /* a new row, reason or state: the gauges */
 	if (!again) {
 		a->tally[MW_M_PARKED] += st != ST_PARK_SQL; /* those count as sql_error */
 		a->parked_rows = a->parked_rows < 0 ? -1 : a->parked_rows + 1;
@@ -588,7 +581,8 @@ applied(struct mw_apply *a, const struct mw_msg *m, bool parked)
 /*
  * apply_one - one message in its savepoint. @parked: it comes from the
  * parked table (stays there if still blocked). Returns an enum outcome or
- * -EAGAIN (retryable SQL error: the batch must be rolled back).
+ * -EAGAIN (any SQL error but the message's own data, which parks it with
+ * reason sql: the batch must be rolled back and applied again).
  */
 static int
 apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
@@ -670,7 +664,7 @@ dberr:
 }
 
 /* Parked rows read per query, and retried per batch at most. */
-#define UNPARK_PAGE 500
+#define UNPARK_PAGE   500
 #define UNPARK_BUDGET 10000
 
 /*
@@ -689,11 +683,11 @@ unpark(struct mw_apply *a, uint64_t *cursor)
 
 	for (;;) {
 		unsigned page = budget < UNPARK_PAGE ? budget : UNPARK_PAGE, rows = 0;
-		MYSQL_RES *res = mw_db_query(a->db,
-					     "SELECT seq, payload, parked_ns, refused FROM parked "
-					     "WHERE final = 0 AND seq > %" PRIu64
-					     " ORDER BY seq LIMIT %u",
-					     *cursor, page);
+		MYSQL_RES *res =
+			mw_db_query(a->db,
+				    "SELECT seq, payload, parked_ns, refused FROM parked "
+				    "WHERE final = 0 AND seq > %" PRIu64 " ORDER BY seq LIMIT %u",
+				    *cursor, page);
 		MYSQL_ROW row;
 		int rc = 0;
 
@@ -721,7 +715,7 @@ unpark(struct mw_apply *a, uint64_t *cursor)
 			continue; /* the next page */
 		if (rows == page)
 			return 0; /* the budget: the next batch goes on */
-		*cursor = 0; /* the end of the table */
+		*cursor = 0;	  /* the end of the table */
 		if (progress == 0 || ++sweeps == 8 || budget == 0)
 			return 0;
 		progress = 0;
@@ -730,34 +724,8 @@ unpark(struct mw_apply *a, uint64_t *cursor)
 }
 
 /* The reasons of the parked table, in the order of the gauges. */
-static const char *const gauge_reason[] = {"order", "item", "stock", "user", "behind", "sql"};
-
-/*
- * parked_count - count the parked table into @n: [0] every row, [1] the
- * final ones, [2..] per reason (gauge_reason). Returns 0 or -1.
- */
-static int
-parked_count(struct mw_apply *a, int64_t n[2 + MW_PARK_REASONS])
-{
-	MYSQL_RES *res =
-		mw_db_query(a->db, "SELECT reason, final, COUNT(*) FROM parked GROUP BY reason, final");
-	MYSQL_ROW row;
-
-	if (res == NULL)
-		return -1;
-	memset(n, 0, sizeof(int64_t) * (2 + MW_PARK_REASONS));
-	while ((row = mysql_fetch_row(res)) != NULL) {
-		int64_t c = strtoll(row[2], NULL, 10);
-
-		n[0] += c;
-		n[1] += row[1][0] != '0' ? c : 0;
-		for (unsigned i = 0; i < MW_PARK_REASONS; i++)
-			if (strcmp(row[0], gauge_reason[i]) == 0)
-				n[2 + i] += c;
-	}
-	mysql_free_result(res);
-	return 0;
-}
+static const char *const gauge_reason[MW_PARK_REASONS] = {"order", "item",   "stock",
+							  "user",  "behind", "sql"};
 
 int
 mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
@@ -781,7 +749,7 @@ mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 	if (moved && unpark(a, &cursor) < 0)
 		goto fail;
 	if (a->count_parked) {
-		if (parked_count(a, parked) < 0)
+		if (mw_db_count_parked(a->db, gauge_reason, MW_PARK_REASONS, parked) < 0)
 			goto fail;
 		counted = true;
 	}

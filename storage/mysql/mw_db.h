@@ -98,6 +98,15 @@ int mw_db_apply_schema(struct mw_db *db, const char *sql);
  */
 bool mw_db_next_statement(const char *sql, size_t *pos, size_t *start, size_t *len);
 
+/**
+ * mw_db_count_parked - count the rows of the parked table into @p n (2 +
+ * @p nreasons values): n[0] every row, n[1] the final ones, n[2 + i] those
+ * of reason @p reasons[i] (a row of another reason counts in n[0] only).
+ * Runs in the connection's transaction.
+ * @return 0, or -EIO with db->err set.
+ */
+int mw_db_count_parked(struct mw_db *db, const char *const *reasons, unsigned nreasons, int64_t *n);
+
 /** What the writer does with a message, by what went wrong with it. */
 enum mw_db_verdict {
 	MW_DB_SKIP,	/**< it cannot be decoded: logged, counted, skipped */

@@ -105,8 +105,8 @@ apply_retry(struct mw_apply *a, const struct mw_db_conf *conf, struct mw_metrics
 			if (tries > 0) {
 				mw_metrics_set(mt, MW_M_STALLED, 0);
 				sk_logf(SK_LOG_NOTICE, "mysql",
-					"msg=\"batch committed after retries\" batch=%zu tries=%u", n,
-					tries);
+					"msg=\"batch committed after retries\" batch=%zu tries=%u",
+					n, tries);
 			}
 			return 0;
 		}
