@@ -26,12 +26,13 @@ enum step {
 	ST_PARK_STOCK,	/* the stock guard refused a line */
 	ST_PARK_USER,	/* the per-user guard refused a line */
 	ST_PARK_BEHIND, /* an earlier message it must follow is parked */
+	ST_PARK_SQL,	/* MariaDB refused its data (mw_db_message_error) */
 	ST_REFUSE,	/* an anomaly: recorded, nothing changed (a->refuse) */
 };
 
 static const char *const park_reason[] = {
 	[ST_PARK_ORDER] = "order", [ST_PARK_ITEM] = "item",	[ST_PARK_STOCK] = "stock",
-	[ST_PARK_USER] = "user",   [ST_PARK_BEHIND] = "behind",
+	[ST_PARK_USER] = "user",   [ST_PARK_BEHIND] = "behind", [ST_PARK_SQL] = "sql",
 };
 
 /* What apply_one() did with a message. */
@@ -50,12 +51,14 @@ now_ns(void)
 
 void
 mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt, uint32_t default_limit,
-	      const char *prog, mw_caught_up_fn caught_up, void *caught_up_arg)
+	      uint32_t final_after_s, const char *prog, mw_caught_up_fn caught_up,
+	      void *caught_up_arg)
 {
 	memset(a, 0, sizeof(*a));
 	a->db = db;
 	a->mt = mt;
 	a->default_limit = default_limit;
+	a->final_after_ns = (int64_t)final_after_s * 1000000000;
 	a->prog = prog;
 	a->caught_up = caught_up;
 	a->caught_up_arg = caught_up_arg;
@@ -245,7 +248,9 @@ confirmed_fast(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 		;
 	if (n == want && i == want)
 		return 1;
-	if (n < want && mw_db_retryable(a->db->err))
+	/* a duplicate (a guard, a conflict) or refused data: the slow path
+	 * tells which; anything else stalls the batch */
+	if (n < want && a->db->err != ER_DUP_ENTRY && !mw_db_message_error(a->db->err))
 		return -1;
 	return X("ROLLBACK TO SAVEPOINT msg") < 0 ? -1 : 0;
 }
@@ -497,52 +502,66 @@ behind(struct mw_apply *a, const struct mw_msg *m)
 
 /*
  * park - keep message @val in the parked table (once) for reason @st; a
- * message retried from the table (@again) gets its new reason. A guard's
- * refusal is logged and counted when it becomes final, else counted as a
- * wait. Final means: still refused when retried from the table (after the
- * whole batch, so after any message of the batch that frees it) with every
- * assigned partition consumed. Caught up alone is not enough: the batch
- * holds both topics' messages, and an order ahead of its batch's cancel
- * would be called an anomaly the cancel resolves a moment later.
+ * message retried from the table (@again: a->row is its row) gets its new
+ * reason. A guard's refusal is logged and counted (refused = 1: it holds
+ * nothing back, and is still retried) when it is still refused on a retry
+ * from the table (after the whole batch, so after any message of the batch
+ * that frees it) with every assigned partition consumed; else it counts as
+ * a wait. The row is final (parked for good, refused too, never retried
+ * again) at once for reason sql, or when a retry finds it still blocked
+ * --park-final-seconds after it was parked, caught up (docs/mysql.md).
  */
+/* The rows parked for good that one batch logs one by one. */
+#define FINAL_LOGGED 10
+
 static int
 park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, int st, bool again)
 {
 	bool guard = st == ST_PARK_STOCK || st == ST_PARK_USER;
-	int final = guard && again && caught_up(a);
+	int counted = guard && again && !a->row.refused && caught_up(a);
+	int final = st == ST_PARK_SQL ||
+		    (again && now_ns() - a->row.parked_ns >= a->final_after_ns && caught_up(a));
+	int refused = counted || final;
 	char *esc, order[24];
 	int64_t r;
 
 	if (again) {
-		r = X("UPDATE parked SET reason = '%s', refused = refused OR %d WHERE seq = "
-		      "%" PRIu64 " AND (reason <> '%s' OR refused < %d)",
-		      park_reason[st], final, m->seq, park_reason[st], final);
+		r = X("UPDATE parked SET reason = '%s', refused = refused OR %d, final = %d WHERE "
+		      "seq = %" PRIu64 " AND (reason <> '%s' OR refused < %d OR final < %d)",
+		      park_reason[st], refused, final, m->seq, park_reason[st], refused, final);
 	} else {
 		esc = malloc(2 * len + 1);
 		if (esc == NULL)
 			return -ENOMEM;
 		mysql_real_escape_string(a->db->my, esc, val, (unsigned long)len);
-		r = X("INSERT IGNORE INTO parked (seq, reason, payload, refused, parked_ns, type, "
-		      "order_id) VALUES (%" PRIu64 ", '%s', '%s', %d, %" PRId64 ", '%s', %s)",
-		      m->seq, park_reason[st], esc, final, now_ns(), mw_msg_type_name(m->type),
-		      order_sql(m, order));
+		r = X("INSERT IGNORE INTO parked (seq, reason, payload, refused, final, parked_ns, "
+		      "type, order_id) VALUES (%" PRIu64 ", '%s', '%s', %d, %d, %" PRId64
+		      ", '%s', %s)",
+		      m->seq, park_reason[st], esc, refused, final, now_ns(),
+		      mw_msg_type_name(m->type), order_sql(m, order));
 		free(esc);
 	}
 	if (r <= 0)
 		return r < 0 ? -1 : 0; /* parked before, as it is, or a redelivery */
+	a->count_parked = true;	       /* a new row, reason or state: the gauges */
 	if (!again) {
-		a->tally[MW_M_PARKED]++;
-		a->count_parked = true;
+		a->tally[MW_M_PARKED] += st != ST_PARK_SQL; /* those count as sql_error */
 		a->parked_rows = a->parked_rows < 0 ? -1 : a->parked_rows + 1;
 		a->tally[MW_M_GUARD_WAITS] += guard && !final;
 	}
-	if (final) {
+	if (counted) {
 		a->tally[st == ST_PARK_STOCK ? MW_M_GUARD_STOCK : MW_M_GUARD_USER]++;
 		sk_logf(SK_LOG_WARN, "mysql",
 			"seq=%" PRIu64 " guard=%s order=%" PRIu64 " user=%" PRIu64 " item=%" PRIu32
 			" msg=\"refused with every partition consumed: parked\"",
 			m->seq, park_reason[st], m->order, m->user, m->item);
 	}
+	/* logged one by one for the first 10 of a batch, then summed up */
+	if (final && a->tally[MW_M_PARKED_FOR_GOOD]++ < FINAL_LOGGED)
+		sk_logf(SK_LOG_WARN, "mysql",
+			"seq=%" PRIu64 " reason=%s type=%s order=%" PRIu64 " item=%" PRIu32
+			" msg=\"parked for good: not retried until an operator requeues it\"",
+			m->seq, park_reason[st], mw_msg_type_name(m->type), m->order, m->item);
 	return 0;
 }
 
@@ -562,7 +581,8 @@ applied(struct mw_apply *a, const struct mw_msg *m, bool parked)
 /*
  * apply_one - one message in its savepoint. @parked: it comes from the
  * parked table (stays there if still blocked). Returns an enum outcome or
- * -EAGAIN (retryable SQL error: the batch must be rolled back).
+ * -EAGAIN (any SQL error but the message's own data, which parks it with
+ * reason sql: the batch must be rolled back and applied again).
  */
 static int
 apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
@@ -571,9 +591,10 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 	int64_t now = now_ns();
 	char why[160];
 	int rc = mw_msg_decode(val, len, m, why, sizeof(why));
+	bool sp = false; /* the message's savepoint is set */
 	int st;
 
-	if (rc != 0) {
+	if (mw_db_verdict(rc, 0) == MW_DB_SKIP) {
 		a->tally[rc == -ENOTSUP ? MW_M_UNKNOWN_TYPE : MW_M_MALFORMED]++;
 		sk_logf(SK_LOG_WARN, "mysql", "msg=\"message skipped\" why=%s message=%.*s%s", why,
 			len > 80 ? 80 : (int)len, val ? val : "", len > 80 ? "..." : "");
@@ -604,6 +625,7 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 	}
 	if (X("SAVEPOINT msg") < 0)
 		goto dberr;
+	sp = true;
 	rc = (int)event_row(a, m);
 	if (rc < 0)
 		goto dberr;
@@ -628,25 +650,44 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 		goto dberr;
 	return OUT_PARKED;
 dberr:
-	if (mw_db_retryable(a->db->err))
+	/* only the message's own data is parked; anything else stalls */
+	if (!sp || mw_db_verdict(0, a->db->err) != MW_DB_PARK_SQL)
 		return -EAGAIN;
-	sk_logf(SK_LOG_ERROR, "mysql", "seq=%" PRIu64 " errno=%u err=%s msg=\"message skipped\"",
-		m->seq, a->db->err, a->db->errmsg);
+	sk_logf(SK_LOG_ERROR, "mysql",
+		"seq=%" PRIu64 " type=%s order=%" PRIu64 " errno=%u err=%s "
+		"msg=\"MariaDB refused the message's data: parked for good (reason sql)\"",
+		m->seq, mw_msg_type_name(m->type), m->order, a->db->err, a->db->errmsg);
 	a->tally[MW_M_SQL_ERRORS]++;
-	return X("ROLLBACK TO SAVEPOINT msg") < 0 ? -EAGAIN : OUT_SKIPPED;
+	if (X("ROLLBACK TO SAVEPOINT msg") < 0 || park(a, m, val, len, ST_PARK_SQL, parked) < 0)
+		return -EAGAIN;
+	return OUT_PARKED;
 }
 
+/* Parked rows read per query, and retried per batch at most. */
+#define UNPARK_PAGE   500
+#define UNPARK_BUDGET 10000
+
 /*
- * unpark - retry the parked messages in seq order, pass after pass while a
- * pass applies one (8 at most). Returns 0 or -EAGAIN.
+ * unpark - retry the parked rows that are not final, in seq order from
+ * *@cursor (the seq the last batch stopped after; 0: the start), a page of
+ * UNPARK_PAGE rows per query, UNPARK_BUDGET rows per batch at most. At the
+ * end of the table *@cursor goes back to 0, and when this sweep applied a
+ * row another sweep starts from the first row (8 at most: an applied row
+ * may free an earlier one). Stopped by the budget, *@cursor stays where it
+ * is and the next batch goes on from there. Returns 0 or -EAGAIN.
  */
 static int
-unpark(struct mw_apply *a)
+unpark(struct mw_apply *a, uint64_t *cursor)
 {
-	for (int pass = 0; pass < 8; pass++) {
-		MYSQL_RES *res = mw_db_query(
-			a->db, "SELECT seq, payload FROM parked ORDER BY seq LIMIT 10000");
-		unsigned progress = 0;
+	unsigned budget = UNPARK_BUDGET, sweeps = 0, progress = 0;
+
+	for (;;) {
+		unsigned page = budget < UNPARK_PAGE ? budget : UNPARK_PAGE, rows = 0;
+		MYSQL_RES *res =
+			mw_db_query(a->db,
+				    "SELECT seq, payload, parked_ns, refused FROM parked "
+				    "WHERE final = 0 AND seq > %" PRIu64 " ORDER BY seq LIMIT %u",
+				    *cursor, page);
 		MYSQL_ROW row;
 		int rc = 0;
 
@@ -655,6 +696,10 @@ unpark(struct mw_apply *a)
 		while (rc >= 0 && (row = mysql_fetch_row(res)) != NULL) {
 			unsigned long *lens = mysql_fetch_lengths(res);
 
+			rows++;
+			*cursor = strtoull(row[0], NULL, 10);
+			a->row.parked_ns = strtoll(row[2], NULL, 10);
+			a->row.refused = row[3][0] != '0';
 			rc = apply_one(a, row[1], lens[1], true);
 			if (rc >= 0 && rc != OUT_PARKED) {
 				progress++;
@@ -665,35 +710,29 @@ unpark(struct mw_apply *a)
 		mysql_free_result(res);
 		if (rc < 0)
 			return -EAGAIN;
-		if (progress == 0)
-			break;
+		budget -= rows;
+		if (rows == page && budget > 0)
+			continue; /* the next page */
+		if (rows == page)
+			return 0; /* the budget: the next batch goes on */
+		*cursor = 0;	  /* the end of the table */
+		if (progress == 0 || ++sweeps == 8 || budget == 0)
+			return 0;
+		progress = 0;
 		a->count_parked = true;
 	}
-	return 0;
 }
 
-/* parked_count - rows in the parked table, or -1. */
-static int64_t
-parked_count(struct mw_apply *a)
-{
-	MYSQL_RES *res = mw_db_query(a->db, "SELECT COUNT(*) FROM parked");
-	MYSQL_ROW row;
-	int64_t n = -1;
-
-	if (res == NULL)
-		return -1;
-	row = mysql_fetch_row(res);
-	if (row != NULL && row[0] != NULL)
-		n = strtoll(row[0], NULL, 10);
-	mysql_free_result(res);
-	return n;
-}
+/* The reasons of the parked table, in the order of the gauges. */
+static const char *const gauge_reason[MW_PARK_REASONS] = {"order", "item",   "stock",
+							  "user",  "behind", "sql"};
 
 int
 mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 {
-	bool moved = a->unpark_pending || n == 0;
-	int64_t parked = -1;
+	bool moved = a->unpark_pending || n == 0, counted = false;
+	uint64_t cursor = a->unpark_cursor;
+	int64_t parked[2 + MW_PARK_REASONS];
 
 	memset(a->tally, 0, sizeof(a->tally));
 	a->caught_up_now = -1;
@@ -707,17 +746,29 @@ mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 			goto fail;
 		moved |= rc == OUT_APPLIED;
 	}
-	if (moved && unpark(a) < 0)
+	if (moved && unpark(a, &cursor) < 0)
 		goto fail;
-	if (a->count_parked && (parked = parked_count(a)) < 0)
-		goto fail;
+	if (a->count_parked) {
+		if (mw_db_count_parked(a->db, gauge_reason, MW_PARK_REASONS, parked) < 0)
+			goto fail;
+		counted = true;
+	}
 	if (X("COMMIT") < 0)
 		goto fail;
-	a->unpark_pending = false;
-	if (parked >= 0) {
-		mw_metrics_set(a->mt, MW_M_PARKED_NOW, (uint64_t)parked);
+	if (a->tally[MW_M_PARKED_FOR_GOOD] > FINAL_LOGGED)
+		sk_logf(SK_LOG_WARN, "mysql",
+			"parked_for_good=%" PRIu64 " logged=%d msg=\"parked for good in one batch: "
+			"SELECT * FROM parked WHERE final = 1\"",
+			a->tally[MW_M_PARKED_FOR_GOOD], FINAL_LOGGED);
+	a->unpark_cursor = cursor;
+	a->unpark_pending = cursor != 0; /* the budget stopped it mid-table */
+	if (counted) {
+		mw_metrics_set(a->mt, MW_M_PARKED_NOW, (uint64_t)parked[0]);
+		mw_metrics_set(a->mt, MW_M_PARKED_FINAL, (uint64_t)parked[1]);
+		for (unsigned i = 0; i < MW_PARK_REASONS; i++)
+			mw_metrics_set(a->mt, MW_M_PARKED_ORDER + i, (uint64_t)parked[2 + i]);
 		a->count_parked = false;
-		a->parked_rows = parked;
+		a->parked_rows = parked[0];
 	}
 	for (unsigned i = 0; i < MW_M_N; i++)
 		if (a->tally[i] != 0)
@@ -732,6 +783,7 @@ fail : {
 	unsigned err = a->db->err;
 
 	a->parked_rows = -1; /* the rollback may have undone parks or deletes */
+	a->count_parked = true;
 	char msg[sizeof(a->db->errmsg)];
 
 	memcpy(msg, a->db->errmsg, sizeof(msg));

@@ -43,11 +43,19 @@ struct mw_apply {
 	struct mw_metrics *mt;	   /**< where committed counts go; borrowed */
 	uint32_t default_limit;	   /**< per-user limit of items whose activity event
 					carries none */
+	int64_t final_after_ns;	   /**< a parked row still blocked this long after
+					it was parked, caught up, is final */
 	const char *prog;	   /**< name in log lines */
 	mw_caught_up_fn caught_up; /**< NULL: a refusal is always final */
 	void *caught_up_arg;	   /**< its argument */
 	int caught_up_now;	   /**< this batch: -1 not asked yet, 0, 1 */
 	bool unpark_pending;	   /**< retry the parked table in the next batch */
+	uint64_t unpark_cursor;	   /**< the seq the last retry of the parked table
+					stopped after (its budget); 0: the start */
+	struct {
+		int64_t parked_ns; /**< when it was parked */
+		bool refused;	   /**< a guard's refusal was counted */
+	} row;			   /**< the parked row being retried */
 	bool count_parked;	   /**< recount the parked table before commit */
 	int64_t parked_rows;	   /**< rows in the parked table (-1 unknown): the
 					order barrier is skipped while it is 0 */
@@ -59,30 +67,39 @@ struct mw_apply {
 
 /**
  * mw_apply_init - set @p a up (the parked table is retried by the first
- * batch: messages parked by an earlier run). @p caught_up may be NULL.
+ * batch: messages parked by an earlier run). @p final_after_s: a parked
+ * row is final (parked for good, not retried) when a retry finds it still
+ * blocked that many seconds after it was parked, with the writer caught
+ * up. @p caught_up may be NULL (always caught up).
  */
 void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
-		   uint32_t default_limit, const char *prog, mw_caught_up_fn caught_up,
-		   void *caught_up_arg);
+		   uint32_t default_limit, uint32_t final_after_s, const char *prog,
+		   mw_caught_up_fn caught_up, void *caught_up_arg);
 
 /**
  * mw_apply_batch - apply @p n messages in order in one transaction and
  * commit it. Malformed messages and unknown types are logged, counted and
  * skipped; a message whose order or item is not written yet, or that the
  * stock or per-user guard refuses, is parked (kept in the parked table and
- * applied by a later batch once what it waits for arrived); anomalies
- * (a state conflict, a refund above the line's units, a confirmed order id
- * seen with another seq) are recorded and counted without a state change.
- * When anything was applied, or @p n is 0 (the idle retry), parked
- * messages are retried (in seq order, until a pass applies none, 8 passes
- * at most). A guard's refusal counts as one (logged with the order id) only
- * when the writer is caught up (@p a->caught_up), else as a wait. The
- * counters go to the metrics only once the transaction committed.
+ * applied by a later batch once what it waits for arrived); a message whose
+ * data MariaDB refuses (mw_db_message_error()) is parked for good with
+ * reason sql; anomalies (a state conflict, a refund above the line's
+ * units, a confirmed order id seen with another seq) are recorded and
+ * counted without a state change. When anything was applied, or @p n is 0
+ * (the idle retry), or the last retry stopped mid-table, the parked rows
+ * that are not final are retried in seq order from where the last retry
+ * stopped, 10,000 at most per batch (until a sweep of the table applies
+ * none, 8 sweeps at most). A guard's refusal counts as one (logged with
+ * the order id) only when the writer is caught up (@p a->caught_up), else
+ * as a wait. The counters and gauges go to the metrics only once the
+ * transaction committed.
  *
  * @return 0 once committed; -EAGAIN when a statement or the commit failed
- *         (the server is away, a deadlock, ...: a->db->err says which):
- *         everything was rolled back and the same batch must be applied
- *         again, after a reconnect if the connection is gone.
+ *         with any error but the message's own data (the server is away, a
+ *         deadlock, a full table, read-only, an unknown error ...:
+ *         a->db->err says which; mw_db_reconnect() whether the connection
+ *         must be made anew): everything was rolled back and the same batch
+ *         must be applied again.
  */
 int mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n);
 

@@ -259,19 +259,69 @@ mw_db_apply_schema(struct mw_db *db, const char *sql)
 }
 
 bool
-mw_db_retryable(unsigned err)
+mw_db_message_error(unsigned err)
 {
 	switch (err) {
-	case ER_LOCK_DEADLOCK:
-	case ER_LOCK_WAIT_TIMEOUT:
+	case ER_BAD_NULL_ERROR:			 /* 1048: NULL into a NOT NULL column */
+	case ER_WARN_DATA_OUT_OF_RANGE:		 /* 1264: a value beyond its column */
+	case ER_TRUNCATED_WRONG_VALUE:		 /* 1292: a value of the wrong kind */
+	case ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: /* 1366: e.g. a string not utf8mb4 */
+	case ER_DATA_TOO_LONG:			 /* 1406: a string longer than its column */
+	case ER_DATA_OUT_OF_RANGE:		 /* 1690: sold + units beyond BIGINT */
+	case ER_CONSTRAINT_FAILED:		 /* 4025: a CHECK constraint the row breaks */
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum mw_db_verdict
+mw_db_verdict(int decode_rc, unsigned err)
+{
+	if (decode_rc != 0)
+		return MW_DB_SKIP;
+	return mw_db_message_error(err) ? MW_DB_PARK_SQL : MW_DB_STALL;
+}
+
+bool
+mw_db_retryable(unsigned err)
+{
+	return !mw_db_message_error(err);
+}
+
+bool
+mw_db_reconnect(unsigned err)
+{
+	switch (err) {
 	case ER_SERVER_SHUTDOWN:
 	case ER_CONNECTION_KILLED:
 	case ER_CON_COUNT_ERROR:
-	case ER_OPTION_PREVENTS_STATEMENT:
 	case ER_NO_SUCH_TABLE:
-	case ER_QUERY_INTERRUPTED:
 		return true;
 	default:
 		return err >= 2000 && err <= 2999;
 	}
+}
+
+int
+mw_db_count_parked(struct mw_db *db, const char *const *reasons, unsigned nreasons, int64_t *n)
+{
+	MYSQL_RES *res = mw_db_query(
+		db, "SELECT reason, final, COUNT(*) FROM parked GROUP BY reason, final");
+	MYSQL_ROW row;
+
+	if (res == NULL)
+		return -EIO;
+	memset(n, 0, sizeof(*n) * (2 + nreasons));
+	while ((row = mysql_fetch_row(res)) != NULL) {
+		int64_t c = strtoll(row[2], NULL, 10);
+
+		n[0] += c;
+		n[1] += row[1][0] != '0' ? c : 0;
+		for (unsigned i = 0; i < nreasons; i++)
+			if (strcmp(row[0], reasons[i]) == 0)
+				n[2 + i] += c;
+	}
+	mysql_free_result(res);
+	return 0;
 }

@@ -99,12 +99,57 @@ int mw_db_apply_schema(struct mw_db *db, const char *sql);
 bool mw_db_next_statement(const char *sql, size_t *pos, size_t *start, size_t *len);
 
 /**
- * mw_db_retryable - whether error @p err means "the server or the
- * connection is away, or the transaction lost a race": client errors
- * (2000-2999), deadlock, lock wait timeout, server shutdown, killed
- * connection, too many connections, read-only, a missing table. The batch
- * is then rolled back and tried again. Pure.
+ * mw_db_count_parked - count the rows of the parked table into @p n (2 +
+ * @p nreasons values): n[0] every row, n[1] the final ones, n[2 + i] those
+ * of reason @p reasons[i] (a row of another reason counts in n[0] only).
+ * Runs in the connection's transaction.
+ * @return 0, or -EIO with db->err set.
+ */
+int mw_db_count_parked(struct mw_db *db, const char *const *reasons, unsigned nreasons, int64_t *n);
+
+/** What the writer does with a message, by what went wrong with it. */
+enum mw_db_verdict {
+	MW_DB_SKIP,	/**< it cannot be decoded: logged, counted, skipped */
+	MW_DB_PARK_SQL, /**< a statement failed on the message's own data:
+			     parked for good with reason "sql" */
+	MW_DB_STALL,	/**< any other SQL error: the batch is rolled back and
+			     applied again (with a backoff) until it commits;
+			     the offsets never move past it */
+};
+
+/**
+ * mw_db_message_error - whether error @p err is a property of the message
+ * itself, so that applying it again can never succeed: a value the column
+ * refuses (1048 NULL in a NOT NULL column, 1264 out of range, 1292 and
+ * 1366 a wrong value, 1406 too long, 1690 an out-of-range result) or a
+ * CHECK constraint the row breaks (4025). Every other error, known or not,
+ * is not (docs/mysql.md, "Faults"). Pure.
+ */
+bool mw_db_message_error(unsigned err);
+
+/**
+ * mw_db_verdict - the writer's rule for a message: @p decode_rc is
+ * mw_msg_decode()'s return (non-zero: MW_DB_SKIP), @p err the
+ * mysql_errno() of the statement that failed on it (MW_DB_PARK_SQL when
+ * mw_db_message_error(), else MW_DB_STALL). Pure.
+ */
+enum mw_db_verdict mw_db_verdict(int decode_rc, unsigned err);
+
+/**
+ * mw_db_retryable - whether a batch that failed with @p err must be rolled
+ * back and applied again: every error but mw_db_message_error()'s (the
+ * server or the connection away, a lost race, a full disk or table, out of
+ * memory, read-only, an error this writer does not know ...). Pure.
  */
 bool mw_db_retryable(unsigned err);
+
+/**
+ * mw_db_reconnect - whether, after error @p err, the connection is made
+ * anew (and the schema applied again) before the retry: client errors
+ * (2000-2999), server shutdown, killed connection, too many connections,
+ * a missing table (the schema makes it again). Other errors retry on the
+ * same connection after the rollback. Pure.
+ */
+bool mw_db_reconnect(unsigned err);
 
 #endif /* MW_DB_H */

@@ -43,7 +43,11 @@ static const char usage_text[] =
 	"  --metrics-port N      Prometheus text on http://127.0.0.1:N/metrics (default off)\n"
 	"  --default-limit N     per-user limit of items whose activity event carries\n"
 	"                        none (default 1: one live order per user and item)\n"
-	"  --max-seconds S       stop after S seconds (default 0: never)\n"
+	"  --max-seconds S       stop after S seconds, also while MariaDB is away or a\n"
+	"                        batch fails (default 0: never)\n"
+	"  --park-final-seconds S  a parked message still blocked S seconds after it was\n"
+	"                        parked, every partition consumed, is parked for good:\n"
+	"                        no longer retried (default 300)\n"
 	"verify:\n"
 	"  --store DIR           the appliance's LMDB store (opened read-only)\n"
 	"  --json                one JSON object instead of text\n"
@@ -86,6 +90,7 @@ static const struct opt {
 	{"metrics-port", K_U32, offsetof(struct mw_opts, metrics_port), 0, 65535},
 	{"default-limit", K_U32, offsetof(struct mw_opts, default_limit), 1, UINT32_MAX},
 	{"max-seconds", K_U64, offsetof(struct mw_opts, max_seconds), 0, UINT32_MAX},
+	{"park-final-seconds", K_U32, offsetof(struct mw_opts, park_final_s), 0, 86400 * 365},
 	{"store", K_STR, offsetof(struct mw_opts, store), 0, 0},
 	{"json", K_FLAG, offsetof(struct mw_opts, json), 0, 0},
 	{"max-diffs", K_U32, offsetof(struct mw_opts, max_diffs), 0, 1000000},
@@ -167,6 +172,7 @@ mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 			      .orders_topic = "seckill.orders",
 			      .events_topic = "seckill.events",
 			      .batch_max = 1000,
+			      .park_final_s = 300,
 			      .default_limit = 1,
 			      .max_diffs = 20};
 	for (size_t i = 0; i < NOPTS; i++)

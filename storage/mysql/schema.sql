@@ -103,10 +103,11 @@ CREATE TABLE IF NOT EXISTS order_events (
 -- created yet, an order the guards refuse until a restock, a cancel or a
 -- refund arrives. Kept with the raw message and retried after each batch
 -- that applied something (and every second while any is here); applied
--- ones are deleted. reason: order, item, stock, user. refused: a guard
--- refused it while the writer had consumed everything there was (a
--- refusal, logged and counted), not merely before the other topic caught
--- up (a wait).
+-- ones are deleted. reason: order, item, stock, user, behind, sql (MariaDB
+-- refused the message's data). refused: a guard refused it while the
+-- writer had consumed everything there was (a refusal, logged and
+-- counted), not merely before the other topic caught up (a wait); it
+-- holds nothing back. final (below): parked for good, not retried.
 CREATE TABLE IF NOT EXISTS parked (
 	seq       BIGINT UNSIGNED NOT NULL PRIMARY KEY,
 	reason    VARCHAR(16)     NOT NULL,
@@ -123,3 +124,13 @@ CREATE TABLE IF NOT EXISTS parked (
 ALTER TABLE parked ADD COLUMN IF NOT EXISTS type VARCHAR(16) NULL;
 ALTER TABLE parked ADD COLUMN IF NOT EXISTS order_id BIGINT UNSIGNED NULL;
 CREATE INDEX IF NOT EXISTS parked_order ON parked (order_id, seq);
+
+-- Parked for good (docs/mysql.md, "Parked for good"): final = 1 when
+-- MariaDB refused the message's data (reason sql), or when a retry found
+-- it still blocked --park-final-seconds after it was parked with the
+-- writer caught up. A final row is never retried and holds nothing back
+-- (refused = 1 too); an operator requeues it (final = 0, refused = 0) or
+-- deletes it. The retries page through the rows that are not final by seq.
+ALTER TABLE parked ADD COLUMN IF NOT EXISTS final TINYINT(1) NOT NULL DEFAULT 0 AFTER refused;
+CREATE INDEX IF NOT EXISTS parked_final ON parked (final, seq);
+CREATE INDEX IF NOT EXISTS parked_refused ON parked (refused, seq);

@@ -8,10 +8,13 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <mysqld_error.h>
 
 #include "sk_logfmt.h"
 
@@ -23,6 +26,7 @@
 #include "mw_verify.h"
 
 static volatile sig_atomic_t stop_sig;
+static time_t end_time; /* --max-seconds: when to stop; 0 = never */
 
 static void
 on_signal(int sig)
@@ -30,11 +34,18 @@ on_signal(int sig)
 	stop_sig = sig;
 }
 
-/* nap_ms - sleep @ms milliseconds, in 100 ms slices, until a stop signal. */
+/* stopping - a stop signal came, or --max-seconds is over. */
+static bool
+stopping(void)
+{
+	return stop_sig || (end_time != 0 && time(NULL) >= end_time);
+}
+
+/* nap_ms - sleep @ms milliseconds, in 100 ms slices, until stopping(). */
 static void
 nap_ms(unsigned ms)
 {
-	for (unsigned t = 0; t < ms && !stop_sig; t += 100) {
+	for (unsigned t = 0; t < ms && !stopping(); t += 100) {
 		struct timespec ts = {0, (ms - t < 100 ? ms - t : 100) * 1000000L};
 
 		nanosleep(&ts, NULL);
@@ -43,7 +54,7 @@ nap_ms(unsigned ms)
 
 /*
  * connect_retry - connect and apply the schema, retrying with a backoff
- * (0.1 s doubling to 5 s) until it works or a stop signal. 0 or -EINTR.
+ * (0.1 s doubling to 5 s) until it works or stopping(). 0 or -EINTR.
  */
 static int
 connect_retry(struct mw_db *db, const struct mw_db_conf *conf, struct mw_metrics *mt)
@@ -51,7 +62,7 @@ connect_retry(struct mw_db *db, const struct mw_db_conf *conf, struct mw_metrics
 	unsigned backoff = 100, tries = 0;
 
 	mw_metrics_set(mt, MW_M_DB_UP, 0);
-	while (!stop_sig) {
+	while (!stopping()) {
 		if (mw_db_connect(db, conf) == 0 && mw_db_apply_schema(db, mw_db_schema_sql) == 0) {
 			mw_metrics_add(mt, MW_M_DB_CONNECTS, 1);
 			mw_metrics_set(mt, MW_M_DB_UP, 1);
@@ -71,21 +82,51 @@ connect_retry(struct mw_db *db, const struct mw_db_conf *conf, struct mw_metrics
 	return -EINTR;
 }
 
-/* apply_retry - apply one batch until it commits (0) or a stop signal. */
+/*
+ * apply_retry - apply one batch until it commits (0) or stopping()
+ * (-EINTR: the batch is dropped uncommitted, its offsets stay). Any SQL
+ * error but a message's own data stalls here: the batch is rolled back and
+ * applied again, after a backoff (0.1 s doubling to 5 s; a deadlock or a
+ * lock wait timeout retries once at once), on a new connection when
+ * mw_db_reconnect() says so. Logged at most once a second, counted
+ * (seckill_mysql_batch_retries_total), seckill_mysql_stalled is 1 meanwhile.
+ */
 static int
 apply_retry(struct mw_apply *a, const struct mw_db_conf *conf, struct mw_metrics *mt,
 	    const struct mw_input *in, size_t n)
 {
-	while (!stop_sig) {
-		if (mw_apply_batch(a, in, n) == 0)
+	unsigned backoff = 100, tries = 0;
+	time_t logged = 0;
+
+	while (!stopping()) {
+		unsigned err;
+
+		if (mw_apply_batch(a, in, n) == 0) {
+			if (tries > 0) {
+				mw_metrics_set(mt, MW_M_STALLED, 0);
+				sk_logf(SK_LOG_NOTICE, "mysql",
+					"msg=\"batch committed after retries\" batch=%zu tries=%u",
+					n, tries);
+			}
 			return 0;
+		}
+		err = a->db->err;
+		tries++;
+		mw_metrics_set(mt, MW_M_STALLED, 1);
 		mw_metrics_add(mt, MW_M_BATCH_RETRIES, 1);
-		sk_logf(SK_LOG_WARN, "mysql",
-			"msg=\"batch rolled back: retrying\" batch=%zu err=%s errno=%u", n,
-			a->db->errmsg, a->db->err);
-		/* a deadlock leaves the connection usable; anything else: anew */
-		if (a->db->err != 1213 && a->db->err != 1205 && connect_retry(a->db, conf, mt) != 0)
+		if (time(NULL) != logged) {
+			logged = time(NULL);
+			sk_logf(SK_LOG_WARN, "mysql",
+				"msg=\"batch rolled back: retrying\" batch=%zu err=%s errno=%u "
+				"tries=%u retry_ms=%u",
+				n, a->db->errmsg, err, tries, backoff);
+		}
+		if (mw_db_reconnect(err) && connect_retry(a->db, conf, mt) != 0)
 			break;
+		if (tries > 1 || (err != ER_LOCK_DEADLOCK && err != ER_LOCK_WAIT_TIMEOUT)) {
+			nap_ms(backoff);
+			backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
+		}
 	}
 	return -EINTR;
 }
@@ -111,10 +152,11 @@ cmd_run(const struct mw_opts *o)
 	struct mw_kafka *k = NULL;
 	struct mw_db db = {0};
 	struct mw_db_conf dc;
-	time_t end = o->max_seconds ? time(NULL) + (time_t)o->max_seconds : 0, idle = 0;
+	time_t idle = 0;
 	char err[512];
 	int rc = 1;
 
+	end_time = o->max_seconds ? time(NULL) + (time_t)o->max_seconds : 0;
 	mw_opts_db(o, &dc);
 	if (msgs == NULL || in == NULL || mt == NULL || a == NULL) {
 		sk_logf(SK_LOG_ERROR, "startup", "err=\"out of memory\"");
@@ -131,17 +173,20 @@ cmd_run(const struct mw_opts *o)
 		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
-	mw_apply_init(a, &db, mt, o->default_limit, MW_PROG, caught_up, k);
+	mw_apply_init(a, &db, mt, o->default_limit, o->park_final_s, MW_PROG, caught_up, k);
 	sk_logf(SK_LOG_NOTICE, "ready",
 		"msg=consuming orders_topic=%s events_topic=%s kafka=%s group=%s database=%s",
 		o->orders_topic, o->events_topic, o->bootstrap, o->group, o->database);
-	while (!stop_sig && (end == 0 || time(NULL) < end)) {
+	while (!stopping()) {
 		size_t n = mw_kafka_poll(k, msgs, cap, 200);
 
 		if (n == 0) {
 			/* parked messages: retried every second while idle, so
-			 * that a refusal is seen once everything was consumed */
-			if (__atomic_load_n(&mt->v[MW_M_PARKED_NOW], __ATOMIC_RELAXED) > 0 &&
+			 * that a refusal is seen once everything was consumed;
+			 * and those of an earlier run, or of a retry its budget
+			 * stopped, even before anything new arrives */
+			if ((a->unpark_pending ||
+			     __atomic_load_n(&mt->v[MW_M_PARKED_NOW], __ATOMIC_RELAXED) > 0) &&
 			    time(NULL) != idle) {
 				idle = time(NULL);
 				apply_retry(a, &dc, mt, NULL, 0);

@@ -13,6 +13,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -318,19 +319,85 @@ START_TEST(test_schema_split)
 	n = 0;
 	while (mw_db_next_statement(mw_db_schema_sql, &pos, &start, &len))
 		n++;
-	ck_assert_uint_eq(
-		n, 10); /* five tables; parked's barrier columns and index; two ALTERs of items */
+	/* five tables; parked's barrier columns and index, its final column and
+	 * two indexes; two ALTERs of items */
+	ck_assert_uint_eq(n, 13);
 }
 END_TEST
 
-START_TEST(test_retryable)
+/*
+ * The writer's rule for a failed message (issue 26 item 9): any SQL error
+ * that is not the message's own data stalls the batch (rolled back, applied
+ * again, offsets kept), however unusual; only the message's data parks it
+ * (reason sql); only what cannot be decoded is skipped.
+ */
+static const struct {
+	int decode_rc;
+	unsigned err;
+	enum mw_db_verdict want;
+	bool reconnect;
+	const char *what;
+} verdicts[] = {
+	{0, 1114, MW_DB_STALL, false, "table full"},
+	{0, 1041, MW_DB_STALL, false, "out of memory (server)"},
+	{0, 1047, MW_DB_STALL, false, "unknown command"},
+	{0, 1836, MW_DB_STALL, false, "read-only mode"},
+	{0, 1290, MW_DB_STALL, false, "read_only (option prevents statement)"},
+	{0, 1644, MW_DB_STALL, false, "a trigger's SIGNAL"},
+	{0, 1021, MW_DB_STALL, false, "disk full"},
+	{0, 1030, MW_DB_STALL, false, "storage engine error"},
+	{0, 1062, MW_DB_STALL, false, "duplicate key not handled by a guard"},
+	{0, 1064, MW_DB_STALL, false, "syntax (a writer bug)"},
+	{0, 1146, MW_DB_STALL, true, "table dropped: the schema makes it again"},
+	{0, 2002, MW_DB_STALL, true, "can't connect through the socket"},
+	{0, 2006, MW_DB_STALL, true, "server gone"},
+	{0, 2013, MW_DB_STALL, true, "lost connection"},
+	{0, 1053, MW_DB_STALL, true, "server shutdown"},
+	{0, 1927, MW_DB_STALL, true, "connection killed"},
+	{0, 1213, MW_DB_STALL, false, "deadlock"},
+	{0, 1205, MW_DB_STALL, false, "lock wait timeout"},
+	{0, 0, MW_DB_STALL, false, "no error number at all"},
+	{0, 65535, MW_DB_STALL, false, "an error this writer never heard of"},
+	{0, 1048, MW_DB_PARK_SQL, false, "NULL into NOT NULL"},
+	{0, 1264, MW_DB_PARK_SQL, false, "out of range value"},
+	{0, 1292, MW_DB_PARK_SQL, false, "truncated wrong value"},
+	{0, 1366, MW_DB_PARK_SQL, false, "incorrect string value"},
+	{0, 1406, MW_DB_PARK_SQL, false, "data too long"},
+	{0, 1690, MW_DB_PARK_SQL, false, "BIGINT UNSIGNED out of range"},
+	{0, 4025, MW_DB_PARK_SQL, false, "CHECK constraint failed"},
+	{-EINVAL, 0, MW_DB_SKIP, false, "malformed message"},
+	{-ENOTSUP, 0, MW_DB_SKIP, false, "unknown type"},
+	{-EINVAL, 1114, MW_DB_SKIP, false, "malformed wins over any error"},
+};
+
+START_TEST(test_verdict)
 {
-	ck_assert(mw_db_retryable(2002));  /* can't connect through the socket */
-	ck_assert(mw_db_retryable(2013));  /* lost connection */
-	ck_assert(mw_db_retryable(1213));  /* deadlock */
-	ck_assert(mw_db_retryable(1205));  /* lock wait timeout */
-	ck_assert(!mw_db_retryable(1062)); /* duplicate key */
-	ck_assert(!mw_db_retryable(1064)); /* syntax */
+	unsigned e = verdicts[_i].err;
+
+	ck_assert_msg(mw_db_verdict(verdicts[_i].decode_rc, e) == verdicts[_i].want, "%s (%u)",
+		      verdicts[_i].what, e);
+	if (verdicts[_i].decode_rc == 0) {
+		ck_assert_msg(mw_db_retryable(e) == (verdicts[_i].want == MW_DB_STALL), "%s (%u)",
+			      verdicts[_i].what, e);
+		ck_assert_msg(mw_db_message_error(e) == (verdicts[_i].want == MW_DB_PARK_SQL),
+			      "%s (%u)", verdicts[_i].what, e);
+		ck_assert_msg(mw_db_reconnect(e) == verdicts[_i].reconnect, "%s (%u)",
+			      verdicts[_i].what, e);
+	}
+}
+END_TEST
+
+/* A real decode failure gets the skip verdict (the writer's first call). */
+START_TEST(test_verdict_decode)
+{
+	struct mw_msg *m = malloc(sizeof(*m));
+	char why[160];
+	const char *bad = "not json";
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(mw_db_verdict(mw_msg_decode(bad, strlen(bad), m, why, sizeof(why)), 0),
+			 MW_DB_SKIP);
+	free(m);
 }
 END_TEST
 
@@ -351,7 +418,8 @@ suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("db");
 	tcase_add_test(tc, test_schema_split);
-	tcase_add_test(tc, test_retryable);
+	tcase_add_loop_test(tc, test_verdict, 0, (int)(sizeof(verdicts) / sizeof(verdicts[0])));
+	tcase_add_test(tc, test_verdict_decode);
 	suite_add_tcase(s, tc);
 	return s;
 }
