@@ -1014,6 +1014,22 @@ async function poll() {
 
 /* ------------------------------------------------------------------ set-up */
 
+// fragmentArgs - the NAME=VALUE pairs of a URL fragment, percent-decoded but
+// '+' kept (URLSearchParams would make it a space: base64 tokens have '+').
+function fragmentArgs(hash) {
+	const args = new Map();
+	for (const part of hash.replace(/^#/, '').split('&')) {
+		const i = part.indexOf('=');
+		if (i <= 0) continue;
+		try {
+			args.set(part.slice(0, i), decodeURIComponent(part.slice(i + 1)));
+		} catch (e) {
+			// a malformed escape: that pair is ignored
+		}
+	}
+	return args;
+}
+
 function setWindow(s) {
 	view.windowS = s;
 	for (const b of document.querySelectorAll('#window button')) b.setAttribute('aria-pressed', String(Number(b.dataset.window) === s));
@@ -1029,7 +1045,7 @@ function start() {
 	view.charts.kafka = new Chart('chart-kafka', { fmt: fmtCompact, minMax: 4, integer: true, area: true, label: 'Kafka export backlog' });
 	for (const b of document.querySelectorAll('#window button')) b.addEventListener('click', () => setWindow(Number(b.dataset.window)));
 	// #window=S and, once, #token=T (setWindow() then rewrites the fragment without it).
-	const args = new URLSearchParams(location.hash.slice(1));
+	const args = fragmentArgs(location.hash);
 	if (args.get('token')) setAdminToken(args.get('token'));
 	const w = Number(args.get('window'));
 	const allowed = [60, 300, 600];
