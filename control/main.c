@@ -63,9 +63,10 @@ static volatile sig_atomic_t stop_requested;
 
 struct opts {
 	const char *store;
-	int64_t pay_timeout_s; /* 0 = no deadline */
-	unsigned admin_port;   /* 0 = no TCP listener */
-	const char *admin_socket;
+	int64_t pay_timeout_s;	      /* 0 = no deadline */
+	unsigned admin_port;	      /* 0 = no TCP listener */
+	const char *admin_socket;     /* NULL = none ("--admin-socket none") */
+	const char *admin_token_file; /* the bearer token of TCP */
 	int64_t batch_us;
 	unsigned batch_max;
 	uint64_t map_mb;
@@ -93,8 +94,12 @@ usage(FILE *f)
 		"  --store DIR             LMDB order store directory (created if missing)\n"
 		"  --payment-timeout S     seconds an order may stay unpaid (default 900; 0 = "
 		"none)\n"
-		"  --admin-port N          admin API on 127.0.0.1:N (default %d; 0 = none)\n"
-		"  --admin-socket PATH     admin API on a unix socket too\n"
+		"  --admin-socket PATH     admin API on this unix socket, mode 0600 (default\n"
+		"                          " SK_ADMIN_SOCKET_DEFAULT "; none = no socket)\n"
+		"  --admin-port N          admin API on 127.0.0.1:N too, e.g. %d (default 0 =\n"
+		"                          none); needs --admin-token-file\n"
+		"  --admin-token-file PATH the bearer token every TCP request must carry\n"
+		"                          (mode 0600; /healthz, /metrics, /dashboard open)\n"
 		"  --batch-us N            longest wait for a group commit to fill (default 1000)\n"
 		"  --batch-max N           most order records per group commit (default %d)\n"
 		"  --store-map-mb N        LMDB map size in MiB (default 1024)\n"
@@ -174,6 +179,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_TIMEOUT,
 		O_PORT,
 		O_SOCKET,
+		O_TOKEN,
 		O_BATCH_US,
 		O_BATCH_MAX,
 		O_MAP,
@@ -200,6 +206,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"payment-timeout", required_argument, NULL, O_TIMEOUT},
 		{"admin-port", required_argument, NULL, O_PORT},
 		{"admin-socket", required_argument, NULL, O_SOCKET},
+		{"admin-token-file", required_argument, NULL, O_TOKEN},
 		{"batch-us", required_argument, NULL, O_BATCH_US},
 		{"batch-max", required_argument, NULL, O_BATCH_MAX},
 		{"store-map-mb", required_argument, NULL, O_MAP},
@@ -227,7 +234,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	int64_t v;
 
 	*o = (struct opts){.pay_timeout_s = 900,
-			   .admin_port = SK_ADMIN_PORT_DEFAULT,
+			   .admin_socket = SK_ADMIN_SOCKET_DEFAULT,
 			   .batch_us = 1000,
 			   .batch_max = SK_CONTROL_BATCH_MAX_DEFAULT,
 			   .pay_retention_s = PAY_AGE_DEFAULT_S,
@@ -256,9 +263,14 @@ parse_opts(int argc, char **argv, struct opts *o)
 				bad = "--admin-port";
 			break;
 		case O_SOCKET:
-			o->admin_socket = optarg;
+			o->admin_socket = strcmp(optarg, "none") == 0 ? NULL : optarg;
 			if (optarg[0] == '\0')
 				bad = "--admin-socket";
+			break;
+		case O_TOKEN:
+			o->admin_token_file = optarg;
+			if (optarg[0] == '\0')
+				bad = "--admin-token-file";
 			break;
 		case O_BATCH_US:
 			if (sk_parse_i64(optarg, 0, 1000000, &v))
@@ -390,9 +402,19 @@ parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (pay_opts_check(o) != 0)
 		return -1;
+	if (o->admin_port != 0 && o->admin_token_file == NULL) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"option=--admin-port msg=\"TCP needs --admin-token-file PATH: the bearer "
+			"token its clients send (see --help)\"");
+		return -1;
+	}
+	if (o->admin_port == 0 && o->admin_token_file != NULL)
+		sk_logf(SK_LOG_NOTICE, "config",
+			"option=--admin-token-file msg=\"no TCP listener (--admin-port): the "
+			"token is not used\"");
 	if (o->admin_port == 0 && o->admin_socket == NULL)
 		sk_logf(SK_LOG_NOTICE, "config",
-			"msg=\"admin API disabled (--admin-port 0 and no --admin-socket)\"");
+			"msg=\"admin API disabled (no --admin-port and --admin-socket none)\"");
 	return 0;
 }
 
@@ -766,6 +788,7 @@ main(int argc, char **argv)
 		char err[SK_CONTROL_ERR_MAX];
 		struct sk_admin_conf ac = {.tcp = o.admin_port != 0,
 					   .port = (uint16_t)o.admin_port,
+					   .token_file = o.admin_token_file,
 					   .socket_path = o.admin_socket};
 		if (sk_admin_start(&admin, ctl, &ac, err, sizeof(err)) != 0) {
 			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);

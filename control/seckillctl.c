@@ -27,8 +27,6 @@
 #include "seckillctl.h"
 #include "seckillctl_client.h"
 
-#define DEFAULT_PORT 8081
-
 static const char *const copt_names[O__N] = {
 	[O_TOTAL] = "--total",
 	[O_PRICE] = "--price",
@@ -53,9 +51,9 @@ static const char *const copt_names[O__N] = {
 /* ------------------------------------------------------------------ output */
 
 static const char *const main_help =
-	"usage: " PROG " [--port N | --socket PATH] [--json] COMMAND [ARGS]\n"
+	"usage: " PROG " [--socket PATH | --port N [--token-file PATH]] [--json] COMMAND [ARGS]\n"
 	"\n"
-	"Talks to seckill-control's admin API (default 127.0.0.1:8081).\n"
+	"Talks to seckill-control's admin API (default: the unix socket\n" CTL_SOCKET_DEFAULT ").\n"
 	"\n"
 	"commands:\n"
 	"  order show ID     an order: state, deadline, every line\n"
@@ -80,8 +78,11 @@ static const char *const main_help =
 	"  cluster forget ID --member M --held N   member M is gone for good\n"
 	"\n"
 	"options (anywhere on the line):\n"
-	"  --port N          admin API TCP port on 127.0.0.1\n"
-	"  --socket PATH     admin API unix socket instead of TCP\n"
+	"  --socket PATH     admin API unix socket (default " CTL_SOCKET_DEFAULT ")\n"
+	"  --port N          admin API on 127.0.0.1:N (TCP) instead of the socket\n"
+	"  --token-file PATH the bearer token for TCP, read from this file (also\n"
+	"                    from the file named by $" CTL_TOKEN_FILE_ENV "); never\n"
+	"                    the token itself on the command line\n"
 	"  --json            print the API's JSON instead of text\n"
 	"  --help            help (also after any command)\n"
 	"\n"
@@ -480,7 +481,8 @@ copt_index(const char *a)
 int
 main(int argc, char **argv)
 {
-	struct ctl c = {.port = DEFAULT_PORT};
+	struct ctl c = {.port = 0};
+	const char *token_file = getenv(CTL_TOKEN_FILE_ENV);
 	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
 	int npos = 0, ex;
 	bool help = false;
@@ -511,6 +513,13 @@ main(int argc, char **argv)
 				goto out;
 			}
 			c.socket_path = v;
+		} else if (strcmp(a, "--token-file") == 0 || strncmp(a, "--token-file=", 13) == 0) {
+			const char *v = a[12] == '=' ? a + 13 : (i + 1 < argc ? argv[++i] : NULL);
+			if (v == NULL || *v == '\0') {
+				ex = usage_error(main_help, "--token-file needs a path");
+				goto out;
+			}
+			token_file = v;
 		} else if (a[0] == '-' && a[1] == '-' && copt_index(a) >= 0) {
 			int k = copt_index(a);
 			size_t nl = strlen(copt_names[k]);
@@ -533,6 +542,16 @@ main(int argc, char **argv)
 			pos[npos++] = argv[i];
 		}
 	}
+	if (c.port != 0 && c.socket_path != NULL) {
+		ex = usage_error(main_help, "--port and --socket: one or the other");
+		goto out;
+	}
+	if (c.port == 0 && c.socket_path == NULL)
+		c.socket_path = CTL_SOCKET_DEFAULT;
+	/* The token goes to TCP only: the socket's mode is its access control. */
+	if (c.port != 0 && token_file != NULL && *token_file != '\0' && !help &&
+	    (ex = ctl_load_token(&c, token_file)) != EX_OK)
+		goto out;
 	CURLcode cc = curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (cc != CURLE_OK) {
 		sk_log(PROG, "cannot initialise libcurl: %s", curl_easy_strerror(cc));
@@ -542,6 +561,9 @@ main(int argc, char **argv)
 	ex = dispatch(&c, pos, npos, help);
 	curl_global_cleanup();
 out:
+	if (c.token != NULL)
+		memset(c.token, 0, strlen(c.token));
+	free(c.token);
 	free(pos);
 	return ex;
 }

@@ -58,9 +58,15 @@ enum copt {
 	O__N
 };
 
+/* The admin API's default unix socket (seckill-control's --admin-socket default). */
+#define CTL_SOCKET_DEFAULT "/run/seckill/admin.sock"
+/* The environment variable that names the token file (never the token). */
+#define CTL_TOKEN_FILE_ENV "SECKILLCTL_TOKEN_FILE"
+
 struct ctl {
-	unsigned port;
-	const char *socket_path;
+	unsigned port;		 /* TCP on 127.0.0.1; 0 = the unix socket */
+	const char *socket_path; /* the unix socket when port is 0 */
+	char *token;		 /* bearer token sent on TCP (malloc'd); NULL = none */
 	bool json;
 	const char *opt[O__N]; /* command options given, NULL if not */
 };

@@ -21,6 +21,7 @@
 #define MAX_RESPONSE   (64u << 20)
 #define IO_TIMEOUT_S   10
 #define RECONCILE_RUNS 3
+#define TOKEN_MAX      512 /* SK_ADMIN_TOKEN_MAX of sk_admin.h */
 
 /* ------------------------------------------------------------- HTTP client */
 
@@ -118,7 +119,8 @@ request(const struct ctl *c, const char *method, const char *path, const char *b
 {
 	char url[128], errbuf[CURL_ERROR_SIZE] = "";
 	bool post = strcmp(method, "POST") == 0;
-	struct curl_slist *hdr = NULL;
+	bool tcp = c->socket_path == NULL;
+	struct curl_slist *hdr = NULL, *more;
 	CURL *h = NULL;
 	CURLcode cc;
 	long status = 0;
@@ -136,9 +138,22 @@ request(const struct ctl *c, const char *method, const char *path, const char *b
 	r->body = malloc(r->cap);
 	h = curl_easy_init();
 	/* Every POST says JSON, also without a body: the API refuses any other type. */
-	if (post)
-		hdr = curl_slist_append(NULL, "Content-Type: application/json");
-	if (r->body == NULL || h == NULL || (post && hdr == NULL))
+	if (post && (hdr = curl_slist_append(NULL, "Content-Type: application/json")) == NULL)
+		goto out;
+	if (tcp && c->token != NULL) {
+		char *auth = malloc(strlen(c->token) + 32);
+
+		if (auth == NULL)
+			goto out;
+		sprintf(auth, "Authorization: Bearer %s", c->token);
+		more = curl_slist_append(hdr, auth);
+		memset(auth, 0, strlen(auth));
+		free(auth);
+		if (more == NULL)
+			goto out;
+		hdr = more;
+	}
+	if (r->body == NULL || h == NULL)
 		goto out;
 	r->body[0] = '\0';
 
@@ -154,7 +169,7 @@ request(const struct ctl *c, const char *method, const char *path, const char *b
 	    (cc = curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf)) != CURLE_OK ||
 	    (cc = curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, resp_write)) != CURLE_OK ||
 	    (cc = curl_easy_setopt(h, CURLOPT_WRITEDATA, r)) != CURLE_OK ||
-	    (post && (cc = curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr)) != CURLE_OK) ||
+	    (hdr != NULL && (cc = curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr)) != CURLE_OK) ||
 	    (post && (cc = curl_easy_setopt(h, CURLOPT_POSTFIELDS, body != NULL ? body : "")) !=
 			     CURLE_OK)) {
 		snprintf(r->why, sizeof(r->why), "libcurl: %s", curl_easy_strerror(cc));
@@ -219,8 +234,52 @@ status_exit(const struct resp *r, const char *what)
 		sk_log(PROG, "%s: %s", what, st);
 	else
 		sk_log(PROG, "%s: %s (HTTP %d)", what, msg != NULL ? msg : "error", r->status);
+	if (r->status == 401)
+		sk_log(PROG,
+		       "the admin API on TCP wants its bearer token: --token-file PATH or "
+		       "%s=PATH (the file seckill-control's --admin-token-file reads), or "
+		       "use the unix socket (--socket)",
+		       CTL_TOKEN_FILE_ENV);
 	json_decref(j);
 	return ex;
+}
+
+int
+ctl_load_token(struct ctl *c, const char *path)
+{
+	char buf[TOKEN_MAX + 3]; /* the token, "\r\n", one byte more: too long */
+	size_t len = 0;
+	FILE *f = fopen(path, "re");
+
+	if (f == NULL) {
+		sk_log(PROG, "--token-file %s: %s", path, strerror(errno));
+		return EX_USAGE;
+	}
+	len = fread(buf, 1, sizeof(buf), f);
+	bool err = ferror(f) != 0;
+	fclose(f);
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	if (len > 0 && buf[len - 1] == '\r')
+		len--;
+	bool ok = !err && len >= 1 && len <= TOKEN_MAX;
+	for (size_t i = 0; ok && i < len; i++)
+		ok = buf[i] > ' ' && buf[i] < 0x7f;
+	if (ok && (c->token = malloc(len + 1)) != NULL) {
+		memcpy(c->token, buf, len);
+		c->token[len] = '\0';
+	}
+	memset(buf, 0, sizeof(buf));
+	if (!ok) {
+		sk_log(PROG, "--token-file %s: %s", path,
+		       err ? "read error" : "not one line of 1..512 visible characters");
+		return EX_USAGE;
+	}
+	if (c->token == NULL) {
+		sk_log(PROG, "out of memory");
+		return EX_ERR;
+	}
+	return EX_OK;
 }
 
 /* api - one call of the admin API (see seckillctl_client.h). */

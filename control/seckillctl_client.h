@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * seckillctl's client of the admin API (sk_admin.h, docs/control.md "Admin
- * API"): one HTTP/1.1 exchange per call with 127.0.0.1:port or the unix
- * socket of struct ctl, through libcurl (curl_global_init() done by the
+ * API"): one HTTP/1.1 exchange per call with 127.0.0.1:port (with
+ * "Authorization: Bearer" when struct ctl has a token) or the unix socket
+ * of struct ctl, through libcurl (curl_global_init() done by the
  * caller), never through a proxy. Errors are printed here and returned as
  * seckillctl's exit codes (seckillctl.h). Single-threaded.
  */
@@ -32,6 +33,15 @@ enum body_use {
  */
 int api(const struct ctl *c, const char *method, const char *path, json_t *body, const char *what,
 	enum body_use use, json_t **out);
+
+/*
+ * ctl_load_token - read the bearer token of TCP from the file at @path
+ * into c->token (malloc'd; freed by the caller): one line of 1..512
+ * visible ASCII characters. The file's mode is not checked here (the
+ * server checks its own copy). Returns EX_OK, EX_USAGE (cannot read it, or
+ * no token in it; printed, naming @path) or EX_ERR (no memory).
+ */
+int ctl_load_token(struct ctl *c, const char *path);
 
 /* answer_use - what a command does with a good answer: print it (--json) or parse it. */
 enum body_use answer_use(const struct ctl *c);

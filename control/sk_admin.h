@@ -2,9 +2,22 @@
 /**
  * @file
  * The control plane's admin REST API and Prometheus endpoint, served with
- * libmicrohttpd on 127.0.0.1 and/or a unix socket. No authentication: the
- * listeners are local only (TCP bound to 127.0.0.1, the unix socket created
- * with mode 0600); whoever can reach them can pay orders.
+ * libmicrohttpd on a unix socket (by default SK_ADMIN_SOCKET_DEFAULT) and/or
+ * 127.0.0.1:port.
+ *
+ * Access (docs/control.md "Access"):
+ *  - the unix socket is created with mode 0600 (under a umask, never
+ *    chmod'ed after bind): only its owner (and root) may connect, and a
+ *    request there needs nothing more;
+ *  - TCP needs a bearer token, read at start from a token file (see
+ *    sk_admin_start()): every request but GET/HEAD of /healthz, /metrics
+ *    and the dashboard's static files (/dashboard...) must carry
+ *    "Authorization: Bearer <token>", or is answered 401 with
+ *    WWW-Authenticate: Bearer and {"error":...}, counted in
+ *    seckill_admin_unauthorized_total and logged (event=admin_auth, at
+ *    most once per 10 s per listener; never the token).
+ *    /metrics carries aggregate counters only, and is open so that a
+ *    scraper needs no credential that could also pay or refund.
  *
  *   GET  /healthz                 200 "ok"
  *   GET  /metrics                 Prometheus text format 0.0.4
@@ -55,8 +68,13 @@
 
 #include "sk_control.h"
 
-/** Default TCP port of the admin API (on 127.0.0.1). */
+/** The port docs and examples use for TCP (on 127.0.0.1); TCP is off unless asked for. */
 #define SK_ADMIN_PORT_DEFAULT 8081
+/** Default unix socket of the admin API (systemd: RuntimeDirectory=seckill). */
+#define SK_ADMIN_SOCKET_DEFAULT "/run/seckill/admin.sock"
+/** Shortest and longest bearer token of the token file, bytes. */
+#define SK_ADMIN_TOKEN_MIN 16
+#define SK_ADMIN_TOKEN_MAX 512
 /** Default wait of a pay call for a still-queued order, ms. */
 #define SK_ADMIN_PAY_WAIT_MS_DEFAULT 100
 
@@ -64,7 +82,8 @@
 struct sk_admin_conf {
 	bool tcp;		 /**< listen on 127.0.0.1:@c port */
 	uint16_t port;		 /**< TCP port; 0 = any free port (see sk_admin_port()) */
-	const char *socket_path; /**< unix socket to create; NULL = none */
+	const char *token_file;	 /**< the bearer token of TCP; required with @c tcp */
+	const char *socket_path; /**< unix socket to create (mode 0600); NULL = none */
 	unsigned pay_wait_ms;	 /**< wait for a queued order to commit; 0 = default */
 };
 
@@ -75,19 +94,38 @@ struct sk_admin;
  * sk_admin_start - start serving the admin API of @p ctl.
  *
  * A stale unix socket at @p conf->socket_path (nobody accepting on it) is
- * replaced; a live one is an error.
+ * replaced; a live one is an error. The socket is bound under umask 0177,
+ * so it never exists with a wider mode than 0600 (the umask is the
+ * process's: a file another thread creates in that instant gets a
+ * narrower mode, never a wider one).
+ *
+ * TCP needs @p conf->token_file: a regular file owned by this user or
+ * root, with no permission bit for group or others (0600 or 0400), holding
+ * one token of SK_ADMIN_TOKEN_MIN..SK_ADMIN_TOKEN_MAX characters of
+ * [A-Za-z0-9-._~+/] then '=' only (RFC 6750's b64token), and one line end
+ * at most. It is read once: a new token takes a restart.
  *
  * @param[out] out     the server; set only on success
  * @param[in]  ctl     the control plane; must outlive the server
  * @param[in]  conf    listeners (at least one)
  * @param[out] err     on error, a one-line description; may be NULL
  * @param[in]  errlen  bytes at @p err
- * @return 0, -EINVAL (no listener, socket path too long), -EADDRINUSE (the
- *         port or socket is taken), -EEXIST (@p socket_path exists and is not
- *         a socket), -ENOMEM, or another negative errno of socket(2)/bind(2).
+ * @return 0, -EINVAL (no listener, socket path too long, TCP without a
+ *         token file, a token file that is not a regular file or holds no
+ *         valid token), -EPERM (the token file is open to group or others,
+ *         or owned by another user), -EADDRINUSE (the port or socket is
+ *         taken), -EEXIST (@p socket_path exists and is not a socket),
+ *         -ENOMEM, or another negative errno of open(2)/read(2) of the token
+ *         file or of socket(2)/bind(2).
  */
 int sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_admin_conf *conf,
 		   char *err, size_t errlen);
+
+/**
+ * sk_admin_unauthorized - requests answered 401 on TCP so far (what
+ * seckill_admin_unauthorized_total of /metrics shows). Thread-safe.
+ */
+uint64_t sk_admin_unauthorized(const struct sk_admin *a);
 
 /** sk_admin_port - the TCP port listened on, 0 if none. */
 uint16_t sk_admin_port(const struct sk_admin *a);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The admin API's HTTP server (see sk_admin.h): libmicrohttpd glue around
- * sk_admin_handle(), the TCP and unix-socket listeners.
+ * sk_admin_handle(), the TCP and unix-socket listeners, and the bearer
+ * token of TCP (checked after the guard, before any body is read).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,11 +16,27 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
+#include <openssl/crypto.h>
 
 #include "sk_admin_impl.h"
+#include "sk_logfmt.h"
+
+/* At most one admin_auth log line per listener per this long. */
+#define AUTH_LOG_EVERY_NS (INT64_C(10) * 1000000000)
+
+struct sk_admin;
+
+/* One listener: what its requests need (libmicrohttpd's closure). */
+struct listener {
+	struct sk_admin *a;
+	bool need_token;		  /* TCP: Authorization: Bearer required */
+	_Atomic int64_t auth_logged_ns;	  /* last admin_auth line (monotonic) */
+	atomic_uint_least64_t auth_quiet; /* 401s not logged since */
+};
 
 struct sk_admin {
 	struct sk_control *ctl;
@@ -26,6 +45,9 @@ struct sk_admin {
 	char *socket_path; /* created by us: unlinked at stop */
 	uint16_t port;
 	unsigned pay_wait_ms;
+	struct listener on_tcp, on_unix;
+	uint8_t token[ADM_TOKEN_DIGEST];    /* SHA-256 of the TCP token */
+	atomic_uint_least64_t unauthorized; /* 401s answered */
 };
 
 /* ------------------------------------------------------- libmicrohttpd glue */
@@ -127,6 +149,37 @@ query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value
 }
 
 /*
+ * metrics_append - the admin API's own metrics after the control plane's,
+ * in a 200 answer of /metrics @r. 0, or -ENOMEM (@r's body freed).
+ */
+static int
+metrics_append(const struct sk_admin *a, struct sk_admin_reply *r)
+{
+	char more[256];
+	int n;
+	char *nb;
+
+	if (r->status != 200)
+		return 0;
+	n = snprintf(more, sizeof(more),
+		     "# HELP seckill_admin_unauthorized_total Admin API requests on TCP answered "
+		     "401 (no or a wrong bearer token).\n"
+		     "# TYPE seckill_admin_unauthorized_total counter\n"
+		     "seckill_admin_unauthorized_total %" PRIu64 "\n",
+		     sk_admin_unauthorized(a));
+	nb = realloc(r->body, r->len + (size_t)n + 1);
+	if (nb == NULL) {
+		free(r->body);
+		r->body = NULL;
+		return -ENOMEM;
+	}
+	memcpy(nb + r->len, more, (size_t)n + 1);
+	r->body = nb;
+	r->len += (size_t)n;
+	return 0;
+}
+
+/*
  * handle - sk_admin_handle() on the request's path and its query string
  * (rebuilt, see struct query_buf).
  */
@@ -140,8 +193,10 @@ handle(struct sk_admin *a, struct MHD_Connection *c, const char *url, const char
 
 	q.s[0] = '\0';
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
-	if (q.len == 0)
-		return sk_admin_handle(a->ctl, method, url, rs->body, rs->len, a->pay_wait_ms, r);
+	if (q.len == 0) {
+		rc = sk_admin_handle(a->ctl, method, url, rs->body, rs->len, a->pay_wait_ms, r);
+		return rc == 0 && strcmp(url, "/metrics") == 0 ? metrics_append(a, r) : rc;
+	}
 	target = malloc(strlen(url) + q.len + 2);
 	if (target == NULL)
 		return -ENOMEM;
@@ -175,11 +230,82 @@ guard(struct MHD_Connection *c, const char *method, bool *refused)
 	return queue_reply(c, &r);
 }
 
+/* open_route - a GET/HEAD TCP serves without the token: /healthz, /metrics, the dashboard's files.
+ */
+static bool
+open_route(const char *method, const char *url)
+{
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return false;
+	return strcmp(url, "/healthz") == 0 || strcmp(url, "/metrics") == 0 ||
+	       strcmp(url, "/dashboard") == 0 || strncmp(url, "/dashboard/", 11) == 0;
+}
+
+/* auth_log - log a 401 (reason @why), at most once per AUTH_LOG_EVERY_NS per listener. */
+static void
+auth_log(struct listener *l, const char *method, const char *why)
+{
+	int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
+	int64_t last = atomic_load_explicit(&l->auth_logged_ns, memory_order_relaxed);
+
+	if (last != 0 && now - last < AUTH_LOG_EVERY_NS) {
+		atomic_fetch_add_explicit(&l->auth_quiet, 1, memory_order_relaxed);
+		return;
+	}
+	if (!atomic_compare_exchange_strong(&l->auth_logged_ns, &last, now)) {
+		atomic_fetch_add_explicit(&l->auth_quiet, 1, memory_order_relaxed);
+		return;
+	}
+	sk_logf(SK_LOG_WARN, "admin_auth",
+		"port=%u method=%s reason=%s unlogged_before=%" PRIu64
+		" msg=\"admin API request refused: 401\"",
+		l->a->port, method, why,
+		(uint64_t)atomic_exchange_explicit(&l->auth_quiet, 0, memory_order_relaxed));
+}
+
+/*
+ * authorize - on a listener that needs the token, a request without the
+ * right one is answered 401 (queued before any body is read) and *refused
+ * set; MHD_YES with nothing queued to go on.
+ */
+static enum MHD_Result
+authorize(struct listener *l, struct MHD_Connection *c, const char *url, const char *method,
+	  bool *refused)
+{
+	static const char *const challenge[] = {"WWW-Authenticate",
+						"Bearer realm=\"seckill-admin\"", NULL};
+	struct sk_admin_reply r = {0};
+	enum adm_auth got;
+
+	*refused = false;
+	if (!l->need_token || open_route(method, url))
+		return MHD_YES;
+	got = adm_token_check(
+		l->a->token,
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+	if (got == ADM_AUTH_OK)
+		return MHD_YES;
+	*refused = true;
+	atomic_fetch_add_explicit(&l->a->unauthorized, 1, memory_order_relaxed);
+	auth_log(l, method,
+		 got == ADM_AUTH_MISSING     ? "missing"
+		 : got == ADM_AUTH_MALFORMED ? "not_bearer"
+					     : "wrong_token");
+	if (adm_reply_error(&r, 401,
+			    got == ADM_AUTH_MISSING
+				    ? "Authorization: Bearer <token> required (--admin-token-file)"
+				    : "bad bearer token") != 0)
+		return MHD_NO;
+	r.headers = challenge;
+	return queue_reply(c, &r);
+}
+
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	   const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls)
 {
-	struct sk_admin *a = cls;
+	struct listener *l = cls;
+	struct sk_admin *a = l->a;
 	struct req_state *rs = *req_cls;
 	struct sk_admin_reply r;
 	int rc;
@@ -193,6 +319,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 		bool refused;
 		enum MHD_Result g = guard(c, method, &refused);
 
+		if (!refused && g == MHD_YES)
+			g = authorize(l, c, url, method, &refused);
 		if (refused)
 			*req_cls = &refused_mark;
 		if (refused || g != MHD_YES)
@@ -227,7 +355,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 }
 
 static struct MHD_Daemon *
-start_daemon(struct sk_admin *a, const struct sockaddr *sa, int listen_fd)
+start_daemon(struct listener *a, const struct sockaddr *sa, int listen_fd)
 {
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
 
@@ -291,8 +419,15 @@ unix_listen(const char *path, char *err, size_t errlen)
 		rc = -errno;
 		goto err;
 	}
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 || chmod(path, 0600) != 0 ||
-	    listen(fd, 64) != 0) {
+	/* Born 0600: a chmod after bind would leave a window with the umask's mode. */
+	mode_t old = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ? 0 : -errno;
+	umask(old);
+	if (rc != 0) {
+		close(fd);
+		goto err;
+	}
+	if (listen(fd, 64) != 0) {
 		rc = -errno;
 		close(fd);
 		unlink(path);
@@ -322,12 +457,23 @@ sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_ad
 		goto err;
 	a->ctl = ctl;
 	a->pay_wait_ms = conf->pay_wait_ms ? conf->pay_wait_ms : SK_ADMIN_PAY_WAIT_MS_DEFAULT;
+	a->on_tcp = (struct listener){.a = a, .need_token = true};
+	a->on_unix = (struct listener){.a = a, .need_token = false};
 
+	if (conf->tcp && conf->token_file == NULL) {
+		rc = -EINVAL;
+		sk_set_err(err, errlen,
+			   "admin: TCP (--admin-port) needs --admin-token-file: the bearer token "
+			   "its clients must send");
+		goto err;
+	}
+	if (conf->tcp && (rc = adm_token_load(conf->token_file, a->token, err, errlen)) != 0)
+		goto err;
 	if (conf->tcp) {
 		struct sockaddr_in sin = {.sin_family = AF_INET,
 					  .sin_port = htons(conf->port),
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-		a->tcp = start_daemon(a, (struct sockaddr *)&sin, -1);
+		a->tcp = start_daemon(&a->on_tcp, (struct sockaddr *)&sin, -1);
 		if (a->tcp == NULL) {
 			rc = conf->port != 0 && tcp_in_use(conf->port) ? -EADDRINUSE : -EIO;
 			sk_set_err(err, errlen, "admin: cannot listen on 127.0.0.1:%u%s",
@@ -351,7 +497,7 @@ sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_ad
 			sk_set_err(err, errlen, "admin: out of memory");
 			goto err;
 		}
-		a->unix_d = start_daemon(a, NULL, fd);
+		a->unix_d = start_daemon(&a->on_unix, NULL, fd);
 		if (a->unix_d == NULL) {
 			close(fd);
 			rc = -EIO;
@@ -364,6 +510,12 @@ sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct sk_ad
 err:
 	sk_admin_stop(a);
 	return rc;
+}
+
+uint64_t
+sk_admin_unauthorized(const struct sk_admin *a)
+{
+	return atomic_load_explicit(&a->unauthorized, memory_order_relaxed);
 }
 
 uint16_t
@@ -385,5 +537,6 @@ sk_admin_stop(struct sk_admin *a)
 		unlink(a->socket_path);
 		free(a->socket_path);
 	}
+	OPENSSL_cleanse(a->token, sizeof(a->token));
 	free(a);
 }

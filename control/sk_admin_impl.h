@@ -11,6 +11,7 @@
  *                          /pause, /resume, /extend
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
  *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
+ *   sk_admin_auth.c        the bearer token of the TCP listener (file, check)
  *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/dashboard/embed.py)
  *
  * Every route handler answers through @r and returns 0, or -ENOMEM with
@@ -95,6 +96,39 @@ int adm_post_pause(struct sk_control *ctl, uint64_t id, bool paused, struct sk_a
 /* adm_post_extend - POST /v1/activities/{id}/extend, body {"end_ns":N|null}. */
 int adm_post_extend(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		    struct sk_admin_reply *r);
+
+/* ------------------------------------------------------ sk_admin_auth.c */
+
+/* Bytes of a token's digest (SHA-256). */
+#define ADM_TOKEN_DIGEST 32
+
+/* What adm_token_check() found in a request. */
+enum adm_auth {
+	ADM_AUTH_OK,	    /* "Bearer <the token>" */
+	ADM_AUTH_MISSING,   /* no Authorization header */
+	ADM_AUTH_MALFORMED, /* another scheme than Bearer */
+	ADM_AUTH_WRONG,	    /* Bearer with another token (or none) */
+};
+
+/*
+ * adm_token_load - the SHA-256 of the token in the file at @path into
+ * @digest. The file must be a regular file owned by this user or root,
+ * with no permission bit for group or others, holding one b64token of
+ * SK_ADMIN_TOKEN_MIN..SK_ADMIN_TOKEN_MAX bytes and at most one line end.
+ * Returns 0, or -errno of open(2)/read(2), -EPERM (group/other bits, or
+ * another owner), -EINVAL (not a regular file, or a bad token) with @err
+ * set, naming the file and --admin-token-file. The token is wiped from
+ * memory after hashing.
+ */
+int adm_token_load(const char *path, uint8_t digest[ADM_TOKEN_DIGEST], char *err, size_t errlen);
+
+/*
+ * adm_token_check - whether the Authorization header @authorization (NULL:
+ * absent) is "Bearer " (case-insensitive) and the token of @digest. The
+ * comparison is of SHA-256 digests with CRYPTO_memcmp(): constant time in
+ * the token's bytes and length. Thread-safe.
+ */
+enum adm_auth adm_token_check(const uint8_t digest[ADM_TOKEN_DIGEST], const char *authorization);
 
 /* -------------------------------------------------- sk_admin_dashboard.c */
 

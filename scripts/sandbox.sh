@@ -20,8 +20,14 @@
 #       [item.<id>] sections appended (docs/operations.md, "The sandbox").
 #       When the config names [seckill] store = DIR, seckill-control is
 #       started too (same --file-prefix, secondary, --store DIR, admin API
-#       on 127.0.0.1:SK_SBX_ADMIN_PORT) and "up" waits until it answers;
-#       the line then ends with " admin=127.0.0.1:<port>"
+#       on the unix socket $STATE/admin.sock and, with a bearer token, on
+#       127.0.0.1:SK_SBX_ADMIN_PORT) and "up" waits until it answers;
+#       the line then ends with " admin=127.0.0.1:<port>" (or
+#       " admin=<socket>" when SK_SBX_ADMIN_PORT is 0: no TCP).
+#       The token is random per "up", in $STATE/admin.token (mode 0600,
+#       for --admin-token-file / seckillctl --token-file), and as a curl
+#       header line in $STATE/admin.header (curl -H @FILE: the token never
+#       in argv); both are removed by "down"
 #       --memif adds a second port for a DPDK load generator (seckill-loadgen):
 #       [port1] net_memif0 in server role on the socket $STATE/memif.sock
 #       (a file, not an abstract socket, so any namespace can reach it),
@@ -32,7 +38,8 @@
 #                                      (SIGTERM: last drain), or SIGKILL it
 #   scripts/sandbox.sh kill            SIGKILL the dataplane (crash tests);
 #                                      "down" then "up" restarts everything
-#   scripts/sandbox.sh ctl ARGS...     seckillctl against this sandbox
+#   scripts/sandbox.sh ctl ARGS...     seckillctl against this sandbox (its
+#                                      unix socket: no token needed)
 #   scripts/sandbox.sh exec CMD...     run CMD inside the namespace
 #   scripts/sandbox.sh telemetry [CMD] a DPDK telemetry command (JSON),
 #                                      default /seckill/stats; also
@@ -49,7 +56,8 @@
 #   SK_SBX_PAGES  2 MiB hugepages wanted free before start (default 512)
 #   SK_CONTROL    seckill-control (default: build/control/seckill-control,
 #                 or next to SK_DATAPLANE's build); SK_SECKILLCTL likewise
-#   SK_SBX_ADMIN_PORT  the control plane's admin port (default 8081)
+#   SK_SBX_ADMIN_PORT  the control plane's admin TCP port (default 8081; 0 =
+#                 the unix socket only)
 #   SK_SBX_CONTROL_ARGS extra seckill-control options, e.g.
 #                 "--payment-timeout 3" (word-split)
 #
@@ -180,15 +188,29 @@ ctl_bin() {
 	echo "${SK_SECKILLCTL:-$d/../control/seckillctl}"
 }
 
+# admin_token - a fresh random admin token: $STATE/admin.token (0600) and
+# the curl header line $STATE/admin.header (0600), both made under umask 077.
+admin_token() {
+	(
+		umask 077
+		head -c 32 /dev/urandom | base64 >"$STATE/admin.token"
+		printf 'Authorization: Bearer %s\n' "$(cat "$STATE/admin.token")" >"$STATE/admin.header"
+	)
+}
+
 # control_start - start seckill-control for the running dataplane, wait
-# until its admin API answers. A secondary whose EAL init fails (seen now
+# until its admin API answers (on its unix socket). A secondary whose EAL init fails (seen now
 # and then with sanitizer builds, where the primary's memory may not map at
 # the same addresses) is started again, at most 3 times.
 control_start() {
-	local store prefix port pid bin ctl d try
+	local store prefix port pid bin ctl d try sock
+	local -a tcp=()
 	store=$(state store)
 	prefix=$(state prefix)
 	port=$(state admin_port)
+	sock=$STATE/admin.sock
+	[ -s "$STATE/admin.token" ] || admin_token
+	[ "$port" = 0 ] || tcp=(--admin-port "$port" --admin-token-file "$STATE/admin.token")
 	[ -n "$store" ] || die "the config names no [seckill] store: no control plane"
 	alive pid || die "the dataplane is not running"
 	alive control_pid && die "control plane already up (pid $(state control_pid))"
@@ -204,11 +226,11 @@ control_start() {
 		# shellcheck disable=SC2086
 		LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$STATE/lsan.supp" \
 			"$bin" -l 0 --file-prefix "$prefix" --proc-type=secondary --no-pci -- \
-			--store "$store" --admin-port "$port" ${SK_SBX_CONTROL_ARGS:-} \
+			--store "$store" --admin-socket "$sock" "${tcp[@]}" ${SK_SBX_CONTROL_ARGS:-} \
 			</dev/null >>"$STATE/control.log" 2>&1 &
 		remember control_pid $!
 		for _ in $(seq 1 150); do
-			if "$ctl" --port "$port" items >/dev/null 2>&1; then
+			if "$ctl" --socket "$sock" items >/dev/null 2>&1; then
 				return 0
 			fi
 			alive control_pid || break
@@ -218,7 +240,7 @@ control_start() {
 		echo "sandbox: control plane exited at start (try $try), see $STATE/control.log" >&2
 	done
 	tail -n 20 "$STATE/control.log" >&2
-	echo "sandbox: control plane did not answer on 127.0.0.1:$port" >&2
+	echo "sandbox: control plane did not answer on $sock" >&2
 	return 1
 }
 
@@ -404,7 +426,9 @@ cmd_up() {
 		if ip netns exec "$ns" curl -sf -m 1 -o /dev/null "http://$server/healthz"; then
 			if [ -n "$store" ]; then
 				control_start || { cmd_down; die "control plane did not start"; }
-				echo "server=$server netns=$ns admin=127.0.0.1:$(state admin_port)$extra"
+				local admin=$STATE/admin.sock
+				[ "$(state admin_port)" = 0 ] || admin=127.0.0.1:$(state admin_port)
+				echo "server=$server netns=$ns admin=$admin$extra"
 			else
 				echo "server=$server netns=$ns$extra"
 			fi
@@ -449,10 +473,8 @@ cmd_status() {
 }
 
 cmd_ctl() {
-	local port
-	port=$(state admin_port)
-	[ -n "$port" ] || die "not up"
-	exec "$(ctl_bin)" --port "$port" "$@"
+	[ -n "$(state admin_port)" ] || die "not up"
+	exec "$(ctl_bin)" --socket "$STATE/admin.sock" "$@"
 }
 
 case ${1:-} in

@@ -11,6 +11,13 @@
  * no framework, nothing fetched from elsewhere; the Content-Security-Policy
  * of the page (default-src 'self') would refuse it anyway.
  *
+ * On TCP the admin API wants a bearer token for /v1/items (docs/dashboard.md,
+ * "Access"): the page takes it from its URL once (/dashboard#token=T, which
+ * never leaves the browser: a fragment is not sent) or asks for it after a
+ * 401, keeps it in sessionStorage (this tab only, gone when it closes),
+ * sends it as Authorization: Bearer and removes it from the address bar.
+ * Through the unix socket (an ssh -L tunnel) no token is needed.
+ *
  * Values the browser test reads carry stable attributes:
  *   [data-item="ID"][data-field="sold|remaining|total|state|wps"]  per item
  *   [data-metric="rps|lat-p99|ring-depth|export-backlog|redis|mysql|..."]
@@ -21,6 +28,7 @@ const POLL_MS = 1000;
 const HISTORY_S = 600;
 const FETCH_TIMEOUT_MS = 4000;
 const STALE_MS = 4000;
+const TOKEN_KEY = 'seckill-admin-token'; // sessionStorage key of the bearer token
 const NEVER_NS = 9e18; // end_ns of a sale without end is INT64_MAX
 const SVG_NS = 'http://www.w3.org/2000/svg'; // the SVG namespace name (never fetched)
 
@@ -559,6 +567,8 @@ const view = {
 	charts: {},
 	seenOutcomes: new Set(),
 	lcores: 0,
+	token: null, // the admin API's bearer token (TCP), see adminToken()
+	askedToken: false, // asked for it after a 401 already
 };
 
 /*
@@ -889,12 +899,45 @@ function redraw() {
 
 /* ---------------------------------------------------------------- polling */
 
+// adminToken - the bearer token this tab was given, or null.
+function adminToken() {
+	try {
+		return sessionStorage.getItem(TOKEN_KEY);
+	} catch (e) {
+		return null; // storage disabled
+	}
+}
+
+function setAdminToken(t) {
+	try {
+		sessionStorage.setItem(TOKEN_KEY, t);
+	} catch (e) {
+		// storage disabled: the token lasts until the next 401 asks again
+	}
+	view.token = t;
+}
+
+// askToken - after a 401: ask once per page load (an empty answer asks no more).
+function askToken() {
+	if (view.askedToken) return;
+	view.askedToken = true;
+	const t = window.prompt('The admin API on TCP wants its bearer token (the contents of --admin-token-file):');
+	if (t && t.trim()) setAdminToken(t.trim());
+}
+
 async function fetchText(url) {
 	const ctl = new AbortController();
 	const timer = setTimeout(() => ctl.abort(), FETCH_TIMEOUT_MS);
+	const token = view.token || adminToken();
+	const headers = token ? { Authorization: `Bearer ${token}` } : {};
 	try {
-		const r = await fetch(url, { cache: 'no-store', signal: ctl.signal });
+		const r = await fetch(url, { cache: 'no-store', signal: ctl.signal, headers });
 		const text = await r.text();
+		if (r.status === 401) {
+			const e = new Error(`${url}: HTTP 401: the admin API wants its token (open /dashboard#token=TOKEN, docs/dashboard.md)`);
+			e.unauthorized = true;
+			throw e;
+		}
 		if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
 		return { text, date: r.headers.get('Date') };
 	} catch (e) {
@@ -943,6 +986,7 @@ async function poll() {
 		document.getElementById('conn-alert').hidden = true;
 	} catch (e) {
 		view.failures++;
+		if (e.unauthorized) askToken();
 		// fetch() rejects with "Failed to fetch" when no connection could be made.
 		const why = e.message === 'Failed to fetch' ? 'no connection' : e.message;
 		const stale = view.lastOk && Date.now() - view.lastOk < STALE_MS;
@@ -970,6 +1014,22 @@ async function poll() {
 
 /* ------------------------------------------------------------------ set-up */
 
+// fragmentArgs - the NAME=VALUE pairs of a URL fragment, percent-decoded but
+// '+' kept (URLSearchParams would make it a space: base64 tokens have '+').
+function fragmentArgs(hash) {
+	const args = new Map();
+	for (const part of hash.replace(/^#/, '').split('&')) {
+		const i = part.indexOf('=');
+		if (i <= 0) continue;
+		try {
+			args.set(part.slice(0, i), decodeURIComponent(part.slice(i + 1)));
+		} catch (e) {
+			// a malformed escape: that pair is ignored
+		}
+	}
+	return args;
+}
+
 function setWindow(s) {
 	view.windowS = s;
 	for (const b of document.querySelectorAll('#window button')) b.setAttribute('aria-pressed', String(Number(b.dataset.window) === s));
@@ -984,9 +1044,12 @@ function start() {
 	view.charts.lmdb = new Chart('chart-lmdb', { fmt: fmtSeconds, log: true, logMin: 1e-4, label: 'LMDB commit latency' });
 	view.charts.kafka = new Chart('chart-kafka', { fmt: fmtCompact, minMax: 4, integer: true, area: true, label: 'Kafka export backlog' });
 	for (const b of document.querySelectorAll('#window button')) b.addEventListener('click', () => setWindow(Number(b.dataset.window)));
-	const m = /^#window=(\d+)$/.exec(location.hash);
+	// #window=S and, once, #token=T (setWindow() then rewrites the fragment without it).
+	const args = fragmentArgs(location.hash);
+	if (args.get('token')) setAdminToken(args.get('token'));
+	const w = Number(args.get('window'));
 	const allowed = [60, 300, 600];
-	setWindow(m && allowed.includes(Number(m[1])) ? Number(m[1]) : 300);
+	setWindow(allowed.includes(w) ? w : 300);
 	window.addEventListener('resize', redraw);
 	poll();
 }

@@ -124,9 +124,11 @@ dc_live() {
 	dc_sbx "$1" ctl --json item "$DC_ITEM" | dc_json - ledger.live
 }
 
-# dc_view M PATH - a field of member M's cluster view of the item.
+# dc_view M PATH - a field of member M's cluster view of the item (with the
+# admin token sandbox.sh wrote, as a curl header file).
 dc_view() {
-	curl -sf -m 5 "http://127.0.0.1:${DC_PORT[$1]}/v1/cluster/items/$DC_ITEM" | dc_json - "$2"
+	curl -sf -m 5 -H @"/run/seckill-demo-$1/admin.header" \
+		"http://127.0.0.1:${DC_PORT[$1]}/v1/cluster/items/$DC_ITEM" | dc_json - "$2"
 }
 
 # dc_metric M NAME - a value of member M's /metrics (NAME with its labels).
@@ -149,9 +151,14 @@ dc_preheat() {
 		import json, sys, time, urllib.request
 		start, pa, pb, item = (int(x) for x in sys.argv[1:])
 		direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+		def token(m):
+		    with open(f"/run/seckill-demo-{m}/admin.token", encoding="ascii") as f:
+		        return f.read().strip()
+		auth = {pa: token("a"), pb: token("b")}
 		def view(port):
 		    url = f"http://127.0.0.1:{port}/v1/cluster/items/{item}"
-		    with direct.open(url, timeout=2) as r:
+		    req = urllib.request.Request(url, headers={"Authorization": "Bearer " + auth[port]})
+		    with direct.open(req, timeout=2) as r:
 		        return json.load(r)
 		last = None
 		while time.time() < start:

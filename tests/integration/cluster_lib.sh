@@ -86,16 +86,16 @@ ctl_unchanged() { [ "$CTL_RC" = 0 ] && grep -q "unchanged" "$tmp/ctl.out"; }
 
 # cluster N ITEM PATH - a field of member N's cluster view of ITEM.
 cluster() {
-	local port=$PORT_A
-	[ "$1" = a ] || port=$PORT_B
-	curl -sf "http://127.0.0.1:$port/v1/cluster/items/$2" | itpy jsonq field - "$3"
+	local port=$PORT_A name=$NAME_A
+	[ "$1" = a ] || { port=$PORT_B; name=$NAME_B; }
+	IT_ADMIN_SBX=$name admin_curl -sf "http://127.0.0.1:$port/v1/cluster/items/$2" | itpy jsonq field - "$3"
 }
 
 # field N ITEM PATH - a field of member N's admin item ITEM.
 field() {
-	local port=$PORT_A
-	[ "$1" = a ] || port=$PORT_B
-	curl -sf "http://127.0.0.1:$port/v1/items/$2" | itpy jsonq field - "$3"
+	local port=$PORT_A name=$NAME_A
+	[ "$1" = a ] || { port=$PORT_B; name=$NAME_B; }
+	IT_ADMIN_SBX=$name admin_curl -sf "http://127.0.0.1:$port/v1/items/$2" | itpy jsonq field - "$3"
 }
 
 # state N ITEM - the dataplane's state of ITEM on appliance N.

@@ -143,7 +143,7 @@ paused_answers_at_least() {
 
 # snap - what the bad input must not change: each activity's units, pause, end.
 snap() {
-	curl -sf "$ADMIN/v1/activities" | itpy jsonq get - \
+	admin_curl -sf "$ADMIN/v1/activities" | itpy jsonq get - \
 		'[(a["item"], a["activity"]["total"], a["activity"]["added"], a["activity"]["removed"], a["activity"]["paused"], a["activity"]["end_ns"], a.get("remaining")) for a in d["activities"]]'
 }
 

@@ -23,6 +23,11 @@ export SK_SBX=sk-it-$TEST-$$
 export SK_SBX_PAGES=${SK_SBX_PAGES:-256}
 FAILS=0
 PASSES=0
+# The admin API's bearer token on TCP: sandbox.sh writes it at "up" (see
+# admin_curl). The Python helpers (tests/lib/python/admin.py) read the file
+# this names; seckillctl would too ($SECKILLCTL_TOKEN_FILE), but "$SBX" ctl
+# goes through the unix socket and needs none.
+export SK_ADMIN_TOKEN_FILE=/run/$SK_SBX/admin.token
 
 skip() {
 	echo "SKIP: $*"
@@ -73,6 +78,14 @@ itpy() {
 	local m=$1
 	shift
 	python3 "$IT_PY/$m.py" "$@"
+}
+
+# admin_curl [CURL ARGS...] URL - curl with the admin token of sandbox
+# ${IT_ADMIN_SBX:-$SK_SBX} (the header line sandbox.sh writes, read by
+# curl from the file: the token is never in argv). /healthz and /metrics
+# need no token; every other route of the admin API on TCP does.
+admin_curl() {
+	curl -H @"/run/${IT_ADMIN_SBX:-$SK_SBX}/admin.header" "$@"
 }
 
 sbx_exec() {
@@ -207,7 +220,7 @@ json_get() {
 # item_field FIELD [ITEM] - a field of the control plane's item (default 1),
 # dotted for nested ones: "ledger.live", "sold" ...
 item_field() {
-	curl -sf "${ADMIN:?}/v1/items/${2:-1}" | itpy jsonq field - "$1"
+	admin_curl -sf "${ADMIN:?}/v1/items/${2:-1}" | itpy jsonq field - "$1"
 }
 
 # orders_in_store FILE - every "user order" line of FILE is confirmed or paid

@@ -2,8 +2,8 @@
 /**
  * @file
  * sk_test_fs.h - scratch folders for tests and benchmarks: a fresh folder
- * under $TMPDIR, and removal of a whole tree. Plain C: no Check, no DPDK.
- * Any thread.
+ * under $TMPDIR, removal of a whole tree, and a small file of a given mode. Plain C: no Check, no
+ * DPDK. Any thread.
  */
 #ifndef SK_TEST_FS_H
 #define SK_TEST_FS_H
@@ -24,5 +24,13 @@ int sk_test_tmpdir(char *dir, size_t cap, const char *tag);
  * @return 0, or -1 if something could not be removed (errno set).
  */
 int sk_test_rmtree(const char *path);
+
+/**
+ * sk_test_write_file - create (or truncate) @p path with mode @p mode
+ * exactly (fchmod after open, whatever the umask) and write the string
+ * @p text into it: a token or key file of a test.
+ * @return 0, or a negative errno of open/write/fchmod.
+ */
+int sk_test_write_file(const char *path, const char *text, unsigned mode);
 
 #endif /* SK_TEST_FS_H */

@@ -29,6 +29,8 @@ import sys
 import urllib.error
 import urllib.request
 
+import admin as admin_api
+
 STATES = ("confirmed", "paid", "cancelled", "refunded")
 MAX_PAGES = 10000  # a bound on every walk: 10 M orders at 1000 a page
 
@@ -36,7 +38,7 @@ MAX_PAGES = 10000  # a bound on every walk: 10 M orders at 1000 a page
 def get(admin, query):
     """The JSON answer of GET /v1/orders?QUERY (exits 1 on another status)."""
     req = urllib.request.Request(admin + "/v1/orders?" + query,
-                                 headers={"Host": "127.0.0.1"})
+                                 headers=admin_api.headers({"Host": "127.0.0.1"}))
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.load(r)

@@ -19,10 +19,13 @@ import sys
 import time
 import urllib.request
 
+import admin as admin_api
+
 
 def sold(admin):
     """Units of item 1 sold, from the admin API."""
-    with urllib.request.urlopen(admin + "/v1/items/1", timeout=2) as r:
+    req = urllib.request.Request(admin + "/v1/items/1", headers=admin_api.headers())
+    with urllib.request.urlopen(req, timeout=2) as r:
         return json.load(r)["sold"]
 
 

@@ -37,6 +37,8 @@ import time
 import urllib.error
 import urllib.request
 
+import admin as admin_api
+
 SEQ_BITS = 26
 LCORE_MASK = 63
 
@@ -59,7 +61,8 @@ def seq_of(order):
 
 def admin_order(admin, order):
     """The admin API's GET /v1/orders/ORDER as a dict."""
-    with urllib.request.urlopen(f"{admin}/v1/orders/{order}", timeout=5) as r:
+    req = urllib.request.Request(f"{admin}/v1/orders/{order}", headers=admin_api.headers())
+    with urllib.request.urlopen(req, timeout=5) as r:
         return json.load(r)
 
 
@@ -171,7 +174,8 @@ def pay_race(path, admin):
 
     def do(o):
         req = urllib.request.Request(f"{admin}/v1/orders/{o}/pay", method="POST", data=b"",
-                                     headers={"Content-Type": "application/json"})
+                                     headers=admin_api.headers(
+                                         {"Content-Type": "application/json"}))
         try:
             with urllib.request.urlopen(req, timeout=5) as r:
                 res[o] = r.status

@@ -15,7 +15,9 @@ otherwise (with a line on stderr); any WebDriver error exits 2.
                                             start chromium (headless, PROFILE as
                                             --user-data-dir, its net log in
                                             NETLOG, a WxH window); print the SID
-    webdriver.py open DRIVER SID URL        load URL (returns once loaded)
+    webdriver.py open DRIVER SID URL        load URL (returns once loaded);
+                                            "{admin_token}" in URL is replaced
+                                            by the admin token (admin.py)
     webdriver.py wait DRIVER SID CSS REGEX SECONDS
                                             check: the text of the element at CSS
                                             matches REGEX (re.fullmatch, ignoring
@@ -62,6 +64,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+import admin
 
 CHROMIUM = "/usr/lib/chromium/chromium"
 TIMEOUT = 60  # seconds, of one WebDriver call
@@ -309,7 +313,9 @@ def main(argv):
             print(new_session(*a))
             return 0
         if cmd == "open" and len(a) == 3:
-            call(a[0], "POST", "/session/%s/url" % a[1], {"url": a[2]})
+            # {admin_token}: the admin API's token, read here (never in argv)
+            url = a[2].replace("{admin_token}", admin.token())
+            call(a[0], "POST", "/session/%s/url" % a[1], {"url": url})
             return 0
         if cmd == "wait" and len(a) == 5:
             return wait(a[0], a[1], a[2], a[3], float(a[4]))

@@ -12,6 +12,14 @@
  *   ids:    user ids and order ids above 2^63-1 are shown exactly (decimal
  *           strings) and accepted in paths over their full range; garbage
  *           is 400.
+ *   auth:   TCP needs "Authorization: Bearer <token>" of the token file:
+ *           none, another scheme, a wrong token of the same length or of
+ *           another length is 401 with WWW-Authenticate and a JSON error,
+ *           changes nothing, and is counted in /metrics; /healthz, /metrics
+ *           and the dashboard's files are open; the unix socket is born
+ *           0600 (whatever the umask) and needs no token; TCP does not
+ *           start without a token file, nor with one group or others may
+ *           read, nor with no valid token in it.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -24,6 +32,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -41,6 +50,8 @@
 #define T0	 ((int64_t)EPOCH * S + 5 * S)
 #define NLCORES	 2
 #define RESP_MAX 65536
+/* The fixture's token (the file holds it and a newline). */
+#define TOKEN "c2Vja2lsbC1hZG1pbi10ZXN0LXRva2Vu+/="
 
 static struct {
 	struct sk_test_arena arena; /* NLCORES lcores: rings, buy contexts */
@@ -50,6 +61,10 @@ static struct {
 	char store[PATH_MAX + 16];
 	char host[32]; /* "127.0.0.1:<port>", what Prometheus and seckillctl send */
 	char origin[48];
+	char token_file[PATH_MAX + 16];
+	char sock[PATH_MAX + 16];
+	const char *auth; /* the Authorization header http() sends; NULL = none */
+	bool via_unix;	  /* http_raw() to the unix socket instead of TCP */
 } F;
 
 /* ------------------------------------------------------------------ fixture */
@@ -74,8 +89,14 @@ fx_setup(void)
 	int rc = sk_control_init(&F.ctl, F.arena.shm, F.arena.ring, NLCORES, &cc, err, sizeof(err));
 	ck_assert_msg(rc == 0, "init: %d %s", rc, err);
 
-	struct sk_admin_conf ac = {.tcp = true, .port = 0};
-	ck_assert_int_eq(sk_admin_start(&F.adm, F.ctl, &ac, err, sizeof(err)), 0);
+	snprintf(F.token_file, sizeof(F.token_file), "%s/admin.token", F.dir);
+	ck_assert_int_eq(sk_test_write_file(F.token_file, TOKEN "\n", 0600), 0);
+	snprintf(F.sock, sizeof(F.sock), "%s/admin.sock", F.dir);
+	F.auth = "Bearer " TOKEN;
+	struct sk_admin_conf ac = {
+		.tcp = true, .port = 0, .token_file = F.token_file, .socket_path = F.sock};
+	rc = sk_admin_start(&F.adm, F.ctl, &ac, err, sizeof(err));
+	ck_assert_msg(rc == 0, "admin: %d %s", rc, err);
 	snprintf(F.host, sizeof(F.host), "127.0.0.1:%u", sk_admin_port(F.adm));
 	snprintf(F.origin, sizeof(F.origin), "http://%s", F.host);
 }
@@ -101,12 +122,18 @@ http_raw(const char *req, size_t req_len, char *resp, size_t cap)
 	struct sockaddr_in sin = {.sin_family = AF_INET,
 				  .sin_port = htons(sk_admin_port(F.adm)),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int fd = socket(F.via_unix ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	size_t got = 0;
 	unsigned status = 0;
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_uint_lt(strlen(F.sock), sizeof(sun.sun_path));
+	strcpy(sun.sun_path, F.sock);
+	if (F.via_unix)
+		ck_assert_int_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	else
+		ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	for (size_t off = 0; off < req_len;) {
 		ssize_t n = write(fd, req + off, req_len - off);
 		if (n <= 0)
@@ -124,6 +151,9 @@ http_raw(const char *req, size_t req_len, char *resp, size_t cap)
 	ck_assert_msg(sscanf(resp, "HTTP/1.%*d %u", &status) == 1, "no status line: %s", resp);
 	return status;
 }
+
+/* The last answer of http(), headers and body (valid until the next call). */
+static const char *last_resp;
 
 /*
  * http - @method @path with Host @host and Origin @origin (NULL: none),
@@ -143,12 +173,15 @@ http(const char *method, const char *path, const char *host, const char *origin,
 		n += snprintf(req + n, sizeof(req) - n, "Origin: %s\r\n", origin);
 	if (ctype != NULL)
 		n += snprintf(req + n, sizeof(req) - n, "Content-Type: %s\r\n", ctype);
+	if (F.auth != NULL)
+		n += snprintf(req + n, sizeof(req) - n, "Authorization: %s\r\n", F.auth);
 	n += snprintf(req + n, sizeof(req) - n,
 		      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
 		      body != NULL ? strlen(body) : 0, body != NULL ? body : "");
 	ck_assert_int_lt(n, sizeof(req));
 
 	unsigned status = http_raw(req, (size_t)n, resp, sizeof(resp));
+	last_resp = resp;
 	if (out != NULL) {
 		const char *b = strstr(resp, "\r\n\r\n");
 		json_error_t e;
@@ -511,6 +544,226 @@ START_TEST(huge_order_ids_in_paths)
 }
 END_TEST
 
+/* --------------------------------------------------------------------- auth */
+
+/* metric - the value of the unlabelled sample @name in /metrics (asserted present). */
+static uint64_t
+metric(const char *name)
+{
+	char want[96];
+	const char *at;
+	uint64_t v = 0;
+
+	ck_assert_uint_eq(get("/metrics", NULL), 200);
+	snprintf(want, sizeof(want), "\n%s ", name);
+	at = strstr(last_resp, want);
+	ck_assert_msg(at != NULL, "no %s in /metrics", name);
+	ck_assert_int_eq(sscanf(at + strlen(want), "%" SCNu64, &v), 1);
+	return v;
+}
+
+/* unauthorized - status @got is 401 with the challenge and a JSON error at *@jp. */
+static void
+unauthorized(unsigned got, json_t **jp, const char *what)
+{
+	refused(got, 401, jp, what);
+	ck_assert_msg(strcasestr(last_resp, "\r\nWWW-Authenticate: Bearer") != NULL,
+		      "%s: no WWW-Authenticate: Bearer", what);
+	ck_assert_msg(strstr(last_resp, TOKEN) == NULL, "%s: the token in the answer", what);
+}
+
+/*
+ * No token, another scheme, a wrong token of the same length, a prefix, a
+ * longer one: 401 on every route that reads or changes, nothing changed,
+ * each counted. The right token (scheme in any case) is served.
+ */
+START_TEST(tcp_needs_the_token)
+{
+	static const char *const bad[] = {
+		NULL,
+		"",
+		"Basic " TOKEN,
+		"Bearer",
+		"Bearer ",
+		"Bearer d2Vja2lsbC1hZG1pbi10ZXN0LXRva2Vu+/=",	 /* same length, 1st byte */
+		"Bearer c2Vja2lsbC1hZG1pbi10ZXN0LXRva2Vu+/A",	 /* same length, last byte */
+		"Bearer c2Vja2lsbC1hZG1pbi10ZXN0LXRva2Vu+/",	 /* a prefix */
+		"Bearer c2Vja2lsbC1hZG1pbi10ZXN0LXRva2Vu+/==",	 /* one byte more */
+		"Bearer c2Vja2lsbC1hZG1pbi10ZXN0LXRva2Vu+/=, x", /* more after it */
+		"Bearer x",
+		"Bearer" TOKEN,
+		TOKEN,
+	};
+	uint64_t id = stored_order(EPOCH, 1, 42);
+	uint64_t before = sk_admin_unauthorized(F.adm);
+	char pay[64], order[64];
+	json_t *j;
+
+	ck_assert_uint_eq(metric("seckill_admin_unauthorized_total"), before);
+	snprintf(pay, sizeof(pay), "/v1/orders/%" PRIu64 "/pay", id);
+	snprintf(order, sizeof(order), "/v1/orders/%" PRIu64, id);
+	for (size_t i = 0; i < SK_ARRAY_SIZE(bad); i++) {
+		const char *what = bad[i] != NULL ? bad[i] : "(none)";
+
+		F.auth = bad[i];
+		unauthorized(http("POST", pay, F.host, NULL, "application/json", NULL, &j), &j,
+			     what);
+		unauthorized(http("POST", "/v1/activities", F.host, NULL, "application/json",
+				  "{\"item\":5,\"total\":3}", &j),
+			     &j, what);
+		unauthorized(http("POST", "/v1/activities/1/restock", F.host, NULL,
+				  "application/json", "{\"units\":1,\"restock_id\":1}", &j),
+			     &j, what);
+		unauthorized(http("POST", "/v1/cluster/items/1/forget", F.host, NULL,
+				  "application/json", "{\"member\":\"b\",\"held\":1}", &j),
+			     &j, what);
+		unauthorized(get(order, &j), &j, what);
+		unauthorized(get("/v1/items", &j), &j, what);
+		unauthorized(http("POST", "/metrics", F.host, NULL, "application/json", NULL, &j),
+			     &j, what);
+	}
+	F.auth = "Bearer " TOKEN;
+	ck_assert_uint_eq(store_state(id), SK_ORDER_CONFIRMED);
+	ck_assert_int_eq(sk_store_activity_get(sk_control_store(F.ctl), 5, NULL, NULL), -ENOENT);
+	ck_assert_uint_eq(sk_admin_unauthorized(F.adm), before + 7 * SK_ARRAY_SIZE(bad));
+	ck_assert_uint_eq(metric("seckill_admin_unauthorized_total"),
+			  before + 7 * SK_ARRAY_SIZE(bad));
+
+	/* the token: served (the scheme's case is free, RFC 7235) */
+	ck_assert_uint_eq(get("/v1/items", NULL), 200);
+	F.auth = "bearer  " TOKEN;
+	ck_assert_uint_eq(get(order, NULL), 200);
+	F.auth = "Bearer " TOKEN;
+	ck_assert_uint_eq(http("POST", pay, F.host, NULL, "application/json", NULL, NULL), 200);
+	ck_assert_uint_eq(store_state(id), SK_ORDER_PAID);
+	ck_assert_uint_eq(http("POST", "/v1/activities", F.host, NULL, "application/json",
+			       "{\"item\":5,\"total\":3}", NULL),
+			  201);
+	ck_assert_uint_eq(sk_admin_unauthorized(F.adm), before + 7 * SK_ARRAY_SIZE(bad));
+}
+END_TEST
+
+/* /healthz, /metrics (a scraper) and the dashboard's files need no token. */
+START_TEST(open_routes)
+{
+	static const char *const open[] = {"/healthz", "/metrics", "/dashboard", "/dashboard/",
+					   "/dashboard/dashboard.js"};
+
+	F.auth = NULL;
+	for (size_t i = 0; i < SK_ARRAY_SIZE(open); i++) {
+		ck_assert_uint_eq(get(open[i], NULL), 200);
+		ck_assert_uint_eq(http("HEAD", open[i], F.host, NULL, NULL, NULL, NULL), 200);
+	}
+	ck_assert_uint_eq(sk_admin_unauthorized(F.adm), 0);
+	F.auth = "Bearer wrong-wrong-wrong-wrong";
+	ck_assert_uint_eq(get("/metrics", NULL), 200); /* a stale token of a scraper */
+}
+END_TEST
+
+/* The unix socket: mode 0600 from birth (umask 0 at start), no token needed. */
+START_TEST(unix_socket_0600_no_token)
+{
+	struct sk_admin *adm;
+	struct stat sb;
+	char err[SK_CONTROL_ERR_MAX], sock[PATH_MAX + 16];
+	mode_t old = umask(0);
+
+	snprintf(sock, sizeof(sock), "%s/other.sock", F.dir);
+	struct sk_admin_conf ac = {.socket_path = sock};
+	int rc = sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err));
+	umask(old);
+	ck_assert_msg(rc == 0, "%d %s", rc, err);
+	ck_assert_int_eq(lstat(sock, &sb), 0);
+	ck_assert(S_ISSOCK(sb.st_mode));
+	ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+	ck_assert_uint_eq(sk_admin_port(adm), 0);
+	sk_admin_stop(adm);
+	ck_assert_int_eq(lstat(sock, &sb), -1);
+
+	/* the fixture's socket, beside TCP */
+	ck_assert_int_eq(lstat(F.sock, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+	uint64_t id = stored_order(EPOCH, 1, 42);
+	char pay[64];
+	snprintf(pay, sizeof(pay), "/v1/orders/%" PRIu64 "/pay", id);
+	F.via_unix = true;
+	F.auth = NULL;
+	ck_assert_uint_eq(http("GET", "/v1/items", "localhost", NULL, NULL, NULL, NULL), 200);
+	ck_assert_uint_eq(http("POST", pay, "localhost", NULL, "application/json", NULL, NULL),
+			  200);
+	F.auth = "Bearer nonsense-nonsense-nonsense"; /* ignored there */
+	ck_assert_uint_eq(http("GET", "/v1/items", "localhost", NULL, NULL, NULL, NULL), 200);
+	F.via_unix = false;
+	ck_assert_uint_eq(store_state(id), SK_ORDER_PAID);
+	ck_assert_uint_eq(sk_admin_unauthorized(F.adm), 0);
+}
+END_TEST
+
+/* TCP does not start without a good token file; the error names it. */
+START_TEST(tcp_refused_without_token_file)
+{
+	static const struct {
+		const char *text; /* NULL: no such file */
+		unsigned mode;
+		int want;
+	} t[] = {
+		{TOKEN "\n", 0640, -EPERM},
+		{TOKEN "\n", 0604, -EPERM},
+		{TOKEN "\n", 0620, -EPERM},
+		{TOKEN "\n", 0644, -EPERM},
+		{"", 0600, -EINVAL},
+		{"\n", 0600, -EINVAL},
+		{"short-token\n", 0600, -EINVAL}, /* < 16 */
+		{"has a space in the middle\n", 0600, -EINVAL},
+		{TOKEN "\n\n", 0600, -EINVAL},
+		{"=" TOKEN "\n", 0600, -EINVAL},
+		{TOKEN "=x\n", 0600, -EINVAL},
+		{NULL, 0600, -ENOENT},
+		{TOKEN "\n", 0600, 0},
+		{TOKEN, 0400, 0},
+		{TOKEN "\r\n", 0600, 0},
+	};
+	char err[SK_CONTROL_ERR_MAX], path[PATH_MAX + 32], big[SK_ADMIN_TOKEN_MAX + 2];
+	struct sk_admin *adm = NULL;
+
+	/* no file at all */
+	struct sk_admin_conf ac = {.tcp = true};
+	ck_assert_int_eq(sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--admin-token-file"));
+
+	for (size_t i = 0; i < SK_ARRAY_SIZE(t); i++) {
+		snprintf(path, sizeof(path), "%s/t%zu", F.dir, i);
+		if (t[i].text != NULL)
+			ck_assert_int_eq(sk_test_write_file(path, t[i].text, t[i].mode), 0);
+		ac.token_file = path;
+		err[0] = '\0';
+		int rc = sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err));
+		ck_assert_msg(rc == t[i].want, "row %zu: %d (%s), want %d", i, rc, err, t[i].want);
+		if (rc == 0) {
+			sk_admin_stop(adm);
+			continue;
+		}
+		ck_assert_msg(strstr(err, path) != NULL && strstr(err, "--admin-token-file"),
+			      "row %zu: %s", i, err);
+		ck_assert_ptr_null(strstr(err, TOKEN));
+	}
+	/* a directory; the longest token, and one byte more */
+	ac.token_file = F.dir;
+	ck_assert_int_eq(sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err)), -EINVAL);
+	memset(big, 'A', SK_ADMIN_TOKEN_MAX);
+	big[SK_ADMIN_TOKEN_MAX] = '\0';
+	snprintf(path, sizeof(path), "%s/big", F.dir);
+	ck_assert_int_eq(sk_test_write_file(path, big, 0600), 0);
+	ac.token_file = path;
+	ck_assert_int_eq(sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err)), 0);
+	sk_admin_stop(adm);
+	big[SK_ADMIN_TOKEN_MAX] = 'A';
+	big[SK_ADMIN_TOKEN_MAX + 1] = '\0';
+	ck_assert_int_eq(sk_test_write_file(path, big, 0600), 0);
+	ck_assert_int_eq(sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
 /* ------------------------------------------------------------------- runner */
 
 static Suite *
@@ -531,6 +784,14 @@ admin_http_suite(void)
 	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
 	tcase_add_test(tc, huge_user_ids_shown_exactly);
 	tcase_add_test(tc, huge_order_ids_in_paths);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("auth");
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, tcp_needs_the_token);
+	tcase_add_test(tc, open_routes);
+	tcase_add_test(tc, unix_socket_0600_no_token);
+	tcase_add_test(tc, tcp_refused_without_token_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

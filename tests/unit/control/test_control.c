@@ -1459,8 +1459,16 @@ START_TEST(seckillctl_against_admin)
 
 	ck_assert_int_eq(drain_now(NULL), 2);
 	ck_assert_int_eq(sk_control_expire(F.ctl, T0 + TIMEOUT - S), 0);
+	char tok[PATH_MAX + 32], bad_tok[PATH_MAX + 32];
+
 	snprintf(sock, sizeof(sock), "%s/admin.sock", F.dir);
-	struct sk_admin_conf ac = {.tcp = true, .port = 0, .socket_path = sock};
+	snprintf(tok, sizeof(tok), "%s/admin.token", F.dir);
+	snprintf(bad_tok, sizeof(bad_tok), "%s/other.token", F.dir);
+	ck_assert_int_eq(sk_test_write_file(tok, "Y3RsLXRlc3QtdG9rZW4tMDEyMzQ1Njc4OQ==\n", 0600),
+			 0);
+	ck_assert_int_eq(
+		sk_test_write_file(bad_tok, "Y3RsLXRlc3QtdG9rZW4tMDEyMzQ1Njc4OA==\n", 0600), 0);
+	struct sk_admin_conf ac = {.tcp = true, .port = 0, .token_file = tok, .socket_path = sock};
 	ck_assert_int_eq(sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err)), 0);
 	ck_assert_uint_ne(sk_admin_port(adm), 0);
 	snprintf(port, sizeof(port), "%u", sk_admin_port(adm));
@@ -1472,6 +1480,21 @@ START_TEST(seckillctl_against_admin)
 	struct sk_admin_conf ac2 = {.socket_path = sock};
 	ck_assert_int_eq(sk_admin_start(&adm2, F.ctl, &ac2, err, sizeof(err)), -EADDRINUSE);
 
+	/* TCP: the token from --token-file or the file $SECKILLCTL_TOKEN_FILE names */
+	ck_assert_int_eq(unsetenv("SECKILLCTL_TOKEN_FILE"), 0);
+	ck_assert_int_eq(CLI("--port", port, "items"), 1); /* 401 */
+	ck_assert_int_eq(CLI("--port", port, "order", "pay", ida), 1);
+	ck_assert_int_eq(CLI("--port", port, "--token-file", bad_tok, "order", "pay", ida), 1);
+	ck_assert_int_eq(sk_admin_unauthorized(adm), 3);
+	ck_assert_int_eq(CLI("--port", port, "--token-file", sock, "items"),
+			 2); /* no token in it */
+	ck_assert_int_eq(CLI("--port", port, "--token-file", "/nonexistent/t", "items"), 2);
+	ck_assert_int_eq(CLI("--port", port, "--token-file", tok, "items"), 0);
+	ck_assert_int_eq(CLI("--port", port, "--token-file=", "items"), 2);
+	ck_assert_int_eq(CLI("--port", port, "--socket", sock, "items"), 2);
+	ck_assert_int_eq(CLI("--port", port, "metrics"), 0); /* open to scrapers */
+	ck_assert_ptr_nonnull(strstr(out, "seckill_admin_unauthorized_total 3\n"));
+	ck_assert_int_eq(setenv("SECKILLCTL_TOKEN_FILE", tok, 1), 0);
 	ck_assert_int_eq(CLI("--port", port, "items"), 0);
 	ck_assert_ptr_nonnull(strstr(out, "REMAINING"));
 	ck_assert_int_eq(CLI("--port", port, "order", "show", ida), 0);

@@ -48,11 +48,13 @@
 #include "sk_test_eal_main.h"
 #include "sk_test_fs.h"
 
-#define EPOCH	1764000000u
-#define S	INT64_C(1000000000)
-#define T0	((int64_t)EPOCH * S + 5 * S) /* sale time of every buy */
-#define TIMEOUT (60 * S)		     /* payment timeout of the fixture */
-#define NLCORES 2
+/* The admin API's bearer token on TCP (a file of the store's folder). */
+#define DAY2_TOKEN "ZGF5Mi10ZXN0LXRva2VuLTAxMjM0NTY3"
+#define EPOCH	   1764000000u
+#define S	   INT64_C(1000000000)
+#define T0	   ((int64_t)EPOCH * S + 5 * S) /* sale time of every buy */
+#define TIMEOUT	   (60 * S)			/* payment timeout of the fixture */
+#define NLCORES	   2
 
 static const char *seckillctl_path;
 
@@ -104,9 +106,13 @@ fx_teardown(void)
 static void
 admin_start(void)
 {
-	struct sk_admin_conf ac = {.tcp = true};
-	char err[SK_CONTROL_ERR_MAX];
+	char err[SK_CONTROL_ERR_MAX], tok[PATH_MAX + 16];
 
+	/* TCP needs a token; seckillctl finds its file in the environment */
+	snprintf(tok, sizeof(tok), "%s/admin.token", F.dir);
+	ck_assert_int_eq(sk_test_write_file(tok, DAY2_TOKEN "\n", 0600), 0);
+	ck_assert_int_eq(setenv("SECKILLCTL_TOKEN_FILE", tok, 1), 0);
+	struct sk_admin_conf ac = {.tcp = true, .token_file = tok};
 	ck_assert_int_eq(sk_admin_start(&F.adm, F.ctl, &ac, err, sizeof(err)), 0);
 	snprintf(F.port, sizeof(F.port), "%u", sk_admin_port(F.adm));
 }
@@ -263,7 +269,9 @@ raw_get(const char *target, char *body, size_t cap)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	int n = snprintf(req, sizeof(req),
-			 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", target);
+			 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " DAY2_TOKEN
+			 "\r\nConnection: close\r\n\r\n",
+			 target);
 	ck_assert_int_eq(write(fd, req, (size_t)n), n);
 	for (int i = 0; i < 1000 && len + 1 < sizeof(buf); i++) { /* until the server closes */
 		ssize_t got = read(fd, buf + len, sizeof(buf) - 1 - len);
