@@ -181,7 +181,7 @@ refused(unsigned got, unsigned want, json_t **jp, const char *what)
 static uint64_t
 stored_order(uint32_t epoch, uint32_t item, uint64_t user)
 {
-	struct sk_order_rec r = {.id = sk_order_id_make(epoch, 0, 1),
+	struct sk_order_rec r = {.id = sk_order_id_make(epoch, 0, 0, 1),
 				 .user = user,
 				 .price = 500,
 				 .time_ns = T0,
