@@ -72,6 +72,7 @@ struct opts {
 	const char *kafka_orders, *kafka_events;
 	const char *kafka_payments; /* topic consumed; NULL = the default */
 	const char *kafka_group;    /* its consumer group; NULL = the default */
+	const char *kafka_config;   /* librdkafka properties file; NULL = none */
 	char *redis;		    /* cluster member: "HOST:PORT" or "unix:PATH"; NULL = alone */
 	const char *member;
 	char *members;
@@ -101,7 +102,11 @@ usage(FILE *f)
 		"  --kafka-payments-topic T  topic of payments and refunds consumed "
 		"(default " SK_PAYMENTS_TOPIC_DEFAULT ")\n"
 		"  --kafka-payments-group G  its consumer group (default " SK_PAYMENTS_GROUP_DEFAULT
-		")\n"
+		";\n"
+		"                          a cluster member's: " SK_PAYMENTS_GROUP_DEFAULT "-ID)\n"
+		"  --kafka-config FILE     librdkafka properties (security.protocol, sasl.*, "
+		"ssl.*)\n"
+		"                          of every Kafka client; mode 600 if it holds a secret\n"
 		"  --redis HOST:PORT|unix:PATH  be a cluster member: lease cluster sales' units\n"
 		"                          from this Redis (docs/cluster.md)\n"
 		"  --cluster-member ID     this member's id ([a-z0-9_-], 1..32 chars)\n"
@@ -136,6 +141,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_KAFKA_EVENTS,
 		O_KAFKA_PAYMENTS,
 		O_KAFKA_GROUP,
+		O_KAFKA_CONFIG,
 		O_REDIS,
 		O_MEMBER,
 		O_MEMBERS,
@@ -157,6 +163,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"kafka-events-topic", required_argument, NULL, O_KAFKA_EVENTS},
 		{"kafka-payments-topic", required_argument, NULL, O_KAFKA_PAYMENTS},
 		{"kafka-payments-group", required_argument, NULL, O_KAFKA_GROUP},
+		{"kafka-config", required_argument, NULL, O_KAFKA_CONFIG},
 		{"redis", required_argument, NULL, O_REDIS},
 		{"cluster-member", required_argument, NULL, O_MEMBER},
 		{"cluster-members", required_argument, NULL, O_MEMBERS},
@@ -234,6 +241,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 				bad = c == O_KAFKA_ORDERS ? "--kafka-orders-topic"
 							  : "--kafka-events-topic";
 			break;
+		case O_KAFKA_CONFIG:
+			o->kafka_config = optarg;
+			if (optarg[0] == '\0')
+				bad = "--kafka-config";
+			break;
 		case O_REDIS:
 			o->redis = optarg;
 			break;
@@ -301,6 +313,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 			"--cluster-members together (see --help)\"");
 		return -1;
 	}
+	if (o->kafka_config != NULL && o->kafka == NULL) {
+		sk_logf(SK_LOG_ERROR, "usage", "msg=\"--kafka-config needs --kafka (see --help)\"");
+		return -1;
+	}
 	if (o->admin_port == 0 && o->admin_socket == NULL)
 		sk_logf(SK_LOG_NOTICE, "config",
 			"msg=\"admin API disabled (--admin-port 0 and no --admin-socket)\"");
@@ -308,26 +324,28 @@ parse_opts(int argc, char **argv, struct opts *o)
 }
 
 /*
- * member_start - the cluster member of @o (nothing without --redis): 0, or
- * -1 with the reason logged.
+ * member_conf - the cluster member's settings of @o into @p mc and its
+ * number into @p number (0: standalone, without --redis): 0, or -1 with
+ * the reason logged. Before the attach: the arena's member must match.
  */
 static int
-member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
+member_conf(struct opts *o, struct sk_member_conf *mc, uint32_t *number)
 {
-	struct sk_member_conf mc = {.redis = {.member = o->member, .timeout_ms = 1000},
-				    .idle_ns = o->idle_ms * 1000000};
 	int rc;
 
+	*mc = (struct sk_member_conf){.redis = {.member = o->member, .timeout_ms = 1000},
+				      .idle_ns = o->idle_ms * 1000000};
+	*number = 0;
 	if (o->redis == NULL)
 		return 0;
-	if (sk_member_parse_redis(o->redis, &mc.redis) != 0) {
+	if (sk_member_parse_redis(o->redis, &mc->redis) != 0) {
 		sk_logf(SK_LOG_ERROR, "usage",
 			"value=%s msg=\"bad value for --redis: HOST:PORT or unix:PATH (see "
 			"--help)\"",
 			o->redis);
 		return -1;
 	}
-	rc = sk_member_parse_members(o->members, &mc);
+	rc = sk_member_parse_members(o->members, mc);
 	if (rc != 0) {
 		sk_logf(SK_LOG_ERROR, "usage", "msg=\"bad value for --cluster-members\" err=%s",
 			rc == -E2BIG
@@ -335,19 +353,38 @@ member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
 				: "ids of [a-z0-9_-], 1..32 chars, comma-separated, no repeat");
 		return -1;
 	}
-	rc = sk_member_start(out, ctl, &mc);
+	*number = sk_member_number(mc);
+	if (*number == 0) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"msg=\"--cluster-member is not one of --cluster-members\"");
+		return -1;
+	}
+	return 0;
+}
+
+/* member_start - the cluster member of @p mc (nothing without --redis): 0, or -1 logged. */
+static int
+member_start(struct sk_member **out, struct sk_control *ctl, const struct opts *o,
+	     const struct sk_member_conf *mc)
+{
+	int rc;
+
+	if (o->redis == NULL)
+		return 0;
+	rc = sk_member_start(out, ctl, mc);
 	if (rc != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "msg=\"cannot start the cluster member\" err=%s",
 			rc == -EINVAL ? "--cluster-member is not one of --cluster-members"
 				      : strerror(-rc));
 		return -1;
 	}
-	if (mc.redis.unix_path != NULL)
-		sk_logf(SK_LOG_INFO, "cluster", "member=%s members=%u redis=unix:%s", o->member,
-			mc.nmembers, mc.redis.unix_path);
+	if (mc->redis.unix_path != NULL)
+		sk_logf(SK_LOG_INFO, "cluster", "member=%s number=%u members=%u redis=unix:%s",
+			o->member, sk_member_number(mc), mc->nmembers, mc->redis.unix_path);
 	else
-		sk_logf(SK_LOG_INFO, "cluster", "member=%s members=%u redis=%s:%d", o->member,
-			mc.nmembers, mc.redis.host, mc.redis.port);
+		sk_logf(SK_LOG_INFO, "cluster", "member=%s number=%u members=%u redis=%s:%d",
+			o->member, sk_member_number(mc), mc->nmembers, mc->redis.host,
+			mc->redis.port);
 	return 0;
 }
 
@@ -568,6 +605,9 @@ main(int argc, char **argv)
 	struct sk_exporter *exporter = NULL;
 	struct sk_payments *payments = NULL;
 	struct sk_member *member = NULL;
+	struct sk_kafka_props *kprops = NULL;
+	struct sk_member_conf mc;
+	uint32_t member_number;
 	char **ev = NULL;
 	struct opts o;
 	int dd = argc, eal_argc, rc, status = EXIT_FAILURE, lock_fd = -1;
@@ -584,6 +624,16 @@ main(int argc, char **argv)
 	rc = parse_opts(argc - app_first, argv + app_first, &o);
 	if (rc != 0)
 		return rc > 0 ? EXIT_SUCCESS : 2;
+	if (member_conf(&o, &mc, &member_number) != 0)
+		return 2;
+	if (o.kafka_config != NULL) {
+		char err[SK_KAFKA_CONF_ERR_MAX];
+
+		if (sk_kafka_props_load(&kprops, o.kafka_config, err, sizeof(err)) != 0) {
+			sk_logf(SK_LOG_ERROR, "config", "option=--kafka-config err=\"%s\"", err);
+			return 2;
+		}
+	}
 
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -621,6 +671,7 @@ main(int argc, char **argv)
 		.pay_timeout_ns = o.pay_timeout_s > 0 ? o.pay_timeout_s * S : -1,
 		.batch_max = o.batch_max,
 		.batch_linger_ns = o.batch_us * 1000,
+		.member = member_number,
 	};
 	if (attach(&ctl, &cc) != 0)
 		goto out;
@@ -628,15 +679,19 @@ main(int argc, char **argv)
 		char err[SK_EXPORT_ERR_MAX];
 		struct sk_export_conf kc = {.bootstrap = o.kafka,
 					    .orders_topic = o.kafka_orders,
-					    .events_topic = o.kafka_events};
+					    .events_topic = o.kafka_events,
+					    .props = kprops};
 		if (sk_exporter_start(&exporter, sk_control_store(ctl), &kc, err, sizeof(err)) !=
 		    0) {
 			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 			goto out;
 		}
 		sk_control_metrics_extra(ctl, export_metrics, exporter);
-		struct sk_payments_conf pc = {
-			.bootstrap = o.kafka, .topic = o.kafka_payments, .group = o.kafka_group};
+		struct sk_payments_conf pc = {.bootstrap = o.kafka,
+					      .topic = o.kafka_payments,
+					      .group = o.kafka_group,
+					      .member = o.member,
+					      .props = kprops};
 		if (sk_payments_start(&payments, ctl, &pc, err, sizeof(err)) != 0) {
 			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 			goto out;
@@ -644,7 +699,7 @@ main(int argc, char **argv)
 	}
 
 	/* Before the admin API: it reads the member. */
-	if (member_start(&member, ctl, &o) != 0)
+	if (member_start(&member, ctl, &o, &mc) != 0)
 		goto out;
 	if (o.admin_port != 0 || o.admin_socket != NULL) {
 		char err[SK_CONTROL_ERR_MAX];
@@ -660,9 +715,9 @@ main(int argc, char **argv)
 	if (o.admin_port != 0)
 		snprintf(where, sizeof(where), "127.0.0.1:%u", o.admin_port);
 	sk_logf(SK_LOG_NOTICE, "ready",
-		"msg=attached lcores=%u epoch=%" PRIu32
+		"msg=attached lcores=%u epoch=%" PRIu32 " member=%" PRIu32
 		" store=%s admin=%s admin_socket=%s kafka=%s",
-		sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store, where,
+		sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, member_number, o.store, where,
 		o.admin_socket != NULL ? o.admin_socket : "off", o.kafka != NULL ? o.kafka : "off");
 
 	preheat(ctl, sk_clock_ns(CLOCK_REALTIME));
@@ -684,6 +739,7 @@ out:
 	/* What the final drain committed goes out too (bounded). */
 	sk_exporter_stop(exporter, 5000);
 	sk_control_close(ctl);
+	sk_kafka_props_free(kprops);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	if (eal_up)

@@ -15,7 +15,7 @@
 
 static const char usage_produce[] =
 	"usage: seckill-kafka produce --bootstrap LIST --topic NAME [--partition P]\n"
-	"                             [--timeout-ms T] KEY=VALUE...\n"
+	"                             [--timeout-ms T] [--kafka-config FILE] KEY=VALUE...\n"
 	"\n"
 	"Produce one message per KEY=VALUE argument, in order (idempotent producer,\n"
 	"acks=all), split at the first '='; an empty KEY sends no key.\n"
@@ -25,6 +25,8 @@ static const char usage_produce[] =
 	"  --partition P      partition to write to (default: by key)\n"
 	"  --timeout-ms T     give up on undelivered messages after T ms\n"
 	"                     (default 5000)\n"
+	"  --kafka-config FILE  librdkafka properties (security.protocol, sasl.*,\n"
+	"                     ssl.*); mode 600 if it holds a secret\n"
 	"\n"
 	"Exit 0 when every message was delivered, 1 otherwise.\n";
 
@@ -33,6 +35,7 @@ struct produce_opts {
 	const char *topic;
 	long partition; /* RD_KAFKA_PARTITION_UA: by key */
 	long timeout_ms;
+	const char *kafka_config;
 };
 
 static const struct opt produce_opts_table[] = {
@@ -40,6 +43,7 @@ static const struct opt produce_opts_table[] = {
 	STR_OPT("topic", produce_opts, topic),
 	LONG_OPT("partition", produce_opts, partition, 0, MAX_PARTITIONS - 1, NULL),
 	LONG_OPT("timeout-ms", produce_opts, timeout_ms, 1, MAX_TIMEOUT_MS, NULL),
+	STR_OPT("kafka-config", produce_opts, kafka_config),
 };
 
 static const struct cmd produce_cmd = {"produce", usage_produce, true, produce_opts_table,
@@ -101,7 +105,8 @@ kafka_cmd_produce(int argc, char **argv)
 	conf = rd_kafka_conf_new();
 	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
 	rd_kafka_conf_set_opaque(conf, &st);
-	rk = kafka_client_new(RD_KAFKA_PRODUCER, conf, o.bootstrap, PROG "-produce", conf_kv);
+	rk = kafka_client_new(RD_KAFKA_PRODUCER, conf, o.bootstrap, PROG "-produce", conf_kv,
+			      o.kafka_config);
 	if (!rk)
 		return EXIT_FAILURE;
 
