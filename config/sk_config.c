@@ -85,7 +85,7 @@ static const struct key seckill_keys[] = {
 	{"token_skew_s", KEY_U32, CFG(token_skew_s), 0, 86400},
 	{"max_items", KEY_U32, CFG(max_items), 1, 65536},
 	{"dedup_slots", KEY_U64, CFG(dedup_slots), 1024, UINT64_C(1) << 31},
-	{"status_bits", KEY_U32, CFG(status_bits), 10, 26},
+	{"status_bits", KEY_U32, CFG(status_bits), 10, 23}, /* SK_ORDER_SEQ_BITS */
 	{"order_ring", KEY_U32_POW2, CFG(order_ring), 64, 1u << 24},
 	{"ack", KEY_ACK, CFG(ack), 0, 0},
 	{"ack_wait_ms", KEY_U32, CFG(ack_wait_ms), 1, 60000},
@@ -97,6 +97,11 @@ static const struct key seckill_keys[] = {
 	{"ip_rate", KEY_U64, CFG(ip_rate), 0, RATE_MAX},
 	{"ip_burst", KEY_U64, CFG(ip_burst), 0, RATE_MAX},
 	{"ip_slots", KEY_U32_POW2Z, CFG(ip_slots), 4, 1u << 26},
+};
+
+/* [cluster]: the member number is in every order id (sk_order.h). */
+static const struct key cluster_keys[] = {
+	{"member_id", KEY_U32, CFG(member_id), 0, 31}, /* SK_ORDER_MEMBER_MAX */
 };
 
 static const struct key item_keys[] = {
@@ -125,6 +130,7 @@ static const struct section sections[] = {
 	[SEC_TCP] = {"tcp", tcp_keys, SK_ARRAY_SIZE(tcp_keys)},
 	[SEC_HTTP] = {"http", http_keys, SK_ARRAY_SIZE(http_keys)},
 	[SEC_SECKILL] = {"seckill", seckill_keys, SK_ARRAY_SIZE(seckill_keys)},
+	[SEC_CLUSTER] = {"cluster", cluster_keys, SK_ARRAY_SIZE(cluster_keys)},
 };
 
 #define ITEM_PREFIX "item."
@@ -285,8 +291,7 @@ check_section_line(struct load_ctx *ctx, const char *s)
 	if (id < 0) {
 		sk_config_fail(ctx, ctx->line,
 			       "unknown section [%s] (known: dataplane, port0..port%d, tcp, http, "
-			       "seckill, "
-			       "item.<id>)",
+			       "seckill, cluster, item.<id>)",
 			       name, SK_CONFIG_MAX_PORTS - 1);
 		return false;
 	}

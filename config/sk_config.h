@@ -202,6 +202,9 @@ struct sk_config {
 	uint64_t ip_rate, ip_burst;	      /**< buys/s of one client IP per lcore; 0 = off */
 	uint32_t ip_slots; /**< per-IP limiter entries per lcore (power of 2); 0 = IP limit off */
 
+	/* [cluster] */
+	uint32_t member_id; /**< cluster member number in the order ids, 0..31; 0 = standalone */
+
 	/* [item.<id>], in file order */
 	uint32_t nb_items;
 	struct sk_config_item items[SK_CONFIG_MAX_ITEMS];

@@ -53,6 +53,7 @@ enum section_id {
 	SEC_TCP,
 	SEC_HTTP,
 	SEC_SECKILL,
+	SEC_CLUSTER,
 	SEC_PORT0,
 	SEC_ITEM = SEC_PORT0 + SK_CONFIG_MAX_PORTS, /* every [item.<id>]: see cur_item */
 	SEC_MAX

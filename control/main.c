@@ -78,6 +78,7 @@ struct opts {
 	const char *pay_key_file;   /* keys of the payment signatures */
 	int64_t pay_retention_s;    /* the payments topic's retention */
 	int64_t pay_requests_age_s; /* the request table's max age */
+	const char *kafka_config;   /* librdkafka properties file; NULL = none */
 	char *redis;		    /* cluster member: "HOST:PORT" or "unix:PATH"; NULL = alone */
 	const char *redis_user, *redis_pass_file; /* Redis AUTH; NULL = none */
 	const char *member;
@@ -112,7 +113,11 @@ usage(FILE *f)
 		"  --kafka-payments-topic T  topic of payments and refunds consumed "
 		"(default " SK_PAYMENTS_TOPIC_DEFAULT ")\n"
 		"  --kafka-payments-group G  its consumer group (default " SK_PAYMENTS_GROUP_DEFAULT
-		")\n"
+		";\n"
+		"                          a cluster member's: " SK_PAYMENTS_GROUP_DEFAULT "-ID)\n"
+		"  --kafka-config FILE     librdkafka properties (security.protocol, sasl.*, "
+		"ssl.*)\n"
+		"                          of every Kafka client; mode 600 if it holds a secret\n"
 		"  --payments-key-file PATH  keys that sign seckill.payments (required with\n"
 		"                          --kafka; docs/kafka.md, \"Signatures\")\n"
 		"  --kafka-payments-retention S  retention of that topic, seconds (default\n"
@@ -189,6 +194,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		O_KAFKA_EVENTS,
 		O_KAFKA_PAYMENTS,
 		O_KAFKA_GROUP,
+		O_KAFKA_CONFIG,
 		O_REDIS,
 		O_REDIS_USER,
 		O_REDIS_PASS,
@@ -216,6 +222,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"kafka-events-topic", required_argument, NULL, O_KAFKA_EVENTS},
 		{"kafka-payments-topic", required_argument, NULL, O_KAFKA_PAYMENTS},
 		{"kafka-payments-group", required_argument, NULL, O_KAFKA_GROUP},
+		{"kafka-config", required_argument, NULL, O_KAFKA_CONFIG},
 		{"redis", required_argument, NULL, O_REDIS},
 		{"redis-user", required_argument, NULL, O_REDIS_USER},
 		{"redis-password-file", required_argument, NULL, O_REDIS_PASS},
@@ -304,6 +311,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 			if (optarg[0] == '\0' || strlen(optarg) > 249)
 				bad = c == O_KAFKA_ORDERS ? "--kafka-orders-topic"
 							  : "--kafka-events-topic";
+			break;
+		case O_KAFKA_CONFIG:
+			o->kafka_config = optarg;
+			if (optarg[0] == '\0')
+				bad = "--kafka-config";
 			break;
 		case O_REDIS:
 			o->redis = optarg;
@@ -412,6 +424,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		sk_logf(SK_LOG_NOTICE, "config",
 			"option=--admin-token-file msg=\"no TCP listener (--admin-port): the "
 			"token is not used\"");
+	if (o->kafka_config != NULL && o->kafka == NULL) {
+		sk_logf(SK_LOG_ERROR, "usage", "msg=\"--kafka-config needs --kafka (see --help)\"");
+		return -1;
+	}
 	if (o->admin_port == 0 && o->admin_socket == NULL)
 		sk_logf(SK_LOG_NOTICE, "config",
 			"msg=\"admin API disabled (no --admin-port and --admin-socket none)\"");
@@ -419,30 +435,31 @@ parse_opts(int argc, char **argv, struct opts *o)
 }
 
 /*
- * member_start - the cluster member of @o (nothing without --redis): 0, or
- * -1 with the reason logged.
+ * member_conf - the cluster member's settings of @o into @p mc and its
+ * number into @p number (0: standalone, without --redis): 0, or -1 with
+ * the reason logged. Before the attach: the arena's member must match.
  */
 static int
-member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
+member_conf(struct opts *o, struct sk_member_conf *mc, uint32_t *number)
 {
-	struct sk_member_conf mc = {.redis = {.member = o->member,
-					      .timeout_ms = 1000,
-					      .user = o->redis_user,
-					      .password_file = o->redis_pass_file},
-				    .idle_ns = o->idle_ms * 1000000};
-	char err[512];
 	int rc;
 
+	*mc = (struct sk_member_conf){.redis = {.member = o->member,
+						.timeout_ms = 1000,
+						.user = o->redis_user,
+						.password_file = o->redis_pass_file},
+				      .idle_ns = o->idle_ms * 1000000};
+	*number = 0;
 	if (o->redis == NULL)
 		return 0;
-	if (sk_member_parse_redis(o->redis, &mc.redis) != 0) {
+	if (sk_member_parse_redis(o->redis, &mc->redis) != 0) {
 		sk_logf(SK_LOG_ERROR, "usage",
 			"value=%s msg=\"bad value for --redis: HOST:PORT or unix:PATH (see "
 			"--help)\"",
 			o->redis);
 		return -1;
 	}
-	rc = sk_member_parse_members(o->members, &mc);
+	rc = sk_member_parse_members(o->members, mc);
 	if (rc != 0) {
 		sk_logf(SK_LOG_ERROR, "usage", "msg=\"bad value for --cluster-members\" err=%s",
 			rc == -E2BIG
@@ -450,9 +467,28 @@ member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
 				: "ids of [a-z0-9_-], 1..32 chars, comma-separated, no repeat");
 		return -1;
 	}
+	*number = sk_member_number(mc);
+	if (*number == 0) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"msg=\"--cluster-member is not one of --cluster-members\"");
+		return -1;
+	}
+	return 0;
+}
+
+/* member_start - the cluster member of @p mc (nothing without --redis): 0, or -1 logged. */
+static int
+member_start(struct sk_member **out, struct sk_control *ctl, const struct opts *o,
+	     const struct sk_member_conf *mc)
+{
+	char err[512];
+	int rc;
+
+	if (o->redis == NULL)
+		return 0;
 	/* AUTH, noeviction, master_replid: refused now, with the reason; a
 	 * Redis that does not answer yet is tried again by the member. */
-	rc = sk_cpool_check(&mc.redis, err, sizeof(err));
+	rc = sk_cpool_check(&mc->redis, err, sizeof(err));
 	if (rc == -ENOTCONN || rc == -ETIMEDOUT) {
 		sk_logf(SK_LOG_WARN, "cluster",
 			"msg=\"Redis does not answer at start: the member keeps trying\" "
@@ -463,19 +499,20 @@ member_start(struct sk_member **out, struct sk_control *ctl, struct opts *o)
 			"msg=\"Redis refused for the cluster pool\" err=\"%s\"", err);
 		return -1;
 	}
-	rc = sk_member_start(out, ctl, &mc);
+	rc = sk_member_start(out, ctl, mc);
 	if (rc != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "msg=\"cannot start the cluster member\" err=%s",
 			rc == -EINVAL ? "--cluster-member is not one of --cluster-members"
 				      : strerror(-rc));
 		return -1;
 	}
-	if (mc.redis.unix_path != NULL)
-		sk_logf(SK_LOG_INFO, "cluster", "member=%s members=%u redis=unix:%s", o->member,
-			mc.nmembers, mc.redis.unix_path);
+	if (mc->redis.unix_path != NULL)
+		sk_logf(SK_LOG_INFO, "cluster", "member=%s number=%u members=%u redis=unix:%s",
+			o->member, sk_member_number(mc), mc->nmembers, mc->redis.unix_path);
 	else
-		sk_logf(SK_LOG_INFO, "cluster", "member=%s members=%u redis=%s:%d", o->member,
-			mc.nmembers, mc.redis.host, mc.redis.port);
+		sk_logf(SK_LOG_INFO, "cluster", "member=%s number=%u members=%u redis=%s:%d",
+			o->member, sk_member_number(mc), mc->nmembers, mc->redis.host,
+			mc->redis.port);
 	return 0;
 }
 
@@ -697,6 +734,9 @@ main(int argc, char **argv)
 	struct sk_payments *payments = NULL;
 	struct sk_paysig_keys *pay_keys = NULL;
 	struct sk_member *member = NULL;
+	struct sk_kafka_props *kprops = NULL;
+	struct sk_member_conf mc;
+	uint32_t member_number;
 	char **ev = NULL;
 	struct opts o;
 	int dd = argc, eal_argc, rc, status = EXIT_FAILURE, lock_fd = -1;
@@ -713,6 +753,16 @@ main(int argc, char **argv)
 	rc = parse_opts(argc - app_first, argv + app_first, &o);
 	if (rc != 0)
 		return rc > 0 ? EXIT_SUCCESS : 2;
+	if (member_conf(&o, &mc, &member_number) != 0)
+		return 2;
+	if (o.kafka_config != NULL) {
+		char err[SK_KAFKA_CONF_ERR_MAX];
+
+		if (sk_kafka_props_load(&kprops, o.kafka_config, err, sizeof(err)) != 0) {
+			sk_logf(SK_LOG_ERROR, "config", "option=--kafka-config err=\"%s\"", err);
+			return 2;
+		}
+	}
 
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -751,6 +801,7 @@ main(int argc, char **argv)
 		.batch_max = o.batch_max,
 		.batch_linger_ns = o.batch_us * 1000,
 		.requests_ttl_ns = o.pay_requests_age_s * S,
+		.member = member_number,
 	};
 	if (attach(&ctl, &cc) != 0)
 		goto out;
@@ -758,7 +809,8 @@ main(int argc, char **argv)
 		char err[SK_EXPORT_ERR_MAX];
 		struct sk_export_conf kc = {.bootstrap = o.kafka,
 					    .orders_topic = o.kafka_orders,
-					    .events_topic = o.kafka_events};
+					    .events_topic = o.kafka_events,
+					    .props = kprops};
 		if (sk_exporter_start(&exporter, sk_control_store(ctl), &kc, err, sizeof(err)) !=
 		    0) {
 			sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
@@ -773,6 +825,8 @@ main(int argc, char **argv)
 		struct sk_payments_conf pc = {.bootstrap = o.kafka,
 					      .topic = o.kafka_payments,
 					      .group = o.kafka_group,
+					      .member = o.member,
+					      .props = kprops,
 					      .keys = pay_keys,
 					      .max_age_ns = o.pay_requests_age_s * S};
 		if (sk_payments_start(&payments, ctl, &pc, err, sizeof(err)) != 0) {
@@ -782,7 +836,7 @@ main(int argc, char **argv)
 	}
 
 	/* Before the admin API: it reads the member. */
-	if (member_start(&member, ctl, &o) != 0)
+	if (member_start(&member, ctl, &o, &mc) != 0)
 		goto out;
 	if (o.admin_port != 0 || o.admin_socket != NULL) {
 		char err[SK_CONTROL_ERR_MAX];
@@ -799,9 +853,9 @@ main(int argc, char **argv)
 	if (o.admin_port != 0)
 		snprintf(where, sizeof(where), "127.0.0.1:%u", o.admin_port);
 	sk_logf(SK_LOG_NOTICE, "ready",
-		"msg=attached lcores=%u epoch=%" PRIu32
+		"msg=attached lcores=%u epoch=%" PRIu32 " member=%" PRIu32
 		" store=%s admin=%s admin_socket=%s kafka=%s",
-		sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, o.store, where,
+		sk_control_nrings(ctl), sk_control_shm(ctl)->epoch, member_number, o.store, where,
 		o.admin_socket != NULL ? o.admin_socket : "off", o.kafka != NULL ? o.kafka : "off");
 
 	preheat(ctl, sk_clock_ns(CLOCK_REALTIME));
@@ -824,6 +878,7 @@ out:
 	/* What the final drain committed goes out too (bounded). */
 	sk_exporter_stop(exporter, 5000);
 	sk_control_close(ctl);
+	sk_kafka_props_free(kprops);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	if (eal_up)

@@ -65,7 +65,8 @@ repair(struct sk_control *ctl)
 		uint32_t lim = UINT32_C(1) << ctl->status.bits;
 
 		for (uint32_t seq = 1; seq < settled && seq < lim; seq++) {
-			uint64_t id = sk_order_id_make(ctl->status.epoch, l, seq);
+			uint64_t id =
+				sk_order_id_make(ctl->status.epoch, ctl->status.member, l, seq);
 			unsigned nl = 0;
 
 			unsigned st = sk_status_get(&ctl->status, id);
@@ -128,6 +129,16 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 				   "control: ring of lcore %u missing or not single-consumer", l);
 			goto err;
 		}
+	if (shm->member != conf->member) {
+		sk_set_err(err, errlen,
+			   "control: the dataplane mints order ids as cluster member %" PRIu32
+			   " ([cluster] member_id), this control plane is member %" PRIu32
+			   " (0: standalone; else the position of --cluster-member in "
+			   "--cluster-members): make them match",
+			   shm->member, conf->member);
+		rc = -EXDEV;
+		goto err;
+	}
 	batch = conf->batch_max ? conf->batch_max : SK_CONTROL_BATCH_MAX_DEFAULT;
 	if (batch > (UINT32_C(1) << 24) || conf->batch_linger_ns < 0) {
 		sk_set_err(err, errlen,

@@ -89,6 +89,12 @@ struct sk_control_conf {
 	 * outlast the payments topic's retention (docs/kafka.md).
 	 */
 	int64_t requests_ttl_ns;
+	/**
+	 * This appliance's cluster member number (0: standalone; in a cluster,
+	 * the position of --cluster-member in --cluster-members, from 1). The
+	 * arena's must be the same: it is in every order id the dataplane mints.
+	 */
+	uint32_t member;
 };
 
 /** An open control plane. Opaque. */
@@ -122,8 +128,10 @@ struct sk_control;
  * @param[out] err     on error, a one-line description; may be NULL
  * @param[in]  errlen  bytes at @p err
  * @return 0, or -EINVAL (NULL argument, @p nrings mismatch, a ring that is
- *         not single-consumer, no store_dir, batch_max too large), -ENOMEM,
- *         or an error of sk_store_open() (-EPROTO, -EACCES, ...).
+ *         not single-consumer, no store_dir, batch_max too large),
+ *         -EXDEV (the arena's member number is not conf->member: the
+ *         dataplane's [cluster] member_id does not match this member),
+ *         -ENOMEM, or an error of sk_store_open() (-EPROTO, -EACCES, ...).
  */
 int sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *const *rings,
 		    unsigned nrings, const struct sk_control_conf *conf, char *err, size_t errlen);

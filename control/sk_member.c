@@ -90,6 +90,15 @@ sk_member_parse_members(char *s, struct sk_member_conf *conf)
 	return conf->nmembers > 0 ? 0 : -EINVAL;
 }
 
+uint32_t
+sk_member_number(const struct sk_member_conf *conf)
+{
+	for (uint32_t i = 0; conf->redis.member != NULL && i < conf->nmembers; i++)
+		if (strcmp(conf->members[i], conf->redis.member) == 0)
+			return i + 1;
+	return 0;
+}
+
 /* ------------------------------------------------------------ the loop */
 
 static void

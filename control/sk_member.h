@@ -57,6 +57,15 @@ int sk_member_parse_redis(char *s, struct sk_cpool_config *c);
 int sk_member_parse_members(char *s, struct sk_member_conf *conf);
 
 /**
+ * sk_member_number - this member's number: the position of
+ * @p conf->redis.member in @p conf->members, from 1 (so 1..16); 0 if it is
+ * not there. It is in every order id the member's dataplane mints
+ * ([cluster] member_id), so every member must be given the same
+ * --cluster-members in the same order. Pure; thread-safe.
+ */
+uint32_t sk_member_number(const struct sk_member_conf *conf);
+
+/**
  * sk_member_start - make @p ctl a cluster member (sk_control_cluster_enable())
  * and start its thread. Redis need not be up.
  * @param out  [out] the member, owned by the caller (sk_member_stop())

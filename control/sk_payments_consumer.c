@@ -294,16 +294,29 @@ run(void *arg)
 	return NULL;
 }
 
+const char *
+sk_payments_group(const struct sk_payments_conf *conf, char buf[SK_PAYMENTS_GROUP_MAX])
+{
+	if (conf->group != NULL)
+		snprintf(buf, SK_PAYMENTS_GROUP_MAX, "%s", conf->group);
+	else if (conf->member != NULL)
+		snprintf(buf, SK_PAYMENTS_GROUP_MAX, SK_PAYMENTS_GROUP_DEFAULT "-%s", conf->member);
+	else
+		snprintf(buf, SK_PAYMENTS_GROUP_MAX, SK_PAYMENTS_GROUP_DEFAULT);
+	return buf;
+}
+
 int
 sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 		  const struct sk_payments_conf *conf, char *err, size_t errlen)
 {
+	static const char *const reserved[] = {SK_PAYMENTS_RESERVED, NULL};
 	const char *topic = conf->topic != NULL ? conf->topic : SK_PAYMENTS_TOPIC_DEFAULT;
-	char e[256];
-	const char *kv[][2] = {
+	char e[256], group[SK_PAYMENTS_GROUP_MAX], why[SK_KAFKA_CONF_ERR_MAX];
+	const struct sk_kafka_kv kv[] = {
 		{"bootstrap.servers", conf->bootstrap},
 		{"client.id", "seckill-control-payments"},
-		{"group.id", conf->group != NULL ? conf->group : SK_PAYMENTS_GROUP_DEFAULT},
+		{"group.id", sk_payments_group(conf, group)},
 		{"enable.auto.commit", "false"},
 		{"enable.auto.offset.store", "false"},
 		{"auto.offset.reset", "earliest"},
@@ -315,8 +328,9 @@ sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 	rd_kafka_conf_t *kc;
 	int rc;
 
-	if (conf->bootstrap == NULL || strlen(topic) == 0 || strlen(topic) > NAME_MAX_LEN) {
-		sk_set_err(err, errlen, "payments: bad bootstrap servers or topic");
+	if (conf->bootstrap == NULL || strlen(topic) == 0 || strlen(topic) > NAME_MAX_LEN ||
+	    strlen(group) > NAME_MAX_LEN) {
+		sk_set_err(err, errlen, "payments: bad bootstrap servers, topic or group");
 		return -EINVAL;
 	}
 	if (conf->keys == NULL) {
@@ -336,13 +350,12 @@ sk_payments_start(struct sk_payments **out, struct sk_control *ctl,
 	c->max_age_ns = conf->max_age_ns;
 	snprintf(c->topic, sizeof(c->topic), "%s", topic);
 	sk_logfmt_kafka(kc);
-	for (size_t i = 0; i < SK_ARRAY_SIZE(kv); i++) {
-		if (rd_kafka_conf_set(kc, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {
-			sk_set_err(err, errlen, "payments: %s = %s: %s", kv[i][0], kv[i][1], e);
-			rd_kafka_conf_destroy(kc);
-			free(c);
-			return -EINVAL;
-		}
+	if (sk_kafka_conf_build(kc, kv, SK_ARRAY_SIZE(kv), reserved, conf->props, why,
+				sizeof(why)) != 0) {
+		sk_set_err(err, errlen, "payments: %s", why);
+		rd_kafka_conf_destroy(kc);
+		free(c);
+		return -EINVAL;
 	}
 	c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kc, e, sizeof(e));
 	if (c->rk == NULL) {

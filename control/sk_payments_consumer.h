@@ -44,12 +44,29 @@
 #include <stdint.h>
 
 #include "sk_control.h"
+#include "sk_kafka_conf.h"
 
 struct sk_paysig_keys;
 
-/** Default topic and consumer group. */
+/**
+ * Default topic and consumer group. A cluster member's default group is
+ * SK_PAYMENTS_GROUP_DEFAULT "-<member id>" (sk_payments_group()): every
+ * member reads every payment, and applies those of its own orders.
+ */
 #define SK_PAYMENTS_TOPIC_DEFAULT "seckill.payments"
 #define SK_PAYMENTS_GROUP_DEFAULT "seckill-control"
+/** Size of a buffer that holds any group sk_payments_group() writes. */
+#define SK_PAYMENTS_GROUP_MAX 256
+
+/**
+ * The consumer settings the payments consumer relies on without setting
+ * them, refused from --kafka-config (besides those it sets: client.id,
+ * group.id, enable.auto.commit, enable.auto.offset.store,
+ * auto.offset.reset, session.timeout.ms, heartbeat.interval.ms): reading
+ * uncommitted transactions, partition-EOF events, and a static member id
+ * that two control planes could share.
+ */
+#define SK_PAYMENTS_RESERVED "isolation.level", "enable.partition.eof", "group.instance.id"
 
 /** A running consumer thread. Opaque. */
 struct sk_payments;
@@ -58,12 +75,25 @@ struct sk_payments;
 struct sk_payments_conf {
 	const char *bootstrap; /**< bootstrap servers, "host:port[,...]" */
 	const char *topic;     /**< NULL = SK_PAYMENTS_TOPIC_DEFAULT */
-	const char *group;     /**< consumer group id; NULL = SK_PAYMENTS_GROUP_DEFAULT */
+	const char *group;     /**< consumer group id; NULL = sk_payments_group(member) */
+	const char *member;    /**< cluster member id, or NULL (standalone) */
+	/** --kafka-config's settings, or NULL; not owned, read by start only. */
+	const struct sk_kafka_props *props;
 	/** the keys that verify (required); must outlive the consumer */
 	const struct sk_paysig_keys *keys;
 	/** refuse messages signed longer ago (the request table's max age); 0 = no limit */
 	int64_t max_age_ns;
 };
+
+/**
+ * sk_payments_group - the consumer group of @p conf: conf->group if set,
+ * else SK_PAYMENTS_GROUP_DEFAULT, or SK_PAYMENTS_GROUP_DEFAULT "-MEMBER"
+ * for a cluster member (conf->member set), into @p buf.
+ * @return @p buf. Pure; thread-safe. @p buf holds SK_PAYMENTS_GROUP_MAX
+ *         bytes; a longer group (> 249 bytes: refused by sk_payments_start)
+ *         is cut.
+ */
+const char *sk_payments_group(const struct sk_payments_conf *conf, char buf[SK_PAYMENTS_GROUP_MAX]);
 
 /** What sk_payments_handle() made of one message. */
 enum sk_payments_verdict {

@@ -40,6 +40,7 @@ setup_seckill(struct dataplane *dp)
 		.dedup_slots = cfg->dedup_slots,
 		.status_bits = cfg->status_bits,
 		.epoch = (uint32_t)(dp->start_ns / 1000000000),
+		.member = cfg->member_id,
 	};
 	struct sk_ratelimit_config rlc;
 	bool limits = sk_dp_ratelimit_conf(dp, &rlc);
@@ -51,6 +52,11 @@ setup_seckill(struct dataplane *dp)
 		return sk_dp_fail(dp, -EINVAL,
 				  "dataplane.lcores: %u lcores, the stock engine has %d",
 				  dp->nb_lcores, SK_MAX_LCORES);
+	if (!sk_order_epoch_valid(sc.epoch))
+		return sk_dp_fail(dp, -EINVAL,
+				  "the clock (%" PRIu32 " s) is outside the order ids' "
+				  "epochs (2024-01-01 + 2^30 s)",
+				  sc.epoch);
 	size = sk_shm_size(&sc);
 	if (size == 0)
 		return sk_dp_fail(dp, -EINVAL, "seckill.dedup_slots: the arena size overflows");

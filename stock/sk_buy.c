@@ -143,7 +143,7 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 	}
 
 	uint32_t seq = lc->next_seq;
-	uint64_t id = sk_order_id_make(lc->status.epoch, lc->lcore, seq);
+	uint64_t id = sk_order_id_make(lc->status.epoch, lc->status.member, lc->lcore, seq);
 	for (i = 0; i < n; i++)
 		recs[i] = (struct sk_order_rec){
 			.id = id,

@@ -9,11 +9,15 @@
  *
  * Order id layout (most significant first):
  *
- *     | epoch: 32 bits | lcore: 6 bits | sequence: 26 bits |
+ *     | epoch: 30 bits | member: 5 bits | lcore: 6 bits | sequence: 23 bits |
  *
- * The epoch is the dataplane's start time in seconds, so ids from different
- * runs never collide; lcore and sequence index the status table directly.
- * Ids are never 0.
+ * The epoch is the dataplane's start time in unix seconds, stored as the
+ * seconds since SK_ORDER_EPOCH_BASE (2024-01-01 UTC; 30 bits last until
+ * 2058), so ids from different runs of one appliance never collide. The
+ * member is the appliance's number in a cluster (1..SK_ORDER_MEMBER_MAX; 0
+ * standalone), so two members that start in the same second never mint the
+ * same id. Lcore and sequence index the status table directly. Ids sort by
+ * run, then member, then lcore, then sequence; they are never 0.
  *
  * Thread-safety: the id helpers are pure. A status table may be read and
  * written from any thread (bytes are atomic); the dataplane lcore that owns
@@ -32,9 +36,19 @@
 
 struct rte_ring;
 
-#define SK_ORDER_SEQ_BITS   26
-#define SK_ORDER_LCORE_BITS 6
-#define SK_ORDER_SEQ_MAX    (UINT32_C(1) << SK_ORDER_SEQ_BITS)
+#define SK_ORDER_SEQ_BITS    23
+#define SK_ORDER_LCORE_BITS  6
+#define SK_ORDER_MEMBER_BITS 5
+#define SK_ORDER_EPOCH_BITS  30
+#define SK_ORDER_SEQ_MAX     (UINT32_C(1) << SK_ORDER_SEQ_BITS)
+/** Largest member number an id carries (0: standalone). */
+#define SK_ORDER_MEMBER_MAX ((1u << SK_ORDER_MEMBER_BITS) - 1)
+/** Unix second of epoch field 0: 2024-01-01T00:00:00Z. */
+#define SK_ORDER_EPOCH_BASE   UINT32_C(1704067200)
+#define SK_ORDER_MEMBER_SHIFT (SK_ORDER_SEQ_BITS + SK_ORDER_LCORE_BITS)
+#define SK_ORDER_EPOCH_SHIFT  (SK_ORDER_MEMBER_SHIFT + SK_ORDER_MEMBER_BITS)
+
+_Static_assert(SK_ORDER_EPOCH_SHIFT + SK_ORDER_EPOCH_BITS == 64, "order id must fill 64 bits");
 
 /** What became of an order. Stored as one byte. */
 enum sk_order_status {
@@ -87,19 +101,44 @@ sk_order_cart_len(const struct sk_order_rec *r, size_t left)
 	return len;
 }
 
-/** sk_order_id_make - build an id; @p epoch must be non-zero. */
-static inline uint64_t
-sk_order_id_make(uint32_t epoch, unsigned lcore, uint32_t seq)
+/**
+ * sk_order_epoch_valid - true if @p epoch (unix seconds) can be an id's
+ * run: after SK_ORDER_EPOCH_BASE and less than 2^30 s after it.
+ */
+static inline bool
+sk_order_epoch_valid(uint32_t epoch)
 {
-	return (uint64_t)epoch << 32 | (uint64_t)lcore << SK_ORDER_SEQ_BITS |
+	return epoch > SK_ORDER_EPOCH_BASE &&
+	       (uint64_t)epoch - SK_ORDER_EPOCH_BASE < (UINT64_C(1) << SK_ORDER_EPOCH_BITS);
+}
+
+/**
+ * sk_order_id_make - build an id. Pure.
+ * @param epoch   the run, unix seconds; sk_order_epoch_valid() must hold
+ * @param member  the cluster member number, 0..SK_ORDER_MEMBER_MAX
+ * @param lcore   the lcore, < 2^SK_ORDER_LCORE_BITS
+ * @param seq     the lcore's sequence; bits above SK_ORDER_SEQ_BITS are dropped
+ */
+static inline uint64_t
+sk_order_id_make(uint32_t epoch, unsigned member, unsigned lcore, uint32_t seq)
+{
+	return (uint64_t)(epoch - SK_ORDER_EPOCH_BASE) << SK_ORDER_EPOCH_SHIFT |
+	       (uint64_t)member << SK_ORDER_MEMBER_SHIFT | (uint64_t)lcore << SK_ORDER_SEQ_BITS |
 	       (seq & (SK_ORDER_SEQ_MAX - 1));
 }
 
-/** sk_order_id_epoch - the run that made @p id. */
+/** sk_order_id_epoch - the run that made @p id, unix seconds. */
 static inline uint32_t
 sk_order_id_epoch(uint64_t id)
 {
-	return (uint32_t)(id >> 32);
+	return (uint32_t)(id >> SK_ORDER_EPOCH_SHIFT) + SK_ORDER_EPOCH_BASE;
+}
+
+/** sk_order_id_member - the cluster member number that made @p id (0: standalone). */
+static inline unsigned
+sk_order_id_member(uint64_t id)
+{
+	return (unsigned)(id >> SK_ORDER_MEMBER_SHIFT) & SK_ORDER_MEMBER_MAX;
 }
 
 /** sk_order_id_lcore - the lcore that made @p id. */
@@ -136,13 +175,14 @@ bool sk_order_transition_ok(unsigned from, unsigned to);
 struct sk_status {
 	_Atomic uint8_t *base; /**< nlcores << bits bytes */
 	uint32_t nlcores;
-	uint32_t bits;	/**< log2 of the bytes per lcore */
-	uint32_t epoch; /**< only ids of this epoch are in the table */
+	uint32_t bits;	 /**< log2 of the bytes per lcore */
+	uint32_t epoch;	 /**< only ids of this epoch are in the table */
+	uint32_t member; /**< ... and of this member number */
 };
 
 /**
  * sk_status_slot - the status byte of @p id, or NULL if @p id is not of this
- * table's epoch or out of its range.
+ * table's epoch and member or out of its range.
  */
 static inline _Atomic uint8_t *
 sk_status_slot(const struct sk_status *st, uint64_t id)
@@ -150,7 +190,8 @@ sk_status_slot(const struct sk_status *st, uint64_t id)
 	unsigned lc = sk_order_id_lcore(id);
 	uint32_t seq = sk_order_id_seq(id);
 
-	if (sk_order_id_epoch(id) != st->epoch || lc >= st->nlcores || seq >> st->bits)
+	if (sk_order_id_epoch(id) != st->epoch || sk_order_id_member(id) != st->member ||
+	    lc >= st->nlcores || seq >> st->bits)
 		return NULL;
 	return &st->base[((size_t)lc << st->bits) + seq];
 }

@@ -86,6 +86,9 @@ sk_shm_abi_fingerprint(void)
 		SK_SHM_LAT_BUCKETS,
 		SK_ORDER_SEQ_BITS,
 		SK_ORDER_LCORE_BITS,
+		SK_ORDER_MEMBER_BITS,
+		SK_ORDER_EPOCH_BITS,
+		SK_ORDER_EPOCH_BASE,
 		/* the header */
 		SZ(sk_shm),
 		OFF(sk_shm, magic),
@@ -104,6 +107,7 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_shm, status_off),
 		OFF(sk_shm, dedup_used),
 		OFF(sk_shm, nitems),
+		OFF(sk_shm, member),
 		OFF(sk_shm, progress),
 		OFF(sk_shm, lstats),
 		/* the per-lcore blocks */
@@ -216,7 +220,8 @@ conf_valid(const struct sk_shm_conf *c)
 {
 	return c->nlcores >= 1 && c->nlcores <= SK_MAX_LCORES && c->max_items >= 1 &&
 	       c->max_items <= (UINT32_C(1) << 20) && c->dedup_slots >= SK_SHM_DEDUP_MIN &&
-	       c->status_bits >= 10 && c->status_bits <= SK_ORDER_SEQ_BITS && c->epoch != 0;
+	       c->status_bits >= 10 && c->status_bits <= SK_ORDER_SEQ_BITS &&
+	       sk_order_epoch_valid(c->epoch) && c->member <= SK_ORDER_MEMBER_MAX;
 }
 
 size_t
@@ -248,6 +253,7 @@ sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
 	shm->index_mask = l.index_mask;
 	shm->status_bits = conf->status_bits;
 	shm->epoch = conf->epoch;
+	shm->member = conf->member;
 	shm->size = l.size;
 	shm->items_off = l.items_off;
 	shm->index_off = l.index_off;
@@ -426,4 +432,5 @@ sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
 	st->nlcores = shm->nlcores;
 	st->bits = shm->status_bits;
 	st->epoch = shm->epoch;
+	st->member = shm->member;
 }

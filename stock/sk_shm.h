@@ -47,7 +47,8 @@ struct sk_shm_conf {
 	uint32_t max_items;   /**< item slots, >= 1 */
 	uint64_t dedup_slots; /**< dedup slots shared by all items, >= SK_SHM_DEDUP_MIN */
 	uint32_t status_bits; /**< log2 of orders per lcore per run, 10..SK_ORDER_SEQ_BITS */
-	uint32_t epoch;	      /**< this run's order-id epoch, non-zero */
+	uint32_t epoch;	      /**< this run's order-id epoch, unix s: sk_order_epoch_valid() */
+	uint32_t member;      /**< cluster member number, 0..SK_ORDER_MEMBER_MAX (0: standalone) */
 };
 
 /**

@@ -32,7 +32,7 @@
  * ABI version of the arena: bump it on any change the layout fingerprint
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
-#define SK_SHM_VERSION 5 /* 5: cluster items; 4: item state paused, end_ns moved */
+#define SK_SHM_VERSION 6 /* 6: member, order id layout; 5: cluster items; 4: item state paused */
 
 /**
  * How far the control plane got with one lcore's orders: every order of
@@ -137,9 +137,10 @@ struct sk_shm {
 	uint64_t index_off; /**< _Atomic uint32_t[index_mask + 1]: item index + 1, 0 = empty */
 	uint64_t dedup_off; /**< struct sk_dedup_slot[dedup_slots] */
 	uint64_t dedup_slots;
-	uint64_t status_off;				 /**< uint8_t[nlcores << status_bits] */
-	_Atomic uint64_t dedup_used;			 /**< slots already handed to items */
-	_Atomic uint32_t nitems;			 /**< items published so far */
+	uint64_t status_off;	     /**< uint8_t[nlcores << status_bits] */
+	_Atomic uint64_t dedup_used; /**< slots already handed to items */
+	_Atomic uint32_t nitems;     /**< items published so far */
+	uint32_t member;	     /**< cluster member number of the ids (0: standalone) */
 	struct sk_shm_progress progress[SK_MAX_LCORES];	 /**< per lcore */
 	struct sk_shm_lcore_stats lstats[SK_MAX_LCORES]; /**< per dataplane lcore */
 };

@@ -28,6 +28,7 @@ struct sk_export {
 	rd_kafka_t *rk;
 	rd_kafka_topic_t *orders, *events;
 	char orders_name[256], events_name[256], bootstrap[1024];
+	const struct sk_kafka_props *props; /* --kafka-config, not owned */
 
 	uint8_t *slot; /* window states */
 	uint64_t mask; /* window - 1 */
@@ -94,9 +95,10 @@ producer_free(struct sk_export *ex)
 static int
 producer_new(struct sk_export *ex, char *err, size_t errlen)
 {
-	char e[256], q[32];
+	static const char *const reserved[] = {SK_EXPORT_RESERVED, NULL};
+	char e[256], q[32], why[SK_KAFKA_CONF_ERR_MAX];
 	rd_kafka_conf_t *c = rd_kafka_conf_new();
-	const char *kv[][2] = {
+	const struct sk_kafka_kv kv[] = {
 		{"bootstrap.servers", ex->bootstrap},
 		{"client.id", "seckill-control"},
 		{"enable.idempotence", "true"},
@@ -110,12 +112,11 @@ producer_new(struct sk_export *ex, char *err, size_t errlen)
 	sk_logfmt_kafka(c);
 	snprintf(q, sizeof(q), "%" PRIu64,
 		 (ex->mask + 1) * 2 < 10000000 ? (ex->mask + 1) * 2 : 10000000);
-	for (size_t i = 0; i < SK_ARRAY_SIZE(kv); i++) {
-		if (rd_kafka_conf_set(c, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {
-			sk_set_err(err, errlen, "kafka: %s = %s: %s", kv[i][0], kv[i][1], e);
-			rd_kafka_conf_destroy(c);
-			return -EINVAL;
-		}
+	if (sk_kafka_conf_build(c, kv, SK_ARRAY_SIZE(kv), reserved, ex->props, why, sizeof(why)) !=
+	    0) {
+		sk_set_err(err, errlen, "kafka: %s", why);
+		rd_kafka_conf_destroy(c);
+		return -EINVAL;
 	}
 	rd_kafka_conf_set_dr_msg_cb(c, on_delivery);
 	rd_kafka_conf_set_opaque(c, ex);
@@ -160,6 +161,7 @@ sk_export_open(struct sk_export **out, struct sk_store *st, const struct sk_expo
 	}
 	ex->st = st;
 	ex->mask = window - 1;
+	ex->props = conf->props;
 	ex->every_ns = conf->cursor_every_ns > 0 ? conf->cursor_every_ns : INT64_C(1000000000);
 	snprintf(ex->bootstrap, sizeof(ex->bootstrap), "%s", conf->bootstrap);
 	snprintf(ex->orders_name, sizeof(ex->orders_name), "%s",

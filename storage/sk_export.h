@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "sk_kafka_conf.h"
 #include "sk_store.h"
 
 /** The store cursor of the exporter: last event delivered (0: none). */
@@ -50,7 +51,26 @@ struct sk_export_conf {
 	const char *events_topic; /**< NULL: SK_EXPORT_EVENTS_TOPIC */
 	uint32_t window;	  /**< in-flight events, power of two; 0: default */
 	int64_t cursor_every_ns;  /**< least time between two cursor writes; 0: 1 s */
+	/**
+	 * librdkafka settings of --kafka-config (security.protocol, sasl.*,
+	 * ssl.*), or NULL; not owned, must outlive the exporter (a producer
+	 * replaced after a fatal error takes them again). Refused in it:
+	 * SK_EXPORT_RESERVED and the keys the exporter sets itself.
+	 */
+	const struct sk_kafka_props *props;
 };
+
+/**
+ * The producer settings the exporter relies on without setting them, and
+ * so refuses from --kafka-config (besides those it sets: client.id,
+ * enable.idempotence, message.timeout.ms, linger.ms,
+ * queue.buffering.max.messages): the idempotent producer's acks, retries,
+ * in-flight requests and ordering, and a partitioner that keeps one key on
+ * one partition.
+ */
+#define SK_EXPORT_RESERVED                                                                         \
+	"acks", "max.in.flight", "retries", "enable.gapless.guarantee", "transactional.id",        \
+		"partitioner"
 
 /** An exporter. Opaque. */
 struct sk_export;

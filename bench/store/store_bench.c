@@ -180,7 +180,7 @@ run_one(const char *base, unsigned batch, double seconds, uint64_t max_orders, b
 		for (unsigned i = 0; i < batch; i++, n++) {
 			unsigned lc = (unsigned)(n % 4);
 			recs[i] = (struct sk_order_rec){
-				.id = sk_order_id_make(epoch, lc, (uint32_t)seq[lc]++),
+				.id = sk_order_id_make(epoch, 0, lc, (uint32_t)seq[lc]++),
 				.user = n + 1,
 				.price = 9900,
 				.time_ns = wall_ns(),
@@ -261,7 +261,7 @@ preheat_user(uint64_t i)
 static uint64_t
 preheat_order(uint32_t epoch, uint64_t i)
 {
-	return sk_order_id_make(epoch, (unsigned)(i % PREHEAT_LCORES),
+	return sk_order_id_make(epoch, 0, (unsigned)(i % PREHEAT_LCORES),
 				(uint32_t)(i / PREHEAT_LCORES));
 }
 

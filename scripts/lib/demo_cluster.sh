@@ -215,6 +215,9 @@ dc_up() {
 			store = $work/store-$m
 			ack = durable
 			ack_wait_ms = 3000
+
+			[cluster]
+			member_id = $([ "$m" = a ] && echo 1 || echo 2)
 		EOF
 	} >"$work/cluster-$m.ini"
 	DC_UP+=("$m")

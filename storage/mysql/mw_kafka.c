@@ -51,7 +51,8 @@ int
 mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw_metrics *mt,
 	      char *err, size_t errlen)
 {
-	const char *kv[][2] = {
+	static const char *const reserved[] = {MW_KAFKA_RESERVED, NULL};
+	const struct sk_kafka_kv kv[] = {
 		{"bootstrap.servers", conf->bootstrap},
 		{"group.id", conf->group},
 		{"client.id", "seckill-mysql-writer"},
@@ -66,7 +67,7 @@ mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw
 	struct mw_kafka *k = calloc(1, sizeof(*k));
 	rd_kafka_topic_partition_list_t *topics = NULL;
 	rd_kafka_conf_t *c = rd_kafka_conf_new();
-	char e[512];
+	char e[SK_KAFKA_CONF_ERR_MAX];
 	rd_kafka_resp_err_t rc;
 
 	if (k == NULL || c == NULL) {
@@ -76,11 +77,11 @@ mw_kafka_open(struct mw_kafka **out, const struct mw_kafka_conf *conf, struct mw
 		return -ENOMEM;
 	}
 	sk_logfmt_kafka(c);
-	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
-		if (rd_kafka_conf_set(c, kv[i][0], kv[i][1], e, sizeof(e)) != RD_KAFKA_CONF_OK) {
-			snprintf(err, errlen, "kafka: %s = %s: %s", kv[i][0], kv[i][1], e);
-			goto fail;
-		}
+	if (sk_kafka_conf_build(c, kv, sizeof(kv) / sizeof(kv[0]), reserved, conf->props, e,
+				sizeof(e)) != 0) {
+		snprintf(err, errlen, "kafka: %s", e);
+		goto fail;
+	}
 	k->mt = mt;
 	k->prog = conf->prog;
 	rd_kafka_conf_set_opaque(c, k);

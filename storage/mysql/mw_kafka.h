@@ -17,6 +17,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "mw_metrics.h"
+#include "sk_kafka_conf.h"
 
 /** Consumer parameters. Strings are borrowed for mw_kafka_open() only. */
 struct mw_kafka_conf {
@@ -25,7 +26,18 @@ struct mw_kafka_conf {
 	const char *orders_topic; /**< seckill.orders */
 	const char *events_topic; /**< seckill.events */
 	const char *prog;	  /**< name in log lines (kept) */
+	/** --kafka-config's settings, or NULL; read by mw_kafka_open() only. */
+	const struct sk_kafka_props *props;
 };
+
+/**
+ * The consumer settings the writer relies on without setting them, refused
+ * from --kafka-config (besides those it sets: bootstrap.servers, group.id,
+ * client.id, enable.auto.commit, enable.auto.offset.store,
+ * auto.offset.reset, session.timeout.ms, heartbeat.interval.ms): reading
+ * uncommitted transactions and partition-EOF events.
+ */
+#define MW_KAFKA_RESERVED "isolation.level", "enable.partition.eof"
 
 /** A consumer. Opaque. */
 struct mw_kafka;

@@ -38,6 +38,8 @@ static const char usage_text[] =
 	"  --group ID            consumer group (default seckill-mysql-writer)\n"
 	"  --orders-topic NAME   (default seckill.orders)\n"
 	"  --events-topic NAME   (default seckill.events)\n"
+	"  --kafka-config PATH   librdkafka properties (security.protocol, sasl.*, ssl.*);\n"
+	"                        mode 600 if it holds a secret (docs/kafka.md)\n"
 	"run:\n"
 	"  --batch N             most messages per transaction, 1..100000 (default 1000)\n"
 	"  --metrics-port N      Prometheus text on http://127.0.0.1:N/metrics (default off)\n"
@@ -86,6 +88,7 @@ static const struct opt {
 	{"group", K_STR, offsetof(struct mw_opts, group), 0, 0},
 	{"orders-topic", K_STR, offsetof(struct mw_opts, orders_topic), 0, 0},
 	{"events-topic", K_STR, offsetof(struct mw_opts, events_topic), 0, 0},
+	{"kafka-config", K_STR, offsetof(struct mw_opts, kafka_config), 0, 0},
 	{"batch", K_U32, offsetof(struct mw_opts, batch_max), 1, 100000},
 	{"metrics-port", K_U32, offsetof(struct mw_opts, metrics_port), 0, 65535},
 	{"default-limit", K_U32, offsetof(struct mw_opts, default_limit), 1, UINT32_MAX},
@@ -216,6 +219,14 @@ mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 		sk_logf(SK_LOG_ERROR, "usage",
 			"cmd=verify msg=\"--store is required (see --help)\"");
 		return -EINVAL;
+	}
+	if (!strcmp(cmd, "run") && o->kafka_config != NULL) {
+		char err[SK_KAFKA_CONF_ERR_MAX];
+
+		if (sk_kafka_props_load(&o->kafka_props, o->kafka_config, err, sizeof(err)) != 0) {
+			sk_logf(SK_LOG_ERROR, "usage", "option=--kafka-config err=\"%s\"", err);
+			return -EINVAL;
+		}
 	}
 	return o->password_file != NULL ? read_password(o) : 0;
 }

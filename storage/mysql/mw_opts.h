@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "mw_db.h"
+#include "sk_kafka_conf.h"
 
 /** The program's name in log lines. */
 #define MW_PROG "seckill-mysql-writer"
@@ -30,10 +31,12 @@ struct mw_opts {
 	const char *database;	   /**< --database NAME, default seckill */
 	char password[256];	   /**< read from password_file */
 	/* Kafka */
-	const char *bootstrap;	  /**< --bootstrap LIST (run: required) */
-	const char *group;	  /**< --group ID, default seckill-mysql-writer */
-	const char *orders_topic; /**< --orders-topic, default seckill.orders */
-	const char *events_topic; /**< --events-topic, default seckill.events */
+	const char *bootstrap;		    /**< --bootstrap LIST (run: required) */
+	const char *group;		    /**< --group ID, default seckill-mysql-writer */
+	const char *orders_topic;	    /**< --orders-topic, default seckill.orders */
+	const char *events_topic;	    /**< --events-topic, default seckill.events */
+	const char *kafka_config;	    /**< --kafka-config PATH: librdkafka properties */
+	struct sk_kafka_props *kafka_props; /**< loaded from kafka_config (run only; owned) */
 	/* run */
 	uint32_t batch_max;	/**< --batch N: messages per transaction, default 1000 */
 	uint32_t metrics_port;	/**< --metrics-port N on 127.0.0.1; 0 = none */

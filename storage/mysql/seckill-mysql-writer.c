@@ -142,8 +142,8 @@ caught_up(void *k)
 static int
 cmd_run(const struct mw_opts *o)
 {
-	struct mw_kafka_conf kc = {o->bootstrap, o->group, o->orders_topic, o->events_topic,
-				   MW_PROG};
+	struct mw_kafka_conf kc = {o->bootstrap,    o->group, o->orders_topic,
+				   o->events_topic, MW_PROG,  o->kafka_props};
 	size_t cap = o->batch_max;
 	rd_kafka_message_t **msgs = calloc(cap, sizeof(*msgs));
 	struct mw_input *in = calloc(cap, sizeof(*in));
@@ -213,6 +213,7 @@ out:
 	free(mt);
 	free(in);
 	free(msgs);
+	sk_kafka_props_free(o->kafka_props);
 	return rc;
 }
 

@@ -47,6 +47,9 @@ appliance_up() {
 			store = $tmp/store-$n
 			ack = durable
 			ack_wait_ms = 3000
+
+			[cluster]
+			member_id = $([ "$n" = a ] && echo 1 || echo 2)
 		EOF
 	} >"$cfg"
 	SK_SBX_CONTROL_ARGS=$(member_args "$n") sbx "$n" up --config "$cfg" >"$tmp/up-$n.out" || {

@@ -111,7 +111,7 @@ wait_alert() {
 kafka_start seckill.orders seckill.events seckill.payments
 {
 	durable_config
-	printf '\n[item.1]\ntotal = 20\n'
+	printf '\n[item.1]\ntotal = 20\n[cluster]\nmember_id = 1\n'
 } >"$tmp/sale.ini"
 check "redis-server up" redis_start
 SK_SBX_CONTROL_ARGS="$SK_SBX_CONTROL_ARGS --redis unix:$RSOCK --cluster-member m --cluster-members m" \

@@ -130,10 +130,14 @@ rd_kafka_t *kafka_new(rd_kafka_type_t type, rd_kafka_conf_t *conf, const char *c
  * kafka_client_new - kafka_new() for a client of @p bootstrap (already
  * checked) named @p client_id, IPv4 only, with a connect callback that
  * refuses any address but 127.0.0.1 (it runs on librdkafka's threads).
- * Takes @p conf over. @return the handle, or NULL (reported).
+ * With @p config (--kafka-config, or NULL) its librdkafka properties come
+ * first (sk_kafka_conf.h; the client's own settings and
+ * broker.address.family are refused in it). Takes @p conf over.
+ * @return the handle, or NULL (reported: a bad --kafka-config names its
+ *         file and line).
  */
 rd_kafka_t *kafka_client_new(rd_kafka_type_t type, rd_kafka_conf_t *conf, const char *bootstrap,
-			     const char *client_id, const char *const *kv);
+			     const char *client_id, const char *const *kv, const char *config);
 
 /** kafka_client_destroy - destroys @p rk and waits (5 s at most) for its threads. */
 void kafka_client_destroy(rd_kafka_t *rk);

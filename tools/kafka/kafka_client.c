@@ -11,6 +11,7 @@
 #include "sk_log.h"
 
 #include "kafka.h"
+#include "sk_kafka_conf.h"
 
 /*
  * loopback_connect_cb - librdkafka's connect callback: connects @sockfd only
@@ -76,20 +77,37 @@ kafka_new(rd_kafka_type_t type, rd_kafka_conf_t *conf, const char *const *kv)
 
 /*
  * kafka_client_new - kafka_new() for a client of @bootstrap (already checked)
- * named @client_id, with the loopback guard installed.
+ * named @client_id, with the loopback guard installed, and the properties of
+ * the file @config (NULL: none) set first.
  */
 rd_kafka_t *
 kafka_client_new(rd_kafka_type_t type, rd_kafka_conf_t *conf, const char *bootstrap,
-		 const char *client_id, const char *const *kv)
+		 const char *client_id, const char *const *kv, const char *config)
 {
 	/* broker.address.family: the loopback guard knows IPv4 only. */
-	const char *const base[] = {"bootstrap.servers",     bootstrap, "client.id", client_id,
-				    "broker.address.family", "v4",	NULL};
+	struct sk_kafka_kv own[16] = {{"bootstrap.servers", bootstrap},
+				      {"client.id", client_id},
+				      {"broker.address.family", "v4"}};
+	size_t n = 3;
+	struct sk_kafka_props *props = NULL;
+	char err[SK_KAFKA_CONF_ERR_MAX];
+	int rc = 0;
 
-	if (conf_setv(conf, base))
+	for (; *kv != NULL && n < SK_ARRAY_SIZE(own); kv += 2)
+		own[n++] = (struct sk_kafka_kv){kv[0], kv[1]};
+	SK_ASSERT(*kv == NULL);
+	if (config != NULL)
+		rc = sk_kafka_props_load(&props, config, err, sizeof(err));
+	if (rc == 0)
+		rc = sk_kafka_conf_build(conf, own, n, NULL, props, err, sizeof(err));
+	sk_kafka_props_free(props);
+	if (rc != 0) {
+		sk_log(PROG, "--kafka-config: %s", err);
+		rd_kafka_conf_destroy(conf);
 		return NULL;
+	}
 	rd_kafka_conf_set_connect_cb(conf, loopback_connect_cb);
-	return kafka_new(type, conf, kv);
+	return kafka_new(type, conf, (const char *const[]){NULL});
 }
 
 /* kafka_client_destroy - destroys @rk and waits (bounded) for its threads. */

@@ -19,7 +19,7 @@
 static const char usage_consume[] =
 	"usage: seckill-kafka consume --bootstrap LIST --topic NAME [--from-beginning]\n"
 	"                             [--max N] [--timeout-ms T] [--max-seconds S]\n"
-	"                             [--json]\n"
+	"                             [--json] [--kafka-config FILE]\n"
 	"\n"
 	"Read every partition of a topic (no consumer group, nothing committed) and\n"
 	"print each message as KEY<TAB>VALUE on one line; bytes below 0x20 and 0x7f\n"
@@ -37,6 +37,8 @@ static const char usage_consume[] =
 	"                     \"key\", \"value\"} instead (key, value: strings, or\n"
 	"                     null; bytes that are not UTF-8 go to \"key_hex\",\n"
 	"                     \"value_hex\")\n"
+	"  --kafka-config FILE  librdkafka properties (security.protocol, sasl.*,\n"
+	"                     ssl.*); mode 600 if it holds a secret\n"
 	"\n"
 	"Prints 'consumed N messages from TOPIC' on stderr at the end. Exit 0 when\n"
 	"it ran (even with no message), 1 when the cluster cannot be reached in\n"
@@ -50,6 +52,7 @@ struct consume_opts {
 	long max;	  /* 0: no limit */
 	long timeout_ms;  /* idle limit, and the limit to reach the cluster */
 	long max_seconds; /* overall limit */
+	const char *kafka_config;
 };
 
 static const struct opt consume_opts_table[] = {
@@ -60,6 +63,7 @@ static const struct opt consume_opts_table[] = {
 	LONG_OPT("timeout-ms", consume_opts, timeout_ms, 1, MAX_TIMEOUT_MS, NULL),
 	LONG_OPT("max-seconds", consume_opts, max_seconds, 1, MAX_WAIT_S, NULL),
 	FLAG_OPT("json", consume_opts, json),
+	STR_OPT("kafka-config", consume_opts, kafka_config),
 };
 
 static const struct cmd consume_cmd = {"consume", usage_consume, false, consume_opts_table,
@@ -189,7 +193,7 @@ kafka_cmd_consume(int argc, char **argv)
 		return r;
 
 	rk = kafka_client_new(RD_KAFKA_CONSUMER, rd_kafka_conf_new(), o.bootstrap, PROG "-consume",
-			      conf_kv);
+			      conf_kv, o.kafka_config);
 	if (!rk)
 		return EXIT_FAILURE;
 	if (o.json && !(arr = json_array())) {

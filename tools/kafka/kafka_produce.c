@@ -17,7 +17,8 @@
 
 static const char usage_produce[] =
 	"usage: seckill-kafka produce --bootstrap LIST --topic NAME [--partition P]\n"
-	"                             [--timeout-ms T] [--sign-key-file PATH] KEY=VALUE...\n"
+	"                             [--timeout-ms T] [--sign-key-file PATH]\n"
+	"                             [--kafka-config FILE] KEY=VALUE...\n"
 	"\n"
 	"Produce one message per KEY=VALUE argument, in order (idempotent producer,\n"
 	"acks=all), split at the first '='; an empty KEY sends no key.\n"
@@ -30,6 +31,8 @@ static const char usage_produce[] =
 	"  --sign-key-file PATH  sign each message (header sk-sig) with the first\n"
 	"                     key of PATH, as the payment service signs\n"
 	"                     seckill.payments (docs/kafka.md, \"Signatures\")\n"
+	"  --kafka-config FILE  librdkafka properties (security.protocol, sasl.*,\n"
+	"                     ssl.*); mode 600 if it holds a secret\n"
 	"\n"
 	"Exit 0 when every message was delivered, 1 otherwise.\n";
 
@@ -39,6 +42,7 @@ struct produce_opts {
 	long partition; /* RD_KAFKA_PARTITION_UA: by key */
 	long timeout_ms;
 	const char *sign_key_file;
+	const char *kafka_config;
 };
 
 static const struct opt produce_opts_table[] = {
@@ -47,6 +51,7 @@ static const struct opt produce_opts_table[] = {
 	LONG_OPT("partition", produce_opts, partition, 0, MAX_PARTITIONS - 1, NULL),
 	LONG_OPT("timeout-ms", produce_opts, timeout_ms, 1, MAX_TIMEOUT_MS, NULL),
 	STR_OPT("sign-key-file", produce_opts, sign_key_file),
+	STR_OPT("kafka-config", produce_opts, kafka_config),
 };
 
 static const struct cmd produce_cmd = {"produce", usage_produce, true, produce_opts_table,
@@ -116,7 +121,8 @@ kafka_cmd_produce(int argc, char **argv)
 	conf = rd_kafka_conf_new();
 	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
 	rd_kafka_conf_set_opaque(conf, &st);
-	rk = kafka_client_new(RD_KAFKA_PRODUCER, conf, o.bootstrap, PROG "-produce", conf_kv);
+	rk = kafka_client_new(RD_KAFKA_PRODUCER, conf, o.bootstrap, PROG "-produce", conf_kv,
+			      o.kafka_config);
 	if (!rk) {
 		sk_paysig_keys_free(keys);
 		return EXIT_FAILURE;

@@ -146,8 +146,9 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[seckill]\ndedup_slots = 1023\n",
 	 "seckill.dedup_slots: 1023 is out of range 1024..2147483648"},
 	{PORT0 "[seckill]\ndedup_slots = 4294967296\n", "seckill.dedup_slots: 4294967296 is out"},
-	{PORT0 "[seckill]\nstatus_bits = 9\n", "seckill.status_bits: 9 is out of range 10..26"},
-	{PORT0 "[seckill]\nstatus_bits = 27\n", "seckill.status_bits: 27 is out of range"},
+	{PORT0 "[seckill]\nstatus_bits = 9\n", "seckill.status_bits: 9 is out of range 10..23"},
+	{PORT0 "[seckill]\nstatus_bits = 24\n", "seckill.status_bits: 24 is out of range"},
+	{PORT0 "[cluster]\nmember_id = 32\n", "cluster.member_id: 32 is out of range 0..31"},
 	{PORT0 "[seckill]\norder_ring = 65535\n",
 	 ":5: seckill.order_ring: 65535 is not a power of two"},
 	{PORT0 "[seckill]\norder_ring = 32\n",
@@ -446,6 +447,8 @@ static const char seckill_text[] = PORT0 "[seckill]\n"
 					 "ip_rate = 20\n"
 					 "ip_burst = 40\n"
 					 "ip_slots = 1024\n"
+					 "[cluster]\n"
+					 "member_id = 3\n"
 					 "[item.1001]\n"
 					 "name = phone 15 (black, 256 GB)\n"
 					 "total = 1000\n"
@@ -478,6 +481,7 @@ START_TEST(test_seckill_file)
 	ck_assert_uint_eq(cfg.max_items, 3);
 	ck_assert_uint_eq(cfg.dedup_slots, 1048576);
 	ck_assert_uint_eq(cfg.status_bits, 20);
+	ck_assert_uint_eq(cfg.member_id, 3);
 	ck_assert_uint_eq(cfg.order_ring, 1024);
 	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_QUEUED); /* said so, despite the store */
 	ck_assert_uint_eq(cfg.ack_wait_ms, 250);
@@ -536,6 +540,7 @@ START_TEST(test_seckill_defaults)
 	ck_assert_uint_eq(cfg.max_items, 64);
 	ck_assert_uint_eq(cfg.dedup_slots, 4194304);
 	ck_assert_uint_eq(cfg.status_bits, 22);
+	ck_assert_uint_eq(cfg.member_id, 0);
 	ck_assert_uint_eq(cfg.order_ring, 65536);
 	ck_assert_uint_eq(cfg.ack, SK_CONFIG_ACK_QUEUED);
 	ck_assert_uint_eq(cfg.ack_wait_ms, 500);

@@ -45,6 +45,7 @@
 #include "sk_payments_consumer.h"
 #include "sk_buy.h"
 #include "sk_control.h"
+#include "sk_member.h"
 #include "sk_test_arena.h"
 #include "sk_test_eal_main.h"
 #include "sk_test_fs.h"
@@ -416,6 +417,54 @@ START_TEST(init_rejects_bad_arguments)
 }
 END_TEST
 
+/* The dataplane mints ids with its [cluster] member_id: a control plane of
+ * another member number (standalone included) is refused, both ways. */
+START_TEST(init_refuses_other_member)
+{
+	struct sk_control *ctl = NULL;
+	struct sk_control_conf c = F.conf;
+	char err[SK_CONTROL_ERR_MAX];
+
+	c.member = 2;
+	ck_assert_int_eq(
+		sk_control_init(&ctl, F.arena.shm, F.arena.ring, NLCORES, &c, err, sizeof(err)),
+		-EXDEV);
+	ck_assert_ptr_nonnull(strstr(err, "cluster member 0 ([cluster] member_id)"));
+	ck_assert_ptr_nonnull(strstr(err, "this control plane is member 2"));
+	F.arena.shm->member = 2;
+	c.member = 0;
+	ck_assert_int_eq(
+		sk_control_init(&ctl, F.arena.shm, F.arena.ring, NLCORES, &c, err, sizeof(err)),
+		-EXDEV);
+	ck_assert_ptr_nonnull(strstr(err, "cluster member 2"));
+	F.arena.shm->member = 0;
+	ck_assert_ptr_null(ctl);
+}
+END_TEST
+
+/* A member's number is its position in --cluster-members, from 1; its
+ * default payments group is its own, so every member reads every payment. */
+START_TEST(member_number_and_group)
+{
+	char list[] = "a,b,c", group[SK_PAYMENTS_GROUP_MAX];
+	struct sk_member_conf mc = {.redis = {.member = "c"}};
+	struct sk_payments_conf pc = {.bootstrap = "x"};
+
+	ck_assert_int_eq(sk_member_parse_members(list, &mc), 0);
+	ck_assert_uint_eq(sk_member_number(&mc), 3);
+	mc.redis.member = "a";
+	ck_assert_uint_eq(sk_member_number(&mc), 1);
+	mc.redis.member = "z";
+	ck_assert_uint_eq(sk_member_number(&mc), 0);
+
+	ck_assert_str_eq(sk_payments_group(&pc, group), SK_PAYMENTS_GROUP_DEFAULT);
+	pc.member = "b";
+	ck_assert_str_eq(sk_payments_group(&pc, group), "seckill-control-b");
+	pc.group = "mine";
+	ck_assert_str_eq(sk_payments_group(&pc, group), "mine");
+}
+END_TEST
+
 /* ----------------------------------------------------------------- crashes */
 
 /*
@@ -678,7 +727,7 @@ END_TEST
 START_TEST(expire_foreign_order)
 {
 	struct sk_item *it = add_item(1, 10, 1);
-	uint64_t old = sk_order_id_make(EPOCH - 100, 0, 5);
+	uint64_t old = sk_order_id_make(EPOCH - 100, 0, 0, 5);
 	struct sk_order_rec r = {.id = old,
 				 .user = 42,
 				 .price = 1999,
@@ -715,7 +764,7 @@ START_TEST(pay_results)
 	uint64_t a = buy(0, 1, it), b = buy(1, 2, it);
 
 	ck_assert_int_eq(sk_control_pay(F.ctl, a, T0, 0), SK_CONTROL_PAY_QUEUED);
-	ck_assert_int_eq(sk_control_pay(F.ctl, sk_order_id_make(EPOCH, 0, 999), T0, 0),
+	ck_assert_int_eq(sk_control_pay(F.ctl, sk_order_id_make(EPOCH, 0, 0, 999), T0, 0),
 			 SK_CONTROL_PAY_UNKNOWN);
 	ck_assert_int_eq(sk_control_pay(F.ctl, 12345, T0, 0), SK_CONTROL_PAY_UNKNOWN);
 	ck_assert_int_eq(drain_now(NULL), 2);
@@ -1065,7 +1114,7 @@ activity(uint32_t id, uint64_t total)
 static void
 stored_order(uint32_t item, uint64_t user, uint32_t seq)
 {
-	struct sk_order_rec r = {.id = sk_order_id_make(EPOCH - 100, 0, seq),
+	struct sk_order_rec r = {.id = sk_order_id_make(EPOCH - 100, 0, 0, seq),
 				 .user = user,
 				 .price = 500,
 				 .time_ns = T0,
@@ -1726,7 +1775,7 @@ START_TEST(payment_messages)
 	assert_books(many);
 	/* unknown order: nothing recorded */
 	ck_assert_uint_eq(msg_ok("{\"v\":1,\"request\":\"u\",\"order\":\"%llu\",\"kind\":\"paid\"}",
-				 sk_order_id_make(EPOCH, 0, 999), NULL),
+				 sk_order_id_make(EPOCH, 0, 0, 999), NULL),
 			  SK_CONTROL_PM_UNKNOWN);
 
 	/* malformed: skipped, counted, never applied */
@@ -1841,7 +1890,7 @@ START_TEST(admin_refund_route)
 	error_has(handle_body("POST", path, "[]", 400), "body");
 	error_has(handle_body("GET", path, NULL, 405), "method");
 	snprintf(body, sizeof(body), "/v1/orders/%llu/refund",
-		 (unsigned long long)sk_order_id_make(EPOCH, 0, 999));
+		 (unsigned long long)sk_order_id_make(EPOCH, 0, 0, 999));
 	error_has(handle_body("POST", body, "{\"request\":\"adm-x\"}", 404), "unknown order");
 
 	/* the rest, without units: refunded */
@@ -1875,6 +1924,8 @@ control_suite(void)
 	tcase_add_test(tc, drain_waits_for_linger);
 	tcase_add_test(tc, attach_by_name);
 	tcase_add_test(tc, init_rejects_bad_arguments);
+	tcase_add_test(tc, init_refuses_other_member);
+	tcase_add_test(tc, member_number_and_group);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("small_batch");

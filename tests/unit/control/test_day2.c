@@ -791,7 +791,7 @@ START_TEST(remove_repaired_and_store_only)
 	e.start_ns = T0 - 10 * S;
 	e.per_user_limit = 2;
 	ck_assert_int_eq(sk_store_activity_put(sk_control_store(F.ctl), &e, T0), 0);
-	struct sk_order_rec r = {.id = sk_order_id_make(EPOCH - 100, 0, 1),
+	struct sk_order_rec r = {.id = sk_order_id_make(EPOCH - 100, 0, 0, 1),
 				 .user = 9,
 				 .price = 1,
 				 .time_ns = T0 - 5 * S,

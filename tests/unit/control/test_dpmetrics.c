@@ -38,7 +38,7 @@ setup(void)
 				.max_items = 4,
 				.dedup_slots = SK_SHM_DEDUP_MIN,
 				.status_bits = 10,
-				.epoch = 7};
+				.epoch = SK_ORDER_EPOCH_BASE + 7};
 
 	sk_test_arena_init(&T.arena, &c);
 	T.text = NULL;

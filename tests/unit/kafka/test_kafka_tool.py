@@ -9,7 +9,8 @@ Starts `seckill-kafka broker --topic t1 --ready-file F`, checks it listens on
 kept), takes the brokers down with SIGUSR1 (a produce with a short timeout
 must fail), up with SIGUSR2 (it works again, nothing lost), stops the broker
 by its PID and checks it exited 0 and removed F. Then a 3-broker cluster with
-2 partitions, and the usage errors. Every process is bounded in time and
+2 partitions, and the usage errors. --kafka-config: a harmless setting
+works, SASL/PLAIN never logs in to the SASL-less mock, bad files are named. Every process is bounded in time and
 stopped by its own PID; the whole run takes well under 60 s.
 """
 import json
@@ -116,6 +117,41 @@ MSGS = [("1001", '{"v":1,"order":1001,"item":7}'), ("1002", "two words"),
         ("1003", "tab\there"), ("1004", "x=y")]
 
 
+def props(name, text, mode=0o600):
+    """A --kafka-config file NAME in TMP holding TEXT, of MODE; its path."""
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+    return path
+
+
+def kafka_config(bootstrap):
+    """--kafka-config: its settings reach the client, a bad file is named."""
+    ok = props("ok.properties", "# harmless\nsocket.keepalive.enable = true\n")
+    p = run("produce", "--bootstrap", bootstrap, "--topic", "t1", "--kafka-config", ok,
+            "kc=1")
+    check(p.returncode == 0, "produce --kafka-config (keepalive): exit 0 (%s)" % p.stderr.strip())
+    # librdkafka 2.0's mock broker has no SASL: a client that must log in never
+    # gets through, which shows the file's settings are the client's.
+    sasl = props("sasl.properties", "security.protocol=SASL_PLAINTEXT\n"
+                 "sasl.mechanism=PLAIN\nsasl.username=u\nsasl.password=hunter2\n")
+    c = consume(bootstrap, "t1", "--timeout-ms", "1500", "--kafka-config", sasl)
+    check(c.returncode == 1 and c.stdout == "" and "hunter2" not in c.stderr,
+          "consume with SASL/PLAIN against the SASL-less mock: not reached, exit 1 (%s)"
+          % c.stderr.strip().splitlines()[-1:])
+    for name, text, mode, want in [
+            ("open.properties", "sasl.password=hunter2\n", 0o644, ":1: sasl.password is a secret"),
+            ("own.properties", "#\nclient.id=x\n", 0o600, ":2: client.id: refused"),
+            ("bad.properties", "security.protocol=bogus\n", 0o600,
+             ":1: security.protocol: Invalid value")]:
+        path = props(name, text, mode)
+        p = run("produce", "--bootstrap", bootstrap, "--topic", "t1", "--kafka-config", path,
+                "k=v")
+        check(p.returncode == 1 and path + want in p.stderr and "hunter2" not in p.stderr,
+              "--kafka-config %s refused: %s" % (name, p.stderr.strip()))
+
+
 def main_broker():
     with Broker("--topic", "t1") as b:
         pid = b.proc.pid
@@ -190,6 +226,7 @@ def main_broker():
               "after the outage the log holds the first 4, then 1006: %r" % keys)
         check(listeners(pid) == [("0100007F", port)],
               "back up on the same address, 127.0.0.1:%d" % port)
+        kafka_config(b.bootstrap)
 
         rc = b.stop()
         check(rc == 0, "SIGTERM by PID: broker exited 0 (%r)" % rc)

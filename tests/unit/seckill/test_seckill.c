@@ -332,7 +332,7 @@ START_TEST(duplicate_of_earlier_run)
 	struct sk_seckill_reply out;
 	struct sk_http_request r = req_user("77");
 	struct sk_dedup d;
-	uint64_t old = sk_order_id_make(EPOCH - 5, 0, 3);
+	uint64_t old = sk_order_id_make(EPOCH - 5, 0, 0, 3);
 	char want[128];
 
 	/* what recovery does for a winner of an earlier run */
@@ -853,7 +853,7 @@ START_TEST(order_poll)
 		sk_seckill_order(&T.lc, bad[i], strlen(bad[i]), &out);
 		ck_assert_uint_eq(out.status, 404);
 	}
-	snprintf(id, sizeof(id), "%llu", (unsigned long long)sk_order_id_make(EPOCH + 1, 0, 1));
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)sk_order_id_make(EPOCH + 1, 0, 0, 1));
 	sk_seckill_order(&T.lc, id, strlen(id), &out);
 	ck_assert_uint_eq(out.status, 404);
 }

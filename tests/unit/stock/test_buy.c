@@ -79,15 +79,75 @@ drain(struct rte_ring *r, struct sk_order_rec *out, unsigned max)
 
 START_TEST(order_id_layout)
 {
-	uint64_t id = sk_order_id_make(EPOCH, 5, 123456);
+	uint64_t id = sk_order_id_make(EPOCH, 0, 5, 123456);
 
 	ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH);
 	ck_assert_uint_eq(sk_order_id_lcore(id), 5);
 	ck_assert_uint_eq(sk_order_id_seq(id), 123456);
-	ck_assert_uint_ne(sk_order_id_make(EPOCH, 0, 0), sk_order_id_make(EPOCH + 1, 0, 0));
-	ck_assert_uint_eq(sk_order_id_lcore(sk_order_id_make(1, 63, SK_ORDER_SEQ_MAX - 1)), 63);
-	ck_assert_uint_eq(sk_order_id_seq(sk_order_id_make(1, 63, SK_ORDER_SEQ_MAX - 1)),
+	ck_assert_uint_ne(sk_order_id_make(EPOCH, 0, 0, 0), sk_order_id_make(EPOCH + 1, 0, 0, 0));
+	ck_assert_uint_eq(sk_order_id_lcore(sk_order_id_make(EPOCH, 0, 63, SK_ORDER_SEQ_MAX - 1)),
+			  63);
+	ck_assert_uint_eq(sk_order_id_seq(sk_order_id_make(EPOCH, 0, 63, SK_ORDER_SEQ_MAX - 1)),
 			  SK_ORDER_SEQ_MAX - 1);
+	ck_assert_uint_eq(sk_order_id_member(id), 0);
+}
+END_TEST
+
+/* Two members that start in the same second mint different ids for the
+ * same lcore and sequence; every field reads back, at its extremes too. */
+START_TEST(order_id_members)
+{
+	static const uint32_t epochs[] = {SK_ORDER_EPOCH_BASE + 1, EPOCH,
+					  SK_ORDER_EPOCH_BASE + (UINT32_C(1) << 30) - 1};
+	static const uint32_t seqs[] = {0, 1, 123456, SK_ORDER_SEQ_MAX - 1};
+
+	for (size_t e = 0; e < SK_ARRAY_SIZE(epochs); e++)
+		for (unsigned m = 0; m <= SK_ORDER_MEMBER_MAX; m++)
+			for (unsigned l = 0; l < 64; l += 21)
+				for (size_t q = 0; q < SK_ARRAY_SIZE(seqs); q++) {
+					uint64_t id = sk_order_id_make(epochs[e], m, l, seqs[q]);
+
+					ck_assert_uint_ne(id, 0);
+					ck_assert_uint_eq(sk_order_id_epoch(id), epochs[e]);
+					ck_assert_uint_eq(sk_order_id_member(id), m);
+					ck_assert_uint_eq(sk_order_id_lcore(id), l);
+					ck_assert_uint_eq(sk_order_id_seq(id), seqs[q]);
+					if (m > 0)
+						ck_assert_uint_ne(id,
+								  sk_order_id_make(epochs[e], m - 1,
+										   l, seqs[q]));
+				}
+	/* ids sort by run first: a later start is above every member's ids */
+	ck_assert_uint_lt(sk_order_id_make(EPOCH, SK_ORDER_MEMBER_MAX, 63, SK_ORDER_SEQ_MAX - 1),
+			  sk_order_id_make(EPOCH + 1, 0, 0, 0));
+	ck_assert(sk_order_epoch_valid(EPOCH));
+	ck_assert(!sk_order_epoch_valid(SK_ORDER_EPOCH_BASE));
+	ck_assert(!sk_order_epoch_valid(SK_ORDER_EPOCH_BASE + (UINT32_C(1) << 30)));
+}
+END_TEST
+
+/* The buys of a member's arena carry its number; another member's id (same
+ * run, lcore and sequence) is not in this arena's status table. */
+START_TEST(buy_member_id)
+{
+	struct sk_test_arena a;
+	struct sk_shm_conf c = {.nlcores = 1,
+				.max_items = 1,
+				.dedup_slots = SK_SHM_DEDUP_MIN,
+				.status_bits = 10,
+				.epoch = EPOCH,
+				.member = 3};
+	struct sk_shm *shm = sk_test_arena_init(&a, &c);
+	struct sk_status st;
+
+	ck_assert_ptr_nonnull(shm);
+	ck_assert_uint_eq(shm->member, 3);
+	sk_shm_status(shm, &st);
+	ck_assert_uint_eq(st.member, 3);
+	ck_assert_ptr_nonnull(sk_status_slot(&st, sk_order_id_make(EPOCH, 3, 0, 1)));
+	ck_assert_ptr_null(sk_status_slot(&st, sk_order_id_make(EPOCH, 2, 0, 1)));
+	ck_assert_ptr_null(sk_status_slot(&st, sk_order_id_make(EPOCH, 0, 0, 1)));
+	sk_test_arena_fini(&a);
 }
 END_TEST
 
@@ -139,13 +199,14 @@ START_TEST(status_move)
 	ck_assert_int_eq(sk_status_move(&F.lc[0].status, id, SK_ORDER_CONFIRMED, SK_ORDER_PAID), 0);
 	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, id), SK_ORDER_PAID);
 	/* an id of another run, or out of range, is unknown */
-	uint64_t other = sk_order_id_make(EPOCH + 1, 0, sk_order_id_seq(id));
+	uint64_t other = sk_order_id_make(EPOCH + 1, 0, 0, sk_order_id_seq(id));
 	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, other), SK_ORDER_NONE);
 	ck_assert_int_eq(
 		sk_status_move(&F.lc[0].status, other, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
 		-ENOENT);
-	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH, 0, 1u << 10)));
-	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH, 2, 1)));
+	ck_assert_ptr_null(
+		sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH, 0, 0, 1u << 10)));
+	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH, 0, 2, 1)));
 }
 END_TEST
 
@@ -357,7 +418,7 @@ START_TEST(cancel_returns_once)
 	ck_assert_int_eq(sk_buy_cancel(F.shm, rec, 1, SK_ORDER_CANCELLED), -EALREADY);
 	ck_assert_uint_eq(sk_stock_sold(it), 2);
 	/* unknown order / item */
-	rec[1].id = sk_order_id_make(EPOCH + 1, 1, 5);
+	rec[1].id = sk_order_id_make(EPOCH + 1, 0, 1, 5);
 	ck_assert_int_eq(sk_buy_cancel(F.shm, &rec[1], 1, SK_ORDER_CANCELLED), -ENOENT);
 	rec[1].item = 999;
 	ck_assert_int_eq(sk_buy_cancel(F.shm, &rec[1], 1, SK_ORDER_CANCELLED), -ENOENT);
@@ -455,6 +516,8 @@ buy_suite(void)
 
 	tcase_add_checked_fixture(tc, setup_big, fx_teardown);
 	tcase_add_test(tc, order_id_layout);
+	tcase_add_test(tc, order_id_members);
+	tcase_add_test(tc, buy_member_id);
 	tcase_add_test(tc, status_transitions);
 	tcase_add_test(tc, status_move);
 	tcase_add_test(tc, ring_create_lookup);

@@ -379,15 +379,19 @@ new_shm(uint32_t max_items, uint64_t dedup, struct sk_test_arena *a)
 				.max_items = max_items,
 				.dedup_slots = dedup,
 				.status_bits = 12,
-				.epoch = 1000};
+				.epoch = SK_ORDER_EPOCH_BASE + 1000};
 
 	return sk_test_arena_init(a, &c);
 }
 
 START_TEST(shm_conf_validation)
 {
-	struct sk_shm_conf c = {
-		.nlcores = 2, .max_items = 4, .dedup_slots = 4096, .status_bits = 12, .epoch = 1};
+	struct sk_shm_conf c = {.nlcores = 2,
+				.max_items = 4,
+				.dedup_slots = 4096,
+				.status_bits = 12,
+				.epoch = SK_ORDER_EPOCH_BASE + 1,
+				.member = SK_ORDER_MEMBER_MAX};
 	struct sk_shm_conf b;
 
 	ck_assert_uint_gt(sk_shm_size(&c), 0);
@@ -400,6 +404,16 @@ START_TEST(shm_conf_validation)
 	b = c, b.status_bits = SK_ORDER_SEQ_BITS + 1;
 	ck_assert_uint_eq(sk_shm_size(&b), 0);
 	b = c, b.epoch = 0;
+	ck_assert_uint_eq(sk_shm_size(&b), 0);
+	/* the epoch must fit the ids' 30 bits after SK_ORDER_EPOCH_BASE */
+	b = c, b.epoch = SK_ORDER_EPOCH_BASE;
+	ck_assert_uint_eq(sk_shm_size(&b), 0);
+	b = c, b.epoch = SK_ORDER_EPOCH_BASE + (UINT32_C(1) << SK_ORDER_EPOCH_BITS);
+	ck_assert_uint_eq(sk_shm_size(&b), 0);
+	b = c, b.epoch = SK_ORDER_EPOCH_BASE + (UINT32_C(1) << SK_ORDER_EPOCH_BITS) - 1;
+	ck_assert_uint_gt(sk_shm_size(&b), 0);
+	/* the member number must fit its 5 bits */
+	b = c, b.member = SK_ORDER_MEMBER_MAX + 1;
 	ck_assert_uint_eq(sk_shm_size(&b), 0);
 	b = c, b.dedup_slots = UINT64_MAX / 2; /* size overflow */
 	ck_assert_uint_eq(sk_shm_size(&b), 0);
@@ -488,7 +502,7 @@ START_TEST(shm_items)
 
 	struct sk_status st;
 	sk_shm_status(shm, &st);
-	ck_assert_uint_eq(st.epoch, 1000);
+	ck_assert_uint_eq(st.epoch, SK_ORDER_EPOCH_BASE + 1000);
 	ck_assert_ptr_eq((void *)(st.base + (2u << 12)), (void *)((char *)shm + shm->size));
 	sk_test_arena_fini(&a);
 }

@@ -69,7 +69,7 @@ mono(void)
 static struct sk_order_rec
 rec(uint32_t seq, uint64_t user, uint8_t line, uint8_t nlines)
 {
-	return (struct sk_order_rec){.id = sk_order_id_make(EPOCH, 1, seq),
+	return (struct sk_order_rec){.id = sk_order_id_make(EPOCH, 0, 1, seq),
 				     .user = user,
 				     .price = 1999,
 				     .time_ns = 5 * S,
@@ -225,7 +225,7 @@ START_TEST(exports_every_event_in_order)
 	for (unsigned i = 0; i < 4; i++) {
 		char key[32];
 		snprintf(key, sizeof(key), "%llu",
-			 (unsigned long long)sk_order_id_make(EPOCH, 1, i + 1));
+			 (unsigned long long)sk_order_id_make(EPOCH, 0, 1, i + 1));
 		ck_assert_str_eq(m[i].key, key);
 		ck_assert_ptr_nonnull(strstr(m[i].value, "\"v\":1,"));
 		ck_assert_ptr_nonnull(strstr(m[i].value, "\"type\":\"confirmed\""));

@@ -61,7 +61,7 @@ add_item(uint32_t id, uint64_t total, uint32_t limit)
 static struct sk_order_rec
 rec(uint32_t seq, uint32_t item, uint64_t user, uint16_t qty)
 {
-	return (struct sk_order_rec){.id = sk_order_id_make(EPOCH - 1, 0, seq),
+	return (struct sk_order_rec){.id = sk_order_id_make(EPOCH - 1, 0, 0, seq),
 				     .user = user,
 				     .price = 1,
 				     .time_ns = 1,
