@@ -594,6 +594,10 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 	bool sp = false; /* the message's savepoint is set */
 	int st;
 
+	if (rc == -ENOMSG) {
+		a->tally[MW_M_NOT_FOR_DB]++; /* counted, not logged: nothing is lost */
+		return OUT_SKIPPED;
+	}
 	if (mw_db_verdict(rc, 0) == MW_DB_SKIP) {
 		a->tally[rc == -ENOTSUP ? MW_M_UNKNOWN_TYPE : MW_M_MALFORMED]++;
 		sk_logf(SK_LOG_WARN, "mysql", "msg=\"message skipped\" why=%s message=%.*s%s", why,

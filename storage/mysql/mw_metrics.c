@@ -29,6 +29,7 @@ static const struct {
 	[MW_M_MALFORMED] = {"seckill_mysql_messages_total", "result=\"malformed\"", NULL, NULL},
 	[MW_M_UNKNOWN_TYPE] = {"seckill_mysql_messages_total", "result=\"unknown_type\"", NULL,
 			       NULL},
+	[MW_M_NOT_FOR_DB] = {"seckill_mysql_messages_total", "result=\"not_for_db\"", NULL, NULL},
 	[MW_M_SQL_ERRORS] = {"seckill_mysql_messages_total", "result=\"sql_error\"", NULL, NULL},
 	[MW_M_UNPARKED] = {"seckill_mysql_unparked_total", "", "counter",
 			   "Parked messages applied once what they wait for arrived"},

@@ -26,6 +26,7 @@ enum mw_metric {
 	MW_M_REFUSED,	      /**< anomalies recorded without a state change */
 	MW_M_MALFORMED,	      /**< values that are not a valid v1 message */
 	MW_M_UNKNOWN_TYPE,    /**< valid JSON of a type this writer does not know */
+	MW_M_NOT_FOR_DB,      /**< events with nothing for MariaDB (pay_rejected) */
 	MW_M_SQL_ERRORS,      /**< messages whose data MariaDB refused (parked for
 				   good, reason sql) */
 	MW_M_UNPARKED,	      /**< parked messages applied later */

@@ -84,12 +84,14 @@ struct mw_msg {
  *
  * @param buf     the value; need not be NUL-terminated
  * @param len     bytes at @p buf
- * @param m       [out] overwritten; on -ENOTSUP, m->seq is set when the
- *                message had a valid one
+ * @param m       [out] overwritten; on -ENOTSUP and -ENOMSG, m->seq is
+ *                set when the message had a valid one
  * @param why     [out] on error, one line saying what is wrong; may be NULL
  * @param whylen  bytes at @p why
  * @return 0, -EBADMSG (not JSON, a field missing or out of range),
- *         -EPROTO (another "v"), -ENOTSUP (an unknown "type").
+ *         -EPROTO (another "v"), -ENOTSUP (an unknown "type"), -ENOMSG (a
+ *         type the appliance exports for its own audit that holds nothing
+ *         for MariaDB: "pay_rejected", a refused payment message).
  */
 int mw_msg_decode(const char *buf, size_t len, struct mw_msg *m, char *why, size_t whylen);
 

@@ -6,7 +6,7 @@
  * Every input ends right before a PROT_NONE page, so a decoder that reads
  * past the value's length crashes the test. Tables: one valid message of
  * every type with the fields expected; malformed messages with the error
- * expected (-EBADMSG, -EPROTO, -ENOTSUP); every truncated prefix of each
+ * expected (-EBADMSG, -EPROTO, -ENOTSUP, -ENOMSG); every truncated prefix of each
  * valid message (never accepted, never a crash); every byte of each valid
  * message replaced by a control byte or a quote.
  */
@@ -177,6 +177,10 @@ static const struct bad {
 	{"{\"v\":1,\"seq\":99999999999999999999,\"type\":\"paid\"}", -EBADMSG},
 	{"{" P "\"type\":\"refund\",\"order\":\"1\"" EV "}", -ENOTSUP},
 	{"{" P "\"type\":\"\"}", -ENOTSUP},
+	/* the appliance's audit of a refused payment: known, nothing for MariaDB */
+	{"{" P "\"type\":\"pay_rejected\",\"order\":null,\"partition\":0,\"offset\":9,"
+	 "\"reason\":\"unsigned\"" EV "}",
+	 -ENOMSG},
 	{"{" P "\"type\":7}", -EBADMSG},
 	{"{" P "\"order\":\"1\"" EV "}", -EBADMSG},
 	{"{" P "\"type\":\"paid\",\"order\":null" EV "}", -EBADMSG},
@@ -367,6 +371,7 @@ static const struct {
 	{0, 4025, MW_DB_PARK_SQL, false, "CHECK constraint failed"},
 	{-EINVAL, 0, MW_DB_SKIP, false, "malformed message"},
 	{-ENOTSUP, 0, MW_DB_SKIP, false, "unknown type"},
+	{-ENOMSG, 0, MW_DB_SKIP, false, "nothing for MariaDB (pay_rejected)"},
 	{-EINVAL, 1114, MW_DB_SKIP, false, "malformed wins over any error"},
 };
 
