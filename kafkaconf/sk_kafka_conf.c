@@ -226,6 +226,16 @@ sk_kafka_props_load(struct sk_kafka_props **out, const char *path, char *err, si
 		sk_set_err(err, errlen, "%s: %s", path, strerror(errno));
 	}
 	fclose(f);
+	/* Whoever may change the file chooses the TLS trust, the SASL login
+	 * and the protocol of every client: only this user or root may. */
+	if (rc == 0 && ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+			(sb.st_uid != geteuid() && sb.st_uid != 0))) {
+		sk_set_err(err, errlen,
+			   "%s: writable by group or others (mode %03o) or owned by another "
+			   "user (uid %u): chmod 600, owned by this user or root",
+			   path, (unsigned)(sb.st_mode & 0777), (unsigned)sb.st_uid);
+		rc = -EPERM;
+	}
 	for (size_t i = 0; rc == 0 && i < p->n; i++)
 		if (is_secret(p->p[i].key) && (sb.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
 			sk_set_err(err, errlen,
@@ -251,8 +261,11 @@ refused(const char *k, const struct sk_kafka_kv *own, size_t nown, const char *c
 	for (const char *const *r = refused_always; *r != NULL; r++)
 		if (same_prop(k, *r))
 			return "set by the program's own options, or unsafe";
-	if (strncmp(k, "plugin.", 7) == 0 || strncmp(k, "interceptor.", 12) == 0)
+	if (strncmp(k, "plugin.", 7) == 0 || strncmp(k, "interceptor.", 12) == 0 ||
+	    strcmp(k, "ssl.engine.location") == 0 || strcmp(k, "ssl.providers") == 0)
 		return "loads code";
+	if (strcmp(k, "sasl.kerberos.kinit.cmd") == 0)
+		return "runs a command";
 	for (size_t i = 0; i < nown; i++)
 		if (same_prop(k, own[i].key))
 			return "the program sets it itself";

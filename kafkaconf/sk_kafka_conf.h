@@ -18,10 +18,14 @@
  *   - a key the program sets itself or relies on (see sk_kafka_conf_build():
  *     the program's own settings, its @p reserved list, and for every
  *     program bootstrap.servers / metadata.broker.list (the program's own
- *     option), plugin.library.paths, interceptor.* (code loading), log.queue
- *     (the log callback), and the aliases of each);
+ *     option), plugin.library.paths, interceptor.*, ssl.engine.location,
+ *     ssl.providers (code loading), sasl.kerberos.kinit.cmd (runs a
+ *     command), log.queue (the log callback), and the aliases of each);
  *   - a key or value librdkafka refuses (its message is quoted);
- *   - a file readable or writable by group or others that holds a secret
+ *   - a file writable by group or others, or owned by another user than
+ *     the process's or root (whoever may change it picks the TLS trust and
+ *     the login of every client);
+ *   - a file readable by group or others that holds a secret
  *     (a key containing "password" or "secret", or ssl.key.pem,
  *     sasl.oauthbearer.config): chmod 600 it.
  *
@@ -61,7 +65,8 @@ struct sk_kafka_kv {
  *                  file); may be NULL
  * @param      errlen bytes at @p err
  * @return 0, -ENOENT/-EACCES/... (cannot open or read: the errno),
- *         -EPERM (a secret in a file readable by group or others),
+ *         -EPERM (a file writable by group or others or owned by another
+ *         user, or a secret in a file readable by group or others),
  *         -EINVAL (a bad line, key or value), -E2BIG (too many keys, or a
  *         line too long), -ENOMEM.
  */

@@ -112,9 +112,10 @@ parse(struct sk_paysig_keys *ks, char *buf, size_t n, const char *path, char *er
 			len--;
 		if (len == 0 || line[0] == '#')
 			continue;
-		size_t klen = strcspn(line, " \t");
-		if (klen > len)
-			klen = len;
+		/* The line is not NUL-terminated: scan within it only. */
+		size_t klen = 0;
+		while (klen < len && line[klen] != ' ' && line[klen] != '\t')
+			klen++;
 		size_t s = klen;
 		while (s < len && (line[s] == ' ' || line[s] == '\t'))
 			s++;
@@ -151,6 +152,12 @@ sk_paysig_keys_load(const char *path, struct sk_paysig_keys **out, char *err, si
 	if (!S_ISREG(sb.st_mode)) {
 		rc = -EINVAL;
 		snprintf(err, errlen, "%s: not a regular file", path);
+		goto out;
+	}
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		rc = -EPERM;
+		snprintf(err, errlen, "%s: owned by uid %u, not by this user or root", path,
+			 (unsigned)sb.st_uid);
 		goto out;
 	}
 	if (sb.st_mode & 077) {
@@ -293,6 +300,10 @@ sk_paysig_verify(const struct sk_paysig_keys *k, const char *topic, const void *
 	if (CRYPTO_memcmp(want, got, MAC_LEN) != 0)
 		return SK_PAYSIG_BAD_MAC;
 	if (max_age_ms > 0 && t < now_ms - max_age_ms)
+		return SK_PAYSIG_STALE;
+	/* Dated ahead of our clock by more than the skew: a copy of it could be
+	 * replayed until then, after the request table forgot its id. */
+	if (now_ms > 0 && t > now_ms + SK_PAYSIG_SKEW_MS)
 		return SK_PAYSIG_STALE;
 	return SK_PAYSIG_OK;
 }

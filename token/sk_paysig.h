@@ -70,8 +70,12 @@ enum sk_paysig_verdict {
 	SK_PAYSIG_UNKNOWN_KID = 3, /**< KID is not in the set */
 	SK_PAYSIG_BAD_MAC = 4,	   /**< the MAC does not match (wrong key, a changed
 					value, time or topic) */
-	SK_PAYSIG_STALE = 5,	   /**< good MAC, but signed longer ago than allowed */
+	SK_PAYSIG_STALE = 5,	   /**< good MAC, but signed longer ago than allowed,
+					or more than SK_PAYSIG_SKEW_MS ahead of now */
 };
+
+/** How far ahead of the verifier's clock a signing time may be, ms. */
+#define SK_PAYSIG_SKEW_MS (5 * 60 * 1000)
 
 /**
  * sk_paysig_keys_load - read the key file @p path.
@@ -81,7 +85,8 @@ enum sk_paysig_verdict {
  *                     problem (never a secret); may be NULL
  * @param[in]  errlen  bytes at @p err
  * @return 0, a negative errno of open()/fstat() (-ENOENT, -EACCES, ...),
- *   -EPERM (readable by group or others), -EFBIG (over 4 KiB), -EINVAL (a
+ *   -EPERM (any permission bit for group or others, or owned by another
+ *   user than this process's or root), -EFBIG (over 4 KiB), -EINVAL (a
  *   bad line: kid, secret length, a repeated kid, no key, more than
  *   SK_PAYSIG_KEYS_MAX), -ENOMEM.
  */
@@ -115,7 +120,9 @@ int sk_paysig_sign(const struct sk_paysig_keys *k, const char *topic, int64_t t_
  * sk_paysig_verify - check header @p hdr (@p hlen bytes; NULL = no header)
  * of value @p val received on @p topic. The MAC is compared in constant
  * time, and only a message with a good MAC is called stale: signed before
- * @p now_ms - @p max_age_ms (no age check when @p max_age_ms <= 0).
+ * @p now_ms - @p max_age_ms (no age check when @p max_age_ms <= 0), or
+ * after @p now_ms + SK_PAYSIG_SKEW_MS (when @p now_ms > 0: a time ahead of
+ * the clock would keep a copy replayable after its request id is forgotten).
  * @return an enum sk_paysig_verdict.
  */
 int sk_paysig_verify(const struct sk_paysig_keys *k, const char *topic, const void *hdr,

@@ -123,6 +123,9 @@ static const struct {
 	{"sasl.password=hunter2\n", 0640, -EPERM,
 	 ":1: sasl.password is a secret, and the file is open to group or others (mode 640)"},
 	{"ssl.key.password=hunter2\n", 0604, -EPERM, ":1: ssl.key.password is a secret"},
+	/* no secret, but whoever may write it picks the TLS trust and the login */
+	{"linger.ms=5\n", 0620, -EPERM, ": writable by group or others (mode 620)"},
+	{"ssl.ca.location=/tmp/ca.pem\n", 0602, -EPERM, ": writable by group or others"},
 };
 
 START_TEST(bad_file_refused)
@@ -152,6 +155,10 @@ static const struct {
 	{"metadata.broker.list=127.0.0.1:1\n", ":1: metadata.broker.list: refused"},
 	{"bootstrap.servers=127.0.0.1:1\n", ":1: bootstrap.servers: refused"},
 	{"log.queue=true\n", ":1: log.queue: refused"},
+	{"ssl.engine.location=/tmp/e.so\n", ":1: ssl.engine.location: refused (loads code)"},
+	{"ssl.providers=legacy\n", ":1: ssl.providers: refused (loads code)"},
+	{"sasl.kerberos.kinit.cmd=touch /tmp/x\n",
+	 ":1: sasl.kerberos.kinit.cmd: refused (runs a command)"},
 };
 
 START_TEST(program_keys_refused)
@@ -170,6 +177,22 @@ START_TEST(program_keys_refused)
 		      err, want);
 	rd_kafka_conf_destroy(c);
 	sk_kafka_props_free(p);
+}
+END_TEST
+
+/* A file of another user (as root only: chown needs it) is refused. */
+START_TEST(other_owner_refused)
+{
+	struct sk_kafka_props *p = NULL;
+	char err[SK_KAFKA_CONF_ERR_MAX] = "";
+
+	if (geteuid() != 0)
+		return;
+	write_file("linger.ms=5\n", 0600);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	ck_assert_int_eq(sk_kafka_props_load(&p, path, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_null(p);
+	ck_assert_ptr_nonnull(strstr(err, "owned by another user (uid 65534)"));
 }
 END_TEST
 
@@ -194,6 +217,7 @@ suite(void)
 	tcase_add_test(tc, sasl_plain_passed_through);
 	tcase_add_loop_test(tc, bad_file_refused, 0, (int)SK_ARRAY_SIZE(bad_files));
 	tcase_add_loop_test(tc, program_keys_refused, 0, (int)SK_ARRAY_SIZE(refused_keys));
+	tcase_add_test(tc, other_owner_refused);
 	tcase_add_test(tc, missing_file);
 	suite_add_tcase(s, tc);
 	return s;

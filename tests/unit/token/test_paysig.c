@@ -124,6 +124,19 @@ START_TEST(sign_verify_table)
 	struct sk_paysig_keys *after = keys(1, "k2", SEC2, NULL, NULL);
 	ck_assert_int_eq(verify(after, TOPIC, good, VAL), SK_PAYSIG_UNKNOWN_KID);
 	ck_assert_int_eq(verify(after, TOPIC, rot, VAL), SK_PAYSIG_OK);
+	/* dated ahead of the clock: within the skew good, beyond it stale (a
+	 * copy would stay replayable until then), with or without an age limit */
+	char ahead[SK_PAYSIG_HDR_MAX + 1], far[SK_PAYSIG_HDR_MAX + 1];
+	ck_assert_int_gt(
+		sk_paysig_sign(shop1, TOPIC, NOW + SK_PAYSIG_SKEW_MS, VAL, strlen(VAL), ahead), 0);
+	ck_assert_int_gt(
+		sk_paysig_sign(shop1, TOPIC, NOW + SK_PAYSIG_SKEW_MS + 1, VAL, strlen(VAL), far),
+		0);
+	ck_assert_int_eq(verify(consumer, TOPIC, ahead, VAL), SK_PAYSIG_OK);
+	ck_assert_int_eq(verify(consumer, TOPIC, far, VAL), SK_PAYSIG_STALE);
+	ck_assert_int_eq(
+		sk_paysig_verify(consumer, TOPIC, far, strlen(far), VAL, strlen(VAL), NOW, 0),
+		SK_PAYSIG_STALE);
 	/* no age limit: a stale signature is good */
 	ck_assert_int_eq(
 		sk_paysig_verify(consumer, TOPIC, stale, strlen(stale), VAL, strlen(VAL), NOW, 0),
@@ -220,6 +233,25 @@ START_TEST(key_file)
 	}
 	ck_assert_int_eq(sk_paysig_keys_load("/nonexistent/sk-key", &k, err, sizeof(err)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/sk-key"));
+	/* one word filling the whole file, no blank, no line end: the scan for
+	 * the blank must stop at the file's end (ASan: no read past it) */
+	static char word[4097];
+	memset(word, 'k', sizeof(word) - 1);
+	ck_assert_int_eq(load(word, 0600, err, sizeof(err), &k), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "want \"KID SECRET\""));
+	/* owned by another user (as root only: chown needs it) */
+	if (geteuid() == 0) {
+		char path[] = "/tmp/sk-paysig-XXXXXX";
+		int fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, "k1 " SEC1 "\n", strlen("k1 " SEC1 "\n")),
+				 (ssize_t)strlen("k1 " SEC1 "\n"));
+		ck_assert_int_eq(fchown(fd, 65534, 65534), 0);
+		close(fd);
+		ck_assert_int_eq(sk_paysig_keys_load(path, &k, err, sizeof(err)), -EPERM);
+		ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
+		unlink(path);
+	}
 	static char huge[5000];
 	memset(huge, '#', sizeof(huge) - 1);
 	ck_assert_int_eq(load(huge, 0600, err, sizeof(err), &k), -EFBIG);
