@@ -158,7 +158,12 @@ ctl_sync_from_store(struct sk_control *ctl, const struct sk_store_line *lines, u
 		rc = ctl_status_sync(ctl, id, lines[0].state);
 		break;
 	case SK_ORDER_CANCELLED:
-		if (before != SK_ORDER_CANCELLED)
+		/* Only this run's status byte tells whether the arena has the
+		 * units back. An order of an earlier run (no slot: any order
+		 * stored before a restart or an upgrade) got them when it was
+		 * cancelled, or is not counted by recovery: giving them again
+		 * at every late pay or repeat would sell them twice. */
+		if (sk_status_slot(&ctl->status, id) != NULL && before != SK_ORDER_CANCELLED)
 			ctl_release_cancelled(ctl, lines, n);
 		break;
 	default:

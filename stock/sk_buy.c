@@ -33,8 +33,9 @@ sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcore,
 		.shm = shm,
 		.ring = ring,
 		.lcore = lcore,
-		.next_seq =
-			1, /* seq 0 of lcore 0 would make id == epoch << 32 only; keep 0 unused */
+		/* seq 0 stays unused: of member 0, lcore 0 it would make an id of the epoch
+		 * field alone (epoch << SK_ORDER_EPOCH_SHIFT) */
+		.next_seq = 1,
 		.seq_limit = UINT32_C(1) << shm->status_bits,
 	};
 	sk_shm_status(shm, &lc->status);

@@ -187,8 +187,9 @@ struct sk_store_line {
 enum sk_store_outcome {
 	SK_STORE_NEW = 0,   /**< stored now, confirmed */
 	SK_STORE_DUP,	    /**< already stored with the same lines: skipped */
-	SK_STORE_CONFLICT,  /**< id stored with other lines (user, item, qty or
-				 price differ): skipped, nothing overwritten */
+	SK_STORE_CONFLICT,  /**< id stored with other lines (user, item, qty,
+				 price or sale time differ): skipped, nothing
+				 overwritten */
 	SK_STORE_INVALID,   /**< malformed record or incomplete cart: skipped */
 	SK_STORE_OVERSELL,  /**< would take the item's live units above
 				 total + added: refused */

@@ -59,8 +59,12 @@ cart_stored(struct sk_store *st, MDB_txn *txn, const struct sk_order_rec *r, siz
 			return -EIO;
 		struct sk_store_line l;
 		store_order_dec(&l, r[j].id, r[j].line, data.mv_data);
+		/* A replay carries the very record, sale time included; an id
+		 * minted again (an old-layout id reproduced by a later run,
+		 * docs/stock.md) differs at least there. */
 		if (l.rec.user != r[j].user || l.rec.item != r[j].item || l.rec.qty != r[j].qty ||
-		    l.rec.price != r[j].price || l.rec.nlines != r[j].nlines) {
+		    l.rec.price != r[j].price || l.rec.nlines != r[j].nlines ||
+		    l.rec.time_ns != r[j].time_ns) {
 			*oc = SK_STORE_CONFLICT;
 			return 0;
 		}

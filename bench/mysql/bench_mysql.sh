@@ -98,7 +98,9 @@ if [ "$(id -u)" != 0 ] || [ ! -c /dev/net/tun ] || [ ! -x "$SK_DATAPLANE" ] || [
 	echo "lag: skipped (needs root, /dev/net/tun and the appliance built)"
 	exit 0
 fi
-export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP"
+# --kafka needs the payments signing key (docs/kafka.md, "Signatures").
+pay_key_file "$tmp/payments.key"
+export SK_SBX_CONTROL_ARGS="--kafka $KAFKA_BOOTSTRAP --payments-key-file $tmp/payments.key"
 cfg=$tmp/bench.ini
 sale_config "$cfg" "$U"
 sbx_up --config "$cfg" >/dev/null

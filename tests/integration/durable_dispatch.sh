@@ -10,7 +10,7 @@
 #     only if the final poll finds the order confirmed, and reported), every
 #     winner's order in LMDB with its user (admin API for all, seckillctl
 #     order show for a sample of both lcores), orders won on lcore 0 AND 1
-#     (order ids: epoch32 | lcore6 | seq26), each lcore's settled mark past
+#     (order ids: epoch30 | member5 | lcore6 | seq23), each lcore's settled mark past
 #     its last order, the ledger (seckillctl items) == winners, reconcile
 #     exits 0, seckill_orders_committed_total == winners;
 #  2. kill -9 of the dataplane mid-sale (2 rounds, at a seeded count of units sold), restart

@@ -281,7 +281,8 @@ kill_poller_start() {
 }
 
 # order_lcores FILE - "lcore:count ..." of the order ids in the "user order"
-# lines of FILE (ids are epoch32 | lcore6 | seq26), lcores in order.
+# lines of FILE (ids are epoch30 | member5 | lcore6 | seq23, stock/sk_order.h),
+# lcores in order.
 order_lcores() {
 	itpy orders lcores "$1"
 }

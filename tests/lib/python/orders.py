@@ -3,7 +3,8 @@
 """orders.py - checks on the winners' orders, for the integration tests.
 
 An orders file holds one "user order" line per winner (seckill-crowd
---orders); order ids are epoch32 | lcore6 | seq26. ADMIN is the control
+--orders); order ids are epoch30 | member5 | lcore6 | seq23 (stock/sk_order.h:
+the epoch counts seconds from 2024-01-01 UTC). ADMIN is the control
 plane's admin API base URL (http://127.0.0.1:PORT). Check commands exit 0
 if the condition holds, 1 otherwise (the first few offenders on stderr).
 
@@ -26,10 +27,14 @@ if the condition holds, 1 otherwise (the first few offenders on stderr).
                                     their user
     orders.py pay-race FILE ADMIN   pay the first 25 orders right at their
                                     deadline; prints "paid cancelled bad"
+    orders.py layout HEADER         check: the id layout here is the one of
+                                    stock/sk_order.h (HEADER), and the
+                                    decoders undo make_id
 """
 import collections
 import json
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -39,8 +44,18 @@ import urllib.request
 
 import admin as admin_api
 
-SEQ_BITS = 26
-LCORE_MASK = 63
+# The order id layout of stock/sk_order.h, most significant first:
+# epoch 30 | member 5 | lcore 6 | seq 23. Keep in step with that header.
+SEQ_BITS = 23
+LCORE_BITS = 6
+MEMBER_BITS = 5
+EPOCH_BITS = 30
+LCORE_MASK = (1 << LCORE_BITS) - 1
+MEMBER_MASK = (1 << MEMBER_BITS) - 1
+MEMBER_SHIFT = SEQ_BITS + LCORE_BITS
+EPOCH_SHIFT = MEMBER_SHIFT + MEMBER_BITS
+EPOCH_BASE = 1704067200  # SK_ORDER_EPOCH_BASE: 2024-01-01T00:00:00Z
+assert EPOCH_SHIFT + EPOCH_BITS == 64
 
 
 def read(path):
@@ -50,13 +65,29 @@ def read(path):
 
 
 def lcore_of(order):
-    """The lcore that sold ORDER (its id's lcore6 field)."""
+    """The lcore that sold ORDER (its id's lcore field)."""
     return (int(order) >> SEQ_BITS) & LCORE_MASK
 
 
 def seq_of(order):
-    """ORDER's sequence number on its lcore (the id's seq26 field)."""
+    """ORDER's sequence number on its lcore (the id's seq field)."""
     return int(order) & ((1 << SEQ_BITS) - 1)
+
+
+def member_of(order):
+    """The cluster member number that sold ORDER (0: standalone)."""
+    return (int(order) >> MEMBER_SHIFT) & MEMBER_MASK
+
+
+def epoch_of(order):
+    """The run (dataplane start, unix seconds) that sold ORDER."""
+    return (int(order) >> EPOCH_SHIFT) + EPOCH_BASE
+
+
+def make_id(epoch, member, lcore, seq):
+    """The id sk_order_id_make() builds (for self-tests)."""
+    return ((epoch - EPOCH_BASE) << EPOCH_SHIFT | member << MEMBER_SHIFT
+            | lcore << SEQ_BITS | (seq & ((1 << SEQ_BITS) - 1)))
 
 
 def admin_order(admin, order):
@@ -207,6 +238,37 @@ def pay_race(path, admin):
     return 0
 
 
+def layout(header):
+    """Check the layout constants match the #defines of HEADER
+    (stock/sk_order.h) and the decoders take apart what make_id builds.
+    Returns the exit status."""
+    with open(header) as f:
+        text = f.read()
+    want = {"SK_ORDER_SEQ_BITS": SEQ_BITS, "SK_ORDER_LCORE_BITS": LCORE_BITS,
+            "SK_ORDER_MEMBER_BITS": MEMBER_BITS, "SK_ORDER_EPOCH_BITS": EPOCH_BITS,
+            "SK_ORDER_EPOCH_BASE": EPOCH_BASE}
+    bad = 0
+    for name, mine in want.items():
+        m = re.search(rf"#define\s+{name}\s+(?:UINT32_C\()?(\d+)", text)
+        if not m or int(m.group(1)) != mine:
+            bad += 1
+            print(f"{name}: header {m.group(1) if m else 'missing'}, orders.py {mine}",
+                  file=sys.stderr)
+    rnd = random.Random(26)
+    for _ in range(1000):
+        f = (rnd.randrange(EPOCH_BASE + 1, EPOCH_BASE + (1 << EPOCH_BITS)),
+             rnd.randrange(1 << MEMBER_BITS), rnd.randrange(1 << LCORE_BITS),
+             rnd.randrange(1 << SEQ_BITS))
+        o = str(make_id(*f))
+        got = (epoch_of(o), member_of(o), lcore_of(o), seq_of(o))
+        if got != f or not 0 < int(o) < 1 << 64:
+            bad += 1
+            if bad < 5:
+                print("id", o, "made of", f, "decodes to", got, file=sys.stderr)
+    print("layout", "ok" if not bad else f"{bad} mismatches")
+    return 1 if bad else 0
+
+
 def main(argv):
     cmd, a = argv[1], argv[2:]
     if cmd == "in-store":
@@ -231,6 +293,8 @@ def main(argv):
         return ctl_show(a[0], a[1])
     if cmd == "pay-race":
         return pay_race(a[0], a[1])
+    if cmd == "layout":
+        return layout(a[0])
     sys.exit(f"orders.py: unknown command {cmd!r} (see the top of the file)")
 
 

@@ -437,6 +437,45 @@ START_TEST(idempotent_reinsert)
 }
 END_TEST
 
+/*
+ * An id of the layout before issue 26 item 13 (unix second << 32 | lcore 6 |
+ * seq 26) that a new-layout run minting later reproduces bit for bit: the
+ * store must not take the new sale for a replay of the old order, even with
+ * the same user, item, quantity and price (only its sale time differs).
+ */
+START_TEST(old_layout_id_reused_later)
+{
+	struct sk_store *st = open_test("oldlayout");
+	const uint32_t old_run = 1764547200; /* 2025-12-01T00:00:00Z, a multiple of 4 */
+	const uint64_t old = (uint64_t)old_run << 32 | 0u << 26 | 5;
+	/* The run started at 2037-12-23T18:00:00Z, standalone, lcore 0, seq 5. */
+	const uint64_t later = sk_order_id_make(SK_ORDER_EPOCH_BASE + old_run / 4, 0, 0, 5);
+	struct sk_order_rec r = rec(old, 7, 1, 1), again;
+	struct sk_store_put_stats s;
+	struct sk_store_line l;
+	uint8_t oc;
+	unsigned n;
+
+	ck_assert_uint_eq(later, old);
+	ck_assert_uint_eq(sk_order_id_epoch(later), 2145204000u);
+	put_ok(st, &r, 1, &s);
+	ck_assert_uint_eq(s.orders_new, 1);
+	/* The crash replay of the same record stays a duplicate. */
+	ck_assert_int_eq(sk_store_put_orders(st, &r, 1, 15 * MIN, 9000 * MS, &oc, &s), 0);
+	ck_assert_uint_eq(oc, SK_STORE_DUP);
+	/* The later sale with the same id: refused, the old order untouched. */
+	again = r;
+	again.time_ns = r.time_ns + 12 * 365 * 24 * 3600 * INT64_C(1000000000);
+	ck_assert_int_eq(sk_store_put_orders(st, &again, 1, 15 * MIN, 9000 * MS, &oc, &s), 0);
+	ck_assert_uint_eq(oc, SK_STORE_CONFLICT);
+	ck_assert_uint_eq(s.orders_refused, 1);
+	ck_assert_int_eq(sk_store_order_get(st, old, &l, 1, &n), 0);
+	ck_assert_int_eq(l.rec.time_ns, r.time_ns);
+	assert_consistent(st);
+	sk_store_close(st);
+}
+END_TEST
+
 START_TEST(invalid_records_skipped)
 {
 	struct sk_store *st = open_test("invalid");
@@ -1761,6 +1800,7 @@ store_suite(void)
 	tcase_add_test(tc, schema_version_checked);
 	tcase_add_test(tc, insert_and_read_back);
 	tcase_add_test(tc, idempotent_reinsert);
+	tcase_add_test(tc, old_layout_id_reused_later);
 	tcase_add_test(tc, invalid_records_skipped);
 	tcase_add_test(tc, index_contents);
 	tcase_add_test(tc, replay_after_reopen);
