@@ -459,45 +459,22 @@ order_sql(const struct mw_msg *m, char buf[24])
 }
 
 /*
- * behind - the order barrier: ST_PARK_BEHIND when an earlier message that
- * @m must follow is parked, else ST_OK (ST_DBERR on error). The appliance
- * sold in seq order, so applied in seq order no guard refuses; the two
- * topics (and N writers) break that order, and parking lets later messages
- * overtake a waiting one. Two overtakings do harm, and are held back:
- *  - an order overtaking an earlier parked order: it may take the unit or
- *    the per-user slot the earlier one needs, and the earlier one's own
- *    events (a refund) can then never free it;
- *  - an order's event overtaking an earlier parked message of the same
- *    order (a refund ahead of its parked paid is refused as "not paid").
- * A final refusal (refused = 1, an anomaly) holds nothing back. Costs one
- * indexed query per message, only while something is parked.
+ * behind - the order barrier (mw_db_parked_ahead(): an order waits behind
+ * an earlier parked order, an order's event behind any earlier parked row
+ * of that order, final too): ST_PARK_BEHIND, else ST_OK (ST_DBERR on
+ * error). Costs one indexed query per message, only while something is
+ * parked.
  */
 static int
 behind(struct mw_apply *a, const struct mw_msg *m)
 {
-	MYSQL_RES *res;
-	bool found;
+	bool order = m->type == MW_MSG_CONFIRMED;
+	int rc;
 
-	if (a->parked_rows == 0)
+	if (a->parked_rows == 0 || (!order && m->order == 0))
 		return ST_OK;
-	if (m->type == MW_MSG_CONFIRMED)
-		res = mw_db_query(
-			a->db,
-			"SELECT 1 FROM parked WHERE type = 'confirmed' AND refused = 0 AND "
-			"seq < %" PRIu64 " LIMIT 1",
-			m->seq);
-	else if (m->order != 0)
-		res = mw_db_query(a->db,
-				  "SELECT 1 FROM parked WHERE order_id = %" PRIu64
-				  " AND refused = 0 AND seq < %" PRIu64 " LIMIT 1",
-				  m->order, m->seq);
-	else
-		return ST_OK;
-	if (res == NULL)
-		return ST_DBERR;
-	found = mysql_fetch_row(res) != NULL;
-	mysql_free_result(res);
-	return found ? ST_PARK_BEHIND : ST_OK;
+	rc = mw_db_parked_ahead(a->db, order, m->order, m->seq);
+	return rc < 0 ? ST_DBERR : rc > 0 ? ST_PARK_BEHIND : ST_OK;
 }
 
 /*
@@ -508,8 +485,10 @@ behind(struct mw_apply *a, const struct mw_msg *m)
  * from the table (after the whole batch, so after any message of the batch
  * that frees it) with every assigned partition consumed; else it counts as
  * a wait. The row is final (parked for good, refused too, never retried
- * again) at once for reason sql, or when a retry finds it still blocked
- * --park-final-seconds after it was parked, caught up (docs/mysql.md).
+ * again) at once for reason sql, or for reason item when a retry finds it
+ * still blocked --park-final-seconds after it was parked, caught up
+ * (docs/mysql.md, "Parked for good"); every other reason is retried until
+ * what it waits for arrives.
  */
 /* The rows parked for good that one batch logs one by one. */
 #define FINAL_LOGGED 10
@@ -519,8 +498,11 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 {
 	bool guard = st == ST_PARK_STOCK || st == ST_PARK_USER;
 	int counted = guard && again && !a->row.refused && caught_up(a);
+	/* only an item that never comes, or refused data: every other reason
+	 * resolves when what it waits for arrives, however late */
 	int final = st == ST_PARK_SQL ||
-		    (again && now_ns() - a->row.parked_ns >= a->final_after_ns && caught_up(a));
+		    (st == ST_PARK_ITEM && again &&
+		     now_ns() - a->row.parked_ns >= a->final_after_ns && caught_up(a));
 	int refused = counted || final;
 	char *esc, order[24];
 	int64_t r;
@@ -598,7 +580,12 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 		a->tally[MW_M_NOT_FOR_DB]++; /* counted, not logged: nothing is lost */
 		return OUT_SKIPPED;
 	}
-	if (mw_db_verdict(rc, 0) == MW_DB_SKIP) {
+	if (rc != 0 && mw_db_verdict(rc, 0) == MW_DB_STALL) { /* another "v": stall */
+		a->db->err = 0; /* errno=0 in the log: no SQL error, no reconnect */
+		snprintf(a->db->errmsg, sizeof(a->db->errmsg), "%s: upgrade the writer", why);
+		return -EAGAIN;
+	}
+	if (rc != 0) {
 		a->tally[rc == -ENOTSUP ? MW_M_UNKNOWN_TYPE : MW_M_MALFORMED]++;
 		sk_logf(SK_LOG_WARN, "mysql", "msg=\"message skipped\" why=%s message=%.*s%s", why,
 			len > 80 ? 80 : (int)len, val ? val : "", len > 80 ? "..." : "");

@@ -43,8 +43,8 @@ struct mw_apply {
 	struct mw_metrics *mt;	   /**< where committed counts go; borrowed */
 	uint32_t default_limit;	   /**< per-user limit of items whose activity event
 					carries none */
-	int64_t final_after_ns;	   /**< a parked row still blocked this long after
-					it was parked, caught up, is final */
+	int64_t final_after_ns;	   /**< a row parked for its item still blocked
+					this long after, caught up, is final */
 	const char *prog;	   /**< name in log lines */
 	mw_caught_up_fn caught_up; /**< NULL: a refusal is always final */
 	void *caught_up_arg;	   /**< its argument */
@@ -67,10 +67,12 @@ struct mw_apply {
 
 /**
  * mw_apply_init - set @p a up (the parked table is retried by the first
- * batch: messages parked by an earlier run). @p final_after_s: a parked
- * row is final (parked for good, not retried) when a retry finds it still
- * blocked that many seconds after it was parked, with the writer caught
- * up. @p caught_up may be NULL (always caught up).
+ * batch: messages parked by an earlier run). @p final_after_s: a row
+ * parked for its item (reason item) is final (parked for good, not
+ * retried) when a retry finds it still blocked that many seconds after it
+ * was parked, with the writer caught up; rows of every other reason but
+ * sql are retried until what they wait for arrives. @p caught_up may be
+ * NULL (always caught up).
  */
 void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
 		   uint32_t default_limit, uint32_t final_after_s, const char *prog,
@@ -79,7 +81,9 @@ void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
 /**
  * mw_apply_batch - apply @p n messages in order in one transaction and
  * commit it. Malformed messages and unknown types are logged, counted and
- * skipped; a message whose order or item is not written yet, or that the
+ * skipped; a message of another version ("v", a newer exporter) is not:
+ * it fails the batch with -EAGAIN (a->db->err 0, a->db->errmsg says why)
+ * until the writer is upgraded; a message whose order or item is not written yet, or that the
  * stock or per-user guard refuses, is parked (kept in the parked table and
  * applied by a later batch once what it waits for arrived); a message whose
  * data MariaDB refuses (mw_db_message_error()) is parked for good with
@@ -96,7 +100,8 @@ void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
  *
  * @return 0 once committed; -EAGAIN when a statement or the commit failed
  *         with any error but the message's own data (the server is away, a
- *         deadlock, a full table, read-only, an unknown error ...:
+ *         deadlock, a full table, read-only, an unknown error, a message of
+ *         another version ...:
  *         a->db->err says which; mw_db_reconnect() whether the connection
  *         must be made anew): everything was rolled back and the same batch
  *         must be applied again.

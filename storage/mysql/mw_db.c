@@ -4,6 +4,7 @@
  * formatted statements, apply the schema, classify errors.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,8 @@ mw_db_message_error(unsigned err)
 enum mw_db_verdict
 mw_db_verdict(int decode_rc, unsigned err)
 {
+	if (decode_rc == -EPROTO)
+		return MW_DB_STALL; /* a newer exporter's: upgrade the writer */
 	if (decode_rc != 0)
 		return MW_DB_SKIP;
 	return mw_db_message_error(err) ? MW_DB_PARK_SQL : MW_DB_STALL;
@@ -324,4 +327,28 @@ mw_db_count_parked(struct mw_db *db, const char *const *reasons, unsigned nreaso
 	}
 	mysql_free_result(res);
 	return 0;
+}
+
+int
+mw_db_parked_ahead(struct mw_db *db, bool order, uint64_t order_id, uint64_t seq)
+{
+	MYSQL_RES *res;
+	int found;
+
+	if (order)
+		res = mw_db_query(
+			db,
+			"SELECT 1 FROM parked WHERE type = 'confirmed' AND refused = 0 AND "
+			"seq < %" PRIu64 " LIMIT 1",
+			seq);
+	else
+		res = mw_db_query(db,
+				  "SELECT 1 FROM parked WHERE order_id = %" PRIu64
+				  " AND seq < %" PRIu64 " LIMIT 1",
+				  order_id, seq);
+	if (res == NULL)
+		return -EIO;
+	found = mysql_fetch_row(res) != NULL;
+	mysql_free_result(res);
+	return found;
 }

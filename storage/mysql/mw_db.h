@@ -107,14 +107,35 @@ bool mw_db_next_statement(const char *sql, size_t *pos, size_t *start, size_t *l
  */
 int mw_db_count_parked(struct mw_db *db, const char *const *reasons, unsigned nreasons, int64_t *n);
 
+/**
+ * mw_db_parked_ahead - the order barrier (docs/mysql.md, "Event ordering"):
+ * whether the parked table holds a row that the message of seq @p seq must
+ * wait behind. The appliance sold in seq order, so applied in seq order no
+ * guard refuses; parking lets later messages overtake a waiting one, and
+ * two overtakings do harm:
+ *  - @p order true (a confirmed order): an earlier parked order that is not
+ *    refused (a guard's refusal or a final row holds no other order back),
+ *    whose unit or per-user slot it could take;
+ *  - @p order false (an event of order @p order_id): any earlier parked row
+ *    of that order, final or refused too: a refund applied ahead of its
+ *    parked paid is refused as "not paid", and one ahead of a final row
+ *    would pass it unnoticed; it waits until the row is applied, or the
+ *    operator requeues or deletes it.
+ * Runs in the connection's transaction.
+ * @return 1 (wait), 0, or -EIO with db->err set.
+ */
+int mw_db_parked_ahead(struct mw_db *db, bool order, uint64_t order_id, uint64_t seq);
+
 /** What the writer does with a message, by what went wrong with it. */
 enum mw_db_verdict {
 	MW_DB_SKIP,	/**< it cannot be decoded: logged, counted, skipped */
 	MW_DB_PARK_SQL, /**< a statement failed on the message's own data:
 			     parked for good with reason "sql" */
-	MW_DB_STALL,	/**< any other SQL error: the batch is rolled back and
-			     applied again (with a backoff) until it commits;
-			     the offsets never move past it */
+	MW_DB_STALL,	/**< any other SQL error, or a message of another
+			     version (a newer exporter: upgrade the writer):
+			     the batch is rolled back and applied again (with
+			     a backoff) until it commits; the offsets never
+			     move past it */
 };
 
 /**
@@ -129,7 +150,8 @@ bool mw_db_message_error(unsigned err);
 
 /**
  * mw_db_verdict - the writer's rule for a message: @p decode_rc is
- * mw_msg_decode()'s return (non-zero: MW_DB_SKIP), @p err the
+ * mw_msg_decode()'s return (-EPROTO, another "v": MW_DB_STALL, never
+ * skipped; any other non-zero: MW_DB_SKIP), @p err the
  * mysql_errno() of the statement that failed on it (MW_DB_PARK_SQL when
  * mw_db_message_error(), else MW_DB_STALL). Pure.
  */

@@ -43,8 +43,8 @@ struct mw_opts {
 	uint32_t default_limit; /**< --default-limit N: per-user limit if the
 				     activity event has none, default 1 */
 	uint64_t max_seconds;	/**< --max-seconds S: stop after S s; 0 = never */
-	uint32_t park_final_s;	/**< --park-final-seconds S: a parked row still
-				     blocked S s after it was parked, caught up,
+	uint32_t park_final_s;	/**< --park-final-seconds S: a row parked for its
+				     item still blocked S s after, caught up,
 				     is final; default 300 */
 	/* verify */
 	const char *store;  /**< --store DIR: the appliance's LMDB store */

@@ -107,7 +107,7 @@ CREATE TABLE IF NOT EXISTS order_events (
 -- refused the message's data). refused: a guard refused it while the
 -- writer had consumed everything there was (a refusal, logged and
 -- counted), not merely before the other topic caught up (a wait); it
--- holds nothing back. final (below): parked for good, not retried.
+-- holds no other order back. final (below): parked for good, not retried.
 CREATE TABLE IF NOT EXISTS parked (
 	seq       BIGINT UNSIGNED NOT NULL PRIMARY KEY,
 	reason    VARCHAR(16)     NOT NULL,
@@ -127,10 +127,16 @@ CREATE INDEX IF NOT EXISTS parked_order ON parked (order_id, seq);
 
 -- Parked for good (docs/mysql.md, "Parked for good"): final = 1 when
 -- MariaDB refused the message's data (reason sql), or when a retry found
--- it still blocked --park-final-seconds after it was parked with the
--- writer caught up. A final row is never retried and holds nothing back
--- (refused = 1 too); an operator requeues it (final = 0, refused = 0) or
--- deletes it. The retries page through the rows that are not final by seq.
+-- a row of reason item still blocked --park-final-seconds after it was
+-- parked with the writer caught up; no other reason is ever final. A
+-- final row is never retried and holds no other order back (refused = 1
+-- too), only the later events of its own order; an operator requeues it
+-- (final = 0, refused = 0) or deletes it. The retries page through the
+-- rows that are not final by seq.
 ALTER TABLE parked ADD COLUMN IF NOT EXISTS final TINYINT(1) NOT NULL DEFAULT 0 AFTER refused;
 CREATE INDEX IF NOT EXISTS parked_final ON parked (final, seq);
 CREATE INDEX IF NOT EXISTS parked_refused ON parked (refused, seq);
+-- A writer before this rule made rows of any reason final: those of
+-- reasons that resolve by themselves are retried again.
+UPDATE parked SET final = 0, refused = reason IN ('stock', 'user') AND refused
+ WHERE final = 1 AND reason NOT IN ('item', 'sql');

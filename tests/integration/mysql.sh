@@ -113,12 +113,13 @@ check "hand-made: writer started (database hm, group hm)" \
 	writer_start --database hm --group hm --orders-topic hm.orders --events-topic hm.events
 # A: three orders of item 7, whose activity is not there yet (the first
 # waits for its item, the others behind it: the order barrier); two bad
-# values.
+# values (not JSON; seq 0 — a message of another "v" stalls the writer:
+# mysql_faults.sh).
 produce hm.orders \
 	"1={$c,\"seq\":2,\"order\":\"1\",\"user\":11,\"lines\":[{$l,\"qty\":1}]}" \
 	"2={$c,\"seq\":3,\"order\":\"2\",\"user\":12,\"lines\":[{$l,\"qty\":1}]}" \
 	"3={$c,\"seq\":5,\"order\":\"3\",\"user\":13,\"lines\":[{$l,\"qty\":1}]}" \
-	'x=not json' 'y={"v":2,"seq":99,"type":"confirmed"}' || bad "hand-made A: produce"
+	'x=not json' 'y={"v":1,"seq":0,"type":"confirmed"}' || bad "hand-made A: produce"
 check "hand-made A: 3 orders parked: for their item, then behind the first (30 s)" \
 	wait_sql hm "SELECT GROUP_CONCAT(CONCAT(seq, ':', reason) ORDER BY seq) FROM parked" \
 	"2:item,3:behind,5:behind" 30

@@ -18,9 +18,15 @@
 #  3. 10,000 parked rows that stay blocked (payments of orders that never
 #     come) ahead of 3 orders waiting for their item: the item arrives and
 #     the 3 orders are applied (the retries page past the first 10,000);
-#  4. the 10,000 become final with --park-final-seconds 1 (gauges, the
-#     counter); one requeued by the operator after its order came is
-#     applied.
+#  4. with --park-final-seconds 1 only a row waiting for its item becomes
+#     final (gauges, the counter, the log): the 10,000 payments (reason
+#     order) stay retried, and one is applied by itself when its order
+#     comes late; an order's later events wait behind its final row
+#     (reason behind, not final), also when that row is a paid refused
+#     for its data (sql), and the operator's requeue applies them all;
+#  5. a message of another version ("v":2, a newer exporter) stalls the
+#     writer (never skipped: its offset is not committed, a restarted
+#     writer stalls on it again).
 # Every wait is bounded and on a condition; every process is stopped by its
 # PID on every exit path.
 . "$(dirname "$0")/lib.sh"
@@ -100,7 +106,7 @@ wait_wmetric_eq() {
 }
 
 check "mariadbd up on $SOCK" db_start
-kafka_up "$tmp" fs.orders fs.events || {
+kafka_up "$tmp" fs.orders fs.events fs2.orders fs2.events || {
 	cat "$tmp/kafka.log"
 	bad "broker up"
 	finish
@@ -212,26 +218,86 @@ writer_stop TERM
 expect_eq "10k: writer stopped" "$W_RC" 0
 
 # ------------------------------------------------------------------ 4. final
+# paid SEQ ORDER - a payment event, as KEY=VALUE.
+paid() {
+	printf '%s={"v":1,"seq":%s,"type":"paid","order":"%s","user":1,"item":8,"units":1,"time_ns":2000}' \
+		"$2" "$1" "$2"
+}
 check "final: writer started with --park-final-seconds 1" \
 	writer_start "${W[@]}" --park-final-seconds 1
-check "final: the 10,000 rows become final once caught up (120 s)" \
-	wait_wmetric_eq seckill_mysql_parked_final 10000 120
-expect_eq "final: in the table, the counter, the by-reason gauge" \
-	"$(fs "SELECT COUNT(*) FROM parked WHERE final = 1 AND refused = 1"):$(wmetric seckill_mysql_parked_for_good_total):$(wmetric 'seckill_mysql_parked_rows{reason="order"}')" \
-	"10000:10000:10000"
-check "final: logged, summed up per batch" grep -q 'parked for good in one batch' "$tmp/writer.log"
-# The order of the first payment comes after all; the operator requeues it.
+produce fs.orders "$(order 400001 50 51 77)" || bad "final: produce order 50 of item 77"
+check "final: order 50, whose item 77 never comes, becomes final once caught up (120 s)" \
+	wait_sql fs "SELECT CONCAT_WS(':', reason, final, refused) FROM parked WHERE seq = 400001" \
+	"item:1:1" 120
+# Three more batches: each retries the 10,000 payments, caught up, long
+# after --park-final-seconds.
+b0=$(wmetric seckill_mysql_batches_total)
+b_end=$((SECONDS + 120))
+while [ "$(wmetric seckill_mysql_batches_total)" -lt $((b0 + 3)) ] && [ "$SECONDS" -lt "$b_end" ]; do
+	sleep 0.2
+done
+check "final: 3 more batches retried the parked rows (120 s)" \
+	test "$(wmetric seckill_mysql_batches_total)" -ge $((b0 + 3))
+expect_eq "final: the 10,000 payments (reason order) stay retried: none final" \
+	"$(fs "SELECT CONCAT(COUNT(*), '/', SUM(final)) FROM parked WHERE reason = 'order'")" "10000/0"
+check "final: gauge seckill_mysql_parked_final 1 (10 s)" wait_wmetric_eq seckill_mysql_parked_final 1 10
+expect_eq "final: counted once, by-reason gauge item 1" \
+	"$(wmetric seckill_mysql_parked_for_good_total):$(wmetric 'seckill_mysql_parked_rows{reason="item"}')" "1:1"
+check "final: logged with its reason" grep -q 'seq=400001 reason=item .*parked for good' "$tmp/writer.log"
+# The order of the first payment comes late: the payment is applied by itself.
 produce fs.orders "$(order 300000 2000001 41 9)" || bad "final: produce order 2000001"
-check "final: order 2000001 written (30 s)" \
-	wait_sql fs "SELECT state FROM orders WHERE id = 2000001" confirmed 30
-expect_eq "final: its final payment is not retried by itself" \
-	"$(fs "SELECT final FROM parked WHERE order_id = 2000001")" 1
-fs "UPDATE parked SET final = 0, refused = 0 WHERE order_id = 2000001" || bad "final: requeue"
-check "final: requeued, the payment is applied (30 s)" \
-	wait_sql fs "SELECT CONCAT(state, '/', (SELECT COUNT(*) FROM parked)) FROM orders WHERE id = 2000001" \
-	"paid/9999" 30
+check "final: order 2000001 comes late, its parked payment is applied, no requeue (60 s)" \
+	wait_sql fs "SELECT CONCAT(state, '/', (SELECT COUNT(*) FROM parked WHERE reason = 'order')) FROM orders WHERE id = 2000001" \
+	"paid/9999" 60
+# Order 50's payment waits behind its final row; so does order 60's refund
+# behind its payment that MariaDB refused (reason sql, final).
+produce fs.orders "$(order 400010 60 61 8)" || bad "final: produce order 60"
+check "final: order 60 written (30 s)" wait_sql fs "SELECT state FROM orders WHERE id = 60" confirmed 30
+fs "ALTER TABLE orders ADD CONSTRAINT no_pay_60 CHECK (state <> 'paid' OR id <> 60)" ||
+	bad "final: constraint no_pay_60"
+produce fs.events "$(paid 400002 50)" "$(paid 400011 60)" \
+	'60={"v":1,"seq":400012,"type":"refunded","order":"60","user":61,"item":8,"units":1,"time_ns":3000,"request":"F1"}' ||
+	bad "final: produce the payments of 50, 60 and the refund of 60"
+check "final: both later events wait behind a final row of their order, not final (30 s)" \
+	wait_sql fs "SELECT GROUP_CONCAT(CONCAT_WS(':', seq, reason, final) ORDER BY seq) FROM parked WHERE order_id IN (50, 60)" \
+	"400001:item:1,400002:behind:0,400011:sql:1,400012:behind:0" 30
+expect_eq "final: order 60 unchanged, the refund not refused" \
+	"$(fs "SELECT CONCAT(state, '/', (SELECT COUNT(*) FROM order_events WHERE outcome = 'refused')) FROM orders WHERE id = 60")" \
+	"confirmed/0"
+# The operator: item 77's activity produced, the constraint dropped, the
+# final rows requeued: everything behind them follows.
+produce fs.events "$(activity 400000 77 10)" || bad "final: produce item 77's activity"
+check "final: item 77 written (30 s)" wait_sql fs "SELECT COUNT(*) FROM items WHERE id = 77" 1 30
+fs "ALTER TABLE orders DROP CONSTRAINT no_pay_60" || bad "final: drop no_pay_60"
+fs "UPDATE parked SET final = 0, refused = 0 WHERE final = 1" || bad "final: requeue"
+check "final: requeued, order 50 paid, order 60 paid then refunded (60 s)" \
+	wait_sql fs "SELECT CONCAT(GROUP_CONCAT(state ORDER BY id), '/', (SELECT COUNT(*) FROM parked WHERE order_id IN (50, 60))) FROM orders WHERE id IN (50, 60)" \
+	"paid,refunded/0" 60
 writer_stop TERM
 expect_eq "final: writer stopped" "$W_RC" 0
+
+# ------------------------------------------------------------------ 5. version
+W5=(--database fs2 --group fs2 --orders-topic fs2.orders --events-topic fs2.events)
+check "version: writer started (database fs2)" writer_start "${W5[@]}"
+produce fs2.events "$(activity 1 8 100)" || bad "version: produce the activity"
+produce fs2.orders "$(order 2 1 11 8)" || bad "version: produce order 1"
+check "version: order 1 written (30 s)" wait_sql fs2 "SELECT COUNT(*) FROM orders" 1 30
+produce fs2.orders "$(order 3 2 12 8 | sed 's/"v":1/"v":2/')" "$(order 4 3 13 8)" ||
+	bad "version: produce order 2 (v 2) and order 3"
+check "version: a \"v\":2 order stalls the writer (20 s)" wait_wmetric_eq seckill_mysql_stalled 1 20
+check "version: the retry says why (20 s)" \
+	wait_log 'retrying.* err="version 2, this writer reads 1: upgrade the writer" errno=0 ' 20
+expect_eq "version: nothing skipped or written past it (malformed, unknown type, orders)" \
+	"$(wmetric 'seckill_mysql_messages_total{result="malformed"}'):$(wmetric 'seckill_mysql_messages_total{result="unknown_type"}'):$(sql fs2 "SELECT COUNT(*) FROM orders")" \
+	"0:0:1"
+writer_stop TERM
+expect_eq "version: a stalled writer stops on SIGTERM, status 0" "$W_RC" 0
+check "version: started again, the same group" writer_start "${W5[@]}"
+check "version: it stalls on the same message again: its offset was not committed (20 s)" \
+	wait_wmetric_eq seckill_mysql_stalled 1 20
+expect_eq "version: still 1 order" "$(sql fs2 "SELECT COUNT(*) FROM orders")" 1
+writer_stop TERM
+expect_eq "version: writer stopped" "$W_RC" 0
 check "logs: the writer's lines are logfmt" itpy logfmt_check --prog seckill-mysql-writer "$tmp/writer.log"
 echo "mysql_faults test: $((SECONDS - T0)) s"
 finish

@@ -372,6 +372,8 @@ static const struct {
 	{-EINVAL, 0, MW_DB_SKIP, false, "malformed message"},
 	{-ENOTSUP, 0, MW_DB_SKIP, false, "unknown type"},
 	{-ENOMSG, 0, MW_DB_SKIP, false, "nothing for MariaDB (pay_rejected)"},
+	{-EPROTO, 0, MW_DB_STALL, false, "another version: a newer exporter, never skipped"},
+	{-EPROTO, 1114, MW_DB_STALL, false, "another version, whatever the error"},
 	{-EINVAL, 1114, MW_DB_SKIP, false, "malformed wins over any error"},
 };
 
@@ -392,16 +394,20 @@ START_TEST(test_verdict)
 }
 END_TEST
 
-/* A real decode failure gets the skip verdict (the writer's first call). */
+/* Real decode results: malformed skips, another version stalls. */
 START_TEST(test_verdict_decode)
 {
 	struct mw_msg *m = malloc(sizeof(*m));
 	char why[160];
 	const char *bad = "not json";
+	const char *v2 = "{\"v\":2,\"seq\":7,\"type\":\"confirmed\"}";
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(mw_db_verdict(mw_msg_decode(bad, strlen(bad), m, why, sizeof(why)), 0),
 			 MW_DB_SKIP);
+	/* a newer exporter's message stalls the writer: skipped, it is lost */
+	ck_assert_int_eq(mw_db_verdict(mw_msg_decode(v2, strlen(v2), m, why, sizeof(why)), 0),
+			 MW_DB_STALL);
 	free(m);
 }
 END_TEST
