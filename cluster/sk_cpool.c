@@ -658,3 +658,81 @@ sk_cpool_view(struct sk_cpool *p, uint32_t item, struct sk_cpool_view *v)
 	freeReplyObject(r);
 	return rc;
 }
+
+/* ------------------------------------------------------- member numbers */
+
+/* claim_parse: the claim script's {status, holder, held} into @c; the
+ * status (-1, 0, 1), or -EPROTO. */
+static int
+claim_parse(const redisReply *r, struct sk_cpool_claim *c)
+{
+	const redisReply *st, *holder, *held;
+	char *end;
+
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3)
+		return -EPROTO;
+	st = r->element[0];
+	holder = r->element[1];
+	held = r->element[2];
+	if (st->type != REDIS_REPLY_INTEGER || st->integer < -1 || st->integer > 1 ||
+	    holder->type != REDIS_REPLY_STRING || holder->len > SK_CPOOL_MEMBER_MAX ||
+	    held->type != REDIS_REPLY_STRING || held->len > 2)
+		return -EPROTO;
+	memcpy(c->holder, holder->str, holder->len + 1);
+	c->held = 0;
+	if (held->len > 0) {
+		unsigned long v = strtoul(held->str, &end, 10);
+
+		if (*end != '\0' || v == 0 || v > SK_CPOOL_MEMBERS_MAX)
+			return -EPROTO;
+		c->held = (uint32_t)v;
+	}
+	c->fresh = st->integer == 1;
+	return (int)st->integer;
+}
+
+int
+sk_cpool_claim(struct sk_cpool *p, uint32_t number, struct sk_cpool_claim *out)
+{
+	char key[KEY_MAX], n_s[16];
+	const char *argv[] = {"EVALSHA", NULL, "1", key, p->prefix, "0", p->member, n_s};
+	struct sk_cpool_claim c = {0};
+	struct sk_cpool_nopipe np;
+	redisReply *r;
+	int rc;
+
+	if (out != NULL)
+		*out = c;
+	if (number == 0 || number > SK_CPOOL_MEMBERS_MAX)
+		return -EINVAL;
+	snprintf(key, sizeof(key), "%s:member_numbers", p->prefix);
+	snprintf(n_s, sizeof(n_s), "%" PRIu32, number);
+	sk_cpool_nopipe_begin(&np);
+	rc = send_locked(p, SK_CPOOL_CLAIM, sk_cpool_key_slot(key), 8, argv, &r);
+	sk_cpool_nopipe_end(&np);
+	if (rc != 0)
+		return rc;
+	rc = claim_parse(r, &c);
+	freeReplyObject(r);
+	if (rc == -EPROTO) {
+		sk_cpool_link_seterr(p->last, "claim: unexpected reply");
+		return rc;
+	}
+	if (out != NULL)
+		*out = c;
+	if (rc >= 0)
+		return 0;
+	if (c.holder[0] != '\0' && strcmp(c.holder, p->member) != 0)
+		sk_cpool_link_seterr(p->last,
+				     "member %s cannot take number %" PRIu32
+				     ": member %s holds it in %s (two members would mint the "
+				     "same order ids)",
+				     p->member, number, c.holder, key);
+	else
+		sk_cpool_link_seterr(p->last,
+				     "member %s cannot take number %" PRIu32
+				     ": it holds number %" PRIu32
+				     " in %s (its --cluster-members changed order)",
+				     p->member, number, c.held, key);
+	return -EEXIST;
+}

@@ -335,6 +335,34 @@ int sk_cpool_restock(struct sk_cpool *p, uint32_t item, uint64_t request_id, uin
  */
 int sk_cpool_get_units(struct sk_cpool *p, const char *key, uint64_t *units);
 
+/** What Redis says of a member's number (sk_cpool_claim()). */
+struct sk_cpool_claim {
+	bool fresh; /**< claimed by this call (false: held already, or refused) */
+	/** The member that held the number asked before the call, "" if none. */
+	char holder[SK_CPOOL_MEMBER_MAX + 1];
+	uint32_t held; /**< the number this member held before the call, 0 if none */
+};
+
+/**
+ * sk_cpool_claim - this member claims @p number, the member number its
+ * order ids carry (its position in the members' list, 1..
+ * SK_CPOOL_MEMBERS_MAX), in the hash "<prefix>:member_numbers" (fields
+ * "number:<n>" -> id and "member:<id>" -> n), in one script: written when
+ * neither is taken, nothing written when both already say so (a restart:
+ * idempotent), refused when @p number is another member's or this member
+ * holds another number (two members would mint the same order ids). The
+ * key has no hash tag: on Redis Cluster it lives on the node of its own
+ * slot, reached like any key (MOVED/ASK followed). A Redis that lost the
+ * hash (FLUSHALL, a failover that lost the write) forgets the claims: the
+ * caller claims again after a reconnect, a fence or a lost pool.
+ * @param out  [out] what Redis held before (on 0 and on -EEXIST); may be NULL
+ * @return 0 (claimed now or before), -EEXIST (refused, nothing written: the
+ *         words, naming both ids and the number, in sk_cpool_errstr()),
+ *         -EINVAL (@p number 0 or above SK_CPOOL_MEMBERS_MAX), or a shared
+ *         error.
+ */
+int sk_cpool_claim(struct sk_cpool *p, uint32_t number, struct sk_cpool_claim *out);
+
 /** What a message of the channels says (cluster/lua/common.lua). */
 enum sk_cpool_event_kind {
 	/** <prefix>:soldout: the item's sold-out flag flipped (version +1). */

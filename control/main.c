@@ -101,29 +101,55 @@ member_conf(struct opts *o, struct sk_member_conf *mc, uint32_t *number)
 	return 0;
 }
 
-/* member_start - the cluster member of @p mc (nothing without --redis): 0, or -1 logged. */
+/*
+ * member_check - before the attach, the Redis of @p mc (nothing without
+ * --redis): AUTH, noeviction, master_replid, then this member's number
+ * claimed (sk_member_claim()): a number another member holds is refused
+ * here, before this control plane takes an order. A Redis that does not
+ * answer yet is tried again by the member, which leases nothing before
+ * its claim. 0, or -1 logged.
+ */
 static int
-member_start(struct sk_member **out, struct sk_control *ctl, const struct opts *o,
-	     const struct sk_member_conf *mc)
+member_check(const struct opts *o, const struct sk_member_conf *mc)
 {
 	char err[512];
 	int rc;
 
 	if (o->redis == NULL)
 		return 0;
-	/* AUTH, noeviction, master_replid: refused now, with the reason; a
-	 * Redis that does not answer yet is tried again by the member. */
 	rc = sk_cpool_check(&mc->redis, err, sizeof(err));
+	if (rc == 0) {
+		rc = sk_member_claim(mc, err, sizeof(err));
+		if (rc == -EEXIST) {
+			sk_logf(SK_LOG_ERROR, "startup",
+				"member=%s number=%u msg=\"member number refused: give every "
+				"member the same --cluster-members in the same order\" err=\"%s\"",
+				o->member, sk_member_number(mc), err);
+			return -1;
+		}
+	}
 	if (rc == -ENOTCONN || rc == -ETIMEDOUT) {
 		sk_logf(SK_LOG_WARN, "cluster",
-			"msg=\"Redis does not answer at start: the member keeps trying\" "
-			"err=\"%s\"",
+			"msg=\"Redis does not answer at start: the member keeps trying, and "
+			"leases nothing before its number is claimed\" err=\"%s\"",
 			err);
 	} else if (rc != 0) {
 		sk_logf(SK_LOG_ERROR, "startup",
 			"msg=\"Redis refused for the cluster pool\" err=\"%s\"", err);
 		return -1;
 	}
+	return 0;
+}
+
+/* member_start - the cluster member of @p mc (nothing without --redis): 0, or -1 logged. */
+static int
+member_start(struct sk_member **out, struct sk_control *ctl, const struct opts *o,
+	     const struct sk_member_conf *mc)
+{
+	int rc;
+
+	if (o->redis == NULL)
+		return 0;
 	rc = sk_member_start(out, ctl, mc);
 	if (rc != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "msg=\"cannot start the cluster member\" err=%s",
@@ -428,7 +454,7 @@ main(int argc, char **argv)
 		.requests_ttl_ns = o.pay_requests_age_s * S,
 		.member = member_number,
 	};
-	if (attach(&ctl, &cc) != 0)
+	if (member_check(&o, &mc) != 0 || attach(&ctl, &cc) != 0)
 		goto out;
 	if (o.kafka != NULL) {
 		char err[SK_EXPORT_ERR_MAX];

@@ -45,60 +45,6 @@ count(_Atomic uint64_t *c, uint64_t n)
 	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
-/* ------------------------------------------------------------- parsing */
-
-int
-sk_member_parse_redis(char *s, struct sk_cpool_config *c)
-{
-	if (strncmp(s, "unix:", 5) == 0) {
-		if (s[5] == '\0')
-			return -EINVAL;
-		c->unix_path = s + 5;
-		c->host = NULL;
-		return 0;
-	}
-	char *colon = strrchr(s, ':'), *end;
-	if (colon == NULL || colon == s || colon[1] == '\0')
-		return -EINVAL;
-	errno = 0;
-	unsigned long port = strtoul(colon + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || port == 0 || port > 65535)
-		return -EINVAL;
-	*colon = '\0';
-	c->host = s;
-	c->port = (int)port;
-	c->unix_path = NULL;
-	return 0;
-}
-
-int
-sk_member_parse_members(char *s, struct sk_member_conf *conf)
-{
-	char *save = NULL;
-
-	conf->nmembers = 0;
-	for (char *id = strtok_r(s, ",", &save); id != NULL; id = strtok_r(NULL, ",", &save)) {
-		if (!sk_cpool_member_valid(id))
-			return -EINVAL;
-		for (uint32_t i = 0; i < conf->nmembers; i++)
-			if (strcmp(conf->members[i], id) == 0)
-				return -EINVAL;
-		if (conf->nmembers == SK_CPOOL_MEMBERS_MAX)
-			return -E2BIG;
-		conf->members[conf->nmembers++] = id;
-	}
-	return conf->nmembers > 0 ? 0 : -EINVAL;
-}
-
-uint32_t
-sk_member_number(const struct sk_member_conf *conf)
-{
-	for (uint32_t i = 0; conf->redis.member != NULL && i < conf->nmembers; i++)
-		if (strcmp(conf->members[i], conf->redis.member) == 0)
-			return i + 1;
-	return 0;
-}
-
 /* ------------------------------------------------------------ the loop */
 
 static void
@@ -106,6 +52,8 @@ note_redis(struct sk_member *m, int rc)
 {
 	bool up = rc != -ENOTCONN && rc != -ETIMEDOUT;
 
+	if (!up)
+		m->claimed = false; /* the Redis that comes back may have lost it */
 	if (atomic_exchange(&m->redis_up, up) != up)
 		sk_logf(up ? SK_LOG_NOTICE : SK_LOG_WARN, "cluster", "redis=%s msg=%s err=\"%s\"",
 			up ? "up" : "down",
@@ -169,8 +117,9 @@ send_lease(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t want, i
 			mi->item, seq, strerror(-rc));
 		end_lease(m, mi, seq, 0, now);
 		break;
-	case -ENOENT: /* no pool: init again, then resend */
+	case -ENOENT: /* no pool: init again (and claim), then resend */
 		mi->inited = false;
+		m->claimed = false;
 		break;
 	default: /* down or unsure: stays pending, resent next tick */
 		break;
@@ -198,6 +147,7 @@ send_giveback(struct sk_member *m, struct mitem *mi, uint64_t seq, uint64_t unit
 			mi->item, seq, units, strerror(-rc));
 	} else if (rc == -ENOENT) {
 		mi->inited = false;
+		m->claimed = false;
 		return;
 	} else if (rc != 0) {
 		return; /* fenced (the sync counts it as held) or down: resent */
@@ -294,10 +244,14 @@ read_pool(struct sk_member *m, struct mitem *mi, int64_t now)
 	int rc = sk_cpool_view(m->pool, mi->item, &v);
 
 	note_redis(m, rc);
-	if (rc == -ENOENT)
+	if (rc == -ENOENT) {
 		mi->inited = false;
+		m->claimed = false; /* Redis lost the pool: the claim too */
+	}
 	if (rc != 0)
 		return false;
+	if (v.fenced && (!mi->view.fenced || mi->view.epoch != v.epoch))
+		m->claimed = false; /* a new fence: Redis may have lost the claim */
 	pthread_mutex_lock(&m->mu);
 	mi->view = v;
 	mi->view_ns = now;
@@ -385,6 +339,8 @@ act_on(struct sk_member *m, struct mitem *mi, const struct sk_member_tick *t,
 		giveback(m, mi, t->unsold / 2, "another member is dry", now);
 		break;
 	case SK_MEMBER_LEASE:
+		if (!m->claimed)
+			break; /* the number first: ids no other member mints */
 		if (v->free == 0)
 			mi->dry_ns = now;
 		lease(m, mi, lease_size(m, mi, v), now);
@@ -605,6 +561,11 @@ tick(struct sk_member *m, bool stopping)
 	static struct tick_list t; /* the loop's thread only */
 	int64_t now = sk_clock_ns(CLOCK_MONOTONIC);
 
+	if (!stopping) {
+		int rc = sk_member_claim_tick(m, now);
+
+		note_redis(m, rc == -EEXIST ? 0 : rc);
+	}
 	if (!collect_all(m, &t))
 		return;
 	/* The slots of items not listed (done, or gone) are free again. */

@@ -20,6 +20,7 @@
 #ifndef SK_MEMBER_H
 #define SK_MEMBER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -66,8 +67,28 @@ int sk_member_parse_members(char *s, struct sk_member_conf *conf);
 uint32_t sk_member_number(const struct sk_member_conf *conf);
 
 /**
+ * sk_member_claim - claim this member's number (sk_member_number()) in
+ * Redis on a connection of its own (sk_cpool_claim()): what the control
+ * plane does at start, before it attaches, so that two members that would
+ * mint the same order ids (their --cluster-members disagree) are refused.
+ * The member's loop claims it again itself (sk_member_start()). Blocks for
+ * at most a few times the Redis timeout; any thread.
+ * @param err  [out] on error, the words for the log (both ids and the
+ *             number on -EEXIST); may be NULL
+ * @return 0 (claimed now, or held already), -EEXIST (another member holds
+ *         the number, or this one holds another), -EINVAL (this member is
+ *         not among the members, or a bad config), -ENOTCONN/-ETIMEDOUT
+ *         (Redis does not answer: nothing known), or another error of
+ *         sk_cpool_open()/sk_cpool.h.
+ */
+int sk_member_claim(const struct sk_member_conf *conf, char *err, size_t errlen);
+
+/**
  * sk_member_start - make @p ctl a cluster member (sk_control_cluster_enable())
- * and start its thread. Redis need not be up.
+ * and start its thread. Redis need not be up: the thread leases nothing
+ * until it has claimed this member's number (sk_member_claim()), which it
+ * does again every 10 s and after Redis went down, a fence or a lost
+ * pool; a refused claim stops its leases (logged, retried each second).
  * @param out  [out] the member, owned by the caller (sk_member_stop())
  * @return 0, -EINVAL (this member's id not among the members, a bad id, no
  *         members), -ENOMEM, or a pthread error (negative).

@@ -67,6 +67,13 @@ struct sk_member {
 	uint32_t done[SK_MEMBER_DONE_MAX];
 	unsigned ndone;
 
+	/* The member's number in Redis (sk_member_conf.c; the loop's thread):
+	 * no lease unless claimed; claimed again every CLAIM_REFRESH_NS and
+	 * at once after Redis went down, a fence or a lost pool. */
+	bool claimed;
+	int64_t claim_next_ns;			    /* monotonic: the next claim, refused or not */
+	atomic_bool number_claimed, claim_conflict; /* for /metrics */
+
 	atomic_bool redis_up;
 	_Atomic uint64_t leases_granted, leases_empty, leases_refused, lease_units;
 	_Atomic uint64_t givebacks, giveback_units, syncs, broadcasts, anomalies, errors;
@@ -157,5 +164,13 @@ int sk_member_remember_forgotten(struct sk_member *m, uint32_t item, const char 
  * (another member's operator forgot them) that LMDB lacks, kept there.
  */
 void sk_member_learn_forgotten(struct sk_member *m, struct mitem *mi);
+
+/**
+ * sk_member_claim_tick - the loop's claim of its number (sk_cpool_claim()),
+ * when not claimed or due again: m->claimed set on success; a refusal is
+ * logged (once until it changes), counted as an anomaly, and tried again a
+ * second later. Returns sk_cpool_claim()'s result (0 when nothing was due).
+ */
+int sk_member_claim_tick(struct sk_member *m, int64_t now);
 
 #endif /* SK_MEMBER_IMPL_H */

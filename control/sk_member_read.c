@@ -70,6 +70,14 @@ sk_member_metrics(struct sk_member *m, FILE *out)
 	sk_prom_gauge(&p, "seckill_redis_up",
 		      "1 if the cluster member's last Redis call got through",
 		      atomic_load(&m->redis_up) ? 1 : 0);
+	sk_prom_gauge(&p, "seckill_cluster_number_claimed",
+		      "1 while Redis holds this member's number (its order ids') as claimed: it "
+		      "leases only then",
+		      atomic_load(&m->number_claimed) ? 1 : 0);
+	sk_prom_gauge(&p, "seckill_cluster_number_conflict",
+		      "1 while Redis refuses this member's number (another member holds it, or "
+		      "this one another): the members' --cluster-members disagree; no lease",
+		      atomic_load(&m->claim_conflict) ? 1 : 0);
 	sk_prom_head(&p, "seckill_cluster_leases_total", "counter",
 		     "Leases asked of the Redis pool, by result: granted (units came), empty (the "
 		     "pool had none), refused (fenced)");

@@ -8,7 +8,8 @@
  * reused seqs, give backs, the sold-out flag, its key and its broadcast,
  * reopen, restocks, a stock key read, Redis killed (fast errors, the backoff), a restart that lost
  * grants, a total loss, members holding more than the total, forget, the
- * view, the subscriber's reconnect, NOSCRIPT.
+ * view, the subscriber's reconnect, NOSCRIPT; the members' numbers
+ * (claimed, idempotent, refused when two members would share one).
  */
 #include <check.h>
 #include <dirent.h>
@@ -1297,6 +1298,92 @@ START_TEST(prefix)
 }
 END_TEST
 
+/* claim: @member claims number @n; its result, and what Redis held. */
+static int
+claim(const char *member, uint32_t n, struct sk_cpool_claim *c)
+{
+	struct sk_cpool *p = open_member(member);
+	int rc = sk_cpool_claim(p, n, c);
+
+	if (rc == -EEXIST) /* the words name both ids and the number */
+		ck_assert_msg(strstr(sk_cpool_errstr(p), member) != NULL &&
+				      strstr(sk_cpool_errstr(p), "number") != NULL,
+			      "errstr: %s", sk_cpool_errstr(p));
+	sk_cpool_close(p);
+	return rc;
+}
+
+/* Members given the same list claim their numbers; each claim again (a
+ * restart) changes nothing; after Redis lost the hash they claim again. */
+START_TEST(numbers_agree)
+{
+	static const char *const list[] = {"c", "a", "b"};
+	struct sk_cpool_claim c;
+	char out[64];
+
+	for (uint32_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(claim(list[i], i + 1, &c), 0);
+		ck_assert(c.fresh);
+		ck_assert_str_eq(c.holder, "");
+		ck_assert_uint_eq(c.held, 0);
+	}
+	for (uint32_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(claim(list[i], i + 1, &c), 0);
+		ck_assert(!c.fresh);
+		ck_assert_str_eq(c.holder, list[i]);
+		ck_assert_uint_eq(c.held, i + 1);
+	}
+	redis_cmd(out, sizeof(out), "HGET seckill:member_numbers number:1");
+	ck_assert_str_eq(out, "c");
+	redis_cmd(out, sizeof(out), "HGET seckill:member_numbers member:b");
+	ck_assert_str_eq(out, "3");
+	redis_cmd(out, sizeof(out), "HLEN seckill:member_numbers");
+	ck_assert_str_eq(out, "6");
+	redis_cmd(out, sizeof(out), "FLUSHALL");
+	ck_assert_int_eq(claim("a", 2, &c), 0);
+	ck_assert(c.fresh);
+	ck_assert_int_eq(claim("a", 0, &c), -EINVAL);
+	ck_assert_int_eq(claim("a", SK_CPOOL_MEMBERS_MAX + 1, &c), -EINVAL);
+}
+END_TEST
+
+/* c runs with --cluster-members c,a,b (number 1), a with a,b (number 1
+ * too): their order ids would collide. a's claim is refused, naming c, and
+ * nothing is written; b, number 3 for c's list and 2 for a's, likewise;
+ * either way round. */
+START_TEST(numbers_conflict)
+{
+	struct sk_cpool_claim c;
+	char out[64];
+
+	ck_assert_int_eq(claim("c", 1, &c), 0);
+	ck_assert_int_eq(claim("b", 3, &c), 0);
+	ck_assert_int_eq(claim("a", 1, &c), -EEXIST);
+	ck_assert(!c.fresh);
+	ck_assert_str_eq(c.holder, "c");
+	ck_assert_uint_eq(c.held, 0);
+	redis_cmd(out, sizeof(out), "HEXISTS seckill:member_numbers member:a");
+	ck_assert_str_eq(out, "0");
+	ck_assert_int_eq(claim("b", 2, &c), -EEXIST);
+	ck_assert_str_eq(c.holder, "");
+	ck_assert_uint_eq(c.held, 3);
+	redis_cmd(out, sizeof(out), "HEXISTS seckill:member_numbers number:2");
+	ck_assert_str_eq(out, "0");
+	/* a may take 2 (nobody's), then never 1 */
+	ck_assert_int_eq(claim("a", 2, &c), 0);
+	ck_assert_int_eq(claim("a", 1, &c), -EEXIST);
+	ck_assert_str_eq(c.holder, "c");
+	ck_assert_uint_eq(c.held, 2);
+	/* The other way round: a first with a,b, then c with c,a,b. */
+	redis_cmd(out, sizeof(out), "DEL seckill:member_numbers");
+	ck_assert_int_eq(claim("a", 1, &c), 0);
+	ck_assert_int_eq(claim("c", 1, &c), -EEXIST);
+	ck_assert_str_eq(c.holder, "a");
+	redis_cmd(out, sizeof(out), "HGET seckill:member_numbers number:1");
+	ck_assert_str_eq(out, "a");
+}
+END_TEST
+
 static Suite *
 cpool_suite(void)
 {
@@ -1330,6 +1417,8 @@ cpool_suite(void)
 	tcase_add_test(t, noscript_reload);
 	tcase_add_test(t, view_full);
 	tcase_add_test(t, prefix);
+	tcase_add_test(t, numbers_agree);
+	tcase_add_test(t, numbers_conflict);
 	suite_add_tcase(s, t);
 	return s;
 }

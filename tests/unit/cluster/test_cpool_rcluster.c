@@ -383,6 +383,35 @@ START_TEST(master_killed)
 }
 END_TEST
 
+/* The members' numbers hash (no hash tag) lives on its own slot's node:
+ * clients that know each node claim there, through a MOVED where needed;
+ * a clash is refused wherever it is asked. */
+START_TEST(numbers_routed)
+{
+	static const char *const ids[] = {"a", "b", "c"};
+	char out[64], cmd[128];
+	int owner = sk_test_rcluster_owner(&rc, sk_cpool_key_slot("seckill:member_numbers"));
+
+	ck_assert_int_ge(owner, 0);
+	for (unsigned k = 0; k < 3; k++) {
+		struct sk_cpool *p = open_at(ids[k], k);
+
+		ck_assert_msg(sk_cpool_claim(p, k + 1, NULL) == 0, "%s", sk_cpool_errstr(p));
+		ck_assert_int_eq(sk_cpool_claim(p, k + 1, NULL), 0);
+		sk_cpool_close(p);
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		struct sk_cpool *p = open_at("d", k);
+
+		ck_assert_int_eq(sk_cpool_claim(p, 2, NULL), -EEXIST);
+		sk_cpool_close(p);
+	}
+	snprintf(cmd, sizeof(cmd), "HGET seckill:member_numbers number:3");
+	node_cmd((unsigned)owner, false, out, sizeof(out), cmd);
+	ck_assert_str_eq(out, "c");
+}
+END_TEST
+
 static Suite *
 rcluster_suite(void)
 {
@@ -394,6 +423,7 @@ rcluster_suite(void)
 	tcase_add_test(t, slots_match);
 	tcase_add_test(t, every_master);
 	tcase_add_test(t, resharded);
+	tcase_add_test(t, numbers_routed);
 	tcase_add_test(t, master_killed); /* last: the cluster is left broken */
 	suite_add_tcase(s, t);
 	return s;

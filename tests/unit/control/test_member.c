@@ -12,7 +12,10 @@
  *              fence: the member does not sync while it does not know
  *              (counted neither twice nor lost);
  *   forget:    a member forgotten holding N units, then Redis loses every
- *              key: the pool the member makes again counts the N as gone.
+ *              key: the pool the member makes again counts the N as gone;
+ *   numbers:   a member whose number another member claimed is refused
+ *              at start and leases nothing; a number lost with Redis's
+ *              keys is claimed again.
  *
  * sk_cpool_giveback() is wrapped (-Wl,--wrap): the test decides, per call,
  * whether it reaches Redis and what the member is told.
@@ -331,6 +334,101 @@ START_TEST(forget_survives_loss)
 }
 END_TEST
 
+/* metric_is - the member's /metrics has line "@name @value". */
+static bool
+metric_is(const char *name, const char *value)
+{
+	char *buf = NULL, line[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool found;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(sk_member_metrics(F.m, f), 0);
+	fclose(f);
+	snprintf(line, sizeof(line), "\n%s %s\n", name, value);
+	found = strstr(buf, line) != NULL;
+	free(buf);
+	return found;
+}
+
+static bool
+pool_view_exists(uint32_t item)
+{
+	char out[64], cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "EXISTS seckill:{%u}:pool", item);
+	redis_cmd(out, sizeof(out), cmd);
+	return strcmp(out, "1") == 0;
+}
+
+static int64_t
+pool_read_ns(uint32_t item)
+{
+	struct sk_member_item mi;
+
+	return sk_member_view(F.m, item, &mi) == 0 && !mi.pool.fenced ? mi.pool_read_ns : 0;
+}
+
+/* c runs with --cluster-members c,a,b and claimed number 1; a is given
+ * "a" (number 1 too: their order ids would collide). The control plane's
+ * claim at start is refused, naming both; a member started anyway leases
+ * nothing, though its pool is ready, until the operator clears c's claim. */
+START_TEST(number_conflict)
+{
+	struct sk_member_conf mc = {0};
+	struct sk_cpool *c = client("c");
+	char list[8] = "a", err[256], out[64];
+
+	ck_assert_int_eq(sk_cpool_claim(c, 1, NULL), 0);
+	ck_assert_int_eq(sk_member_parse_members(list, &mc), 0);
+	mc.redis = (struct sk_cpool_config){
+		.unix_path = F.rs.sock, .member = "a", .timeout_ms = TIMEOUT_MS};
+	ck_assert_int_eq(sk_member_claim(&mc, err, sizeof(err)), -EEXIST);
+	ck_assert_msg(strstr(err, "member a") != NULL && strstr(err, "member c") != NULL &&
+			      strstr(err, "number 1") != NULL,
+		      "err: %s", err);
+	member_start("a", 60000);
+	add_sale(8, 100);
+	WAIT_FOR(metric_is("seckill_cluster_number_conflict", "1"), "the loop's refusal");
+	WAIT_FOR(pool_read_ns(8) != 0, "the pool synced, as the member read it");
+	int64_t t0 = pool_read_ns(8);
+	WAIT_FOR(pool_read_ns(8) > t0, "a tick acting on the ready pool");
+	ck_assert_uint_eq(journal(8).ops, 0);
+	ck_assert_uint_eq(journal(8).granted, 0);
+	ck_assert(metric_is("seckill_cluster_number_claimed", "0"));
+	/* The operator clears the stale claim: a claims 1 and leases. */
+	redis_cmd(out, sizeof(out), "HDEL seckill:member_numbers number:1 member:c");
+	WAIT_FOR(journal(8).granted > 0, "a's lease once its number is claimed");
+	ck_assert(metric_is("seckill_cluster_number_conflict", "0"));
+	ck_assert(metric_is("seckill_cluster_number_claimed", "1"));
+	redis_cmd(out, sizeof(out), "HGET seckill:member_numbers number:1");
+	ck_assert_str_eq(out, "a");
+	ck_assert_int_eq(sk_member_claim(&mc, err, sizeof(err)), 0); /* a restart */
+	sk_cpool_close(c);
+}
+END_TEST
+
+/* Redis loses every key: the member claims its number again (before its
+ * next lease), so a member with another list is refused again. */
+START_TEST(number_claimed_again)
+{
+	char out[64];
+
+	member_start("x,a", 60000);
+	add_sale(9, 100);
+	WAIT_FOR((redis_cmd(out, sizeof(out), "HGET seckill:member_numbers number:2"),
+		  strcmp(out, "a") == 0),
+		 "the claim at the first tick");
+	WAIT_FOR(pool_view_exists(9), "a's init");
+	redis_cmd(out, sizeof(out), "FLUSHALL");
+	WAIT_FOR(pool_view_exists(9), "the pool made again");
+	WAIT_FOR((redis_cmd(out, sizeof(out), "HGET seckill:member_numbers member:a"),
+		  strcmp(out, "2") == 0),
+		 "the claim made again");
+}
+END_TEST
+
 static Suite *
 member_suite(void)
 {
@@ -342,6 +440,8 @@ member_suite(void)
 	tcase_add_test(tc, slots_free_again);
 	tcase_add_test(tc, giveback_unresolved_at_fence);
 	tcase_add_test(tc, forget_survives_loss);
+	tcase_add_test(tc, number_conflict);
+	tcase_add_test(tc, number_claimed_again);
 	suite_add_tcase(s, tc);
 	return s;
 }
