@@ -31,7 +31,7 @@ teardown(void)
 	sk_cpool_route_fini(&rt);
 }
 
-/* moved: a MOVED of @slot to 10.0.<k / 256>.<k % 256>:6379 answered by
+/* moved: a MOVED of @slot to 198.18.<k / 256>.<k % 256>:6379 answered by
  * @from; the node it names. */
 static struct sk_cpool_link *
 moved(unsigned slot, unsigned k, struct sk_cpool_link *from)
@@ -40,7 +40,7 @@ moved(unsigned slot, unsigned k, struct sk_cpool_link *from)
 	struct sk_cpool_link *to = NULL;
 	bool ask = true;
 
-	snprintf(host, sizeof(host), "10.0.%u.%u", k / 256, k % 256);
+	snprintf(host, sizeof(host), "198.18.%u.%u", k / 256, k % 256);
 	snprintf(err, sizeof(err), "MOVED %u %s:6379", slot, host);
 	ck_assert_int_eq(sk_cpool_route_redirect(&rt, err, from, &to, &ask), 1);
 	ck_assert(!ask);
@@ -71,8 +71,8 @@ START_TEST(many_nodes_over_time)
 	}
 	ck_assert_uint_eq(used(), SK_CPOOL_NODES_MAX);
 	/* The newest routes are kept; the oldest went back to node 0. */
-	ck_assert_str_eq(sk_cpool_route_link(&rt, 99)->host, "10.0.0.99");
-	ck_assert_str_eq(sk_cpool_route_link(&rt, 98)->host, "10.0.0.98");
+	ck_assert_str_eq(sk_cpool_route_link(&rt, 99)->host, "198.18.0.99");
+	ck_assert_str_eq(sk_cpool_route_link(&rt, 98)->host, "198.18.0.98");
 	ck_assert_ptr_eq(sk_cpool_route_link(&rt, 0), &rt.node[0]);
 	ck_assert_str_eq(rt.node[0].host, "127.0.0.1");
 	ck_assert_int_eq(rt.node[0].port, 7000);
@@ -86,15 +86,15 @@ START_TEST(lost_node_freed)
 	struct sk_cpool_link *n1 = moved(1, 1, &rt.node[0]);
 	unsigned nn;
 
-	moved(2, 1, &rt.node[0]); /* two slots on 10.0.0.1 */
+	moved(2, 1, &rt.node[0]); /* two slots on 198.18.0.1 */
 	moved(3, 2, &rt.node[0]);
 	nn = rt.nnodes;
-	sk_cpool_link_seterr(n1, "redis 10.0.0.1:6379: connection refused");
+	sk_cpool_link_seterr(n1, "redis 198.18.0.1:6379: connection refused");
 	sk_cpool_route_lost(&rt, 1);
-	ck_assert_str_eq(n1->host, "10.0.0.1"); /* slot 2 still points to it */
+	ck_assert_str_eq(n1->host, "198.18.0.1"); /* slot 2 still points to it */
 	sk_cpool_route_lost(&rt, 2);
 	ck_assert_ptr_null(n1->host); /* freed */
-	ck_assert_str_eq(n1->err, "redis 10.0.0.1:6379: connection refused");
+	ck_assert_str_eq(n1->err, "redis 198.18.0.1:6379: connection refused");
 	ck_assert_ptr_eq(sk_cpool_route_link(&rt, 1), &rt.node[0]);
 	ck_assert_ptr_eq(moved(4, 3, &rt.node[0]), n1); /* the free entry */
 	ck_assert_uint_eq(rt.nnodes, nn);
