@@ -49,6 +49,7 @@
 #include "sk_order.h"
 #include "sk_shm.h"
 #include "sk_store.h"
+#include "sk_store_payments.h"
 
 struct rte_ring;
 

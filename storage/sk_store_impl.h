@@ -34,6 +34,7 @@
 #include <lmdb.h>
 
 #include "sk_store.h"
+#include "sk_store_payments.h"
 
 /* Tags of the `items` keys: (item, tag [, restock id]). */
 #define ITEM_TAG_DEF	 0

@@ -24,6 +24,7 @@
 #include <lmdb.h>
 
 #include "sk_store.h"
+#include "sk_store_payments.h"
 #include "sk_test.h"
 #include "sk_test_fs.h"
 
