@@ -58,13 +58,6 @@ mysql_cleanup() {
 }
 at_exit mysql_cleanup
 
-# produce TOPIC KEY=VALUE... - hand-made messages.
-produce() {
-	local topic=$1
-	shift
-	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic "$topic" "$@" >/dev/null
-}
-
 # orders_match FILE - MariaDB's (id, user) of seckill.orders are exactly the
 # "user order" lines of FILE.
 orders_match() {

@@ -60,13 +60,6 @@ faults_cleanup() {
 }
 at_exit faults_cleanup
 
-# produce TOPIC KEY=VALUE... - hand-made messages.
-produce() {
-	local topic=$1
-	shift
-	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic "$topic" "$@" >/dev/null
-}
-
 fs() {
 	sql fs "$1"
 }

@@ -24,3 +24,11 @@ pay_orders() {
 	done < <(head -n "$1" "$2" | awk '{ print $2 }')
 	echo "$n"
 }
+
+# produce TOPIC KEY=VALUE... - hand-made messages (unsigned: the writer's
+# topics; payments are signed by their own tests).
+produce() {
+	local topic=$1
+	shift
+	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic "$topic" "$@" >/dev/null
+}
