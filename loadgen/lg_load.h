@@ -2,7 +2,7 @@
 /**
  * @file
  * The load of seckill-loadgen: client connections on the project's TCP
- * stack (sk_tcp_connect(), dataplane/net/sk_net.h), the requests they carry,
+ * stack (sk_tcp_connect(), net/sk_net.h), the requests they carry,
  * the closed and open loops, and the run loop of the one lcore.
  *
  * Model

@@ -55,9 +55,9 @@ sk_log "building (release)"
 sk_build build/release -Dbuildtype=debugoptimized
 BIN=build/release/dataplane/seckill-dataplane
 CROWD=build/release/tools/crowd/seckill-crowd
-CTL=build/release/control/seckillctl
+CTL=build/release/seckillctl/seckillctl
 KAFKA=build/release/tools/kafka/seckill-kafka
-SK_MYSQL_WRITER=build/release/storage/mysql/seckill-mysql-writer
+SK_MYSQL_WRITER=build/release/mysql-writer/seckill-mysql-writer
 TOKEN=build/release/tools/seckill-token
 [[ -x $BIN && -x $CROWD && -x $CTL && -x $KAFKA && -x $SK_MYSQL_WRITER && -x $TOKEN ]] ||
 	sk_die "build did not produce $BIN, $CROWD, $CTL, $KAFKA, $SK_MYSQL_WRITER and $TOKEN"

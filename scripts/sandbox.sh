@@ -185,7 +185,7 @@ stop_pid() {
 ctl_bin() {
 	local d
 	d=$(dirname "${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}")
-	echo "${SK_SECKILLCTL:-$d/../control/seckillctl}"
+	echo "${SK_SECKILLCTL:-$d/../seckillctl/seckillctl}"
 }
 
 # admin_token - a fresh random admin token: $STATE/admin.token (0600) and

@@ -41,7 +41,7 @@ CYCLES=${2:-100}
 export SK_DATAPLANE=$BUILD/dataplane/seckill-dataplane
 export SK_CROWD=$BUILD/tools/crowd/seckill-crowd
 export SK_CONTROL=$BUILD/control/seckill-control
-export SK_SECKILLCTL=$BUILD/control/seckillctl
+export SK_SECKILLCTL=$BUILD/seckillctl/seckillctl
 IDLE_MS=2000 # if b leased the unit at preheat, it gives it back soon
 # shellcheck source=../../tests/integration/lib.sh
 . "$(dirname "$0")/../../tests/integration/lib.sh"

@@ -21,9 +21,9 @@ U=${3:-2000}
 export SK_DATAPLANE=$BUILD/dataplane/seckill-dataplane
 export SK_CROWD=$BUILD/tools/crowd/seckill-crowd
 export SK_CONTROL=$BUILD/control/seckill-control
-export SK_SECKILLCTL=$BUILD/control/seckillctl
+export SK_SECKILLCTL=$BUILD/seckillctl/seckillctl
 export SK_KAFKA=$BUILD/tools/kafka/seckill-kafka
-export SK_MYSQL_WRITER=$BUILD/storage/mysql/seckill-mysql-writer
+export SK_MYSQL_WRITER=$BUILD/mysql-writer/seckill-mysql-writer
 # shellcheck source=../../tests/integration/lib.sh
 . "$(dirname "$0")/../../tests/integration/lib.sh"
 # shellcheck source=../../tests/integration/mysql_lib.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# mysql.sh - seckill-mysql-writer (storage/mysql, docs/mysql.md) with
+# mysql.sh - seckill-mysql-writer (mysql-writer, docs/mysql.md) with
 # Debian's MariaDB (mariadb-install-db + mariadbd in a temporary datadir,
 # unix socket only, --skip-networking, stopped by PID), the seckill-kafka
 # broker on 127.0.0.1 and the appliance's sandbox (store, ack = durable,

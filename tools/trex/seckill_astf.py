@@ -18,7 +18,7 @@ per second (-m scales them):
 
 A client template must know how many bytes its answer has (recv(n)): the
 healthz and sold-out answers are the dataplane's canned responses
-(dataplane/http/sk_http_response.c), whose lengths are fixed and computed
+(http/sk_http_response.c), whose lengths are fixed and computed
 below from the same text; buy and item answers vary, so their templates
 receive only the head's first bytes. X-User-Id needs `seckill.auth = off`.
 TRex cannot vary a header per flow: distinct buyers come from `users`

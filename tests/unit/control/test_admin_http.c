@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The admin API over real HTTP (control/sk_admin.h): a live server on
+ * The admin API over real HTTP (control/admin/sk_admin.h): a live server on
  * 127.0.0.1, requests written byte for byte on a socket so that every
  * header is the test's choice. EAL in --no-huge mode, an arena in plain
  * memory, real rings, an LMDB store per test.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the dashboard routes of the admin API (sk_admin_handle on
- * /dashboard and /dashboard/NAME, control/sk_admin_dashboard.c): a table of
+ * /dashboard and /dashboard/NAME, control/admin/sk_admin_dashboard.c): a table of
  * requests with their status, type and headers; the embedded page links
  * only files that are served; the security headers. The routes need no
  * control plane, so the handle is NULL and there is no EAL.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the cluster member's loop (control/sk_member.c) against a
+ * Unit tests of the cluster member's loop (control/member/sk_member.c) against a
  * real redis-server (sk_test_redis.h: a unix socket in a temporary folder,
  * stopped by its PID), over a control plane on an arena in plain memory
  * with its own LMDB store. The other members are played by the test with

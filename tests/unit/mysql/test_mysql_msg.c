@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_mysql_msg.c - table-driven tests of seckill-mysql-writer's message
- * decoder (storage/mysql/mw_msg.c) and schema splitter (mw_db.c).
+ * decoder (mysql-writer/mw_msg.c) and schema splitter (mw_db.c).
  *
  * Every input ends right before a PROT_NONE page, so a decoder that reads
  * past the value's length crashes the test. Tables: one valid message of

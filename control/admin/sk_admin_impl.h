@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private to the admin API (control/sk_admin*.c): what its files share.
+ * Private to the admin API (control/admin/sk_admin*.c): what its files share.
  *
  *   sk_admin.c             routing (sk_admin_handle), /healthz, /metrics
  *   sk_admin_json.c        replies and JSON helpers
@@ -12,7 +12,7 @@
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
  *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
  *   sk_admin_auth.c        the bearer token of the TCP listener (file, check)
- *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/dashboard/embed.py)
+ *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/admin/dashboard/embed.py)
  *
  * Every route handler answers through @r and returns 0, or -ENOMEM with
  * nothing to free. Nothing outside these files includes this.
@@ -134,7 +134,7 @@ enum adm_auth adm_token_check(const uint8_t digest[ADM_TOKEN_DIGEST], const char
 
 /*
  * One file of the dashboard, embedded at build time: the generated
- * sk_dashboard_assets.c (control/dashboard/embed.py) defines the table.
+ * sk_dashboard_assets.c (control/admin/dashboard/embed.py) defines the table.
  */
 struct adm_asset {
 	const char *name;	   /* file name, e.g. "dashboard.js" */
@@ -143,7 +143,7 @@ struct adm_asset {
 	size_t len;		   /* bytes at data */
 };
 
-/* The files of control/dashboard/, in the order given to embed.py. */
+/* The files of control/admin/dashboard/, in the order given to embed.py. */
 extern const struct adm_asset adm_dashboard_assets[];
 /* Entries of adm_dashboard_assets. */
 extern const size_t adm_dashboard_nassets;

@@ -2,7 +2,7 @@
 /**
  * @file
  * mw_db.h - seckill-mysql-writer's MariaDB connection: connect (unix socket
- * or host:port), the schema of storage/mysql/schema.sql, formatted queries,
+ * or host:port), the schema of mysql-writer/schema.sql, formatted queries,
  * and which errors are worth a retry.
  *
  * Thread-safety: a struct mw_db belongs to one thread (libmariadb's rule
@@ -35,7 +35,7 @@ struct mw_db {
 	char errmsg[512];	       /**< its message */
 };
 
-/** The schema applied at start-up (storage/mysql/schema.sql, built in). */
+/** The schema applied at start-up (mysql-writer/schema.sql, built in). */
 extern const char mw_db_schema_sql[];
 
 /**

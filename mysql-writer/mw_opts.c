@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"run      consume seckill.orders and seckill.events (one consumer group) and\n"
 	"         write them into MariaDB, one transaction per poll batch; offsets are\n"
 	"         committed after the transaction. Stops on SIGTERM or SIGINT (exit 0).\n"
-	"migrate  apply storage/mysql/schema.sql (built in) and exit; run does it too.\n"
+	"migrate  apply mysql-writer/schema.sql (built in) and exit; run does it too.\n"
 	"verify   compare the appliance's LMDB store (read-only) with MariaDB per item\n"
 	"         and per order; print the differences; exit 0 when equal, 1 when not.\n"
 	"\n"

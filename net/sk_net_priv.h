@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Private types of the network stack, shared by the files of dataplane/net/
+ * Private types of the network stack, shared by the files of net/
  * only: the per-lcore state (struct sk_net_lcore), the connection
  * (struct sk_tcp_conn), sequence arithmetic, and the cross-file entry points
  * (one section per protocol file). Not installed, not for the app.

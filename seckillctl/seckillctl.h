@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private to seckillctl (control/seckillctl*.c): the exit codes, the
+ * Private to seckillctl (seckillctl/seckillctl*.c): the exit codes, the
  * command line as parsed, the command table's entry, the output helpers
  * every command uses, and the command handlers by file:
  *
