@@ -4,8 +4,9 @@
 # demo.sh - a real flash sale on this machine, start to finish.
 #
 # Installs what is missing, builds, reserves hugepages, brings the sandbox
-# up (the dataplane on a net_tap port whose other side lives in a network
-# namespace of its own, addressed from 198.18.0.0/15), puts 1,000 units on
+# up (the dataplane in a network namespace of its own, on one end of a veth
+# pair through net_af_packet; the other end lives in the client namespace,
+# addressed from 198.18.0.0/15), puts 1,000 units on
 # sale a few seconds ahead with seckillctl activity add (as an operator
 # would), fires a crowd of 50,000 users making
 # 120,000 signed buy attempts at it from inside the namespace, and prints
