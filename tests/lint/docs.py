@@ -30,9 +30,6 @@ import sys
 
 PORT = "portN"
 ITEM = "item.<id>"
-# Pages whose internal issue numbers are still being rewritten elsewhere:
-# checked for links, not yet for issue numbers.
-ISSUE_REFS_ALLOWED = {"docs/benchmarks.md"}
 
 
 def read(root, rel):
@@ -193,8 +190,6 @@ def check_links(root):
             for num in re.findall(r"design(?:\.md)? §(\d+)", line):
                 if num not in sections:
                     bad.append(f"{rel}:{n}: design §{num}: docs/design.md has no section {num}")
-            if rel in ISSUE_REFS_ALLOWED:
-                continue
             m = re.search(r"\b[Ii]ssues? [0-9]+\b|(?<![\w&/])#[0-9]+\b", line)
             if m:
                 bad.append(f"{rel}:{n}: \"{m.group(0)}\": an internal issue number; "
