@@ -8,27 +8,10 @@
  * checks, a 10,000-order batch, kill -9 in the middle of writes, and a full
  * map. Most tests use SK_STORE_NOSYNC (kill -9 safe, not power-loss safe)
  * to keep the suite fast; the batch and crash tests use durable commits.
+ *
+ * This file: the fixture, the helpers the topic files share (test_store.h) and
+ * the suite; the tests are in test_store_{basics,orders,payments,durability}.c.
  */
-#include <check.h>
-#include <errno.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <lmdb.h>
-
-#include "sk_store.h"
-#include "sk_store_payments.h"
-#include "sk_test.h"
-#include "sk_test_fs.h"
-#include "sk_test_store.h"
-
 #include "test_store.h"
 
 struct sk_order_rec

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Store tests, basics: open and reopen, bad arguments, schema versions, insert and read back,
- * idempotent replay, invalid records, the indexes, cursors, read-only handles, verify. (tcases
+ * idempotent replay, invalid records, the indexes, cursors, read-only handles, verify (tcase
  * "basics" of the suite in test_store.c).
  */
 #include "test_store.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Store tests, durability: a 10,000-order batch in one transaction, kill -9 in the middle of writes
- * keeps whole batches, a full map reported cleanly. (tcases "durability" of the suite in
+ * keeps whole batches, a full map reported cleanly (tcase "durability" of the suite in
  * test_store.c).
  */
 #include "test_store.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Store tests, orders: the state machine (every from/to pair, pay racing cancel), deadlines, the
- * event log, activities, the oversell and per-user guards. (tcases "orders" of the suite in
+ * event log, activities, the oversell and per-user guards (tcase "orders" of the suite in
  * test_store.c).
  */
 #include "test_store.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Store tests, payments: paid once per request, paid after cancel, refunds (partial, per line), the
- * bounded request table, the schema 1 upgrade. (tcases "payments" of the suite in test_store.c).
+ * bounded request table, the schema 1 upgrade (tcase "payments" of the suite in test_store.c).
  */
 #include "test_store.h"
 
