@@ -44,22 +44,9 @@ RSOCK=$tmp/redis.sock
 RULES=$REPO/config/prometheus/seckill-alerts.yml
 DASHBOARD=$REPO/config/grafana/seckill.json
 
-# stop_pid PID - SIGTERM, SIGKILL after 5 s, reaped. Nothing if empty.
-stop_pid() {
-	local pid=$1
-	[ -n "$pid" ] || return 0
-	kill -TERM "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-}
-
 cleanup() {
-	stop_pid "$PROM_PID"
-	stop_pid "$WRITER_PID"
+	stop_wait "$PROM_PID"
+	stop_wait "$WRITER_PID"
 	redis_kill
 	kafka_down
 	rm_tmp

@@ -139,6 +139,20 @@ kill_tree() {
 	[ ${#all[@]} = 0 ] || kill "-$sig" "${all[@]}" 2>/dev/null || true
 }
 
+# stop_wait PID - SIGTERM to PID (a child of this shell), SIGKILL after 5 s,
+# and reap it. Nothing if PID is empty.
+stop_wait() {
+	local pid=$1
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
 # tele KEY [SECTION] - one number of /seckill/stats (SECTION: total or top).
 tele() {
 	"$SBX" telemetry | itpy jsonq tele - "$1" "${2:-total}"

@@ -35,15 +35,8 @@ kafka_up() {
 # after 5 s), and wait for it. Nothing if none.
 kafka_down() {
 	local pid=${KAFKA_PID:-}
-	[ -n "$pid" ] || return 0
 	KAFKA_PID=
-	kill -TERM "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	stop_wait "$pid"
 }
 
 # kafka_start TOPIC... - kafka_up in $tmp with TOPICs (if the broker does
