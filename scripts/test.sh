@@ -4,7 +4,8 @@
 # fail the run), a sanitizer (ASan+UBSan) build and, with clang, the fuzzers
 # and everything else; runs the unit and integration tests on the release
 # build, the unit tests again under the sanitizers, the libFuzzer targets for
-# a bounded time, the format check and shellcheck.
+# a bounded time. The format check (clang-format) and shellcheck are the
+# meson suite 'lint' (tests/lint/meson.build), run with the release tests.
 #
 #   ./scripts/test.sh            everything
 #   SK_FUZZ_SECONDS=20 ./scripts/test.sh   shorter fuzzing (per target)
@@ -26,28 +27,12 @@ sk_build build/release-o3 -Dbuildtype=release
 sk_log "sanitizer build (ASan + UBSan)"
 sk_build build/sanitize -Db_sanitize=address,undefined -Db_lundef=false
 
-sk_log "format check (clang-format)"
-if ! git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>build/format.log; then
-	head -40 build/format.log
-	sk_log "FAIL: files not formatted (run: git ls-files '*.[ch]' | xargs clang-format -i)"
-	fail=1
-fi
-
-# Every shell script, with the settings of .shellcheckrc: a new finding fails
-# the run (fix it, or disable it on that line with a one-line reason).
-sk_log "shell check (shellcheck)"
-if ! git ls-files -z '*.sh' .ci/run | xargs -0 shellcheck >build/shellcheck.log 2>&1; then
-	head -60 build/shellcheck.log
-	sk_log "FAIL: shellcheck findings (build/shellcheck.log)"
-	fail=1
-fi
-
 # Check's own per-test timeout (4 s unless a suite sets one) is a guess of
 # how long a test takes; on a loaded 2-core machine it fired on tests that
 # were merely slow. Hangs stay bounded by meson's per-test timeouts.
 export CK_DEFAULT_TIMEOUT=120
 
-sk_log "unit + integration tests (release)"
+sk_log "unit, lint + integration tests (release)"
 meson test -C build/release --print-errorlogs --num-processes 1 || fail=1
 
 sk_log "unit tests (ASan + UBSan)"

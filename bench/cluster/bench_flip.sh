@@ -6,7 +6,7 @@
 #
 # Two appliances (members a and b, a sandbox each, both lcores on cpu 1
 # with idle sleep) on one redis-server of the bench
-# (tests/integration/cluster_lib.sh). Item 1 is a cluster sale of 1 unit.
+# (tests/integration/lib/cluster.sh). Item 1 is a cluster sale of 1 unit.
 # Then CYCLES times:
 #   - a buyer at a buys the unit (a leases it back first when it has none:
 #     the buyer is told "restocking" and asks again), a reports dry, Redis
@@ -45,8 +45,8 @@ export SK_SECKILLCTL=$BUILD/seckillctl/seckillctl
 IDLE_MS=2000 # if b leased the unit at preheat, it gives it back soon
 # shellcheck source=../../tests/integration/lib.sh
 . "$(dirname "$0")/../../tests/integration/lib.sh"
-# shellcheck source=../../tests/integration/cluster_lib.sh
-. "$(dirname "$0")/../../tests/integration/cluster_lib.sh"
+# shellcheck source=../../tests/integration/lib/cluster.sh
+. "$IT_DIR/lib/cluster.sh"
 require_env curl redis-server redis-cli python3
 
 at_exit all_down

@@ -26,8 +26,10 @@ export SK_KAFKA=$BUILD/tools/kafka/seckill-kafka
 export SK_MYSQL_WRITER=$BUILD/mysql-writer/seckill-mysql-writer
 # shellcheck source=../../tests/integration/lib.sh
 . "$(dirname "$0")/../../tests/integration/lib.sh"
-# shellcheck source=../../tests/integration/mysql_lib.sh
-. "$(dirname "$0")/../../tests/integration/mysql_lib.sh"
+# shellcheck source=../../tests/integration/lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
+# shellcheck source=../../tests/integration/lib/mariadb.sh
+. "$IT_DIR/lib/mariadb.sh"
 for t in "$SK_KAFKA" "$SK_MYSQL_WRITER"; do
 	[ -x "$t" ] || {
 		echo "$t: not built (ninja -C $BUILD)"

@@ -31,10 +31,9 @@
 #     at the end; the activity metrics are counters.
 #
 . "$(dirname "$0")/lib.sh"
-require_env curl
-[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
+require_env curl SK_CROWD SK_CONTROL SK_SECKILLCTL
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
 
 tmp=$(mktemp -d)
 at_exit rm_tmp

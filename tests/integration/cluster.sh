@@ -44,13 +44,9 @@
 # (seckill_cluster_redis_calls_total): the cost of the lease policy.
 #
 . "$(dirname "$0")/lib.sh"
-require_env curl redis-server redis-cli
-for v in SK_CROWD SK_CONTROL SK_SECKILLCTL; do
-	[ -x "${!v:-}" ] || skip "$v is not an executable (run through meson test)"
-done
-
-# shellcheck source=cluster_lib.sh
-. "$(dirname "$0")/cluster_lib.sh"
+require_env curl redis-server redis-cli SK_CROWD SK_CONTROL SK_SECKILLCTL
+# shellcheck source=lib/cluster.sh
+. "$IT_DIR/lib/cluster.sh"
 
 # ---------------------------------------------------------------- helpers
 

@@ -31,12 +31,12 @@
 # chromedriver (and chromium below it) and the broker are stopped by PID on
 # every exit path; every wait is on a condition and bounded.
 . "$(dirname "$0")/lib.sh"
-require_env curl nc chromedriver
+require_env curl nc chromedriver SK_CROWD SK_CONTROL SK_SECKILLCTL SK_KAFKA
 [ -x /usr/lib/chromium/chromium ] || skip "needs chromium (Debian package chromium)"
-[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
-[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
+# shellcheck source=lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
 
 tmp=$(mktemp -d)
 KAFKA_PID=

@@ -30,10 +30,11 @@
 #     resumed and extended events in seckill.events.
 #
 . "$(dirname "$0")/lib.sh"
-require_env curl
-for v in SK_CROWD SK_CONTROL SK_SECKILLCTL SK_KAFKA; do
-	[ -x "${!v:-}" ] || skip "$v is not an executable (run through meson test)"
-done
+require_env curl SK_CROWD SK_CONTROL SK_SECKILLCTL SK_KAFKA
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
+# shellcheck source=lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
 
 tmp=$(mktemp -d)
 at_exit stop_crowd
@@ -108,20 +109,6 @@ crowd_wait() {
 	return "$rc"
 }
 
-# wait_for WHAT SECONDS CMD... - poll CMD every 0.1 s until it succeeds;
-# a failure after SECONDS (the checks after it then say what is wrong).
-wait_for() {
-	local what=$1 end=$((SECONDS + $2))
-	shift 2
-	until "$@"; do
-		if [ "$SECONDS" -ge "$end" ]; then
-			bad "waited $what"
-			return 0
-		fi
-		sleep 0.1
-	done
-}
-
 sold_at_least() {
 	[ "$(act sold "$1")" -ge "$2" ]
 }
@@ -154,7 +141,7 @@ sbx_up --config "$cfg" --lcores 2
 ctl activity add 1 --total 20000 --name "day2 pause"
 expect_eq "add 1: exit 0" "$CTL_RC" 0
 crowd_bg 1 1 40000 a
-wait_for "for 200 units of item 1 sold" 30 sold_at_least 1 200
+wait_for 30 "for 200 units of item 1 sold" sold_at_least 1 200 || bad "waited for 200 units of item 1 sold"
 ctl activity pause 1
 t_pause=$(date +%s%N)
 check "pause 1 during the crowd: exit 0 'paused'" ctl_says 0 "activity 1: paused"
@@ -166,11 +153,11 @@ expect_match "paused: the dataplane's item 1 says paused" "$(item_get 1)" '"stat
 expect_eq "paused: the admin API says paused" "$(act state):$(act activity.paused)" "paused:true"
 # The crowd goes on: wait until it has been answered "paused" a thousand
 # times (or is done), then nothing may have been sold meanwhile.
-wait_for "for the crowd's paused answers" 30 paused_answers_at_least 1000
+wait_for 30 "for the crowd's paused answers" paused_answers_at_least 1000 || bad "waited for the crowd's paused answers"
 expect_eq "paused: no unit sold while the crowd runs on" "$(act sold)" "$sold1"
 ctl activity pause 1
 check "pause again: exit 0 'unchanged'" ctl_says 0 "unchanged"
-wait_for "for crowd a" 70 crowd_done
+wait_for 70 "for crowd a" crowd_done || bad "waited for crowd a"
 crowd_wait || true
 cat "$tmp/a.out"
 expect_eq "crowd a: one order per user, orders unique, no error" \
@@ -241,7 +228,7 @@ check "item 1: reconcile" reconcile
 # Removals racing a crowd on item 2: no unit sold and removed, none lost.
 ctl activity add 2 --total 15000 --name "day2 remove"
 crowd_bg 2 200001 20000 c
-wait_for "for item 2 to sell" 30 sold_at_least 2 1
+wait_for 30 "for item 2 to sell" sold_at_least 2 1 || bad "waited for item 2 to sell"
 done_n=0
 short_n=0
 busy_n=0
@@ -280,7 +267,7 @@ new3=$(($(date +%s) + 3600))
 ctl activity extend 3 --end "$new3"
 check "extend 3 to +1h: exit 0 'extended'" ctl_says 0 "activity 3: extended"
 expect_match "extend: the dataplane's item 3 ends an hour later" "$(item_get 3)" "\"ends_at\":${new3}000"
-wait_for "for item 3's first end to pass" 10 past "$end3"
+wait_for 10 "for item 3's first end to pass" past "$end3" || bad "waited for item 3's first end to pass"
 buy 3 300001
 expect_match "extend: a buy after the first end is 200 confirmed" "$CODE $BODY" \
 	'^200 \{"status":"confirmed","order":"[0-9]+"\}$'
@@ -296,7 +283,7 @@ expect_eq "add 4 ending in 3 s: exit 0" "$CTL_RC" 0
 item4_ended() {
 	[[ $(item_get 4) == *'"state":"ended"'* ]]
 }
-wait_for "for item 4 to end" 10 item4_ended
+wait_for 10 "for item 4 to end" item4_ended || bad "waited for item 4 to end"
 ctl activity extend 4 --end +1h
 check "extend an ended sale: exit 5, it stays ended" ctl_says 5 "ended"
 buy 4 400001
@@ -351,7 +338,7 @@ reconcile_ran() {
 	v=$(metric 'seckill_reconcile_runs_total{result="ok"}')
 	[ -n "$v" ] && [ "$v" -ge 2 ]
 }
-wait_for "for two periodic reconcile runs" 20 reconcile_ran
+wait_for 20 "for two periodic reconcile runs" reconcile_ran || bad "waited for two periodic reconcile runs"
 expect_eq "periodic reconcile: no mismatch on the items with removals" \
 	"$(metric 'seckill_reconcile_mismatch{item="1"}'):$(metric 'seckill_reconcile_mismatch{item="2"}')" "0:0"
 

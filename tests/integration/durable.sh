@@ -19,10 +19,9 @@
 #  5. /metrics scraped: every line is a comment or "name{labels} value".
 # Every crowd run is bounded (--max-seconds) and small.
 . "$(dirname "$0")/lib.sh"
-require_env curl
-[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
+require_env curl SK_CROWD SK_CONTROL SK_SECKILLCTL
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
 
 tmp=$(mktemp -d)
 # stop_clients - for at_exit: the background poller and crowds this shell

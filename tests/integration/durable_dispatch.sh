@@ -24,12 +24,10 @@
 #     the order commits - not 202 at once, not after ack_wait_ms.
 # Every crowd run and every wait is bounded in count and time.
 . "$(dirname "$0")/lib.sh"
-require_env curl
+require_env curl SK_CROWD SK_TOKEN SK_CONTROL SK_SECKILLCTL
 [ "$(nproc)" -ge 2 ] || skip "needs 2 cpus"
-[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
-[ -x "${SK_TOKEN:-}" ] || skip "SK_TOKEN is not an executable (run through meson test)"
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
 
 tmp=$(mktemp -d)
 # stop_clients - for at_exit: the background poller, crowds and steering

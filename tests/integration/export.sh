@@ -33,11 +33,11 @@
 # Every crowd run, wait and consume is bounded; the broker is stopped by its
 # PID on every exit path.
 . "$(dirname "$0")/lib.sh"
-require_env curl
-[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
-[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
+require_env curl SK_CROWD SK_CONTROL SK_SECKILLCTL SK_KAFKA
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
+# shellcheck source=lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
 
 tmp=$(mktemp -d)
 KAFKA_PID=

@@ -18,12 +18,13 @@
 #      (the loadgen's own table is empty when it exits: closed == opened);
 #   5. open loop --rate with a step: the requests sent match the curve.
 #
-# SK_LOADGEN: the binary (meson sets it; else build/rel's).
+# SK_LOADGEN: the binary (meson test sets it).
 . "$(dirname "$0")/lib.sh"
-require_env taskset
+require_env taskset SK_LOADGEN
 [ "$(nproc)" -ge 2 ] || skip "needs 2 cpus"
-LOADGEN=${SK_LOADGEN:-$REPO/build/rel/loadgen/seckill-loadgen}
-[ -x "$LOADGEN" ] || skip "SK_LOADGEN is not an executable ($LOADGEN)"
+LOADGEN=$SK_LOADGEN
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
 
 tmp=$(mktemp -d)
 LG_PREFIX=sk-it-lg-$$

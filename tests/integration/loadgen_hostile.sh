@@ -18,10 +18,9 @@
 #      all, conns_open is 0 and the mbuf pool back at its idle level.
 # Each condition is waited for (bounded), never slept on.
 . "$(dirname "$0")/lib.sh"
-require_env taskset timeout
+require_env taskset timeout SK_LOADGEN
 [ "$(nproc)" -ge 2 ] || skip "needs 2 cpus"
-LOADGEN=${SK_LOADGEN:-$REPO/build/rel/loadgen/seckill-loadgen}
-[ -x "$LOADGEN" ] || skip "SK_LOADGEN is not an executable ($LOADGEN)"
+LOADGEN=$SK_LOADGEN
 
 tmp=$(mktemp -d)
 LG_PREFIX=sk-it-lgh-$$

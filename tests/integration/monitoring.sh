@@ -26,11 +26,13 @@
 # Every wait is bounded; the broker, the writer, Redis and Prometheus are
 # stopped by their PIDs on every exit path.
 . "$(dirname "$0")/lib.sh"
-require_env curl promtool prometheus redis-server redis-cli
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
-[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
-[ -x "${SK_MYSQL_WRITER:-}" ] || skip "SK_MYSQL_WRITER is not an executable (run through meson test)"
+require_env curl promtool prometheus redis-server redis-cli SK_CONTROL SK_SECKILLCTL SK_KAFKA SK_MYSQL_WRITER
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
+# shellcheck source=lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
+# shellcheck source=lib/redis.sh
+. "$IT_DIR/lib/redis.sh"
 python3 -c 'import yaml' 2>/dev/null || skip "needs python3-yaml"
 
 tmp=$(mktemp -d)
@@ -42,22 +44,9 @@ RSOCK=$tmp/redis.sock
 RULES=$REPO/config/prometheus/seckill-alerts.yml
 DASHBOARD=$REPO/config/grafana/seckill.json
 
-# stop_pid PID - SIGTERM, SIGKILL after 5 s, reaped. Nothing if empty.
-stop_pid() {
-	local pid=$1
-	[ -n "$pid" ] || return 0
-	kill -TERM "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-}
-
 cleanup() {
-	stop_pid "$PROM_PID"
-	stop_pid "$WRITER_PID"
+	stop_wait "$PROM_PID"
+	stop_wait "$WRITER_PID"
 	redis_kill
 	kafka_down
 	rm_tmp

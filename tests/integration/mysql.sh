@@ -25,15 +25,16 @@
 # Every wait is bounded and on a condition; every process is stopped by its
 # PID on every exit path.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/mysql_lib.sh"
-require_env curl
-[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
-[ -x "${SK_MYSQL_WRITER:-}" ] || skip "SK_MYSQL_WRITER is not an executable (run through meson test)"
+require_env curl SK_CROWD SK_CONTROL SK_KAFKA SK_MYSQL_WRITER
 for t in mariadbd mariadb-install-db mariadb mariadb-admin; do
 	command -v "$t" >/dev/null || skip "needs $t (Debian: mariadb-server, mariadb-client)"
 done
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
+# shellcheck source=lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
+# shellcheck source=lib/mariadb.sh
+. "$IT_DIR/lib/mariadb.sh"
 
 tmp=$(mktemp -d)
 W1=300 W2=150 W3=100

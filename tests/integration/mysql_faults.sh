@@ -30,14 +30,15 @@
 # Every wait is bounded and on a condition; every process is stopped by its
 # PID on every exit path.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/mysql_lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (mariadbd as root in a scratch datadir)"
-command -v curl >/dev/null || skip "needs curl"
-[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
-[ -x "${SK_MYSQL_WRITER:-}" ] || skip "SK_MYSQL_WRITER is not an executable (run through meson test)"
 for t in mariadbd mariadb-install-db mariadb mariadb-admin; do
 	command -v "$t" >/dev/null || skip "needs $t (Debian: mariadb-server, mariadb-client)"
 done
+require_tools curl SK_KAFKA SK_MYSQL_WRITER
+# shellcheck source=lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
+# shellcheck source=lib/mariadb.sh
+. "$IT_DIR/lib/mariadb.sh"
 
 tmp=$(mktemp -d)
 MPORT=$((17000 + $$ % 1000))

@@ -46,15 +46,16 @@
 # Every wait is on a condition and bounded; the broker, mariadbd and the
 # writer are stopped by their PIDs on every exit path.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/mysql_lib.sh"
-require_env curl
-[ -x "${SK_CONTROL:-}" ] || skip "SK_CONTROL is not an executable (run through meson test)"
-[ -x "${SK_SECKILLCTL:-}" ] || skip "SK_SECKILLCTL is not an executable (run through meson test)"
-[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
-[ -x "${SK_MYSQL_WRITER:-}" ] || skip "SK_MYSQL_WRITER is not an executable (run through meson test)"
+require_env curl SK_CONTROL SK_SECKILLCTL SK_KAFKA SK_MYSQL_WRITER
 for t in mariadbd mariadb-install-db mariadb mariadb-admin; do
 	command -v "$t" >/dev/null || skip "needs $t (Debian: mariadb-server, mariadb-client)"
 done
+# shellcheck source=lib/durable.sh
+. "$IT_DIR/lib/durable.sh"
+# shellcheck source=lib/kafka.sh
+. "$IT_DIR/lib/kafka.sh"
+# shellcheck source=lib/mariadb.sh
+. "$IT_DIR/lib/mariadb.sh"
 
 tmp=$(mktemp -d)
 KAFKA_PID=

@@ -15,9 +15,7 @@
 # calls), and the rest - the dataplane's own cycles. The figures go to
 # docs/benchmarks.md.
 . "$(dirname "$0")/lib.sh"
-require_env wrk taskset
-[ -x "${SK_CROWD:-}" ] || skip "SK_CROWD is not an executable (run through meson test)"
-[ -x "${SK_TOKEN:-}" ] || skip "SK_TOKEN is not an executable (run through meson test)"
+require_env wrk taskset SK_CROWD SK_TOKEN
 
 USERS=${SK_LOAD_USERS:-150000}
 tmp=$(mktemp -d)

@@ -19,12 +19,11 @@
 
 #include "sk_export.h"
 #include "sk_test.h"
-#include "sk_test_fs.h"
+#include "sk_test_store.h"
 
 #define EPOCH 1764000000u
 #define S     INT64_C(1000000000)
 
-static char dir[PATH_MAX];
 static struct sk_store *st;
 static rd_kafka_t *mock_rk;
 static rd_kafka_mock_cluster_t *mc;
@@ -33,12 +32,11 @@ static char bootstrap[256];
 static void
 setup(void)
 {
-	char err[SK_STORE_ERR_MAX], e[256];
-	struct sk_store_conf sc = {.flags = SK_STORE_NOSYNC};
+	char e[256];
 	rd_kafka_conf_t *c = rd_kafka_conf_new();
 
-	ck_assert_int_eq(sk_test_tmpdir(dir, sizeof(dir), "sk-export"), 0);
-	ck_assert_int_eq(sk_store_open(&st, dir, &sc, err, sizeof(err)), 0);
+	sk_test_store_setup();
+	st = sk_test_store_open_test("export");
 	rd_kafka_conf_set(c, "log_level", "2", e, sizeof(e)); /* the outage test is noisy */
 	mock_rk = rd_kafka_new(RD_KAFKA_PRODUCER, c, e, sizeof(e));
 	ck_assert_ptr_nonnull(mock_rk);
@@ -56,7 +54,7 @@ teardown(void)
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(mock_rk);
 	sk_store_close(st);
-	sk_test_rmtree(dir);
+	sk_test_store_teardown();
 }
 
 static int64_t

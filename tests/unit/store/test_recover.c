@@ -13,11 +13,10 @@
 #include "sk_recover.h"
 #include "sk_test.h"
 #include "sk_test_arena.h"
-#include "sk_test_fs.h"
+#include "sk_test_store.h"
 
 #define EPOCH 1764000003u
 
-static char dir[PATH_MAX];
 static struct sk_store *st;
 static struct sk_test_arena arena;
 static struct sk_shm *shm;
@@ -25,16 +24,14 @@ static struct sk_shm *shm;
 static void
 setup(void)
 {
-	char err[SK_STORE_ERR_MAX];
-	struct sk_store_conf sc = {.flags = SK_STORE_NOSYNC};
 	struct sk_shm_conf c = {.nlcores = 2,
 				.max_items = 4,
 				.dedup_slots = 4096,
 				.status_bits = 10,
 				.epoch = EPOCH};
 
-	ck_assert_int_eq(sk_test_tmpdir(dir, sizeof(dir), "sk-recover"), 0);
-	ck_assert_int_eq(sk_store_open(&st, dir, &sc, err, sizeof(err)), 0);
+	sk_test_store_setup();
+	st = sk_test_store_open_test("recover");
 	shm = sk_test_arena_init(&arena, &c);
 }
 
@@ -42,7 +39,7 @@ static void
 teardown(void)
 {
 	sk_store_close(st);
-	sk_test_rmtree(dir);
+	sk_test_store_teardown();
 	sk_test_arena_fini(&arena);
 }
 

@@ -26,50 +26,10 @@
 #include "sk_store_cluster.h"
 #include "sk_test.h"
 #include "sk_test_fs.h"
+#include "sk_test_store.h"
 
 #define MS  ((int64_t)1000000)
 #define MIN (60 * 1000 * MS)
-
-static char base_dir[PATH_MAX];
-
-static void
-base_setup(void)
-{
-	int rc = sk_test_tmpdir(base_dir, sizeof(base_dir), "sk-store-cluster");
-
-	if (rc != 0) {
-		fprintf(stderr, "sk_test_tmpdir: %s\n", strerror(-rc));
-		abort();
-	}
-}
-
-static void
-base_teardown(void)
-{
-	sk_test_rmtree(base_dir);
-}
-
-static struct sk_store *
-open_at(const char *name, unsigned flags)
-{
-	struct sk_store_conf conf = {.flags = flags};
-	char err[SK_STORE_ERR_MAX], dir[PATH_MAX + 64];
-	struct sk_store *st = NULL;
-
-	snprintf(dir, sizeof(dir), "%s/%s", base_dir, name);
-	int rc = sk_store_open(&st, dir, &conf, err, sizeof(err));
-	ck_assert_msg(rc == 0, "open %s: %d %s", dir, rc, err);
-	return st;
-}
-
-static void
-assert_consistent(struct sk_store *st)
-{
-	char err[SK_STORE_ERR_MAX];
-	int rc = sk_store_verify(st, err, sizeof(err));
-
-	ck_assert_msg(rc == 0, "verify: %d %s", rc, err);
-}
 
 static struct sk_store_activity
 activity(uint32_t item, uint64_t total, bool cluster)
@@ -97,7 +57,7 @@ put(struct sk_store *st, uint64_t id, uint32_t item, uint16_t qty)
 				 .nlines = 1};
 	uint8_t oc;
 
-	ck_assert_int_eq(sk_store_put_orders(st, &r, 1, 15 * MIN, 2000 * MS, &oc, NULL), 0);
+	sk_test_store_put(st, &r, 1, &oc, NULL);
 	return oc;
 }
 
@@ -137,7 +97,7 @@ units_of(struct sk_store *st, uint32_t item)
 
 START_TEST(definition)
 {
-	struct sk_store *st = open_at("def", SK_STORE_NOSYNC);
+	struct sk_store *st = sk_test_store_open_test("def");
 	struct sk_store_activity a = activity(1, 1000, true), got;
 
 	ck_assert_int_eq(sk_store_activity_put(st, &a, 1), 0);
@@ -169,7 +129,7 @@ START_TEST(definition)
 	ck_assert_uint_eq(sk_store_cluster_held(&c), 0);
 	sk_store_close(st);
 
-	st = open_at("def", SK_STORE_RDONLY);
+	st = sk_test_store_open(sk_test_store_dir("def"), SK_STORE_RDONLY, 0);
 	ck_assert_int_eq(sk_store_activity_get(st, 1, &got, NULL), 0);
 	ck_assert(got.cluster);
 	ck_assert_int_eq(sk_store_activity_get(st, 2, &got, NULL), 0);
@@ -180,7 +140,7 @@ END_TEST
 
 START_TEST(leases)
 {
-	struct sk_store *st = open_at("lease", SK_STORE_NOSYNC);
+	struct sk_store *st = sk_test_store_open_test("lease");
 	struct sk_store_activity a = activity(1, 1000, true);
 	uint64_t seq, seq2, units;
 
@@ -231,14 +191,14 @@ START_TEST(leases)
 	ck_assert_uint_eq(c.granted, 7);
 	ck_assert_uint_eq(c.ops, 2);
 	ck_assert_uint_eq(c.next_seq, 3);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 }
 END_TEST
 
 START_TEST(givebacks)
 {
-	struct sk_store *st = open_at("giveback", SK_STORE_NOSYNC);
+	struct sk_store *st = sk_test_store_open_test("giveback");
 	struct sk_store_activity a = activity(1, 1000, true);
 	uint64_t seq;
 
@@ -289,14 +249,14 @@ START_TEST(givebacks)
 	ck_assert_int_eq(sk_store_cluster_giveback_end(st, 1, seq, 6), 0);
 	c = journal(st, 1);
 	ck_assert_uint_eq(sk_store_cluster_held(&c), 7); /* the 7 units sold */
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 }
 END_TEST
 
 START_TEST(pending_survives)
 {
-	struct sk_store *st = open_at("crash", 0);
+	struct sk_store *st = sk_test_store_open(sk_test_store_dir("crash"), 0, 0);
 	struct sk_store_activity a = activity(9, 50, true);
 	uint64_t seq;
 
@@ -306,7 +266,7 @@ START_TEST(pending_survives)
 
 	/* The control plane died with the lease sent, maybe granted: the
 	 * journal still names it, so it is resent with the same number. */
-	st = open_at("crash", 0);
+	st = sk_test_store_open(sk_test_store_dir("crash"), 0, 0);
 	struct sk_store_cluster c = journal(st, 9);
 	ck_assert_uint_eq(c.pending_kind, SK_STORE_CLUSTER_LEASE);
 	ck_assert_uint_eq(c.pending_seq, seq);
@@ -315,20 +275,20 @@ START_TEST(pending_survives)
 	ck_assert_int_eq(sk_store_cluster_giveback_begin(st, 9, 8, 4, &seq), 0);
 	sk_store_close(st);
 
-	st = open_at("crash", 0);
+	st = sk_test_store_open(sk_test_store_dir("crash"), 0, 0);
 	c = journal(st, 9);
 	ck_assert_uint_eq(c.pending_kind, SK_STORE_CLUSTER_GIVEBACK);
 	ck_assert_uint_eq(c.pending_units, 8);
 	ck_assert_uint_eq(sk_store_cluster_held(&c), 20);
 	ck_assert_uint_eq(units_of(st, 9), 12);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 }
 END_TEST
 
 START_TEST(forgotten)
 {
-	struct sk_store *st = open_at("forgotten", 0);
+	struct sk_store *st = sk_test_store_open(sk_test_store_dir("forgotten"), 0, 0);
 	struct sk_store_activity a = activity(4, 50, true), plain = activity(5, 50, false);
 	struct sk_store_forgotten f;
 	char id[40];
@@ -350,7 +310,7 @@ START_TEST(forgotten)
 	ck_assert_int_eq(sk_store_cluster_forget(st, 6, "b", 1), -ENOENT);
 	sk_store_close(st);
 
-	st = open_at("forgotten", 0);
+	st = sk_test_store_open(sk_test_store_dir("forgotten"), 0, 0);
 	ck_assert_int_eq(sk_store_cluster_forgotten_get(st, 4, &f), 0);
 	ck_assert_uint_eq(f.n, 2);
 	ck_assert_str_eq(f.m[0].id, "b");
@@ -366,7 +326,7 @@ START_TEST(forgotten)
 	ck_assert_uint_eq(f.n, SK_STORE_FORGOTTEN_MAX);
 	ck_assert_uint_eq(f.m[SK_STORE_FORGOTTEN_MAX - 1].held, SK_STORE_FORGOTTEN_MAX - 1);
 	ck_assert_uint_eq(journal(st, 4).next_seq, 1); /* the journal is apart */
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 }
 END_TEST
@@ -377,7 +337,7 @@ cluster_suite(void)
 	Suite *s = suite_create("store-cluster");
 	TCase *tc = tcase_create("journal");
 
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_unchecked_fixture(tc, sk_test_store_setup, sk_test_store_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, definition);
 	tcase_add_test(tc, leases);

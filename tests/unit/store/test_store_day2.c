@@ -27,58 +27,10 @@
 #include "sk_store_payments.h"
 #include "sk_test.h"
 #include "sk_test_fs.h"
+#include "sk_test_store.h"
 
 #define MS  ((int64_t)1000000)
 #define MIN (60 * 1000 * MS)
-
-static char base_dir[PATH_MAX];
-
-static void
-base_setup(void)
-{
-	int rc = sk_test_tmpdir(base_dir, sizeof(base_dir), "sk-store-day2");
-
-	if (rc != 0) {
-		fprintf(stderr, "sk_test_tmpdir: %s\n", strerror(-rc));
-		abort();
-	}
-}
-
-static void
-base_teardown(void)
-{
-	sk_test_rmtree(base_dir);
-}
-
-static const char *
-store_dir(const char *name)
-{
-	static char path[PATH_MAX + 64];
-
-	snprintf(path, sizeof(path), "%s/%s", base_dir, name);
-	return path;
-}
-
-static struct sk_store *
-open_at(const char *dir, unsigned flags)
-{
-	struct sk_store_conf conf = {.flags = flags};
-	char err[SK_STORE_ERR_MAX];
-	struct sk_store *st = NULL;
-	int rc = sk_store_open(&st, dir, &conf, err, sizeof(err));
-
-	ck_assert_msg(rc == 0, "open %s: %d %s", dir, rc, err);
-	return st;
-}
-
-static void
-assert_consistent(struct sk_store *st)
-{
-	char err[SK_STORE_ERR_MAX];
-	int rc = sk_store_verify(st, err, sizeof(err));
-
-	ck_assert_msg(rc == 0, "verify: %d %s", rc, err);
-}
 
 static struct sk_order_rec
 rec(uint64_t id, uint64_t user, uint32_t item, uint16_t qty)
@@ -99,7 +51,7 @@ put(struct sk_store *st, const struct sk_order_rec *r, size_t n)
 	uint8_t oc[16];
 
 	ck_assert_uint_le(n, sizeof(oc));
-	ck_assert_int_eq(sk_store_put_orders(st, r, n, 15 * MIN, 2000 * MS, oc, NULL), 0);
+	sk_test_store_put(st, r, n, oc, NULL);
 	for (size_t i = 0; i < n; i++)
 		ck_assert_msg(oc[i] == SK_STORE_NEW, "record %zu: %s", i,
 			      sk_store_outcome_name(oc[i]));
@@ -204,7 +156,7 @@ assert_ids(const struct found *f, const uint64_t *ids, unsigned n)
 
 START_TEST(find_by_user_and_state)
 {
-	struct sk_store *st = open_at(store_dir("find"), SK_STORE_NOSYNC);
+	struct sk_store *st = sk_test_store_open_test("find");
 	struct sk_store_activity a = activity(1, 100, 5);
 	bool more;
 
@@ -221,7 +173,7 @@ START_TEST(find_by_user_and_state)
 	c[0].nlines = c[1].nlines = 2;
 	c[1].line = 1;
 	put(st, c, 2);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 
 	struct found f =
 		find(st, (struct sk_store_order_query){.item = 1, .user = 7, .limit = 10}, &more);
@@ -246,7 +198,7 @@ START_TEST(find_by_user_and_state)
 	pay(st, 40);
 	refund(st, 40, 0, "r40");
 	refund(st, 10, 1, "r10");
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	f = find(st,
 		 (struct sk_store_order_query){.item = 1, .state = SK_ORDER_CONFIRMED, .limit = 10},
 		 NULL);
@@ -284,17 +236,17 @@ START_TEST(find_by_user_and_state)
 
 	/* A reopened store reads the same. */
 	sk_store_close(st);
-	st = open_at(store_dir("find"), SK_STORE_RDONLY);
+	st = sk_test_store_open(sk_test_store_dir("find"), SK_STORE_RDONLY, 0);
 	f = find(st, (struct sk_store_order_query){.item = 1, .user = 7, .limit = 10}, NULL);
 	assert_ids(&f, (const uint64_t[]){10, 30, 50}, 3);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 }
 END_TEST
 
 START_TEST(find_pages_and_refusals)
 {
-	struct sk_store *st = open_at(store_dir("pages"), SK_STORE_NOSYNC);
+	struct sk_store *st = sk_test_store_open_test("pages");
 	struct sk_order_rec r[16];
 	bool more;
 
@@ -424,8 +376,8 @@ make_schema2(const char *dir)
 
 START_TEST(schema2_store_read_then_upgraded)
 {
-	const char *dir = store_dir("old");
-	struct sk_store *st = open_at(dir, SK_STORE_NOSYNC);
+	const char *dir = sk_test_store_dir("old");
+	struct sk_store *st = sk_test_store_open(dir, SK_STORE_NOSYNC, 0);
 	struct sk_store_activity a = activity(1, 10, 1);
 	struct sk_store_info info;
 	struct found f;
@@ -440,7 +392,7 @@ START_TEST(schema2_store_read_then_upgraded)
 	make_schema2(dir);
 
 	/* Read-only: as it is; no indexes to query. */
-	st = open_at(dir, SK_STORE_RDONLY);
+	st = sk_test_store_open(dir, SK_STORE_RDONLY, 0);
 	ck_assert_int_eq(sk_store_info(st, &info), 0);
 	ck_assert_uint_eq(info.schema_major, 2);
 	struct sk_store_order_query q = {.item = 1, .user = 101, .limit = 5};
@@ -450,14 +402,14 @@ START_TEST(schema2_store_read_then_upgraded)
 	ck_assert_uint_eq(a.added, 4);
 	ck_assert_uint_eq(a.removed, 0);
 	ck_assert_int_eq(a.paused_ns, 0);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 
 	/* Writable: upgraded in place, every order indexed. */
-	st = open_at(dir, SK_STORE_NOSYNC);
+	st = sk_test_store_open(dir, SK_STORE_NOSYNC, 0);
 	ck_assert_int_eq(sk_store_info(st, &info), 0);
 	ck_assert_uint_eq(info.schema_major, SK_STORE_SCHEMA_MAJOR);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	f = find(st,
 		 (struct sk_store_order_query){.item = 1, .state = SK_ORDER_CONFIRMED, .limit = 10},
 		 NULL);
@@ -470,7 +422,7 @@ START_TEST(schema2_store_read_then_upgraded)
 	ck_assert_int_eq(sk_store_activity_get(st, 1, &a, NULL), 0);
 	ck_assert_uint_eq(a.removed, 2);
 	ck_assert_uint_eq(a.added, 4);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 }
 END_TEST
@@ -497,7 +449,7 @@ latest(struct sk_store *st)
 
 START_TEST(remove_only_unsold_once)
 {
-	struct sk_store *st = open_at(store_dir("remove"), SK_STORE_NOSYNC);
+	struct sk_store *st = sk_test_store_open_test("remove");
 	struct sk_store_activity a = activity(1, 10, 3);
 	uint64_t units;
 
@@ -570,11 +522,11 @@ START_TEST(remove_only_unsold_once)
 	ck_assert_int_eq(sk_store_activity_remove(st, 1, 91, 1, 11), -EPERM);
 	/* ... but a repeat of an applied one is still answered. */
 	ck_assert_int_eq(sk_store_activity_remove(st, 1, 78, 3, 11), SK_STORE_UNCHANGED);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 
 	/* Durable across a reopen. */
 	sk_store_close(st);
-	st = open_at(store_dir("remove"), SK_STORE_RDONLY);
+	st = sk_test_store_open(sk_test_store_dir("remove"), SK_STORE_RDONLY, 0);
 	ck_assert_int_eq(sk_store_activity_get(st, 1, &a, NULL), 0);
 	ck_assert_uint_eq(a.removed, 6);
 	ck_assert_int_eq(sk_store_activity_removal(st, 1, 78, &units), 0);
@@ -585,7 +537,7 @@ END_TEST
 
 START_TEST(pause_and_extend)
 {
-	struct sk_store *st = open_at(store_dir("pause"), SK_STORE_NOSYNC);
+	struct sk_store *st = sk_test_store_open_test("pause");
 	struct sk_store_activity a = activity(1, 10, 1), cur;
 
 	a.end_ns = 1000;
@@ -635,10 +587,10 @@ START_TEST(pause_and_extend)
 	ck_assert_int_eq(sk_store_activity_pause(st, 1, false, 11), -EPERM);
 	ck_assert_int_eq(sk_store_activity_extend(st, 1, INT64_MAX, 11), -EPERM);
 	ck_assert_uint_eq(latest(st).type, SK_STORE_EV_CLOSED);
-	assert_consistent(st);
+	sk_test_store_verify(st);
 	sk_store_close(st);
 
-	st = open_at(store_dir("pause"), SK_STORE_RDONLY);
+	st = sk_test_store_open(sk_test_store_dir("pause"), SK_STORE_RDONLY, 0);
 	ck_assert_int_eq(sk_store_activity_get(st, 1, &cur, NULL), 0);
 	ck_assert_int_eq(cur.paused_ns, 7);
 	ck_assert_int_eq(cur.end_ns, INT64_MAX);
@@ -653,7 +605,7 @@ day2_suite(void)
 	Suite *s = suite_create("store-day2");
 	TCase *tc = tcase_create("queries");
 
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_unchecked_fixture(tc, sk_test_store_setup, sk_test_store_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, find_by_user_and_state);
 	tcase_add_test(tc, find_pages_and_refusals);
@@ -661,7 +613,7 @@ day2_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("activities");
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_unchecked_fixture(tc, sk_test_store_setup, sk_test_store_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, remove_only_unsold_once);
 	tcase_add_test(tc, pause_and_extend);

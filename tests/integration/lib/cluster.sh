@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# cluster_lib.sh - two appliances (members "a" and "b", one sandbox each)
-# on one redis-server of the caller's own (a unix socket in $tmp): what
-# tests/integration/cluster.sh and bench/cluster/bench_flip.sh share.
-# Source it after lib.sh; it sets tmp (a fresh directory), the sandbox
-# names and admin ports, RSOCK (redis_start of lib.sh starts the server
-# there) and IDLE_MS (the members' idle give-back time, default 3000 ms:
-# set IDLE_MS before sourcing to change it).
+# cluster.sh - the cluster fixture: two appliances (members "a" and "b",
+# one sandbox each) on one redis-server of the caller's own (a unix socket
+# in $tmp): what tests/integration/cluster.sh and bench/cluster/bench_flip.sh
+# share. Source it after lib.sh:
+#   # shellcheck source=lib/cluster.sh
+#   . "$IT_DIR/lib/cluster.sh"
+# It sources lib/redis.sh and sets tmp (a fresh directory), the sandbox
+# names and admin ports, RSOCK (redis_start starts the server there) and
+# IDLE_MS (the members' idle give-back time, default 3000 ms: set IDLE_MS
+# before sourcing to change it).
 #
 # shellcheck shell=bash disable=SC2034 # the variables are the caller's
+# shellcheck source=redis.sh
+. "$(dirname "${BASH_SOURCE[0]}")/redis.sh"
 
 tmp=$(mktemp -d)
 NAME_A=$SK_SBX-a
@@ -105,19 +110,6 @@ field() {
 state() {
 	SK_SBX=$([ "$1" = a ] && echo "$NAME_A" || echo "$NAME_B") "$SBX" exec \
 		curl -s -m 5 "http://$(cat "$tmp/server-$1")/v1/items/$2" | itpy jsonq field - state
-}
-
-# wait_for SECONDS DESC CMD... - poll CMD (every 0.2 s: a poll interval,
-# not a guess) until it succeeds, for SECONDS at most.
-wait_for() {
-	local end=$((SECONDS + $1)) desc=$2
-	shift 2
-	while [ "$SECONDS" -lt "$end" ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	echo "    (gave up waiting: $desc)"
-	return 1
 }
 
 # crowd N ITEM BASE USERS NAME - USERS users (from BASE) buy ITEM once on

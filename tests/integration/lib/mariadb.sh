@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
-# mysql_lib.sh - what tests/integration/mysql.sh, payments.sh and
-# bench/mysql/bench_mysql.sh share beyond scripts/lib/mariadb.sh (MariaDB
-# and the writer): the sale's config and paying orders. Sourced after lib.sh.
+# mariadb.sh - the MariaDB fixture: scripts/lib/mariadb.sh (a temporary
+# mariadbd and seckill-mysql-writer, by PID: db_start, writer_start, sql,
+# verify ...) plus what the MySQL tests and bench/mysql/bench_mysql.sh
+# share: the sale's config and paying orders. Source it after lib.sh (and
+# lib/kafka.sh: the writer reads Kafka):
+#   # shellcheck source=lib/mariadb.sh
+#   . "$IT_DIR/lib/mariadb.sh"
 # shellcheck disable=SC2154 # tmp, REPO, SBX: the caller's and lib.sh's
-# shellcheck source=../../scripts/lib/mariadb.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/mariadb.sh"
+# shellcheck source=scripts/lib/mariadb.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/mariadb.sh"
 
 # sale_config FILE TOTAL - the sandbox's config plus a store in $tmp/store,
 # ack = durable, auth off and item 1 with TOTAL units, into FILE.
@@ -23,12 +27,4 @@ pay_orders() {
 		"$SBX" ctl order pay "$id" >/dev/null && n=$((n + 1))
 	done < <(head -n "$1" "$2" | awk '{ print $2 }')
 	echo "$n"
-}
-
-# produce TOPIC KEY=VALUE... - hand-made messages (unsigned: the writer's
-# topics; payments are signed by their own tests).
-produce() {
-	local topic=$1
-	shift
-	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic "$topic" "$@" >/dev/null
 }
