@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Run every test: installs what is missing, reserves hugepages, builds a
 # release (debugoptimized), an -O3 release (built only, so that its warnings
-# fail the run), a sanitizer (ASan+UBSan) build and, with clang, the fuzzers
-# and everything else; runs the unit and integration tests on the release
-# build, the unit tests again under the sanitizers, the libFuzzer targets for
-# a bounded time. The format check (clang-format) and shellcheck are the
-# meson suite 'lint' (tests/lint/meson.build), run with the release tests.
+# fail the run), a sanitizer (ASan+UBSan) build and, with clang, the fuzz
+# targets; runs the lint suite (format, shellcheck, layout, docs checks),
+# the integration, model and install tests on the release build, the unit
+# tests under the sanitizers, and the libFuzzer targets for a bounded time.
 #
 #   ./scripts/test.sh            everything
 #   SK_FUZZ_SECONDS=20 ./scripts/test.sh   shorter fuzzing (per target)
@@ -32,8 +31,13 @@ sk_build build/sanitize -Db_sanitize=address,undefined -Db_lundef=false
 # were merely slow. Hangs stay bounded by meson's per-test timeouts.
 export CK_DEFAULT_TIMEOUT=120
 
-sk_log "unit, lint + integration tests (release)"
-meson test -C build/release --print-errorlogs --num-processes 1 || fail=1
+# Each test runs once, where it tells the most: the unit tests under the
+# sanitizers (which also compile in the hot-path assertions), the
+# integration, model and install tests on the release build the operators
+# run, and the lint suite (sources and docs, whatever the build) once.
+sk_log "lint, integration, model and install tests (release)"
+meson test -C build/release --suite lint --suite integration --suite model --suite install \
+	--print-errorlogs --num-processes 1 || fail=1
 
 sk_log "unit tests (ASan + UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -42,8 +46,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
 if command -v clang >/dev/null; then
 	secs=${SK_FUZZ_SECONDS:-30}
 	sk_log "fuzzing (clang libFuzzer, ${secs}s per target)"
-	CC=clang sk_build build/fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
-		-Dtests=true
+	# Only the fuzz targets: the rest of this build would repeat the others.
+	CC=clang sk_build build/fuzz --target tests/fuzz/http_parser/fuzz_http_parser \
+		--target tests/fuzz/tcp_input/fuzz_tcp_input --target tests/fuzz/token/fuzz_token \
+		-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dtests=true
 	found=0
 	while IFS= read -r f; do
 		found=1

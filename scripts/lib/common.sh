@@ -60,10 +60,15 @@ sk_hugepages() {
 	fi
 }
 
-# sk_build DIR [MESON OPTIONS...] - configure (once) and build.
+# sk_build DIR [--target T]... [MESON OPTIONS...] - configure (once) and
+# build: every target, or only the ninja targets named by --target.
 sk_build() {
-	local dir=$1
+	local dir=$1 targets=()
 	shift
+	while [ "${1:-}" = --target ]; do
+		targets+=("$2")
+		shift 2
+	done
 	if [ ! -f "$dir/build.ninja" ]; then
 		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 ||
 			{ cat "$dir.setup.log"; sk_die "meson setup $dir failed"; }
@@ -71,6 +76,6 @@ sk_build() {
 		meson setup --reconfigure "$dir" "$@" >"$dir.setup.log" 2>&1 ||
 			{ cat "$dir.setup.log"; sk_die "meson setup $dir failed"; }
 	fi
-	ninja -C "$dir" >"$dir.ninja.log" 2>&1 ||
+	ninja -C "$dir" "${targets[@]}" >"$dir.ninja.log" 2>&1 ||
 		{ tail -50 "$dir.ninja.log"; sk_die "build in $dir failed"; }
 }

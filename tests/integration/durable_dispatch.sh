@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # durable_dispatch.sh - ack = durable with TWO dataplane lcores on a
-# one-queue net_tap port (software dispatch, dataplane/sk_dispatch.c), the
-# control plane in the sandbox, tokens on (JWT HS256):
+# one-queue port (the sandbox's af_packet veth; software dispatch,
+# dataplane/sk_dispatch.c), the control plane in the sandbox, tokens on
+# (JWT HS256):
 #
 #  1. a durable sale of 2,000 units to 20,000 users (30,000 attempts, some
 #     users retrying; seckill-crowd, not pinned): exactly 2,000 winners, no
