@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sk_cpool_impl.h"
+#include "sk_secret_file.h"
 
 int64_t
 sk_cpool_now_ms(void)
@@ -175,7 +176,7 @@ seterr_file(char *err, size_t errlen, const char *path, const char *why)
 int
 sk_cpool_read_password(const char *path, char *buf, size_t *len, char *err, size_t errlen)
 {
-	struct stat st;
+	char why[128];
 	ssize_t n;
 	size_t got = 0;
 	int fd, rc = 0;
@@ -187,17 +188,11 @@ sk_cpool_read_password(const char *path, char *buf, size_t *len, char *err, size
 		seterr_file(err, errlen, path, strerror(-rc));
 		return rc;
 	}
-	if (fstat(fd, &st) != 0) {
-		rc = -errno;
-		seterr_file(err, errlen, path, strerror(-rc));
-	} else if (!S_ISREG(st.st_mode)) {
-		rc = -EPERM;
-		seterr_file(err, errlen, path, "not a regular file");
-	} else if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-		rc = -EPERM;
-		seterr_file(err, errlen, path,
-			    "its group or others may access it (chmod 600: the secret is the "
-			    "owner's only)");
+	rc = sk_secret_file_check(fd, SK_SECRET_DENY_ALL, NULL, why, sizeof(why));
+	if (rc != 0) {
+		seterr_file(err, errlen, path, why);
+		if (rc == -EINVAL)
+			rc = -EPERM; /* not a regular file: refused like an open one */
 	}
 	/* The longest password, its CR LF and one byte more: too long. */
 	while (rc == 0 && got < SK_CPOOL_PASSWORD_BUF) {

@@ -20,6 +20,7 @@
 
 #include "sk_common.h"
 #include "sk_config_priv.h"
+#include "sk_text.h"
 
 /* ------------------------------------------------------------------------ */
 /* Key tables                                                                */
@@ -191,8 +192,6 @@ section_keys(int id, size_t *n)
 static char *
 strip_line(char *s)
 {
-	char *end;
-
 	while (*s == ' ' || *s == '\t')
 		s++;
 	for (char *p = s; *p; p++) {
@@ -201,10 +200,7 @@ strip_line(char *s)
 			break;
 		}
 	}
-	end = s + strlen(s);
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
-		*--end = '\0';
-	return s;
+	return sk_trim(s);
 }
 
 /* parse_item_id - the id of "item.<id>": strict decimal 1..2^32-1. */

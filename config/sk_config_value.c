@@ -16,6 +16,7 @@
 #include "sk_common.h"
 #include "sk_config_priv.h"
 #include "sk_parse.h"
+#include "sk_text.h"
 
 /* ------------------------------------------------------------------------ */
 /* Value parsers                                                             */
@@ -59,27 +60,12 @@ parse_ipv4(const char *v, uint32_t *out)
 	return true;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool
 parse_mac(const char *v, uint8_t mac[6])
 {
 	for (int i = 0; i < 6; i++) {
-		int hi = hexval(v[0]), lo = hi < 0 ? -1 : hexval(v[1]);
-
-		if (lo < 0 || v[2] != (i == 5 ? '\0' : ':'))
+		if (!sk_hex_decode(v, 1, &mac[i], SK_HEX_ANY_CASE) || v[2] != (i == 5 ? '\0' : ':'))
 			return false;
-		mac[i] = (uint8_t)(hi << 4 | lo);
 		v += 3;
 	}
 	return true;
@@ -88,16 +74,7 @@ parse_mac(const char *v, uint8_t mac[6])
 static bool
 parse_hex(const char *v, uint8_t *out, size_t len)
 {
-	if (strlen(v) != 2 * len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		int hi = hexval(v[2 * i]), lo = hexval(v[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return false;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return true;
+	return strlen(v) == 2 * len && sk_hex_decode(v, len, out, SK_HEX_ANY_CASE);
 }
 
 /* parse_corelist - "N", "N-M" items separated by ',', ids <= @max, N <= M. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Activities through the control plane: add, close, restock, preheat
- * (sk_activity.h). Store first, arena second, under the write lock.
+ * Activities through the control plane: add, close, restock, remove,
+ * pause, extend, preheat (sk_activity.h). Store first, arena second, under
+ * the write lock; the changes of a stored activity go through guarded(),
+ * each stating only what it refuses, its step and its store's answers.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -214,8 +216,60 @@ out:
 	return rc;
 }
 
-int
-sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now_ns)
+/* ------------------------------------------- changes of a stored activity */
+
+/* The store's answer to a change, as the caller reads it. */
+struct store_answer {
+	int err;    /* a negative errno of the store; 0 ends the table */
+	int result; /* the SK_ACTIVITY_* it means */
+};
+
+/*
+ * answer - the store's @rc for a change: 0 is done, SK_STORE_UNCHANGED a
+ * repeat, an error of @errs its SK_ACTIVITY_* result; any other error as
+ * it is.
+ */
+static int
+answer(int rc, const struct store_answer *errs)
+{
+	if (rc == 0)
+		return SK_ACTIVITY_DONE;
+	if (rc == SK_STORE_UNCHANGED)
+		return SK_ACTIVITY_UNCHANGED;
+	for (; errs != NULL && errs->err != 0; errs++)
+		if (rc == errs->err)
+			return errs->result;
+	return rc;
+}
+
+/* What a change refuses before its own step (struct change.refuse). */
+enum {
+	REFUSE_CLOSED = 1 << 0,	 /* a closed activity: SK_ACTIVITY_CLOSED */
+	REFUSE_ENDED = 1 << 1,	 /* its end passed: SK_ACTIVITY_ENDED */
+	REFUSE_CLUSTER = 1 << 2, /* a cluster activity: SK_ACTIVITY_CLUSTER */
+};
+
+/*
+ * One change of a stored activity, for guarded(): what it refuses, and its
+ * own step. apply() runs under the write lock with @a as stored (an item
+ * of the arena the store lacked recorded first); it returns an
+ * SK_ACTIVITY_* result or a negative errno of the store.
+ */
+struct change {
+	unsigned refuse;
+	int (*apply)(struct sk_control *ctl, const struct sk_store_activity *a, void *arg,
+		     int64_t now_ns);
+	bool resync; /* done or unchanged: the arena's item brought in line */
+};
+
+/*
+ * guarded - change @c of @item's activity, under the write lock: the
+ * stored activity (SK_ACTIVITY_UNKNOWN if none), what @c refuses, its
+ * step, then the arena after the store (also after "unchanged": a crash may
+ * have come between the two).
+ */
+static int
+guarded(struct sk_control *ctl, const struct change *c, uint32_t item, void *arg, int64_t now_ns)
 {
 	struct sk_store_activity a;
 	int rc;
@@ -224,220 +278,183 @@ sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now_ns)
 	rc = activity_get(ctl, item, &a, now_ns);
 	if (rc != 0)
 		goto out;
-	rc = sk_store_activity_close(ctl->store, item, now_ns);
-	if (rc < 0)
-		goto out;
-	if (rc == 0)
-		stat_add(&ctl->st.activities_closed, 1);
-	rc = rc == SK_STORE_UNCHANGED ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
-	ctl_activity_resync(ctl, item);
+	if ((c->refuse & REFUSE_CLUSTER) && a.cluster)
+		rc = SK_ACTIVITY_CLUSTER;
+	else if ((c->refuse & REFUSE_CLOSED) && a.closed_ns != 0)
+		rc = SK_ACTIVITY_CLOSED;
+	else if ((c->refuse & REFUSE_ENDED) && a.end_ns <= now_ns)
+		rc = SK_ACTIVITY_ENDED;
+	else
+		rc = c->apply(ctl, &a, arg, now_ns);
+	if (c->resync && (rc == SK_ACTIVITY_DONE || rc == SK_ACTIVITY_UNCHANGED))
+		ctl_activity_resync(ctl, item);
 out:
 	unlock(ctl);
 	return rc;
+}
+
+static int
+close_apply(struct sk_control *ctl, const struct sk_store_activity *a, void *arg, int64_t now_ns)
+{
+	int rc = sk_store_activity_close(ctl->store, a->item, now_ns);
+
+	(void)arg;
+	if (rc == 0)
+		stat_add(&ctl->st.activities_closed, 1);
+	return answer(rc, NULL);
+}
+
+int
+sk_control_activity_close(struct sk_control *ctl, uint32_t item, int64_t now_ns)
+{
+	static const struct change c = {.apply = close_apply, .resync = true};
+
+	return guarded(ctl, &c, item, NULL, now_ns);
+}
+
+/* A restock's request; a cluster activity's goes to its Redis pool. */
+struct restock {
+	uint64_t id, units;
+};
+
+#define RESTOCK_IN_REDIS (-1 - INT16_MAX) /* restock_apply(): not an errno */
+
+static int
+restock_apply(struct sk_control *ctl, const struct sk_store_activity *a, void *arg, int64_t now_ns)
+{
+	static const struct store_answer errs[] = {{-EEXIST, SK_ACTIVITY_CONFLICT},
+						   {-EPERM, SK_ACTIVITY_CLOSED},
+						   {-EINVAL, SK_ACTIVITY_INVALID},
+						   {-EOVERFLOW, SK_ACTIVITY_INVALID},
+						   {0, 0}};
+	const struct restock *r = arg;
+
+	if (a->cluster)
+		return RESTOCK_IN_REDIS;
+	if (a->total > SK_STOCK_MAX_UNITS || a->added > SK_STOCK_MAX_UNITS - a->total ||
+	    r->units > SK_STOCK_MAX_UNITS - a->total - a->added)
+		return SK_ACTIVITY_INVALID; /* more than the engine can hold */
+	return answer(sk_store_activity_restock(ctl->store, a->item, r->id, r->units, now_ns),
+		      errs);
 }
 
 int
 sk_control_stock_add(struct sk_control *ctl, uint32_t item, uint64_t restock_id, uint64_t units,
 		     int64_t now_ns)
 {
-	struct sk_store_activity a;
+	static const struct change c = {
+		.refuse = REFUSE_CLOSED | REFUSE_ENDED, .apply = restock_apply, .resync = true};
+	struct restock r = {.id = restock_id, .units = units};
 	int rc;
 
 	if (units == 0 || restock_id == 0 || units > SK_STOCK_MAX_UNITS)
 		return SK_ACTIVITY_INVALID;
-	lock(ctl);
-	rc = activity_get(ctl, item, &a, now_ns);
-	if (rc != 0)
-		goto out;
-	if (a.closed_ns != 0) {
-		rc = SK_ACTIVITY_CLOSED;
-		goto out;
-	}
-	if (a.end_ns <= now_ns) {
-		rc = SK_ACTIVITY_ENDED;
-		goto out;
-	}
-	if (a.cluster) {
-		/* Its units go to the Redis pool: no lock held meanwhile. */
-		unlock(ctl);
-		return sk_control_cluster_restock(ctl, item, restock_id, units);
-	}
-	if (a.total > SK_STOCK_MAX_UNITS || a.added > SK_STOCK_MAX_UNITS - a.total ||
-	    units > SK_STOCK_MAX_UNITS - a.total - a.added) {
-		rc = SK_ACTIVITY_INVALID; /* more than the engine can hold */
-		goto out;
-	}
-	rc = sk_store_activity_restock(ctl->store, item, restock_id, units, now_ns);
-	switch (rc) {
-	case 0:
-		rc = SK_ACTIVITY_DONE;
-		break;
-	case SK_STORE_UNCHANGED:
-		rc = SK_ACTIVITY_UNCHANGED;
-		break;
-	case -EEXIST:
-		rc = SK_ACTIVITY_CONFLICT;
-		goto out;
-	case -EPERM:
-		rc = SK_ACTIVITY_CLOSED;
-		goto out;
-	case -EINVAL:
-	case -EOVERFLOW:
-		rc = SK_ACTIVITY_INVALID;
-		goto out;
-	default:
-		goto out;
-	}
-	ctl_activity_resync(ctl, item);
-out:
-	unlock(ctl);
+	rc = guarded(ctl, &c, item, &r, now_ns);
+	if (rc == RESTOCK_IN_REDIS) /* its units go to the Redis pool: no lock held meanwhile */
+		rc = sk_control_cluster_restock(ctl, item, restock_id, units);
 	return rc;
+}
+
+/* A removal's request, and the units left unsold when it is short. */
+struct removal {
+	uint64_t id, units, left;
+};
+
+static int
+remove_apply(struct sk_control *ctl, const struct sk_store_activity *a, void *arg, int64_t now_ns)
+{
+	static const struct store_answer errs[] = {
+		{-EEXIST, SK_ACTIVITY_CONFLICT}, {-EPERM, SK_ACTIVITY_CLOSED}, {0, 0}};
+	struct removal *r = arg;
+	struct sk_store_activity cur;
+	struct sk_store_ledger led;
+	struct sk_item *it;
+	uint64_t had;
+	int rc;
+
+	/* A repeat is answered from the store: the item table is not touched. */
+	rc = sk_store_activity_removal(ctl->store, a->item, r->id, &had);
+	if (rc == 0 || rc == -EEXIST)
+		return rc == 0 && had == r->units ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_CONFLICT;
+	if (rc != -ENOENT)
+		return rc;
+	if (a->closed_ns != 0)
+		return SK_ACTIVITY_CLOSED;
+	it = sk_shm_item_find(ctl->shm, a->item);
+	if (it != NULL) {
+		/* The item table first: only it knows what is unsold now. */
+		rc = sk_stock_remove(it, r->units, &r->left);
+		if (rc != SK_STOCK_OK)
+			return rc == SK_STOCK_SHORT ? SK_ACTIVITY_SHORT : SK_ACTIVITY_BUSY;
+	}
+	rc = sk_store_activity_remove(ctl->store, a->item, r->id, r->units, now_ns);
+	if (rc != 0 && it != NULL && sk_stock_unremove(it, r->units) != 0)
+		stat_add(&ctl->st.anomalies, 1);
+	if (rc == SK_STORE_UNCHANGED) /* cannot be: looked up under the lock */
+		return SK_ACTIVITY_CONFLICT;
+	if (rc == -ERANGE) {
+		/* the store's count (an item the arena lacks) */
+		if (sk_store_activity_get(ctl->store, a->item, &cur, &led) == 0 &&
+		    sk_store_activity_units(&cur) > sk_store_ledger_live(&led))
+			r->left = sk_store_activity_units(&cur) - sk_store_ledger_live(&led);
+		return SK_ACTIVITY_SHORT;
+	}
+	return answer(rc, errs);
 }
 
 int
 sk_control_stock_remove(struct sk_control *ctl, uint32_t item, uint64_t request_id, uint64_t units,
 			int64_t now_ns, uint64_t *unsold)
 {
-	struct sk_store_activity a;
-	struct sk_store_ledger led;
-	struct sk_item *it;
-	uint64_t had, left = 0;
+	static const struct change c = {.refuse = REFUSE_CLUSTER, .apply = remove_apply};
+	struct removal r = {.id = request_id, .units = units};
 	int rc;
 
 	if (units == 0 || request_id == 0 || request_id > INT64_MAX || units > SK_STOCK_MAX_UNITS)
 		return SK_ACTIVITY_INVALID;
-	lock(ctl);
-	rc = activity_get(ctl, item, &a, now_ns);
-	if (rc != 0)
-		goto out;
-	if (a.cluster) {
-		rc = SK_ACTIVITY_CLUSTER;
-		goto out;
-	}
-	/* A repeat is answered from the store: the item table is not touched. */
-	rc = sk_store_activity_removal(ctl->store, item, request_id, &had);
-	if (rc == 0 || rc == -EEXIST) {
-		rc = rc == 0 && had == units ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_CONFLICT;
-		goto out;
-	}
-	if (rc != -ENOENT)
-		goto out;
-	if (a.closed_ns != 0) {
-		rc = SK_ACTIVITY_CLOSED;
-		goto out;
-	}
-	it = sk_shm_item_find(ctl->shm, item);
-	if (it != NULL) {
-		/* The item table first: only it knows what is unsold now. */
-		rc = sk_stock_remove(it, units, &left);
-		if (rc != SK_STOCK_OK) {
-			rc = rc == SK_STOCK_SHORT ? SK_ACTIVITY_SHORT : SK_ACTIVITY_BUSY;
-			goto out;
-		}
-	}
-	rc = sk_store_activity_remove(ctl->store, item, request_id, units, now_ns);
-	if (rc != 0 && it != NULL && sk_stock_unremove(it, units) != 0)
-		stat_add(&ctl->st.anomalies, 1);
-	switch (rc) {
-	case 0:
-		rc = SK_ACTIVITY_DONE;
-		break;
-	case SK_STORE_UNCHANGED: /* cannot be: looked up under the lock */
-	case -EEXIST:
-		rc = SK_ACTIVITY_CONFLICT;
-		break;
-	case -EPERM:
-		rc = SK_ACTIVITY_CLOSED;
-		break;
-	case -ERANGE:
-		/* the store's count (an item the arena lacks) */
-		if (sk_store_activity_get(ctl->store, item, &a, &led) == 0 &&
-		    sk_store_activity_units(&a) > sk_store_ledger_live(&led))
-			left = sk_store_activity_units(&a) - sk_store_ledger_live(&led);
-		rc = SK_ACTIVITY_SHORT;
-		break;
-	default:
-		break;
-	}
-out:
-	unlock(ctl);
+	rc = guarded(ctl, &c, item, &r, now_ns);
 	if (rc == SK_ACTIVITY_SHORT && unsold != NULL)
-		*unsold = left;
+		*unsold = r.left;
 	return rc;
+}
+
+static int
+pause_apply(struct sk_control *ctl, const struct sk_store_activity *a, void *arg, int64_t now_ns)
+{
+	static const struct store_answer errs[] = {{-EPERM, SK_ACTIVITY_CLOSED}, {0, 0}};
+
+	return answer(sk_store_activity_pause(ctl->store, a->item, *(const bool *)arg, now_ns),
+		      errs);
 }
 
 int
 sk_control_activity_pause(struct sk_control *ctl, uint32_t item, bool paused, int64_t now_ns)
 {
-	struct sk_store_activity a;
-	int rc;
+	static const struct change c = {
+		.refuse = REFUSE_CLOSED | REFUSE_ENDED, .apply = pause_apply, .resync = true};
 
-	lock(ctl);
-	rc = activity_get(ctl, item, &a, now_ns);
-	if (rc != 0)
-		goto out;
-	if (a.closed_ns != 0) {
-		rc = SK_ACTIVITY_CLOSED;
-		goto out;
-	}
-	if (a.end_ns <= now_ns) {
-		rc = SK_ACTIVITY_ENDED;
-		goto out;
-	}
-	rc = sk_store_activity_pause(ctl->store, item, paused, now_ns);
-	if (rc < 0) {
-		rc = rc == -EPERM ? SK_ACTIVITY_CLOSED : rc;
-		goto out;
-	}
-	rc = rc == SK_STORE_UNCHANGED ? SK_ACTIVITY_UNCHANGED : SK_ACTIVITY_DONE;
-	ctl_activity_resync(ctl,
-			    item); /* also after "unchanged": a crash may have left it behind */
-out:
-	unlock(ctl);
-	return rc;
+	return guarded(ctl, &c, item, &paused, now_ns);
+}
+
+static int
+extend_apply(struct sk_control *ctl, const struct sk_store_activity *a, void *arg, int64_t now_ns)
+{
+	static const struct store_answer errs[] = {
+		{-ERANGE, SK_ACTIVITY_CONFLICT}, {-EPERM, SK_ACTIVITY_CLOSED}, {0, 0}};
+
+	return answer(sk_store_activity_extend(ctl->store, a->item, *(const int64_t *)arg, now_ns),
+		      errs);
 }
 
 int
 sk_control_activity_extend(struct sk_control *ctl, uint32_t item, int64_t end_ns, int64_t now_ns)
 {
-	struct sk_store_activity a;
-	int rc;
+	static const struct change c = {
+		.refuse = REFUSE_CLOSED | REFUSE_ENDED, .apply = extend_apply, .resync = true};
 
 	if (end_ns <= 0)
 		return SK_ACTIVITY_INVALID;
-	lock(ctl);
-	rc = activity_get(ctl, item, &a, now_ns);
-	if (rc != 0)
-		goto out;
-	if (a.closed_ns != 0) {
-		rc = SK_ACTIVITY_CLOSED;
-		goto out;
-	}
-	if (a.end_ns <= now_ns) {
-		rc = SK_ACTIVITY_ENDED;
-		goto out;
-	}
-	rc = sk_store_activity_extend(ctl->store, item, end_ns, now_ns);
-	switch (rc) {
-	case 0:
-		rc = SK_ACTIVITY_DONE;
-		break;
-	case SK_STORE_UNCHANGED:
-		rc = SK_ACTIVITY_UNCHANGED;
-		break;
-	case -ERANGE:
-		rc = SK_ACTIVITY_CONFLICT;
-		goto out;
-	case -EPERM:
-		rc = SK_ACTIVITY_CLOSED;
-		goto out;
-	default:
-		goto out;
-	}
-	ctl_activity_resync(ctl, item);
-out:
-	unlock(ctl);
-	return rc;
+	return guarded(ctl, &c, item, &end_ns, now_ns);
 }
 
 /* The activities of the store, copied out of the read transaction. */

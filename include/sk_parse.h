@@ -53,6 +53,25 @@ sk_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 }
 
 /**
+ * sk_parse_id - @p s as an id of the admin API's paths and queries: a
+ * decimal 1..@p max with no leading zero ("7", never "07" or "0"), so that
+ * one id has one spelling.
+ * @param out  set only on success; may be NULL (a check only)
+ * @return true on success; false as sk_parse_u64(), or on a leading zero.
+ */
+static inline bool
+sk_parse_id(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+
+	if (s == NULL || s[0] == '0' || !sk_parse_u64(s, 1, max, &v))
+		return false;
+	if (out != NULL)
+		*out = v;
+	return true;
+}
+
+/**
  * sk_parse_u32 - sk_parse_u64() into a uint32_t; @p hi is at most UINT32_MAX.
  * @return as sk_parse_u64()
  */

@@ -13,6 +13,8 @@
 
 #include "sk_common.h"
 #include "sk_kafka_conf.h"
+#include "sk_secret_file.h"
+#include "sk_text.h"
 
 #define LINE_MAX_LEN 4095
 
@@ -70,19 +72,6 @@ is_secret(const char *k)
 	       strcmp(k, "ssl.key.pem") == 0 || strcmp(k, "sasl.oauthbearer.config") == 0;
 }
 
-static char *
-trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-		*--e = '\0';
-	return s;
-}
-
 size_t
 sk_kafka_props_count(const struct sk_kafka_props *p)
 {
@@ -109,7 +98,7 @@ add_line(struct sk_kafka_props *p, char *s, int line, char *err, size_t errlen)
 {
 	char *eq, *k, *v;
 
-	s = trim(s);
+	s = sk_trim(s);
 	if (*s == '\0' || *s == '#' || *s == '!')
 		return 0;
 	eq = strchr(s, '=');
@@ -118,8 +107,8 @@ add_line(struct sk_kafka_props *p, char *s, int line, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	*eq = '\0';
-	k = trim(s);
-	v = trim(eq + 1);
+	k = sk_trim(s);
+	v = sk_trim(eq + 1);
 	if (*k == '\0') {
 		sk_set_err(err, errlen, "%s:%d: empty key", p->path, line);
 		return -EINVAL;
@@ -200,7 +189,8 @@ int
 sk_kafka_props_load(struct sk_kafka_props **out, const char *path, char *err, size_t errlen)
 {
 	struct sk_kafka_props *p;
-	struct stat sb;
+	struct stat sb = {0};
+	char why[128];
 	FILE *f;
 	int rc;
 
@@ -221,21 +211,14 @@ sk_kafka_props_load(struct sk_kafka_props **out, const char *path, char *err, si
 	}
 	snprintf(p->path, sizeof(p->path), "%s", path);
 	rc = read_all(p, f, err, errlen);
-	if (rc == 0 && fstat(fileno(f), &sb) != 0) {
-		rc = -errno;
-		sk_set_err(err, errlen, "%s: %s", path, strerror(errno));
-	}
-	fclose(f);
 	/* Whoever may change the file chooses the TLS trust, the SASL login
 	 * and the protocol of every client: only this user or root may. */
-	if (rc == 0 && ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
-			(sb.st_uid != geteuid() && sb.st_uid != 0))) {
-		sk_set_err(err, errlen,
-			   "%s: writable by group or others (mode %03o) or owned by another "
-			   "user (uid %u): chmod 600, owned by this user or root",
-			   path, (unsigned)(sb.st_mode & 0777), (unsigned)sb.st_uid);
-		rc = -EPERM;
+	if (rc == 0) {
+		rc = sk_secret_file_check(fileno(f), SK_SECRET_DENY_WRITE, &sb, why, sizeof(why));
+		if (rc != 0)
+			sk_set_err(err, errlen, "%s: %s", path, why);
 	}
+	fclose(f);
 	for (size_t i = 0; rc == 0 && i < p->n; i++)
 		if (is_secret(p->p[i].key) && (sb.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
 			sk_set_err(err, errlen,

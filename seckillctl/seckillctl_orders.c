@@ -117,15 +117,6 @@ cmd_order_refund(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 	return EX_OK;
 }
 
-/* strict_id - @s as a decimal id 1..@max, digits only, no leading zero (the API's form). */
-static bool
-strict_id(const char *s, uint64_t max)
-{
-	uint64_t v;
-
-	return s[0] != '0' && sk_parse_u64(s, 1, max, &v);
-}
-
 /* print_order_row - one line of orders: the order object @o. */
 static void
 print_order_row(const json_t *o)
@@ -168,12 +159,12 @@ cmd_orders(const struct ctl *c, const struct ctl_cmd *cmd, char **args CTL_UNUSE
 
 	if (o[O_ITEM] == NULL)
 		return usage_error(cmd->help, "orders: --item is required");
-	if (!strict_id(o[O_ITEM], UINT32_MAX))
+	if (!sk_parse_id(o[O_ITEM], UINT32_MAX, NULL))
 		return usage_error(cmd->help, "--item: '%s' is not an item id 1..4294967295",
 				   o[O_ITEM]);
 	if (o[O_USER] == NULL && o[O_STATE] == NULL)
 		return usage_error(cmd->help, "orders: give --user or --state (or both)");
-	if (o[O_USER] != NULL && !strict_id(o[O_USER], UINT64_MAX))
+	if (o[O_USER] != NULL && !sk_parse_id(o[O_USER], UINT64_MAX, NULL))
 		return usage_error(cmd->help, "--user: '%s' is not a user id 1..2^64-1", o[O_USER]);
 	for (size_t k = 0; !state_ok && k < SK_ARRAY_SIZE(states); k++)
 		state_ok = strcmp(o[O_STATE], states[k]) == 0;
@@ -185,7 +176,7 @@ cmd_orders(const struct ctl *c, const struct ctl_cmd *cmd, char **args CTL_UNUSE
 	if (o[O_LIMIT] != NULL &&
 	    (o[O_LIMIT][0] == '0' || !sk_parse_u64(o[O_LIMIT], 1, 1000, &limit)))
 		return usage_error(cmd->help, "--limit: '%s' is not 1..1000", o[O_LIMIT]);
-	if (o[O_AFTER] != NULL && !strict_id(o[O_AFTER], UINT64_MAX))
+	if (o[O_AFTER] != NULL && !sk_parse_id(o[O_AFTER], UINT64_MAX, NULL))
 		return usage_error(cmd->help, "--after: '%s' is not an order id", o[O_AFTER]);
 
 	/* Every value is digits or a state name: nothing to escape. */

@@ -18,6 +18,8 @@
 #include <openssl/hmac.h>
 
 #include "sk_paysig.h"
+#include "sk_secret_file.h"
+#include "sk_text.h"
 
 #define MAC_LEN	     32
 #define FILE_MAX     4096
@@ -136,34 +138,21 @@ parse(struct sk_paysig_keys *ks, char *buf, size_t n, const char *path, char *er
 int
 sk_paysig_keys_load(const char *path, struct sk_paysig_keys **out, char *err, size_t errlen)
 {
-	char buf[FILE_MAX + 1], dummy[1];
+	char buf[FILE_MAX + 1], dummy[1], why[128];
 	struct sk_paysig_keys *ks = NULL;
-	struct stat sb;
 	ssize_t n = 0;
 	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (err == NULL || errlen == 0)
 		err = dummy, errlen = sizeof(dummy);
-	if (fd < 0 || fstat(fd, &sb) != 0) {
+	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto out;
-	}
-	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
-		rc = -EPERM;
-		snprintf(err, errlen, "%s: owned by uid %u, not by this user or root", path,
-			 (unsigned)sb.st_uid);
-		goto out;
-	}
-	if (sb.st_mode & 077) {
-		rc = -EPERM;
-		snprintf(err, errlen, "%s: mode %04o: readable by group or others (chmod 600)",
-			 path, (unsigned)(sb.st_mode & 07777));
+	rc = sk_secret_file_check(fd, SK_SECRET_DENY_ALL, NULL, why, sizeof(why));
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		goto out;
 	}
 	for (ssize_t r = 1; r > 0 && n <= FILE_MAX; n += r) {
@@ -251,16 +240,6 @@ sk_paysig_sign(const struct sk_paysig_keys *k, const char *topic, int64_t t_ms, 
 	return n;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int
 sk_paysig_verify(const struct sk_paysig_keys *k, const char *topic, const void *hdr, size_t hlen,
 		 const void *val, size_t len, int64_t now_ms, int64_t max_age_ms)
@@ -284,12 +263,8 @@ sk_paysig_verify(const struct sk_paysig_keys *k, const char *topic, const void *
 			return SK_PAYSIG_MALFORMED;
 		t = t * 10 + (c1[1 + i] - '0');
 	}
-	for (unsigned i = 0; i < MAC_LEN; i++) {
-		int hi = hexval(c2[1 + 2 * i]), lo = hexval(c2[2 + 2 * i]);
-		if (hi < 0 || lo < 0)
-			return SK_PAYSIG_MALFORMED;
-		got[i] = (uint8_t)(hi << 4 | lo);
-	}
+	if (!sk_hex_decode(c2 + 1, MAC_LEN, got, SK_HEX_LOWER))
+		return SK_PAYSIG_MALFORMED;
 	for (unsigned i = 0; i < k->n && key == NULL; i++)
 		if (strlen(k->k[i].kid) == klen && memcmp(k->k[i].kid, h, klen) == 0)
 			key = &k->k[i];

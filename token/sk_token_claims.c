@@ -12,6 +12,7 @@
 
 #include "sk_token.h"
 #include "sk_token_priv.h"
+#include "sk_text.h"
 
 /* ------------------------------------------------------------------------
  * Strict JSON scanner (RFC 8259 grammar), just enough to find a few members
@@ -42,12 +43,6 @@ static bool
 js_peek(const struct sk_js *j, uint8_t c)
 {
 	return j->p < j->end && *j->p == c;
-}
-
-static bool
-is_hex(uint8_t c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 static bool
@@ -90,7 +85,7 @@ js_string(struct sk_js *j, struct sk_js_tok *t)
 			if (j->end - j->p < 4)
 				return false;
 			for (k = 0; k < 4; k++)
-				if (!is_hex(j->p[k]))
+				if (sk_hex_digit((char)j->p[k], SK_HEX_ANY_CASE) < 0)
 					return false;
 			j->p += 4;
 		} else if (!strchr("\"\\/bfnrt", c) || c == 0) {

@@ -21,6 +21,7 @@
 #include <openssl/sha.h>
 
 #include "sk_admin_impl.h"
+#include "sk_secret_file.h"
 
 /* b64token_char - RFC 6750's token68 alphabet, '=' aside (only at the end). */
 static bool
@@ -51,7 +52,7 @@ int
 adm_token_load(const char *path, uint8_t digest[ADM_TOKEN_DIGEST], char *err, size_t errlen)
 {
 	char buf[SK_ADMIN_TOKEN_MAX + 3]; /* the token, "\r\n", one byte more: too long */
-	struct stat sb;
+	char why[128];
 	ssize_t n;
 	size_t len;
 	int fd, rc = 0;
@@ -62,26 +63,11 @@ adm_token_load(const char *path, uint8_t digest[ADM_TOKEN_DIGEST], char *err, si
 		sk_set_err(err, errlen, "admin: --admin-token-file %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		sk_set_err(err, errlen, "admin: --admin-token-file %s: not a regular file", path);
+	rc = sk_secret_file_check(fd, SK_SECRET_DENY_ALL, NULL, why, sizeof(why));
+	if (rc != 0) {
+		sk_set_err(err, errlen, "admin: --admin-token-file %s: %s", path, why);
 		close(fd);
-		return -EINVAL;
-	}
-	if ((sb.st_mode & 077) != 0) {
-		sk_set_err(err, errlen,
-			   "admin: --admin-token-file %s: mode %03o lets group or others read or "
-			   "change it (chmod 600)",
-			   path, (unsigned)(sb.st_mode & 0777));
-		close(fd);
-		return -EPERM;
-	}
-	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
-		sk_set_err(err, errlen,
-			   "admin: --admin-token-file %s: owned by uid %u, neither this user nor "
-			   "root",
-			   path, (unsigned)sb.st_uid);
-		close(fd);
-		return -EPERM;
+		return rc;
 	}
 	len = 0;
 	while (len < sizeof(buf) && (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {

@@ -16,6 +16,7 @@
 
 #include "sk_admin_impl.h"
 #include "sk_parse.h"
+#include "sk_text.h"
 
 /* ----------------------------------------------------------------- orders */
 
@@ -95,19 +96,6 @@ adm_get_order(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 enum { QP_ITEM, QP_USER, QP_STATE, QP_LIMIT, QP_AFTER, QP__N };
 static const char *const query_keys[QP__N] = {"item", "user", "state", "limit", "after"};
 
-/* hexval - the value of hex digit @c, or -1. */
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * pct_decode - [@s, @s + @n) percent-decoded into @out (@cap bytes, NUL
  * ended): false if a % is not followed by two hex digits, a NUL comes out,
@@ -122,9 +110,11 @@ pct_decode(const char *s, size_t n, char *out, size_t cap)
 		int c = (unsigned char)s[i];
 
 		if (c == '%') {
-			if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+			uint8_t b;
+
+			if (i + 2 >= n || !sk_hex_decode(s + i + 1, 1, &b, SK_HEX_ANY_CASE))
 				return false;
-			c = hexval(s[i + 1]) << 4 | hexval(s[i + 2]);
+			c = b;
 			i += 2;
 		}
 		if (c == '\0' || o + 1 >= cap)
@@ -186,13 +176,6 @@ query_params(const char *query, char v[QP__N][QUERY_VALUE_MAX], bool given[QP__N
 	return true;
 }
 
-/* strict_id - @s as a decimal id 1..@max in the paths' form (no leading zero). */
-static bool
-strict_id(const char *s, uint64_t max, uint64_t *out)
-{
-	return s[0] != '0' && sk_parse_u64(s, 1, max, out);
-}
-
 /* state_of_name - the stored state named @s, or 0. */
 static uint8_t
 state_of_name(const char *s)
@@ -220,9 +203,9 @@ orders_query(const char *query, struct sk_store_order_query *q, struct sk_admin_
 	memset(q, 0, sizeof(*q));
 	if (!given[QP_ITEM])
 		bad = "item: required, an item id 1..4294967295";
-	else if (!strict_id(v[QP_ITEM], UINT32_MAX, &item))
+	else if (!sk_parse_id(v[QP_ITEM], UINT32_MAX, &item))
 		bad = "item: must be an item id 1..4294967295 (decimal, no leading zero)";
-	else if (given[QP_USER] && !strict_id(v[QP_USER], UINT64_MAX, &q->user))
+	else if (given[QP_USER] && !sk_parse_id(v[QP_USER], UINT64_MAX, &q->user))
 		bad = "user: must be a user id 1..18446744073709551615 (decimal, no leading zero)";
 	else if (given[QP_STATE] && (q->state = state_of_name(v[QP_STATE])) == 0)
 		bad = "state: one of confirmed, paid, cancelled, refunded";
@@ -231,7 +214,7 @@ orders_query(const char *query, struct sk_store_order_query *q, struct sk_admin_
 	else if (given[QP_LIMIT] && (v[QP_LIMIT][0] == '0' ||
 				     !sk_parse_u64(v[QP_LIMIT], 1, SK_STORE_FIND_MAX, &limit)))
 		bad = "limit: 1..1000 orders (default 100)";
-	else if (given[QP_AFTER] && !strict_id(v[QP_AFTER], UINT64_MAX, &q->after))
+	else if (given[QP_AFTER] && !sk_parse_id(v[QP_AFTER], UINT64_MAX, &q->after))
 		bad = "after: an order id (the \"next\" of the page before)";
 	if (bad != NULL) {
 		*rc = adm_reply_error(r, 400, bad);

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The cluster member's loop (sk_member.h, docs/cluster.md): per tick, for
- * every cluster activity of the store, resolve the journal's pending op,
- * then, from the local numbers alone, decide whether Redis needs to be
- * read: the pool is viewed only when this member may act on it (low
- * water, nothing left, units while sold out), after its own ops and the
- * channels' messages, while fenced, and at least once a VIEW_PERIOD_NS
- * (VIEW_ENDED_NS once the sale is over here). Then sync after a fence,
- * lease, give back or report dry. Between ticks it waits on the channels,
- * so a sold-out broadcast reaches the item table within one poll.
+ * The cluster member's loop (sk_member.h, docs/cluster.md). Per tick, for
+ * every cluster activity of the store: settle (init the pool, resend the
+ * journal's pending op), measure (the local numbers and the journal into a
+ * struct sk_member_tick), decide (sk_member_decide(), pure: whether to read
+ * the pool, then what to do on the fresh view) and act (read, sync after a
+ * fence, lease, give back, report dry or units). Between ticks it waits on
+ * the channels, so a sold-out broadcast reaches the item table within one
+ * poll.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,13 +29,10 @@
 
 #define IDLE_DEFAULT_NS	  (5 * S)
 #define TICK_DEFAULT_NS	  (20 * MS)
-#define LOW_WATER_S	  1.0	     /* lease when fewer units than this many seconds of sales */
-#define LEASE_S		  2.0	     /* and ask for this many seconds of sales */
-#define WANT_QUIET_NS	  S	     /* ... by a member that sold nothing for this long */
-#define DRY_REPEAT_NS	  S	     /* a dry report is repeated at most this often */
-#define RATE_WEIGHT	  0.2	     /* of the newest tick in the smoothed selling rate */
-#define VIEW_PERIOD_NS	  S	     /* the pool is read at least this often ... */
-#define VIEW_ENDED_NS	  (10 * S)   /* ... or this, once over here and nothing held */
+#define LOW_WATER_S	  1.0 /* lease when fewer units than this many seconds of sales */
+#define WANT_QUIET_NS	  S   /* a want is answered by a member that sold nothing this long */
+#define DRY_REPEAT_NS	  S   /* a dry report is repeated at most this often */
+#define RATE_WEIGHT	  0.2 /* of the newest tick in the smoothed selling rate */
 #define FLIP_DELAY_MAX_NS (3600 * S) /* a broadcast's delay above this is not measured */
 
 static void
@@ -200,18 +196,6 @@ member_index(const struct sk_cpool_view *v, const char *me)
 	return -1;
 }
 
-/* lease_size - how many units to ask for, from the selling rate. */
-static uint64_t
-lease_size(const struct sk_member *m, const struct mitem *mi, const struct sk_cpool_view *v)
-{
-	uint64_t cap = v->free / (2 * (uint64_t)m->conf.nmembers);
-	uint64_t want = mi->rate > 0 ? (uint64_t)(mi->rate * LEASE_S) + 1 : cap;
-
-	if (cap < 1)
-		cap = 1;
-	return want < 1 ? 1 : want > cap ? cap : want;
-}
-
 /* sell_numbers - the item table's unsold units and units sold here. */
 static bool
 sell_numbers(struct sk_member *m, uint32_t item, uint64_t *unsold, uint64_t *sold)
@@ -263,17 +247,14 @@ read_pool(struct sk_member *m, struct mitem *mi, int64_t now)
 }
 
 /*
- * sync_fenced - the pool is fenced: this member's durable word, once per
- * epoch, then its dry report again (a fence voids them). Only with nothing
- * pending, or a pending give-back that Redis just refused as FENCED (not
- * applied here: the word counts it as held, its resend after the rebuild
- * takes it off); one whose send failed otherwise may have been applied, and
- * is resent until Redis says which. A forgotten member (LMDB) that the
+ * sync_fenced - the pool is fenced: this member's durable word (@t->held),
+ * once per epoch, when @word (sk_member_decision.sync_word), then its dry
+ * report again (a fence voids them). A forgotten member (LMDB) that the
  * pool still has as a member (Redis came back from before the forget):
  * init again first, which forgets it again.
  */
 static void
-sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster *j)
+sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_member_tick *t, bool word)
 {
 	const struct sk_cpool_view *v = &mi->view;
 	int me = member_index(v, m->conf.redis.member);
@@ -290,12 +271,9 @@ sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster
 			return;
 		}
 	}
-	if (j->pending_kind != SK_STORE_CLUSTER_NONE &&
-	    !(j->pending_kind == SK_STORE_CLUSTER_GIVEBACK && mi->giveback_fenced))
+	if (!word || me < 0 || v->synced[me] == v->epoch)
 		return;
-	if (me < 0 || v->synced[me] == v->epoch)
-		return;
-	rc = sk_cpool_sync(m->pool, mi->item, v->epoch, sk_store_cluster_held(j), &unfenced);
+	rc = sk_cpool_sync(m->pool, mi->item, v->epoch, t->held, &unfenced);
 	note_redis(m, rc);
 	mi->dirty = true;
 	if (rc == 0) {
@@ -308,7 +286,7 @@ sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster
 		count(&m->syncs, 1);
 		sk_logf(SK_LOG_NOTICE, "sync",
 			"item=%" PRIu32 " epoch=%" PRIu64 " held=%" PRIu64 " rebuilt=%s", mi->item,
-			v->epoch, sk_store_cluster_held(j), unfenced ? "true" : "false");
+			v->epoch, t->held, unfenced ? "true" : "false");
 	} else if (rc == -EOVERFLOW) {
 		count(&m->anomalies, 1);
 		sk_logf(SK_LOG_CRIT, "sync",
@@ -318,60 +296,7 @@ sync_fenced(struct sk_member *m, struct mitem *mi, const struct sk_store_cluster
 	}
 }
 
-/* act_on - step @act of sk_member_decide() for @mi, on its fresh view. */
-static void
-act_on(struct sk_member *m, struct mitem *mi, const struct sk_member_tick *t,
-       enum sk_member_act act, int64_t now)
-{
-	const struct sk_cpool_view *v = &mi->view;
-	bool flag = false;
-	int rc;
-
-	switch (act) {
-	case SK_MEMBER_GIVE_ALL:
-		giveback(m, mi, t->unsold,
-			 t->stopping   ? "shutting down"
-			 : !t->selling ? "not selling here"
-				       : "idle",
-			 now);
-		break;
-	case SK_MEMBER_GIVE_HALF:
-		giveback(m, mi, t->unsold / 2, "another member is dry", now);
-		break;
-	case SK_MEMBER_LEASE:
-		if (!m->claimed)
-			break; /* the number first: ids no other member mints */
-		if (v->free == 0)
-			mi->dry_ns = now;
-		lease(m, mi, lease_size(m, mi, v), now);
-		break;
-	case SK_MEMBER_REPORT_DRY:
-		rc = sk_cpool_dry(m->pool, mi->item, 0, &flag, NULL);
-		note_redis(m, rc);
-		mi->dry_ns = now;
-		mi->dirty = true;
-		if (rc == 0) {
-			mi->dry_epoch = v->epoch;
-			publish_flag(m, mi->item, flag);
-		}
-		break;
-	case SK_MEMBER_REPORT_UNITS:
-		note_redis(m, sk_cpool_dry(m->pool, mi->item, t->unsold, NULL, NULL));
-		mi->dry_ns = 0;
-		mi->dirty = true;
-		break;
-	case SK_MEMBER_REPORT_OVER:
-		rc = sk_cpool_dry(m->pool, mi->item, 0, NULL, NULL);
-		note_redis(m, rc);
-		if (rc == 0)
-			mi->dry_epoch = v->epoch;
-		break;
-	case SK_MEMBER_NOTHING:
-		break;
-	}
-}
-
-/* over - the sale of @a is over here (closed, or its end passed). */
+/* over_at - the sale of @a is over here (closed, or its end passed). */
 static bool
 over_at(const struct sk_store_activity *a, int64_t wall)
 {
@@ -379,17 +304,14 @@ over_at(const struct sk_store_activity *a, int64_t wall)
 }
 
 /*
- * item_tick - one tick of item @a (@unsold_durable: its units that no live
- * order holds, from the store). True when the sale is over here and this
- * member owes the pool nothing: no unsold unit, nothing pending, the pool
- * not fenced, and either nothing held or a dry report made at this epoch;
- * the item then needs no slot until its pool says something.
+ * settle - @mi's pool made in Redis (once), and the journal's pending op
+ * sent again; @j: the journal after. False when the tick ends here (Redis
+ * or the store failed; retried at the next tick).
  */
 static bool
-item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity *a,
-	  uint64_t unsold_durable, bool stopping, int64_t now)
+settle(struct sk_member *m, struct mitem *mi, const struct sk_store_activity *a,
+       struct sk_store_cluster *j, int64_t now)
 {
-	struct sk_store_cluster j;
 	int rc;
 
 	if (!mi->inited) {
@@ -408,25 +330,33 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 		mi->inited = true;
 		mi->dirty = true;
 	}
-	if (sk_store_cluster_get(m->ctl->store, a->item, &j) != 0)
+	if (sk_store_cluster_get(m->ctl->store, a->item, j) != 0)
 		return false;
-	if (j.pending_kind != SK_STORE_CLUSTER_NONE) {
-		if (j.pending_kind == SK_STORE_CLUSTER_LEASE)
-			send_lease(m, mi, j.pending_seq, j.pending_units, now);
-		else
-			send_giveback(m, mi, j.pending_seq, j.pending_units, now);
-		if (sk_store_cluster_get(m->ctl->store, a->item, &j) != 0)
-			return false;
-	}
+	if (j->pending_kind == SK_STORE_CLUSTER_NONE)
+		return true;
+	if (j->pending_kind == SK_STORE_CLUSTER_LEASE)
+		send_lease(m, mi, j->pending_seq, j->pending_units, now);
+	else
+		send_giveback(m, mi, j->pending_seq, j->pending_units, now);
+	return sk_store_cluster_get(m->ctl->store, a->item, j) == 0;
+}
 
-	/* The local numbers first: they say whether Redis must be read. */
+/*
+ * measure - what this tick knows of item @a before any call: the item
+ * table's numbers (the smoothed selling rate moves on), the demand (@refused:
+ * the dataplane's "restocking" answers so far), the journal @j and the last
+ * view's age. No call to Redis.
+ */
+static void
+measure(struct sk_member *m, struct mitem *mi, const struct sk_store_activity *a,
+	const struct sk_store_cluster *j, uint64_t unsold_durable, bool stopping, int64_t now,
+	struct sk_member_tick *t, uint64_t *refused)
+{
 	uint64_t unsold = 0, sold = 0;
 	bool in_table = sell_numbers(m, a->item, &unsold, &sold);
-	/* Demand: buyers were told "restocking" here since the last tick. */
 	const struct sk_item *it = sk_shm_item_find(m->ctl->shm, a->item);
-	uint64_t refused = it != NULL ? sk_stock_restocking(it) : 0;
-	bool demand = refused != mi->restocking_prev;
-	/* (restocking_prev moves on below, where the demand is acted on.) */
+
+	*refused = it != NULL ? sk_stock_restocking(it) : 0;
 	if (in_table && sold >= mi->sold_prev && mi->prev_ns != 0 && now > mi->prev_ns) {
 		double inst =
 			(double)(sold - mi->sold_prev) * (double)S / (double)(now - mi->prev_ns);
@@ -447,54 +377,115 @@ item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity 
 	/* Idle: open for the idle time, and neither sold nor leased in it. */
 	int64_t busy = mi->last_sale_ns > mi->last_lease_ns ? mi->last_sale_ns : mi->last_lease_ns;
 	double low = mi->rate * LOW_WATER_S;
-	struct sk_member_tick t = {
+	/* Demand: buyers were told "restocking" here since it was last spent. */
+	bool demand = *refused != mi->restocking_prev;
+
+	*t = (struct sk_member_tick){
 		.unsold = unsold,
-		.held = sk_store_cluster_held(&j),
+		.unsold_durable = unsold_durable,
+		.held = sk_store_cluster_held(j),
 		.dry_epoch = mi->dry_epoch,
 		.wall_ms = wall / MS,
+		.view_age_ns = mi->view_ns == 0 ? -1 : now - mi->view_ns,
+		.rate = mi->rate,
+		.nmembers = m->conf.nmembers,
 		.over = over_at(a, wall),
 		.stopping = stopping,
+		.claimed = m->claimed,
 		.idle = wall - a->start_ns >= m->conf.idle_ns &&
 			(busy == 0 || now - busy >= m->conf.idle_ns),
 		.low_water = (double)unsold < (low < 1 ? 1 : low),
-		.ask = j.ops == 0 || demand || mi->rate > 0,
+		.ask = j->ops == 0 || demand || mi->rate > 0,
 		.demand = demand,
 		.dry_due = mi->dry_ns == 0 || now - mi->dry_ns >= DRY_REPEAT_NS,
+		.quiet = now - mi->last_sale_ns >= WANT_QUIET_NS,
+		.pending = j->pending_kind != SK_STORE_CLUSTER_NONE,
+		.pending_fenced =
+			j->pending_kind == SK_STORE_CLUSTER_GIVEBACK && mi->giveback_fenced,
+		.dirty = mi->dirty,
 	};
-	t.selling = in_table && !t.over && a->paused_ns == 0;
+	t->selling = in_table && !t->over && a->paused_ns == 0;
+}
 
-	/* Read the pool when this tick may act on it (the rule on the last
-	 * view, a want aside: that one is answered on a read made anyway),
-	 * and otherwise at least every period. */
+/* act - decision @d of tick @t for @mi, on its view; @refused: as
+ * measure(). True when the item's slot may go (sk_member_decision.done). */
+static bool
+act(struct sk_member *m, struct mitem *mi, const struct sk_member_tick *t,
+    const struct sk_member_decision *d, uint64_t refused, int64_t now)
+{
 	const struct sk_cpool_view *v = &mi->view;
-	bool empty_here = t.held == 0 && j.pending_kind == SK_STORE_CLUSTER_NONE;
-	int64_t period = t.over && empty_here ? VIEW_ENDED_NS : VIEW_PERIOD_NS;
-	bool due = mi->dirty || mi->view_ns == 0 || v->fenced || now - mi->view_ns >= period;
-	bool fresh = false;
+	bool flag = false, reported = false;
+	int rc;
 
-	if (due || sk_member_act_reads(sk_member_decide(&t, v))) {
+	if (d->sync)
+		sync_fenced(m, mi, t, d->sync_word);
+	if (d->spend_demand)
+		mi->restocking_prev = refused;
+	switch (d->act) {
+	case SK_MEMBER_GIVE_ALL:
+	case SK_MEMBER_GIVE_HALF:
+		giveback(m, mi, d->units, d->why, now);
+		break;
+	case SK_MEMBER_LEASE:
+		if (v->free == 0)
+			mi->dry_ns = now;
+		lease(m, mi, d->units, now);
+		break;
+	case SK_MEMBER_REPORT_DRY:
+		rc = sk_cpool_dry(m->pool, mi->item, 0, &flag, NULL);
+		note_redis(m, rc);
+		mi->dry_ns = now;
+		mi->dirty = true;
+		if (rc == 0) {
+			mi->dry_epoch = v->epoch;
+			publish_flag(m, mi->item, flag);
+			reported = true;
+		}
+		break;
+	case SK_MEMBER_REPORT_UNITS:
+		note_redis(m, sk_cpool_dry(m->pool, mi->item, d->units, NULL, NULL));
+		mi->dry_ns = 0;
+		mi->dirty = true;
+		break;
+	case SK_MEMBER_REPORT_OVER:
+		rc = sk_cpool_dry(m->pool, mi->item, 0, NULL, NULL);
+		note_redis(m, rc);
+		if (rc == 0) {
+			mi->dry_epoch = v->epoch;
+			reported = true;
+		}
+		break;
+	case SK_MEMBER_NOTHING:
+		break;
+	}
+	return d->done == SK_MEMBER_DONE || (d->done == SK_MEMBER_DONE_IF_REPORTED && reported);
+}
+
+/*
+ * item_tick - one tick of item @a (@unsold_durable: its units that no live
+ * order holds, from the store): settle, measure, decide, act. True when the
+ * sale is over here and this member owes the pool nothing; the item then
+ * needs no slot until its pool says something.
+ */
+static bool
+item_tick(struct sk_member *m, struct mitem *mi, const struct sk_store_activity *a,
+	  uint64_t unsold_durable, bool stopping, int64_t now)
+{
+	struct sk_store_cluster j;
+	struct sk_member_tick t;
+	struct sk_member_decision d;
+	uint64_t refused;
+
+	if (!settle(m, mi, a, &j, now))
+		return false;
+	measure(m, mi, a, &j, unsold_durable, stopping, now, &t, &refused);
+	d = sk_member_decide(&t, &mi->view, false);
+	if (d.read) {
 		if (!read_pool(m, mi, now))
 			return false;
-		fresh = true;
+		d = sk_member_decide(&t, &mi->view, true);
 	}
-	if (v->fenced) {
-		sync_fenced(m, mi, &j);
-		return false;
-	}
-	if (j.pending_kind != SK_STORE_CLUSTER_NONE)
-		return false; /* a give-back kept while fenced: resent next tick */
-
-	/* The demand is spent here, where it can be acted on: not on a tick
-	 * that could not read Redis, was fenced or had an op in flight. */
-	mi->restocking_prev = refused;
-	t.quiet = now - mi->last_sale_ns >= WANT_QUIET_NS;
-	enum sk_member_act act = sk_member_decide(&t, v);
-
-	if (act != SK_MEMBER_GIVE_ALL && !fresh)
-		return false; /* the step needs the pool as it is now */
-	act_on(m, mi, &t, act, now);
-	return fresh && t.over && !stopping && unsold == 0 && unsold_durable == 0 &&
-	       (t.held == 0 || mi->dry_epoch == v->epoch);
+	return act(m, mi, &t, &d, refused, now);
 }
 
 /*

@@ -82,24 +82,36 @@ struct sk_member {
 	_Atomic uint64_t flip_hist[FLIP_BUCKETS], flip_sum_ns;
 };
 
-/* What one tick measured of an item, before any call (sk_member.c). */
+/*
+ * What one tick measured of an item (sk_member.c's measure step): the
+ * local numbers, the journal, and what the member knows of its last view
+ * of the pool. Plain data: the input of sk_member_decide().
+ */
 struct sk_member_tick {
-	uint64_t unsold;    /* the item table's unsold units here */
-	uint64_t held;	    /* this member's durable word (LMDB) */
-	uint64_t dry_epoch; /* mitem.dry_epoch */
-	int64_t wall_ms;    /* wall clock (a want's age) */
-	bool selling;	    /* in the table, open, not paused */
-	bool over;	    /* closed, or its end passed */
-	bool stopping;	    /* the member shuts down */
-	bool idle;	    /* open for the idle time, no sale or lease in it */
-	bool low_water;	    /* fewer units than 1 s of the selling rate (at least 1) */
-	bool ask;	    /* a reason to lease: the first, a rate, demand */
-	bool demand;	    /* buyers told "restocking" since the last tick */
-	bool dry_due;	    /* no empty lease or dry report in DRY_REPEAT_NS */
-	bool quiet;	    /* no sale in WANT_QUIET_NS: a want is answered */
+	uint64_t unsold;	 /* the item table's unsold units here */
+	uint64_t unsold_durable; /* the store's units that no live order holds */
+	uint64_t held;		 /* this member's durable word (LMDB) */
+	uint64_t dry_epoch;	 /* mitem.dry_epoch */
+	int64_t wall_ms;	 /* wall clock (a want's age) */
+	int64_t view_age_ns;	 /* since the last view was read (-1: never) */
+	double rate;		 /* smoothed units sold a second here */
+	uint32_t nmembers;	 /* members of the cluster (a lease's share of the pool) */
+	bool selling;		 /* in the table, open, not paused */
+	bool over;		 /* closed, or its end passed */
+	bool stopping;		 /* the member shuts down */
+	bool claimed;		 /* Redis holds this member's number (a lease needs it) */
+	bool idle;		 /* open for the idle time, no sale or lease in it */
+	bool low_water;		 /* fewer units than 1 s of the selling rate (at least 1) */
+	bool ask;		 /* a reason to lease: the first, a rate, demand */
+	bool demand;		 /* buyers told "restocking" since the last tick */
+	bool dry_due;		 /* no empty lease or dry report in DRY_REPEAT_NS */
+	bool quiet;		 /* no sale in WANT_QUIET_NS: a want is answered */
+	bool pending;		 /* the journal has an op Redis has not answered */
+	bool pending_fenced;	 /* ... a give-back whose last send Redis refused as FENCED */
+	bool dirty;		 /* mitem.dirty: an own op or a message since the read */
 };
 
-/* The one step of a tick (sk_member_decide()). */
+/* The one step of a tick on the pool (sk_member_decision.act). */
 enum sk_member_act {
 	SK_MEMBER_NOTHING = 0,
 	SK_MEMBER_GIVE_ALL,	/* every unsold unit back: stopping, not selling, idle */
@@ -111,15 +123,35 @@ enum sk_member_act {
 	SK_MEMBER_REPORT_OVER,	/* over here, all sold, holds units: its dry report */
 };
 
-/**
- * sk_member_decide - the step for tick @p t and pool @p v (the last view,
- * to know whether to read the pool; the fresh one, to act). Pure: the
- * order of the rules is the policy of docs/cluster.md.
- */
-enum sk_member_act sk_member_decide(const struct sk_member_tick *t, const struct sk_cpool_view *v);
+/* Whether the item's slot may go after the tick (sk_member_done_add()). */
+enum sk_member_done {
+	SK_MEMBER_KEEP = 0,	   /* followed at the next tick */
+	SK_MEMBER_DONE,		   /* over here, owes the pool nothing */
+	SK_MEMBER_DONE_IF_REPORTED /* ... once the dry report of this tick is taken */
+};
 
-/** sk_member_act_reads - @p act needs the pool as it is now (read it first). Pure. */
-bool sk_member_act_reads(enum sk_member_act act);
+/* What a tick does with an item (sk_member_decide()); the act step does it. */
+struct sk_member_decision {
+	bool read;	   /* read the pool first, then decide on the fresh view */
+	bool sync;	   /* fenced: the forgotten check, then sync_word */
+	bool sync_word;	   /* ... this member's durable word may be sent now */
+	bool spend_demand; /* the "restocking" answers so far are acted on */
+	enum sk_member_act act;
+	uint64_t units;	 /* the lease's want, or the units given back */
+	const char *why; /* a give-back's reason (the log) */
+	enum sk_member_done done;
+};
+
+/**
+ * sk_member_decide - the decision for tick @p t on view @p v of the pool,
+ * which is @p fresh (read this tick) or the last one read. On a last view
+ * the decision may be to read the pool and decide again on the fresh one;
+ * a give-back of everything needs no view. Pure: every rule of the tick
+ * (when to read, lease, give back, report dry or reopen, sync, let the slot
+ * go) is here, in the order of docs/cluster.md.
+ */
+struct sk_member_decision sk_member_decide(const struct sk_member_tick *t,
+					   const struct sk_cpool_view *v, bool fresh);
 
 /**
  * sk_member_slot - the slot of @p item in m->items, or NULL; with @p add a

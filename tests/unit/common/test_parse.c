@@ -55,6 +55,38 @@ START_TEST(u64_refuses)
 }
 END_TEST
 
+/* Ids of the admin API: one spelling each. */
+START_TEST(id_form)
+{
+	static const struct {
+		const char *s;
+		uint64_t max;
+		bool ok;
+		uint64_t v;
+	} t[] = {
+		{"1", 10, true, 1},
+		{"10", 10, true, 10},
+		{"11", 10, false, 0},
+		{"0", 10, false, 0},
+		{"07", 10, false, 0},
+		{"", 10, false, 0},
+		{"+7", 10, false, 0},
+		{"7 ", 10, false, 0},
+		{"18446744073709551615", UINT64_MAX, true, UINT64_MAX},
+		{"18446744073709551616", UINT64_MAX, false, 0},
+		{NULL, 10, false, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint64_t v = 42;
+
+		ck_assert_msg(sk_parse_id(t[i].s, t[i].max, &v) == t[i].ok, "row %zu", i);
+		ck_assert_msg(v == (t[i].ok ? t[i].v : 42), "row %zu: out set on failure", i);
+		ck_assert(sk_parse_id(t[i].s, t[i].max, NULL) == t[i].ok);
+	}
+}
+END_TEST
+
 START_TEST(u32_range)
 {
 	uint32_t v = 0;
@@ -185,6 +217,7 @@ parse_suite(void)
 	tcase_add_test(tc, u64_accepts);
 	tcase_add_test(tc, u64_refuses);
 	tcase_add_test(tc, u32_range);
+	tcase_add_test(tc, id_form);
 	tcase_add_test(tc, i64_signs);
 	tcase_add_test(tc, double_rules);
 	tcase_add_test(tc, time_forms);

@@ -215,7 +215,7 @@ START_TEST(key_file)
 		int rc;
 		const char *err;
 	} bad[] = {
-		{"k1 " SEC1 "\n", 0640, -EPERM, "readable by group or others"},
+		{"k1 " SEC1 "\n", 0640, -EPERM, "readable or writable by group or others"},
 		{"k1 " SEC1 "\n", 0604, -EPERM, "chmod 600"},
 		{"", 0600, -EINVAL, "no key"},
 		{"# only a comment\n", 0600, -EINVAL, "no key"},
