@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 
+#include "sk_http_cclass.h"
 #include "sk_http_client.h"
 
 enum {
@@ -46,34 +47,6 @@ static const struct {
 static const char tok_close[] = "close";
 static const char tok_ka[] = "keep-alive";
 
-/* Character classes (RFC 9110 §5.6.2 tchar; field-value bytes). */
-#define C_TOKEN 1
-#define C_VALUE 2 /* HTAB, SP, VCHAR, obs-text */
-
-static const uint8_t cls[256] = {
-	['\t'] = C_VALUE,
-	[' '] = C_VALUE,
-	['!'] = C_TOKEN | C_VALUE,
-	['"'] = C_VALUE,
-	['#' ... '\''] = C_TOKEN | C_VALUE,
-	['(' ... ')'] = C_VALUE,
-	['*' ... '+'] = C_TOKEN | C_VALUE,
-	[','] = C_VALUE,
-	['-' ... '.'] = C_TOKEN | C_VALUE,
-	['/'] = C_VALUE,
-	['0' ... '9'] = C_TOKEN | C_VALUE,
-	[':' ... '@'] = C_VALUE,
-	['A' ... 'Z'] = C_TOKEN | C_VALUE,
-	['[' ... ']'] = C_VALUE,
-	['^' ... '`'] = C_TOKEN | C_VALUE,
-	['a' ... 'z'] = C_TOKEN | C_VALUE,
-	['{'] = C_VALUE,
-	['|'] = C_TOKEN | C_VALUE,
-	['}'] = C_VALUE,
-	['~'] = C_TOKEN | C_VALUE,
-	[0x80 ... 0xff] = C_VALUE,
-};
-
 static const char *const result_names[SK_HTTP_CLIENT__COUNT] = {
 	[SK_HTTP_CLIENT_DONE] = "done",
 	[SK_HTTP_CLIENT_AGAIN] = "again",
@@ -88,12 +61,6 @@ const char *
 sk_http_client_result_str(enum sk_http_client_result r)
 {
 	return (unsigned)r < SK_HTTP_CLIENT__COUNT ? result_names[r] : "?";
-}
-
-static inline uint8_t
-lower(uint8_t c)
-{
-	return (c >= 'A' && c <= 'Z') ? (uint8_t)(c | 0x20) : c;
 }
 
 /* fail - make the error sticky and return it. */
@@ -232,7 +199,7 @@ head_end(struct sk_http_client_resp *r, size_t off)
 static inline size_t
 skip_text(const uint8_t *buf, size_t i, size_t len)
 {
-	while (i < len && (cls[buf[i]] & C_VALUE))
+	while (i < len && is_class(buf[i], C_VALUE))
 		i++;
 	return i;
 }
@@ -308,7 +275,7 @@ sk_http_client_parse(struct sk_http_client_resp *r, const void *data, size_t len
 				r->state = ST_HEAD_LF;
 				break;
 			}
-			if (!(cls[c] & C_TOKEN))
+			if (!is_class(c, C_TCHAR))
 				return fail(r, SK_HTTP_CLIENT_E_FIELD);
 			r->state = ST_NAME;
 			r->field = F_ALL;
@@ -326,7 +293,7 @@ sk_http_client_parse(struct sk_http_client_resp *r, const void *data, size_t len
 				r->state = ST_VALUE;
 				break;
 			}
-			if (!(cls[c] & C_TOKEN))
+			if (!is_class(c, C_TCHAR))
 				return fail(r, SK_HTTP_CLIENT_E_FIELD);
 			name_step(r, c);
 			break;
@@ -346,7 +313,7 @@ sk_http_client_parse(struct sk_http_client_resp *r, const void *data, size_t len
 				r->state = ST_FIELD_LF;
 				break;
 			}
-			if (!(cls[c] & C_VALUE))
+			if (!is_class(c, C_VALUE))
 				return fail(r, SK_HTTP_CLIENT_E_FIELD);
 			if (r->field == F_LENGTH) {
 				num_byte(r, c);

@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "crowd_hist.h"
 #include "crowd_http.h"
@@ -24,37 +22,24 @@
 
 /* ------------------------------------------------------------ guard page */
 
-static char *guard_base;
-static size_t guard_page;
+static uint8_t *guard_base;
 
 static void
 guard_setup(void)
 {
-	guard_page = (size_t)sysconf(_SC_PAGESIZE);
-	/* room for the largest input plus the guard */
-	size_t pages = (SK_HTTP_CLIENT_HEAD_MAX + SK_HTTP_CLIENT_BODY_MAX) / guard_page + 3;
-	guard_base = mmap(NULL, pages * guard_page, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ck_assert_ptr_ne(guard_base, MAP_FAILED);
-	ck_assert_int_eq(mprotect(guard_base + (pages - 1) * guard_page, guard_page, PROT_NONE), 0);
-	guard_base += (pages - 1) * guard_page; /* first byte of the guard page */
+	guard_base = sk_test_guard_end(SK_HTTP_CLIENT_HEAD_MAX + SK_HTTP_CLIENT_BODY_MAX);
 }
 
 /* guarded - a copy of @s (@len bytes) ending right at the guard page. */
 static const char *
 guarded(const char *s, size_t len)
 {
-	char *p = guard_base - len;
-
-	memcpy(p, s, len);
-	return p;
+	return sk_test_guarded(guard_base, s, len);
 }
 
-/* ------------------------------------------------------------ responses */
+/* ------------------------------------------------------------ bodies */
 
 #define JSON_202 "{\"status\":\"queued\",\"order\":\"123\"}"
-
-/* ------------------------------------------------------------ bodies */
 
 struct body_case {
 	const char *in;

@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "lg_http.h"
 #include "sk_http.h"
@@ -26,25 +24,15 @@ static uint8_t *guard_base;
 static void
 guard_setup(void)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t pages =
-		(SK_HTTP_CLIENT_HEAD_MAX + SK_HTTP_CLIENT_BODY_MAX + 2 * LG_REQ_MAX) / page + 3;
-	uint8_t *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
-
-	ck_assert_ptr_ne(p, MAP_FAILED);
-	ck_assert_int_eq(mprotect(p + (pages - 1) * page, page, PROT_NONE), 0);
-	guard_base = p + (pages - 1) * page;
+	guard_base = sk_test_guard_end(SK_HTTP_CLIENT_HEAD_MAX + SK_HTTP_CLIENT_BODY_MAX +
+				       2 * LG_REQ_MAX);
 }
 
 /* guarded - a copy of @s (@len bytes) ending right at the guard page. */
 static const uint8_t *
 guarded(const void *s, size_t len)
 {
-	uint8_t *p = guard_base - len;
-
-	memcpy(p, s, len);
-	return p;
+	return sk_test_guarded(guard_base, s, len);
 }
 
 /* ------------------------------------------------------------ responses */
