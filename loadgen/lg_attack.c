@@ -41,7 +41,7 @@ struct la_conn {
 	uint8_t server_end; /* the server closed it (FIN, or an answer with close) */
 	uint8_t ours;	    /* the loadgen closed it (end of run, bad answer) */
 	uint64_t t_open;
-	struct lg_resp resp;
+	struct sk_http_client_resp resp;
 };
 
 struct la_drip {
@@ -250,11 +250,12 @@ la_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		return len;
 	ac->got_data |= len > 0;
 	while (used < len) {
-		enum lg_resp_result r = lg_resp_parse(&ac->resp, data + used, len - used);
+		enum sk_http_client_result r =
+			sk_http_client_parse(&ac->resp, data + used, len - used);
 
-		if (r == LG_RESP_AGAIN)
+		if (r == SK_HTTP_CLIENT_AGAIN)
 			break;
-		if (r != LG_RESP_DONE) {
+		if (r != SK_HTTP_CLIENT_DONE) {
 			a->st.unparsed++;
 			ac->ours = 1;
 			conn_close(c, ac);
@@ -270,7 +271,7 @@ la_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 			conn_close(c, ac);
 			return len;
 		}
-		lg_resp_reset(&ac->resp);
+		sk_http_client_reset(&ac->resp);
 	}
 	if (sk_tcp_peer_closed(c)) {
 		ac->server_end = 1;

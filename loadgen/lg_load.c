@@ -50,7 +50,7 @@ struct lg_conn {
 	uint8_t queued;	   /* in the ready ring */
 	uint8_t closing;   /* sk_tcp_close()/abort() called: no more requests */
 	uint8_t got_data;  /* the server answered something (so: established) */
-	struct lg_resp resp;
+	struct sk_http_client_resp resp;
 	uint8_t kind[LG_DEPTH_MAX];	 /* in-flight ring: request kinds */
 	uint64_t sent_tsc[LG_DEPTH_MAX]; /* in-flight ring: send times */
 };
@@ -270,7 +270,7 @@ conn_close(struct sk_tcp_conn *c, struct lg_conn *a)
 static void
 answered(struct lg_load *l, struct lg_conn *a, const uint8_t *buf)
 {
-	const struct lg_resp *r = &a->resp;
+	const struct sk_http_client_resp *r = &a->resp;
 	enum lg_req_kind k = (enum lg_req_kind)a->kind[a->head];
 
 	lg_stats_answer(&l->stats, k, r->status, l->now - a->sent_tsc[a->head]);
@@ -311,20 +311,20 @@ lg_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		l->stats.established++;
 	}
 	while (used < len && !a->closing) {
-		enum lg_resp_result r;
+		enum sk_http_client_result r;
 
 		if (a->inflight == 0) { /* bytes nobody asked for */
-			l->stats.parse_errors[LG_RESP_E_STATUS]++;
+			l->stats.parse_errors[SK_HTTP_CLIENT_E_STATUS]++;
 			a->closing = 1;
 			sk_tcp_abort(c);
 			return len;
 		}
 		r = lg_resp_parse_memo(&l->memo, &a->resp, data + used, len - used);
-		if (r == LG_RESP_AGAIN && len - used >= l->rcv_cap)
-			r = LG_RESP_E_TOO_LARGE; /* would never fit the receive buffer */
-		if (r == LG_RESP_AGAIN)
+		if (r == SK_HTTP_CLIENT_AGAIN && len - used >= l->rcv_cap)
+			r = SK_HTTP_CLIENT_E_TOO_LARGE; /* would never fit the receive buffer */
+		if (r == SK_HTTP_CLIENT_AGAIN)
 			break;
-		if (r != LG_RESP_DONE) {
+		if (r != SK_HTTP_CLIENT_DONE) {
 			l->stats.parse_errors[r]++;
 			a->closing = 1;
 			sk_tcp_abort(c);
@@ -334,7 +334,7 @@ lg_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		used += a->resp.len;
 		if (a->resp.close)
 			conn_close(c, a);
-		lg_resp_reset(&a->resp);
+		sk_http_client_reset(&a->resp);
 	}
 	if (l->o->short_conns && a->inflight == 0 && !a->closing)
 		conn_close(c, a);

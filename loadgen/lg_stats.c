@@ -32,8 +32,8 @@ lg_stats_sum(const uint64_t *v, unsigned n)
 uint64_t
 lg_stats_errors(const struct lg_stats *s, const struct lg_tcp_errors *tcp)
 {
-	uint64_t e = lg_stats_sum(s->parse_errors, LG_RESP__COUNT) + s->lost + s->send_errors +
-		     s->connect_errors + s->failed + s->early_close;
+	uint64_t e = lg_stats_sum(s->parse_errors, SK_HTTP_CLIENT__COUNT) + s->lost +
+		     s->send_errors + s->connect_errors + s->failed + s->early_close;
 
 	if (tcp != NULL)
 		e += tcp->resets + tcp->timeouts + tcp->refused;
@@ -121,8 +121,8 @@ lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 	fprintf(out,
 		"  errors: %" PRIu64 " (parse %" PRIu64 ", lost %" PRIu64 ", send %" PRIu64
 		", connect %" PRIu64 ", early close %" PRIu64 ")\n",
-		lg_stats_errors(s, tcp), lg_stats_sum(s->parse_errors, LG_RESP__COUNT), s->lost,
-		s->send_errors, s->connect_errors, s->early_close);
+		lg_stats_errors(s, tcp), lg_stats_sum(s->parse_errors, SK_HTTP_CLIENT__COUNT),
+		s->lost, s->send_errors, s->connect_errors, s->early_close);
 	if (tcp != NULL)
 		fprintf(out,
 			"  tcp: resets %" PRIu64 ", retransmits %" PRIu64
@@ -191,8 +191,8 @@ lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 	fprintf(out,
 		",\"errors\":{\"total\":%" PRIu64 ",\"parse\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"send\":%" PRIu64 ",\"early_close\":%" PRIu64 "}",
-		lg_stats_errors(s, tcp), lg_stats_sum(s->parse_errors, LG_RESP__COUNT), s->lost,
-		s->send_errors, s->early_close);
+		lg_stats_errors(s, tcp), lg_stats_sum(s->parse_errors, SK_HTTP_CLIENT__COUNT),
+		s->lost, s->send_errors, s->early_close);
 	fprintf(out,
 		",\"tcp\":{\"resets\":%" PRIu64 ",\"retransmits\":%" PRIu64
 		",\"syn_retransmits\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"refused\":%" PRIu64

@@ -52,7 +52,8 @@ struct lg_stats {
 	uint64_t status[LG_STATUS_MAX + 1]; /**< responses by status code */
 	uint64_t wins_confirmed; /**< buys answered 200 (confirmed, or a winner's retry) */
 	uint64_t wins_queued;	 /**< buys answered 202 (queued) */
-	uint64_t parse_errors[LG_RESP__COUNT]; /**< malformed responses (connection dropped) */
+	uint64_t parse_errors[SK_HTTP_CLIENT__COUNT]; /**< malformed responses (connection dropped)
+						       */
 	uint64_t lost;		  /**< requests whose connection closed before the answer */
 	uint64_t send_errors;	  /**< sk_tcp_send() refusals (request not sent) */
 	uint64_t connects;	  /**< sk_tcp_connect() calls that returned a connection */

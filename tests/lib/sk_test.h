@@ -10,7 +10,9 @@
 #define SK_TEST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <check.h>
 
@@ -23,6 +25,26 @@
  * @return the exit status: EXIT_SUCCESS when every test passed.
  */
 int sk_test_run(Suite *s, bool nofork);
+
+/**
+ * sk_test_guard_end - map at least @p size writable bytes followed by one
+ * PROT_NONE page, for inputs that must end right before it: a read past
+ * their end is then a SIGSEGV. Never unmapped (it lives as long as the test
+ * program). Fails the test (ck_assert) if the mapping fails.
+ * @return the first byte of the guard page.
+ */
+uint8_t *sk_test_guard_end(size_t size);
+
+/**
+ * sk_test_guarded - copy @p len bytes of @p s (may overlap) to end right at
+ * @p end (from sk_test_guard_end(), @p len at most its size).
+ * @return the copy.
+ */
+static inline void *
+sk_test_guarded(uint8_t *end, const void *s, size_t len)
+{
+	return memmove(end - len, s, len);
+}
 
 /**
  * SK_TEST_MAIN - define main() as "run the suite that @p suite_fn()

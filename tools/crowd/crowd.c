@@ -5,9 +5,10 @@
  * N users press "buy" on one item through C keep-alive connections; a subset
  * of them retries several times. The run is one epoll loop over non-blocking
  * kernel sockets, one request in flight per connection. Every answer is
- * parsed (crowd_http.h), counted, and checked against what the front door
- * promises (design §1, §4): one order per user, duplicates that carry the
- * won order, order ids never shared, winners == units, every order pollable.
+ * parsed (sk_http_client.h, its body by crowd_http.h), counted, and checked
+ * against what the front door promises (design §1, §4): one order per user,
+ * duplicates that carry the won order, order ids never shared, winners ==
+ * units, every order pollable.
  *
  *   seckill-crowd --server IP [--port N] [--item ID] [--users N] [--attempts N]
  *                 [--conns N] [--poll] [--expect-units N] [--json FILE] ...

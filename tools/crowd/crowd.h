@@ -28,6 +28,7 @@
 
 #include "crowd_hist.h"
 #include "crowd_http.h"
+#include "sk_http_client.h"
 #include "sk_token.h"
 
 /* The name in every message on stderr (sk_log()). */
@@ -44,7 +45,7 @@
 #define USERS_MAX    100000000ull
 #define ATTEMPTS_MAX 200000000ull
 /* Receive buffer: one whole answer fits, head and body at their limits. */
-#define CONN_IN_CAP  (SK_CROWD_HEAD_MAX + SK_CROWD_BODY_MAX)
+#define CONN_IN_CAP  (SK_HTTP_CLIENT_HEAD_MAX + SK_HTTP_CLIENT_BODY_MAX)
 #define CONN_OUT_CAP (SK_TOKEN_MAX_LEN + 512)
 
 /* The command line, as crowd_opts_parse() leaves it. */
@@ -101,17 +102,18 @@ enum phase { PH_BUY = 0, PH_POLL, PH_ITEM, PH_DONE };
 /* One keep-alive connection: at most one request in flight. */
 struct conn {
 	int fd;
-	uint8_t state;	   /* enum conn_state */
-	uint8_t kind;	   /* enum job_kind in flight (CS_BUSY) */
-	uint8_t fails;	   /* consecutive failures, for the backoff */
-	bool want_out;	   /* EPOLLOUT armed */
-	uint32_t user;	   /* user index of the job in flight */
-	uint32_t out_off;  /* bytes of out[] written */
-	uint32_t out_len;  /* bytes of out[] to write */
-	uint32_t in_len;   /* bytes in in[] */
-	uint32_t answers;  /* answers read on this connection */
-	uint64_t start_ns; /* CS_BUSY: request start; CS_CONNECTING: connect start */
-	uint64_t retry_ns; /* CS_CLOSED: reconnect not before */
+	uint8_t state;			 /* enum conn_state */
+	uint8_t kind;			 /* enum job_kind in flight (CS_BUSY) */
+	uint8_t fails;			 /* consecutive failures, for the backoff */
+	bool want_out;			 /* EPOLLOUT armed */
+	uint32_t user;			 /* user index of the job in flight */
+	uint32_t out_off;		 /* bytes of out[] written */
+	uint32_t out_len;		 /* bytes of out[] to write */
+	uint32_t in_len;		 /* bytes in in[] */
+	uint32_t answers;		 /* answers read on this connection */
+	uint64_t start_ns;		 /* CS_BUSY: request start; CS_CONNECTING: connect start */
+	uint64_t retry_ns;		 /* CS_CLOSED: reconnect not before */
+	struct sk_http_client_resp resp; /* the answer being read from in[0] */
 	char out[CONN_OUT_CAP];
 	char in[CONN_IN_CAP];
 };
@@ -278,17 +280,19 @@ void crowd_order_map_free(struct order_map *m);
 /**
  * crowd_answer_buy - account buy answer @p r of the job on @p c (latency,
  * HTTP status, body status, wins, duplicates, the order of the user;
- * --wait-start pauses). A body that does not scan is a protocol error.
- * Sets cw->fatal if the order map cannot grow.
+ * --wait-start pauses); its body is @p body (r->content_len bytes). A body
+ * that does not scan is a protocol error. Sets cw->fatal if the order map
+ * cannot grow.
  */
-void crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r,
-		      uint64_t now);
+void crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_resp *r,
+		      const char *body, uint64_t now);
 
-/** crowd_answer_poll - account poll answer @p r for the user of @p c. */
-void crowd_answer_poll(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r);
+/** crowd_answer_poll - account poll answer @p r (body @p body) for the user of @p c. */
+void crowd_answer_poll(struct crowd *cw, struct conn *c, const struct sk_http_client_resp *r,
+		       const char *body);
 
 /** crowd_answer_item - keep the status, state and remaining of the item read. */
-void crowd_answer_item(struct crowd *cw, const struct sk_crowd_resp *r);
+void crowd_answer_item(struct crowd *cw, const struct sk_http_client_resp *r, const char *body);
 
 /* ---------------------------------------------------------------- crowd_conn.c */
 

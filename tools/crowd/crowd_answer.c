@@ -150,7 +150,8 @@ wait_start(struct crowd *cw, const struct sk_crowd_body *b, uint32_t u, uint64_t
 }
 
 void
-crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r, uint64_t now)
+crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_resp *r,
+		 const char *body, uint64_t now)
 {
 	struct sk_crowd_body b;
 	uint32_t u = c->user;
@@ -164,7 +165,7 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r
 		if (r->retry_after > cw->st.retry_after_max)
 			cw->st.retry_after_max = r->retry_after;
 	}
-	if (sk_crowd_body_scan(r->body, r->body_len, &b) != 0) {
+	if (sk_crowd_body_scan(body, r->content_len, &b) != 0) {
 		cw->st.err_protocol++;
 		return;
 	}
@@ -202,7 +203,8 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r
 }
 
 void
-crowd_answer_poll(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *r)
+crowd_answer_poll(struct crowd *cw, struct conn *c, const struct sk_http_client_resp *r,
+		  const char *body)
 {
 	struct sk_crowd_body b;
 
@@ -210,7 +212,7 @@ crowd_answer_poll(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *
 		cw->st.polls_missing++;
 		return;
 	}
-	if (r->status != 200 || sk_crowd_body_scan(r->body, r->body_len, &b) != 0 || !b.has_order ||
+	if (r->status != 200 || sk_crowd_body_scan(body, r->content_len, &b) != 0 || !b.has_order ||
 	    b.order != cw->order[c->user]) {
 		cw->st.polls_bad++;
 		return;
@@ -231,12 +233,12 @@ crowd_answer_poll(struct crowd *cw, struct conn *c, const struct sk_crowd_resp *
 }
 
 void
-crowd_answer_item(struct crowd *cw, const struct sk_crowd_resp *r)
+crowd_answer_item(struct crowd *cw, const struct sk_http_client_resp *r, const char *body)
 {
 	struct sk_crowd_body b;
 
 	cw->st.item_http = r->status;
-	if (r->status == 200 && sk_crowd_body_scan(r->body, r->body_len, &b) == 0) {
+	if (r->status == 200 && sk_crowd_body_scan(body, r->content_len, &b) == 0) {
 		cw->st.item_has_remaining = b.has_remaining;
 		cw->st.item_remaining = b.remaining;
 		if (b.has_state)

@@ -58,6 +58,7 @@ crowd_conn_close(struct crowd *cw, struct conn *c, bool rst, uint64_t retry_ns)
 	c->kind = JOB_NONE;
 	c->want_out = false;
 	c->in_len = c->out_len = c->out_off = 0;
+	sk_http_client_reset(&c->resp);
 	c->retry_ns = retry_ns;
 }
 
@@ -122,6 +123,7 @@ crowd_conn_open(struct crowd *cw, struct conn *c, uint64_t now)
 	c->fd = fd;
 	c->start_ns = now;
 	c->in_len = c->out_len = c->out_off = 0;
+	sk_http_client_reset(&c->resp);
 	c->answers = 0;
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT,
 				 .data.u32 = (uint32_t)(c - cw->conns)};
@@ -348,26 +350,30 @@ conn_read(struct crowd *cw, struct conn *c, uint64_t now)
 
 	size_t used = 0;
 	while (used < c->in_len) {
-		struct sk_crowd_resp r;
-		enum sk_crowd_parse pr = sk_crowd_resp_parse(c->in + used, c->in_len - used, &r);
-		if (pr == SK_CROWD_PARSE_AGAIN)
+		const char *msg = c->in + used;
+		enum sk_http_client_result pr =
+			sk_http_client_parse(&c->resp, msg, c->in_len - used);
+		if (pr == SK_HTTP_CLIENT_AGAIN)
 			break;
-		if (pr != SK_CROWD_PARSE_OK || (r.status >= 200 && c->state != CS_BUSY)) {
+		struct sk_http_client_resp r = c->resp;
+		if (pr != SK_HTTP_CLIENT_DONE || (r.status >= 200 && c->state != CS_BUSY)) {
 			crowd_conn_fail(cw, c, &cw->st.err_protocol, now);
 			return;
 		}
+		sk_http_client_reset(&c->resp);
 		used += r.len;
 		if (r.status < 200)
 			continue; /* interim answer */
+		const char *body = msg + r.head_len;
 		switch (c->kind) {
 		case JOB_BUY:
-			crowd_answer_buy(cw, c, &r, now);
+			crowd_answer_buy(cw, c, &r, body, now);
 			break;
 		case JOB_POLL:
-			crowd_answer_poll(cw, c, &r);
+			crowd_answer_poll(cw, c, &r, body);
 			break;
 		default:
-			crowd_answer_item(cw, &r);
+			crowd_answer_item(cw, &r, body);
 			break;
 		}
 		c->answers++;

@@ -1,57 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * crowd_http.c - the response parser and the JSON body scanner of
- * seckill-crowd. Both walk the bytes once, front to back, and stop at the
- * first byte that cannot belong to a valid message.
+ * crowd_http.c - the JSON body scanner of seckill-crowd (the responses
+ * around the bodies are parsed by sk_http_client.h). It walks the bytes
+ * once, front to back, and stops at the first byte that cannot belong to a
+ * valid body.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "crowd_http.h"
 
-/* ------------------------------------------------------------ responses */
-
-/* tchar (RFC 9110 §5.6.2): the bytes of a field name. */
-static const unsigned char tchar[256] = {
-	['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1,
-	['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1,  ['~'] = 1, ['0'] = 1,
-	['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,  ['7'] = 1, ['8'] = 1,
-	['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,  ['F'] = 1, ['G'] = 1,
-	['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1,  ['N'] = 1, ['O'] = 1,
-	['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,  ['V'] = 1, ['W'] = 1,
-	['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,  ['d'] = 1, ['e'] = 1,
-	['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,  ['l'] = 1, ['m'] = 1,
-	['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1,  ['t'] = 1, ['u'] = 1,
-	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
-};
-
-/* text_byte - a byte allowed inside a reason phrase or a field value. */
-static inline bool
-text_byte(unsigned char c)
-{
-	return c == '\t' || (c >= 0x20 && c != 0x7f);
-}
-
 static inline bool
 is_digit(unsigned char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-/* name_is - the field name [n, n+len) equals lower-case @lit, ignoring case. */
-static bool
-name_is(const unsigned char *n, size_t len, const char *lit)
-{
-	size_t i;
-
-	for (i = 0; i < len && lit[i] != '\0'; i++) {
-		unsigned char c = n[i];
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c + ('a' - 'A'));
-		if (c != (unsigned char)lit[i])
-			return false;
-	}
-	return i == len && lit[i] == '\0';
 }
 
 /* parse_dec - all of [s, s+len) as a decimal u64 (1..20 digits, no sign). */
@@ -69,172 +31,6 @@ parse_dec(const unsigned char *s, size_t len, uint64_t *out)
 	}
 	*out = v;
 	return true;
-}
-
-/* conn_tokens - scan a Connection value (comma-separated tokens). */
-static void
-conn_tokens(const unsigned char *v, size_t len, bool *close, bool *keep_alive)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		while (i < len && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-			i++;
-		size_t b = i;
-		while (i < len && v[i] != ',' && v[i] != ' ' && v[i] != '\t')
-			i++;
-		if (name_is(v + b, i - b, "close"))
-			*close = true;
-		else if (name_is(v + b, i - b, "keep-alive"))
-			*keep_alive = true;
-	}
-}
-
-/* Head incomplete: wait for more bytes, unless the head limit is reached. */
-#define NEED(i) ((i) >= SK_CROWD_HEAD_MAX ? SK_CROWD_PARSE_E_TOO_LARGE : SK_CROWD_PARSE_AGAIN)
-
-enum sk_crowd_parse
-sk_crowd_resp_parse(const char *buf, size_t len, struct sk_crowd_resp *out)
-{
-	static const char ver[] = "HTTP/1.";
-	const unsigned char *p = (const unsigned char *)buf;
-	size_t lim = len < SK_CROWD_HEAD_MAX ? len : SK_CROWD_HEAD_MAX;
-	uint64_t clen = 0;
-	bool has_clen = false, tok_close = false, tok_ka = false;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-
-	/* status-line = HTTP-version SP status-code SP [ reason-phrase ] CRLF;
-	 * the SP before an empty reason is tolerated missing, as most clients do. */
-	for (i = 0; i < sizeof(ver) - 1; i++) {
-		if (i >= lim)
-			return NEED(i);
-		if (p[i] != (unsigned char)ver[i])
-			return SK_CROWD_PARSE_E_STATUS;
-	}
-	if (i >= lim)
-		return NEED(i);
-	if (p[i] != '0' && p[i] != '1')
-		return SK_CROWD_PARSE_E_STATUS;
-	out->minor = (uint8_t)(p[i++] - '0');
-	if (i >= lim)
-		return NEED(i);
-	if (p[i++] != ' ')
-		return SK_CROWD_PARSE_E_STATUS;
-	for (int d = 0; d < 3; d++, i++) {
-		if (i >= lim)
-			return NEED(i);
-		if (!is_digit(p[i]) || (d == 0 && (p[i] < '1' || p[i] > '5')))
-			return SK_CROWD_PARSE_E_STATUS;
-		out->status = (uint16_t)(out->status * 10 + (p[i] - '0'));
-	}
-	if (i >= lim)
-		return NEED(i);
-	if (p[i] == ' ') {
-		for (i++; i < lim && p[i] != '\r'; i++) {
-			if (!text_byte(p[i]))
-				return SK_CROWD_PARSE_E_STATUS;
-		}
-		if (i >= lim)
-			return NEED(i);
-	}
-	if (p[i++] != '\r')
-		return SK_CROWD_PARSE_E_STATUS;
-	if (i >= lim)
-		return NEED(i);
-	if (p[i++] != '\n')
-		return SK_CROWD_PARSE_E_STATUS;
-
-	/* field-line = field-name ":" OWS field-value OWS CRLF, until an empty line */
-	for (;;) {
-		if (i >= lim)
-			return NEED(i);
-		if (p[i] == '\r') {
-			if (++i >= lim)
-				return NEED(i);
-			if (p[i++] != '\n')
-				return SK_CROWD_PARSE_E_FIELD;
-			break;
-		}
-		size_t nb = i;
-		while (i < lim && tchar[p[i]])
-			i++;
-		if (i >= lim)
-			return NEED(i);
-		if (i == nb || p[i] != ':')
-			return SK_CROWD_PARSE_E_FIELD;
-		size_t nlen = i - nb;
-		for (i++; i < lim && (p[i] == ' ' || p[i] == '\t'); i++)
-			;
-		size_t vb = i;
-		while (i < lim && p[i] != '\r') {
-			if (!text_byte(p[i]))
-				return SK_CROWD_PARSE_E_FIELD;
-			i++;
-		}
-		if (i + 1 >= lim)
-			return NEED(i + 1);
-		if (p[i + 1] != '\n')
-			return SK_CROWD_PARSE_E_FIELD;
-		size_t ve = i;
-		while (ve > vb && (p[ve - 1] == ' ' || p[ve - 1] == '\t'))
-			ve--;
-		i += 2;
-
-		const unsigned char *n = p + nb, *v = p + vb;
-		size_t vlen = ve - vb;
-		if (name_is(n, nlen, "content-length")) {
-			uint64_t cl;
-			if (!parse_dec(v, vlen, &cl) || (has_clen && cl != clen))
-				return SK_CROWD_PARSE_E_LENGTH;
-			clen = cl;
-			has_clen = true;
-		} else if (name_is(n, nlen, "transfer-encoding")) {
-			return SK_CROWD_PARSE_E_CHUNKED;
-		} else if (name_is(n, nlen, "connection")) {
-			conn_tokens(v, vlen, &tok_close, &tok_ka);
-		} else if (name_is(n, nlen, "retry-after")) {
-			uint64_t s;
-			/* delay-seconds only; an HTTP-date is ignored */
-			if (parse_dec(v, vlen, &s)) {
-				out->retry_after = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
-				out->has_retry_after = true;
-			}
-		}
-	}
-
-	out->close = tok_close || (out->minor == 0 && !tok_ka);
-	if (out->status < 200 || out->status == 204 || out->status == 304) {
-		clen = 0;
-	} else if (!has_clen) {
-		return SK_CROWD_PARSE_E_LENGTH;
-	} else if (clen > SK_CROWD_BODY_MAX) {
-		return SK_CROWD_PARSE_E_TOO_LARGE;
-	}
-	if (len - i < clen)
-		return SK_CROWD_PARSE_AGAIN;
-	out->body = buf + i;
-	out->body_len = (size_t)clen;
-	out->len = i + (size_t)clen;
-	return SK_CROWD_PARSE_OK;
-}
-
-#undef NEED
-
-const char *
-sk_crowd_parse_str(enum sk_crowd_parse r)
-{
-	static const char *const names[SK_CROWD_PARSE__COUNT] = {
-		[SK_CROWD_PARSE_OK] = "ok",
-		[SK_CROWD_PARSE_AGAIN] = "again",
-		[SK_CROWD_PARSE_E_STATUS] = "status_line",
-		[SK_CROWD_PARSE_E_FIELD] = "field",
-		[SK_CROWD_PARSE_E_LENGTH] = "content_length",
-		[SK_CROWD_PARSE_E_CHUNKED] = "chunked",
-		[SK_CROWD_PARSE_E_TOO_LARGE] = "too_large",
-	};
-	return (unsigned)r < SK_CROWD_PARSE__COUNT ? names[r] : "unknown";
 }
 
 /* ------------------------------------------------------------ statuses */

@@ -2,27 +2,10 @@
 /**
  * @file
  * Client side of the front door's HTTP API, as seckill-crowd needs it: a
- * strict HTTP/1.x response parser and a small strict JSON scanner for the
- * answer bodies (design §4).
+ * small strict JSON scanner for the answer bodies (design §4).
  *
- * Parser model
- * ------------
- * sk_crowd_resp_parse() is stateless: the caller keeps the bytes received so
- * far on a connection in one buffer and calls it again, from the first byte
- * of the response, every time more bytes arrive. The answers of the front
- * door are a few hundred bytes at most, so re-scanning a head costs less than
- * keeping parser state would. Nothing is copied: the body is returned as a
- * pointer into the caller's buffer.
- *
- * What is accepted (RFC 9112): `HTTP/1.0` and `HTTP/1.1` status lines with an
- * optional reason phrase; header fields `name: value` with token names and
- * optional whitespace; CRLF line ends only (a bare LF, obs-fold, a control
- * byte or an empty field name is an error). The body length comes from
- * Content-Length (repeated copies must agree). Transfer-Encoding is refused:
- * the front door never chunks, and a client that half-understands chunking is
- * worse than one that refuses it. 1xx, 204 and 304 answers have no body; any
- * other answer without Content-Length is refused as well (a close-delimited
- * body cannot be told apart from a truncated one).
+ * The responses around the bodies are parsed by the clients' resumable
+ * parser (sk_http_client.h), shared with seckill-loadgen.
  *
  * Thread-safety: no function here keeps state, allocates, locks or makes a
  * system call; any number of threads may call them at once.
@@ -37,56 +20,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Longest response head accepted (status line + fields + final CRLF). */
-#define SK_CROWD_HEAD_MAX 8192
-/** Longest response body accepted (the front door's are < 200 bytes). */
-#define SK_CROWD_BODY_MAX 4096
-
-/** Result of sk_crowd_resp_parse(); the errors are dense from 2 on. */
-enum sk_crowd_parse {
-	SK_CROWD_PARSE_OK = 0,	    /**< one complete response; *out is filled */
-	SK_CROWD_PARSE_AGAIN,	    /**< a valid prefix: call again with more bytes */
-	SK_CROWD_PARSE_E_STATUS,    /**< bad status line (version, code, reason) */
-	SK_CROWD_PARSE_E_FIELD,	    /**< bad header field line (name, bytes, line end) */
-	SK_CROWD_PARSE_E_LENGTH,    /**< missing, malformed or conflicting Content-Length */
-	SK_CROWD_PARSE_E_CHUNKED,   /**< Transfer-Encoding present (not supported) */
-	SK_CROWD_PARSE_E_TOO_LARGE, /**< head > SK_CROWD_HEAD_MAX or body > SK_CROWD_BODY_MAX */
-	SK_CROWD_PARSE__COUNT	    /**< number of values above */
-};
-
-/** One parsed response; pointers point into the buffer given to the parser. */
-struct sk_crowd_resp {
-	const char *body;     /**< first body byte (valid even if body_len is 0) */
-	size_t body_len;      /**< body length (Content-Length) */
-	size_t len;	      /**< bytes of this response: head + body */
-	uint32_t retry_after; /**< Retry-After in seconds, if has_retry_after */
-	uint16_t status;      /**< status code, 100..599 */
-	uint8_t minor;	      /**< HTTP/1.minor: 0 or 1 */
-	bool close;	      /**< the server closes the connection after this answer */
-	bool has_retry_after; /**< a Retry-After field with delay-seconds was present */
-};
-
-/**
- * sk_crowd_resp_parse - parse the response at the start of @p buf.
- *
- * @param buf
- *   Bytes received on the connection, starting at the first byte of the
- *   response; need not be NUL-terminated.
- * @param len
- *   Number of bytes in @p buf (may include bytes of later responses).
- * @param[out] out
- *   On SK_CROWD_PARSE_OK, the response; unspecified otherwise.
- * @return
- *   SK_CROWD_PARSE_OK (out->len bytes form the response; a 1xx interim answer
- *   is returned like any other, the caller skips it), SK_CROWD_PARSE_AGAIN if
- *   @p buf holds a valid but incomplete prefix, or the first error found.
- *   Every prefix of a valid response returns SK_CROWD_PARSE_AGAIN.
- */
-enum sk_crowd_parse sk_crowd_resp_parse(const char *buf, size_t len, struct sk_crowd_resp *out);
-
-/** sk_crowd_parse_str - short stable name of a parse result ("ok", "status", ...). */
-const char *sk_crowd_parse_str(enum sk_crowd_parse r);
 
 /**
  * The values of the body's "status" field that seckill-crowd tells apart

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_crowd_parse - seckill-crowd's response parser, body scanner and
- * histogram. Tables of inputs with the expected results; every prefix of a
- * valid response must ask for more bytes; every input is parsed just before a
- * PROT_NONE guard page, so that a read past the end crashes. The dataplane's
- * own response writer and canned answers must parse as what they say.
+ * test_crowd_parse - seckill-crowd's body scanner and histogram (the
+ * response parser is tests/unit/http's test_http_client). Tables of inputs
+ * with the expected results; every input is scanned just before a PROT_NONE
+ * guard page, so that a read past the end crashes. The dataplane's own
+ * response writer and canned answers, parsed by the clients' parser, must
+ * carry the bodies they say.
  */
 #include <check.h>
 #include <errno.h>
@@ -12,191 +13,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "crowd_hist.h"
 #include "crowd_http.h"
 #include "sk_http.h"
+#include "sk_http_client.h"
 #include "sk_test.h"
 
 /* ------------------------------------------------------------ guard page */
 
-static char *guard_base;
-static size_t guard_page;
+static uint8_t *guard_base;
 
 static void
 guard_setup(void)
 {
-	guard_page = (size_t)sysconf(_SC_PAGESIZE);
-	/* room for the largest input (> SK_CROWD_HEAD_MAX) plus the guard */
-	size_t pages = (SK_CROWD_HEAD_MAX + SK_CROWD_BODY_MAX) / guard_page + 3;
-	guard_base = mmap(NULL, pages * guard_page, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ck_assert_ptr_ne(guard_base, MAP_FAILED);
-	ck_assert_int_eq(mprotect(guard_base + (pages - 1) * guard_page, guard_page, PROT_NONE), 0);
-	guard_base += (pages - 1) * guard_page; /* first byte of the guard page */
+	guard_base = sk_test_guard_end(SK_HTTP_CLIENT_HEAD_MAX + SK_HTTP_CLIENT_BODY_MAX);
 }
 
 /* guarded - a copy of @s (@len bytes) ending right at the guard page. */
 static const char *
 guarded(const char *s, size_t len)
 {
-	char *p = guard_base - len;
-
-	memcpy(p, s, len);
-	return p;
+	return sk_test_guarded(guard_base, s, len);
 }
-
-/* ------------------------------------------------------------ responses */
-
-#define JSON_202 "{\"status\":\"queued\",\"order\":\"123\"}"
-
-struct resp_case {
-	const char *in;
-	enum sk_crowd_parse want;
-	uint16_t status;
-	bool close;
-	bool has_retry_after;
-	uint32_t retry_after;
-	const char *body;
-};
-
-static const struct resp_case resp_cases[] = {
-	{"HTTP/1.1 202 Accepted\r\nContent-Type: application/json\r\nContent-Length: "
-	 "33\r\n\r\n" JSON_202,
-	 SK_CROWD_PARSE_OK, 202, false, false, 0, JSON_202},
-	{"HTTP/1.1 410 Gone\r\ncontent-length: 21\r\n\r\n{\"status\":\"sold_out\"}",
-	 SK_CROWD_PARSE_OK, 410, false, false, 0, "{\"status\":\"sold_out\"}"},
-	{"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 2\r\n\r\n{}",
-	 SK_CROWD_PARSE_OK, 429, false, true, 1, "{}"},
-	{"HTTP/1.1 429 X\r\nRetry-After:  17 \r\nContent-Length: 2\r\n\r\n{}", SK_CROWD_PARSE_OK,
-	 429, false, true, 17, "{}"},
-	{"HTTP/1.1 503 X\r\nRetry-After: Wed, 21 Oct 2015 07:28:00 GMT\r\nContent-Length: "
-	 "2\r\n\r\n{}",
-	 SK_CROWD_PARSE_OK, 503, false, false, 0, "{}"},
-	{"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}", SK_CROWD_PARSE_OK,
-	 200, true, false, 0, "{}"},
-	{"HTTP/1.1 200 OK\r\nCONNECTION: keep-alive, Close\r\nContent-Length: 2\r\n\r\n{}",
-	 SK_CROWD_PARSE_OK, 200, true, false, 0, "{}"},
-	{"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}", SK_CROWD_PARSE_OK, 200, true, false, 0,
-	 "{}"},
-	{"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{}",
-	 SK_CROWD_PARSE_OK, 200, false, false, 0, "{}"},
-	{"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n", SK_CROWD_PARSE_OK, 200, false, false, 0, ""},
-	{"HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n", SK_CROWD_PARSE_OK, 200, false, false, 0, ""},
-	{"HTTP/1.1 404 Not \x80 Found\r\nX-Empty:\r\nContent-Length: 1\r\nContent-Length: "
-	 "1\r\n\r\nx",
-	 SK_CROWD_PARSE_OK, 404, false, false, 0, "x"},
-	{"HTTP/1.1 204 No Content\r\n\r\n", SK_CROWD_PARSE_OK, 204, false, false, 0, ""},
-	{"HTTP/1.1 100 Continue\r\n\r\n", SK_CROWD_PARSE_OK, 100, false, false, 0, ""},
-	/* errors */
-	{"HTTP/2 200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.2 200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"http/1.1 200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1 20x OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1 600 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1 099 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1 2000 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1  200 OK\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 O\x01K\r\n\r\n", SK_CROWD_PARSE_E_STATUS, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nNoColon\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false,
-	 0, NULL},
-	{"HTTP/1.1 200 OK\r\n: x\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nA: b\r\n folded\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0,
-	 NULL},
-	{"HTTP/1.1 200 OK\r\nA: b\x7f\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nA: b\nContent-Length: 0\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false,
-	 false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nA: b\r\r\n\r\n", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\n\rx", SK_CROWD_PARSE_E_FIELD, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0,
-	 NULL},
-	{"HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false, false,
-	 0, NULL},
-	{"HTTP/1.1 200 OK\r\nContent-Length: 1, 1\r\n\r\n", SK_CROWD_PARSE_E_LENGTH, 0, false,
-	 false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
-	 SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n",
-	 SK_CROWD_PARSE_E_LENGTH, 0, false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", SK_CROWD_PARSE_E_CHUNKED, 0,
-	 false, false, 0, NULL},
-	{"HTTP/1.1 200 OK\r\nContent-Length: 4097\r\n\r\n", SK_CROWD_PARSE_E_TOO_LARGE, 0, false,
-	 false, 0, NULL},
-};
-
-START_TEST(test_resp_table)
-{
-	const struct resp_case *tc = &resp_cases[_i];
-	size_t len = strlen(tc->in);
-	struct sk_crowd_resp r;
-
-	enum sk_crowd_parse got = sk_crowd_resp_parse(guarded(tc->in, len), len, &r);
-	ck_assert_msg(got == tc->want, "case %d: got %s, want %s", _i, sk_crowd_parse_str(got),
-		      sk_crowd_parse_str(tc->want));
-	if (tc->want != SK_CROWD_PARSE_OK)
-		return;
-	ck_assert_uint_eq(r.status, tc->status);
-	ck_assert_uint_eq(r.len, len);
-	ck_assert(r.close == tc->close);
-	ck_assert(r.has_retry_after == tc->has_retry_after);
-	ck_assert_uint_eq(r.retry_after, tc->retry_after);
-	ck_assert_uint_eq(r.body_len, strlen(tc->body));
-	ck_assert(memcmp(r.body, tc->body, r.body_len) == 0);
-
-	/* every strict prefix asks for more bytes, and reads nothing beyond it */
-	for (size_t k = 0; k < len; k++) {
-		got = sk_crowd_resp_parse(guarded(tc->in, k), k, &r);
-		ck_assert_msg(got == SK_CROWD_PARSE_AGAIN, "case %d prefix %zu: %s", _i, k,
-			      sk_crowd_parse_str(got));
-	}
-}
-END_TEST
-
-START_TEST(test_resp_pipelined)
-{
-	static const char two[] = "HTTP/1.1 410 Gone\r\nContent-Length: 2\r\n\r\n{}"
-				  "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n";
-	struct sk_crowd_resp r;
-	size_t len = sizeof(two) - 1;
-	const char *p = guarded(two, len);
-
-	ck_assert_int_eq(sk_crowd_resp_parse(p, len, &r), SK_CROWD_PARSE_OK);
-	ck_assert_uint_eq(r.status, 410);
-	size_t first = r.len;
-	ck_assert_int_eq(sk_crowd_resp_parse(p + first, len - first, &r), SK_CROWD_PARSE_OK);
-	ck_assert_uint_eq(r.status, 202);
-	ck_assert_uint_eq(first + r.len, len);
-}
-END_TEST
-
-START_TEST(test_resp_head_limit)
-{
-	static char big[SK_CROWD_HEAD_MAX + 64];
-	struct sk_crowd_resp r;
-	size_t n = (size_t)snprintf(big, sizeof(big), "HTTP/1.1 200 OK\r\nX: ");
-
-	/* a head that is still open at the limit is refused, not waited for */
-	memset(big + n, 'a', sizeof(big) - n);
-	ck_assert_int_eq(sk_crowd_resp_parse(guarded(big, SK_CROWD_HEAD_MAX - 100),
-					     SK_CROWD_HEAD_MAX - 100, &r),
-			 SK_CROWD_PARSE_AGAIN);
-	ck_assert_int_eq(sk_crowd_resp_parse(guarded(big, sizeof(big)), sizeof(big), &r),
-			 SK_CROWD_PARSE_E_TOO_LARGE);
-	/* one that ends just within the limit is fine */
-	memcpy(big + SK_CROWD_HEAD_MAX - 23, "\r\nContent-Length: 0\r\n\r\n", 23);
-	ck_assert_int_eq(
-		sk_crowd_resp_parse(guarded(big, SK_CROWD_HEAD_MAX), SK_CROWD_HEAD_MAX, &r),
-		SK_CROWD_PARSE_OK);
-	ck_assert_uint_eq(r.len, SK_CROWD_HEAD_MAX);
-}
-END_TEST
 
 /* ------------------------------------------------------------ bodies */
+
+#define JSON_202 "{\"status\":\"queued\",\"order\":\"123\"}"
 
 struct body_case {
 	const char *in;
@@ -321,7 +164,6 @@ START_TEST(test_status_names)
 		ck_assert_ptr_nonnull(sk_crowd_status_str((enum sk_crowd_status)s));
 	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST_SOLD_OUT), "sold_out");
 	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST__COUNT), "unknown");
-	ck_assert_str_eq(sk_crowd_parse_str(SK_CROWD_PARSE__COUNT), "unknown");
 }
 END_TEST
 
@@ -351,16 +193,14 @@ START_TEST(test_dataplane_canned)
 		for (unsigned conn = 0; conn < SK_HTTP_CONN_MAX; conn++) {
 			const struct sk_http_canned *c = sk_http_canned_get(
 				(enum sk_http_canned_id)id, (enum sk_http_conn)conn);
-			struct sk_crowd_resp r;
+			struct sk_http_client_resp r = {0};
 			struct sk_crowd_body b;
 
 			ck_assert_ptr_nonnull(c);
-			ck_assert_int_eq(sk_crowd_resp_parse(guarded(c->data, c->len), c->len, &r),
-					 SK_CROWD_PARSE_OK);
+			const char *p = guarded(c->data, c->len);
+			ck_assert_int_eq(sk_http_client_parse(&r, p, c->len), SK_HTTP_CLIENT_DONE);
 			ck_assert_uint_eq(r.len, c->len);
-			ck_assert(r.close == (conn == SK_HTTP_CONN_CLOSE));
-			ck_assert(r.has_retry_after == (id == SK_HTTP_CANNED_BUSY));
-			ck_assert_int_eq(sk_crowd_body_scan(r.body, r.body_len, &b), 0);
+			ck_assert_int_eq(sk_crowd_body_scan(p + r.head_len, r.content_len, &b), 0);
 			ck_assert_msg(b.status == want[id], "canned %u: status %s", id,
 				      sk_crowd_status_str(b.status));
 		}
@@ -398,7 +238,7 @@ static const struct {
 START_TEST(test_dataplane_written)
 {
 	char buf[1024], date[SK_HTTP_DATE_SIZE];
-	struct sk_crowd_resp r;
+	struct sk_http_client_resp r;
 	struct sk_crowd_body b;
 
 	ck_assert_int_eq(sk_http_date_format(date, 784111777), SK_HTTP_DATE_SIZE - 1);
@@ -414,26 +254,19 @@ START_TEST(test_dataplane_written)
 			};
 			int n = sk_http_response_write(buf, sizeof(buf), &w);
 			ck_assert_int_gt(n, 0);
-			ck_assert_int_eq(
-				sk_crowd_resp_parse(guarded(buf, (size_t)n), (size_t)n, &r),
-				SK_CROWD_PARSE_OK);
+			const char *p = guarded(buf, (size_t)n);
+			sk_http_client_reset(&r);
+			ck_assert_int_eq(sk_http_client_parse(&r, p, (size_t)n),
+					 SK_HTTP_CLIENT_DONE);
 			ck_assert_uint_eq(r.len, (size_t)n);
 			ck_assert_uint_eq(r.status, w.status);
-			ck_assert(r.close == (conn == SK_HTTP_CONN_CLOSE));
-			ck_assert(r.has_retry_after == (w.retry_after != 0));
-			ck_assert_uint_eq(r.retry_after, w.retry_after);
-			ck_assert_int_eq(sk_crowd_body_scan(r.body, r.body_len, &b), 0);
+			ck_assert_int_eq(sk_crowd_body_scan(p + r.head_len, r.content_len, &b), 0);
 			ck_assert_int_eq(b.status, dataplane_bodies[k].want);
 			ck_assert(b.has_order == (dataplane_bodies[k].order != 0));
 			ck_assert_uint_eq(b.order, dataplane_bodies[k].order);
 			ck_assert(b.duplicate == dataplane_bodies[k].duplicate);
 		}
 	}
-	/* the 100 Continue the dataplane may send first is an interim answer */
-	ck_assert_int_eq(sk_crowd_resp_parse(SK_HTTP_100_CONTINUE, SK_HTTP_100_CONTINUE_LEN, &r),
-			 SK_CROWD_PARSE_OK);
-	ck_assert_uint_eq(r.status, 100);
-	ck_assert_uint_eq(r.len, SK_HTTP_100_CONTINUE_LEN);
 }
 END_TEST
 
@@ -519,10 +352,6 @@ crowd_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_unchecked_fixture(tc, guard_setup, NULL);
-	tcase_add_loop_test(tc, test_resp_table, 0,
-			    (int)(sizeof(resp_cases) / sizeof(resp_cases[0])));
-	tcase_add_test(tc, test_resp_pipelined);
-	tcase_add_test(tc, test_resp_head_limit);
 	tcase_add_loop_test(tc, test_body_table, 0,
 			    (int)(sizeof(body_cases) / sizeof(body_cases[0])));
 	tcase_add_test(tc, test_status_names);

@@ -140,7 +140,7 @@ START_TEST(test_counts_and_wins)
 	ck_assert_uint_eq(lg_stats_sum(s.answered, LG_REQ__COUNT), 9);
 	ck_assert_uint_eq(lg_stats_errors(&s, NULL), 0);
 	s.lost = 2;
-	s.parse_errors[LG_RESP_E_FIELD] = 1;
+	s.parse_errors[SK_HTTP_CLIENT_E_FIELD] = 1;
 	{
 		struct lg_tcp_errors tcp = {
 			.resets = 3, .timeouts = 4, .refused = 5, .retransmits = 100};
