@@ -46,9 +46,14 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
 if command -v clang >/dev/null; then
 	secs=${SK_FUZZ_SECONDS:-30}
 	sk_log "fuzzing (clang libFuzzer, ${secs}s per target)"
-	# Only the fuzz targets: the rest of this build would repeat the others.
-	CC=clang sk_build build/fuzz --target tests/fuzz/http_parser/fuzz_http_parser \
-		--target tests/fuzz/tcp_input/fuzz_tcp_input --target tests/fuzz/token/fuzz_token \
+	# Only the fuzz targets (tests/fuzz/NAME/ builds fuzz_NAME): the rest of
+	# this build would repeat the others.
+	targets=()
+	for d in tests/fuzz/*/meson.build; do
+		d=$(dirname "$d")
+		targets+=(--target "$d/fuzz_$(basename "$d")")
+	done
+	CC=clang sk_build build/fuzz "${targets[@]}" \
 		-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dtests=true
 	found=0
 	while IFS= read -r f; do
