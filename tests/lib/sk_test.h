@@ -10,6 +10,7 @@
 #define SK_TEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,17 @@ sk_test_guarded(uint8_t *end, const void *s, size_t len)
 {
 	return memmove(end - len, s, len);
 }
+
+/**
+ * sk_test_exec - run the program @p path with the arguments @p args
+ * (NULL-terminated, at most 30, argv[0] is @p path), its stdout captured
+ * into @p out (NUL-terminated, cut at @p outlen - 1 bytes) through a
+ * temporary file in the folder @p dir, its stderr to /dev/null. Waits for
+ * it. Fails the test (ck_assert) if it cannot start or does not exit.
+ * @return its exit status (127: it could not be executed).
+ */
+int sk_test_exec(const char *dir, const char *path, const char *const *args, char *out,
+		 size_t outlen);
 
 /**
  * SK_TEST_MAIN - define main() as "run the suite that @p suite_fn()

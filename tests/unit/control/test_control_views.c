@@ -200,38 +200,11 @@ END_TEST
 
 /* --------------------------------------------------------------- seckillctl */
 
-/* run_cli - run seckillctl with @args (NULL-terminated); its exit code, stdout in @out. */
+/* run_cli - seckillctl @args (NULL-terminated); its exit code, stdout in @out. */
 static int
 run_cli(char *out, size_t outlen, const char *const *args)
 {
-	char tmpl[PATH_MAX + 32];
-	const char *argv[32];
-	int n = 0, status;
-
-	snprintf(tmpl, sizeof(tmpl), "%s/cli-out-XXXXXX", F.dir);
-	int fd = mkstemp(tmpl);
-	ck_assert_int_ge(fd, 0);
-	argv[n++] = seckillctl_path;
-	while (*args != NULL && n < 31)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		dup2(devnull, 2);
-		execv(seckillctl_path, (char *const *)argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ssize_t got = pread(fd, out, outlen - 1, 0);
-	out[got > 0 ? got : 0] = '\0';
-	close(fd);
-	unlink(tmpl);
-	ck_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	return sk_test_exec(F.dir, seckillctl_path, args, out, outlen);
 }
 
 #define CLI(...) run_cli(out, sizeof(out), (const char *const[]){__VA_ARGS__, NULL})
