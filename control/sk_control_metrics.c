@@ -243,16 +243,8 @@ emit_items(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
 
 /* ------------------------------------------------------------------- table */
 
-#define C(n, h, field)                                                                             \
-	{                                                                                          \
-		.name = (n), .type = SK_PROM_COUNTER, .help = (h),                                 \
-		.off = offsetof(struct snap, field)                                                \
-	}
-#define G(n, h, field)                                                                             \
-	{                                                                                          \
-		.name = (n), .type = SK_PROM_GAUGE, .help = (h),                                   \
-		.off = offsetof(struct snap, field)                                                \
-	}
+#define C(n, h, f) SK_PROM_AT(SK_PROM_COUNTER, n, h, struct snap, f)
+#define G(n, h, f) SK_PROM_AT(SK_PROM_GAUGE, n, h, struct snap, f)
 #define E(n, t, l, h, fn, a)                                                                       \
 	{                                                                                          \
 		.name = (n), .type = (t), .labels = (l), .help = (h), .emit = (fn), .arg = (a)     \

@@ -96,16 +96,8 @@ struct export_snap {
 	uint64_t backlog;
 };
 
-#define C(n, h, f)                                                                                 \
-	{                                                                                          \
-		.name = (n), .type = SK_PROM_COUNTER, .help = (h),                                 \
-		.off = offsetof(struct export_snap, f)                                             \
-	}
-#define G(n, h, f)                                                                                 \
-	{                                                                                          \
-		.name = (n), .type = SK_PROM_GAUGE, .help = (h),                                   \
-		.off = offsetof(struct export_snap, f)                                             \
-	}
+#define C(n, h, f) SK_PROM_AT(SK_PROM_COUNTER, n, h, struct export_snap, f)
+#define G(n, h, f) SK_PROM_AT(SK_PROM_GAUGE, n, h, struct export_snap, f)
 
 static const struct sk_prom_metric export_rows[] = {
 	C("seckill_export_produced_total",

@@ -112,6 +112,16 @@ struct sk_prom_table {
 	size_t n;
 };
 
+/**
+ * SK_PROM_AT - the row of a one-sample family of type @p t (SK_PROM_COUNTER,
+ * SK_PROM_GAUGE) named @p n with help @p h, whose value is the uint64_t
+ * @p field of the snapshot struct @p snap.
+ */
+#define SK_PROM_AT(t, n, h, snap, field)                                                           \
+	{                                                                                          \
+		.name = (n), .type = (t), .help = (h), .off = offsetof(snap, field)                \
+	}
+
 /** SK_PROM_TABLE - a struct sk_prom_table of the array @p a. */
 #define SK_PROM_TABLE(a)                                                                           \
 	{                                                                                          \

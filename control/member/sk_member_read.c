@@ -95,16 +95,8 @@ emit_items(struct sk_prom *p, const struct sk_prom_metric *row, const void *arg)
 	}
 }
 
-#define C(n, h, f)                                                                                 \
-	{                                                                                          \
-		.name = (n), .type = SK_PROM_COUNTER, .help = (h),                                 \
-		.off = offsetof(struct member_snap, f)                                             \
-	}
-#define G(n, h, f)                                                                                 \
-	{                                                                                          \
-		.name = (n), .type = SK_PROM_GAUGE, .help = (h),                                   \
-		.off = offsetof(struct member_snap, f)                                             \
-	}
+#define C(n, h, f) SK_PROM_AT(SK_PROM_COUNTER, n, h, struct member_snap, f)
+#define G(n, h, f) SK_PROM_AT(SK_PROM_GAUGE, n, h, struct member_snap, f)
 #define I(n, h, a)                                                                                 \
 	{                                                                                          \
 		.name = (n), .type = SK_PROM_GAUGE, .labels = "item", .help = (h),                 \

@@ -15,6 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/**
+ * sk_test_metrics_list - a daemon's list (@p list_fn: sk_control_metrics_list,
+ * mw_metrics_list) into *@p list, malloc'd: the caller frees it.
+ */
+static inline void
+sk_test_metrics_list(int (*list_fn)(FILE *out), char **list)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(list, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(list_fn(f), 0);
+	fclose(f);
+}
+
 /* count - occurrences of @needle in @hay. */
 static inline unsigned
 sk_test_metrics_count(const char *hay, const char *needle)

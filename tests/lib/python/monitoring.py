@@ -340,29 +340,36 @@ def scraped(paths):
     return out
 
 
-def check_names(rules_path, dash_path, scrape_paths):
-    if not have_yaml():
-        return fail("no python3 yaml module (Debian package python3-yaml)")
+def check_uses(rules_path, dash_path, have, missing, source):
+    """Every seckill_ name the rules and the dashboard use is a key of HAVE
+    ({sample name: label names}), every label matched on it one of its
+    labels (job and instance excepted); MISSING ends the line of a name
+    that is not, SOURCE names HAVE. Returns (failures, names used)."""
     rules = load_yaml(rules_path)
     with open(dash_path) as f:
         dash = json.load(f)
     exprs = [("rules: " + r["alert"], r["expr"]) for _, r in alerts_of(rules)]
     exprs += [("dashboard", e) for e in dashboard_exprs(dash)]
-    have = scraped(scrape_paths)
     bad = 0
     used = set()
     for where, e in exprs:
         for n in sorted(metric_names(e)):
             used.add(n)
             if n not in have:
-                bad += fail(f"{where}: metric {n} is not exported (not in any scrape)")
+                bad += fail(f"{where}: metric {n} {missing}")
         for n, lab in sorted(selector_labels(e)):
-            if lab in ("job", "instance") or n not in have:
-                continue
-            if lab not in have[n]:
-                bad += fail(f"{where}: {n} has no label {lab!r} in the scrapes")
+            if lab not in ("job", "instance") and n in have and lab not in have[n]:
+                bad += fail(f"{where}: {n} has no label {lab!r} in {source}")
     if not used:
         bad += fail("no seckill_ metric found in the expressions")
+    return bad, used
+
+
+def check_names(rules_path, dash_path, scrape_paths):
+    if not have_yaml():
+        return fail("no python3 yaml module (Debian package python3-yaml)")
+    bad, used = check_uses(rules_path, dash_path, scraped(scrape_paths),
+                           "is not exported (not in any scrape)", "the scrapes")
     if bad:
         return 1
     print(f"ok: {len(used)} metric names used by the rules and the dashboard are all exported")
@@ -439,20 +446,8 @@ def check_metrics(docs_path, rules_path, dash_path, lister):
         if typ == "histogram":
             for suf in HIST_SUFFIXES:
                 samples[n + suf] = labels | ({"le"} if suf == "_bucket" else set())
-    rules = load_yaml(rules_path)
-    with open(dash_path) as f:
-        dash = json.load(f)
-    exprs = [("rules: " + r["alert"], r["expr"]) for _, r in alerts_of(rules)]
-    exprs += [("dashboard", e) for e in dashboard_exprs(dash)]
-    used = set()
-    for where, e in exprs:
-        for n in sorted(metric_names(e)):
-            used.add(n)
-            if n not in samples:
-                bad += fail(f"{where}: metric {n} is in no table")
-        for n, lab in sorted(selector_labels(e)):
-            if lab not in ("job", "instance") and n in samples and lab not in samples[n]:
-                bad += fail(f"{where}: {n} has no label {lab!r} in its table")
+    uses, used = check_uses(rules_path, dash_path, samples, "is in no table", "its table")
+    bad += uses
     if bad:
         return 1
     print(f"ok: {len(every)} families in the tables and the docs; the {len(used)} names the "

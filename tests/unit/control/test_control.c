@@ -1518,18 +1518,6 @@ member_or_export(const char *name)
 	return in_table(&sk_member_table, name) || in_table(&sk_exporter_table, name);
 }
 
-/* metrics_list - sk_control_metrics_list() into *@p list (malloc'd). */
-static void
-metrics_list(char **list)
-{
-	size_t len = 0;
-	FILE *f = open_memstream(list, &len);
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(sk_control_metrics_list(f), 0);
-	fclose(f);
-}
-
 /* The export thread over the control plane's store, to a mock Kafka cluster. */
 START_TEST(export_thread_and_metrics)
 {
@@ -1562,7 +1550,7 @@ START_TEST(export_thread_and_metrics)
 	/* every row of the tables once, with HELP and TYPE: all but the member's
 	 * and the admin server's, which this control plane does not have */
 	char *list = NULL;
-	metrics_list(&list);
+	sk_test_metrics_list(sk_control_metrics_list, &list);
 	handle("GET", "/metrics", 200, &r);
 	ck_assert_uint_eq(sk_test_metrics_check(list, r.body, member_or_admin),
 			  sk_test_metrics_count(list, "\n") - sk_member_table.n - sk_admin_table.n);
@@ -1672,7 +1660,7 @@ START_TEST(seckillctl_against_admin)
 	ck_assert_int_eq(CLI("--port", port, "metrics"), 0); /* open to scrapers */
 	ck_assert_ptr_nonnull(strstr(out, "seckill_admin_unauthorized_total 3\n"));
 	char *list = NULL;
-	metrics_list(&list);
+	sk_test_metrics_list(sk_control_metrics_list, &list);
 	ck_assert_uint_eq(sk_test_metrics_check(list, out, member_or_export),
 			  sk_test_metrics_count(list, "\n") - sk_member_table.n -
 				  sk_exporter_table.n);

@@ -14,25 +14,13 @@
 #include "sk_test.h"
 #include "sk_test_metrics.h"
 
-/* list_text - mw_metrics_list() into *@p list (malloc'd). */
-static void
-list_text(char **list)
-{
-	size_t len = 0;
-	FILE *f = open_memstream(list, &len);
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(mw_metrics_list(f), 0);
-	fclose(f);
-}
-
 START_TEST(test_every_row_once)
 {
 	struct mw_metrics mt = {0};
 	char text[8192], want[64], *list = NULL;
 	size_t n;
 
-	list_text(&list);
+	sk_test_metrics_list(mw_metrics_list, &list);
 	/* distinct values: each must show up in exactly one sample */
 	for (unsigned i = 0; i < MW_M_N; i++)
 		mt.v[i] = 7001 + i;
