@@ -504,6 +504,17 @@ void sk_control_stats(const struct sk_control *ctl, struct sk_control_stats *out
  */
 int sk_control_metrics(struct sk_control *ctl, FILE *out);
 
+/**
+ * sk_control_metrics_list - every metric family seckill-control may serve
+ * on /metrics, one line each, "name type labels" (labels comma separated,
+ * "-" for none), from the tables its writers walk: this file's, the
+ * reconcile's, the dataplane's (sk_dpmetrics.h), the Kafka exporter's, the
+ * cluster member's and the admin API's. The tests compare it with
+ * docs/monitoring.md and the alert rules. Any thread; no state needed.
+ * @return 0, or -EIO if writing to @p out failed.
+ */
+int sk_control_metrics_list(FILE *out);
+
 /** A writer of more metrics, appended to sk_control_metrics(). */
 typedef int (*sk_control_metrics_fn)(void *arg, FILE *out);
 

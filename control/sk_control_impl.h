@@ -21,6 +21,7 @@
 
 #include "sk_common.h"
 #include "sk_control.h"
+#include "sk_prom.h"
 
 /* One ring's share of a drain: where its records sit in buf. */
 struct seg {
@@ -132,5 +133,7 @@ void ctl_activity_resync(struct sk_control *ctl, uint32_t item);
  */
 int ctl_reconcile_init(struct sk_control *ctl);
 void ctl_reconcile_free(struct sk_control *ctl);
+/* The reconcile's metrics table (sk_control_reconcile_metrics() writes it). */
+extern const struct sk_prom_table sk_control_reconcile_table;
 
 #endif /* SK_CONTROL_IMPL_H */

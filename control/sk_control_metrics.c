@@ -4,17 +4,25 @@
  * and docs/monitoring.md): sk_control_stats, sk_control_metrics, the
  * per-item gauges, the dataplane's request metrics appended through
  * sk_dpmetrics, and the reconcile's through sk_control_reconcile_metrics.
+ *
+ * Every family is a row of a table (sk_prom.h): control_rows here, and one
+ * table in each other writer. sk_control_metrics_list() lists them all, the
+ * list the tests hold docs/monitoring.md and the alert rules to.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_eal.h>
 #include <rte_ring.h>
 
 #include "sk_control.h"
+#include "sk_admin.h"
 #include "sk_control_impl.h"
+#include "sk_exporter.h"
 #include "sk_member.h"
 #include "sk_dpmetrics.h"
 #include "sk_prom.h"
@@ -41,7 +49,10 @@ sk_control_stats(const struct sk_control *ctl, struct sk_control_stats *out)
 
 /* ----------------------------------------------------------------- metrics */
 
-/* One family per item metric: items are walked once, lines kept per family. */
+/*
+ * The snapshot the table reads: everything is gathered first (counters,
+ * order counts, the per-item lines, the store's sizes), then written.
+ */
 enum {
 	IM_TOTAL,
 	IM_ADDED,
@@ -54,23 +65,19 @@ enum {
 	IM_N
 };
 
-static const struct {
-	const char *name, *help;
-} item_metrics[IM_N] = {
-	[IM_TOTAL] = {"seckill_stock_initial", "Units put on sale at preheat (arena)."},
-	[IM_ADDED] = {"seckill_stock_added", "Units added by restocks (arena)."},
-	[IM_REMAINING] = {"seckill_stock_remaining", "Units not yet sold: pool + buckets (arena)."},
-	[IM_SOLD] = {"seckill_stock_sold", "Units sold by every lcore, before returns (arena)."},
-	[IM_RETURNED] = {"seckill_stock_returned", "Units given back: timeouts, failures (arena)."},
-	[IM_SOLD_OUT] = {"seckill_item_sold_out", "1 while the item's sold-out flag is up."},
-	[IM_LIVE] = {"seckill_store_live_units", "Units held by live orders in LMDB."},
-	[IM_PAID] = {"seckill_store_paid_units", "Units of paid order lines in LMDB."},
+struct snap {
+	struct sk_control *ctl;
+	struct sk_control_stats s;
+	uint64_t counts[SK_ORDER_STATUS_COUNT];
+	uint64_t used_bytes, map_size, order_lines, deadlines, events, readers;
+	uint64_t up, epoch;
+	/* per item family: its sample lines less the name, from one walk of the items */
+	char *buf[IM_N];
+	size_t len[IM_N];
 };
 
 struct item_lines {
 	FILE *f[IM_N];
-	char *buf[IM_N];
-	size_t len[IM_N];
 };
 
 static int
@@ -91,37 +98,36 @@ item_metric_cb(const struct sk_control_item *it, void *arg)
 	for (unsigned k = 0; k < IM_N; k++) {
 		if (k < IM_LIVE && !it->in_arena)
 			continue;
-		fprintf(il->f[k], "%s{item=\"%" PRIu32 "\"} %" PRIu64 "\n", item_metrics[k].name,
-			it->id, v[k]);
+		fprintf(il->f[k], "{item=\"%" PRIu32 "\"} %" PRIu64 "\n", it->id, v[k]);
 	}
 	return 0;
 }
 
+/* snap_items - the lines of every item family into sn->buf (freed by snap_free). */
 static int
-metrics_items(struct sk_control *ctl, struct sk_prom *m)
+snap_items(struct snap *sn)
 {
 	struct item_lines il = {0};
 	int rc = 0;
 
 	for (unsigned k = 0; k < IM_N && rc == 0; k++) {
-		il.f[k] = open_memstream(&il.buf[k], &il.len[k]);
+		il.f[k] = open_memstream(&sn->buf[k], &sn->len[k]);
 		if (il.f[k] == NULL)
 			rc = -ENOMEM;
 	}
 	if (rc == 0)
-		rc = sk_control_items_foreach(ctl, item_metric_cb, &il);
-	for (unsigned k = 0; k < IM_N; k++) {
-		if (il.f[k] == NULL)
-			continue;
-		if (fclose(il.f[k]) != 0 && rc == 0)
+		rc = sk_control_items_foreach(sn->ctl, item_metric_cb, &il);
+	for (unsigned k = 0; k < IM_N; k++)
+		if (il.f[k] != NULL && fclose(il.f[k]) != 0 && rc == 0)
 			rc = -ENOMEM;
-		if (rc == 0) {
-			sk_prom_head(m, item_metrics[k].name, "gauge", item_metrics[k].help);
-			sk_prom_printf(m, "%s", il.buf[k]);
-		}
-		free(il.buf[k]);
-	}
 	return rc;
+}
+
+static void
+snap_free(struct snap *sn)
+{
+	for (unsigned k = 0; k < IM_N; k++)
+		free(sn->buf[k]);
 }
 
 /*
@@ -136,152 +142,229 @@ dataplane_up(const struct sk_control *ctl)
 	return !ctl->attached || rte_eal_primary_proc_alive(NULL) == 1;
 }
 
+static int
+snap_take(struct sk_control *ctl, struct snap *sn)
+{
+	struct sk_store_info si;
+	int rc;
+
+	sn->ctl = ctl;
+	sk_control_stats(ctl, &sn->s);
+	sk_control_order_counts(ctl, sn->counts);
+	rc = snap_items(sn);
+	if (rc == 0)
+		rc = sk_store_info(ctl->store, &si);
+	if (rc != 0)
+		return rc;
+	sn->used_bytes = si.used_bytes;
+	sn->map_size = si.map_size;
+	sn->order_lines = si.order_lines;
+	sn->deadlines = si.deadlines;
+	sn->events = si.events;
+	sn->readers = si.readers;
+	sn->up = dataplane_up(ctl);
+	sn->epoch = ctl->status.epoch;
+	return 0;
+}
+
+/* ------------------------------------------------- writers of labelled rows */
+
+static void
+emit_pay_requests(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct snap *sn = arg;
+
+	for (int r = 0; r <= SK_CONTROL_PAY_UNKNOWN; r++)
+		sk_prom_printf(p, "%s{result=\"%s\"} %" PRIu64 "\n", m->name,
+			       sk_control_pay_result_name(r), sn->s.pay[r]);
+	sk_prom_printf(p, "%s{result=\"error\"} %" PRIu64 "\n", m->name, sn->s.pay_errors);
+}
+
+static void
+emit_payments(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct snap *sn = arg;
+
+	for (int k = 0; k < 2; k++)
+		for (unsigned o = 0; o < SK_CONTROL_PM_COUNT; o++)
+			sk_prom_printf(p, "%s{kind=\"%s\",outcome=\"%s\"} %" PRIu64 "\n", m->name,
+				       k ? "refund" : "paid", sk_control_pm_outcome_name(o),
+				       sn->s.payments[k][o]);
+}
+
+static void
+emit_rejected(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct snap *sn = arg;
+
+	for (unsigned r = SK_STORE_REJ_UNSIGNED; r <= SK_STORE_REJ_STALE; r++)
+		sk_prom_printf(p, "%s{reason=\"%s\"} %" PRIu64 "\n", m->name,
+			       sk_store_pay_reject_name(r), sn->s.payments_rejected[r]);
+}
+
+enum { RING_DEPTH, RING_CAPACITY, RING_SETTLED };
+
+static void
+emit_rings(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct snap *sn = arg;
+	const struct sk_control *ctl = sn->ctl;
+
+	for (unsigned l = 0; l < ctl->nrings; l++) {
+		unsigned v = m->arg == RING_DEPTH      ? sk_control_ring_depth(ctl, l)
+			     : m->arg == RING_CAPACITY ? rte_ring_get_capacity(ctl->ring[l])
+						       : (unsigned)sk_shm_settled(ctl->shm, l);
+
+		sk_prom_printf(p, "%s{lcore=\"%u\"} %u\n", m->name, l, v);
+	}
+}
+
+static void
+emit_orders(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct snap *sn = arg;
+
+	for (unsigned st = SK_ORDER_QUEUED; st < SK_ORDER_STATUS_COUNT; st++)
+		sk_prom_printf(p, "%s{state=\"%s\"} %" PRIu64 "\n", m->name,
+			       sk_order_status_name(st), sn->counts[st]);
+}
+
+static void
+emit_items(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct snap *sn = arg;
+	const char *line = sn->buf[m->arg], *end;
+
+	for (; line != NULL && *line != '\0'; line = end + 1) {
+		end = strchr(line, '\n');
+		sk_prom_printf(p, "%s%.*s\n", m->name, (int)(end - line), line);
+	}
+}
+
+/* ------------------------------------------------------------------- table */
+
+#define C(n, h, f) SK_PROM_AT(SK_PROM_COUNTER, n, h, struct snap, f)
+#define G(n, h, f) SK_PROM_AT(SK_PROM_GAUGE, n, h, struct snap, f)
+#define E(n, t, l, h, fn, a)                                                                       \
+	{                                                                                          \
+		.name = (n), .type = (t), .labels = (l), .help = (h), .emit = (fn), .arg = (a)     \
+	}
+
+static const struct sk_prom_metric control_rows[] = {
+	C("seckill_orders_committed_total",
+	  "Orders made durable in LMDB and confirmed by this control plane.", s.orders_committed),
+	C("seckill_units_committed_total", "Units of the committed orders.", s.units_committed),
+	C("seckill_commit_batches_total", "Group commits (LMDB write transactions).", s.batches),
+	C("seckill_drain_records_total", "Order records removed from the rings.", s.records),
+	C("seckill_orders_replayed_total",
+	  "Orders found already stored when drained (replay after a crash).", s.orders_dup),
+	C("seckill_orders_failed_total", "Orders the store refused: failed, units returned.",
+	  s.orders_failed),
+	C("seckill_drain_errors_total",
+	  "Drains that failed on a store error (records left queued).", s.store_errors),
+	C("seckill_commit_splits_total", "Batches split because too large for one transaction.",
+	  s.batch_splits),
+	C("seckill_orders_cancelled_total", "Orders cancelled at their payment deadline.",
+	  s.cancels),
+	C("seckill_orders_cancelled_foreign_total", "Cancelled orders of an earlier dataplane run.",
+	  s.cancels_foreign),
+	C("seckill_units_returned_total", "Units given back to the pool by cancels and failures.",
+	  s.units_returned),
+	C("seckill_orders_paid_total", "Orders paid.", s.pay[SK_CONTROL_PAY_DONE]),
+	E("seckill_pay_requests_total", SK_PROM_COUNTER, "result", "Pay calls by result.",
+	  emit_pay_requests, 0),
+	E("seckill_payments_total", SK_PROM_COUNTER, "kind,outcome",
+	  "Payment messages (seckill.payments and the admin refund) by kind and outcome.",
+	  emit_payments, 0),
+	C("seckill_payments_duplicates_total",
+	  "Payment messages whose request id was seen before (first outcome kept).",
+	  s.payments_dup),
+	C("seckill_payments_malformed_total", "Payment messages that could not be read: skipped.",
+	  s.payments_malformed),
+	E("seckill_payments_rejected_total", SK_PROM_COUNTER, "reason",
+	  "seckill.payments messages refused unapplied (signature), by reason.", emit_rejected, 0),
+	C("seckill_payments_errors_total",
+	  "Payment messages that failed on a store error (retried).", s.payments_errors),
+	C("seckill_units_refunded_total", "Units back on sale from refunds.", s.units_refunded),
+	C("seckill_orders_repaired_total", "Orders brought in line with the store after a crash.",
+	  s.repaired),
+	C("seckill_control_anomalies_total",
+	  "Disagreements between arena and store that could not be repaired.", s.anomalies),
+	C("seckill_activities_created_total", "Activities created through the admin API.",
+	  s.activities_created),
+	C("seckill_activities_recorded_total",
+	  "Items of the dataplane's config stored as activities.", s.activities_recorded),
+	C("seckill_activities_loaded_total", "Activities put on sale in the item table by preheat.",
+	  s.activities_loaded),
+	C("seckill_activities_closed_total", "Activities closed.", s.activities_closed),
+	C("seckill_units_restocked_total", "Units added to items by restocks.", s.units_restocked),
+	C("seckill_preheat_errors_total",
+	  "Attempts to put an activity on sale that the item table refused.", s.preheat_errors),
+	C("seckill_preheat_passes_total",
+	  "Preheat passes (the store's activities into the item table, every second).",
+	  s.preheat_passes),
+	{.name = "seckill_commit_seconds",
+	 .type = SK_PROM_HISTOGRAM,
+	 .help = "Latency of one group commit (durable LMDB write transaction).",
+	 .off = offsetof(struct snap, s.commit_bucket),
+	 .bounds_ns = sk_control_lat_bounds_ns,
+	 .nbuckets = SK_CONTROL_LAT_BUCKETS,
+	 .sum_off = offsetof(struct snap, s.commit_ns_sum)},
+	E("seckill_ring_depth", SK_PROM_GAUGE, "lcore",
+	  "Order records waiting in each lcore's ring.", emit_rings, RING_DEPTH),
+	E("seckill_ring_capacity", SK_PROM_GAUGE, "lcore",
+	  "Order records each lcore's ring can hold (buys answer 429 busy when full).", emit_rings,
+	  RING_CAPACITY),
+	E("seckill_settled_seq", SK_PROM_GAUGE, "lcore",
+	  "First order sequence of each lcore not yet settled.", emit_rings, RING_SETTLED),
+	E("seckill_orders", SK_PROM_GAUGE, "state", "Orders of this dataplane run by status.",
+	  emit_orders, 0),
+	E("seckill_stock_initial", SK_PROM_GAUGE, "item", "Units put on sale at preheat (arena).",
+	  emit_items, IM_TOTAL),
+	E("seckill_stock_added", SK_PROM_GAUGE, "item", "Units added by restocks (arena).",
+	  emit_items, IM_ADDED),
+	E("seckill_stock_remaining", SK_PROM_GAUGE, "item",
+	  "Units not yet sold: pool + buckets (arena).", emit_items, IM_REMAINING),
+	E("seckill_stock_sold", SK_PROM_GAUGE, "item",
+	  "Units sold by every lcore, before returns (arena).", emit_items, IM_SOLD),
+	E("seckill_stock_returned", SK_PROM_GAUGE, "item",
+	  "Units given back: timeouts, failures (arena).", emit_items, IM_RETURNED),
+	E("seckill_item_sold_out", SK_PROM_GAUGE, "item", "1 while the item's sold-out flag is up.",
+	  emit_items, IM_SOLD_OUT),
+	E("seckill_store_live_units", SK_PROM_GAUGE, "item", "Units held by live orders in LMDB.",
+	  emit_items, IM_LIVE),
+	E("seckill_store_paid_units", SK_PROM_GAUGE, "item", "Units of paid order lines in LMDB.",
+	  emit_items, IM_PAID),
+	G("seckill_store_used_bytes", "Bytes of the LMDB map in use.", used_bytes),
+	G("seckill_store_map_bytes", "Bytes the LMDB map may grow to.", map_size),
+	G("seckill_store_order_lines", "Order lines in LMDB.", order_lines),
+	G("seckill_store_deadlines", "Unpaid orders waiting for their deadline.", deadlines),
+	G("seckill_store_events", "Events in the log (not yet trimmed).", events),
+	G("seckill_store_readers", "LMDB reader slots in use.", readers),
+	G("seckill_dataplane_up", "1 while the dataplane (the DPDK primary process) is alive.", up),
+	G("seckill_dataplane_epoch", "Order-id epoch of the attached dataplane run.", epoch),
+	{.name = "seckill_last_commit_timestamp_seconds",
+	 .type = SK_PROM_GAUGE,
+	 .help = "Wall clock of the last group commit.",
+	 .off = offsetof(struct snap, s.last_commit_ns),
+	 .decimals = 3},
+};
+
+static const struct sk_prom_table control_table = SK_PROM_TABLE(control_rows);
+
 int
 sk_control_metrics(struct sk_control *ctl, FILE *out)
 {
 	struct sk_prom m = {out, 0};
-	struct sk_control_stats s;
-	uint64_t counts[SK_ORDER_STATUS_COUNT];
-	struct sk_store_info si;
+	struct snap sn = {0};
 	int rc;
 
-	sk_control_stats(ctl, &s);
-	sk_prom_counter(&m, "seckill_orders_committed_total",
-			"Orders made durable in LMDB and confirmed by this control plane.",
-			s.orders_committed);
-	sk_prom_counter(&m, "seckill_units_committed_total", "Units of the committed orders.",
-			s.units_committed);
-	sk_prom_counter(&m, "seckill_commit_batches_total",
-			"Group commits (LMDB write transactions).", s.batches);
-	sk_prom_counter(&m, "seckill_drain_records_total", "Order records removed from the rings.",
-			s.records);
-	sk_prom_counter(&m, "seckill_orders_replayed_total",
-			"Orders found already stored when drained (replay after a crash).",
-			s.orders_dup);
-	sk_prom_counter(&m, "seckill_orders_failed_total",
-			"Orders the store refused: failed, units returned.", s.orders_failed);
-	sk_prom_counter(&m, "seckill_drain_errors_total",
-			"Drains that failed on a store error (records left queued).",
-			s.store_errors);
-	sk_prom_counter(&m, "seckill_commit_splits_total",
-			"Batches split because too large for one transaction.", s.batch_splits);
-	sk_prom_counter(&m, "seckill_orders_cancelled_total",
-			"Orders cancelled at their payment deadline.", s.cancels);
-	sk_prom_counter(&m, "seckill_orders_cancelled_foreign_total",
-			"Cancelled orders of an earlier dataplane run.", s.cancels_foreign);
-	sk_prom_counter(&m, "seckill_units_returned_total",
-			"Units given back to the pool by cancels and failures.", s.units_returned);
-	sk_prom_counter(&m, "seckill_orders_paid_total", "Orders paid.",
-			s.pay[SK_CONTROL_PAY_DONE]);
-	sk_prom_head(&m, "seckill_pay_requests_total", "counter", "Pay calls by result.");
-	for (int r = 0; r <= SK_CONTROL_PAY_UNKNOWN; r++)
-		sk_prom_printf(&m, "seckill_pay_requests_total{result=\"%s\"} %" PRIu64 "\n",
-			       sk_control_pay_result_name(r), s.pay[r]);
-	sk_prom_printf(&m, "seckill_pay_requests_total{result=\"error\"} %" PRIu64 "\n",
-		       s.pay_errors);
-	sk_prom_head(
-		&m, "seckill_payments_total", "counter",
-		"Payment messages (seckill.payments and the admin refund) by kind and outcome.");
-	for (int k = 0; k < 2; k++)
-		for (unsigned o = 0; o < SK_CONTROL_PM_COUNT; o++)
-			sk_prom_printf(&m,
-				       "seckill_payments_total{kind=\"%s\",outcome=\"%s\"} %" PRIu64
-				       "\n",
-				       k ? "refund" : "paid", sk_control_pm_outcome_name(o),
-				       s.payments[k][o]);
-	sk_prom_counter(&m, "seckill_payments_duplicates_total",
-			"Payment messages whose request id was seen before (first outcome kept).",
-			s.payments_dup);
-	sk_prom_counter(&m, "seckill_payments_malformed_total",
-			"Payment messages that could not be read: skipped.", s.payments_malformed);
-	sk_prom_head(&m, "seckill_payments_rejected_total", "counter",
-		     "seckill.payments messages refused unapplied (signature), by reason.");
-	for (unsigned r = SK_STORE_REJ_UNSIGNED; r <= SK_STORE_REJ_STALE; r++)
-		sk_prom_printf(&m, "seckill_payments_rejected_total{reason=\"%s\"} %" PRIu64 "\n",
-			       sk_store_pay_reject_name(r), s.payments_rejected[r]);
-	sk_prom_counter(&m, "seckill_payments_errors_total",
-			"Payment messages that failed on a store error (retried).",
-			s.payments_errors);
-	sk_prom_counter(&m, "seckill_units_refunded_total", "Units back on sale from refunds.",
-			s.units_refunded);
-	sk_prom_counter(&m, "seckill_orders_repaired_total",
-			"Orders brought in line with the store after a crash.", s.repaired);
-	sk_prom_counter(&m, "seckill_control_anomalies_total",
-			"Disagreements between arena and store that could not be repaired.",
-			s.anomalies);
-	sk_prom_counter(&m, "seckill_activities_created_total",
-			"Activities created through the admin API.", s.activities_created);
-	sk_prom_counter(&m, "seckill_activities_recorded_total",
-			"Items of the dataplane's config stored as activities.",
-			s.activities_recorded);
-	sk_prom_counter(&m, "seckill_activities_loaded_total",
-			"Activities put on sale in the item table by preheat.",
-			s.activities_loaded);
-	sk_prom_counter(&m, "seckill_activities_closed_total", "Activities closed.",
-			s.activities_closed);
-	sk_prom_counter(&m, "seckill_units_restocked_total", "Units added to items by restocks.",
-			s.units_restocked);
-	sk_prom_counter(&m, "seckill_preheat_errors_total",
-			"Attempts to put an activity on sale that the item table refused.",
-			s.preheat_errors);
-	sk_prom_counter(
-		&m, "seckill_preheat_passes_total",
-		"Preheat passes (the store's activities into the item table, every second).",
-		s.preheat_passes);
-
-	sk_prom_histogram(&m, "seckill_commit_seconds",
-			  "Latency of one group commit (durable LMDB write transaction).",
-			  s.commit_bucket, sk_control_lat_bounds_ns, SK_CONTROL_LAT_BUCKETS,
-			  s.commit_ns_sum);
-
-	sk_prom_head(&m, "seckill_ring_depth", "gauge",
-		     "Order records waiting in each lcore's ring.");
-	for (unsigned l = 0; l < ctl->nrings; l++)
-		sk_prom_printf(&m, "seckill_ring_depth{lcore=\"%u\"} %u\n", l,
-			       sk_control_ring_depth(ctl, l));
-	sk_prom_head(&m, "seckill_ring_capacity", "gauge",
-		     "Order records each lcore's ring can hold (buys answer 429 busy when full).");
-	for (unsigned l = 0; l < ctl->nrings; l++)
-		sk_prom_printf(&m, "seckill_ring_capacity{lcore=\"%u\"} %u\n", l,
-			       rte_ring_get_capacity(ctl->ring[l]));
-	sk_prom_head(&m, "seckill_settled_seq", "gauge",
-		     "First order sequence of each lcore not yet settled.");
-	for (unsigned l = 0; l < ctl->nrings; l++)
-		sk_prom_printf(&m, "seckill_settled_seq{lcore=\"%u\"} %" PRIu32 "\n", l,
-			       sk_shm_settled(ctl->shm, l));
-
-	sk_control_order_counts(ctl, counts);
-	sk_prom_head(&m, "seckill_orders", "gauge", "Orders of this dataplane run by status.");
-	for (unsigned st = SK_ORDER_QUEUED; st < SK_ORDER_STATUS_COUNT; st++)
-		sk_prom_printf(&m, "seckill_orders{state=\"%s\"} %" PRIu64 "\n",
-			       sk_order_status_name(st), counts[st]);
-
-	rc = metrics_items(ctl, &m);
+	rc = snap_take(ctl, &sn);
+	if (rc == 0)
+		sk_prom_write(&m, &control_table, &sn);
+	snap_free(&sn);
 	if (rc != 0)
 		return rc;
-
-	rc = sk_store_info(ctl->store, &si);
-	if (rc != 0)
-		return rc;
-	sk_prom_gauge(&m, "seckill_store_used_bytes", "Bytes of the LMDB map in use.",
-		      si.used_bytes);
-	sk_prom_gauge(&m, "seckill_store_map_bytes", "Bytes the LMDB map may grow to.",
-		      si.map_size);
-	sk_prom_gauge(&m, "seckill_store_order_lines", "Order lines in LMDB.", si.order_lines);
-	sk_prom_gauge(&m, "seckill_store_deadlines", "Unpaid orders waiting for their deadline.",
-		      si.deadlines);
-	sk_prom_gauge(&m, "seckill_store_events", "Events in the log (not yet trimmed).",
-		      si.events);
-	sk_prom_gauge(&m, "seckill_store_readers", "LMDB reader slots in use.", si.readers);
-	sk_prom_gauge(&m, "seckill_dataplane_up",
-		      "1 while the dataplane (the DPDK primary process) is alive.",
-		      dataplane_up(ctl));
-	sk_prom_gauge(&m, "seckill_dataplane_epoch",
-		      "Order-id epoch of the attached dataplane run.", ctl->status.epoch);
-	sk_prom_head(&m, "seckill_last_commit_timestamp_seconds", "gauge",
-		     "Wall clock of the last group commit.");
-	sk_prom_printf(&m, "seckill_last_commit_timestamp_seconds %.3f\n",
-		       (double)s.last_commit_ns / 1e9);
 	if (m.err == 0)
 		m.err = sk_control_reconcile_metrics(ctl, out);
 	if (m.err == 0)
@@ -293,6 +376,23 @@ sk_control_metrics(struct sk_control *ctl, FILE *out)
 	if (fflush(out) != 0)
 		m.err = -EIO;
 	return m.err;
+}
+
+int
+sk_control_metrics_list(FILE *out)
+{
+	const struct sk_prom_table *t[] = {
+		&control_table,	     &sk_control_reconcile_table,
+		&sk_dpmetrics_table, &sk_exporter_table,
+		&sk_member_table,    &sk_admin_table,
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]) && rc == 0; i++)
+		rc = sk_prom_list(out, t[i]);
+	if (rc == 0 && fflush(out) != 0)
+		rc = -EIO;
+	return rc;
 }
 
 void

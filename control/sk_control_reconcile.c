@@ -38,7 +38,8 @@ struct rec_slot {
 
 enum { RUN_OK, RUN_MISMATCH, RUN_PARTIAL, RUN_RESULTS };
 
-static const char *const run_name[RUN_RESULTS] = {"ok", "mismatch", "partial"};
+/* the result label of runs[], NULL-terminated (a table row's values) */
+static const char *const run_name[RUN_RESULTS + 1] = {"ok", "mismatch", "partial", NULL};
 
 struct ctl_reconcile {
 	/* Guards what the metrics read: slot[], runs[], last_ns. */
@@ -275,6 +276,62 @@ sk_control_reconcile(struct sk_control *ctl, int64_t now_ns, struct sk_reconcile
 
 /* ---------------------------------------------------------------- metrics */
 
+/* The table's snapshot is struct ctl_reconcile itself, read under its lock. */
+
+static void
+emit_mismatch(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct ctl_reconcile *rs = arg;
+
+	for (uint32_t s = 0; s < rs->nslots; s++)
+		if (rs->slot[s].id != 0)
+			sk_prom_printf(p, "%s{item=\"%" PRIu32 "\"} %d\n", m->name, rs->slot[s].id,
+				       rs->slot[s].reported[CHECK_STOCK] ||
+					       rs->slot[s].reported[CHECK_STORE]);
+}
+
+static void
+emit_difference(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct ctl_reconcile *rs = arg;
+
+	for (uint32_t s = 0; s < rs->nslots; s++)
+		for (unsigned k = 0; k < CHECKS && rs->slot[s].id != 0; k++)
+			sk_prom_printf(p, "%s{item=\"%" PRIu32 "\",check=\"%s\"} %" PRId64 "\n",
+				       m->name, rs->slot[s].id, check_name[k],
+				       rs->slot[s].reported[k] ? rs->slot[s].diff[k] : 0);
+}
+
+static const struct sk_prom_metric reconcile_rows[] = {
+	{.name = "seckill_reconcile_mismatch",
+	 .type = SK_PROM_GAUGE,
+	 .labels = "item",
+	 .help = "1 while the periodic reconcile reports the item: its arena counters do not "
+		 "add up, or disagree with LMDB beyond the orders in flight, for 1 s or more.",
+	 .emit = emit_mismatch},
+	{.name = "seckill_reconcile_difference_units",
+	 .type = SK_PROM_GAUGE,
+	 .labels = "item,check",
+	 .help = "Units of a reported mismatch (0 otherwise): stock = total + added - removed - "
+		 "(remaining + sold - returned); store = sold - returned - LMDB live units "
+		 "beyond the orders in flight.",
+	 .emit = emit_difference},
+	{.name = "seckill_reconcile_runs_total",
+	 .type = SK_PROM_COUNTER,
+	 .labels = "result",
+	 .help = "Periodic reconcile runs by result (partial: a ring held more than one "
+		 "drain's share, the store check had a lower bound only).",
+	 .off = offsetof(struct ctl_reconcile, runs),
+	 .values = run_name},
+	{.name = "seckill_reconcile_last_run_timestamp_seconds",
+	 .type = SK_PROM_GAUGE,
+	 .help = "Wall clock of the last periodic reconcile run (0: none yet).",
+	 .off = offsetof(struct ctl_reconcile, last_ns),
+	 .decimals = 3},
+};
+
+const struct sk_prom_table sk_control_reconcile_table = SK_PROM_TABLE(reconcile_rows);
+
 int
 sk_control_reconcile_metrics(struct sk_control *ctl, FILE *out)
 {
@@ -284,37 +341,7 @@ sk_control_reconcile_metrics(struct sk_control *ctl, FILE *out)
 	if (rs == NULL)
 		return 0;
 	pthread_mutex_lock(&rs->mu);
-	sk_prom_head(&p, "seckill_reconcile_mismatch", "gauge",
-		     "1 while the periodic reconcile reports the item: its arena counters do not "
-		     "add up, or disagree with LMDB beyond the orders in flight, for 1 s or more.");
-	for (uint32_t s = 0; s < rs->nslots; s++)
-		if (rs->slot[s].id != 0)
-			sk_prom_printf(&p, "seckill_reconcile_mismatch{item=\"%" PRIu32 "\"} %d\n",
-				       rs->slot[s].id,
-				       rs->slot[s].reported[CHECK_STOCK] ||
-					       rs->slot[s].reported[CHECK_STORE]);
-	sk_prom_head(
-		&p, "seckill_reconcile_difference_units", "gauge",
-		"Units of a reported mismatch (0 otherwise): stock = total + added - removed - "
-		"(remaining + sold - returned); store = sold - returned - LMDB live units "
-		"beyond the orders in flight.");
-	for (uint32_t s = 0; s < rs->nslots; s++)
-		for (unsigned k = 0; k < CHECKS && rs->slot[s].id != 0; k++)
-			sk_prom_printf(&p,
-				       "seckill_reconcile_difference_units{item=\"%" PRIu32
-				       "\",check=\"%s\"} %" PRId64 "\n",
-				       rs->slot[s].id, check_name[k],
-				       rs->slot[s].reported[k] ? rs->slot[s].diff[k] : 0);
-	sk_prom_head(&p, "seckill_reconcile_runs_total", "counter",
-		     "Periodic reconcile runs by result (partial: a ring held more than one "
-		     "drain's share, the store check had a lower bound only).");
-	for (unsigned r = 0; r < RUN_RESULTS; r++)
-		sk_prom_printf(&p, "seckill_reconcile_runs_total{result=\"%s\"} %" PRIu64 "\n",
-			       run_name[r], rs->runs[r]);
-	sk_prom_head(&p, "seckill_reconcile_last_run_timestamp_seconds", "gauge",
-		     "Wall clock of the last periodic reconcile run (0: none yet).");
-	sk_prom_printf(&p, "seckill_reconcile_last_run_timestamp_seconds %.3f\n",
-		       (double)rs->last_ns / 1e9);
+	sk_prom_write(&p, &sk_control_reconcile_table, rs);
 	pthread_mutex_unlock(&rs->mu);
 	return p.err;
 }

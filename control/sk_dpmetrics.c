@@ -40,33 +40,48 @@ sum(const struct sk_shm *shm, size_t off)
 #define SUM(shm, field)                                                                            \
 	sum(shm, (size_t)((const char *)&(shm)->lstats[0].field - (const char *)&(shm)->lstats[0]))
 
+/* What the table reads: the lcores' counters summed, read once. */
+struct dp_snap {
+	const struct sk_shm *shm;
+	uint64_t outcome[SK_SHM_OUTCOMES];
+	uint64_t order_polls, item_reads;
+	uint64_t lat[SK_SHM_LAT_BUCKETS], lat_sum_ns;
+};
+
 static void
-write_requests(const struct sk_shm *shm, struct sk_prom *w)
+snap_take(const struct sk_shm *shm, struct dp_snap *sn)
 {
-	sk_prom_head(
-		w, "seckill_requests_total", "counter",
-		"Buy requests (POST /v1/seckill/{item}) answered by the dataplane, by outcome.");
+	sn->shm = shm;
+	for (unsigned k = 0; k < SK_SHM_OUTCOMES; k++)
+		sn->outcome[k] = SUM(shm, buy_outcome[k]);
+	sn->order_polls = SUM(shm, order_polls);
+	sn->item_reads = SUM(shm, item_reads);
+	for (unsigned b = 0; b < SK_SHM_LAT_BUCKETS; b++)
+		sn->lat[b] = SUM(shm, lat_bucket[b]);
+	sn->lat_sum_ns = SUM(shm, lat_sum_ns);
+}
+
+static void
+emit_requests(struct sk_prom *w, const struct sk_prom_metric *m, const void *arg)
+{
+	const struct dp_snap *sn = arg;
+
 	for (unsigned k = 0; k < SK_SHM_OUTCOMES; k++)
 		if (sk_shm_outcome_name(k) != NULL)
-			sk_prom_printf(w, "seckill_requests_total{outcome=\"%s\"} %" PRIu64 "\n",
-				       sk_shm_outcome_name(k), SUM(shm, buy_outcome[k]));
-	sk_prom_head(w, "seckill_order_polls_total", "counter",
-		     "Order polls (GET /v1/orders/{id}) answered by the dataplane.");
-	sk_prom_printf(w, "seckill_order_polls_total %" PRIu64 "\n", SUM(shm, order_polls));
-	sk_prom_head(w, "seckill_item_reads_total", "counter",
-		     "Item reads (GET /v1/items/{item}) answered by the dataplane.");
-	sk_prom_printf(w, "seckill_item_reads_total %" PRIu64 "\n", SUM(shm, item_reads));
+			sk_prom_printf(w, "%s{outcome=\"%s\"} %" PRIu64 "\n", m->name,
+				       sk_shm_outcome_name(k), sn->outcome[k]);
 }
 
 /*
- * write_http - responses by status code, summed by code over the lcores (all
+ * emit_http - responses by status code, summed by code over the lcores (all
  * count the same codes in the same slots, but nothing depends on it). Codes
  * in the order first seen; "other" (code 0) last. O(lcores x slots^2), at
  * most 64 x 32 x 32 steps per scrape.
  */
 static void
-write_http(const struct sk_shm *shm, struct sk_prom *w)
+emit_http(struct sk_prom *w, const struct sk_prom_metric *m, const void *arg)
 {
+	const struct sk_shm *shm = ((const struct dp_snap *)arg)->shm;
 	uint16_t code[SK_SHM_HTTP_SLOTS + 1];
 	uint64_t count[SK_SHM_HTTP_SLOTS + 1] = {0};
 	unsigned n = 0;
@@ -99,40 +114,54 @@ write_http(const struct sk_shm *shm, struct sk_prom *w)
 			count[i] += v;
 		}
 	}
-	sk_prom_head(w, "seckill_http_responses_total", "counter",
-		     "HTTP responses sent by the dataplane, by status code (other: any status "
-		     "without a counter of its own).");
 	for (unsigned i = 0; i < n; i++)
-		sk_prom_printf(w, "seckill_http_responses_total{code=\"%u\"} %" PRIu64 "\n",
-			       code[i], count[i]);
+		sk_prom_printf(w, "%s{code=\"%u\"} %" PRIu64 "\n", m->name, code[i], count[i]);
 	if (other)
-		sk_prom_printf(w, "seckill_http_responses_total{code=\"other\"} %" PRIu64 "\n",
-			       other_count);
+		sk_prom_printf(w, "%s{code=\"other\"} %" PRIu64 "\n", m->name, other_count);
 }
 
-static void
-write_latency(const struct sk_shm *shm, struct sk_prom *w)
-{
-	uint64_t count[SK_SHM_LAT_BUCKETS];
+static const struct sk_prom_metric dp_rows[] = {
+	{.name = "seckill_requests_total",
+	 .type = SK_PROM_COUNTER,
+	 .labels = "outcome",
+	 .help = "Buy requests (POST /v1/seckill/{item}) answered by the dataplane, by outcome.",
+	 .emit = emit_requests},
+	{.name = "seckill_order_polls_total",
+	 .type = SK_PROM_COUNTER,
+	 .help = "Order polls (GET /v1/orders/{id}) answered by the dataplane.",
+	 .off = offsetof(struct dp_snap, order_polls)},
+	{.name = "seckill_item_reads_total",
+	 .type = SK_PROM_COUNTER,
+	 .help = "Item reads (GET /v1/items/{item}) answered by the dataplane.",
+	 .off = offsetof(struct dp_snap, item_reads)},
+	{.name = "seckill_http_responses_total",
+	 .type = SK_PROM_COUNTER,
+	 .labels = "code",
+	 .help = "HTTP responses sent by the dataplane, by status code (other: any status "
+		 "without a counter of its own).",
+	 .emit = emit_http},
+	{.name = "seckill_buy_latency_seconds",
+	 .type = SK_PROM_HISTOGRAM,
+	 .help = "Buy answers by latency: from the dataplane's poll pass that took the "
+		 "request to its answer written (parked durable winners: their parked "
+		 "answer).",
+	 .off = offsetof(struct dp_snap, lat),
+	 .bounds_ns = sk_shm_lat_bounds_ns,
+	 .nbuckets = SK_SHM_LAT_BUCKETS,
+	 .sum_off = offsetof(struct dp_snap, lat_sum_ns)},
+};
 
-	for (unsigned b = 0; b < SK_SHM_LAT_BUCKETS; b++)
-		count[b] = SUM(shm, lat_bucket[b]);
-	sk_prom_histogram(w, "seckill_buy_latency_seconds",
-			  "Buy answers by latency: from the dataplane's poll pass that took the "
-			  "request to its answer written (parked durable winners: their parked "
-			  "answer).",
-			  count, sk_shm_lat_bounds_ns, SK_SHM_LAT_BUCKETS, SUM(shm, lat_sum_ns));
-}
+const struct sk_prom_table sk_dpmetrics_table = SK_PROM_TABLE(dp_rows);
 
 int
 sk_dpmetrics_write(const struct sk_shm *shm, FILE *out)
 {
 	struct sk_prom w = {out, 0};
+	struct dp_snap sn;
 
 	if (shm == NULL || out == NULL)
 		return -EINVAL;
-	write_requests(shm, &w);
-	write_http(shm, &w);
-	write_latency(shm, &w);
+	snap_take(shm, &sn);
+	sk_prom_write(&w, &sk_dpmetrics_table, &sn);
 	return w.err;
 }

@@ -26,6 +26,7 @@
 
 #include <stdio.h>
 
+#include "sk_prom.h"
 #include "sk_shm.h"
 
 /**
@@ -33,9 +34,9 @@
  * TYPE lines, to @p out.
  *
  * Each counter is read with a relaxed atomic load while the lcores keep
- * counting: a family is not a snapshot of one instant, but every value is
- * whole, the histogram's buckets are cumulative and non-decreasing and its
- * _count equals its +Inf bucket (computed from the buckets read).
+ * counting, all of them before the first line is written: the set is not a
+ * snapshot of one instant, but every value is whole, the histogram's buckets are cumulative and
+ * non-decreasing and its _count equals its +Inf bucket (computed from the buckets read).
  *
  * @param shm  the arena (not owned; only read)
  * @param out  where to write (not flushed, not closed)
@@ -54,5 +55,8 @@ int sk_dpmetrics_write(const struct sk_shm *shm, FILE *out);
  * outcome uses. Thread-safe.
  */
 const char *sk_dpmetrics_outcome_name(unsigned outcome);
+
+/** The families above as a table (what sk_dpmetrics_write() walks, in order). */
+extern const struct sk_prom_table sk_dpmetrics_table;
 
 #endif /* SK_DPMETRICS_H */

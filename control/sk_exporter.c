@@ -90,31 +90,43 @@ sk_exporter_stop(struct sk_exporter *x, int flush_ms)
 	free(x);
 }
 
+/* What the exporter's table reads. */
+struct export_snap {
+	struct sk_export_stats s;
+	uint64_t backlog;
+};
+
+#define C(n, h, f) SK_PROM_AT(SK_PROM_COUNTER, n, h, struct export_snap, f)
+#define G(n, h, f) SK_PROM_AT(SK_PROM_GAUGE, n, h, struct export_snap, f)
+
+static const struct sk_prom_metric export_rows[] = {
+	C("seckill_export_produced_total",
+	  "Events handed to the Kafka producer (re-productions included).", s.produced),
+	C("seckill_export_delivered_total", "Events Kafka acknowledged.", s.delivered),
+	C("seckill_export_failed_total",
+	  "Delivery reports with an error (the events are produced again).", s.failed),
+	C("seckill_export_rewinds_total",
+	  "Times the export restarted from its cursor after a failure.", s.rewinds),
+	G("seckill_export_cursor", "Last event of the log delivered, with every one before it.",
+	  s.cursor),
+	G("seckill_export_backlog", "Events of the log not yet delivered to Kafka.", backlog),
+};
+
+const struct sk_prom_table sk_exporter_table = SK_PROM_TABLE(export_rows);
+
 int
 sk_exporter_metrics(struct sk_exporter *x, FILE *out)
 {
 	struct sk_prom p = {.f = out};
-	struct sk_export_stats s;
+	struct export_snap sn;
 	struct sk_store_info info;
 	int rc = sk_store_info(x->st, &info);
 
 	if (rc != 0)
 		return rc;
-	sk_export_stats(x->ex, &s);
-	sk_prom_counter(&p, "seckill_export_produced_total",
-			"Events handed to the Kafka producer (re-productions included).",
-			s.produced);
-	sk_prom_counter(&p, "seckill_export_delivered_total", "Events Kafka acknowledged.",
-			s.delivered);
-	sk_prom_counter(&p, "seckill_export_failed_total",
-			"Delivery reports with an error (the events are produced again).",
-			s.failed);
-	sk_prom_counter(&p, "seckill_export_rewinds_total",
-			"Times the export restarted from its cursor after a failure.", s.rewinds);
-	sk_prom_gauge(&p, "seckill_export_cursor",
-		      "Last event of the log delivered, with every one before it.", s.cursor);
-	sk_prom_gauge(&p, "seckill_export_backlog", "Events of the log not yet delivered to Kafka.",
-		      info.event_next - 1 > s.cursor ? info.event_next - 1 - s.cursor : 0);
+	sk_export_stats(x->ex, &sn.s);
+	sn.backlog = info.event_next - 1 > sn.s.cursor ? info.event_next - 1 - sn.s.cursor : 0;
+	sk_prom_write(&p, &sk_exporter_table, &sn);
 	if (fflush(out) != 0)
 		p.err = -EIO;
 	return p.err;

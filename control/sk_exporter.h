@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "sk_export.h"
+#include "sk_prom.h"
 
 /** A running export thread. Opaque. */
 struct sk_exporter;
@@ -46,5 +47,8 @@ void sk_exporter_stop(struct sk_exporter *x, int flush_ms);
  * @return 0, -EIO (write failed), or an error of the store.
  */
 int sk_exporter_metrics(struct sk_exporter *x, FILE *out);
+
+/** The exporter's metrics table (what sk_exporter_metrics() writes, in order). */
+extern const struct sk_prom_table sk_exporter_table;
 
 #endif /* SK_EXPORTER_H */

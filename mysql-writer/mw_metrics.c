@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,70 +18,125 @@
 
 #include "mw_metrics.h"
 
-/* One line per value: name, labels, type, help. */
-static const struct {
-	const char *name, *labels, *type, *help;
-} desc[MW_M_N] = {
-	[MW_M_APPLIED] = {"seckill_mysql_messages_total", "result=\"applied\"", "counter",
-			  "Messages by what the writer did with them"},
-	[MW_M_DUPLICATE] = {"seckill_mysql_messages_total", "result=\"duplicate\"", NULL, NULL},
-	[MW_M_PARKED] = {"seckill_mysql_messages_total", "result=\"parked\"", NULL, NULL},
-	[MW_M_REFUSED] = {"seckill_mysql_messages_total", "result=\"refused\"", NULL, NULL},
-	[MW_M_MALFORMED] = {"seckill_mysql_messages_total", "result=\"malformed\"", NULL, NULL},
-	[MW_M_UNKNOWN_TYPE] = {"seckill_mysql_messages_total", "result=\"unknown_type\"", NULL,
-			       NULL},
-	[MW_M_NOT_FOR_DB] = {"seckill_mysql_messages_total", "result=\"not_for_db\"", NULL, NULL},
-	[MW_M_SQL_ERRORS] = {"seckill_mysql_messages_total", "result=\"sql_error\"", NULL, NULL},
-	[MW_M_UNPARKED] = {"seckill_mysql_unparked_total", "", "counter",
-			   "Parked messages applied once what they wait for arrived"},
-	[MW_M_GUARD_STOCK] = {"seckill_mysql_guard_refusals_total", "guard=\"stock\"", "counter",
-			      "Order lines the SQL guards refused with every partition caught up "
-			      "(parked, logged)"},
-	[MW_M_GUARD_USER] = {"seckill_mysql_guard_refusals_total", "guard=\"user\"", NULL, NULL},
-	[MW_M_GUARD_WAITS] = {"seckill_mysql_guard_waits_total", "", "counter",
-			      "Order lines a guard refused before the topics were caught up "
-			      "(parked until the restock, cancel or refund arrives)"},
-	[MW_M_REFUND_REFUSED] = {"seckill_mysql_refund_refusals_total", "", "counter",
-				 "Refunds above the units of the line"},
-	[MW_M_STATE_CONFLICT] = {"seckill_mysql_state_conflicts_total", "", "counter",
-				 "Events for an order in another state than expected"},
-	[MW_M_ORDER_CONFLICT] = {"seckill_mysql_order_conflicts_total", "", "counter",
-				 "Confirmed orders whose id was written with another seq"},
-	[MW_M_PAY_CONFLICT] = {"seckill_mysql_pay_conflicts_total", "", "counter",
-			       "Payments for cancelled orders recorded"},
-	[MW_M_ORDERS] = {"seckill_mysql_orders_written_total", "", "counter", "Orders written"},
-	[MW_M_BATCHES] = {"seckill_mysql_batches_total", "", "counter",
-			  "Transactions committed (one per poll batch)"},
-	[MW_M_BATCH_RETRIES] = {"seckill_mysql_batch_retries_total", "", "counter",
-				"Batches rolled back and tried again"},
-	[MW_M_DB_CONNECTS] = {"seckill_mysql_db_connects_total", "", "counter",
-			      "Connections made to MariaDB"},
-	[MW_M_KAFKA_ERRORS] = {"seckill_mysql_kafka_errors_total", "", "counter",
-			       "Errors the Kafka consumer reported"},
-	[MW_M_COMMIT_ERRORS] = {"seckill_mysql_offset_commit_errors_total", "", "counter",
-				"Offset commits that failed (committed again later)"},
-	[MW_M_PARKED_FOR_GOOD] = {"seckill_mysql_parked_for_good_total", "", "counter",
-				  "Parked rows made final: not retried until an operator requeues "
-				  "them"},
-	[MW_M_PARKED_NOW] = {"seckill_mysql_parked", "", "gauge",
-			     "Messages in the parked table (waiting and final)"},
-	[MW_M_PARKED_FINAL] = {"seckill_mysql_parked_final", "", "gauge",
-			       "Rows of the parked table that are final (not retried)"},
-	[MW_M_PARKED_ORDER] = {"seckill_mysql_parked_rows", "reason=\"order\"", "gauge",
-			       "Rows of the parked table by reason (waiting and final)"},
-	[MW_M_PARKED_ITEM] = {"seckill_mysql_parked_rows", "reason=\"item\"", NULL, NULL},
-	[MW_M_PARKED_STOCK] = {"seckill_mysql_parked_rows", "reason=\"stock\"", NULL, NULL},
-	[MW_M_PARKED_USER] = {"seckill_mysql_parked_rows", "reason=\"user\"", NULL, NULL},
-	[MW_M_PARKED_BEHIND] = {"seckill_mysql_parked_rows", "reason=\"behind\"", NULL, NULL},
-	[MW_M_PARKED_SQL] = {"seckill_mysql_parked_rows", "reason=\"sql\"", NULL, NULL},
-	[MW_M_STALLED] = {"seckill_mysql_stalled", "", "gauge",
-			  "1 while a batch fails with an SQL error and is retried"},
-	[MW_M_DB_UP] = {"seckill_mysql_db_up", "", "gauge", "1 while connected to MariaDB"},
-	[MW_M_LAST_LAG_NS] = {"seckill_mysql_last_lag_seconds", "", "gauge",
-			      "Commit time minus confirmation time of the last order written"},
-	[MW_M_PARTITIONS] = {"seckill_mysql_partitions_assigned", "", "gauge",
-			     "Partitions of both topics the consumer group gave this writer"},
+/*
+ * The table: one row per family (name, type, label, help, its first value
+ * in struct mw_metrics.v and, for a labelled family, the label's values,
+ * one adjacent value each). The rows cover v[] in order, each value once
+ * (tests/unit/mysql checks it).
+ */
+struct mw_family {
+	const char *name, *type, *label, *help;
+	enum mw_metric first;
+	const char *const *values; /* NULL-terminated, or NULL: one sample */
+	unsigned decimals;	   /* 0: the integer; else v / 1e9 with so many */
 };
+
+static const char *const results[] = {"applied",    "duplicate", "parked",
+				      "refused",    "malformed", "unknown_type",
+				      "not_for_db", "sql_error", NULL};
+static const char *const guards[] = {"stock", "user", NULL};
+static const char *const reasons[] = {"order", "item", "stock", "user", "behind", "sql", NULL};
+
+static const struct mw_family families[] = {
+	{"seckill_mysql_messages_total", "counter", "result",
+	 "Messages by what the writer did with them", MW_M_APPLIED, results, 0},
+	{"seckill_mysql_unparked_total", "counter", NULL,
+	 "Parked messages applied once what they wait for arrived", MW_M_UNPARKED, NULL, 0},
+	{"seckill_mysql_guard_refusals_total", "counter", "guard",
+	 "Order lines the SQL guards refused with every partition caught up (parked, logged)",
+	 MW_M_GUARD_STOCK, guards, 0},
+	{"seckill_mysql_guard_waits_total", "counter", NULL,
+	 "Order lines a guard refused before the topics were caught up (parked until the "
+	 "restock, cancel or refund arrives)",
+	 MW_M_GUARD_WAITS, NULL, 0},
+	{"seckill_mysql_refund_refusals_total", "counter", NULL,
+	 "Refunds above the units of the line", MW_M_REFUND_REFUSED, NULL, 0},
+	{"seckill_mysql_state_conflicts_total", "counter", NULL,
+	 "Events for an order in another state than expected", MW_M_STATE_CONFLICT, NULL, 0},
+	{"seckill_mysql_order_conflicts_total", "counter", NULL,
+	 "Confirmed orders whose id was written with another seq", MW_M_ORDER_CONFLICT, NULL, 0},
+	{"seckill_mysql_pay_conflicts_total", "counter", NULL,
+	 "Payments for cancelled orders recorded", MW_M_PAY_CONFLICT, NULL, 0},
+	{"seckill_mysql_orders_written_total", "counter", NULL, "Orders written", MW_M_ORDERS, NULL,
+	 0},
+	{"seckill_mysql_batches_total", "counter", NULL,
+	 "Transactions committed (one per poll batch)", MW_M_BATCHES, NULL, 0},
+	{"seckill_mysql_batch_retries_total", "counter", NULL,
+	 "Batches rolled back and tried again", MW_M_BATCH_RETRIES, NULL, 0},
+	{"seckill_mysql_db_connects_total", "counter", NULL, "Connections made to MariaDB",
+	 MW_M_DB_CONNECTS, NULL, 0},
+	{"seckill_mysql_kafka_errors_total", "counter", NULL, "Errors the Kafka consumer reported",
+	 MW_M_KAFKA_ERRORS, NULL, 0},
+	{"seckill_mysql_offset_commit_errors_total", "counter", NULL,
+	 "Offset commits that failed (committed again later)", MW_M_COMMIT_ERRORS, NULL, 0},
+	{"seckill_mysql_parked_for_good_total", "counter", NULL,
+	 "Parked rows made final: not retried until an operator requeues them",
+	 MW_M_PARKED_FOR_GOOD, NULL, 0},
+	{"seckill_mysql_parked", "gauge", NULL, "Messages in the parked table (waiting and final)",
+	 MW_M_PARKED_NOW, NULL, 0},
+	{"seckill_mysql_parked_final", "gauge", NULL,
+	 "Rows of the parked table that are final (not retried)", MW_M_PARKED_FINAL, NULL, 0},
+	{"seckill_mysql_parked_rows", "gauge", "reason",
+	 "Rows of the parked table by reason (waiting and final)", MW_M_PARKED_ORDER, reasons, 0},
+	{"seckill_mysql_stalled", "gauge", NULL,
+	 "1 while a batch fails with an SQL error and is retried", MW_M_STALLED, NULL, 0},
+	{"seckill_mysql_db_up", "gauge", NULL, "1 while connected to MariaDB", MW_M_DB_UP, NULL, 0},
+	{"seckill_mysql_last_lag_seconds", "gauge", NULL,
+	 "Commit time minus confirmation time of the last order written", MW_M_LAST_LAG_NS, NULL,
+	 6},
+	{"seckill_mysql_partitions_assigned", "gauge", NULL,
+	 "Partitions of both topics the consumer group gave this writer", MW_M_PARTITIONS, NULL, 0},
+};
+
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+/* put - printf at buf + *off; false once the text does not fit. */
+static bool __attribute__((format(printf, 4, 5)))
+put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *off) {
+		buf[*off] = '\0';
+		return false;
+	}
+	*off += (size_t)n;
+	return true;
+}
+
+/* family - the HELP, TYPE and sample lines of @f; false once cut. */
+static bool
+family(const struct mw_metrics *mt, const struct mw_family *f, char *buf, size_t len, size_t *off)
+{
+	size_t k = 0;
+
+	if (!put(buf, len, off, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, f->type))
+		return false;
+	do {
+		uint64_t v = __atomic_load_n(&mt->v[f->first + k], __ATOMIC_RELAXED);
+		size_t line = *off; /* a line that does not fit is left out whole */
+		bool ok;
+
+		if (f->values != NULL)
+			ok = put(buf, len, off, "%s{%s=\"%s\"}", f->name, f->label, f->values[k]);
+		else
+			ok = put(buf, len, off, "%s", f->name);
+		if (ok && f->decimals > 0)
+			ok = put(buf, len, off, " %.*f\n", (int)f->decimals, (double)v / 1e9);
+		else if (ok)
+			ok = put(buf, len, off, " %" PRIu64 "\n", v);
+		if (!ok) {
+			*off = line;
+			buf[line] = '\0';
+			return false;
+		}
+	} while (f->values != NULL && f->values[++k] != NULL);
+	return true;
+}
 
 size_t
 mw_metrics_format(const struct mw_metrics *mt, char *buf, size_t len)
@@ -90,27 +146,20 @@ mw_metrics_format(const struct mw_metrics *mt, char *buf, size_t len)
 	if (len == 0)
 		return 0;
 	buf[0] = '\0';
-	for (unsigned i = 0; i < MW_M_N; i++) {
-		uint64_t v = __atomic_load_n(&mt->v[i], __ATOMIC_RELAXED);
-		const char *name = desc[i].name, *l = desc[i].labels;
-		int n = 0;
-
-		if (desc[i].type != NULL)
-			n = snprintf(buf + off, len - off, "# HELP %s %s\n# TYPE %s %s\n", name,
-				     desc[i].help, name, desc[i].type);
-		if (n < 0 || (size_t)n >= len - off)
-			return off;
-		off += (size_t)n;
-		if (i == MW_M_LAST_LAG_NS)
-			n = snprintf(buf + off, len - off, "%s %.6f\n", name, (double)v / 1e9);
-		else
-			n = snprintf(buf + off, len - off, "%s%s%s%s %" PRIu64 "\n", name,
-				     *l ? "{" : "", l, *l ? "}" : "", v);
-		if (n < 0 || (size_t)n >= len - off)
-			return off;
-		off += (size_t)n;
-	}
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (!family(mt, &families[i], buf, len, &off))
+			break;
 	return off;
+}
+
+int
+mw_metrics_list(FILE *out)
+{
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (fprintf(out, "%s %s %s\n", families[i].name, families[i].type,
+			    families[i].label != NULL ? families[i].label : "-") < 0)
+			return -EIO;
+	return fflush(out) != 0 ? -EIO : 0;
 }
 
 /* answer - the MHD request handler: /metrics or 404. */

@@ -14,10 +14,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /**
  * The counters and gauges (the index of each in struct mw_metrics.v). The
- * values of one family (one metric name, several labels) are adjacent.
+ * values of one family (one metric name, several labels) are adjacent, in
+ * the order of the family's row in mw_metrics.c's table.
  */
 enum mw_metric {
 	MW_M_APPLIED,	      /**< messages applied */
@@ -89,6 +91,14 @@ mw_metrics_set(struct mw_metrics *mt, enum mw_metric m, uint64_t n)
  *         if @p buf is too small (8 KiB is enough).
  */
 size_t mw_metrics_format(const struct mw_metrics *mt, char *buf, size_t len);
+
+/**
+ * mw_metrics_list - every family mw_metrics_format() writes, one line each:
+ * "name type label" ("-" for none), from the same table. The tests compare
+ * it with docs/monitoring.md and the alert rules. Any thread.
+ * @return 0, or -EIO if writing to @p out failed.
+ */
+int mw_metrics_list(FILE *out);
 
 /**
  * mw_metrics_serve - serve GET /metrics on 127.0.0.1:@p port from a thread

@@ -67,6 +67,7 @@
 #include <stdint.h>
 
 #include "sk_control.h"
+#include "sk_prom.h"
 
 /** The port docs and examples use for TCP (on 127.0.0.1); TCP is off unless asked for. */
 #define SK_ADMIN_PORT_DEFAULT 8081
@@ -126,6 +127,9 @@ int sk_admin_start(struct sk_admin **out, struct sk_control *ctl, const struct s
  * seckill_admin_unauthorized_total of /metrics shows). Thread-safe.
  */
 uint64_t sk_admin_unauthorized(const struct sk_admin *a);
+
+/** The admin API's metrics table: what its /metrics appends to sk_control_metrics(). */
+extern const struct sk_prom_table sk_admin_table;
 
 /** sk_admin_port - the TCP port listened on, 0 if none. */
 uint16_t sk_admin_port(const struct sk_admin *a);

@@ -148,6 +148,20 @@ query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value
 	return MHD_YES;
 }
 
+/* The admin API's own metrics: their table and what it reads. */
+struct admin_snap {
+	uint64_t unauthorized;
+};
+
+static const struct sk_prom_metric admin_rows[] = {
+	{.name = "seckill_admin_unauthorized_total",
+	 .type = SK_PROM_COUNTER,
+	 .help = "Admin API requests on TCP answered 401 (no or a wrong bearer token).",
+	 .off = offsetof(struct admin_snap, unauthorized)},
+};
+
+const struct sk_prom_table sk_admin_table = SK_PROM_TABLE(admin_rows);
+
 /*
  * metrics_append - the admin API's own metrics after the control plane's,
  * in a 200 answer of /metrics @r. 0, or -ENOMEM (@r's body freed).
@@ -155,27 +169,30 @@ query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value
 static int
 metrics_append(const struct sk_admin *a, struct sk_admin_reply *r)
 {
-	char more[256];
-	int n;
-	char *nb;
+	struct admin_snap sn = {sk_admin_unauthorized(a)};
+	char more[256] = "";
+	struct sk_prom p = {NULL, 0};
+	size_t n = 0;
+	char *nb = NULL;
 
 	if (r->status != 200)
 		return 0;
-	n = snprintf(more, sizeof(more),
-		     "# HELP seckill_admin_unauthorized_total Admin API requests on TCP answered "
-		     "401 (no or a wrong bearer token).\n"
-		     "# TYPE seckill_admin_unauthorized_total counter\n"
-		     "seckill_admin_unauthorized_total %" PRIu64 "\n",
-		     sk_admin_unauthorized(a));
-	nb = realloc(r->body, r->len + (size_t)n + 1);
+	p.f = fmemopen(more, sizeof(more), "w");
+	if (p.f != NULL) {
+		sk_prom_write(&p, &sk_admin_table, &sn);
+		if (fclose(p.f) == 0 && p.err == 0) {
+			n = strlen(more);
+			nb = realloc(r->body, r->len + n + 1);
+		}
+	}
 	if (nb == NULL) {
 		free(r->body);
 		r->body = NULL;
 		return -ENOMEM;
 	}
-	memcpy(nb + r->len, more, (size_t)n + 1);
+	memcpy(nb + r->len, more, n + 1);
 	r->body = nb;
-	r->len += (size_t)n;
+	r->len += n;
 	return 0;
 }
 

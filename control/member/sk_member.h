@@ -26,6 +26,7 @@
 
 #include "sk_control.h"
 #include "sk_cpool.h"
+#include "sk_prom.h"
 
 /** Most cluster activities one member follows at once (a sale over here
  * that owes the pool nothing gives its slot up: docs/cluster.md). */
@@ -109,6 +110,9 @@ void sk_member_stop(struct sk_member *m, int64_t giveback_ns);
  * @return 0, or -EIO if a write failed.
  */
 int sk_member_metrics(struct sk_member *m, FILE *out);
+
+/** The member's metrics table (what sk_member_metrics() writes, in order). */
+extern const struct sk_prom_table sk_member_table;
 
 /**
  * sk_member_restock - the operator adds @p units to cluster item @p item

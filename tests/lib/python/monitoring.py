@@ -28,6 +28,15 @@ dashboard shipped in config/ (docs/monitoring.md).
         instance excepted: Prometheus adds them). A metric renamed in the
         code breaks this.
 
+    monitoring.py metrics DOCS RULES DASHBOARD LISTER
+        the metric tables of DOCS (section "Metrics": its seckill-control
+        and seckill-mysql-writer parts) list exactly the families of
+        "LISTER control" and "LISTER mysql" (tests/lint/metrics_list: the
+        tables each daemon writes /metrics from), with their types and
+        label names; and every metric name of the seckill_ namespace used
+        by RULES or DASHBOARD, and every label matched on it, is in those
+        tables. A family added to a table without docs breaks this.
+
     monitoring.py evaluated URL METRIC SECONDS
         wait (SECONDS at most) until the Prometheus server at URL holds a
         sample of METRIC, and then until every rule group was evaluated
@@ -331,32 +340,118 @@ def scraped(paths):
     return out
 
 
-def check_names(rules_path, dash_path, scrape_paths):
-    if not have_yaml():
-        return fail("no python3 yaml module (Debian package python3-yaml)")
+def check_uses(rules_path, dash_path, have, missing, source):
+    """Every seckill_ name the rules and the dashboard use is a key of HAVE
+    ({sample name: label names}), every label matched on it one of its
+    labels (job and instance excepted); MISSING ends the line of a name
+    that is not, SOURCE names HAVE. Returns (failures, names used)."""
     rules = load_yaml(rules_path)
     with open(dash_path) as f:
         dash = json.load(f)
     exprs = [("rules: " + r["alert"], r["expr"]) for _, r in alerts_of(rules)]
     exprs += [("dashboard", e) for e in dashboard_exprs(dash)]
-    have = scraped(scrape_paths)
     bad = 0
     used = set()
     for where, e in exprs:
         for n in sorted(metric_names(e)):
             used.add(n)
             if n not in have:
-                bad += fail(f"{where}: metric {n} is not exported (not in any scrape)")
+                bad += fail(f"{where}: metric {n} {missing}")
         for n, lab in sorted(selector_labels(e)):
-            if lab in ("job", "instance") or n not in have:
-                continue
-            if lab not in have[n]:
-                bad += fail(f"{where}: {n} has no label {lab!r} in the scrapes")
+            if lab not in ("job", "instance") and n in have and lab not in have[n]:
+                bad += fail(f"{where}: {n} has no label {lab!r} in {source}")
     if not used:
         bad += fail("no seckill_ metric found in the expressions")
+    return bad, used
+
+
+def check_names(rules_path, dash_path, scrape_paths):
+    if not have_yaml():
+        return fail("no python3 yaml module (Debian package python3-yaml)")
+    bad, used = check_uses(rules_path, dash_path, scraped(scrape_paths),
+                           "is not exported (not in any scrape)", "the scrapes")
     if bad:
         return 1
     print(f"ok: {len(used)} metric names used by the rules and the dashboard are all exported")
+    return 0
+
+
+DAEMONS = {"seckill-control": "control", "seckill-mysql-writer": "mysql"}
+DOC_NAME = re.compile(r"`(seckill_[a-zA-Z0-9_:]*)(?:\{([a-zA-Z0-9_,]*)\})?`")
+HIST_SUFFIXES = ("_bucket", "_sum", "_count")
+
+
+def listed(lister, daemon):
+    """{name: (type, labels)} of a daemon's tables, as LISTER prints them."""
+    out = subprocess.run([lister, daemon], capture_output=True, text=True, check=True).stdout
+    fams = {}
+    for line in out.splitlines():
+        name, typ, labels = line.split()
+        if name in fams:
+            raise ValueError(f"{daemon}: {name} twice in the tables")
+        fams[name] = (typ, frozenset() if labels == "-" else frozenset(labels.split(",")))
+    return fams
+
+
+def doc_families(path):
+    """{daemon: {name: (type, labels)}} of the metric tables of the docs'
+    "Metrics" section: a table row's first cell names its families (one or
+    more `name{labels}`), the second is their type."""
+    out = {d: {} for d in DAEMONS.values()}
+    section = daemon = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("## "):
+                section = "Metrics" in line
+                daemon = None
+            elif line.startswith("### ") and section:
+                daemon = DAEMONS.get(line[4:].strip())
+            elif section and daemon and line.startswith("| `"):
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                for name, labels in DOC_NAME.findall(cells[0]):
+                    labs = frozenset(labels.split(",")) if labels else frozenset()
+                    if name in out[daemon]:
+                        raise ValueError(f"{path}: {name} listed twice")
+                    out[daemon][name] = (cells[1], labs)
+    return out
+
+
+def fmt(fam):
+    typ, labels = fam
+    return f"{typ}{{{','.join(sorted(labels))}}}" if labels else typ
+
+
+def check_metrics(docs_path, rules_path, dash_path, lister):
+    if not have_yaml():
+        return fail("no python3 yaml module (Debian package python3-yaml)")
+    bad = 0
+    docs = doc_families(docs_path)
+    every = {}
+    for daemon in DAEMONS.values():
+        table = listed(lister, daemon)
+        every.update(table)
+        doc = docs[daemon]
+        if not table:
+            bad += fail(f"{daemon}: no family in the tables")
+        for n in sorted(set(table) - set(doc)):
+            bad += fail(f"{daemon}: {n} ({fmt(table[n])}) is in the tables, not in {docs_path}")
+        for n in sorted(set(doc) - set(table)):
+            bad += fail(f"{daemon}: {n} is in {docs_path}, not in the tables (renamed? removed?)")
+        for n in sorted(set(doc) & set(table)):
+            if doc[n] != table[n]:
+                bad += fail(f"{daemon}: {n}: the docs say {fmt(doc[n])}, the table {fmt(table[n])}")
+    samples = {}
+    for n, (typ, labels) in every.items():
+        samples[n] = labels
+        if typ == "histogram":
+            for suf in HIST_SUFFIXES:
+                samples[n + suf] = labels | ({"le"} if suf == "_bucket" else set())
+    uses, used = check_uses(rules_path, dash_path, samples, "is in no table", "its table")
+    bad += uses
+    if bad:
+        return 1
+    print(f"ok: {len(every)} families in the tables and the docs; the {len(used)} names the "
+          "rules and the dashboard use are all in the tables")
     return 0
 
 
@@ -401,6 +496,8 @@ def main(argv):
         return check_grafana(argv[2])
     if len(argv) == 5 and argv[1] == "evaluated":
         return evaluated(argv[2], argv[3], float(argv[4]))
+    if len(argv) == 6 and argv[1] == "metrics":
+        return check_metrics(argv[2], argv[3], argv[4], argv[5])
     if len(argv) >= 5 and argv[1] == "names":
         return check_names(argv[2], argv[3], argv[4:])
     sys.exit(__doc__)

@@ -5,6 +5,7 @@
  * the suite in test_control.c).
  */
 #include "test_control.h"
+#include "sk_test_metrics.h"
 
 START_TEST(metrics_text_parses)
 {
@@ -150,6 +151,30 @@ exporter_metrics(void *arg, FILE *out)
 	return sk_exporter_metrics(arg, out);
 }
 
+/* in_table - whether @name is a family of table @t. */
+static bool
+in_table(const struct sk_prom_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->rows[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Families absent from sk_control_metrics() without a member and the admin server. */
+static bool
+member_or_admin(const char *name)
+{
+	return in_table(&sk_member_table, name) || in_table(&sk_admin_table, name);
+}
+
+/* ... without a member and the Kafka exporter. */
+static bool
+member_or_export(const char *name)
+{
+	return in_table(&sk_member_table, name) || in_table(&sk_exporter_table, name);
+}
+
 /* The export thread over the control plane's store, to a mock Kafka cluster. */
 START_TEST(export_thread_and_metrics)
 {
@@ -179,6 +204,15 @@ START_TEST(export_thread_and_metrics)
 		usleep(10000);
 	}
 	ck_assert_msg(done, "the export did not deliver the 5 orders");
+	/* every row of the tables once, with HELP and TYPE: all but the member's
+	 * and the admin server's, which this control plane does not have */
+	char *list = NULL;
+	sk_test_metrics_list(sk_control_metrics_list, &list);
+	handle("GET", "/metrics", 200, &r);
+	ck_assert_uint_eq(sk_test_metrics_check(list, r.body, member_or_admin),
+			  sk_test_metrics_count(list, "\n") - sk_member_table.n - sk_admin_table.n);
+	free(r.body);
+	free(list);
 	sk_control_metrics_extra(F.ctl, NULL, NULL);
 	/* a stop right after a commit still exports it */
 	for (uint64_t u = 6; u <= 8; u++)
@@ -255,6 +289,13 @@ START_TEST(seckillctl_against_admin)
 	ck_assert_int_eq(CLI("--port", port, "--socket", sock, "items"), 2);
 	ck_assert_int_eq(CLI("--port", port, "metrics"), 0); /* open to scrapers */
 	ck_assert_ptr_nonnull(strstr(out, "seckill_admin_unauthorized_total 3\n"));
+	char *list = NULL;
+	sk_test_metrics_list(sk_control_metrics_list, &list);
+	ck_assert_uint_eq(sk_test_metrics_check(list, out, member_or_export),
+			  sk_test_metrics_count(list, "\n") - sk_member_table.n -
+				  sk_exporter_table.n);
+	ck_assert_ptr_nonnull(strstr(out, "# TYPE seckill_admin_unauthorized_total counter\n"));
+	free(list);
 	ck_assert_int_eq(setenv("SECKILLCTL_TOKEN_FILE", tok, 1), 0);
 	ck_assert_int_eq(CLI("--port", port, "items"), 0);
 	ck_assert_ptr_nonnull(strstr(out, "REMAINING"));
