@@ -6,7 +6,7 @@
  * the seeds' guards in SQL, parks the ones whose order or item is not
  * there yet, retries the parked ones, and commits. Every statement with
  * data in it is a prepared one (mw_stmt.h); consecutive confirmed orders
- * are written as one run of multi-row statements (mw_run.h) and replayed
+ * are written as one run of bulk statements (mw_run.h) and replayed
  * one by one when the run does not land whole.
  *
  * Idempotence: every message carries the seq of the appliance's event log;

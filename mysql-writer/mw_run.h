@@ -2,8 +2,9 @@
 /**
  * @file
  * mw_run.h - a run of confirmed orders written at once: the consecutive
- * confirmed orders of a batch go to MariaDB as a few multi-row statements
- * (their event rows, the orders, the lines) and one stock guard per item
+ * confirmed orders of a batch go to MariaDB as three executions of bulk
+ * statements (mw_stmt_exec_rows(): their event rows, the orders, the
+ * lines) and one stock guard per item
  * with the run's units summed, in a savepoint of the batch's transaction.
  * The run lands only when every statement wrote every row, which is then
  * exactly what applying the orders one by one writes (the guard's sum

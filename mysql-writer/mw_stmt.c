@@ -4,6 +4,7 @@
  * prepares, binds and executes its entries (mw_stmt.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,15 @@
 #include "mw_stmt.h"
 
 /*
- * One statement: its SQL (for a bulk one, the part before the row
- * tuple), the kinds of its parameters ('u' unsigned, 'i' signed, 's'
- * string; one per "?"), and for a bulk one the row tuple.
+ * One statement: its SQL, the kinds of its parameters ('u' unsigned, 'i'
+ * signed, 's' string; one per "?"), whether it may take many rows at once
+ * (array binding: an INSERT of one row per execution).
  */
 struct def {
 	const char *name;
 	const char *sql;
 	const char *kinds;
-	const char *tuple;
+	bool bulk;
 };
 
 #define ITEM_SET(col) "UPDATE items SET " col ", updated_ns = ? WHERE id = ?"
@@ -30,67 +31,68 @@ static const struct def defs[MW_S_N] = {
 	[MW_S_EVENT] =
 		{"event",
 		 "INSERT IGNORE INTO order_events (seq, type, order_id, user_id, item_id, units, "
-		 "time_ns, request, outcome) VALUES ",
-		 "usuuuuiss", "(?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		 "time_ns, request, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		 "usuuuuiss", true},
 	[MW_S_ORDER] =
 		{"order",
 		 "INSERT INTO orders (id, user_id, state, units, nlines, client_ip, sold_ns, "
-		 "confirmed_ns, updated_ns, seq, written_ns) VALUES ",
-		 "uuuusiiiui", "(?, ?, 'confirmed', ?, ?, ?, ?, ?, ?, ?, ?)"},
+		 "confirmed_ns, updated_ns, seq, written_ns) VALUES (?, ?, 'confirmed', ?, ?, ?, "
+		 "?, ?, ?, ?, ?)",
+		 "uuuusiiiui", true},
 	[MW_S_LINE] =
 		{"line",
 		 "INSERT INTO order_lines (order_id, line, item_id, user_id, qty, price, "
 		 "one_per_user) SELECT ?, ?, id, ?, ?, ?, per_user_limit = 1 FROM items WHERE "
 		 "id = ?",
-		 "uuuuuu", NULL},
+		 "uuuuuu", false},
 	[MW_S_LINES] = {"lines",
 			"INSERT INTO order_lines (order_id, line, item_id, user_id, qty, price, "
-			"one_per_user) VALUES ",
-			"uuuuuuu", "(?, ?, ?, ?, ?, ?, ?)"},
+			"one_per_user) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			"uuuuuuu", true},
 	/* the seeds' "total + added - removed - sold + returned >= n", with no
 	 * subtraction (the columns are unsigned) */
 	[MW_S_GUARD] =
 		{"guard",
 		 "UPDATE items SET sold = sold + ? WHERE id = ? AND total + added + returned >= "
 		 "sold + removed + ?",
-		 "uuu", NULL},
+		 "uuu", false},
 	[MW_S_ITEM_LIMIT] = {"item_limit", "SELECT per_user_limit FROM items WHERE id = ?", "u",
-			     NULL},
-	[MW_S_ORDER_STATE] = {"order_state", "SELECT state FROM orders WHERE id = ?", "u", NULL},
+			     false},
+	[MW_S_ORDER_STATE] = {"order_state", "SELECT state FROM orders WHERE id = ?", "u", false},
 	[MW_S_PAY] = {"pay",
 		      "UPDATE orders SET state = 'paid', updated_ns = ? WHERE id = ? AND state = "
 		      "'confirmed'",
-		      "iu", NULL},
+		      "iu", false},
 	[MW_S_PAY_LINES] = {"pay_lines",
 			    "UPDATE items i JOIN order_lines l ON l.item_id = i.id SET i.paid = "
 			    "i.paid + l.qty WHERE l.order_id = ?",
-			    "u", NULL},
+			    "u", false},
 	[MW_S_CANCEL] = {"cancel",
 			 "UPDATE orders SET state = 'cancelled', updated_ns = ? WHERE id = ? AND "
 			 "state = 'confirmed'",
-			 "iu", NULL},
+			 "iu", false},
 	[MW_S_CANCEL_LINES] = {"cancel_lines",
 			       "UPDATE items i JOIN order_lines l ON l.item_id = i.id SET "
 			       "i.returned = i.returned + l.qty - l.refunded, l.live = 0 WHERE "
 			       "l.order_id = ?",
-			       "u", NULL},
+			       "u", false},
 	[MW_S_REFUND] =
 		{"refund",
 		 "UPDATE order_lines SET live = (refunded + ? < qty), refunded = refunded + "
 		 "? WHERE order_id = ? AND item_id = ? AND refunded + ? <= qty AND (SELECT "
 		 "state FROM orders WHERE id = ?) IN ('paid', 'partially_refunded')",
-		 "uuuuuu", NULL},
+		 "uuuuuu", false},
 	[MW_S_REFUND_WHY] = {"refund_why",
 			     "SELECT o.state, l.qty, l.refunded FROM orders o LEFT JOIN "
 			     "order_lines l ON l.order_id = o.id AND l.item_id = ? WHERE o.id = ?",
-			     "uu", NULL},
+			     "uu", false},
 	[MW_S_REFUND_ITEM] = {"refund_item",
-			      "UPDATE items SET returned = returned + ? WHERE id = ?", "uu", NULL},
+			      "UPDATE items SET returned = returned + ? WHERE id = ?", "uu", false},
 	[MW_S_REFUND_ORDER] = {"refund_order",
 			       "UPDATE orders SET updated_ns = ?, state = IF((SELECT SUM(qty - "
 			       "refunded) FROM order_lines WHERE order_id = ?) = 0, 'refunded', "
 			       "'partially_refunded') WHERE id = ?",
-			       "iuu", NULL},
+			       "iuu", false},
 	/* the limit is kept when the event carries none (the last "?": 0) */
 	[MW_S_ACTIVITY] =
 		{"activity",
@@ -101,35 +103,35 @@ static const struct def defs[MW_S_N] = {
 		 "name), price = COALESCE(VALUES(price), price), start_ns = "
 		 "COALESCE(VALUES(start_ns), start_ns), end_ns = COALESCE(VALUES(end_ns), "
 		 "end_ns), updated_ns = VALUES(updated_ns)",
-		 "uuusuiiiu", NULL},
-	[MW_S_RESTOCK] = {"restock", ITEM_SET("added = added + ?"), "uiu", NULL},
-	[MW_S_CLOSE] = {"close", ITEM_SET("closed_ns = ?"), "iiu", NULL},
-	[MW_S_REMOVE] = {"remove", ITEM_SET("removed = removed + ?"), "uiu", NULL},
-	[MW_S_PAUSE] = {"pause", ITEM_SET("paused_ns = ?"), "iiu", NULL},
-	[MW_S_RESUME] = {"resume", ITEM_SET("paused_ns = NULL"), "iu", NULL},
-	[MW_S_EXTEND] = {"extend", ITEM_SET("end_ns = ?"), "iiu", NULL},
+		 "uuusuiiiu", false},
+	[MW_S_RESTOCK] = {"restock", ITEM_SET("added = added + ?"), "uiu", false},
+	[MW_S_CLOSE] = {"close", ITEM_SET("closed_ns = ?"), "iiu", false},
+	[MW_S_REMOVE] = {"remove", ITEM_SET("removed = removed + ?"), "uiu", false},
+	[MW_S_PAUSE] = {"pause", ITEM_SET("paused_ns = ?"), "iiu", false},
+	[MW_S_RESUME] = {"resume", ITEM_SET("paused_ns = NULL"), "iu", false},
+	[MW_S_EXTEND] = {"extend", ITEM_SET("end_ns = ?"), "iiu", false},
 	[MW_S_REFUSED] = {"refused", "UPDATE order_events SET outcome = 'refused' WHERE seq = ?",
-			  "u", NULL},
-	[MW_S_EVENT_SEEN] = {"event_seen", "SELECT 1 FROM order_events WHERE seq = ?", "u", NULL},
+			  "u", false},
+	[MW_S_EVENT_SEEN] = {"event_seen", "SELECT 1 FROM order_events WHERE seq = ?", "u", false},
 	[MW_S_AHEAD_ORDER] = {"ahead_order",
 			      "SELECT 1 FROM parked WHERE type = 'confirmed' AND refused = 0 AND "
 			      "seq < ? LIMIT 1",
-			      "u", NULL},
+			      "u", false},
 	[MW_S_AHEAD_EVENT] = {"ahead_event",
 			      "SELECT 1 FROM parked WHERE order_id = ? AND seq < ? LIMIT 1", "uu",
-			      NULL},
+			      false},
 	[MW_S_PARK] =
 		{"park",
 		 "INSERT IGNORE INTO parked (seq, reason, payload, refused, final, parked_ns, "
 		 "type, order_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		 "ussuuisu", NULL},
+		 "ussuuisu", false},
 	/* only when something changes: 0 rows says "parked before, as it is" */
 	[MW_S_REPARK] =
 		{"repark",
 		 "UPDATE parked SET reason = ?, refused = refused OR ?, final = ? WHERE seq "
 		 "= ? AND (reason <> ? OR refused < ? OR final < ?)",
-		 "suuusuu", NULL},
-	[MW_S_UNPARK] = {"unpark", "DELETE FROM parked WHERE seq = ?", "u", NULL},
+		 "suuusuu", false},
+	[MW_S_UNPARK] = {"unpark", "DELETE FROM parked WHERE seq = ?", "u", false},
 };
 
 struct mw_val
@@ -146,7 +148,6 @@ mw_stmts_init(struct mw_stmts *st, struct mw_db *db)
 	memset(st->h, 0, sizeof(st->h));
 	st->db = db;
 	st->gen = db->gen;
-	st->array = getenv("MW_BULK_ARRAY") != NULL; /* TEMP: measure */
 }
 
 void
@@ -154,9 +155,8 @@ mw_stmts_free(struct mw_stmts *st)
 {
 	/* a handle of a closed connection only frees its memory */
 	for (unsigned i = 0; i < MW_S_N; i++)
-		for (unsigned l = 0; l < 8; l++)
-			if (st->h[i][l] != NULL)
-				mysql_stmt_close(st->h[i][l]);
+		if (st->h[i] != NULL)
+			mysql_stmt_close(st->h[i]);
 	memset(st->h, 0, sizeof(st->h));
 }
 
@@ -185,51 +185,31 @@ fail(struct mw_stmts *st, MYSQL_STMT *s)
 }
 
 /*
- * handle - statement @id for 2^@level rows, prepared on this connection
- * (the handles of an earlier connection are dropped first); NULL on error.
+ * handle - statement @id prepared on this connection (the handles of an
+ * earlier connection are dropped first); NULL on error.
  */
 static MYSQL_STMT *
-handle(struct mw_stmts *st, enum mw_stmt_id id, unsigned level)
+handle(struct mw_stmts *st, enum mw_stmt_id id)
 {
-	const struct def *d = &defs[id];
-	unsigned rows = 1u << level;
-	size_t cap, off, tl;
+	const char *q = defs[id].sql;
 	MYSQL_STMT *s;
-	char *q;
-	int rc;
 
 	if (st->gen != st->db->gen) {
 		mw_stmts_free(st);
 		st->gen = st->db->gen;
 	}
-	if (st->h[id][level] != NULL)
-		return st->h[id][level];
-	if (st->db->my == NULL) {
+	if (st->h[id] != NULL)
+		return st->h[id];
+	if (st->db->my == NULL || (s = mysql_stmt_init(st->db->my)) == NULL) {
 		fail(st, NULL);
 		return NULL;
 	}
-	tl = d->tuple != NULL ? strlen(d->tuple) + 2 : 0;
-	cap = strlen(d->sql) + rows * tl + 1;
-	q = malloc(cap);
-	s = mysql_stmt_init(st->db->my);
-	if (q == NULL || s == NULL) {
-		free(q);
-		if (s != NULL)
-			mysql_stmt_close(s);
-		fail(st, NULL);
-		return NULL;
-	}
-	off = (size_t)snprintf(q, cap, "%s", d->sql);
-	for (unsigned r = 0; d->tuple != NULL && r < rows; r++)
-		off += (size_t)snprintf(q + off, cap - off, "%s%s", r ? ", " : "", d->tuple);
-	rc = mysql_stmt_prepare(s, q, (unsigned long)off);
-	free(q);
-	if (rc != 0) {
+	if (mysql_stmt_prepare(s, q, (unsigned long)strlen(q)) != 0) {
 		fail(st, s);
 		mysql_stmt_close(s);
 		return NULL;
 	}
-	st->h[id][level] = s;
+	st->h[id] = s;
 	return s;
 }
 
@@ -252,16 +232,14 @@ bind_one(MYSQL_BIND *b, char k, const struct mw_val *v)
 	}
 }
 
-/* run - bind @nrows rows of @v to @s and execute it. 0 or -1. */
+/* run - bind the values @v to @s and execute it. 0 or -1. */
 static int
-run(struct mw_stmts *st, MYSQL_STMT *s, enum mw_stmt_id id, const struct mw_val *v, unsigned nrows)
+run(struct mw_stmts *st, MYSQL_STMT *s, enum mw_stmt_id id, const struct mw_val *v)
 {
 	const char *kinds = defs[id].kinds;
-	unsigned np = (unsigned)strlen(kinds);
 
-	for (unsigned r = 0; r < nrows; r++)
-		for (unsigned p = 0; p < np; p++)
-			bind_one(&st->bind[r * np + p], kinds[p], &v[r * np + p]);
+	for (unsigned p = 0; kinds[p] != '\0'; p++)
+		bind_one(&st->bind[p], kinds[p], &v[p]);
 	if (mysql_stmt_bind_param(s, st->bind) != 0 || mysql_stmt_execute(s) != 0) {
 		fail(st, s);
 		return -1;
@@ -272,9 +250,9 @@ run(struct mw_stmts *st, MYSQL_STMT *s, enum mw_stmt_id id, const struct mw_val 
 int64_t
 mw_stmt_exec(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v)
 {
-	MYSQL_STMT *s = handle(st, id, 0);
+	MYSQL_STMT *s = handle(st, id);
 
-	if (s == NULL || run(st, s, id, v, 1) != 0)
+	if (s == NULL || run(st, s, id, v) != 0)
 		return -1;
 	return (int64_t)mysql_stmt_affected_rows(s);
 }
@@ -302,15 +280,22 @@ row_cb(void *data, MYSQL_BIND *bind, unsigned int row)
 	return 0;
 }
 
-/* exec_array - one execution of @nrows rows with array binding. */
-static int64_t
-exec_array(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v, size_t nrows)
+int64_t
+mw_stmt_exec_rows(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v, size_t nrows)
 {
 	const char *kinds = defs[id].kinds;
-	MYSQL_STMT *s = handle(st, id, 0);
+	MYSQL_STMT *s = handle(st, id);
 	unsigned size = (unsigned)nrows;
 	int64_t rc;
 
+	if (nrows == 0)
+		return 0;
+	if (!defs[id].bulk || nrows > UINT32_MAX) {
+		st->db->err = CR_UNKNOWN_ERROR;
+		snprintf(st->db->errmsg, sizeof(st->db->errmsg), "%s: not a bulk statement",
+			 defs[id].name);
+		return -1;
+	}
 	if (s == NULL)
 		return -1;
 	st->rows = v;
@@ -336,44 +321,11 @@ exec_array(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v, size
 	return rc;
 }
 
-int64_t
-mw_stmt_exec_rows(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v, size_t nrows)
-{
-	unsigned np = mw_stmt_params(id);
-	int64_t sum = 0;
-
-	if (defs[id].tuple == NULL) {
-		st->db->err = CR_UNKNOWN_ERROR;
-		snprintf(st->db->errmsg, sizeof(st->db->errmsg), "%s: not a bulk statement",
-			 defs[id].name);
-		return -1;
-	}
-	if (st->array && nrows > 0)
-		return exec_array(st, id, v, nrows);
-	/* multi-row statements of 2^level rows, the largest that fits first */
-	for (unsigned level = 7; nrows > 0;) {
-		unsigned rows = 1u << level;
-		MYSQL_STMT *s;
-
-		if (rows > nrows) {
-			level--;
-			continue;
-		}
-		s = handle(st, id, level);
-		if (s == NULL || run(st, s, id, v, rows) != 0)
-			return -1;
-		sum += (int64_t)mysql_stmt_affected_rows(s);
-		v += (size_t)rows * np;
-		nrows -= rows;
-	}
-	return sum;
-}
-
 int
 mw_stmt_row(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v,
 	    char (*out)[MW_STMT_COL], unsigned ncols)
 {
-	MYSQL_STMT *s = handle(st, id, 0);
+	MYSQL_STMT *s = handle(st, id);
 	MYSQL_BIND res[4];
 	unsigned long len[4];
 	my_bool null[4], trunc[4];
@@ -381,7 +333,7 @@ mw_stmt_row(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v,
 
 	if (ncols > 4)
 		ncols = 4;
-	if (s == NULL || run(st, s, id, v, 1) != 0)
+	if (s == NULL || run(st, s, id, v) != 0)
 		return -1;
 	memset(res, 0, sizeof(res));
 	for (unsigned c = 0; c < ncols; c++) {

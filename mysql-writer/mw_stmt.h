@@ -7,10 +7,10 @@
  * again after a reconnect (mw_db's generation), values bound from a flat
  * array of struct mw_val; no SQL text is formatted and nothing escaped.
  *
- * The statements marked bulk take many rows in one execution: either one
- * multi-row "VALUES (...), (...)" statement per power of two up to
- * MW_STMT_ROWS (the default), or MariaDB's array binding
- * (STMT_ATTR_ARRAY_SIZE) when mw_stmts.array is set.
+ * The statements marked bulk (INSERTs) also take many rows in one
+ * execution with MariaDB's array binding (STMT_ATTR_ARRAY_SIZE, the
+ * values handed over row by row through STMT_ATTR_CB_PARAM): one round
+ * trip, one statement executed per row without a parse.
  *
  * Thread-safety: a struct mw_stmts belongs to its connection's thread.
  */
@@ -57,8 +57,6 @@ enum mw_stmt_id {
 	MW_S_N
 };
 
-/** Most rows of one multi-row statement (a power of two). */
-#define MW_STMT_ROWS 128
 /** Most parameters of one row of any statement of the table. */
 #define MW_STMT_PARAMS 11
 /** Bytes of a column read by mw_stmt_row(), NUL included. */
@@ -95,14 +93,12 @@ struct mw_val mw_s(const char *s);
 
 /** The statements of one connection. All-zero is not valid: mw_stmts_init(). */
 struct mw_stmts {
-	struct mw_db *db; /**< borrowed */
-	unsigned gen;	  /**< db->gen the handles were prepared on */
-	bool array;	  /**< bulk: array binding instead of multi-row VALUES */
-	/** handles by statement, then by rows (2^level); NULL: not prepared */
-	MYSQL_STMT *h[MW_S_N][8];
-	MYSQL_BIND bind[MW_STMT_ROWS * MW_STMT_PARAMS]; /**< scratch */
-	const struct mw_val *rows;			/**< array binding: the rows */
-	unsigned np;					/**< array binding: per row */
+	struct mw_db *db;		 /**< borrowed */
+	unsigned gen;			 /**< db->gen the handles were prepared on */
+	MYSQL_STMT *h[MW_S_N];		 /**< by statement; NULL: not prepared */
+	MYSQL_BIND bind[MW_STMT_PARAMS]; /**< scratch */
+	const struct mw_val *rows;	 /**< array binding: the rows */
+	unsigned np;			 /**< array binding: values per row */
 };
 
 /** mw_stmts_init - nothing prepared yet; statements of @p db. */
@@ -123,10 +119,11 @@ unsigned mw_stmt_params(enum mw_stmt_id id);
 int64_t mw_stmt_exec(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v);
 
 /**
- * mw_stmt_exec_rows - execute bulk statement @p id for @p nrows rows of
- * values (row-major at @p v) in as few executions as the mode allows; on
- * an error the rows before may have been written (roll back).
- * @return the sum of rows affected, or -1 with db->err set.
+ * mw_stmt_exec_rows - execute bulk statement @p id once for @p nrows rows
+ * of values (row-major at @p v, borrowed for the call); on an error the
+ * rows before it may have been written (roll back to a savepoint).
+ * @return the sum of rows affected, or -1 with db->err set (CR_UNKNOWN_ERROR
+ *         for a statement the table does not mark bulk).
  */
 int64_t mw_stmt_exec_rows(struct mw_stmts *st, enum mw_stmt_id id, const struct mw_val *v,
 			  size_t nrows);
