@@ -160,6 +160,18 @@ mw_stmts_free(struct mw_stmts *st)
 	memset(st->h, 0, sizeof(st->h));
 }
 
+const char *
+mw_stmt_sql(enum mw_stmt_id id)
+{
+	return defs[id].sql;
+}
+
+const char *
+mw_stmt_kinds(enum mw_stmt_id id)
+{
+	return defs[id].kinds;
+}
+
 unsigned
 mw_stmt_params(enum mw_stmt_id id)
 {

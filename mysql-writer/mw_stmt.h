@@ -107,6 +107,12 @@ void mw_stmts_init(struct mw_stmts *st, struct mw_db *db);
 /** mw_stmts_free - close every handle. @p st may be initialised again. */
 void mw_stmts_free(struct mw_stmts *st);
 
+/** mw_stmt_sql - the SQL of statement @p id (static). */
+const char *mw_stmt_sql(enum mw_stmt_id id);
+
+/** mw_stmt_kinds - its parameters' kinds, one a "?": u, i or s (static). */
+const char *mw_stmt_kinds(enum mw_stmt_id id);
+
 /** mw_stmt_params - how many values one row of statement @p id takes. */
 unsigned mw_stmt_params(enum mw_stmt_id id);
 

@@ -19,7 +19,9 @@
 #     offsets were never committed;
 #  3. a batch of 20 orders of an item not written yet, then its activity:
 #     the first is parked for its item and the 19 others behind it (the
-#     order barrier), then the 20 are applied once the item comes.
+#     order barrier), then the 20 are applied once the item comes;
+#  4. every item event (removed, paused, extended, closed, restocked,
+#     resumed) writes its columns.
 # Every wait is bounded and on a condition; every process is stopped by its
 # PID on every exit path.
 . "$(dirname "$0")/lib.sh"
@@ -157,6 +159,20 @@ produce mb.events 'item:9={"v":1,"seq":2000,"type":"activity","order":null,"user
 check "item: then applied once the item comes (30 s)" \
 	wait_sql mb "SELECT CONCAT_WS(':', COUNT(*), (SELECT sold FROM items WHERE id = 9)) FROM orders WHERE id BETWEEN 71 AND 90" "20:20" 30
 check "item: the parked table is empty again (10 s)" wait_sql mb "SELECT COUNT(*) FROM parked" 0 10
+
+# ------------------------------------------------------------------ 4. item events
+ev() {
+	printf 'item:8={"v":1,"seq":%s,"type":"%s","order":null,"user":0,"item":8,"units":%s,"time_ns":%s%s}' "$@"
+}
+produce mb.events "$(ev 3001 removed 5 3001 '')" "$(ev 3002 paused 0 3002 '')" \
+	"$(ev 3003 extended 0 3003 ',"end_ns":99999')" "$(ev 3004 closed 0 3004 '')" \
+	"$(ev 3005 restocked 7 3005 '')" || bad "items: produce item 8's events"
+check "items: removed, paused, extended, closed, restocked written (30 s)" \
+	wait_sql mb "SELECT CONCAT_WS(':', removed, paused_ns, end_ns, closed_ns, added, updated_ns) FROM items WHERE id = 8" \
+	"5:3002:99999:3004:7:3005" 30
+produce mb.events "$(ev 3006 resumed 0 3006 '')" || bad "items: produce the resume"
+check "items: resumed (30 s)" \
+	wait_sql mb "SELECT CONCAT_WS(':', IFNULL(paused_ns, 'null'), updated_ns) FROM items WHERE id = 8" "null:3006" 30
 writer_stop TERM
 expect_eq "item: writer stopped" "$W_RC" 0
 check "logs: the writer's lines are logfmt" itpy logfmt_check --prog seckill-mysql-writer "$tmp/writer.log"
