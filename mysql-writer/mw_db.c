@@ -52,7 +52,7 @@ mw_db_connect(struct mw_db *db, const struct mw_db_conf *conf)
 	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	if (mysql_real_connect(db->my, conf->socket ? NULL : conf->host, conf->user, conf->password,
 			       NULL, conf->socket ? 0 : conf->port, conf->socket,
-			       CLIENT_FOUND_ROWS | CLIENT_MULTI_STATEMENTS) == NULL)
+			       CLIENT_FOUND_ROWS) == NULL)
 		goto err;
 	if (strlen(conf->database) > 64) {
 		db->err = ER_WRONG_DB_NAME;

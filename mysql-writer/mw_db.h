@@ -43,7 +43,7 @@ extern const char mw_db_schema_sql[];
 
 /**
  * mw_db_connect - connect @p db with @p conf (autocommit off, READ
- * COMMITTED, utf8mb4, affected rows = rows matched, multi-statements), create the database
+ * COMMITTED, utf8mb4, affected rows = rows matched), create the database
  * if missing and use it. Closes a previous connection of @p db first.
  * @return 0, or -EIO with db->err and db->errmsg set.
  */

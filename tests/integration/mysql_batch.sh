@@ -28,11 +28,7 @@
 . "$(dirname "$0")/mysql_lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (mariadbd as root in a scratch datadir)"
 command -v curl >/dev/null || skip "needs curl"
-[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
-[ -x "${SK_MYSQL_WRITER:-}" ] || skip "SK_MYSQL_WRITER is not an executable (run through meson test)"
-for t in mariadbd mariadb-install-db mariadb mariadb-admin; do
-	command -v "$t" >/dev/null || skip "needs $t (Debian: mariadb-server, mariadb-client)"
-done
+mysql_require
 
 tmp=$(mktemp -d)
 MPORT=$((17000 + $$ % 1000))
@@ -40,10 +36,7 @@ SOCK=$tmp/db.sock
 T0=$SECONDS
 
 batch_cleanup() {
-	if [ "$FAILS" != 0 ]; then
-		echo "--- writer log (last lines)"
-		tail -n 20 "$tmp/writer.log" 2>/dev/null || true
-	fi
+	mysql_fail_logs
 	writer_stop KILL
 	db_stop KILL
 	kafka_down

@@ -32,3 +32,24 @@ produce() {
 	shift
 	"$SK_KAFKA" produce --bootstrap "$KAFKA_BOOTSTRAP" --topic "$topic" "$@" >/dev/null
 }
+
+# mysql_require - skip (lib.sh's skip) unless the broker tool, the writer
+# and MariaDB's programs are there; the caller checks root and the rest.
+mysql_require() {
+	local t
+	[ -x "${SK_KAFKA:-}" ] || skip "SK_KAFKA is not an executable (run through meson test)"
+	[ -x "${SK_MYSQL_WRITER:-}" ] || skip "SK_MYSQL_WRITER is not an executable (run through meson test)"
+	for t in mariadbd mariadb-install-db mariadb mariadb-admin; do
+		command -v "$t" >/dev/null || skip "needs $t (Debian: mariadb-server, mariadb-client)"
+	done
+}
+
+# mysql_fail_logs - after a failed check (FAILS), the last lines of the
+# writer's and mariadbd's logs in $tmp.
+mysql_fail_logs() {
+	[ "$FAILS" != 0 ] || return 0
+	echo "--- writer log (last lines)"
+	tail -n 20 "$tmp/writer.log" 2>/dev/null || true
+	echo "--- mariadbd log (last lines)"
+	tail -n 10 "$tmp/db.err" 2>/dev/null || true
+}
