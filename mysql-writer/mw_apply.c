@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mw_apply.c - the SQL of seckill-mysql-writer: one function per message
- * type, the per-message savepoint (applied, duplicate, parked, refused),
- * the parked table, and the batch transaction.
+ * mw_apply.c - what seckill-mysql-writer does with a message: one function
+ * per message type over the prepared statements (mw_stmt.h), the
+ * per-message savepoint (applied, duplicate, parked, refused), the parked
+ * table, and the batch transaction with its runs of orders (mw_run.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,7 +39,8 @@ static const char *const park_reason[] = {
 /* What apply_one() did with a message. */
 enum outcome { OUT_APPLIED, OUT_DUP, OUT_PARKED, OUT_REFUSED, OUT_SKIPPED };
 
-#define X(...) mw_db_exec(a->db, __VA_ARGS__)
+#define X(...)	   mw_db_exec(a->db, __VA_ARGS__)
+#define S(id, ...) mw_stmt_exec(&a->st, id, (const struct mw_val[]){__VA_ARGS__})
 
 static int64_t
 now_ns(void)
@@ -65,6 +67,13 @@ mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt, uint3
 	a->unpark_pending = true;
 	a->count_parked = true;
 	a->parked_rows = -1;
+	mw_stmts_init(&a->st, db);
+}
+
+void
+mw_apply_fini(struct mw_apply *a)
+{
+	mw_stmts_free(&a->st);
 }
 
 /*
@@ -88,96 +97,13 @@ refuse(struct mw_apply *a, const struct mw_msg *m, enum mw_metric metric, const 
 static int
 order_state(struct mw_apply *a, const struct mw_msg *m)
 {
-	MYSQL_RES *res =
-		mw_db_query(a->db, "SELECT state FROM orders WHERE id = %" PRIu64, m->order);
-	MYSQL_ROW row;
-	char what[64];
+	char col[1][MW_STMT_COL], what[64];
+	int rc = mw_stmt_row(&a->st, MW_S_ORDER_STATE, &(struct mw_val){.n = m->order}, col, 1);
 
-	if (res == NULL)
-		return ST_DBERR;
-	row = mysql_fetch_row(res);
-	if (row == NULL) {
-		mysql_free_result(res);
-		return ST_PARK_ORDER;
-	}
-	snprintf(what, sizeof(what), "the order is %s", row[0] ? row[0] : "?");
-	mysql_free_result(res);
+	if (rc <= 0)
+		return rc < 0 ? ST_DBERR : ST_PARK_ORDER;
+	snprintf(what, sizeof(what), "the order is %s", col[0][0] ? col[0] : "?");
 	return refuse(a, m, MW_M_STATE_CONFLICT, what);
-}
-
-/* The longest single statement the formatters below write, bytes. */
-#define STMT_MAX 1024
-
-/* quoted - @s as a quoted SQL string, or NULL when empty, into @out. */
-static char *
-quoted(struct mw_apply *a, const char *s, char *out)
-{
-	if (s[0] == '\0')
-		return strcpy(out, "NULL");
-	out[0] = '\'';
-	mw_db_escape(a->db, out + 1, s);
-	return strcat(out, "'");
-}
-
-/* fmt_order - the INSERT of a confirmed order's row. */
-static void
-fmt_order(struct mw_apply *a, const struct mw_msg *m, int64_t now, char *q)
-{
-	char ip[2 * sizeof(m->client_ip) + 3];
-
-	snprintf(q, STMT_MAX,
-		 "INSERT INTO orders (id, user_id, state, units, nlines, client_ip, sold_ns, "
-		 "confirmed_ns, updated_ns, seq, written_ns) VALUES (%" PRIu64 ", %" PRIu64
-		 ", 'confirmed', %" PRIu64 ", %u, %s, %" PRId64 ", %" PRId64 ", %" PRId64
-		 ", %" PRIu64 ", %" PRId64 ")",
-		 m->order, m->user, m->units, m->nlines, quoted(a, m->client_ip, ip), m->sold_ns,
-		 m->time_ns, m->time_ns, m->seq, now);
-}
-
-/* fmt_line - the INSERT of line @i (no row if its item is not written). */
-static void
-fmt_line(const struct mw_msg *m, unsigned i, char *q)
-{
-	const struct mw_msg_line *l = &m->lines[i];
-
-	snprintf(q, STMT_MAX,
-		 "INSERT INTO order_lines (order_id, line, item_id, user_id, qty, price, "
-		 "one_per_user) SELECT %" PRIu64 ", %u, id, %" PRIu64 ", %u, %" PRIu64
-		 ", per_user_limit = 1 FROM items WHERE id = %" PRIu32,
-		 m->order, l->line, m->user, l->qty, l->price, l->item);
-}
-
-/*
- * fmt_guard - the stock guard of line @i: the seeds' "total + added -
- * removed - sold + returned >= n", with no subtraction (the columns are
- * unsigned).
- */
-static void
-fmt_guard(const struct mw_msg *m, unsigned i, char *q)
-{
-	const struct mw_msg_line *l = &m->lines[i];
-
-	snprintf(q, STMT_MAX,
-		 "UPDATE items SET sold = sold + %u WHERE id = %" PRIu32
-		 " AND total + added + returned >= sold + removed + %u",
-		 l->qty, l->item, l->qty);
-}
-
-/* fmt_event - the INSERT IGNORE of the message's order_events row. */
-static void
-fmt_event(struct mw_apply *a, const struct mw_msg *m, char *q)
-{
-	char order[24] = "NULL", req[2 * MW_MSG_REQUEST_MAX + 3];
-
-	if (m->order != 0)
-		snprintf(order, sizeof(order), "%" PRIu64, m->order);
-	snprintf(q, STMT_MAX,
-		 "INSERT IGNORE INTO order_events (seq, type, order_id, user_id, item_id, units, "
-		 "time_ns, request, outcome) VALUES (%" PRIu64 ", '%s', %s, %" PRIu64 ", %" PRIu32
-		 ", %" PRIu64 ", %" PRId64 ", %s, '%s')",
-		 m->seq, mw_msg_type_name(m->type), order, m->user, m->item, m->units, m->time_ns,
-		 quoted(a, m->request, req),
-		 m->type == MW_MSG_PAY_CONFLICT ? "conflict" : "applied");
 }
 
 /*
@@ -187,24 +113,25 @@ fmt_event(struct mw_apply *a, const struct mw_msg *m, char *q)
 static int
 step_confirmed(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 {
-	char q[STMT_MAX];
+	struct mw_val v[MW_RUN_ORDER_NP];
 	int64_t r;
 
-	fmt_order(a, m, now, q);
-	r = X("%s", q);
+	mw_run_order_vals(m, m->client_ip, now, v);
+	r = mw_stmt_exec(&a->st, MW_S_ORDER, v);
 	if (r < 0)
 		return a->db->err == ER_DUP_ENTRY
 			       ? refuse(a, m, MW_M_ORDER_CONFLICT, "id written with another seq")
 			       : ST_DBERR;
 	for (unsigned i = 0; i < m->nlines; i++) {
-		fmt_line(m, i, q);
-		r = X("%s", q);
+		const struct mw_msg_line *l = &m->lines[i];
+
+		r = S(MW_S_LINE, mw_u(m->order), mw_u(l->line), mw_u(m->user), mw_u(l->qty),
+		      mw_u(l->price), mw_u(l->item));
 		if (r < 0)
 			return a->db->err == ER_DUP_ENTRY ? ST_PARK_USER : ST_DBERR;
 		if (r == 0)
 			return ST_PARK_ITEM;
-		fmt_guard(m, i, q);
-		r = X("%s", q);
+		r = S(MW_S_GUARD, mw_u(l->qty), mw_u(l->item), mw_u(l->qty));
 		if (r <= 0)
 			return r < 0 ? ST_DBERR : ST_PARK_STOCK;
 	}
@@ -212,65 +139,17 @@ step_confirmed(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 }
 
 /*
- * confirmed_fast - a confirmed order in one round trip: the savepoint, its
- * event row, the order, each line and its guard as one multi-statement.
- * Returns 1 when every statement wrote its row (applied); 0 when anything
- * else happened (rolled back to the savepoint: the statement-by-statement
- * path then tells what); -1 on an error worth retrying the batch for.
- */
-static int
-confirmed_fast(struct mw_apply *a, const struct mw_msg *m, int64_t now)
-{
-	int want = 3 + 2 * (int)m->nlines, n, i;
-	size_t cap = (size_t)want * (STMT_MAX + 1), off;
-	int64_t rows[3 + 2 * MW_MSG_MAX_LINES];
-	char *q = malloc(cap);
-
-	if (q == NULL)
-		return 0;
-	off = (size_t)snprintf(q, cap, "SAVEPOINT msg;");
-	fmt_event(a, m, q + off);
-	off += strlen(q + off);
-	q[off++] = ';';
-	fmt_order(a, m, now, q + off);
-	off += strlen(q + off);
-	for (unsigned l = 0; l < m->nlines; l++) {
-		q[off++] = ';';
-		fmt_line(m, l, q + off);
-		off += strlen(q + off);
-		q[off++] = ';';
-		fmt_guard(m, l, q + off);
-		off += strlen(q + off);
-	}
-	n = mw_db_multi(a->db, rows, want, "%s", q);
-	free(q);
-	for (i = 1; n == want && i < want && rows[i] == 1; i++)
-		;
-	if (n == want && i == want)
-		return 1;
-	/* a duplicate (a guard, a conflict) or refused data: the slow path
-	 * tells which; anything else stalls the batch */
-	if (n < want && a->db->err != ER_DUP_ENTRY && !mw_db_message_error(a->db->err))
-		return -1;
-	return X("ROLLBACK TO SAVEPOINT msg") < 0 ? -1 : 0;
-}
-
-/*
- * step_move - confirmed -> @to (paid or cancelled), then @set on the
+ * step_move - confirmed -> paid or cancelled (@to), then @lines on the
  * order's lines joined with their items (the units paid or returned).
  */
 static int
-step_move(struct mw_apply *a, const struct mw_msg *m, const char *to, const char *set)
+step_move(struct mw_apply *a, const struct mw_msg *m, enum mw_stmt_id to, enum mw_stmt_id lines)
 {
-	int64_t r = X("UPDATE orders SET state = '%s', updated_ns = %" PRId64 " WHERE id = %" PRIu64
-		      " AND state = 'confirmed'",
-		      to, m->time_ns, m->order);
+	int64_t r = S(to, mw_i(m->time_ns), mw_u(m->order));
 
 	if (r <= 0)
 		return r < 0 ? ST_DBERR : order_state(a, m);
-	r = X("UPDATE items i JOIN order_lines l ON l.item_id = i.id SET %s WHERE l.order_id = "
-	      "%" PRIu64,
-	      set, m->order);
+	r = S(lines, mw_u(m->order));
 	return r < 0 ? ST_DBERR : ST_OK;
 }
 
@@ -281,44 +160,27 @@ step_move(struct mw_apply *a, const struct mw_msg *m, const char *to, const char
 static int
 step_refunded(struct mw_apply *a, const struct mw_msg *m)
 {
-	MYSQL_RES *res;
-	MYSQL_ROW row;
+	char col[3][MW_STMT_COL];
 	int64_t r;
 	int rc;
 
-	r = X("UPDATE order_lines SET live = (refunded + %" PRIu64 " < qty), refunded = refunded + "
-	      "%" PRIu64 " WHERE order_id = %" PRIu64 " AND item_id = %" PRIu32
-	      " AND refunded + %" PRIu64 " <= qty AND (SELECT state FROM orders WHERE id = %" PRIu64
-	      ") IN ('paid', 'partially_refunded')",
-	      m->units, m->units, m->order, m->item, m->units, m->order);
+	r = S(MW_S_REFUND, mw_u(m->units), mw_u(m->units), mw_u(m->order), mw_u(m->item),
+	      mw_u(m->units), mw_u(m->order));
 	if (r < 0)
 		return ST_DBERR;
 	if (r == 0) {
-		res = mw_db_query(a->db,
-				  "SELECT o.state, l.qty, l.refunded FROM orders o LEFT JOIN "
-				  "order_lines l ON l.order_id = o.id AND l.item_id = %" PRIu32
-				  " WHERE o.id = %" PRIu64,
-				  m->item, m->order);
-		if (res == NULL)
-			return ST_DBERR;
-		row = mysql_fetch_row(res);
-		if (row == NULL)
-			rc = ST_PARK_ORDER;
-		else if (row[1] == NULL)
-			rc = refuse(a, m, MW_M_REFUND_REFUSED, "no line of that item");
-		else if (strcmp(row[0], "paid") != 0 && strcmp(row[0], "partially_refunded") != 0)
-			rc = refuse(a, m, MW_M_STATE_CONFLICT, "the order is not paid");
-		else
-			rc = refuse(a, m, MW_M_REFUND_REFUSED, "more units than the line has left");
-		mysql_free_result(res);
-		return rc;
+		rc = mw_stmt_row(&a->st, MW_S_REFUND_WHY,
+				 (const struct mw_val[]){mw_u(m->item), mw_u(m->order)}, col, 3);
+		if (rc <= 0)
+			return rc < 0 ? ST_DBERR : ST_PARK_ORDER;
+		if (col[1][0] == '\0')
+			return refuse(a, m, MW_M_REFUND_REFUSED, "no line of that item");
+		if (strcmp(col[0], "paid") != 0 && strcmp(col[0], "partially_refunded") != 0)
+			return refuse(a, m, MW_M_STATE_CONFLICT, "the order is not paid");
+		return refuse(a, m, MW_M_REFUND_REFUSED, "more units than the line has left");
 	}
-	if (X("UPDATE items SET returned = returned + %" PRIu64 " WHERE id = %" PRIu32, m->units,
-	      m->item) < 0 ||
-	    X("UPDATE orders SET updated_ns = %" PRId64 ", state = IF((SELECT SUM(qty - refunded) "
-	      "FROM order_lines WHERE order_id = %" PRIu64
-	      ") = 0, 'refunded', 'partially_refunded') WHERE id = %" PRIu64,
-	      m->time_ns, m->order, m->order) < 0)
+	if (S(MW_S_REFUND_ITEM, mw_u(m->units), mw_u(m->item)) < 0 ||
+	    S(MW_S_REFUND_ORDER, mw_i(m->time_ns), mw_u(m->order), mw_u(m->order)) < 0)
 		return ST_DBERR;
 	return ST_OK;
 }
@@ -327,81 +189,51 @@ step_refunded(struct mw_apply *a, const struct mw_msg *m)
 static int
 step_activity(struct mw_apply *a, const struct mw_msg *m)
 {
-	char name[2 * MW_MSG_NAME_MAX + 3] = "NULL", price[24] = "NULL", start[24] = "NULL",
-					end[24] = "NULL";
+	struct mw_val none = {.null = 1};
 
-	if (m->has_name) {
-		name[0] = '\'';
-		mw_db_escape(a->db, name + 1, m->name);
-		strcat(name, "'");
-	}
-	if (m->has_price)
-		snprintf(price, sizeof(price), "%" PRIu64, m->price);
-	if (m->has_start)
-		snprintf(start, sizeof(start), "%" PRId64, m->start_ns);
-	if (m->has_end)
-		snprintf(end, sizeof(end), "%" PRId64, m->end_ns);
-	return X("INSERT INTO items (id, total, per_user_limit, name, price, start_ns, end_ns, "
-		 "updated_ns) VALUES (%" PRIu32 ", %" PRIu64 ", %" PRIu32
-		 ", %s, %s, %s, %s, %" PRId64 ") ON DUPLICATE KEY UPDATE total = VALUES(total), "
-		 "per_user_limit = %s, name = COALESCE(VALUES(name), name), price = "
-		 "COALESCE(VALUES(price), price), start_ns = COALESCE(VALUES(start_ns), start_ns), "
-		 "end_ns = COALESCE(VALUES(end_ns), end_ns), updated_ns = VALUES(updated_ns)",
-		 m->item, m->units, m->has_limit ? m->limit : a->default_limit, name, price, start,
-		 end, m->time_ns, m->has_limit ? "VALUES(per_user_limit)" : "per_user_limit") < 0
+	return S(MW_S_ACTIVITY, mw_u(m->item), mw_u(m->units),
+		 mw_u(m->has_limit ? m->limit : a->default_limit),
+		 m->has_name ? mw_s(m->name) : none, m->has_price ? mw_u(m->price) : none,
+		 m->has_start ? mw_i(m->start_ns) : none, m->has_end ? mw_i(m->end_ns) : none,
+		 mw_i(m->time_ns), mw_u(m->has_limit)) < 0
 		       ? ST_DBERR
 		       : ST_OK;
+}
+
+/* item_step - an item event's statement: no row is its item not written. */
+static int
+item_step(int64_t r)
+{
+	return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
 }
 
 /* step - the message's own statements (after its order_events row). */
 static int
 step(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 {
-	int64_t r;
-
 	switch (m->type) {
 	case MW_MSG_CONFIRMED:
 		return step_confirmed(a, m, now);
 	case MW_MSG_PAID:
-		return step_move(a, m, "paid", "i.paid = i.paid + l.qty");
+		return step_move(a, m, MW_S_PAY, MW_S_PAY_LINES);
 	case MW_MSG_CANCELLED: /* every line's units back, the lines not live */
-		return step_move(a, m, "cancelled",
-				 "i.returned = i.returned + l.qty - l.refunded, l.live = 0");
+		return step_move(a, m, MW_S_CANCEL, MW_S_CANCEL_LINES);
 	case MW_MSG_REFUNDED:
 		return step_refunded(a, m);
 	case MW_MSG_ACTIVITY:
 		return step_activity(a, m);
 	case MW_MSG_RESTOCKED:
-		r = X("UPDATE items SET added = added + %" PRIu64 ", updated_ns = %" PRId64
-		      " WHERE id = %" PRIu32,
-		      m->units, m->time_ns, m->item);
-		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+		return item_step(S(MW_S_RESTOCK, mw_u(m->units), mw_i(m->time_ns), mw_u(m->item)));
 	case MW_MSG_CLOSED:
-		r = X("UPDATE items SET closed_ns = %" PRId64 ", updated_ns = %" PRId64
-		      " WHERE id = %" PRIu32,
-		      m->time_ns, m->time_ns, m->item);
-		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+		return item_step(S(MW_S_CLOSE, mw_i(m->time_ns), mw_i(m->time_ns), mw_u(m->item)));
 	case MW_MSG_REMOVED: /* unsold units back: the stock guard counts them */
-		r = X("UPDATE items SET removed = removed + %" PRIu64 ", updated_ns = %" PRId64
-		      " WHERE id = %" PRIu32,
-		      m->units, m->time_ns, m->item);
-		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+		return item_step(S(MW_S_REMOVE, mw_u(m->units), mw_i(m->time_ns), mw_u(m->item)));
 	case MW_MSG_PAUSED:
+		return item_step(S(MW_S_PAUSE, mw_i(m->time_ns), mw_i(m->time_ns), mw_u(m->item)));
 	case MW_MSG_RESUMED:
-		if (m->type == MW_MSG_PAUSED)
-			r = X("UPDATE items SET paused_ns = %" PRId64 ", updated_ns = %" PRId64
-			      " WHERE id = %" PRIu32,
-			      m->time_ns, m->time_ns, m->item);
-		else
-			r = X("UPDATE items SET paused_ns = NULL, updated_ns = %" PRId64
-			      " WHERE id = %" PRIu32,
-			      m->time_ns, m->item);
-		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+		return item_step(S(MW_S_RESUME, mw_i(m->time_ns), mw_u(m->item)));
 	case MW_MSG_EXTENDED:
-		r = X("UPDATE items SET end_ns = %" PRId64 ", updated_ns = %" PRId64
-		      " WHERE id = %" PRIu32,
-		      m->end_ns, m->time_ns, m->item);
-		return r < 0 ? ST_DBERR : r == 0 ? ST_PARK_ITEM : ST_OK;
+		return item_step(S(MW_S_EXTEND, mw_i(m->end_ns), mw_i(m->time_ns), mw_u(m->item)));
 	case MW_MSG_PAY_CONFLICT:
 		sk_logf(SK_LOG_WARN, "mysql",
 			"seq=%" PRIu64 " order=%" PRIu64 " user=%" PRIu64
@@ -418,25 +250,19 @@ step(struct mw_apply *a, const struct mw_msg *m, int64_t now)
 static int64_t
 event_row(struct mw_apply *a, const struct mw_msg *m)
 {
-	char q[STMT_MAX];
+	struct mw_val v[MW_RUN_EVENT_NP];
 
-	fmt_event(a, m, q);
-	return X("%s", q);
+	mw_run_event_vals(m, m->request, v);
+	return mw_stmt_exec(&a->st, MW_S_EVENT, v);
 }
 
 /* event_seen - whether @m's order_events row exists: 1, 0, -1 on error. */
 static int64_t
 event_seen(struct mw_apply *a, const struct mw_msg *m)
 {
-	MYSQL_RES *res =
-		mw_db_query(a->db, "SELECT 1 FROM order_events WHERE seq = %" PRIu64, m->seq);
-	int64_t seen;
+	char col[1][MW_STMT_COL];
 
-	if (res == NULL)
-		return -1;
-	seen = mysql_fetch_row(res) != NULL;
-	mysql_free_result(res);
-	return seen;
+	return mw_stmt_row(&a->st, MW_S_EVENT_SEEN, &(struct mw_val){.n = m->seq}, col, 1);
 }
 
 /* caught_up - whether a guard's refusal is final now (asked once a batch). */
@@ -448,32 +274,35 @@ caught_up(struct mw_apply *a)
 	return a->caught_up_now == 1;
 }
 
-/* order_sql - the message's order id as SQL into @buf (NULL: item events). */
-static const char *
-order_sql(const struct mw_msg *m, char buf[24])
-{
-	if (m->order == 0)
-		return "NULL";
-	snprintf(buf, 24, "%" PRIu64, m->order);
-	return buf;
-}
-
 /*
- * behind - the order barrier (mw_db_parked_ahead(): an order waits behind
- * an earlier parked order, an order's event behind any earlier parked row
- * of that order, final too): ST_PARK_BEHIND, else ST_OK (ST_DBERR on
- * error). Costs one indexed query per message, only while something is
- * parked.
+ * behind - the order barrier (docs/mysql.md, "Event ordering"): whether
+ * the parked table holds a row that @m must wait behind. The appliance
+ * sold in seq order, so applied in seq order no guard refuses; parking
+ * lets later messages overtake a waiting one, and two overtakings do harm:
+ *  - a confirmed order: an earlier parked order that is not refused (a
+ *    guard's refusal or a final row holds no other order back), whose unit
+ *    or per-user slot it could take;
+ *  - an event of an order: any earlier parked row of that order, final or
+ *    refused too: a refund applied ahead of its parked paid is refused as
+ *    "not paid", and one ahead of a final row would pass it unnoticed; it
+ *    waits until the row is applied, or the operator requeues or deletes it.
+ * ST_PARK_BEHIND, else ST_OK (ST_DBERR on error). Costs one indexed query
+ * per message, only while something is parked.
  */
 static int
 behind(struct mw_apply *a, const struct mw_msg *m)
 {
 	bool order = m->type == MW_MSG_CONFIRMED;
+	char col[1][MW_STMT_COL];
 	int rc;
 
 	if (a->parked_rows == 0 || (!order && m->order == 0))
 		return ST_OK;
-	rc = mw_db_parked_ahead(a->db, order, m->order, m->seq);
+	if (order)
+		rc = mw_stmt_row(&a->st, MW_S_AHEAD_ORDER, &(struct mw_val){.n = m->seq}, col, 1);
+	else
+		rc = mw_stmt_row(&a->st, MW_S_AHEAD_EVENT,
+				 (const struct mw_val[]){mw_u(m->order), mw_u(m->seq)}, col, 1);
 	return rc < 0 ? ST_DBERR : rc > 0 ? ST_PARK_BEHIND : ST_OK;
 }
 
@@ -504,25 +333,16 @@ park(struct mw_apply *a, const struct mw_msg *m, const char *val, size_t len, in
 		    (st == ST_PARK_ITEM && again &&
 		     now_ns() - a->row.parked_ns >= a->final_after_ns && caught_up(a));
 	int refused = counted || final;
-	char *esc, order[24];
+	const char *why = park_reason[st];
 	int64_t r;
 
-	if (again) {
-		r = X("UPDATE parked SET reason = '%s', refused = refused OR %d, final = %d WHERE "
-		      "seq = %" PRIu64 " AND (reason <> '%s' OR refused < %d OR final < %d)",
-		      park_reason[st], refused, final, m->seq, park_reason[st], refused, final);
-	} else {
-		esc = malloc(2 * len + 1);
-		if (esc == NULL)
-			return -ENOMEM;
-		mysql_real_escape_string(a->db->my, esc, val, (unsigned long)len);
-		r = X("INSERT IGNORE INTO parked (seq, reason, payload, refused, final, parked_ns, "
-		      "type, order_id) VALUES (%" PRIu64 ", '%s', '%s', %d, %d, %" PRId64
-		      ", '%s', %s)",
-		      m->seq, park_reason[st], esc, refused, final, now_ns(),
-		      mw_msg_type_name(m->type), order_sql(m, order));
-		free(esc);
-	}
+	if (again)
+		r = S(MW_S_REPARK, mw_s(why), mw_u(refused), mw_u(final), mw_u(m->seq), mw_s(why),
+		      mw_u(refused), mw_u(final));
+	else
+		r = S(MW_S_PARK, mw_u(m->seq), mw_s(why), (struct mw_val){.s = val, .len = len},
+		      mw_u(refused), mw_u(final), mw_i(now_ns()), mw_s(mw_msg_type_name(m->type)),
+		      m->order != 0 ? mw_u(m->order) : (struct mw_val){.null = 1});
 	if (r <= 0)
 		return r < 0 ? -1 : 0; /* parked before, as it is, or a redelivery */
 	a->count_parked = true;	       /* a new row, reason or state: the gauges */
@@ -607,13 +427,6 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 			goto dberr;
 		return OUT_PARKED;
 	}
-	if (m->type == MW_MSG_CONFIRMED) {
-		rc = confirmed_fast(a, m, now);
-		if (rc < 0)
-			goto dberr;
-		if (rc == 1)
-			return applied(a, m, parked);
-	}
 	if (X("SAVEPOINT msg") < 0)
 		goto dberr;
 	sp = true;
@@ -630,8 +443,7 @@ apply_one(struct mw_apply *a, const char *val, size_t len, bool parked)
 	if (st == ST_OK)
 		return applied(a, m, parked);
 	if (st == ST_REFUSE) {
-		if (X("UPDATE order_events SET outcome = 'refused' WHERE seq = %" PRIu64, m->seq) <
-		    0)
+		if (S(MW_S_REFUSED, mw_u(m->seq)) < 0)
 			goto dberr;
 		a->tally[MW_M_REFUSED]++;
 		a->tally[a->refuse]++;
@@ -694,7 +506,7 @@ unpark(struct mw_apply *a, uint64_t *cursor)
 			rc = apply_one(a, row[1], lens[1], true);
 			if (rc >= 0 && rc != OUT_PARKED) {
 				progress++;
-				if (X("DELETE FROM parked WHERE seq = %s", row[0]) < 0)
+				if (S(MW_S_UNPARK, mw_u(*cursor)) < 0)
 					rc = -EAGAIN;
 			}
 		}
@@ -730,12 +542,31 @@ mw_apply_batch(struct mw_apply *a, const struct mw_input *in, size_t n)
 	a->last_time_ns = 0;
 	if (X("START TRANSACTION") < 0)
 		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		int rc = apply_one(a, in[i].val, in[i].len, false);
+	/* runs of orders need to know that nothing is parked (the barrier) */
+	if (a->parked_rows < 0) {
+		if (mw_db_count_parked(a->db, gauge_reason, MW_PARK_REASONS, parked) < 0)
+			goto fail;
+		a->parked_rows = parked[0];
+	}
+	for (size_t i = 0, k; i < n; i += k) {
+		int rc = 0;
 
+		k = 0;
+		if (a->parked_rows == 0)
+			rc = mw_run_apply(a, in + i, n - i, &k);
 		if (rc < 0)
 			goto fail;
-		moved |= rc == OUT_APPLIED;
+		moved |= rc == 1;
+		if (rc == 1)
+			continue;
+		/* one by one: not a run, or a run that did not land whole */
+		k = k > 0 ? k : 1;
+		for (size_t j = i; j < i + k; j++) {
+			rc = apply_one(a, in[j].val, in[j].len, false);
+			if (rc < 0)
+				goto fail;
+			moved |= rc == OUT_APPLIED;
+		}
 	}
 	if (moved && unpark(a, &cursor) < 0)
 		goto fail;

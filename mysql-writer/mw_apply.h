@@ -4,7 +4,10 @@
  * mw_apply.h - what seckill-mysql-writer does with a batch of messages: one
  * MariaDB transaction that applies each message (decoded by mw_msg.h) with
  * the seeds' guards in SQL, parks the ones whose order or item is not
- * there yet, retries the parked ones, and commits.
+ * there yet, retries the parked ones, and commits. Every statement with
+ * data in it is a prepared one (mw_stmt.h); consecutive confirmed orders
+ * are written as one run of bulk statements (mw_run.h) and replayed
+ * one by one when the run does not land whole.
  *
  * Idempotence: every message carries the seq of the appliance's event log;
  * its order_events row (PRIMARY KEY seq) is inserted first, in the same
@@ -22,6 +25,8 @@
 #include "mw_db.h"
 #include "mw_metrics.h"
 #include "mw_msg.h"
+#include "mw_run.h"
+#include "mw_stmt.h"
 
 /** One message of a batch: its Kafka value, borrowed for the call. */
 struct mw_input {
@@ -63,6 +68,8 @@ struct mw_apply {
 	int64_t last_time_ns;	   /**< time_ns of the last order of the batch */
 	uint64_t tally[MW_M_N];	   /**< this batch's counts, added on commit */
 	struct mw_msg msg;	   /**< scratch */
+	struct mw_stmts st;	   /**< the prepared statements */
+	struct mw_run run;	   /**< scratch of a run of orders */
 };
 
 /**
@@ -77,6 +84,12 @@ struct mw_apply {
 void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
 		   uint32_t default_limit, uint32_t final_after_s, const char *prog,
 		   mw_caught_up_fn caught_up, void *caught_up_arg);
+
+/**
+ * mw_apply_fini - close the prepared statements of @p a (its connection
+ * may be closed already). @p a may be set up again.
+ */
+void mw_apply_fini(struct mw_apply *a);
 
 /**
  * mw_apply_batch - apply @p n messages in order in one transaction and
@@ -96,7 +109,9 @@ void mw_apply_init(struct mw_apply *a, struct mw_db *db, struct mw_metrics *mt,
  * none, 8 sweeps at most). A guard's refusal counts as one (logged with
  * the order id) only when the writer is caught up (@p a->caught_up), else
  * as a wait. The counters and gauges go to the metrics only once the
- * transaction committed.
+ * transaction committed. A run of confirmed orders that does not land
+ * whole (mw_run.h) is rolled back to its savepoint and applied one by
+ * one, so one bad order parks alone and the others land.
  *
  * @return 0 once committed; -EAGAIN when a statement or the commit failed
  *         with any error but the message's own data (the server is away, a

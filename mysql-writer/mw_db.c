@@ -40,6 +40,7 @@ mw_db_connect(struct mw_db *db, const struct mw_db_conf *conf)
 
 	mw_db_close(db);
 	db->conf = conf;
+	db->gen++;
 	db->my = mysql_init(NULL);
 	if (db->my == NULL) {
 		fail(db);
@@ -51,7 +52,7 @@ mw_db_connect(struct mw_db *db, const struct mw_db_conf *conf)
 	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	if (mysql_real_connect(db->my, conf->socket ? NULL : conf->host, conf->user, conf->password,
 			       NULL, conf->socket ? 0 : conf->port, conf->socket,
-			       CLIENT_FOUND_ROWS | CLIENT_MULTI_STATEMENTS) == NULL)
+			       CLIENT_FOUND_ROWS) == NULL)
 		goto err;
 	if (strlen(conf->database) > 64) {
 		db->err = ER_WRONG_DB_NAME;
@@ -145,35 +146,6 @@ mw_db_exec(struct mw_db *db, const char *fmt, ...)
 		return 0;
 	}
 	return (int64_t)mysql_affected_rows(db->my);
-}
-
-int
-mw_db_multi(struct mw_db *db, int64_t *rows, int max, const char *fmt, ...)
-{
-	va_list ap;
-	int rc, n = 0;
-
-	va_start(ap, fmt);
-	rc = vexec(db, fmt, ap);
-	va_end(ap);
-	if (rc != 0)
-		return 0;
-	for (;;) {
-		MYSQL_RES *res = mysql_store_result(db->my);
-
-		if (n < max)
-			rows[n] = res != NULL ? 0 : (int64_t)mysql_affected_rows(db->my);
-		if (res != NULL)
-			mysql_free_result(res);
-		n++;
-		rc = mysql_next_result(db->my);
-		if (rc == -1)
-			return n;
-		if (rc > 0) {
-			fail(db);
-			return n;
-		}
-	}
 }
 
 MYSQL_RES *
@@ -327,28 +299,4 @@ mw_db_count_parked(struct mw_db *db, const char *const *reasons, unsigned nreaso
 	}
 	mysql_free_result(res);
 	return 0;
-}
-
-int
-mw_db_parked_ahead(struct mw_db *db, bool order, uint64_t order_id, uint64_t seq)
-{
-	MYSQL_RES *res;
-	int found;
-
-	if (order)
-		res = mw_db_query(
-			db,
-			"SELECT 1 FROM parked WHERE type = 'confirmed' AND refused = 0 AND "
-			"seq < %" PRIu64 " LIMIT 1",
-			seq);
-	else
-		res = mw_db_query(db,
-				  "SELECT 1 FROM parked WHERE order_id = %" PRIu64
-				  " AND seq < %" PRIu64 " LIMIT 1",
-				  order_id, seq);
-	if (res == NULL)
-		return -EIO;
-	found = mysql_fetch_row(res) != NULL;
-	mysql_free_result(res);
-	return found;
 }

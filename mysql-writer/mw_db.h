@@ -2,8 +2,9 @@
 /**
  * @file
  * mw_db.h - seckill-mysql-writer's MariaDB connection: connect (unix socket
- * or host:port), the schema of mysql-writer/schema.sql, formatted queries,
- * and which errors are worth a retry.
+ * or host:port), the schema of mysql-writer/schema.sql, formatted queries
+ * of constant SQL (the statements with data are mw_stmt.h's), and which
+ * errors are worth a retry.
  *
  * Thread-safety: a struct mw_db belongs to one thread (libmariadb's rule
  * for a MYSQL handle).
@@ -31,6 +32,8 @@ struct mw_db_conf {
 struct mw_db {
 	MYSQL *my;		       /**< NULL when not connected */
 	const struct mw_db_conf *conf; /**< borrowed */
+	unsigned gen;		       /**< counts the connections made: prepared
+					    statements of another one are void */
 	unsigned err;		       /**< mysql_errno() of the last failed call */
 	char errmsg[512];	       /**< its message */
 };
@@ -40,7 +43,7 @@ extern const char mw_db_schema_sql[];
 
 /**
  * mw_db_connect - connect @p db with @p conf (autocommit off, READ
- * COMMITTED, utf8mb4, affected rows = rows matched, multi-statements), create the database
+ * COMMITTED, utf8mb4, affected rows = rows matched), create the database
  * if missing and use it. Closes a previous connection of @p db first.
  * @return 0, or -EIO with db->err and db->errmsg set.
  */
@@ -56,16 +59,6 @@ void mw_db_close(struct mw_db *db);
  *         db->errmsg set. A result set, if any, is read and dropped.
  */
 int64_t mw_db_exec(struct mw_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/**
- * mw_db_multi - run the statements of @p fmt (separated by ";") in one
- * round trip and keep each one's rows affected in @p rows (at most @p max).
- * The server stops at the first statement that fails.
- * @return the number of statements that succeeded; when it is below their
- *         number, db->err and db->errmsg say why the next one failed.
- */
-int mw_db_multi(struct mw_db *db, int64_t *rows, int max, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /**
  * mw_db_query - run a query made from @p fmt and return its whole result.
@@ -106,25 +99,6 @@ bool mw_db_next_statement(const char *sql, size_t *pos, size_t *start, size_t *l
  * @return 0, or -EIO with db->err set.
  */
 int mw_db_count_parked(struct mw_db *db, const char *const *reasons, unsigned nreasons, int64_t *n);
-
-/**
- * mw_db_parked_ahead - the order barrier (docs/mysql.md, "Event ordering"):
- * whether the parked table holds a row that the message of seq @p seq must
- * wait behind. The appliance sold in seq order, so applied in seq order no
- * guard refuses; parking lets later messages overtake a waiting one, and
- * two overtakings do harm:
- *  - @p order true (a confirmed order): an earlier parked order that is not
- *    refused (a guard's refusal or a final row holds no other order back),
- *    whose unit or per-user slot it could take;
- *  - @p order false (an event of order @p order_id): any earlier parked row
- *    of that order, final or refused too: a refund applied ahead of its
- *    parked paid is refused as "not paid", and one ahead of a final row
- *    would pass it unnoticed; it waits until the row is applied, or the
- *    operator requeues or deletes it.
- * Runs in the connection's transaction.
- * @return 1 (wait), 0, or -EIO with db->err set.
- */
-int mw_db_parked_ahead(struct mw_db *db, bool order, uint64_t order_id, uint64_t seq);
 
 /** What the writer does with a message, by what went wrong with it. */
 enum mw_db_verdict {

@@ -148,7 +148,7 @@ cmd_run(const struct mw_opts *o)
 	rd_kafka_message_t **msgs = calloc(cap, sizeof(*msgs));
 	struct mw_input *in = calloc(cap, sizeof(*in));
 	struct mw_metrics *mt = calloc(1, sizeof(*mt));
-	struct mw_apply *a = malloc(sizeof(*a));
+	struct mw_apply *a = calloc(1, sizeof(*a));
 	struct mw_kafka *k = NULL;
 	struct mw_db db = {0};
 	struct mw_db_conf dc;
@@ -206,6 +206,8 @@ out_ok:
 		stop_sig ? "signal" : "max-seconds");
 out:
 	mw_kafka_close(k);
+	if (a != NULL && a->db != NULL)
+		mw_apply_fini(a);
 	mw_db_close(&db);
 	if (mt != NULL)
 		mw_metrics_stop(mt);

@@ -31,10 +31,7 @@
 # PID on every exit path.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (mariadbd as root in a scratch datadir)"
-for t in mariadbd mariadb-install-db mariadb mariadb-admin; do
-	command -v "$t" >/dev/null || skip "needs $t (Debian: mariadb-server, mariadb-client)"
-done
-require_tools curl SK_KAFKA SK_MYSQL_WRITER
+require_tools curl SK_KAFKA SK_MYSQL_WRITER mariadbd mariadb-install-db mariadb mariadb-admin
 # shellcheck source=lib/kafka.sh
 . "$IT_DIR/lib/kafka.sh"
 # shellcheck source=lib/mariadb.sh

@@ -215,7 +215,8 @@ expect_eq "wave: no guard refusal, nothing parked" \
 # ------------------------------------------------------------------ 3. A again
 sum0=$(sql seckill "CHECKSUM TABLE items, orders, order_lines, order_events EXTENDED" | awk '{ printf "%s ", $2 }')
 check "again: writer A started again" writer A
-expect_eq "again: A is connected to MariaDB" "$(wm A seckill_mysql_db_up)" 1
+# /metrics answers before the connection is made: wait for it (bounded).
+MPORT=$(port A) check "again: A is connected to MariaDB (10 s)" wait_wmetric seckill_mysql_db_up 1 10
 check "again: verify" verify
 expect_eq "again: no table changed" \
 	"$(sql seckill "CHECKSUM TABLE items, orders, order_lines, order_events EXTENDED" | awk '{ printf "%s ", $2 }')" \

@@ -28,3 +28,13 @@ pay_orders() {
 	done < <(head -n "$1" "$2" | awk '{ print $2 }')
 	echo "$n"
 }
+
+# mysql_fail_logs - after a failed check (FAILS), the last lines of the
+# writer's and mariadbd's logs in $tmp.
+mysql_fail_logs() {
+	[ "$FAILS" != 0 ] || return 0
+	echo "--- writer log (last lines)"
+	tail -n 20 "$tmp/writer.log" 2>/dev/null || true
+	echo "--- mariadbd log (last lines)"
+	tail -n 10 "$tmp/db.err" 2>/dev/null || true
+}

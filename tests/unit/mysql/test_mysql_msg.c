@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_mysql_msg.c - table-driven tests of seckill-mysql-writer's message
- * decoder (mysql-writer/mw_msg.c) and schema splitter (mw_db.c).
+ * decoder (mysql-writer/mw_msg.c), schema splitter (mw_db.c) and statement
+ * table (mw_stmt.c).
  *
  * Every input ends right before a PROT_NONE page, so a decoder that reads
  * past the value's length crashes the test. Tables: one valid message of
@@ -20,6 +21,8 @@
 
 #include "mw_db.h"
 #include "mw_msg.h"
+#include "mw_run.h"
+#include "mw_stmt.h"
 #include "sk_test.h"
 
 #define AREA (64 * 1024)
@@ -413,6 +416,46 @@ START_TEST(test_verdict_decode)
 }
 END_TEST
 
+/* The statement table: one kind per "?" (none inside a quoted string). */
+START_TEST(test_stmt_table)
+{
+	const char *q = mw_stmt_sql((enum mw_stmt_id)_i), *k = mw_stmt_kinds((enum mw_stmt_id)_i);
+	unsigned marks = 0;
+	bool quoted = false;
+
+	ck_assert_ptr_nonnull(q);
+	for (; *q != '\0'; q++) {
+		quoted ^= *q == '\'';
+		marks += !quoted && *q == '?';
+	}
+	ck_assert_msg(!quoted, "statement %d: a quote left open", _i);
+	ck_assert_uint_eq(marks, strlen(k));
+	ck_assert_uint_eq(mw_stmt_params((enum mw_stmt_id)_i), marks);
+	ck_assert_uint_le(marks, MW_STMT_PARAMS);
+	ck_assert_uint_eq(strspn(k, "uis"), strlen(k));
+}
+END_TEST
+
+/* The rows a run builds match the statements they are bound to. */
+START_TEST(test_stmt_run_rows)
+{
+	struct mw_val v;
+
+	ck_assert_uint_eq(mw_stmt_params(MW_S_EVENT), MW_RUN_EVENT_NP);
+	ck_assert_uint_eq(mw_stmt_params(MW_S_ORDER), MW_RUN_ORDER_NP);
+	ck_assert_uint_eq(mw_stmt_params(MW_S_LINES), MW_RUN_LINE_NP);
+	v = mw_s("");
+	ck_assert_int_eq(v.null, 1);
+	v = mw_s(NULL);
+	ck_assert_int_eq(v.null, 1);
+	v = mw_s("abc");
+	ck_assert_int_eq(v.null, 0);
+	ck_assert_uint_eq(v.len, 3);
+	v = mw_i(-5);
+	ck_assert_int_eq((int64_t)v.n, -5);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -432,6 +475,8 @@ suite(void)
 	tcase_add_test(tc, test_schema_split);
 	tcase_add_loop_test(tc, test_verdict, 0, (int)(sizeof(verdicts) / sizeof(verdicts[0])));
 	tcase_add_test(tc, test_verdict_decode);
+	tcase_add_loop_test(tc, test_stmt_table, 0, MW_S_N);
+	tcase_add_test(tc, test_stmt_run_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
