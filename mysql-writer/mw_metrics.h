@@ -42,6 +42,8 @@ enum mw_metric {
 	MW_M_ORDERS,	      /**< orders written */
 	MW_M_BATCHES,	      /**< transactions committed */
 	MW_M_BATCH_RETRIES,   /**< batches rolled back and tried again */
+	MW_M_RUNS,	      /**< runs of orders written whole (mw_run.c) */
+	MW_M_RUNS_REPLAYED,   /**< runs rolled back and applied one by one */
 	MW_M_DB_CONNECTS,     /**< successful (re)connections to MariaDB */
 	MW_M_KAFKA_ERRORS,    /**< consumer errors reported (outages ...) */
 	MW_M_COMMIT_ERRORS,   /**< offset commits that failed (retried later) */

@@ -176,8 +176,11 @@ mw_run_apply(struct mw_apply *a, const struct mw_input *in, size_t n, size_t *ta
 	rc = run_write(a, r, k, nl);
 	if (rc < 0)
 		return -EAGAIN;
-	if (rc == 0)
+	if (rc == 0) {
+		a->tally[MW_M_RUNS_REPLAYED]++;
 		return mw_db_exec(a->db, "ROLLBACK TO SAVEPOINT run") < 0 ? -EAGAIN : 0;
+	}
+	a->tally[MW_M_RUNS]++;
 	a->tally[MW_M_APPLIED] += k;
 	a->tally[MW_M_ORDERS] += k;
 	a->last_time_ns = last;

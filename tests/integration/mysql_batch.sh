@@ -106,6 +106,8 @@ expect_eq "park: the lines' one_per_user and the orders' client_ip" \
 check "park: counted: 38 orders (10 s)" wait_wmetric seckill_mysql_orders_written_total 38 10
 expect_eq "park: sql_error counted once" \
 	"$(wmetric 'seckill_mysql_messages_total{result="sql_error"}')" 1
+# the run that held them did not land whole: replayed one by one
+check "park: a run replayed (10 s)" wait_wmetric seckill_mysql_runs_replayed_total 1 10
 writer_stop TERM
 expect_eq "park: writer stopped" "$W_RC" 0
 
@@ -138,6 +140,8 @@ check "stall: started again" writer_start "${W[@]}"
 check "stall: the 30 orders land: their offsets were not committed (30 s)" \
 	wait_sql mb "SELECT COUNT(*) FROM orders WHERE id BETWEEN 41 AND 70" 30 30
 expect_eq "stall: orders:events:lines:sold:parked" "$(state)" "68:68:68:68:0"
+# nothing parked any more: the restarted writer wrote them as runs
+check "stall: written as runs (10 s)" wait_wmetric seckill_mysql_runs_total 1 10
 writer_stop TERM
 expect_eq "stall: writer stopped" "$W_RC" 0
 
