@@ -34,6 +34,26 @@
 	X(drop_ip_frag) \
 	X(drop_ip_proto) \
 	X(drop_ip_src) \
+	X(ip6_rx) \
+	X(ip6_drop_bad) \
+	X(ip6_drop_not_us) \
+	X(ip6_drop_src) \
+	X(ip6_drop_frag) \
+	X(ip6_drop_ext) \
+	X(ip6_drop_proto) \
+	X(icmp6_drop_cksum) \
+	X(icmp6_drop_other) \
+	X(icmp6_echo_rx) \
+	X(icmp6_echo_tx) \
+	X(nd_ns_rx) \
+	X(nd_na_tx) \
+	X(nd_na_rx) \
+	X(nd_ns_tx) \
+	X(nd_ns_limited) \
+	X(nd_not_ours) \
+	X(nd_drop_hop) \
+	X(nd_drop_bad) \
+	X(nd_learnt) \
 	X(arp_rx) \
 	X(arp_reply_tx) \
 	X(arp_request_tx) \
