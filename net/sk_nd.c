@@ -30,7 +30,10 @@ enum { ND_NS = 135, ND_OPT_SLLA = 1, ND_NS_LEN = 24 + 8 };
 static inline struct sk_nd_entry *
 nd_slot(struct sk_net_lcore *net, const uint8_t *ip)
 {
-	return &net->nd[rte_jhash(ip, 16, net->hash_seed) & (SK_ND_CACHE_SIZE - 1)];
+	uint32_t w[4];
+
+	memcpy(w, ip, sizeof(w)); /* @ip may sit in a frame, 2-byte aligned */
+	return &net->nd[rte_jhash_32b(w, 4, net->hash_seed) & (SK_ND_CACHE_SIZE - 1)];
 }
 
 void

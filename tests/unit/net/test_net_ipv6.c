@@ -132,6 +132,21 @@ nd_msg(uint8_t *buf, uint8_t type, uint8_t flags, const uint8_t *target,
 	return 32;
 }
 
+/* rx_nd - feed an NS (135) or NA (136), hop limit 255, from @src to @dst via @dmac. */
+static void
+rx_nd(const struct rte_ether_addr *dmac, const uint8_t *src, const uint8_t *dst, uint8_t type,
+      uint8_t flags, const uint8_t *target, const struct rte_ether_addr *lla)
+{
+	uint8_t msg[32];
+
+	h_rx(&E, mk6(&(struct f6){.dmac = dmac,
+				  .src = src,
+				  .dst = dst,
+				  .hop = 255,
+				  .msg = msg,
+				  .len = nd_msg(msg, type, flags, target, lla)}));
+}
+
 /* What the stack sent, parsed. */
 struct p6 {
 	struct rte_ether_addr dmac, smac;
@@ -224,12 +239,7 @@ START_TEST(ns_answered_with_na)
 
 	/* Duplicate address detection for our address (from "::"): defended to all nodes. */
 	h_clear(&E);
-	h_rx(&E, mk6(&(struct f6){.dmac = &SRV_SN_MAC,
-				  .src = UNSPEC,
-				  .dst = SRV_SN,
-				  .hop = 255,
-				  .msg = msg,
-				  .len = nd_msg(msg, 135, 0, SRV6, NULL)}));
+	rx_nd(&SRV_SN_MAC, UNSPEC, SRV_SN, 135, 0, SRV6, NULL);
 	ck_assert_uint_eq(h_ntx(&E), 1);
 	parse6(0, &p);
 	ck_assert(rte_is_same_ether_addr(&p.dmac, &ALL_NODES_MAC));
@@ -238,12 +248,7 @@ START_TEST(ns_answered_with_na)
 	ck_assert(p.ck_ok);
 	/* The same but with a source link-layer option: malformed. */
 	h_clear(&E);
-	h_rx(&E, mk6(&(struct f6){.dmac = &SRV_SN_MAC,
-				  .src = UNSPEC,
-				  .dst = SRV_SN,
-				  .hop = 255,
-				  .msg = msg,
-				  .len = nd_msg(msg, 135, 0, SRV6, &h_cli_mac)}));
+	rx_nd(&SRV_SN_MAC, UNSPEC, SRV_SN, 135, 0, SRV6, &h_cli_mac);
 	ck_assert_uint_eq(h_ntx(&E), 0);
 	ck_assert_uint_eq(st()->nd_drop_bad, 1);
 	h_stop(&E);
@@ -394,6 +399,19 @@ counter(enum bad6 b)
 	return 0;
 }
 
+/* Extension-header chains to refuse: the first header's type, the bytes. */
+static const struct {
+	enum bad6 b;
+	uint8_t nh0, len;
+	uint8_t bytes[16];
+} bad_ext[] = {
+	{B_FRAG, NH_FRAG, 8, {NH_ICMP6, 0, 0, 1}},		 /* offset 0, more fragments */
+	{B_EXT_PAST, NH_DST, 8, {NH_ICMP6, 20}},		 /* claims 168 bytes */
+	{B_HOP_NOT_FIRST, NH_DST, 16, {NH_HOP, [8] = NH_ICMP6}}, /* hop-by-hop second */
+	{B_ROUTING_LEFT, NH_RT, 8, {NH_ICMP6, 0, 4, 1}},	 /* type 4, 1 segment left */
+	{B_OPT_DISCARD, NH_DST, 8, {NH_ICMP6, 0, 0x80, 4}},	 /* option 0x80: "discard" */
+};
+
 static struct rte_mbuf *
 mk_bad(enum bad6 b)
 {
@@ -405,50 +423,20 @@ mk_bad(enum bad6 b)
 	uint8_t *p;
 
 	memset(ext, 0, sizeof(ext));
+	for (unsigned i = 0; i < SK_ARRAY_SIZE(bad_ext); i++)
+		if (bad_ext[i].b == b) {
+			memcpy(ext, bad_ext[i].bytes, sizeof(bad_ext[i].bytes));
+			f.nh0 = bad_ext[i].nh0;
+			f.ext = ext;
+			f.ext_len = bad_ext[i].len;
+		}
 	switch (b) {
-	case B_FRAG: /* a fragment header: offset 0, more fragments */
-		ext[0] = NH_ICMP6;
-		ext[3] = 1;
-		f.nh0 = NH_FRAG;
-		f.ext = ext;
-		f.ext_len = 8;
-		break;
 	case B_EXT_9:
 		for (int k = 0; k < 9; k++)
 			ext[8 * k] = k == 8 ? NH_ICMP6 : NH_DST;
 		f.nh0 = NH_DST;
 		f.ext = ext;
 		f.ext_len = 72;
-		break;
-	case B_EXT_PAST: /* claims 16 bytes; the packet ends before */
-		ext[0] = NH_ICMP6;
-		ext[1] = 20;
-		f.nh0 = NH_DST;
-		f.ext = ext;
-		f.ext_len = 8;
-		break;
-	case B_HOP_NOT_FIRST:
-		ext[0] = NH_HOP;
-		ext[8] = NH_ICMP6;
-		f.nh0 = NH_DST;
-		f.ext = ext;
-		f.ext_len = 16;
-		break;
-	case B_ROUTING_LEFT: /* type 4 (segment routing), 1 segment left */
-		ext[0] = NH_ICMP6;
-		ext[2] = 4;
-		ext[3] = 1;
-		f.nh0 = NH_RT;
-		f.ext = ext;
-		f.ext_len = 8;
-		break;
-	case B_OPT_DISCARD: /* option type 0x80: unknown, "discard" */
-		ext[0] = NH_ICMP6;
-		ext[2] = 0x80;
-		ext[3] = 4;
-		f.nh0 = NH_DST;
-		f.ext = ext;
-		f.ext_len = 8;
 		break;
 	case B_NOT_US:
 		f.dst = OTHER6;
@@ -531,11 +519,7 @@ START_TEST(drops_counted)
 	ck_assert_uint_eq(st()->nd_ns_rx, 0);
 	/* An unsolicited NA about a neighbour we do not know teaches nothing. */
 	uint8_t msg[32];
-	h_rx(&E, mk6(&(struct f6){.src = CLI6,
-				  .dst = SRV6,
-				  .hop = 255,
-				  .msg = msg,
-				  .len = nd_msg(msg, 136, 0x20, CLI6, &h_cli_mac)}));
+	rx_nd(NULL, CLI6, SRV6, 136, 0x20, CLI6, &h_cli_mac);
 	ck_assert_uint_eq(st()->nd_na_rx, 1);
 	ck_assert_uint_eq(st()->nd_learnt, 0);
 	h_stop(&E);
@@ -560,18 +544,12 @@ START_TEST(cache_learns_and_ages)
 	static const struct rte_ether_addr cli_sn_mac = {{0x33, 0x33, 0xff, 0, 0, 2}};
 	static const uint8_t cli_sn[16] = {0xff, 0x02, [11] = 1, [12] = 0xff, [15] = 2};
 	struct rte_ether_addr mac;
-	uint8_t msg[32];
 	struct p6 p;
 
 	start6();
 	ck_assert_int_eq(sk_net_nd_lookup(E.net, ALL_NODES, NULL), -EINVAL);
 	ck_assert_int_eq(sk_net_nd_lookup(E.net, UNSPEC, NULL), -EINVAL);
-	h_rx(&E, mk6(&(struct f6){.dmac = &SRV_SN_MAC,
-				  .src = CLI6,
-				  .dst = SRV_SN,
-				  .hop = 255,
-				  .msg = msg,
-				  .len = nd_msg(msg, 135, 0, SRV6, &h_cli_mac)}));
+	rx_nd(&SRV_SN_MAC, CLI6, SRV_SN, 135, 0, SRV6, &h_cli_mac);
 	ck_assert_uint_eq(st()->nd_learnt, 1);
 	h_clear(&E);
 	h_advance(&E, 59000);
@@ -603,11 +581,7 @@ START_TEST(cache_learns_and_ages)
 	ck_assert_uint_eq(h_ntx(&E), 1);
 	ck_assert_uint_eq(st()->nd_ns_tx, 2);
 	/* The answer (solicited NA, a new MAC) fills the entry. */
-	h_rx(&E, mk6(&(struct f6){.src = CLI6,
-				  .dst = SRV6,
-				  .hop = 255,
-				  .msg = msg,
-				  .len = nd_msg(msg, 136, 0x60, CLI6, &new_mac)}));
+	rx_nd(NULL, CLI6, SRV6, 136, 0x60, CLI6, &new_mac);
 	ck_assert_int_eq(sk_net_nd_lookup(E.net, CLI6, &mac), 0);
 	ck_assert(rte_is_same_ether_addr(&mac, &new_mac));
 	/* A link-local neighbour is solicited from our link-local address. */
