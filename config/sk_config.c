@@ -39,6 +39,7 @@ static const struct key dataplane_keys[] = {
 static const struct key port_keys[] = {
 	{"device", KEY_DEVICE, PORT(device), 0, 0},
 	{"address", KEY_CIDR, PORT(addr), 1, 32},
+	{"address6", KEY_CIDR6, PORT(addr6), 1, 128},
 	{"gateway", KEY_IPV4, PORT(gateway), 0, 0},
 	{"mac", KEY_MAC, PORT(mac), 0, 0},
 	{"rx_queues", KEY_QUEUES, PORT(rx_queues), 1, 128},

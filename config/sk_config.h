@@ -99,6 +99,9 @@ struct sk_config_port {
 	uint32_t addr;	    /**< IPv4 address, host byte order (address = A.B.C.D/P) */
 	uint32_t gateway;   /**< IPv4 gateway, host byte order; 0: none (gateway) */
 	uint8_t prefix;	    /**< prefix length 1..32 */
+	bool has_addr6;	    /**< address6 was set: the port also speaks IPv6 */
+	uint8_t addr6[16];  /**< IPv6 address, network byte order (address6 = X:X::X/P) */
+	uint8_t prefix6;    /**< its prefix length 1..128 */
 	bool has_mac;	    /**< mac was set: program it into the port */
 	uint8_t mac[6];	    /**< mac = 02:00:00:00:00:01 */
 	uint16_t rx_queues; /**< rx_queues = N, or 0 for "auto" (RSS if possible) */

@@ -117,6 +117,10 @@ sk_config_check(struct load_ctx *ctx)
 			if (p->addr == cfg->ports[j].addr)
 				return sk_config_fail(
 					ctx, 0, "port%d.address: same address as port%d", i, j);
+			if (p->has_addr6 && cfg->ports[j].has_addr6 &&
+			    memcmp(p->addr6, cfg->ports[j].addr6, sizeof(p->addr6)) == 0)
+				return sk_config_fail(
+					ctx, 0, "port%d.address6: same address as port%d", i, j);
 		}
 	}
 	/* rte_mempool_create() refuses a cache above n / 1.5. */

@@ -35,6 +35,7 @@ enum key_type {
 	KEY_NAME,      /* char[SK_CONFIG_NAME_MAX], printable, no '"' or '\\' (JSON-safe) */
 	KEY_ACK,       /* uint8_t enum sk_config_ack: "queued" or "durable" */
 	KEY_TIME,      /* struct sk_config_time: "+N", unix seconds; "never" if max != 0 */
+	KEY_CIDR6,     /* port: has_addr6 + addr6 + prefix6, "X:X::X/P" */
 };
 
 struct key {

@@ -134,6 +134,54 @@ parse_time(const char *v, bool never_ok, struct sk_config_time *t)
 	return false;
 }
 
+/*
+ * set_cidr6 - "X:X::X/P" into @port: a global unicast IPv6 address (not
+ * ::, ::1, multicast, link-local, IPv4-mapped), prefix 1..128, not the
+ * all-zeros host part of its prefix (the subnet-router anycast address).
+ */
+static int
+set_cidr6(struct load_ctx *ctx, const char *sec, const struct key *k, struct sk_config_port *port,
+	  const char *v)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t zero[15];
+	const char *slash = strchr(v, '/');
+	char addr[INET6_ADDRSTRLEN];
+	size_t n = slash ? (size_t)(slash - v) : 0;
+	uint8_t a[16];
+	uint64_t x = 0;
+	bool host_zero = true;
+
+	if (slash == NULL || n >= sizeof(addr))
+		return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not X:X::X/prefix", sec,
+				      k->name, v);
+	memcpy(addr, v, n);
+	addr[n] = '\0';
+	if (inet_pton(AF_INET6, addr, a) != 1 || !parse_u64(slash + 1, &x))
+		return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not X:X::X/prefix", sec,
+				      k->name, v);
+	if (x < k->min || x > k->max)
+		return sk_config_fail(ctx, ctx->line,
+				      "%s.%s: prefix /%" PRIu64 " is out of range 1..128", sec,
+				      k->name, x);
+	if (a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) ||
+	    memcmp(a, mapped, sizeof(mapped)) == 0 ||
+	    (memcmp(a, zero, sizeof(zero)) == 0 && a[15] <= 1))
+		return sk_config_fail(ctx, ctx->line, "%s.%s: %s is not a global unicast address",
+				      sec, k->name, addr);
+	for (unsigned i = (unsigned)x; i < 128; i++)
+		if (a[i / 8] & (0x80 >> (i % 8)))
+			host_zero = false;
+	if (x < 128 && host_zero)
+		return sk_config_fail(ctx, ctx->line,
+				      "%s.%s: %s is the subnet-router anycast address of /%" PRIu64,
+				      sec, k->name, addr, x);
+	memcpy(port->addr6, a, sizeof(a));
+	port->prefix6 = (uint8_t)x;
+	port->has_addr6 = true;
+	return 1;
+}
+
 /* set_value - parse @v for key @k into @base; on error record it. */
 int
 sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base,
@@ -281,6 +329,8 @@ sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, 
 		port->prefix = (uint8_t)x;
 		return 1;
 	}
+	case KEY_CIDR6:
+		return set_cidr6(ctx, sec, k, port, v);
 	case KEY_IPV4:
 		if (!parse_ipv4(v, &ip) || ip == 0)
 			return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not an IPv4 address",

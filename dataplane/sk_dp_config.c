@@ -42,6 +42,10 @@ sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lc
 	nc->ip = pc->addr;
 	nc->prefix_len = pc->prefix;
 	nc->gateway = pc->gateway;
+	if (pc->has_addr6) {
+		memcpy(nc->ip6, pc->addr6, sizeof(nc->ip6));
+		nc->prefix6_len = pc->prefix6;
+	}
 	nc->mac = p->mac;
 	nc->port_id = p->port_id;
 	nc->tx_queue = p->dispatch ? 0 : (uint16_t)lc->index;

@@ -182,6 +182,36 @@ port_program_reta(struct sk_port *port, uint16_t reta_size, char *err, size_t er
 	return 0;
 }
 
+/*
+ * port_ipv6_groups - let the port receive the multicast groups IPv6 needs:
+ * all-nodes and the solicited-node groups of the address and of the
+ * link-local address (33:33:ff + the last 3 bytes of each; the link-local
+ * one's are the MAC's). A NIC filters multicast by default; an exact list
+ * first, all-multicast if the PMD has no list. Virtual ports (af_packet,
+ * tap, memif) filter nothing and support neither: that is not an error.
+ */
+static int
+port_ipv6_groups(const struct sk_config_port *pc, struct sk_port *port, char *err, size_t errlen)
+{
+	struct rte_ether_addr mc[3] = {
+		{{0x33, 0x33, 0, 0, 0, 1}},
+		{{0x33, 0x33, 0xff, pc->addr6[13], pc->addr6[14], pc->addr6[15]}},
+		{{0x33, 0x33, 0xff, port->mac.addr_bytes[3], port->mac.addr_bytes[4],
+		  port->mac.addr_bytes[5]}},
+	};
+	int rc;
+
+	if (rte_eth_dev_set_mc_addr_list(port->port_id, mc, RTE_DIM(mc)) == 0)
+		return 0;
+	rc = rte_eth_allmulticast_enable(port->port_id);
+	if (rc != 0 && rc != -ENOTSUP)
+		return port_fail(err, errlen, rc,
+				 "port%u.address6: %s accepts no IPv6 multicast (needed by "
+				 "neighbour discovery): %s",
+				 port->index, port->name, rte_strerror(-rc));
+	return 0;
+}
+
 int
 sk_port_start(const struct sk_config_port *pc, struct sk_port *port, struct rte_mempool *pool,
 	      char *err, size_t errlen)
@@ -268,7 +298,7 @@ sk_port_start(const struct sk_config_port *pc, struct sk_port *port, struct rte_
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port%u.device: %s: no MAC address: %s",
 				 port->index, port->name, rte_strerror(-rc));
-	return 0;
+	return pc->has_addr6 ? port_ipv6_groups(pc, port, err, errlen) : 0;
 }
 
 void

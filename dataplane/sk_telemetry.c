@@ -34,6 +34,26 @@
 	X(drop_ip_frag) \
 	X(drop_ip_proto) \
 	X(drop_ip_src) \
+	X(ip6_rx) \
+	X(ip6_drop_bad) \
+	X(ip6_drop_not_us) \
+	X(ip6_drop_src) \
+	X(ip6_drop_frag) \
+	X(ip6_drop_ext) \
+	X(ip6_drop_proto) \
+	X(icmp6_drop_cksum) \
+	X(icmp6_drop_other) \
+	X(icmp6_echo_rx) \
+	X(icmp6_echo_tx) \
+	X(nd_ns_rx) \
+	X(nd_na_tx) \
+	X(nd_na_rx) \
+	X(nd_ns_tx) \
+	X(nd_ns_limited) \
+	X(nd_not_ours) \
+	X(nd_drop_hop) \
+	X(nd_drop_bad) \
+	X(nd_learnt) \
 	X(arp_rx) \
 	X(arp_reply_tx) \
 	X(arp_request_tx) \
@@ -117,12 +137,15 @@ sum_lcore(unsigned i, struct summary *s)
 
 		s->rx_pkts += n->rx_pkts;
 		s->tx_pkts += n->tx_pkts;
-		s->rx_ignored += n->drop_ethertype + n->drop_not_us;
-		s->rx_drops += n->drop_short + n->drop_nonlinear + n->drop_ip_version +
-			       n->drop_ip_cksum + n->drop_ip_len + n->drop_ip_options +
-			       n->drop_ip_frag + n->drop_ip_proto + n->drop_ip_src + n->arp_drop +
-			       n->icmp_drop_cksum + n->tcp_drop_cksum + n->tcp_drop_hdr +
-			       n->tcp_conn_full + n->tcp_ooo_drop;
+		s->rx_ignored += n->drop_ethertype + n->drop_not_us + n->ip6_drop_not_us +
+				 n->nd_not_ours + n->icmp6_drop_other;
+		s->rx_drops +=
+			n->drop_short + n->drop_nonlinear + n->drop_ip_version + n->drop_ip_cksum +
+			n->drop_ip_len + n->drop_ip_options + n->drop_ip_frag + n->drop_ip_proto +
+			n->drop_ip_src + n->arp_drop + n->icmp_drop_cksum + n->tcp_drop_cksum +
+			n->tcp_drop_hdr + n->tcp_conn_full + n->tcp_ooo_drop + n->ip6_drop_bad +
+			n->ip6_drop_src + n->ip6_drop_frag + n->ip6_drop_ext + n->ip6_drop_proto +
+			n->icmp6_drop_cksum + n->nd_drop_hop + n->nd_drop_bad;
 		s->tx_drops += n->tx_dropped + n->tx_nombuf;
 		s->tcp_conns += n->tcp_conns;
 		s->tcp_time_wait += n->tcp_time_wait;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sk_eth.c - Ethernet input: checks the frame is for us and demultiplexes
- * ARP and IPv4. Everything else (VLAN tags, IPv6, LLDP...) is counted and
- * freed.
+ * ARP, IPv4 and (when the stack has an IPv6 address) IPv6. Everything else
+ * (VLAN tags, LLDP...) is counted and freed.
  */
 #include "sk_net_priv.h"
 
@@ -30,6 +30,16 @@ sk_eth_input(struct sk_net_lcore *net, struct rte_mbuf *m)
 			goto drop;
 		}
 		sk_arp_input(net, m);
+		return;
+	}
+	if (type == RTE_ETHER_TYPE_IPV6 && net->has_ip6) {
+		/* Our MAC, or a 33:33:... group: sk_ipv6_input() checks which. */
+		if (!rte_is_same_ether_addr(&eth->dst_addr, &net->conf.mac) &&
+		    (eth->dst_addr.addr_bytes[0] != 0x33 || eth->dst_addr.addr_bytes[1] != 0x33)) {
+			net->stats.drop_not_us++;
+			goto drop;
+		}
+		sk_ipv6_input(net, m);
 		return;
 	}
 	if (type != RTE_ETHER_TYPE_IPV4) {

@@ -23,6 +23,7 @@ sk_net_conf_defaults(struct sk_net_conf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	conf->prefix_len = 24;
+	conf->prefix6_len = 64;
 	conf->tcp_port = 80;
 	conf->max_conns = 4096;
 	conf->mss = 1460;
@@ -48,13 +49,32 @@ sk_net_conf_defaults(struct sk_net_conf *conf)
 	conf->cookie_period_s = 64;
 }
 
+/* ip6_unset - true if @c has no IPv6 address. */
+static bool
+ip6_unset(const struct sk_net_conf *c)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(c->ip6, zero, sizeof(zero)) == 0;
+}
+
+/* ip6_valid - no IPv6, or a global unicast address with a prefix 1..128. */
+static bool
+ip6_valid(const struct sk_net_conf *c)
+{
+	if (ip6_unset(c))
+		return true;
+	return c->prefix6_len >= 1 && c->prefix6_len <= 128 && c->ip6[0] != 0xff &&
+	       !sk_ipv6_is_link_local(c->ip6);
+}
+
 static bool
 conf_valid(const struct sk_net_conf *c)
 {
-	return c->ip != 0 && c->prefix_len <= 32 && rte_is_valid_assigned_ether_addr(&c->mac) &&
-	       c->ip_count >= 1 && c->ip_count <= 65536 &&
-	       (uint64_t)c->ip + c->ip_count - 1 <= UINT32_MAX && c->max_conns >= 1 &&
-	       c->max_conns <= (1u << 24) && c->mss >= 88 && c->mss <= 9000 &&
+	return c->ip != 0 && ip6_valid(c) && c->prefix_len <= 32 &&
+	       rte_is_valid_assigned_ether_addr(&c->mac) && c->ip_count >= 1 &&
+	       c->ip_count <= 65536 && (uint64_t)c->ip + c->ip_count - 1 <= UINT32_MAX &&
+	       c->max_conns >= 1 && c->max_conns <= (1u << 24) && c->mss >= 88 && c->mss <= 9000 &&
 	       c->rcv_buf_size >= 1 && c->rcv_buf_size <= 65535 && c->snd_buf_size >= 64 &&
 	       c->snd_buf_size <= (1u << 24) && c->app_data_size >= SK_TCP_APP_DATA_MIN &&
 	       c->app_data_size <= 65536 && c->tx_burst_max >= 1 && c->tx_burst_max <= 1024 &&
@@ -130,6 +150,9 @@ sk_net_lcore_create(const struct sk_net_conf *conf, unsigned lcore, struct rte_m
 				       : 0;
 	net->tw_ticks = sk_net_ms_to_ticks(net, conf->time_wait_ms);
 	net->netmask = conf->prefix_len == 0 ? 0 : ~0u << (32 - conf->prefix_len);
+	net->has_ip6 = !ip6_unset(conf);
+	sk_net_ipv6_link_local(&conf->mac, net->ll6);
+	sk_nd_init(net);
 	sk_syncookie_init(&net->cookie, conf->cookie_secret, hz * conf->cookie_period_s);
 	net->hash_seed = (uint32_t)(net->cookie.k0 ^ (net->cookie.k1 >> 32)) ^ lcore;
 	net->rng = (net->cookie.k0 ^ rte_rdtsc()) | 1; /* xorshift64: never 0 */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The dataplane's network stack: Ethernet, ARP, IPv4, ICMP echo and a TCP
- * server, one independent instance per lcore.
+ * The dataplane's network stack: Ethernet, ARP, IPv4, ICMP echo, IPv6 with
+ * neighbour discovery and ICMPv6 echo, and a TCP server (IPv4), one
+ * independent instance per lcore.
  *
  * Shape of use (one lcore, run-to-completion):
  *
@@ -118,6 +119,11 @@ struct sk_net_conf {
 				      1..65536, inside the subnet (default 1) */
 	uint8_t prefix_len;	   /**< subnet prefix length, 0..32 (default 24) */
 	uint32_t gateway;	   /**< default gateway, 0 = none; resolved by ARP */
+	uint8_t ip6[16];	   /**< our IPv6 address, network byte order; all zero = no IPv6
+				      (frames of type 0x86DD are then dropped as drop_ethertype).
+				      Global unicast; the link-local address is derived from
+				      the MAC (sk_net_ipv6_link_local()) */
+	uint8_t prefix6_len;	   /**< its prefix length, 1..128 (default 64) */
 	struct rte_ether_addr mac; /**< our MAC (required, unicast) */
 	uint16_t port_id;	   /**< DPDK port for rte_eth_tx_burst */
 	uint16_t tx_queue;	   /**< TX queue of this lcore on port_id */
@@ -192,7 +198,7 @@ struct sk_net_stats {
 	uint64_t tx_dropped;	  /**< frames the NIC refused (freed) */
 	uint64_t tx_nombuf;	  /**< segments not sent: mempool empty */
 	uint64_t drop_short;	  /**< truncated Ethernet/ARP/IP/ICMP/TCP header */
-	uint64_t drop_ethertype;  /**< neither IPv4 nor ARP (incl. VLAN-tagged) */
+	uint64_t drop_ethertype;  /**< neither IPv4, ARP nor (when configured) IPv6; VLAN-tagged */
 	uint64_t drop_not_us;	  /**< unicast MAC or IPv4 destination not ours */
 	uint64_t drop_nonlinear;  /**< multi-segment mbuf (not supported) */
 	uint64_t drop_ip_version; /**< IPv4 version != 4 or IHL < 5 */
@@ -202,6 +208,30 @@ struct sk_net_stats {
 	uint64_t drop_ip_frag;	  /**< fragment (MF set or offset != 0) */
 	uint64_t drop_ip_proto;	  /**< neither ICMP nor TCP */
 	uint64_t drop_ip_src;	  /**< source is broadcast/multicast/zero/ours */
+	/* IPv6 */
+	uint64_t ip6_rx;	   /**< IPv6 frames to our MAC or a multicast MAC */
+	uint64_t ip6_drop_bad;	   /**< version != 6, payload length inconsistent with the frame */
+	uint64_t ip6_drop_not_us;  /**< destination neither ours, our solicited-node nor ff02::1 */
+	uint64_t ip6_drop_src;	   /**< source multicast, loopback or ours */
+	uint64_t ip6_drop_frag;	   /**< a fragment header (no reassembly) */
+	uint64_t ip6_drop_ext;	   /**< extension headers: more than 8, beyond the packet, a
+				      hop-by-hop not first, a routing header with segments left,
+				      an unknown option that asks for a discard */
+	uint64_t ip6_drop_proto;   /**< upper layer other than ICMPv6 */
+	uint64_t icmp6_drop_cksum; /**< bad ICMPv6 checksum (pseudo-header included) */
+	uint64_t icmp6_drop_other; /**< ICMPv6 types we ignore (RS, RA, redirect, errors...) */
+	uint64_t icmp6_echo_rx;	   /**< echo requests received */
+	uint64_t icmp6_echo_tx;	   /**< echo replies sent */
+	/* Neighbour discovery (RFC 4861) */
+	uint64_t nd_ns_rx;	/**< neighbour solicitations for one of our addresses */
+	uint64_t nd_na_tx;	/**< advertisements sent (answers to them) */
+	uint64_t nd_na_rx;	/**< advertisements received (valid) */
+	uint64_t nd_ns_tx;	/**< solicitations sent (sk_net_nd_lookup() misses) */
+	uint64_t nd_ns_limited; /**< solicitations not sent: the per-second cap */
+	uint64_t nd_not_ours;	/**< NS/NA for an address that is not ours to answer/learn */
+	uint64_t nd_drop_hop;	/**< NS/NA with a hop limit other than 255 */
+	uint64_t nd_drop_bad;	/**< malformed NS/NA: short, code, multicast target, options */
+	uint64_t nd_learnt;	/**< neighbour cache entries written (learnt or updated) */
 	/* ARP */
 	uint64_t arp_rx;	 /**< ARP frames received */
 	uint64_t arp_reply_tx;	 /**< replies sent to requests for our IP */
@@ -369,6 +399,34 @@ const struct sk_net_stats *sk_net_lcore_stats(const struct sk_net_lcore *net);
  * @return 0 if found, -ENOENT if not (yet) known.
  */
 int sk_net_arp_lookup(const struct sk_net_lcore *net, uint32_t ip, struct rte_ether_addr *mac);
+
+/**
+ * Look up the neighbour cache (IPv6) of an lcore stack: 64 entries,
+ * direct-mapped, learnt from solicitations for our addresses (their source
+ * link-layer option) and from advertisements answering ours. An entry is
+ * trusted for 60 s after it was learnt. On a miss (or a stale entry) a
+ * neighbour solicitation is sent to @ip6's solicited-node multicast group,
+ * at most one per address per second and at most 100 per second in all
+ * (nd_ns_limited); the answer fills the cache for a later call. Not for
+ * the app's callbacks of another lcore: same thread rules as sk_net_rx().
+ *
+ * @param net  lcore stack.
+ * @param ip6  IPv6 address, network byte order (16 bytes).
+ * @param mac  [out] the MAC if found (may be NULL).
+ * @return 0 if found, -ENOENT if not (yet) known, -EINVAL if the stack has
+ *   no IPv6 address or @ip6 is multicast or unspecified.
+ */
+int sk_net_nd_lookup(struct sk_net_lcore *net, const uint8_t ip6[16], struct rte_ether_addr *mac);
+
+/**
+ * The link-local address fe80::/64 with the modified EUI-64 interface
+ * identifier of @mac (RFC 4291 appendix A): the address the stack answers
+ * neighbour discovery on, beside conf.ip6. Pure.
+ *
+ * @param mac  the port's MAC.
+ * @param ll   [out] 16 bytes, network byte order.
+ */
+void sk_net_ipv6_link_local(const struct rte_ether_addr *mac, uint8_t ll[16]);
 
 /**
  * Queue @len bytes to send on @c. The bytes are copied into the

@@ -9,6 +9,7 @@
 #ifndef SK_NET_PRIV_H
 #define SK_NET_PRIV_H
 
+#include <string.h>
 #include <sys/queue.h>
 
 #include <rte_ip.h>
@@ -158,6 +159,18 @@ struct sk_arp_entry {
 	struct rte_ether_addr mac;
 };
 
+#define SK_ND_CACHE_SIZE 64 /* direct-mapped, power of two: as the ARP cache */
+
+enum { SK_ND_EMPTY = 0, SK_ND_INCOMPLETE, SK_ND_REACHABLE };
+
+/* One neighbour (IPv6) cache entry. */
+struct sk_nd_entry {
+	uint8_t ip[16];		   /* network order */
+	struct rte_ether_addr mac; /* valid when REACHABLE */
+	uint8_t state;		   /* SK_ND_* */
+	uint64_t tick;		   /* REACHABLE: learnt at; INCOMPLETE: last NS sent at */
+};
+
 /* What a timer entry belongs to (sk_timer.kind). */
 enum { SK_TIMER_CONN = 1, SK_TIMER_ARP = 2 };
 
@@ -209,6 +222,15 @@ struct sk_net_lcore {
 	/* ARP */
 	struct sk_arp_entry arp[SK_ARP_CACHE_SIZE];
 
+	/* IPv6: our addresses and the neighbour cache (sk_nd.c) */
+	bool has_ip6;		 /* conf.ip6 is set */
+	uint8_t ll6[16];	 /* link-local address (EUI-64 of conf.mac) */
+	uint32_t nd_reach_ticks; /* how long a learnt entry is trusted */
+	uint32_t nd_retry_ticks; /* least time between two NS for one address */
+	uint64_t nd_second;	 /* the second nd_ns_count counts in */
+	uint32_t nd_ns_count;	 /* NS sent in nd_second (cap: SK_ND_NS_PER_S) */
+	struct sk_nd_entry nd[SK_ND_CACHE_SIZE];
+
 	/* RFC 5961 challenge-ACK rate limit: count in the current second, and
 	 * this second's limit, drawn at random (the CVE-2016-5696 side channel) */
 	uint64_t chal_second;
@@ -255,6 +277,50 @@ void sk_ipv4_fill(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t p
 		  uint16_t l4_len);
 /** Set the IPv4 checksum (or its offload flags) of a frame built in @m. */
 void sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
+
+/* sk_ipv6.c */
+void sk_ipv6_input(struct sk_net_lcore *net, struct rte_mbuf *m);
+/** True if @a (16 bytes, network order) is our global or link-local address. */
+static inline bool
+sk_ipv6_is_ours(const struct sk_net_lcore *net, const uint8_t *a)
+{
+	return memcmp(a, net->ll6, 16) == 0 || memcmp(a, net->conf.ip6, 16) == 0;
+}
+/** True if @a is link-local unicast (fe80::/10). */
+static inline bool
+sk_ipv6_is_link_local(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+/** The solicited-node multicast address ff02::1:ffXX:XXXX of @a. */
+void sk_ipv6_solicited(const uint8_t *a, uint8_t out[16]);
+/** The Ethernet multicast MAC 33:33:xx:xx:xx:xx of multicast address @a. */
+void sk_ipv6_mcast_mac(const uint8_t *a, struct rte_ether_addr *mac);
+/**
+ * Fill an IPv6 header (no extension headers) and the Ethernet header before
+ * it; @dmac NULL derives the multicast MAC from @dst. Sets the mbuf lengths
+ * fields for offloads (none is asked for: ICMPv6 is summed in software).
+ */
+void sk_ipv6_fill(const struct sk_net_lcore *net, struct rte_mbuf *m, const uint8_t *src,
+		  const uint8_t *dst, const struct rte_ether_addr *dmac, uint8_t proto,
+		  uint8_t hop_limit, uint16_t l4_len);
+
+/* sk_icmp6.c */
+/**
+ * ICMPv6 input: @ip is the packet's IPv6 header, the message is @len bytes
+ * at @off bytes after it (extension headers skipped). Takes ownership of @m.
+ */
+void sk_icmp6_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv6_hdr *ip,
+		    uint32_t off, uint32_t len);
+/** The checksum field value of an ICMPv6 message (its own field read as 0). */
+uint16_t sk_icmp6_cksum(const uint8_t *src, const uint8_t *dst, const void *msg, uint32_t len);
+
+/* sk_nd.c: the neighbour cache */
+/** Convert the cache's timers to @net's ticks (at create time). */
+void sk_nd_init(struct sk_net_lcore *net);
+/** Record @ip -> @mac (REACHABLE, now); @create false: only if @ip has an entry. */
+void sk_nd_learn(struct sk_net_lcore *net, const uint8_t *ip, const struct rte_ether_addr *mac,
+		 bool create);
 
 /* sk_icmp.c */
 void sk_icmp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);

@@ -133,6 +133,22 @@ static const struct bad_case bad_cases[] = {
 	 "port1.device: same device as port0"},
 	{PORT0 "[port1]\ndevice = net_tap1\naddress = 198.18.0.1/24\n",
 	 "port1.address: same address as port0"},
+	{PORT0 "address6 = 2001:2::1\n", ":4: port0.address6: '2001:2::1' is not X:X::X/prefix"},
+	{PORT0 "address6 = 2001:2::g/64\n", "port0.address6: '2001:2::g/64' is not X:X::X/prefix"},
+	{PORT0 "address6 = 198.18.0.1/24\n", "port0.address6: '198.18.0.1/24' is not X:X::X"},
+	{PORT0 "address6 = 2001:2::1/129\n", "port0.address6: prefix /129 is out of range 1..128"},
+	{PORT0 "address6 = 2001:2::1/0\n", "port0.address6: prefix /0 is out of range 1..128"},
+	{PORT0 "address6 = 2001:2::1/x\n", "port0.address6: '2001:2::1/x' is not X:X::X/prefix"},
+	{PORT0 "address6 = ::/64\n", "port0.address6: :: is not a global unicast address"},
+	{PORT0 "address6 = ::1/128\n", "port0.address6: ::1 is not a global unicast address"},
+	{PORT0 "address6 = ff02::1/64\n", "port0.address6: ff02::1 is not a global unicast"},
+	{PORT0 "address6 = fe80::1/64\n", "port0.address6: fe80::1 is not a global unicast"},
+	{PORT0 "address6 = ::ffff:198.18.0.1/96\n", "is not a global unicast address"},
+	{PORT0 "address6 = 2001:2::/64\n",
+	 "port0.address6: 2001:2:: is the subnet-router anycast address of /64"},
+	{PORT0 "address6 = 2001:2::1/64\n[port1]\ndevice = net_tap1\naddress = 198.18.1.1/24\n"
+	       "address6 = 2001:2::1/64\n",
+	 "port1.address6: same address as port0"},
 
 	/* [seckill] */
 	{PORT0 "[seckill]\nauth = maybe\n", ":5: seckill.auth: 'maybe' is not on/off"},
@@ -322,6 +338,7 @@ static const char full_text[] = "# a full file, with every kind of value\n"
 				"[port0]\n"
 				"device = 0000:03:00.0\n"
 				"address = 198.19.2.3/16\n"
+				"address6 = 2001:2:0:7::3/64\n"
 				"gateway = 198.19.0.1\n"
 				"mac = 02:AB:cd:00:00:01\n"
 				"rx_queues = 4\n"
@@ -382,7 +399,11 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(cfg.ports[0].addr, 0xc6130203u);
 	ck_assert_uint_eq(cfg.ports[0].prefix, 16);
 	ck_assert_uint_eq(cfg.ports[0].gateway, 0xc6130001u);
-	ck_assert(cfg.ports[0].has_mac);
+	static const uint8_t a6[16] = {0x20, 0x01, 0, 2, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 3};
+	ck_assert(cfg.ports[0].has_addr6);
+	ck_assert_mem_eq(cfg.ports[0].addr6, a6, 16);
+	ck_assert_uint_eq(cfg.ports[0].prefix6, 64);
+	ck_assert(!cfg.ports[1].has_addr6);
 	ck_assert_mem_eq(cfg.ports[0].mac, mac, 6);
 	ck_assert_uint_eq(cfg.ports[0].rx_queues, 4);
 	ck_assert_uint_eq(cfg.ports[0].rx_desc, 2048);
