@@ -25,6 +25,9 @@ static const char v1_sig[6] = {'P', 'R', 'O', 'X', 'Y', ' '};
 #define V2_ADDR4_LEN 12 /* two IPv4 addresses, two ports */
 #define V2_ADDR6_LEN 36 /* two IPv6 addresses, two ports */
 
+/* It lives in the per-connection app area (docs/tcp.md). */
+_Static_assert(sizeof(struct sk_proxy_parser) == 8, "sk_proxy_parser grew");
+
 static const char *const result_names[SK_PROXY_RESULT_MAX] = {
 	[SK_PROXY_NEED_MORE] = "need more bytes",
 	[SK_PROXY_DONE] = "done",

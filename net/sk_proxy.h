@@ -108,7 +108,7 @@ struct sk_proxy_header {
 	struct sk_addr dst; /**< the address it connected to; idem */
 };
 
-/** Parser state, one per connection (12 bytes; an init'ed copy is valid). */
+/** Parser state, one per connection (8 bytes, no pointer). */
 struct sk_proxy_parser {
 	uint32_t seen;	     /**< bytes examined; the header's length once DONE */
 	uint16_t v2_len_max; /**< bound on a v2 declared length */
