@@ -191,6 +191,24 @@ sk_addr_parse(const char *s, size_t len, struct sk_addr *out)
 	return e;
 }
 
+bool
+sk_addr_port_parse(const char *s, size_t len, uint16_t *out)
+{
+	uint32_t v = 0;
+
+	if (len == 0 || len > 5 || (len > 1 && s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint32_t)(s[i] - '0');
+	}
+	if (v > 65535)
+		return false;
+	*out = (uint16_t)v;
+	return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Formatting                                                                */
 /* ------------------------------------------------------------------------ */

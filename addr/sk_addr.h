@@ -129,6 +129,15 @@ enum sk_addr_error sk_addr_parse(const char *s, size_t len, struct sk_addr *out)
 int sk_addr_format(const struct sk_addr *a, char *buf, size_t cap);
 
 /**
+ * sk_addr_port_parse - read a port, decimal 0..65535 without leading zeros
+ * ("0" itself is fine), from exactly the @p len bytes at @p s.
+ * @param[out] out  the port; untouched on failure
+ * @return true on success, false for anything else (empty, a non-digit,
+ *         a leading zero, above 65535).
+ */
+bool sk_addr_port_parse(const char *s, size_t len, uint16_t *out);
+
+/**
  * sk_addr_from_v4 - the IPv4 address @p be (network byte order, as in an
  * IPv4 header).
  */

@@ -10,6 +10,7 @@
  * What lies left of the client is never scanned.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "sk_forwarded.h"
 #include "sk_http_cclass.h"
@@ -58,20 +59,11 @@ is_tchar(char c)
 	return cclass[(uint8_t)c] & C_TCHAR;
 }
 
+/* ci_eq - the @n bytes at @s are @lit in any case (ASCII). */
 static bool
 ci_eq(const char *s, size_t n, const char *lit)
 {
-	size_t i;
-
-	for (i = 0; i < n && lit[i] != '\0'; i++) {
-		char c = s[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if (c != lit[i])
-			return false;
-	}
-	return i == n && lit[i] == '\0';
+	return n == strlen(lit) && strncasecmp(s, lit, n) == 0;
 }
 
 /* is_obf - "_" 1*(ALPHA / DIGIT / "." / "_" / "-"), RFC 7239 obfnode. */
@@ -90,26 +82,15 @@ is_obf(const char *s, size_t n)
 	return true;
 }
 
-/* parse_port - 1*5DIGIT up to 65535, or an obfuscated port (0) when @obf. */
+/* parse_port - a port (sk_addr_port_parse()), or an obfuscated one (0)
+ * when @obf. */
 static bool
 parse_port(const char *s, size_t n, bool obf, uint16_t *out)
 {
-	uint32_t v = 0;
-
 	*out = 0;
 	if (obf && is_obf(s, n))
 		return true;
-	if (n == 0 || n > 5)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint32_t)(s[i] - '0');
-	}
-	if (v > 65535)
-		return false;
-	*out = (uint16_t)v;
-	return true;
+	return sk_addr_port_parse(s, n, out);
 }
 
 /*

@@ -31,6 +31,7 @@
  *     "[IPv6]"[:port] (quoted, as the RFC requires), "unknown", or an
  *     obfuscated identifier ("_" followed by letters, digits, '.', '_',
  *     '-'; obfuscated ports likewise).
+ * Ports are decimal 0..65535 without leading zeros (sk_addr_port_parse()).
  * A node that names no address (unknown, obfuscated, an element without
  * for=) is an untrusted hop that hides the client: SK_FWD_OPAQUE, with the
  * trusted hop that saw it as the address to use.

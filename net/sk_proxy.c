@@ -72,24 +72,6 @@ be16(const uint8_t *b)
 /* Version 1                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static bool
-parse_port(const uint8_t *s, size_t n, uint16_t *out)
-{
-	uint32_t v = 0;
-
-	if (n == 0 || n > 5 || (n > 1 && s[0] == '0'))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint32_t)(s[i] - '0');
-	}
-	if (v > 65535)
-		return false;
-	*out = (uint16_t)v;
-	return true;
-}
-
 /* decode_v1 - the line buf[0..end) (CRLF excluded), "PROXY " checked. */
 static enum sk_proxy_result
 decode_v1(const uint8_t *buf, size_t end, struct sk_proxy_header *out)
@@ -139,7 +121,8 @@ decode_v1(const uint8_t *buf, size_t end, struct sk_proxy_header *out)
 		else
 			out->dst = sk_addr_unmap(&a);
 	}
-	if (!parse_port(f[2], n[2], &out->src_port) || !parse_port(f[3], n[3], &out->dst_port))
+	if (!sk_addr_port_parse((const char *)f[2], n[2], &out->src_port) ||
+	    !sk_addr_port_parse((const char *)f[3], n[3], &out->dst_port))
 		return SK_PROXY_EPORT;
 	out->kind = SK_PROXY_PROXIED;
 	return SK_PROXY_DONE;

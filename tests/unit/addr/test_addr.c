@@ -226,6 +226,29 @@ START_TEST(test_helpers)
 }
 END_TEST
 
+static const struct port_case {
+	const char *text;
+	bool ok;
+	uint16_t port;
+} ports[] = {
+	{"0", true, 0},	     {"1", true, 1},	  {"80", true, 80},	{"65535", true, 65535},
+	{"65536", false, 0}, {"99999", false, 0}, {"123456", false, 0}, {"", false, 0},
+	{"080", false, 0},   {"00", false, 0},	  {"-1", false, 0},	{"+1", false, 0},
+	{"1a", false, 0},    {" 1", false, 0},	  {"1 ", false, 0},	{"0x10", false, 0},
+};
+
+START_TEST(test_port)
+{
+	const struct port_case *c = &ports[_i];
+	size_t n = strlen(c->text);
+	uint16_t port = 4242;
+	bool ok = sk_addr_port_parse(sk_test_guarded(guard, c->text, n), n, &port);
+
+	ck_assert_msg(ok == c->ok, "\"%s\"", c->text);
+	ck_assert_uint_eq(port, c->ok ? c->port : 4242);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Prefixes                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -525,6 +548,7 @@ addr_suite(void)
 	tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, test_length_not_nul);
 	tcase_add_test(tc, test_helpers);
+	tcase_add_loop_test(tc, test_port, 0, (int)(sizeof(ports) / sizeof(ports[0])));
 	tcase_add_loop_test(tc, test_prefix, 0, (int)(sizeof(prefixes) / sizeof(prefixes[0])));
 	tcase_add_loop_test(tc, test_prefix_bad, 0,
 			    (int)(sizeof(bad_prefixes) / sizeof(bad_prefixes[0])));

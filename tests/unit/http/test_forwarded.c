@@ -114,6 +114,8 @@ static const struct fcase {
 	 3},
 	{"garbage", X, {"198.18.1.1, nonsense"}, TP, SK_FWD_GARBAGE, NULL, 0, 1},
 	{"garbage port", X, {"198.18.1.1:65536"}, TP, SK_FWD_GARBAGE, NULL, 0, 1},
+	{"garbage port zero", X, {"198.18.1.1:080"}, TP, SK_FWD_GARBAGE, NULL, 0, 1},
+	{"port zero", X, {"198.18.1.1:0"}, TP, SK_FWD_CLIENT, "198.18.1.1", 0, 1},
 	{"garbage empty port", X, {"198.18.1.1:"}, TP, SK_FWD_GARBAGE, NULL, 0, 1},
 	{"garbage bracket", X, {"[2001:db8::1]x"}, TP, SK_FWD_GARBAGE, NULL, 0, 1},
 	{"garbage open", X, {"[2001:db8::1"}, TP, SK_FWD_GARBAGE, NULL, 0, 1},
