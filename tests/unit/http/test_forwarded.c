@@ -62,7 +62,7 @@ static const struct fcase {
 	{"trusted no header", X, {NULL}, TP, SK_FWD_PEER, NULL, 0, 0},
 	{"trusted empty", X, {" , ,"}, TP, SK_FWD_PEER, NULL, 0, 0},
 	{"trusted v6 peer", X, {"2001:db8::7"}, "2001:2::1", SK_FWD_CLIENT, "2001:db8::7", 0, 1},
-	{"untrusted v6 peer", X, {"2001:db8::7"}, "2001:2:1::1", SK_FWD_IGNORED, NULL, 0, 0},
+	{"untrusted v6 peer", X, {"2001:db8::7"}, "2001:db8::99", SK_FWD_IGNORED, NULL, 0, 0},
 	{"mapped peer", X, {"198.18.1.1"}, "::ffff:198.18.0.1", SK_FWD_CLIENT, "198.18.1.1", 0, 1},
 	/* X-Forwarded-For */
 	{"one hop", X, {"198.18.1.1"}, TP, SK_FWD_CLIENT, "198.18.1.1", 0, 1},
