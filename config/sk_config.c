@@ -117,6 +117,21 @@ static const struct key item_keys[] = {
 	{"dedup_slots", KEY_U64, ITEM(dedup_slots), 0, UINT64_C(1) << 31},
 };
 
+/* [proxy]: who the client is behind a load balancer or a CDN. */
+static const char *const proxy_protocols[] = {"none", "v1", "v2", NULL};
+static const char *const forwarded_kinds[] = {"none", "xff", "forwarded", NULL};
+
+const char *const *const sk_config_choices[CHOICE_MAX] = {
+	[CHOICE_PROXY] = proxy_protocols,
+	[CHOICE_FORWARDED] = forwarded_kinds,
+};
+
+static const struct key proxy_keys[] = {
+	{"protocol", KEY_CHOICE, CFG(proxy_protocol), CHOICE_PROXY, 0},
+	{"forwarded", KEY_CHOICE, CFG(forwarded), CHOICE_FORWARDED, 0},
+	{"trusted", KEY_PREFIXES, CFG(trusted), 0, 0},
+};
+
 /* Every table must fit the 64-bit "already set" masks below. */
 _Static_assert(SK_ARRAY_SIZE(tcp_keys) <= 64, "too many keys for a seen mask");
 _Static_assert(SK_ARRAY_SIZE(seckill_keys) <= 64, "too many keys for a seen mask");
@@ -133,6 +148,7 @@ static const struct section sections[] = {
 	[SEC_HTTP] = {"http", http_keys, SK_ARRAY_SIZE(http_keys)},
 	[SEC_SECKILL] = {"seckill", seckill_keys, SK_ARRAY_SIZE(seckill_keys)},
 	[SEC_CLUSTER] = {"cluster", cluster_keys, SK_ARRAY_SIZE(cluster_keys)},
+	[SEC_PROXY] = {"proxy", proxy_keys, SK_ARRAY_SIZE(proxy_keys)},
 };
 
 #define ITEM_PREFIX "item."

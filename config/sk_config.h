@@ -63,6 +63,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sk_addr.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -109,6 +111,20 @@ struct sk_config_port {
 	uint16_t tx_desc;   /**< TX descriptors per queue (tx_desc) */
 	bool rss;	    /**< rss = on|off: allowed to use several RX queues */
 	bool csum_offload;  /**< checksum_offload = on|off: use the port's offloads */
+};
+
+/** Which PROXY protocol header every connection starts with ([proxy] protocol). */
+enum sk_config_proxy {
+	SK_CONFIG_PROXY_NONE = 0, /**< none: the TCP peer is the client */
+	SK_CONFIG_PROXY_V1,	  /**< version 1 (text) from the trusted proxies */
+	SK_CONFIG_PROXY_V2,	  /**< version 2 (binary) from the trusted proxies */
+};
+
+/** Which header names the client of a request ([proxy] forwarded). */
+enum sk_config_forwarded {
+	SK_CONFIG_FWD_NONE = 0,	 /**< none: headers are not read */
+	SK_CONFIG_FWD_XFF,	 /**< X-Forwarded-For */
+	SK_CONFIG_FWD_FORWARDED, /**< Forwarded (RFC 7239) */
 };
 
 /** When the dataplane answers a winner ([seckill] ack). */
@@ -204,6 +220,11 @@ struct sk_config {
 	uint64_t item_rate, item_burst;	      /**< buys/s of each item; 0 = off */
 	uint64_t ip_rate, ip_burst;	      /**< buys/s of one client IP per lcore; 0 = off */
 	uint32_t ip_slots; /**< per-IP limiter entries per lcore (power of 2); 0 = IP limit off */
+
+	/* [proxy]: the client behind a load balancer or a CDN */
+	uint8_t proxy_protocol; /**< enum sk_config_proxy: PROXY header on every connection */
+	uint8_t forwarded;	/**< enum sk_config_forwarded: header read on each request */
+	struct sk_prefix_list trusted; /**< the proxies believed; required with either on */
 
 	/* [cluster] */
 	uint32_t member_id; /**< cluster member number in the order ids, 0..31; 0 = standalone */

@@ -35,6 +35,12 @@ check_seckill(struct load_ctx *ctx)
 			ctx, 0,
 			"seckill.secret_file: required when seckill.auth = on and items "
 			"are configured or come from seckill.store");
+	if ((cfg->proxy_protocol != SK_CONFIG_PROXY_NONE || cfg->forwarded != SK_CONFIG_FWD_NONE) &&
+	    cfg->trusted.n == 0)
+		return sk_config_fail(
+			ctx, 0,
+			"proxy.trusted: required when proxy.protocol or "
+			"proxy.forwarded is set (the proxies whose word is believed)");
 	if (cfg->ip_rate != 0 && cfg->ip_slots == 0)
 		return sk_config_fail(
 			ctx, 0,

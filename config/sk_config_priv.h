@@ -36,14 +36,20 @@ enum key_type {
 	KEY_ACK,       /* uint8_t enum sk_config_ack: "queued" or "durable" */
 	KEY_TIME,      /* struct sk_config_time: "+N", unix seconds; "never" if max != 0 */
 	KEY_CIDR6,     /* port: has_addr6 + addr6 + prefix6, "X:X::X/P" */
+	KEY_CHOICE,    /* uint8_t: the index of the value in sk_config_choices[min] */
+	KEY_PREFIXES,  /* struct sk_prefix_list: prefixes separated by commas or blanks */
 };
 
 struct key {
 	const char *name;
 	enum key_type type;
 	size_t off; /* into struct sk_config, struct sk_config_port or struct sk_config_item */
-	uint64_t min, max;
+	uint64_t min, max; /* KEY_CHOICE: min is the index in sk_config_choices */
 };
+
+/* The values of each KEY_CHOICE key (NULL-terminated lists), by key::min. */
+enum { CHOICE_PROXY, CHOICE_FORWARDED, CHOICE_MAX };
+extern const char *const *const sk_config_choices[CHOICE_MAX];
 
 #define CFG(field)  offsetof(struct sk_config, field)
 #define PORT(field) offsetof(struct sk_config_port, field)
@@ -55,6 +61,7 @@ enum section_id {
 	SEC_HTTP,
 	SEC_SECKILL,
 	SEC_CLUSTER,
+	SEC_PROXY,
 	SEC_PORT0,
 	SEC_ITEM = SEC_PORT0 + SK_CONFIG_MAX_PORTS, /* every [item.<id>]: see cur_item */
 	SEC_MAX

@@ -183,6 +183,40 @@ set_cidr6(struct load_ctx *ctx, const char *sec, const struct key *k, struct sk_
 }
 
 /* set_value - parse @v for key @k into @base; on error record it. */
+/* set_choice - @v must be one of k->choices; stores its index. */
+static int
+set_choice(struct load_ctx *ctx, const char *sec, const struct key *k, uint8_t *p, const char *v)
+{
+	const char *const *choices = sk_config_choices[k->min];
+	char list[96] = "";
+	size_t n = 0;
+
+	for (uint8_t i = 0; choices[i] != NULL; i++) {
+		if (strcmp(v, choices[i]) == 0) {
+			*p = i;
+			return 1;
+		}
+		n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0, "%s%s",
+				      i ? ", " : "", choices[i]);
+	}
+	return sk_config_fail(ctx, ctx->line, "%s.%s: '%s' is not one of %s", sec, k->name, v,
+			      list);
+}
+
+/* set_prefixes - @v is a list of prefixes (sk_prefix_list_parse()). */
+static int
+set_prefixes(struct load_ctx *ctx, const char *sec, const struct key *k, struct sk_prefix_list *p,
+	     const char *v)
+{
+	struct sk_prefix_list_error where;
+	char why[128];
+
+	if (sk_prefix_list_parse(v, p, &where) == SK_ADDR_OK)
+		return 1;
+	sk_prefix_list_strerror(v, &where, why, sizeof(why));
+	return sk_config_fail(ctx, ctx->line, "%s.%s: %s", sec, k->name, why);
+}
+
 int
 sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base,
 		    const char *v)
@@ -258,6 +292,10 @@ sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, 
 					sec, k->name);
 		memcpy(p, v, strlen(v) + 1);
 		return 1;
+	case KEY_CHOICE:
+		return set_choice(ctx, sec, k, (uint8_t *)p, v);
+	case KEY_PREFIXES:
+		return set_prefixes(ctx, sec, k, (struct sk_prefix_list *)p, v);
 	case KEY_ACK:
 		if (strcmp(v, "queued") == 0) {
 			*p = SK_CONFIG_ACK_QUEUED;

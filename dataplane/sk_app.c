@@ -18,7 +18,8 @@
 #include "sk_order.h"
 #include "sk_shm.h"
 
-enum { CONN_OPEN = 0, CONN_CLOSING };
+/* CONN_PROXY: a PROXY listener's connection waiting for its header. */
+enum { CONN_OPEN = 0, CONN_CLOSING, CONN_PROXY };
 
 /* Which request deadline a connection has armed (sk_app_conn::deadline). */
 enum { DL_NONE = 0, DL_HEAD, DL_BODY };
@@ -53,6 +54,8 @@ struct park_state {
 
 _Static_assert(sizeof(struct park_state) <= sizeof(((struct sk_app_conn *)0)->route_data),
 	       "park_state must fit route_data");
+_Static_assert(sizeof(struct sk_proxy_parser) <= sizeof(((struct sk_app_conn *)0)->route_data),
+	       "the PROXY parser must fit route_data");
 _Static_assert(SK_APP_STATUS_SLOTS <= SK_SHM_HTTP_SLOTS,
 	       "the status slots must fit the arena's stats block (sk_shm.h)");
 
@@ -71,6 +74,9 @@ struct sk_app {
 	uint32_t head_timeout_ms; /* request deadlines (0: none) */
 	uint32_t body_timeout_ms;
 	unsigned lcore_id;
+	struct sk_client_conf client; /* PROXY / forwarded header (zero: neither) */
+	const char *head;	      /* the head of the request being routed ... */
+	size_t head_len;	      /* ... for the forwarded header */
 	/* ack = durable: the FIFO of parked winners (a ring of park_cap). */
 	bool durable;
 	uint64_t ack_wait_tsc;	  /* longest park */
@@ -149,6 +155,24 @@ park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order, bool dupli
 	return true;
 }
 
+#define app_peer(ac) sk_addr_from_v4(rte_cpu_to_be_32(sk_tcp_remote_ip((ac)->conn)))
+
+/* app_client - the client of the request on @ac ("Client address" in sk_app.h). */
+static struct sk_client_id
+app_client(struct sk_app *app, struct sk_app_conn *ac)
+{
+	struct sk_addr peer;
+
+	if (app->client.proxy != 0) {
+		if (app->client.forwarded == 0 || ac->client.ip == 0)
+			return ac->client;
+		peer = sk_addr_from_v4(ac->client.ip);
+	} else {
+		peer = app_peer(ac);
+	}
+	return sk_client_request(&app->client, &app->stats.client, &peer, app->head, app->head_len);
+}
+
 /*
  * route_buy - POST /v1/seckill/{item}. With ack = durable a winner (or the
  * duplicate of a queued order of this run) is parked
@@ -185,9 +209,8 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 		buy_timed(app, ps->t0);
 		return SK_APP_DONE;
 	}
-	o = sk_seckill_buy(app->seckill, arg, arg_len, req,
-			   rte_cpu_to_be_32(sk_tcp_remote_ip(ac->conn)), app->now_ns, app->now_tsc,
-			   &r);
+	o = sk_seckill_buy_from(app->seckill, arg, arg_len, req, app_client(app, ac), app->now_ns,
+				app->now_tsc, &r);
 	/* A winner, or a retry of one whose order of this run is still queued. */
 	if (app->durable && r.order != 0 &&
 	    (o == SK_SECKILL_WON || (o == SK_SECKILL_DUPLICATE && r.status == 202 &&
@@ -383,6 +406,10 @@ app_on_open(void *arg, struct sk_tcp_conn *c)
 	/* The limits were validated at create time: init cannot fail here. */
 	sk_http_parser_init(&ac->http, &app->limits);
 	ac->conn = c;
+	if (app->client.proxy != 0) {
+		ac->state = CONN_PROXY;
+		sk_proxy_parser_init((struct sk_proxy_parser *)ac->route_data, 0);
+	}
 	ac->next = app->conns;
 	if (app->conns != NULL)
 		app->conns->prev = ac;
@@ -424,6 +451,34 @@ app_blocked(struct sk_app *app, struct sk_app_conn *ac)
 	sk_tcp_resume(ac->conn);
 }
 
+/* app_proxy - a connection before its PROXY header: the header's length once
+ * taken (then CONN_OPEN), 0 while more bytes are needed, -1: refuse it. */
+static long
+app_proxy(struct sk_app *app, struct sk_app_conn *ac, const uint8_t *data, size_t len)
+{
+	struct sk_proxy_parser *pp = (struct sk_proxy_parser *)ac->route_data;
+	struct sk_addr peer = app_peer(ac), client;
+	uint32_t hdr_len;
+	enum sk_client_verdict v =
+		sk_client_proxy(&app->client, pp, &peer, data, len, &client, &hdr_len);
+
+	if (v == SK_CLIENT_AGAIN) {
+		app_deadline(app, ac, DL_HEAD);
+		return 0;
+	}
+	sk_client_proxy_count(&app->stats.client, v);
+	if (sk_client_refused(v))
+		return -1;
+	memset(ac->route_data, 0, sizeof(ac->route_data));
+	ac->client = sk_client_id_of(&client);
+	ac->state = CONN_OPEN;
+	if (ac->deadline != DL_NONE) { /* HTTP arms its own */
+		ac->deadline = DL_NONE;
+		sk_tcp_set_deadline(ac->conn, 0);
+	}
+	return (long)hdr_len;
+}
+
 /*
  * app_on_data - answer every complete request in @data, in order. Returns
  * the bytes of the requests answered; a parked or incomplete request stays
@@ -438,6 +493,15 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 
 	if (sk_unlikely(ac->state == CONN_CLOSING))
 		return len;
+	if (sk_unlikely(ac->state == CONN_PROXY)) {
+		long h = app_proxy(app, ac, data, len);
+
+		if (h < 0)
+			return app_close(ac, len);
+		if (ac->state == CONN_PROXY) /* more bytes to come, unless none will */
+			return sk_tcp_peer_closed(c) ? app_close(ac, len) : 0;
+		used = (size_t)h;
+	}
 	for (unsigned n = 0;; n++) {
 		struct sk_http_request req;
 		enum sk_http_result r;
@@ -481,6 +545,8 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		}
 		if (ac->requests == 0)
 			sk_tcp_mark_used(c); /* no longer an idle newcomer to evict */
+		app->head = (const char *)data + used;
+		app->head_len = req.head_len;
 		if (app_route(app, ac, &req) == SK_APP_PARK) {
 			if (!ac->parked) {
 				ac->parked = true;
@@ -528,7 +594,7 @@ app_on_timeout(void *arg, struct sk_tcp_conn *c)
 	struct sk_app_conn *ac = sk_tcp_app_data(c);
 
 	ac->deadline = DL_NONE;
-	if (ac->state == CONN_CLOSING) {
+	if (ac->state == CONN_CLOSING || ac->state == CONN_PROXY) { /* no HTTP yet: no 408 */
 		sk_tcp_abort(c);
 		return;
 	}
@@ -584,7 +650,8 @@ sk_app_create(const struct sk_app_conf *conf)
 	struct sk_http_parser probe;
 	struct sk_app *app;
 
-	if (conf == NULL || sk_http_parser_init(&probe, &conf->limits) != 0) {
+	if (conf == NULL || sk_http_parser_init(&probe, &conf->limits) != 0 ||
+	    (conf->client != NULL && (conf->client->proxy > 2 || conf->client->forwarded > 2))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -598,6 +665,8 @@ sk_app_create(const struct sk_app_conf *conf)
 	app->body_timeout_ms = conf->body_timeout_ms;
 	app->lcore_id = conf->lcore_id;
 	app->seckill = conf->seckill;
+	if (conf->client != NULL)
+		app->client = *conf->client;
 	app->tsc_hz = rte_get_tsc_hz();
 	/* (1e9 << 32) fits 64 bits; the product is taken in 128 (buy_timed). */
 	app->ns_mult = (UINT64_C(1000000000) << 32) / app->tsc_hz;

@@ -67,6 +67,24 @@
  * effects (a buy) never has to be repeated. When the space is short,
  * processing stops and resumes at the next poll pass.
  *
+ * Client address
+ * --------------
+ * The client of a buy (its per-IP rate limit key and its order record's
+ * address) is the TCP peer, unless sk_app_conf::client says otherwise
+ * (sk_client.h):
+ *   - PROXY listener: a connection starts in the PROXY state; its bytes go
+ *     to sk_client_proxy() (the parser's 8 bytes in route_data) until a
+ *     verdict. A refusal closes the connection (counted proxy_*); else the
+ *     header's bytes are consumed, the client is kept in
+ *     sk_app_conn::client for every request of the connection, and HTTP
+ *     starts on the bytes behind the header. The header must complete
+ *     within head_timeout_ms, else the connection is reset.
+ *   - forwarded header: route_buy reads the request head's X-Forwarded-For
+ *     or Forwarded lines (sk_client_forwarded(); the peer is the PROXY
+ *     client when both are on) and counts forwarded_*. With both on, an
+ *     IPv6 PROXY client is kept by its keys only, so its forwarded header
+ *     is not read (the IPv6 client is the client).
+ *
  * Counters
  * --------
  * struct sk_app_stats (sk_app_stats()) holds the app's private counters.
@@ -91,6 +109,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sk_client.h"
 #include "sk_common.h"
 #include "sk_http.h"
 #include "sk_net.h"
@@ -163,12 +182,13 @@ struct sk_app_stats {
 	uint64_t request_timeout; /**< 408: a request head or body not complete in time */
 	uint64_t aborted;	  /**< connections reset at shutdown */
 	/* ack = durable */
-	uint64_t durable_parked;    /**< winners parked for the group commit */
-	uint64_t durable_settled;   /**< ... answered because their order settled */
-	uint64_t durable_timeout;   /**< ... answered because ack_wait_ms ran out */
-	uint64_t durable_200;	    /**< ... of those, answered 200 confirmed */
-	uint64_t durable_stale;	    /**< FIFO entries dropped: connection gone */
-	uint64_t durable_park_full; /**< winners answered at once: FIFO full */
+	uint64_t durable_parked;       /**< winners parked for the group commit */
+	uint64_t durable_settled;      /**< ... answered because their order settled */
+	uint64_t durable_timeout;      /**< ... answered because ack_wait_ms ran out */
+	uint64_t durable_200;	       /**< ... of those, answered 200 confirmed */
+	uint64_t durable_stale;	       /**< FIFO entries dropped: connection gone */
+	uint64_t durable_park_full;    /**< winners answered at once: FIFO full */
+	struct sk_client_stats client; /**< the client behind a proxy ("Client address") */
 } sk_cache_aligned;
 
 /**
@@ -184,7 +204,10 @@ struct sk_app_conn {
 	bool parked;			 /**< a handler parked the current request */
 	bool continue_sent;		 /**< 100 Continue sent for the current request */
 	uint8_t deadline;		 /**< private: the request deadline armed (head/body) */
-	uint8_t route_data[24] __attribute__((aligned(8))); /**< for the handler that parks */
+	uint8_t route_data[24]
+		__attribute__((aligned(8))); /**< for the handler that parks;
+						  before a PROXY header: its parser */
+	struct sk_client_id client;	     /**< PROXY listener: the client the header named */
 };
 
 _Static_assert(sizeof(struct sk_app_conn) <= SK_TCP_APP_DATA_MIN,
@@ -231,13 +254,16 @@ struct sk_app_conf {
 	uint32_t head_timeout_ms;	  /**< a request head must be complete this long after its
 					       first bytes arrived, else 408 and close; 0 = no limit */
 	uint32_t body_timeout_ms; /**< ... and its body this long after the head; 0 = none */
+	const struct sk_client_conf *client; /**< PROXY header, forwarded header and the
+						  proxies trusted (copied); NULL: neither */
 };
 
 /**
  * sk_app_create - the app of one lcore.
  * @param conf  settings; conf->seckill must outlive the app
  * @return the app, or NULL with rte_errno = EINVAL (limits out of range;
- *   ack_durable with park_slots or ack_wait_ms 0) or ENOMEM.
+ *   ack_durable with park_slots or ack_wait_ms 0; a client proxy or
+ *   forwarded value above 2) or ENOMEM.
  */
 struct sk_app *sk_app_create(const struct sk_app_conf *conf);
 

@@ -82,6 +82,9 @@ int sk_dp_check_limits(struct dataplane *dp);
  */
 int sk_dp_load_token_key(struct dataplane *dp);
 
+/** sk_dp_client_conf - the [proxy] settings as the app takes them (sk_client.h). */
+void sk_dp_client_conf(const struct dataplane *dp, struct sk_client_conf *cc);
+
 /** sk_dp_ratelimit_conf - the limiter settings; false if every limit is off. */
 bool sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc);
 

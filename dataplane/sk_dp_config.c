@@ -3,7 +3,8 @@
  * sk_dp_config.c - seckill-dataplane's configuration translated into the
  * modules' settings: the TCP stack's (net_conf), the rules between [tcp]
  * and [http] (check_limits), the token key (load_token_key) and the rate
- * limiter's (ratelimit_conf). Also sk_dp_fail(), the start-up error formatter.
+ * limiter's (ratelimit_conf), who the client is (client_conf). Also sk_dp_fail(), the start-up
+ * error formatter.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -147,6 +148,19 @@ sk_dp_load_token_key(struct dataplane *dp)
 		return sk_dp_fail(dp, rc, "seckill.secret_file: cannot make the token key: %s",
 				  strerror(-rc));
 	return 0;
+}
+
+/* sk_dp_client_conf - [proxy]: the enums of sk_config.h are the values of
+ * struct sk_client_conf (none 0, v1/xff 1, v2/forwarded 2). */
+void
+sk_dp_client_conf(const struct dataplane *dp, struct sk_client_conf *cc)
+{
+	_Static_assert(SK_CONFIG_PROXY_V1 == 1 && SK_CONFIG_PROXY_V2 == 2 &&
+			       SK_CONFIG_FWD_XFF == 1 && SK_CONFIG_FWD_FORWARDED == 2,
+		       "[proxy] values are sk_client_conf values");
+	cc->proxy = dp->cfg.proxy_protocol;
+	cc->forwarded = dp->cfg.forwarded;
+	cc->trusted = dp->cfg.trusted;
 }
 
 /* sk_dp_ratelimit_conf - the limiter settings; false if every limit is off. */

@@ -193,8 +193,11 @@ setup_lcores(struct dataplane *dp)
 		.limits = {cfg->head_max, cfg->target_max, cfg->body_max, cfg->fields_max},
 	};
 	struct sk_net_conf net_defaults;
+	struct sk_client_conf client;
 
 	sk_net_conf_defaults(&net_defaults);
+	sk_dp_client_conf(dp, &client);
+	ac.client = &client;
 
 	for (unsigned i = 0; i < dp->nb_lcores; i++) {
 		unsigned id = dp->lcore_ids[i];

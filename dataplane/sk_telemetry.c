@@ -103,6 +103,8 @@ struct summary {
 	uint64_t requests, responses, parse_errors, request_timeout, parked, send_blocked;
 	uint64_t durable_parked, durable_settled, durable_timeout, durable_200, durable_stale,
 		durable_park_full;
+	uint64_t proxy_ok, proxy_local, proxy_direct, proxy_refused_untrusted, proxy_missing,
+		proxy_bad, forwarded_used, forwarded_ignored, forwarded_bad;
 	uint64_t http[SK_APP_STATUS_SLOTS];
 	uint64_t tcp_syn, tcp_syncookies_sent, tcp_cookie_ok, tcp_cookie_bad, tcp_conn_full;
 	uint64_t tcp_retransmits, tcp_rst_tx, tcp_rst_rx, tcp_idle_timeout, tcp_rto_reset;
@@ -183,6 +185,15 @@ sum_lcore(unsigned i, struct summary *s)
 	s->durable_200 += as->durable_200;
 	s->durable_stale += as->durable_stale;
 	s->durable_park_full += as->durable_park_full;
+	s->proxy_ok += as->client.proxy_ok;
+	s->proxy_local += as->client.proxy_local;
+	s->proxy_direct += as->client.proxy_direct;
+	s->proxy_refused_untrusted += as->client.proxy_refused_untrusted;
+	s->proxy_missing += as->client.proxy_missing;
+	s->proxy_bad += as->client.proxy_bad;
+	s->forwarded_used += as->client.forwarded_used;
+	s->forwarded_ignored += as->client.forwarded_ignored;
+	s->forwarded_bad += as->client.forwarded_bad;
 	/* the same numbers as the control plane's /metrics: the arena's block */
 	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++)
 		s->http[k] += sk_shm_stat_read(&ls->http_status[k]);
@@ -248,6 +259,15 @@ summary_dict(const struct summary *s)
 	U64(durable_200);
 	U64(durable_stale);
 	U64(durable_park_full);
+	U64(proxy_ok);
+	U64(proxy_local);
+	U64(proxy_direct);
+	U64(proxy_refused_untrusted);
+	U64(proxy_missing);
+	U64(proxy_bad);
+	U64(forwarded_used);
+	U64(forwarded_ignored);
+	U64(forwarded_bad);
 	for (unsigned k = 0; k < SK_APP_STATUS_SLOTS; k++) {
 		uint16_t code = sk_app_status_code(k);
 

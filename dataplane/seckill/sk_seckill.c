@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sk_client.h"
 #include "sk_seckill.h"
 
 const char *
@@ -300,7 +301,8 @@ holder_or(struct sk_seckill_lcore *lc, const struct sk_item *it, const struct sk
 
 static enum sk_seckill_outcome
 buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct sk_http_request *req,
-    uint32_t client_ip, int64_t now_ns, uint64_t now_tsc, struct sk_seckill_reply *out)
+    uint32_t record_ip, uint32_t client_ip, int64_t now_ns, uint64_t now_tsc,
+    struct sk_seckill_reply *out)
 {
 	uint64_t id, wait = 0;
 	struct sk_item *it = find_item(lc, arg, arg_len, &id);
@@ -339,7 +341,7 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		return rate_limited(lc, wait, out);
 
 	struct sk_buy_req br = {.user = identify(lc, req, it->id, now_ns),
-				.client_ip = client_ip,
+				.client_ip = record_ip,
 				.now_ns = now_ns};
 	if (br.user == 0) {
 		canned(out, 401, SK_HTTP_CANNED_UNAUTHORIZED);
@@ -389,7 +391,20 @@ sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 	       const struct sk_http_request *req, uint32_t client_ip, int64_t now_ns,
 	       uint64_t now_tsc, struct sk_seckill_reply *out)
 {
-	enum sk_seckill_outcome o = buy(lc, arg, arg_len, req, client_ip, now_ns, now_tsc, out);
+	enum sk_seckill_outcome o =
+		buy(lc, arg, arg_len, req, client_ip, client_ip, now_ns, now_tsc, out);
+
+	sk_shm_stat_add(&lc->astats->buy_outcome[o], 1);
+	return o;
+}
+
+enum sk_seckill_outcome
+sk_seckill_buy_from(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
+		    const struct sk_http_request *req, struct sk_client_id client, int64_t now_ns,
+		    uint64_t now_tsc, struct sk_seckill_reply *out)
+{
+	enum sk_seckill_outcome o =
+		buy(lc, arg, arg_len, req, client.ip, client.key, now_ns, now_tsc, out);
 
 	sk_shm_stat_add(&lc->astats->buy_outcome[o], 1);
 	return o;

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "sk_buy.h"
+#include "sk_client.h"
 #include "sk_http.h"
 #include "sk_ratelimit.h"
 #include "sk_shm_abi.h"
@@ -130,6 +131,18 @@ enum sk_seckill_outcome sk_seckill_buy(struct sk_seckill_lcore *lc, const char *
 				       const struct sk_http_request *req, uint32_t client_ip,
 				       int64_t now_ns, uint64_t now_tsc,
 				       struct sk_seckill_reply *out);
+
+/**
+ * sk_seckill_buy_from - sk_seckill_buy() for a client of either family
+ * (the real client behind a proxy, sk_client.h): the per-IP limit keys on
+ * @p client.key and the order records @p client.ip (0 for an IPv6 client).
+ * @param client  sk_client_id_of() the client's address
+ * @return the outcome, as sk_seckill_buy().
+ */
+enum sk_seckill_outcome sk_seckill_buy_from(struct sk_seckill_lcore *lc, const char *arg,
+					    size_t arg_len, const struct sk_http_request *req,
+					    struct sk_client_id client, int64_t now_ns,
+					    uint64_t now_tsc, struct sk_seckill_reply *out);
 
 /**
  * sk_seckill_order - GET /v1/orders/{id}: 200 with the order's status, or
