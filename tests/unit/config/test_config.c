@@ -176,6 +176,15 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[seckill]\nstore =\n", ":5: seckill.store: empty value"},
 	{PORT0 "[seckill]\nack = queued\nack = durable\n", ":6: seckill.ack: set twice"},
 	{PORT0 "[seckill]\nack = later\n", "seckill.ack: 'later' is not queued or durable"},
+	{PORT0 "[proxy]\nprotocol = v3\n", ":5: proxy.protocol: 'v3' is not one of none, v1, v2"},
+	{PORT0 "[proxy]\nforwarded = x-forwarded-for\n",
+	 "proxy.forwarded: 'x-forwarded-for' is not one of none, xff, forwarded"},
+	{PORT0 "[proxy]\ntrusted = 198.18.0.1/15\n",
+	 ":5: proxy.trusted: entry 1 \"198.18.0.1/15\": "},
+	{PORT0 "[proxy]\ntrusted = 198.18.0.0/15 198.18.0.300\n", "proxy.trusted: entry 2 "},
+	{PORT0 "[proxy]\nprotocol = v2\n", "proxy.trusted: required when proxy.protocol"},
+	{PORT0 "[proxy]\nforwarded = xff\n", "proxy.trusted: required when"},
+	{PORT0 "[proxy]\nbogus = 1\n", "proxy.bogus"},
 	{PORT0 "[seckill]\nglobal_rate = 1000000001\n",
 	 "seckill.global_rate: 1000000001 is out of range 0..1000000000"},
 	{PORT0 "[seckill]\nglobal_burst = x\n",
@@ -548,6 +557,36 @@ START_TEST(test_seckill_file)
 }
 END_TEST
 
+/* [proxy]: the choices and the trusted list; off by default. */
+START_TEST(test_proxy_section)
+{
+	struct sk_config cfg;
+	char err[SK_CONFIG_ERR_MAX] = "";
+	struct sk_addr a;
+	int rc;
+
+	rc = load_text(PORT0, &cfg, err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_uint_eq(cfg.proxy_protocol, SK_CONFIG_PROXY_NONE);
+	ck_assert_uint_eq(cfg.forwarded, SK_CONFIG_FWD_NONE);
+	ck_assert_uint_eq(cfg.trusted.n, 0);
+	rc = load_text(PORT0 "[proxy]\nprotocol = v2\nforwarded = forwarded\n"
+			     "trusted = 198.18.0.0/24, 2001:2::/48\n",
+		       &cfg, err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_uint_eq(cfg.proxy_protocol, SK_CONFIG_PROXY_V2);
+	ck_assert_uint_eq(cfg.forwarded, SK_CONFIG_FWD_FORWARDED);
+	ck_assert_uint_eq(cfg.trusted.n, 2);
+	ck_assert_int_eq(sk_addr_parse("198.18.0.9", 10, &a), SK_ADDR_OK);
+	ck_assert(sk_prefix_list_contains(&cfg.trusted, &a));
+	rc = load_text(PORT0 "[proxy]\nprotocol = v1\nforwarded = xff\ntrusted = 198.18.0.1\n",
+		       &cfg, err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_uint_eq(cfg.proxy_protocol, SK_CONFIG_PROXY_V1);
+	ck_assert_uint_eq(cfg.forwarded, SK_CONFIG_FWD_XFF);
+}
+END_TEST
+
 START_TEST(test_seckill_defaults)
 {
 	struct sk_config cfg;
@@ -793,6 +832,7 @@ config_suite(void)
 	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_defaults_only_port);
 	tcase_add_test(tc, test_full_file);
+	tcase_add_test(tc, test_proxy_section);
 	tcase_add_test(tc, test_examples);
 	tcase_add_test(tc, test_seckill_file);
 	tcase_add_test(tc, test_seckill_defaults);
