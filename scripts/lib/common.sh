@@ -16,7 +16,7 @@ SK_BUILD_PKGS=(gcc meson ninja-build pkg-config libdpdk-dev dpdk check liblmdb-d
 SK_TEST_PKGS=(clang libclang-rt-14-dev clang-format curl wrk apache2-utils
 	netcat-openbsd iproute2 iputils-ping python3 procps kmod spin
 	slowhttptest hping3 ethtool shellcheck mariadb-server mariadb-client
-	redis-server redis-tools stunnel4 openssl chromium chromium-driver prometheus python3-yaml groff-base systemd man-db)
+	redis-server redis-tools stunnel4 haproxy openssl chromium chromium-driver prometheus python3-yaml groff-base systemd man-db)
 
 sk_log() { printf '==> %s\n' "$*" >&2; }
 sk_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
