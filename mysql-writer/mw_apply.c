@@ -193,7 +193,7 @@ step_activity(struct mw_apply *a, const struct mw_msg *m)
 
 	return S(MW_S_ACTIVITY, mw_u(m->item), mw_u(m->units),
 		 mw_u(m->has_limit ? m->limit : a->default_limit),
-		 m->has_name ? mw_s(m->name) : none, m->has_price ? mw_u(m->price) : none,
+		 m->has_name ? mw_text(m->name) : none, m->has_price ? mw_u(m->price) : none,
 		 m->has_start ? mw_i(m->start_ns) : none, m->has_end ? mw_i(m->end_ns) : none,
 		 mw_i(m->time_ns), mw_u(m->has_limit)) < 0
 		       ? ST_DBERR

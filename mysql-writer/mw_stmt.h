@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mw_db.h"
 
@@ -88,8 +89,17 @@ mw_i(int64_t v)
 	return (struct mw_val){.n = (uint64_t)v};
 }
 
-/** mw_s - the NUL-terminated string @p s; NULL when it is NULL or empty. */
+/** mw_s - the NUL-terminated string @p s; NULL when it is NULL or empty
+ * (the optional fields of a message: client_ip, request). */
 struct mw_val mw_s(const char *s);
+
+/** mw_text - the NUL-terminated string @p s (not NULL) as it is: an empty
+ * one stays '' (a field the message carries, such as an item's name). */
+static inline struct mw_val
+mw_text(const char *s)
+{
+	return (struct mw_val){.s = s, .len = (unsigned long)strlen(s)};
+}
 
 /** The statements of one connection. All-zero is not valid: mw_stmts_init(). */
 struct mw_stmts {

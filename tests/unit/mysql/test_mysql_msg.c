@@ -451,6 +451,9 @@ START_TEST(test_stmt_run_rows)
 	v = mw_s("abc");
 	ck_assert_int_eq(v.null, 0);
 	ck_assert_uint_eq(v.len, 3);
+	v = mw_text(""); /* a name the event carries, empty: '' and not NULL */
+	ck_assert_int_eq(v.null, 0);
+	ck_assert_uint_eq(v.len, 0);
 	v = mw_i(-5);
 	ck_assert_int_eq((int64_t)v.n, -5);
 }
