@@ -47,6 +47,44 @@ sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint3
 	return NULL;
 }
 
+/* conn_hash6 - the hash of an IPv6 4-tuple (IPv4 keeps its three words). */
+static inline uint32_t
+conn_hash6(const struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rport, const uint8_t *lip6,
+	   uint16_t lport)
+{
+	uint32_t k[9];
+
+	memcpy(k, rip6, 16);
+	memcpy(k + 4, lip6, 16);
+	k[8] = ((uint32_t)rport << 16) | lport;
+	return rte_jhash_32b(k, 9, net->hash_seed);
+}
+
+/* conn_bucket - the chain head @c is (or goes) on. */
+static inline struct sk_tcp_conn **
+conn_bucket(const struct sk_tcp_conn *c)
+{
+	const struct sk_net_lcore *net = c->net;
+	uint32_t h = (c->flags & SK_TCPF_V6) ? conn_hash6(net, c->rip6, c->rport, c->lip6, c->lport)
+					     : conn_hash(net, c->rip, c->rport, c->lip, c->lport);
+
+	return &net->buckets[h & net->bucket_mask];
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_lookup6(struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rport,
+		    const uint8_t *lip6, uint16_t lport)
+{
+	struct sk_tcp_conn *c =
+		net->buckets[conn_hash6(net, rip6, rport, lip6, lport) & net->bucket_mask];
+
+	for (; c != NULL; c = c->hnext)
+		if ((c->flags & SK_TCPF_V6) && c->rport == rport && c->lport == lport &&
+		    memcmp(c->rip6, rip6, 16) == 0 && memcmp(c->lip6, lip6, 16) == 0)
+			return c;
+	return NULL;
+}
+
 /* bucket_of - the hash bucket the TCP segment in @m would be looked up
  * in, or NULL if @m is not a plain IPv4/TCP frame (a hint: nothing here is
  * validated beyond what reading the tuple needs). */
@@ -109,9 +147,7 @@ sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint1
 static void
 conn_unhash(struct sk_tcp_conn *c)
 {
-	struct sk_net_lcore *net = c->net;
-	struct sk_tcp_conn **pp = &net->buckets[conn_hash(net, c->rip, c->rport, c->lip, c->lport) &
-						net->bucket_mask];
+	struct sk_tcp_conn **pp = conn_bucket(c);
 
 	/* Chains are short: the table has at least twice as many buckets as slots. */
 	for (; *pp != NULL; pp = &(*pp)->hnext) {
@@ -235,12 +271,11 @@ conn_make_room(struct sk_net_lcore *net)
 	return true;
 }
 
-struct sk_tcp_conn *
-sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
-		  uint16_t lport)
+/* conn_take - a free slot (making room if needed) with its fields reset, not hashed yet. */
+static struct sk_tcp_conn *
+conn_take(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip, uint16_t lport)
 {
 	struct sk_tcp_conn *c;
-	struct sk_tcp_conn **bucket;
 
 	if (net->free_list == NULL && !conn_make_room(net))
 		return NULL;
@@ -264,13 +299,43 @@ sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32
 	c->last_rx = net->now_tick;
 	c->timer.next = NULL;
 	c->timer.prev = NULL;
+	return c;
+}
 
-	bucket = &net->buckets[conn_hash(net, rip, rport, lip, lport) & net->bucket_mask];
+/* conn_hash_in - put @c (its addresses set) on its chain. */
+static struct sk_tcp_conn *
+conn_hash_in(struct sk_tcp_conn *c)
+{
+	struct sk_tcp_conn **bucket = conn_bucket(c);
+
 	c->hnext = *bucket;
 	*bucket = c;
-	net->stats.tcp_conns++;
-	net->stats.tcp_conn_opened++;
+	c->net->stats.tcp_conns++;
+	c->net->stats.tcp_conn_opened++;
 	return c;
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
+		  uint16_t lport)
+{
+	struct sk_tcp_conn *c = conn_take(net, rip, rport, lip, lport);
+
+	return c != NULL ? conn_hash_in(c) : NULL;
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_alloc6(struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rport,
+		   const uint8_t *lip6, uint16_t lport)
+{
+	struct sk_tcp_conn *c = conn_take(net, 0, rport, 0, lport);
+
+	if (c == NULL)
+		return NULL;
+	c->flags = SK_TCPF_V6;
+	memcpy(c->rip6, rip6, 16);
+	memcpy(c->lip6, lip6, 16);
+	return conn_hash_in(c);
 }
 
 void
@@ -600,6 +665,35 @@ uint32_t
 sk_tcp_remote_ip(const struct sk_tcp_conn *c)
 {
 	return c->rip;
+}
+
+/* conn_addr - @ip (host order), or @ip6 for an IPv6 connection, as a struct sk_addr. */
+static void
+conn_addr(const struct sk_tcp_conn *c, uint32_t ip, const uint8_t *ip6, struct sk_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (c->flags & SK_TCPF_V6) {
+		out->family = SK_ADDR_V6;
+		memcpy(out->bytes, ip6, 16);
+		return;
+	}
+	out->family = SK_ADDR_V4;
+	out->bytes[0] = (uint8_t)(ip >> 24);
+	out->bytes[1] = (uint8_t)(ip >> 16);
+	out->bytes[2] = (uint8_t)(ip >> 8);
+	out->bytes[3] = (uint8_t)ip;
+}
+
+void
+sk_tcp_remote_addr(const struct sk_tcp_conn *c, struct sk_addr *out)
+{
+	conn_addr(c, c->rip, c->rip6, out);
+}
+
+void
+sk_tcp_local_addr(const struct sk_tcp_conn *c, struct sk_addr *out)
+{
+	conn_addr(c, c->lip, c->lip6, out);
 }
 
 uint16_t
