@@ -509,6 +509,19 @@ void sk_tcp_resume(struct sk_tcp_conn *c);
 struct sk_tcp_conn *sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport,
 				   uint32_t rip, uint16_t rport, const struct rte_ether_addr *dmac);
 
+/**
+ * sk_tcp_connect() over IPv6: from @lip6 (our global or link-local address,
+ * conf.ip6 set) to @rip6 (16 bytes each, network order, copied), with our
+ * IPv6 MSS (conf.mss - 20). @dmac comes from sk_net_nd_lookup() (on -ENOENT
+ * the caller tries again later, as with ARP).
+ * @return the connection, or NULL with rte_errno set: EINVAL (no IPv6 on
+ *   the port, @lip6 not ours, @rip6 ours, multicast or unspecified, a port
+ *   or pointer out of range), EADDRINUSE, ENOSPC (as sk_tcp_connect()).
+ */
+struct sk_tcp_conn *sk_tcp_connect6(struct sk_net_lcore *net, const uint8_t lip6[16],
+				    uint16_t lport, const uint8_t rip6[16], uint16_t rport,
+				    const struct rte_ether_addr *dmac);
+
 /** sk_tcp_established - @return true once @c's handshake completed (false in SYN_SENT). */
 bool sk_tcp_established(const struct sk_tcp_conn *c);
 

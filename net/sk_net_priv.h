@@ -351,6 +351,12 @@ sk_tcp_mss6(const struct sk_net_lcore *net)
 {
 	return (uint16_t)(net->conf.mss - 20);
 }
+/** Our MSS on connection @c's family. */
+static inline uint16_t
+sk_tcp_our_mss(const struct sk_tcp_conn *c)
+{
+	return (c->flags & SK_TCPF_V6) ? sk_tcp_mss6(c->net) : c->net->conf.mss;
+}
 
 /* sk_tcp_out.c */
 /** Build the pending segments of @c; @force sends one segment even into a zero window. */

@@ -567,6 +567,39 @@ sk_tcp_resume(struct sk_tcp_conn *c)
 	TAILQ_INSERT_TAIL(&c->net->resumeq, c, resumeq);
 }
 
+/* conn_open_active - start the active open of the fresh slot @c (ISS from @tuple). */
+static struct sk_tcp_conn *
+conn_open_active(struct sk_tcp_conn *c, const void *tuple, size_t tuple_len,
+		 const struct rte_ether_addr *dmac)
+{
+	struct sk_net_lcore *net = c->net;
+	/* RFC 6528: a keyed hash of the 4-tuple plus a 4 us clock. */
+	uint32_t iss = (uint32_t)sk_siphash24(net->cookie.k0, net->cookie.k1, tuple, tuple_len) +
+		       (uint32_t)(net->now_tsc / (net->tick_tsc / 250 + 1));
+
+	net->stats.tcp_connect++;
+	c->state = SK_TCP_SYN_SENT;
+	c->rmac = *dmac;
+	c->mss = sk_tcp_our_mss(c);
+	c->rcv_nxt = 0;
+	c->rcv_adv_wnd = RTE_MIN(net->conf.rcv_buf_size, 65535u);
+	c->snd_una = c->snd_nxt = c->snd_max = iss + 1; /* the SYN is iss */
+	c->snd_wnd = c->max_snd_wnd = 0;
+	c->chal_tick = 0;
+	c->flags = (c->flags & SK_TCPF_V6) | SK_TCPF_APP_OPEN;
+	memset(c->app_data, 0, net->conf.app_data_size);
+	sk_tcp_conn_want_output(c);
+	sk_tcp_conn_timer_update(c);
+	return c;
+}
+
+/* active_ports_ok - the ports of an active open are in range. */
+static inline bool
+active_ports_ok(const struct sk_net_lcore *net, uint16_t lport, uint16_t rport)
+{
+	return lport != 0 && (lport != net->conf.tcp_port || net->conf.tcp_port == 0) && rport != 0;
+}
+
 struct sk_tcp_conn *
 sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport,
 	       const struct rte_ether_addr *dmac)
@@ -576,11 +609,9 @@ sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport, uint32_t 
 		uint16_t lport, rport;
 	} tuple = {lip, rip, lport, rport};
 	struct sk_tcp_conn *c;
-	uint32_t iss;
 
-	if (net == NULL || dmac == NULL || !sk_net_is_ours(net, lip) || lport == 0 ||
-	    (lport == net->conf.tcp_port && net->conf.tcp_port != 0) || rport == 0 || rip == 0 ||
-	    sk_net_is_ours(net, rip)) {
+	if (net == NULL || dmac == NULL || !sk_net_is_ours(net, lip) ||
+	    !active_ports_ok(net, lport, rport) || rip == 0 || sk_net_is_ours(net, rip)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -593,23 +624,41 @@ sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport, uint32_t 
 		rte_errno = ENOSPC;
 		return NULL;
 	}
-	/* RFC 6528: a keyed hash of the 4-tuple plus a 4 us clock. */
-	iss = (uint32_t)sk_siphash24(net->cookie.k0, net->cookie.k1, &tuple, sizeof(tuple)) +
-	      (uint32_t)(net->now_tsc / (net->tick_tsc / 250 + 1));
-	net->stats.tcp_connect++;
-	c->state = SK_TCP_SYN_SENT;
-	c->rmac = *dmac;
-	c->mss = net->conf.mss;
-	c->rcv_nxt = 0;
-	c->rcv_adv_wnd = RTE_MIN(net->conf.rcv_buf_size, 65535u);
-	c->snd_una = c->snd_nxt = c->snd_max = iss + 1; /* the SYN is iss */
-	c->snd_wnd = c->max_snd_wnd = 0;
-	c->chal_tick = 0;
-	c->flags = SK_TCPF_APP_OPEN;
-	memset(c->app_data, 0, net->conf.app_data_size);
-	sk_tcp_conn_want_output(c);
-	sk_tcp_conn_timer_update(c);
-	return c;
+	return conn_open_active(c, &tuple, sizeof(tuple), dmac);
+}
+
+struct sk_tcp_conn *
+sk_tcp_connect6(struct sk_net_lcore *net, const uint8_t lip6[16], uint16_t lport,
+		const uint8_t rip6[16], uint16_t rport, const struct rte_ether_addr *dmac)
+{
+	static const uint8_t unspec[16];
+	struct {
+		uint8_t lip6[16], rip6[16];
+		uint16_t lport, rport;
+	} tuple;
+	struct sk_tcp_conn *c;
+
+	if (net == NULL || dmac == NULL || lip6 == NULL || rip6 == NULL || !net->has_ip6 ||
+	    !sk_ipv6_is_ours(net, lip6) || !active_ports_ok(net, lport, rport) || rip6[0] == 0xff ||
+	    memcmp(rip6, unspec, 16) == 0 || sk_ipv6_is_ours(net, rip6)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (sk_tcp_conn_lookup6(net, rip6, rport, lip6, lport) != NULL) {
+		rte_errno = EADDRINUSE;
+		return NULL;
+	}
+	c = sk_tcp_conn_alloc6(net, rip6, rport, lip6, lport);
+	if (c == NULL) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	memset(&tuple, 0, sizeof(tuple));
+	memcpy(tuple.lip6, lip6, 16);
+	memcpy(tuple.rip6, rip6, 16);
+	tuple.lport = lport;
+	tuple.rport = rport;
+	return conn_open_active(c, &tuple, sizeof(tuple), dmac);
 }
 
 bool

@@ -480,7 +480,7 @@ tcp_input_syn_sent(struct sk_tcp_conn *c, const struct tcp_seg *s)
 	net->stats.tcp_connect_ok++;
 	c->state = SK_TCP_ESTABLISHED;
 	c->rmac = *s->smac;
-	c->mss = RTE_MIN(s->mss ? s->mss : 536, net->conf.mss);
+	c->mss = RTE_MIN(s->mss ? s->mss : 536, sk_tcp_our_mss(c));
 	c->rcv_nxt = s->seq + 1;
 	c->snd_nxt = c->snd_max = c->snd_una;
 	c->snd_wnd = c->max_snd_wnd = s->win;

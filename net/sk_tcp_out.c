@@ -228,8 +228,8 @@ syn_output(struct sk_tcp_conn *c, bool force)
 
 	if ((c->flags & SK_TCPF_SYN_OUT) && !force)
 		return;
-	if (!tcp_xmit(net, &c->rmac, &e, c->snd_una - 1, 0, RTE_TCP_SYN_FLAG, win, net->conf.mss, c,
-		      0, 0))
+	if (!tcp_xmit(net, &c->rmac, &e, c->snd_una - 1, 0, RTE_TCP_SYN_FLAG, win,
+		      sk_tcp_our_mss(c), c, 0, 0))
 		return; /* no mbuf: the RTO tries again */
 	if (c->flags & SK_TCPF_SYN_OUT)
 		net->stats.tcp_syn_retransmits++;
