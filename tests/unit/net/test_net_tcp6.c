@@ -33,24 +33,6 @@ st(void)
 	return sk_net_lcore_stats(E.net);
 }
 
-/* ref_cksum - the TCP checksum over the IPv6 pseudo-header, the plain way. */
-static uint16_t
-ref_cksum(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, uint32_t len)
-{
-	uint32_t sum = 0;
-
-	for (int i = 0; i < 16; i += 2)
-		sum += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
-	sum += (len >> 16) + (len & 0xffff) + IPPROTO_TCP;
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(msg[i] << 8 | msg[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)msg[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* A TCP segment from a client to the server. */
 struct s6 {
 	const uint8_t *src, *dst; /* dst NULL: SRV6 */
@@ -108,7 +90,7 @@ mk(const struct s6 *s)
 	}
 	if (s->len)
 		memcpy(th + hl, s->data, s->len);
-	ck = ref_cksum(s->src, dst, th, l4);
+	ck = h_cksum6(s->src, dst, IPPROTO_TCP, th, l4);
 	if (s->bad_cksum)
 		ck ^= 0x0101;
 	th[16] = (uint8_t)(ck >> 8);
@@ -146,7 +128,7 @@ parse(unsigned i, struct p6 *p)
 	memcpy(p->src, f + 22, 16);
 	memcpy(p->dst, f + 38, 16);
 	th = f + 54;
-	ck_assert_uint_eq(ref_cksum(p->src, p->dst, th, l4), 0);
+	ck_assert_uint_eq(h_cksum6(p->src, p->dst, IPPROTO_TCP, th, l4), 0);
 	p->sport = (uint16_t)(th[0] << 8 | th[1]);
 	p->dport = (uint16_t)(th[2] << 8 | th[3]);
 	p->seq = (uint32_t)th[4] << 24 | (uint32_t)th[5] << 16 | (uint32_t)th[6] << 8 | th[7];
@@ -173,6 +155,20 @@ struct cli {
 	uint32_t snd; /* next client seq */
 	uint32_t rcv; /* next server seq */
 };
+
+/* seg - a segment of @c's connection: its next seq, acking all it got. */
+static void
+seg(const struct cli *c, uint8_t flags, const void *data, uint32_t len, bool bad_cksum)
+{
+	h_rx(&E, mk(&(struct s6){.src = c->ip,
+				 .sport = c->port,
+				 .seq = c->snd,
+				 .ack = c->rcv,
+				 .flags = flags,
+				 .data = data,
+				 .len = len,
+				 .bad_cksum = bad_cksum}));
+}
 
 /* syn - send a SYN from @c; returns the SYN-ACK's cookie (its seq). */
 static uint32_t
@@ -204,11 +200,7 @@ connect6(struct cli *c)
 
 	syn(c);
 	h_clear(&E);
-	h_rx(&E, mk(&(struct s6){.src = c->ip,
-				 .sport = c->port,
-				 .seq = c->snd,
-				 .ack = c->rcv,
-				 .flags = RTE_TCP_ACK_FLAG}));
+	seg(c, RTE_TCP_ACK_FLAG, NULL, 0, false);
 	return E.app.opened == opened + 1 && h_ntx(&E) == 0;
 }
 
@@ -276,13 +268,7 @@ START_TEST(data_ack_fin)
 	E.app.close_on_fin = true;
 	ck_assert(connect6(&c));
 	h_clear(&E);
-	h_rx(&E, mk(&(struct s6){.src = CLI6,
-				 .sport = c.port,
-				 .seq = c.snd,
-				 .ack = c.rcv,
-				 .flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
-				 .data = req,
-				 .len = sizeof(req) - 1}));
+	seg(&c, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, req, sizeof(req) - 1, false);
 	c.snd += sizeof(req) - 1;
 	ck_assert_uint_eq(E.app.rx_len, sizeof(req) - 1);
 	ck_assert(memcmp(E.app.rx, req, sizeof(req) - 1) == 0);
@@ -296,11 +282,7 @@ START_TEST(data_ack_fin)
 
 	/* ACK and FIN from the client: the app closes, our FIN goes out. */
 	h_clear(&E);
-	h_rx(&E, mk(&(struct s6){.src = CLI6,
-				 .sport = c.port,
-				 .seq = c.snd,
-				 .ack = c.rcv,
-				 .flags = RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG}));
+	seg(&c, RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, NULL, 0, false);
 	c.snd++;
 	ck_assert_int_eq(E.app.fin_calls, 1);
 	ck_assert_uint_ge(h_ntx(&E), 1);
@@ -405,14 +387,7 @@ START_TEST(bad_segments_dropped)
 	/* A data segment with a bad checksum on a live connection: no ACK, no data. */
 	ck_assert(connect6(&c));
 	h_clear(&E);
-	h_rx(&E, mk(&(struct s6){.src = CLI6,
-				 .sport = c.port,
-				 .seq = c.snd,
-				 .ack = c.rcv,
-				 .flags = RTE_TCP_ACK_FLAG,
-				 .data = "xy",
-				 .len = 2,
-				 .bad_cksum = true}));
+	seg(&c, RTE_TCP_ACK_FLAG, "xy", 2, true);
 	ck_assert_uint_eq(st()->tcp_drop_cksum, ck0 + 2);
 	ck_assert_uint_eq(E.app.rx_len, 0);
 	ck_assert_uint_eq(h_ntx(&E), 0);
@@ -434,11 +409,7 @@ START_TEST(cap_per_64)
 	/* A third address of the same /64: refused with an RST. */
 	syn(&c);
 	h_clear(&E);
-	h_rx(&E, mk(&(struct s6){.src = c.ip,
-				 .sport = c.port,
-				 .seq = c.snd,
-				 .ack = c.rcv,
-				 .flags = RTE_TCP_ACK_FLAG}));
+	seg(&c, RTE_TCP_ACK_FLAG, NULL, 0, false);
 	ck_assert_uint_eq(st()->tcp_conn_per_ip, 1);
 	ck_assert_uint_eq(h_ntx(&E), 1);
 	parse(0, &p);
@@ -473,13 +444,7 @@ START_TEST(v4_and_v6_side_by_side)
 	ck_assert_uint_eq(sk_tcp_remote_ip(c4), H_CLI_IP);
 	/* Data on each reaches its own connection. */
 	h_send(&E, "four", 4);
-	h_rx(&E, mk(&(struct s6){.src = CLI6,
-				 .sport = c.port,
-				 .seq = c.snd,
-				 .ack = c.rcv,
-				 .flags = RTE_TCP_ACK_FLAG,
-				 .data = "six",
-				 .len = 3}));
+	seg(&c, RTE_TCP_ACK_FLAG, "six", 3, false);
 	ck_assert_uint_eq(E.app.rx_len, 7);
 	ck_assert(memcmp(E.app.rx, "foursix", 7) == 0);
 	ck_assert_uint_eq(st()->tcp_conns, 2);
