@@ -143,13 +143,14 @@ struct sk_tcp_conn {
 	TAILQ_ENTRY(sk_tcp_conn) twq;	  /* TIME_WAIT, oldest first */
 	TAILQ_ENTRY(sk_tcp_conn) freshq;  /* no complete request yet, oldest first */
 
-	/* IPv6 only (SK_TCPF_V6), network order; stale over IPv4. An IPv6
-	 * connection has lip 0, which no IPv4 lookup asks for (conf.ip != 0). */
-	uint8_t rip6[16], lip6[16];
-
 	uint8_t *rcv_buf; /* conf.rcv_buf_size bytes */
 	uint8_t *snd_buf; /* conf.snd_buf_size bytes (ring) */
 	void *app_data;	  /* conf.app_data_size bytes */
+
+	/* IPv6 only (SK_TCPF_V6), network order; stale over IPv4. An IPv6
+	 * connection has lip 0, which no IPv4 lookup asks for (conf.ip != 0).
+	 * Last, so that IPv4 never touches (nor prefetches) their lines. */
+	uint8_t rip6[16], lip6[16];
 };
 
 TAILQ_HEAD(sk_tcp_conn_list, sk_tcp_conn);

@@ -14,6 +14,7 @@
  * app-facing sk_tcp_* functions.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <netinet/in.h>
@@ -124,7 +125,7 @@ sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint1
 	for (uint16_t i = 0; i < k; i++) {
 		conn[i] = bucket[i] != NULL ? *bucket[i] : NULL;
 		if (conn[i] != NULL)
-			for (size_t off = 0; off < sizeof(struct sk_tcp_conn);
+			for (size_t off = 0; off < offsetof(struct sk_tcp_conn, rip6);
 			     off += RTE_CACHE_LINE_SIZE)
 				rte_prefetch0((const uint8_t *)conn[i] + off);
 	}
