@@ -57,6 +57,19 @@ is_arp_reply(const struct rte_mbuf *m)
 	return arp->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
 }
 
+/* is_nd_advert - an ICMPv6 neighbour advertisement (no extension headers, as ND sends it). */
+static bool
+is_nd_advert(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*ip) + 4 ||
+	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) || ip->proto != IPPROTO_ICMPV6)
+		return false;
+	return ((const uint8_t *)(ip + 1))[0] == 136; /* ND_NEIGHBOR_ADVERT */
+}
+
 struct sk_dispatch *
 sk_dispatch_create(uint16_t port_id, unsigned owner, unsigned nb_lcores, unsigned ring_size,
 		   int socket, struct rte_mempool *pool)
@@ -180,8 +193,9 @@ sk_dispatch_split(struct sk_dispatch *d, struct rte_mbuf **pkts, uint16_t n)
 		uint32_t h = sk_net_flow_hash(pkts[i]);
 
 		dst[i] = (uint16_t)lcore_of(d, h);
-		/* Hash 0: not TCP/UDP over IPv4, e.g. ARP; replies go to every stack. */
-		if (sk_unlikely(h == 0 && is_arp_reply(pkts[i])))
+		/* Hash 0: not TCP/UDP, e.g. ARP or ND; ARP replies and neighbour
+		 * advertisements go to every stack, so every cache resolves. */
+		if (sk_unlikely(h == 0 && (is_arp_reply(pkts[i]) || is_nd_advert(pkts[i]))))
 			copy_arp_reply(d, pkts[i], dst[i]);
 	}
 	/* O(n * lcores): small bursts and few lcores; cheaper than per-frame enqueues. */

@@ -34,14 +34,7 @@ static const uint8_t unspecified[16];
 uint16_t
 sk_icmp6_cksum(const uint8_t *src, const uint8_t *dst, const void *msg, uint32_t len)
 {
-	/* Upper-layer length and next header, as RFC 8200 §8.1 lays them out. */
-	const rte_be32_t ph[2] = {rte_cpu_to_be_32(len), rte_cpu_to_be_32(IPPROTO_ICMPV6)};
-	uint32_t sum = __rte_raw_cksum(src, 16, 0);
-
-	sum = __rte_raw_cksum(dst, 16, sum);
-	sum = __rte_raw_cksum(ph, sizeof(ph), sum);
-	sum = __rte_raw_cksum(msg, len, sum);
-	return (uint16_t)~__rte_raw_cksum_reduce(sum);
+	return sk_ipv6_l4_cksum(src, dst, IPPROTO_ICMPV6, msg, len);
 }
 
 /* set_cksum - fill the checksum of the ICMPv6 message after @ip (payload_len bytes). */

@@ -12,8 +12,7 @@
  * destination-options headers are stepped over one by one and an unknown
  * option whose type asks for a discard (RFC 8200 §4.2) is obeyed. A
  * fragment header drops the datagram: there is no reassembly. Each refusal
- * has its counter. The upper layer is ICMPv6 only for now (TCP over IPv6
- * comes later).
+ * has its counter. The upper layer is ICMPv6 or TCP.
  */
 #include "sk_net_priv.h"
 
@@ -23,12 +22,27 @@
 enum {
 	NH_HOPOPTS = 0,
 	NH_ROUTING = 43,
+	NH_TCP = 6,
 	NH_FRAGMENT = 44,
 	NH_ICMPV6 = 58,
 	NH_DSTOPTS = 60,
 };
 
 static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+
+uint16_t
+sk_ipv6_l4_cksum(const uint8_t *src, const uint8_t *dst, uint8_t proto, const void *msg,
+		 uint32_t len)
+{
+	/* Upper-layer length and next header, as RFC 8200 §8.1 lays them out. */
+	const rte_be32_t ph[2] = {rte_cpu_to_be_32(len), rte_cpu_to_be_32(proto)};
+	uint32_t sum = __rte_raw_cksum(src, 16, 0);
+
+	sum = __rte_raw_cksum(dst, 16, sum);
+	sum = __rte_raw_cksum(ph, sizeof(ph), sum);
+	sum = __rte_raw_cksum(msg, len, sum);
+	return (uint16_t)~__rte_raw_cksum_reduce(sum);
+}
 
 void
 sk_ipv6_solicited(const uint8_t *a, uint8_t out[16])
@@ -190,6 +204,10 @@ sk_ipv6_input(struct sk_net_lcore *net, struct rte_mbuf *m)
 	proto = skip_ext(net, ip, plen, &off);
 	if (proto < 0)
 		goto drop;
+	if (proto == NH_TCP) {
+		sk_tcp_input6(net, m, ip, off, plen - off);
+		return;
+	}
 	if (proto == NH_ICMPV6) {
 		sk_icmp6_input(net, m, ip, off, plen - off);
 		return;

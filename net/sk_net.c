@@ -334,6 +334,52 @@ sk_net_lcore_stats(const struct sk_net_lcore *net)
 /* ------------------------------------------------------------------------ */
 /* Symmetric flow hash                                                      */
 
+/*
+ * flow_hash6 - the symmetric hash of a TCP or UDP datagram over IPv6: both
+ * addresses and ports, ordered so both directions hash alike. Hop-by-hop,
+ * routing and destination-options headers are stepped over (at most 8, as
+ * sk_ipv6_input does), so a segment with them goes where its connection
+ * is. Anything else (ICMPv6 and so ND, fragments) hashes 0, as ARP does.
+ */
+static uint32_t
+flow_hash6(const struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip =
+		(const struct rte_ipv6_hdr *)(f + sizeof(struct rte_ether_hdr));
+	uint32_t len = rte_pktmbuf_data_len(m), o = sizeof(struct rte_ether_hdr) + sizeof(*ip);
+	uint8_t nh = ip->proto;
+	uint32_t k[9];
+	const uint8_t *a = ip->src_addr, *b = ip->dst_addr;
+	uint16_t pa, pb;
+	int d;
+
+	for (unsigned n = 0; n < 8 && (nh == 0 || nh == 43 || nh == 60); n++) {
+		if (o + 8 > len)
+			return 0;
+		nh = f[o];
+		o += ((uint32_t)f[o + 1] + 1) * 8;
+	}
+	if ((nh != IPPROTO_TCP && nh != IPPROTO_UDP) || o + 4 > len)
+		return 0;
+	pa = (uint16_t)(f[o] << 8 | f[o + 1]);
+	pb = (uint16_t)(f[o + 2] << 8 | f[o + 3]);
+	d = memcmp(a, b, 16);
+	if (d > 0 || (d == 0 && pa > pb)) {
+		const uint8_t *t = a;
+		uint16_t tp = pa;
+
+		a = b;
+		b = t;
+		pa = pb;
+		pb = tp;
+	}
+	memcpy(k, a, 16);
+	memcpy(k + 4, b, 16);
+	k[8] = ((uint32_t)pa << 16) | pb;
+	return rte_jhash_32b(k, 9, nh);
+}
+
 uint32_t
 sk_net_flow_hash(const struct rte_mbuf *m)
 {
@@ -346,8 +392,12 @@ sk_net_flow_hash(const struct rte_mbuf *m)
 	if (len < sizeof(*eth) + sizeof(*ip))
 		return 0;
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) &&
+		    len >= sizeof(*eth) + sizeof(struct rte_ipv6_hdr))
+			return flow_hash6(m);
 		return 0;
+	}
 	ip = (const struct rte_ipv4_hdr *)(eth + 1);
 	ihl = (ip->version_ihl & 0xf) * 4u;
 	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof(*ip) ||

@@ -82,6 +82,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "sk_addr.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -368,13 +370,15 @@ uint16_t sk_net_tx_flush(struct sk_net_lcore *net);
 
 /**
  * Symmetric flow hash of a frame: the same value for both directions of a
- * TCP/IPv4 flow (endpoints are ordered before hashing). For the software
- * dispatch when a port has a single RX queue. Returns 0 for ARP, non-IPv4,
- * fragments and truncated frames (so they all go to one lcore). Pure, thread
- * safe, does not touch the mbuf.
+ * TCP or UDP flow over IPv4 or IPv6 (endpoints are ordered before hashing;
+ * IPv6 hop-by-hop, routing and destination-options headers are stepped
+ * over). For the software dispatch when a port has a single RX queue.
+ * Returns 0 for ARP, ICMP, ICMPv6 (and so neighbour discovery), other
+ * ethertypes, fragments and truncated frames (so they all go to one lcore).
+ * Pure, thread safe, does not touch the mbuf.
  *
  * @param m  a received frame (only its first segment is read).
- * @return the hash; 0 for frames without a TCP/UDP/IPv4 flow.
+ * @return the hash; 0 for frames without a TCP/UDP flow.
  */
 uint32_t sk_net_flow_hash(const struct rte_mbuf *m);
 
@@ -505,6 +509,19 @@ void sk_tcp_resume(struct sk_tcp_conn *c);
 struct sk_tcp_conn *sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport,
 				   uint32_t rip, uint16_t rport, const struct rte_ether_addr *dmac);
 
+/**
+ * sk_tcp_connect() over IPv6: from @lip6 (our global or link-local address,
+ * conf.ip6 set) to @rip6 (16 bytes each, network order, copied), with our
+ * IPv6 MSS (conf.mss - 20). @dmac comes from sk_net_nd_lookup() (on -ENOENT
+ * the caller tries again later, as with ARP).
+ * @return the connection, or NULL with rte_errno set: EINVAL (no IPv6 on
+ *   the port, @lip6 not ours, @rip6 ours, multicast or unspecified, a port
+ *   or pointer out of range), EADDRINUSE, ENOSPC (as sk_tcp_connect()).
+ */
+struct sk_tcp_conn *sk_tcp_connect6(struct sk_net_lcore *net, const uint8_t lip6[16],
+				    uint16_t lport, const uint8_t rip6[16], uint16_t rport,
+				    const struct rte_ether_addr *dmac);
+
 /** sk_tcp_established - @return true once @c's handshake completed (false in SYN_SENT). */
 bool sk_tcp_established(const struct sk_tcp_conn *c);
 
@@ -547,8 +564,25 @@ void sk_tcp_mark_used(struct sk_tcp_conn *c);
  */
 void *sk_tcp_app_data(struct sk_tcp_conn *c);
 
-/** sk_tcp_remote_ip - @return the remote IPv4 address of @c (host order). */
+/**
+ * sk_tcp_remote_ip - @return the remote IPv4 address of @c (host order);
+ * 0 for a connection over IPv6 (use sk_tcp_remote_addr()).
+ */
 uint32_t sk_tcp_remote_ip(const struct sk_tcp_conn *c);
+
+/**
+ * sk_tcp_remote_addr - the remote address of @c, of either family: IPv4
+ * (bytes[0..3]) or IPv6, as struct sk_addr holds them (addr/sk_addr.h).
+ * The per-address limits should key on sk_addr_key() of it.
+ * @param[out] out  the address. Never fails. Same thread as sk_net_rx().
+ */
+void sk_tcp_remote_addr(const struct sk_tcp_conn *c, struct sk_addr *out);
+
+/**
+ * sk_tcp_local_addr - the local address of @c (one of ours), of either
+ * family, as sk_tcp_remote_addr(). Never fails.
+ */
+void sk_tcp_local_addr(const struct sk_tcp_conn *c, struct sk_addr *out);
 
 /** sk_tcp_remote_port - @return the remote TCP port of @c (host order). */
 uint16_t sk_tcp_remote_port(const struct sk_tcp_conn *c);

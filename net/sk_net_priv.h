@@ -88,6 +88,7 @@ enum {
 	SK_TCPF_DEADLINE = 1u << 15,	 /* app_deadline is meaningful */
 	SK_TCPF_PEER_COUNTED = 1u << 16, /* counted in net->peers (rip) */
 	SK_TCPF_SYN_OUT = 1u << 17,	 /* SYN_SENT: our SYN went out at least once */
+	SK_TCPF_V6 = 1u << 18,		 /* over IPv6: rip6 / lip6 (rip, lip are 0) */
 };
 
 /*
@@ -99,7 +100,7 @@ struct sk_tcp_conn {
 	struct sk_timer timer;	    /* the one timer of the connection: must be first */
 	struct sk_tcp_conn *hnext;  /* hash chain, or free list */
 	struct sk_net_lcore *net;   /* owner */
-	uint32_t rip, lip;	    /* remote / local IPv4, host order */
+	uint32_t rip, lip;	    /* remote / local IPv4, host order; 0 over IPv6 */
 	uint16_t rport, lport;	    /* host order */
 	uint8_t state;		    /* enum sk_tcp_state */
 	uint16_t mss;		    /* effective send MSS */
@@ -145,6 +146,11 @@ struct sk_tcp_conn {
 	uint8_t *rcv_buf; /* conf.rcv_buf_size bytes */
 	uint8_t *snd_buf; /* conf.snd_buf_size bytes (ring) */
 	void *app_data;	  /* conf.app_data_size bytes */
+
+	/* IPv6 only (SK_TCPF_V6), network order; stale over IPv4. An IPv6
+	 * connection has lip 0, which no IPv4 lookup asks for (conf.ip != 0).
+	 * Last, so that IPv4 never touches (nor prefetches) their lines. */
+	uint8_t rip6[16], lip6[16];
 };
 
 TAILQ_HEAD(sk_tcp_conn_list, sk_tcp_conn);
@@ -286,6 +292,13 @@ sk_ipv6_is_ours(const struct sk_net_lcore *net, const uint8_t *a)
 {
 	return memcmp(a, net->ll6, 16) == 0 || memcmp(a, net->conf.ip6, 16) == 0;
 }
+/**
+ * The upper-layer checksum over the IPv6 pseudo-header (@src, @dst, @len,
+ * next header @proto) and the @len bytes at @msg; the checksum field inside
+ * @msg must read 0 (or be verified: then a correct message gives 0).
+ */
+uint16_t sk_ipv6_l4_cksum(const uint8_t *src, const uint8_t *dst, uint8_t proto, const void *msg,
+			  uint32_t len);
 /** True if @a is link-local unicast (fe80::/10). */
 static inline bool
 sk_ipv6_is_link_local(const uint8_t *a)
@@ -327,6 +340,24 @@ void sk_icmp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4
 
 /* sk_tcp_in.c */
 void sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
+/**
+ * TCP over IPv6: the segment is @len bytes at @off bytes after @ip (extension
+ * headers skipped by sk_ipv6_input). Takes ownership of @m.
+ */
+void sk_tcp_input6(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv6_hdr *ip,
+		   uint32_t off, uint32_t len);
+/** Our MSS over IPv6: conf.mss is for IPv4, whose header is 20 bytes shorter. */
+static inline uint16_t
+sk_tcp_mss6(const struct sk_net_lcore *net)
+{
+	return (uint16_t)(net->conf.mss - 20);
+}
+/** Our MSS on connection @c's family. */
+static inline uint16_t
+sk_tcp_our_mss(const struct sk_tcp_conn *c)
+{
+	return (c->flags & SK_TCPF_V6) ? sk_tcp_mss6(c->net) : c->net->conf.mss;
+}
 
 /* sk_tcp_out.c */
 /** Build the pending segments of @c; @force sends one segment even into a zero window. */
@@ -336,10 +367,11 @@ void sk_tcp_send_ack(struct sk_tcp_conn *c);
 /** RST for connection @c (SEQ = SND.MAX). */
 void sk_tcp_send_rst_conn(struct sk_tcp_conn *c);
 /** RST or SYN-ACK from @sip:@sport (the segment's destination) for a segment that matched no
- * connection. */
+ * connection; over IPv6 when @sip6 and @dip6 (network order) are not NULL. */
 void sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t sip,
-		     uint16_t sport, uint32_t dip, uint16_t dport, uint32_t seq, uint32_t ack,
-		     uint8_t flags, uint16_t mss_opt);
+		     uint16_t sport, uint32_t dip, uint16_t dport, const uint8_t *sip6,
+		     const uint8_t *dip6, uint32_t seq, uint32_t ack, uint8_t flags,
+		     uint16_t mss_opt);
 /** Current receive window of @c. */
 uint32_t sk_tcp_rcv_wnd(const struct sk_tcp_conn *c);
 /** Connection timer fired (kind SK_TIMER_CONN). */
@@ -347,16 +379,22 @@ void sk_tcp_on_timer(struct sk_tcp_conn *c);
 
 /* sk_tcp_peer.c: connections per client address */
 
-/** One entry of the per-address table; ip 0 = empty (0 is never a source). */
+/**
+ * One entry of the per-address table: an IPv4 address, or the /64 of an IPv6
+ * one (sk_addr_key(), SK_ADDR_KEY_V6_PREFIX_DEFAULT), so that a host cannot
+ * escape the cap by rotating addresses inside its prefix. fam 0 = empty.
+ */
 struct sk_tcp_peer {
-	uint32_t ip;
+	uint64_t key; /* IPv4: the address (host order); IPv6: the /64, network order */
 	uint32_t conns;
+	uint32_t fam; /* 0 (empty), 4 or 6 */
 };
 
 /** Allocate the table for @conf (NULL with conf.max_conns_per_ip 0). */
 struct sk_tcp_peer *sk_tcp_peer_table(const struct sk_net_conf *conf, int socket, uint32_t *mask);
-/** True if one more connection from @ip stays within conf.max_conns_per_ip. */
-bool sk_tcp_peer_admit(const struct sk_net_lcore *net, uint32_t ip);
+/** True if one more connection from @ip (or IPv6 @ip6, when not NULL) stays within
+ * conf.max_conns_per_ip. */
+bool sk_tcp_peer_admit(const struct sk_net_lcore *net, uint32_t ip, const uint8_t *ip6);
 /** Count connection @c against its address (sets PEER_COUNTED). */
 void sk_tcp_peer_add(struct sk_tcp_conn *c);
 /** Uncount @c if it was counted. */
@@ -384,6 +422,12 @@ struct sk_tcp_conn *sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, u
  */
 struct sk_tcp_conn *sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
 				      uint32_t lip, uint16_t lport);
+/** sk_tcp_conn_lookup() over IPv6 (addresses in network order). */
+struct sk_tcp_conn *sk_tcp_conn_lookup6(struct sk_net_lcore *net, const uint8_t *rip6,
+					uint16_t rport, const uint8_t *lip6, uint16_t lport);
+/** sk_tcp_conn_alloc() over IPv6: the slot has SK_TCPF_V6, rip6 and lip6. */
+struct sk_tcp_conn *sk_tcp_conn_alloc6(struct sk_net_lcore *net, const uint8_t *rip6,
+				       uint16_t rport, const uint8_t *lip6, uint16_t lport);
 /** Remove from table, lists and wheel; report on_close if the app had it; free. */
 void sk_tcp_conn_destroy(struct sk_tcp_conn *c);
 /** Enter TIME_WAIT (reports on_close, caps the TIME_WAIT population). */

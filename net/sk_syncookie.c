@@ -87,12 +87,18 @@ static uint32_t
 cookie_mac(const struct sk_syncookie *sc, const struct sk_syncookie_flow *f, uint64_t t,
 	   unsigned mss_idx)
 {
-	uint64_t m[3];
+	uint64_t m[7];
+	size_t n = 3;
 
 	m[0] = ((uint64_t)f->saddr << 32) | f->daddr;
 	m[1] = ((uint64_t)f->sport << 48) | ((uint64_t)f->dport << 32) | f->client_isn;
 	m[2] = (t << 3) | mss_idx;
-	return (uint32_t)sk_siphash24(sc->k0, sc->k1, m, sizeof(m)) & 0x07ffffffu;
+	if (f->saddr6 != NULL) { /* IPv6: both addresses whole */
+		memcpy(&m[3], f->saddr6, 16);
+		memcpy(&m[5], f->daddr6, 16);
+		n = 7;
+	}
+	return (uint32_t)sk_siphash24(sc->k0, sc->k1, m, n * sizeof(m[0])) & 0x07ffffffu;
 }
 
 static uint32_t

@@ -36,9 +36,11 @@ struct sk_syncookie {
 
 /** The 4-tuple and client ISN a cookie is bound to (host order). */
 struct sk_syncookie_flow {
-	uint32_t saddr, daddr; /**< client, server */
+	uint32_t saddr, daddr; /**< client, server (IPv4; 0 over IPv6) */
 	uint16_t sport, dport; /**< client, server */
 	uint32_t client_isn;   /**< the SYN's sequence number */
+	/** Over IPv6: client, server (16 bytes each, network order); NULL over IPv4. */
+	const uint8_t *saddr6, *daddr6;
 };
 
 /** Initialise @sc from a 16-byte @secret and a slot length. */

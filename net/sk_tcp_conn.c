@@ -14,6 +14,7 @@
  * app-facing sk_tcp_* functions.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <netinet/in.h>
@@ -43,6 +44,44 @@ sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint3
 
 	for (; c != NULL; c = c->hnext)
 		if (c->rip == rip && c->rport == rport && c->lport == lport && c->lip == lip)
+			return c;
+	return NULL;
+}
+
+/* conn_hash6 - the hash of an IPv6 4-tuple (IPv4 keeps its three words). */
+static inline uint32_t
+conn_hash6(const struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rport, const uint8_t *lip6,
+	   uint16_t lport)
+{
+	uint32_t k[9];
+
+	memcpy(k, rip6, 16);
+	memcpy(k + 4, lip6, 16);
+	k[8] = ((uint32_t)rport << 16) | lport;
+	return rte_jhash_32b(k, 9, net->hash_seed);
+}
+
+/* conn_bucket - the chain head @c is (or goes) on. */
+static inline struct sk_tcp_conn **
+conn_bucket(const struct sk_tcp_conn *c)
+{
+	const struct sk_net_lcore *net = c->net;
+	uint32_t h = (c->flags & SK_TCPF_V6) ? conn_hash6(net, c->rip6, c->rport, c->lip6, c->lport)
+					     : conn_hash(net, c->rip, c->rport, c->lip, c->lport);
+
+	return &net->buckets[h & net->bucket_mask];
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_lookup6(struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rport,
+		    const uint8_t *lip6, uint16_t lport)
+{
+	struct sk_tcp_conn *c =
+		net->buckets[conn_hash6(net, rip6, rport, lip6, lport) & net->bucket_mask];
+
+	for (; c != NULL; c = c->hnext)
+		if ((c->flags & SK_TCPF_V6) && c->rport == rport && c->lport == lport &&
+		    memcmp(c->rip6, rip6, 16) == 0 && memcmp(c->lip6, lip6, 16) == 0)
 			return c;
 	return NULL;
 }
@@ -86,7 +125,7 @@ sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint1
 	for (uint16_t i = 0; i < k; i++) {
 		conn[i] = bucket[i] != NULL ? *bucket[i] : NULL;
 		if (conn[i] != NULL)
-			for (size_t off = 0; off < sizeof(struct sk_tcp_conn);
+			for (size_t off = 0; off < offsetof(struct sk_tcp_conn, rip6);
 			     off += RTE_CACHE_LINE_SIZE)
 				rte_prefetch0((const uint8_t *)conn[i] + off);
 	}
@@ -109,9 +148,7 @@ sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint1
 static void
 conn_unhash(struct sk_tcp_conn *c)
 {
-	struct sk_net_lcore *net = c->net;
-	struct sk_tcp_conn **pp = &net->buckets[conn_hash(net, c->rip, c->rport, c->lip, c->lport) &
-						net->bucket_mask];
+	struct sk_tcp_conn **pp = conn_bucket(c);
 
 	/* Chains are short: the table has at least twice as many buckets as slots. */
 	for (; *pp != NULL; pp = &(*pp)->hnext) {
@@ -235,12 +272,11 @@ conn_make_room(struct sk_net_lcore *net)
 	return true;
 }
 
-struct sk_tcp_conn *
-sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
-		  uint16_t lport)
+/* conn_take - a free slot (making room if needed) with its fields reset, not hashed yet. */
+static struct sk_tcp_conn *
+conn_take(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip, uint16_t lport)
 {
 	struct sk_tcp_conn *c;
-	struct sk_tcp_conn **bucket;
 
 	if (net->free_list == NULL && !conn_make_room(net))
 		return NULL;
@@ -264,13 +300,43 @@ sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32
 	c->last_rx = net->now_tick;
 	c->timer.next = NULL;
 	c->timer.prev = NULL;
+	return c;
+}
 
-	bucket = &net->buckets[conn_hash(net, rip, rport, lip, lport) & net->bucket_mask];
+/* conn_hash_in - put @c (its addresses set) on its chain. */
+static struct sk_tcp_conn *
+conn_hash_in(struct sk_tcp_conn *c)
+{
+	struct sk_tcp_conn **bucket = conn_bucket(c);
+
 	c->hnext = *bucket;
 	*bucket = c;
-	net->stats.tcp_conns++;
-	net->stats.tcp_conn_opened++;
+	c->net->stats.tcp_conns++;
+	c->net->stats.tcp_conn_opened++;
 	return c;
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_alloc(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
+		  uint16_t lport)
+{
+	struct sk_tcp_conn *c = conn_take(net, rip, rport, lip, lport);
+
+	return c != NULL ? conn_hash_in(c) : NULL;
+}
+
+struct sk_tcp_conn *
+sk_tcp_conn_alloc6(struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rport,
+		   const uint8_t *lip6, uint16_t lport)
+{
+	struct sk_tcp_conn *c = conn_take(net, 0, rport, 0, lport);
+
+	if (c == NULL)
+		return NULL;
+	c->flags = SK_TCPF_V6;
+	memcpy(c->rip6, rip6, 16);
+	memcpy(c->lip6, lip6, 16);
+	return conn_hash_in(c);
 }
 
 void
@@ -502,6 +568,39 @@ sk_tcp_resume(struct sk_tcp_conn *c)
 	TAILQ_INSERT_TAIL(&c->net->resumeq, c, resumeq);
 }
 
+/* conn_open_active - start the active open of the fresh slot @c (ISS from @tuple). */
+static struct sk_tcp_conn *
+conn_open_active(struct sk_tcp_conn *c, const void *tuple, size_t tuple_len,
+		 const struct rte_ether_addr *dmac)
+{
+	struct sk_net_lcore *net = c->net;
+	/* RFC 6528: a keyed hash of the 4-tuple plus a 4 us clock. */
+	uint32_t iss = (uint32_t)sk_siphash24(net->cookie.k0, net->cookie.k1, tuple, tuple_len) +
+		       (uint32_t)(net->now_tsc / (net->tick_tsc / 250 + 1));
+
+	net->stats.tcp_connect++;
+	c->state = SK_TCP_SYN_SENT;
+	c->rmac = *dmac;
+	c->mss = sk_tcp_our_mss(c);
+	c->rcv_nxt = 0;
+	c->rcv_adv_wnd = RTE_MIN(net->conf.rcv_buf_size, 65535u);
+	c->snd_una = c->snd_nxt = c->snd_max = iss + 1; /* the SYN is iss */
+	c->snd_wnd = c->max_snd_wnd = 0;
+	c->chal_tick = 0;
+	c->flags = (c->flags & SK_TCPF_V6) | SK_TCPF_APP_OPEN;
+	memset(c->app_data, 0, net->conf.app_data_size);
+	sk_tcp_conn_want_output(c);
+	sk_tcp_conn_timer_update(c);
+	return c;
+}
+
+/* active_ports_ok - the ports of an active open are in range. */
+static inline bool
+active_ports_ok(const struct sk_net_lcore *net, uint16_t lport, uint16_t rport)
+{
+	return lport != 0 && (lport != net->conf.tcp_port || net->conf.tcp_port == 0) && rport != 0;
+}
+
 struct sk_tcp_conn *
 sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport,
 	       const struct rte_ether_addr *dmac)
@@ -511,11 +610,9 @@ sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport, uint32_t 
 		uint16_t lport, rport;
 	} tuple = {lip, rip, lport, rport};
 	struct sk_tcp_conn *c;
-	uint32_t iss;
 
-	if (net == NULL || dmac == NULL || !sk_net_is_ours(net, lip) || lport == 0 ||
-	    (lport == net->conf.tcp_port && net->conf.tcp_port != 0) || rport == 0 || rip == 0 ||
-	    sk_net_is_ours(net, rip)) {
+	if (net == NULL || dmac == NULL || !sk_net_is_ours(net, lip) ||
+	    !active_ports_ok(net, lport, rport) || rip == 0 || sk_net_is_ours(net, rip)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -528,23 +625,41 @@ sk_tcp_connect(struct sk_net_lcore *net, uint32_t lip, uint16_t lport, uint32_t 
 		rte_errno = ENOSPC;
 		return NULL;
 	}
-	/* RFC 6528: a keyed hash of the 4-tuple plus a 4 us clock. */
-	iss = (uint32_t)sk_siphash24(net->cookie.k0, net->cookie.k1, &tuple, sizeof(tuple)) +
-	      (uint32_t)(net->now_tsc / (net->tick_tsc / 250 + 1));
-	net->stats.tcp_connect++;
-	c->state = SK_TCP_SYN_SENT;
-	c->rmac = *dmac;
-	c->mss = net->conf.mss;
-	c->rcv_nxt = 0;
-	c->rcv_adv_wnd = RTE_MIN(net->conf.rcv_buf_size, 65535u);
-	c->snd_una = c->snd_nxt = c->snd_max = iss + 1; /* the SYN is iss */
-	c->snd_wnd = c->max_snd_wnd = 0;
-	c->chal_tick = 0;
-	c->flags = SK_TCPF_APP_OPEN;
-	memset(c->app_data, 0, net->conf.app_data_size);
-	sk_tcp_conn_want_output(c);
-	sk_tcp_conn_timer_update(c);
-	return c;
+	return conn_open_active(c, &tuple, sizeof(tuple), dmac);
+}
+
+struct sk_tcp_conn *
+sk_tcp_connect6(struct sk_net_lcore *net, const uint8_t lip6[16], uint16_t lport,
+		const uint8_t rip6[16], uint16_t rport, const struct rte_ether_addr *dmac)
+{
+	static const uint8_t unspec[16];
+	struct {
+		uint8_t lip6[16], rip6[16];
+		uint16_t lport, rport;
+	} tuple;
+	struct sk_tcp_conn *c;
+
+	if (net == NULL || dmac == NULL || lip6 == NULL || rip6 == NULL || !net->has_ip6 ||
+	    !sk_ipv6_is_ours(net, lip6) || !active_ports_ok(net, lport, rport) || rip6[0] == 0xff ||
+	    memcmp(rip6, unspec, 16) == 0 || sk_ipv6_is_ours(net, rip6)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (sk_tcp_conn_lookup6(net, rip6, rport, lip6, lport) != NULL) {
+		rte_errno = EADDRINUSE;
+		return NULL;
+	}
+	c = sk_tcp_conn_alloc6(net, rip6, rport, lip6, lport);
+	if (c == NULL) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	memset(&tuple, 0, sizeof(tuple));
+	memcpy(tuple.lip6, lip6, 16);
+	memcpy(tuple.rip6, rip6, 16);
+	tuple.lport = lport;
+	tuple.rport = rport;
+	return conn_open_active(c, &tuple, sizeof(tuple), dmac);
 }
 
 bool
@@ -600,6 +715,35 @@ uint32_t
 sk_tcp_remote_ip(const struct sk_tcp_conn *c)
 {
 	return c->rip;
+}
+
+/* conn_addr - @ip (host order), or @ip6 for an IPv6 connection, as a struct sk_addr. */
+static void
+conn_addr(const struct sk_tcp_conn *c, uint32_t ip, const uint8_t *ip6, struct sk_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (c->flags & SK_TCPF_V6) {
+		out->family = SK_ADDR_V6;
+		memcpy(out->bytes, ip6, 16);
+		return;
+	}
+	out->family = SK_ADDR_V4;
+	out->bytes[0] = (uint8_t)(ip >> 24);
+	out->bytes[1] = (uint8_t)(ip >> 16);
+	out->bytes[2] = (uint8_t)(ip >> 8);
+	out->bytes[3] = (uint8_t)ip;
+}
+
+void
+sk_tcp_remote_addr(const struct sk_tcp_conn *c, struct sk_addr *out)
+{
+	conn_addr(c, c->rip, c->rip6, out);
+}
+
+void
+sk_tcp_local_addr(const struct sk_tcp_conn *c, struct sk_addr *out)
+{
+	conn_addr(c, c->lip, c->lip6, out);
 }
 
 uint16_t

@@ -24,7 +24,8 @@ struct tcp_seg {
 	uint16_t win;
 	uint16_t mss; /* MSS option, 0 = absent */
 	uint8_t flags;
-	uint32_t sip, dip;
+	uint32_t sip, dip;	    /* IPv4; 0 over IPv6 */
+	const uint8_t *sip6, *dip6; /* IPv6 (in the frame); NULL over IPv4 */
 	uint16_t sport, dport;
 	const struct rte_ether_addr *smac;
 };
@@ -70,11 +71,11 @@ reset_for(struct sk_net_lcore *net, const struct tcp_seg *s)
 		return;
 	net->stats.tcp_rst_tx++;
 	if (s->flags & RTE_TCP_ACK_FLAG)
-		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, s->ack, 0,
-				RTE_TCP_RST_FLAG, 0);
+		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, s->dip6, s->sip6,
+				s->ack, 0, RTE_TCP_RST_FLAG, 0);
 	else
-		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, 0,
-				s->seq + seg_seqlen(s), RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0);
+		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, s->dip6, s->sip6,
+				0, s->seq + seg_seqlen(s), RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0);
 }
 
 static inline uint64_t
@@ -144,11 +145,13 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 	struct sk_syncookie_flow f = {
 		.saddr = s->sip,
 		.daddr = s->dip,
+		.saddr6 = s->sip6,
+		.daddr6 = s->dip6,
 		.sport = s->sport,
 		.dport = s->dport,
 	};
 	struct sk_tcp_conn *c;
-	uint16_t mss;
+	uint16_t mss, our_mss = s->sip6 != NULL ? sk_tcp_mss6(net) : net->conf.mss;
 
 	if (s->flags & RTE_TCP_RST_FLAG) {
 		net->stats.tcp_rst_ignored++;
@@ -171,8 +174,8 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 		cookie = sk_syncookie_make(&net->cookie, &f, s->mss ? s->mss : 536, net->now_tsc,
 					   NULL);
 		net->stats.tcp_synack_tx++;
-		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, cookie,
-				s->seq + 1, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, net->conf.mss);
+		sk_tcp_send_raw(net, s->smac, s->dip, s->dport, s->sip, s->sport, s->dip6, s->sip6,
+				cookie, s->seq + 1, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, our_mss);
 		return;
 	}
 	if (!(s->flags & RTE_TCP_ACK_FLAG)) {
@@ -186,13 +189,14 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 		return;
 	}
 	net->stats.tcp_cookie_ok++;
-	if (!sk_tcp_peer_admit(net, s->sip)) {
+	if (!sk_tcp_peer_admit(net, s->sip, s->sip6)) {
 		/* This address holds its share of the table: refuse, and say so. */
 		net->stats.tcp_conn_per_ip++;
 		reset_for(net, s);
 		return;
 	}
-	c = sk_tcp_conn_alloc(net, s->sip, s->sport, s->dip, s->dport);
+	c = s->sip6 != NULL ? sk_tcp_conn_alloc6(net, s->sip6, s->sport, s->dip6, s->dport)
+			    : sk_tcp_conn_alloc(net, s->sip, s->sport, s->dip, s->dport);
 	if (c == NULL) {
 		/* No RST: the client's retransmission may find a free slot. */
 		net->stats.tcp_conn_full++;
@@ -204,7 +208,7 @@ tcp_input_listen(struct sk_net_lcore *net, const struct tcp_seg *s)
 	TAILQ_INSERT_TAIL(&net->freshq, c, freshq);
 	sk_tcp_peer_add(c);
 	c->rmac = *s->smac;
-	c->mss = RTE_MIN(mss, net->conf.mss);
+	c->mss = RTE_MIN(mss, our_mss);
 	c->rcv_nxt = s->seq;
 	c->rcv_adv_wnd = RTE_MIN(net->conf.rcv_buf_size, 65535u);
 	c->snd_una = c->snd_nxt = c->snd_max = s->ack;
@@ -476,7 +480,7 @@ tcp_input_syn_sent(struct sk_tcp_conn *c, const struct tcp_seg *s)
 	net->stats.tcp_connect_ok++;
 	c->state = SK_TCP_ESTABLISHED;
 	c->rmac = *s->smac;
-	c->mss = RTE_MIN(s->mss ? s->mss : 536, net->conf.mss);
+	c->mss = RTE_MIN(s->mss ? s->mss : 536, sk_tcp_our_mss(c));
 	c->rcv_nxt = s->seq + 1;
 	c->snd_nxt = c->snd_max = c->snd_una;
 	c->snd_wnd = c->max_snd_wnd = s->win;
@@ -517,24 +521,71 @@ tcp_input_time_wait(struct sk_tcp_conn *c, const struct tcp_seg *s)
 /* ------------------------------------------------------------------------ */
 /* Entry point                                                              */
 
+/*
+ * tcp_parse - read the segment at @th (@l4len bytes, checksum verified)
+ * into @s; the addresses are the caller's. False (counted) if malformed.
+ */
+static bool
+tcp_parse(struct sk_net_lcore *net, const struct rte_mbuf *m, const struct rte_tcp_hdr *th,
+	  uint32_t l4len, struct tcp_seg *s)
+{
+	uint32_t doff = (uint32_t)(th->data_off >> 4) * 4;
+
+	if (doff < sizeof(*th) || doff > l4len) {
+		net->stats.tcp_drop_hdr++;
+		return false;
+	}
+	net->stats.tcp_rx++;
+	s->seq = rte_be_to_cpu_32(th->sent_seq);
+	s->ack = rte_be_to_cpu_32(th->recv_ack);
+	s->win = rte_be_to_cpu_16(th->rx_win);
+	s->flags = th->tcp_flags & (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG |
+				    RTE_TCP_PSH_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_URG_FLAG);
+	s->data = (const uint8_t *)th + doff;
+	s->len = l4len - doff;
+	s->mss = (s->flags & RTE_TCP_SYN_FLAG)
+			 ? parse_mss((const uint8_t *)(th + 1), doff - sizeof(*th))
+			 : 0;
+	s->sport = rte_be_to_cpu_16(th->src_port);
+	s->dport = rte_be_to_cpu_16(th->dst_port);
+	s->smac = &rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->src_addr;
+	if (s->sport == 0) {
+		net->stats.tcp_drop_hdr++;
+		return false;
+	}
+	return true;
+}
+
+/* tcp_dispatch - hand @s to its connection @c's state, or to the listener. */
+static void
+tcp_dispatch(struct sk_net_lcore *net, struct sk_tcp_conn *c, const struct tcp_seg *s)
+{
+	if (c == NULL) {
+		if (s->dport != net->conf.tcp_port || net->conf.tcp_port == 0) {
+			net->stats.tcp_drop_port++;
+			reset_for(net, s);
+		} else {
+			tcp_input_listen(net, s);
+		}
+	} else if (c->state == SK_TCP_TIME_WAIT) {
+		tcp_input_time_wait(c, s);
+	} else if (c->state == SK_TCP_SYN_SENT) {
+		tcp_input_syn_sent(c, s);
+	} else {
+		tcp_input_conn(c, s);
+	}
+}
+
 void
 sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 {
-	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
 	uint32_t l4len = rte_be_to_cpu_16(ip->total_length) - (uint32_t)sizeof(*ip);
-	uint32_t doff;
 	uint64_t ck;
 	struct tcp_seg s;
-	struct sk_tcp_conn *c;
 
 	if (l4len < sizeof(*th)) {
 		net->stats.drop_short++;
-		goto out;
-	}
-	doff = (uint32_t)(th->data_off >> 4) * 4;
-	if (doff < sizeof(*th) || doff > l4len) {
-		net->stats.tcp_drop_hdr++;
 		goto out;
 	}
 	ck = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
@@ -543,42 +594,46 @@ sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *
 		net->stats.tcp_drop_cksum++;
 		goto out;
 	}
-	net->stats.tcp_rx++;
-	s.seq = rte_be_to_cpu_32(th->sent_seq);
-	s.ack = rte_be_to_cpu_32(th->recv_ack);
-	s.win = rte_be_to_cpu_16(th->rx_win);
-	s.flags = th->tcp_flags & (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG |
-				   RTE_TCP_PSH_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_URG_FLAG);
-	s.data = (const uint8_t *)th + doff;
-	s.len = l4len - doff;
-	s.mss = (s.flags & RTE_TCP_SYN_FLAG)
-			? parse_mss((const uint8_t *)(th + 1), doff - sizeof(*th))
-			: 0;
+	if (!tcp_parse(net, m, th, l4len, &s))
+		goto out;
 	s.sip = rte_be_to_cpu_32(ip->src_addr);
 	s.dip = rte_be_to_cpu_32(ip->dst_addr);
-	s.sport = rte_be_to_cpu_16(th->src_port);
-	s.dport = rte_be_to_cpu_16(th->dst_port);
-	s.smac = &eth->src_addr;
+	s.sip6 = s.dip6 = NULL;
+	tcp_dispatch(net, sk_tcp_conn_lookup(net, s.sip, s.sport, s.dip, s.dport), &s);
+out:
+	rte_pktmbuf_free(m);
+}
 
-	if (s.sport == 0) {
-		net->stats.tcp_drop_hdr++;
+void
+sk_tcp_input6(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv6_hdr *ip, uint32_t off,
+	      uint32_t len)
+{
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)(ip + 1) + off);
+	uint64_t ck;
+	struct tcp_seg s;
+
+	if (len < sizeof(*th)) {
+		net->stats.drop_short++;
 		goto out;
 	}
-	c = sk_tcp_conn_lookup(net, s.sip, s.sport, s.dip, s.dport);
-	if (c == NULL) {
-		if (s.dport != net->conf.tcp_port || net->conf.tcp_port == 0) {
-			net->stats.tcp_drop_port++;
-			reset_for(net, &s);
-		} else {
-			tcp_input_listen(net, &s);
-		}
-	} else if (c->state == SK_TCP_TIME_WAIT) {
-		tcp_input_time_wait(c, &s);
-	} else if (c->state == SK_TCP_SYN_SENT) {
-		tcp_input_syn_sent(c, &s);
-	} else {
-		tcp_input_conn(c, &s);
+	/* TCP is unicast: not to a group (sk_ipv6_input let ND's groups in). */
+	if (!sk_ipv6_is_ours(net, ip->dst_addr)) {
+		net->stats.ip6_drop_not_us++;
+		goto out;
 	}
+	ck = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	if (ck == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
+	    (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+	     sk_ipv6_l4_cksum(ip->src_addr, ip->dst_addr, IPPROTO_TCP, th, len) != 0)) {
+		net->stats.tcp_drop_cksum++;
+		goto out;
+	}
+	if (!tcp_parse(net, m, th, len, &s))
+		goto out;
+	s.sip = s.dip = 0;
+	s.sip6 = ip->src_addr;
+	s.dip6 = ip->dst_addr;
+	tcp_dispatch(net, sk_tcp_conn_lookup6(net, s.sip6, s.sport, s.dip6, s.dport), &s);
 out:
 	rte_pktmbuf_free(m);
 }

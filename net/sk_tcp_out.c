@@ -3,8 +3,8 @@
  * sk_tcp_out.c - TCP output and the connection timer.
  *
  * Segment building: every frame is a fresh mbuf from the lcore's pool
- * (Ethernet + IPv4 + TCP [+ MSS option] + payload copied from the send ring),
- * checksummed in software unless the port offloads it.
+ * (Ethernet + IPv4 or IPv6 + TCP [+ MSS option] + payload copied from the
+ * send ring), checksummed in software unless the port offloads it.
  *
  * Sending: sk_tcp_output() sends what the peer's window allows from snd_nxt,
  * then the FIN once all data is out; it piggybacks the owed ACK, or sends a
@@ -34,20 +34,88 @@ sk_tcp_rcv_wnd(const struct sk_tcp_conn *c)
 	return RTE_MIN(w, 65535u);
 }
 
+/* The two ends of a segment: IPv4 addresses, or IPv6 ones when sip6 is not NULL. */
+struct tcp_ends {
+	uint32_t sip, dip;
+	const uint8_t *sip6, *dip6;
+	uint16_t sport, dport;
+};
+
+static inline struct tcp_ends
+conn_ends(const struct sk_tcp_conn *c)
+{
+	struct tcp_ends e = {c->lip, c->rip, NULL, NULL, c->lport, c->rport};
+
+	if (c->flags & SK_TCPF_V6) {
+		e.sip6 = c->lip6;
+		e.dip6 = c->rip6;
+	}
+	return e;
+}
+
+/* tcp_l3 - the Ethernet and IP headers of a segment of @l4 bytes; returns its TCP header. */
+static struct rte_tcp_hdr *
+tcp_l3(struct sk_net_lcore *net, struct rte_mbuf *m, const struct rte_ether_addr *dmac,
+       const struct tcp_ends *e, uint32_t l4)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip;
+
+	if (e->sip6 != NULL) {
+		sk_ipv6_fill(net, m, e->sip6, e->dip6, dmac, IPPROTO_TCP, 64, (uint16_t)l4);
+		return (struct rte_tcp_hdr *)((uint8_t *)(eth + 1) + sizeof(struct rte_ipv6_hdr));
+	}
+	eth->dst_addr = *dmac;
+	eth->src_addr = net->conf.mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	sk_ipv4_fill(ip, e->sip, e->dip, IPPROTO_TCP, (uint16_t)l4);
+	return (struct rte_tcp_hdr *)(ip + 1);
+}
+
+/* tcp_cksum - the TCP checksum of the segment at @th (or its offload flags). */
+static void
+tcp_cksum(struct sk_net_lcore *net, struct rte_mbuf *m, const struct tcp_ends *e,
+	  struct rte_tcp_hdr *th, uint32_t l4, uint32_t hdr_len)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)th - 1;
+
+	if (e->sip6 != NULL) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)th - 1;
+
+		if (net->conf.tx_tcp_cksum_offload) {
+			m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_TCP_CKSUM;
+			m->l4_len = (uint8_t)hdr_len;
+			th->cksum = rte_ipv6_phdr_cksum(ip6, m->ol_flags);
+		} else {
+			th->cksum = sk_ipv6_l4_cksum(e->sip6, e->dip6, IPPROTO_TCP, th, l4);
+		}
+		return;
+	}
+	sk_ipv4_finish(net, m, ip);
+	if (net->conf.tx_tcp_cksum_offload) {
+		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+		m->l4_len = (uint8_t)hdr_len;
+		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+	} else {
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	}
+}
+
 /*
- * Build one segment from (sip, sport) to (dmac, dip, dport) and queue it.
- * Payload, if any, comes from @c's send ring at offset @off from snd_una.
+ * Build one segment between the ends @e, to @dmac, and queue it. Payload,
+ * if any, comes from @c's send ring at offset @off from snd_una.
  */
 static bool
-tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t sip, uint16_t sport,
-	 uint32_t dip, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
-	 uint16_t mss_opt, const struct sk_tcp_conn *c, uint32_t off, uint32_t len)
+tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, const struct tcp_ends *e,
+	 uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, uint16_t mss_opt,
+	 const struct sk_tcp_conn *c, uint32_t off, uint32_t len)
 {
 	uint32_t optlen = mss_opt ? TCP_MSS_OPT : 0;
 	uint32_t l4 = TCP_HDR_LEN + optlen + len;
+	uint32_t l3 = e->sip6 != NULL ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
 	struct rte_mbuf *m = rte_pktmbuf_alloc(net->pool);
 	struct rte_ether_hdr *eth;
-	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
 	uint8_t *p;
 
@@ -55,21 +123,15 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t s
 		net->stats.tx_nombuf++;
 		return false;
 	}
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(
-		m, (uint16_t)(sizeof(*eth) + sizeof(*ip) + l4));
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eth) + l3 + l4));
 	if (eth == NULL) {
 		rte_pktmbuf_free(m);
 		net->stats.tx_nombuf++;
 		return false;
 	}
-	eth->dst_addr = *dmac;
-	eth->src_addr = net->conf.mac;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	sk_ipv4_fill(ip, sip, dip, IPPROTO_TCP, (uint16_t)l4);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	th->src_port = rte_cpu_to_be_16(sport);
-	th->dst_port = rte_cpu_to_be_16(dport);
+	th = tcp_l3(net, m, dmac, e, l4);
+	th->src_port = rte_cpu_to_be_16(e->sport);
+	th->dst_port = rte_cpu_to_be_16(e->dport);
 	th->sent_seq = rte_cpu_to_be_32(seq);
 	th->recv_ack = rte_cpu_to_be_32(ack);
 	th->data_off = (uint8_t)(((TCP_HDR_LEN + optlen) / 4) << 4);
@@ -94,14 +156,7 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t s
 		if (first < len)
 			memcpy(p + first, c->snd_buf, len - first);
 	}
-	sk_ipv4_finish(net, m, ip);
-	if (net->conf.tx_tcp_cksum_offload) {
-		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
-		m->l4_len = (uint8_t)(TCP_HDR_LEN + optlen);
-		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-	} else {
-		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
-	}
+	tcp_cksum(net, m, e, th, l4, TCP_HDR_LEN + optlen);
 	net->stats.tcp_tx_segs++;
 	net->stats.tcp_tx_data += len;
 	sk_net_tx_enqueue(net, m);
@@ -110,23 +165,24 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t s
 
 void
 sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, uint32_t sip,
-		uint16_t sport, uint32_t dip, uint16_t dport, uint32_t seq, uint32_t ack,
-		uint8_t flags, uint16_t mss_opt)
+		uint16_t sport, uint32_t dip, uint16_t dport, const uint8_t *sip6,
+		const uint8_t *dip6, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t mss_opt)
 {
+	struct tcp_ends e = {sip, dip, sip6, dip6, sport, dport};
 	uint16_t win = 0;
 
 	if (flags & RTE_TCP_SYN_FLAG)
 		win = (uint16_t)RTE_MIN(net->conf.rcv_buf_size, 65535u);
-	tcp_xmit(net, dmac, sip, sport, dip, dport, seq, ack, flags, win, mss_opt, NULL, 0, 0);
+	tcp_xmit(net, dmac, &e, seq, ack, flags, win, mss_opt, NULL, 0, 0);
 }
 
 static bool
 conn_xmit(struct sk_tcp_conn *c, uint32_t seq, uint8_t flags, uint32_t off, uint32_t len)
 {
 	uint32_t wnd = sk_tcp_rcv_wnd(c);
+	struct tcp_ends e = conn_ends(c);
 
-	if (!tcp_xmit(c->net, &c->rmac, c->lip, c->lport, c->rip, c->rport, seq, c->rcv_nxt, flags,
-		      (uint16_t)wnd, 0, c, off, len))
+	if (!tcp_xmit(c->net, &c->rmac, &e, seq, c->rcv_nxt, flags, (uint16_t)wnd, 0, c, off, len))
 		return false;
 	c->rcv_adv_wnd = wnd;
 	c->flags &= ~SK_TCPF_ACK_NOW;
@@ -142,12 +198,13 @@ sk_tcp_send_ack(struct sk_tcp_conn *c)
 void
 sk_tcp_send_rst_conn(struct sk_tcp_conn *c)
 {
+	struct tcp_ends e = conn_ends(c);
+
 	if (c->state == SK_TCP_SYN_SENT) /* no ACK to give: RFC 9293 RST for SYN-SENT */
-		tcp_xmit(c->net, &c->rmac, c->lip, c->lport, c->rip, c->rport, c->snd_una, 0,
-			 RTE_TCP_RST_FLAG, 0, 0, NULL, 0, 0);
+		tcp_xmit(c->net, &c->rmac, &e, c->snd_una, 0, RTE_TCP_RST_FLAG, 0, 0, NULL, 0, 0);
 	else
-		tcp_xmit(c->net, &c->rmac, c->lip, c->lport, c->rip, c->rport, c->snd_max,
-			 c->rcv_nxt, RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0, 0, NULL, 0, 0);
+		tcp_xmit(c->net, &c->rmac, &e, c->snd_max, c->rcv_nxt,
+			 RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG, 0, 0, NULL, 0, 0);
 }
 
 static void
@@ -167,11 +224,12 @@ syn_output(struct sk_tcp_conn *c, bool force)
 {
 	struct sk_net_lcore *net = c->net;
 	uint16_t win = (uint16_t)RTE_MIN(net->conf.rcv_buf_size, 65535u);
+	struct tcp_ends e = conn_ends(c);
 
 	if ((c->flags & SK_TCPF_SYN_OUT) && !force)
 		return;
-	if (!tcp_xmit(net, &c->rmac, c->lip, c->lport, c->rip, c->rport, c->snd_una - 1, 0,
-		      RTE_TCP_SYN_FLAG, win, net->conf.mss, c, 0, 0))
+	if (!tcp_xmit(net, &c->rmac, &e, c->snd_una - 1, 0, RTE_TCP_SYN_FLAG, win,
+		      sk_tcp_our_mss(c), c, 0, 0))
 		return; /* no mbuf: the RTO tries again */
 	if (c->flags & SK_TCPF_SYN_OUT)
 		net->stats.tcp_syn_retransmits++;

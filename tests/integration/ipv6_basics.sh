@@ -5,8 +5,8 @@
 # address; the client side gets 2001:2::2/64. The kernel resolves the
 # dataplane by neighbour discovery (its neighbour entry shows the
 # dataplane's MAC, the same as ARP learnt for the IPv4 address), ping -6
-# gets its echo replies (to the global and the link-local address), and
-# IPv4 still answers.
+# gets its echo replies (to the global and the link-local address), curl -6
+# gets /healthz over TCP over IPv6, and IPv4 still answers.
 . "$(dirname "$0")/lib.sh"
 require_env ping curl
 
@@ -64,6 +64,12 @@ check "ping -6 $ll (link-local) answers" wait_for 10 "ping -6 link-local" ping6_
 net() {
 	"$SBX" telemetry "/seckill/net,0" | itpy jsonq tele - "$1" top
 }
+# TCP over IPv6: the same listener as IPv4 ($URL), on the address in brackets.
+url6="${URL/$SERVER/[2001:2::1]}"
+expect_eq "curl -6 $url6/healthz answers 200" \
+	"$(sbx_exec curl -6 -s -o /dev/null -m 5 -w '%{http_code}' "$url6/healthz" || true)" 200
+expect_eq "no TCP checksum errors" "$(net tcp_drop_cksum)" 0
+
 check "the dataplane answered solicitations" itpy jsonq positive 1 "$(net nd_na_tx)"
 check "the dataplane answered echo requests" itpy jsonq positive 1 "$(net icmp6_echo_tx)"
 expect_eq "no ICMPv6 checksum errors" "$(net icmp6_drop_cksum)" 0

@@ -337,6 +337,23 @@ h_ack_all(struct h_env *e)
 	h_rx(e, h_tcp(e, e->snd, e->rcvd, RTE_TCP_ACK_FLAG, 65535, NULL, 0, 0));
 }
 
+uint16_t
+h_cksum6(const uint8_t *src, const uint8_t *dst, uint8_t nh, const uint8_t *msg, uint32_t len)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 16; i += 2)
+		sum += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
+	sum += (len >> 16) + (len & 0xffff) + nh;
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(msg[i] << 8 | msg[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)msg[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 int
 h_run(const char *argv0, Suite *suite)
 {

@@ -127,4 +127,12 @@ void h_ack_all(struct h_env *e);
 /* Update e->rcvd from captured server segments. */
 void h_track(struct h_env *e);
 
+/*
+ * h_cksum6 - the upper-layer checksum over the IPv6 pseudo-header (@src,
+ * @dst, @len, next header @nh) and @msg, summed the plain way (not with the
+ * stack's code): fill a message with it, or check one (a correct one gives 0).
+ */
+uint16_t h_cksum6(const uint8_t *src, const uint8_t *dst, uint8_t nh, const uint8_t *msg,
+		  uint32_t len);
+
 #endif

@@ -5,7 +5,8 @@
  * SYN-ACK that establishes (the queued request leaving with the ACK), a
  * refused connection, a timed-out one, argument errors, and two stacks
  * wired back to back - a client with several addresses against a server -
- * exchanging requests over short connections until both tables are empty.
+ * exchanging requests over short connections until both tables are empty,
+ * over IPv4 and over IPv6 (the next hop found by neighbour discovery).
  */
 #include <check.h>
 #include <errno.h>
@@ -290,11 +291,16 @@ side_close(void *app, struct sk_tcp_conn *c)
 static const struct sk_net_app_ops side_ops = {side_open, side_data, side_close, NULL};
 
 static struct sk_net_lcore *
-side_create(struct side *s, uint32_t ip, uint32_t ip_count, uint16_t port, const uint8_t mac_last)
+side_create(struct side *s, uint32_t ip, uint32_t ip_count, uint16_t port, const uint8_t mac_last,
+	    const uint8_t *ip6)
 {
 	struct sk_net_conf conf;
 
 	sk_net_conf_defaults(&conf);
+	if (ip6 != NULL) {
+		memcpy(conf.ip6, ip6, 16);
+		conf.prefix6_len = 64;
+	}
 	conf.ip = ip;
 	conf.ip_count = ip_count;
 	conf.tcp_port = port;
@@ -334,6 +340,34 @@ pump(struct side *a, struct side *b, uint64_t now)
 	ck_abort_msg("the two stacks never went quiet");
 }
 
+/*
+ * two_stacks_end - after @n exchanges: each side saw all of them, the
+ * server's TIME_WAITs end (it closed first), nothing was retransmitted, and
+ * no mbuf leaked (@avail0: the pool before the test). Frees both stacks.
+ */
+static void
+two_stacks_end(struct side *cli, struct side *srv, int n, uint64_t now, unsigned avail0)
+{
+	ck_assert_int_eq(srv->requests, n);
+	ck_assert_int_eq(cli->answers, n);
+	ck_assert_int_eq(cli->closed, n);
+	ck_assert_int_eq(cli->opened, 0);
+	ck_assert_int_eq(srv->opened, n);
+	ck_assert_uint_eq(sk_net_lcore_stats(cli->net)->tcp_connect_ok, (unsigned)n);
+	ck_assert_uint_eq(sk_net_lcore_stats(cli->net)->tcp_conns, 0);
+	for (int ms = 0; ms < 2100; ms++) {
+		now += H_MS;
+		pump(cli, srv, now);
+	}
+	ck_assert_int_eq(srv->closed, n);
+	ck_assert_uint_eq(sk_net_lcore_stats(srv->net)->tcp_conns, 0);
+	ck_assert_uint_eq(sk_net_lcore_stats(cli->net)->tcp_retransmits, 0);
+	ck_assert_uint_eq(sk_net_lcore_stats(srv->net)->tcp_retransmits, 0);
+	sk_net_lcore_free(cli->net);
+	sk_net_lcore_free(srv->net);
+	ck_assert_uint_eq(rte_mempool_avail_count(h_pool()), avail0);
+}
+
 START_TEST(two_stacks_short_connections)
 {
 	static struct side cli, srv;
@@ -345,8 +379,8 @@ START_TEST(two_stacks_short_connections)
 	memset(&cli, 0, sizeof(cli));
 	memset(&srv, 0, sizeof(srv));
 	srv.server = true;
-	side_create(&srv, H_SRV_IP, 1, 80, 1);
-	side_create(&cli, cli_ip, 4, 0, 2);
+	side_create(&srv, H_SRV_IP, 1, 80, 1, NULL);
+	side_create(&cli, cli_ip, 4, 0, 2, NULL);
 	/* The client ARPs its gateway (the server) first. */
 	pump(&cli, &srv, now);
 	ck_assert_int_eq(sk_net_arp_lookup(cli.net, H_SRV_IP, &srv_mac), 0);
@@ -364,25 +398,52 @@ START_TEST(two_stacks_short_connections)
 		now += H_MS;
 		pump(&cli, &srv, now);
 	}
-	ck_assert_int_eq(srv.requests, 40);
-	ck_assert_int_eq(cli.answers, 40);
-	ck_assert_int_eq(cli.closed, 40);
-	ck_assert_int_eq(cli.opened, 0);
-	ck_assert_int_eq(srv.opened, 40);
-	ck_assert_uint_eq(sk_net_lcore_stats(cli.net)->tcp_connect_ok, 40);
-	ck_assert_uint_eq(sk_net_lcore_stats(cli.net)->tcp_conns, 0);
-	/* The server closed first: its TIME_WAITs end after time_wait_ms. */
-	for (int ms = 0; ms < 2100; ms++) {
+	two_stacks_end(&cli, &srv, 40, now, avail0);
+}
+END_TEST
+
+START_TEST(two_stacks_ipv6)
+{
+	static const uint8_t srv6[16] = {0x20, 0x01, 0, 2, [15] = 1};
+	static const uint8_t cli6[16] = {0x20, 0x01, 0, 2, [15] = 0x64};
+	static struct side cli, srv;
+	struct rte_ether_addr srv_mac;
+	uint64_t now = 1000000ull * H_MS;
+	unsigned avail0 = rte_mempool_avail_count(h_pool());
+
+	memset(&cli, 0, sizeof(cli));
+	memset(&srv, 0, sizeof(srv));
+	srv.server = true;
+	side_create(&srv, H_SRV_IP, 1, 80, 1, srv6);
+	side_create(&cli, SK_IPV4(198, 18, 0, 100), 1, 0, 2, cli6);
+	/* The first lookup misses and solicits; the advertisement resolves it. */
+	pump(&cli, &srv, now);
+	ck_assert_int_eq(sk_net_nd_lookup(cli.net, srv6, &srv_mac), -ENOENT);
+	sk_net_tx_flush(cli.net);
+	pump(&cli, &srv, now);
+	ck_assert_int_eq(sk_net_nd_lookup(cli.net, srv6, &srv_mac), 0);
+	ck_assert_uint_eq(srv_mac.addr_bytes[5], 1);
+	ck_assert_ptr_null(sk_tcp_connect6(cli.net, srv6, 40000, srv6, 80, &srv_mac));
+	ck_assert_int_eq(rte_errno, EINVAL);
+	for (int wave = 0; wave < 2; wave++) {
+		for (int i = 0; i < 10; i++) {
+			int k = wave * 10 + i;
+			struct sk_tcp_conn *c = sk_tcp_connect6(
+				cli.net, cli6, (uint16_t)(40000 + k), srv6, 80, &srv_mac);
+			struct sk_addr a;
+
+			ck_assert_ptr_nonnull(c);
+			sk_tcp_remote_addr(c, &a);
+			ck_assert_uint_eq(a.family, SK_ADDR_V6);
+			ck_assert(memcmp(a.bytes, srv6, 16) == 0);
+			ck_assert_int_eq(sk_tcp_send(c, "ping", 4), 0);
+		}
 		now += H_MS;
 		pump(&cli, &srv, now);
 	}
-	ck_assert_int_eq(srv.closed, 40);
-	ck_assert_uint_eq(sk_net_lcore_stats(srv.net)->tcp_conns, 0);
-	ck_assert_uint_eq(sk_net_lcore_stats(cli.net)->tcp_retransmits, 0);
-	ck_assert_uint_eq(sk_net_lcore_stats(srv.net)->tcp_retransmits, 0);
-	sk_net_lcore_free(cli.net);
-	sk_net_lcore_free(srv.net);
-	ck_assert_uint_eq(rte_mempool_avail_count(h_pool()), avail0);
+	ck_assert_uint_eq(sk_net_lcore_stats(srv.net)->tcp_cookie_ok, 20);
+	ck_assert_uint_eq(sk_net_lcore_stats(srv.net)->tcp_drop_cksum, 0);
+	two_stacks_end(&cli, &srv, 20, now, avail0);
 }
 END_TEST
 
@@ -398,6 +459,7 @@ client_suite(void)
 	tcase_add_test(tc, refused_and_bad_acks);
 	tcase_add_test(tc, connect_errors);
 	tcase_add_test(tc, two_stacks_short_connections);
+	tcase_add_test(tc, two_stacks_ipv6);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -39,24 +39,6 @@ st(void)
 	return sk_net_lcore_stats(E.net);
 }
 
-/* ref_cksum - RFC 4443 checksum of @msg from @src to @dst, the plain way. */
-static uint16_t
-ref_cksum(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, uint32_t len)
-{
-	uint32_t sum = 0;
-
-	for (int i = 0; i < 16; i += 2)
-		sum += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
-	sum += (len >> 16) + (len & 0xffff) + NH_ICMP6;
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(msg[i] << 8 | msg[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)msg[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* A frame to the stack; the ICMPv6 checksum is filled in. */
 struct f6 {
 	const struct rte_ether_addr *dmac; /* NULL: the server's */
@@ -97,7 +79,7 @@ mk6(const struct f6 *f)
 	msg = p + 54 + f->ext_len;
 	memcpy(msg, f->msg, f->len);
 	msg[2] = msg[3] = 0;
-	ck = ref_cksum(f->src, f->dst, msg, f->len);
+	ck = h_cksum6(f->src, f->dst, NH_ICMP6, msg, f->len);
 	msg[2] = (uint8_t)(ck >> 8);
 	msg[3] = (uint8_t)ck;
 	return m;
@@ -176,7 +158,7 @@ parse6(unsigned i, struct p6 *p)
 	memcpy(p->dst, f + 38, 16);
 	p->msg = f + 54;
 	ck_assert_uint_eq(rte_pktmbuf_data_len(hp.m), 54 + p->len);
-	p->ck_ok = ref_cksum(p->src, p->dst, p->msg, p->len) == 0;
+	p->ck_ok = h_cksum6(p->src, p->dst, NH_ICMP6, p->msg, p->len) == 0;
 }
 
 static void

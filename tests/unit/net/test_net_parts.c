@@ -52,7 +52,7 @@ START_TEST(syncookie_roundtrip)
 	} mss[] = {{100, 256},	 {256, 256},   {535, 256},   {536, 536},    {1460, 1460},
 		   {1459, 1440}, {1500, 1460}, {8960, 8960}, {65535, 8960}, {1220, 1220}};
 	for (int i = 0; i < 2000; i++) {
-		struct sk_syncookie_flow f, g;
+		struct sk_syncookie_flow f = {0}, g;
 		uint16_t m_in = mss[i % SK_ARRAY_SIZE(mss)].in, m_out, m_chk;
 		uint64_t now;
 		uint32_t ck;
@@ -87,7 +87,7 @@ START_TEST(syncookie_roundtrip)
 	}
 	/* A different secret rejects. */
 	struct sk_syncookie other;
-	struct sk_syncookie_flow f = {1, 2, 3, 4, 5};
+	struct sk_syncookie_flow f = {1, 2, 3, 4, 5, NULL, NULL};
 	secret[0] ^= 1;
 	sk_syncookie_init(&other, secret, period);
 	uint32_t ck = sk_syncookie_make(&sc, &f, 1460, 1000000, NULL);
