@@ -3,7 +3,8 @@
  * sk_app.c - TCP callbacks -> HTTP parser -> route table -> response.
  *
  * Sections: route table and handlers; replies; the TCP callbacks; clock
- * and life cycle.
+ * and life cycle. The durable ack's FIFO of parked winners is
+ * sk_app_park.c; what both share is sk_app_impl.h.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,15 +15,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "sk_app.h"
+#include "sk_app_impl.h"
 #include "sk_order.h"
-#include "sk_shm.h"
-
-/* CONN_PROXY: a PROXY listener's connection waiting for its header. */
-enum { CONN_OPEN = 0, CONN_CLOSING, CONN_PROXY };
-
-/* Which request deadline a connection has armed (sk_app_conn::deadline). */
-enum { DL_NONE = 0, DL_HEAD, DL_BODY };
 
 /* 408: the answer to a request that was not complete in time (then close). */
 #define BODY_408 "{\"status\":\"request_timeout\"}"
@@ -31,60 +25,10 @@ static const char resp_408[] = "HTTP/1.1 408 Request Timeout\r\n"
 			       "Content-Length: 28\r\n"
 			       "Connection: close\r\n\r\n" BODY_408;
 _Static_assert(sizeof(BODY_408) - 1 == 28, "Content-Length of the 408 answer");
-
-/*
- * A parked winner (ack = durable). The FIFO holds them in the order they
- * won, which on one lcore is also order-sequence order and park-time order:
- * the head is always the first one due.
- */
-struct park_entry {
-	struct sk_app_conn *ac; /* may have closed or been reused: check park_state */
-	uint64_t order;		/* the order id, also in the connection's route_data */
-	uint64_t tsc;		/* when it parked */
-};
-
-/* What a parked buy keeps in sk_app_conn::route_data. */
-struct park_state {
-	uint64_t order;	   /* 0: nothing parked by the buy route */
-	uint64_t t0;	   /* TSC of the pass that took the request (its latency) */
-	uint8_t due;	   /* set by sk_app_poll() when it resumes the connection */
-	uint8_t settled;   /* ... because the order settled (else: the wait ran out) */
-	uint8_t duplicate; /* a winner's retry: the answer says "duplicate":true */
-};
-
-_Static_assert(sizeof(struct park_state) <= sizeof(((struct sk_app_conn *)0)->route_data),
-	       "park_state must fit route_data");
 _Static_assert(sizeof(struct sk_proxy_parser) <= sizeof(((struct sk_app_conn *)0)->route_data),
 	       "the PROXY parser must fit route_data");
 _Static_assert(SK_APP_STATUS_SLOTS <= SK_SHM_HTTP_SLOTS,
 	       "the status slots must fit the arena's stats block (sk_shm.h)");
-
-struct sk_app {
-	struct sk_app_stats stats;	  /* first: written on every request */
-	struct sk_app_conn *conns;	  /* open connections (list head) */
-	struct sk_seckill_lcore *seckill; /* the buy path of this lcore; NULL: none */
-	uint64_t now_tsc;		  /* TSC of the current pass */
-	int64_t now_ns;			  /* wall clock of the current pass */
-	uint64_t clock_tsc;		  /* TSC of the last clock_gettime() ... */
-	int64_t clock_ns;		  /* ... and what it said */
-	uint64_t tsc_hz;
-	uint64_t ns_mult;	       /* ns = TSC cycles * ns_mult >> 32 */
-	struct sk_shm_lcore_stats *ls; /* responses by status, buy latency */
-	struct sk_http_limits limits;
-	uint32_t head_timeout_ms; /* request deadlines (0: none) */
-	uint32_t body_timeout_ms;
-	unsigned lcore_id;
-	struct sk_client_conf client; /* PROXY / forwarded header (zero: neither) */
-	const char *head;	      /* the head of the request being routed ... */
-	size_t head_len;	      /* ... for the forwarded header */
-	/* ack = durable: the FIFO of parked winners (a ring of park_cap). */
-	bool durable;
-	uint64_t ack_wait_tsc;	  /* longest park */
-	struct park_entry *parks; /* rte_zmalloc'd, park_cap entries; NULL: ack = queued */
-	uint32_t park_cap, park_head, park_count;
-	char reply[SK_APP_REPLY_MAX];	  /* scratch for sk_app_reply() */
-	struct sk_shm_lcore_stats own_ls; /* ls without a seckill lcore (no arena) */
-} sk_cache_aligned;
 
 #define M(m) ((uint8_t)(1u << SK_HTTP_METHOD_##m))
 
@@ -130,29 +74,6 @@ buy_timed(struct sk_app *app, uint64_t t0)
 	uint64_t d = now > t0 ? now - t0 : 0;
 
 	sk_shm_lat_observe(app->ls, (uint64_t)(((unsigned __int128)d * app->ns_mult) >> 32));
-}
-
-/* park_push - put the winner of @order on @ac at the FIFO's tail; false if full. */
-static bool
-park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order, bool duplicate)
-{
-	struct park_state *ps = (struct park_state *)ac->route_data;
-	struct park_entry *e;
-
-	if (sk_unlikely(app->park_count == app->park_cap))
-		return false;
-	e = &app->parks[(app->park_head + app->park_count) % app->park_cap];
-	e->ac = ac;
-	e->order = order;
-	e->tsc = app->now_tsc;
-	app->park_count++;
-	ps->order = order;
-	ps->t0 = app->now_tsc;
-	ps->due = 0;
-	ps->settled = 0;
-	ps->duplicate = duplicate;
-	app->stats.durable_parked++;
-	return true;
 }
 
 #define app_peer(ac) sk_addr_from_v4(rte_cpu_to_be_32(sk_tcp_remote_ip((ac)->conn)))
@@ -215,7 +136,7 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 	if (app->durable && r.order != 0 &&
 	    (o == SK_SECKILL_WON || (o == SK_SECKILL_DUPLICATE && r.status == 202 &&
 				     sk_order_id_epoch(r.order) == app->seckill->buy.shm->epoch))) {
-		if (park_push(app, ac, r.order, o == SK_SECKILL_DUPLICATE))
+		if (sk_app_park_push(app, ac, r.order, o == SK_SECKILL_DUPLICATE))
 			return SK_APP_PARK;
 		/* More winners waiting than connections (reused ones): answer now. */
 		app->stats.durable_park_full++;
@@ -702,48 +623,6 @@ sk_app_free(struct sk_app *app)
 	rte_free(app);
 }
 
-/*
- * park_poll - resume the parked winners that are due: the head's order
- * settled (its sequence is below the lcore's settled mark) or its wait ran
- * out. Both grow along the FIFO, so the loop stops at the first entry not
- * due; bounded by the FIFO's length. Stale entries (the connection closed,
- * or its area now serves another connection) are dropped.
- */
-static void
-park_poll(struct sk_app *app)
-{
-	const struct sk_buy_lcore *b = &app->seckill->buy;
-	uint32_t settled = sk_shm_settled(b->shm, b->lcore);
-
-	for (uint32_t n = app->park_count; n > 0; n--) {
-		struct park_entry *e = &app->parks[app->park_head];
-		struct park_state *ps = (struct park_state *)e->ac->route_data;
-		unsigned owner = sk_order_id_lcore(e->order);
-		/*
-		 * An order settles on the mark of the lcore that sold it. A
-		 * winner's retry can arrive on another lcore (RSS, software
-		 * dispatch): its entry is judged by the seller's mark. Such an
-		 * entry is rare and settles with the same group commit as
-		 * ours, so keeping the FIFO's head-only check costs at most a
-		 * short wait behind it.
-		 */
-		bool done = sk_order_id_seq(e->order) <
-			    (owner == b->lcore ? settled : sk_shm_settled(b->shm, owner));
-
-		if (!done && app->now_tsc - e->tsc < app->ack_wait_tsc)
-			break;
-		app->park_head = (app->park_head + 1) % app->park_cap;
-		app->park_count--;
-		if (ps->order != e->order || ps->due) {
-			app->stats.durable_stale++;
-			continue;
-		}
-		ps->due = 1;
-		ps->settled = done;
-		sk_tcp_resume(e->ac->conn);
-	}
-}
-
 void
 sk_app_poll(struct sk_app *app, uint64_t now_tsc)
 {
@@ -757,7 +636,7 @@ sk_app_poll(struct sk_app *app, uint64_t now_tsc)
 		app->now_ns = app->clock_ns + (int64_t)(d * UINT64_C(1000000000) / app->tsc_hz);
 	}
 	if (app->park_count != 0)
-		park_poll(app);
+		sk_app_park_poll(app);
 }
 
 int64_t

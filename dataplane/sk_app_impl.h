@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_app_impl.h - private to the app (sk_app.c, sk_app_park.c): the app's
+ * state and the durable ack's FIFO of parked winners. One lcore owns an
+ * app: nothing here is shared between threads.
+ */
+#ifndef SK_APP_IMPL_H
+#define SK_APP_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sk_app.h"
+#include "sk_shm.h"
+
+/* CONN_PROXY: a PROXY listener's connection waiting for its header. */
+enum { CONN_OPEN = 0, CONN_CLOSING, CONN_PROXY };
+
+/* Which request deadline a connection has armed (sk_app_conn::deadline). */
+enum { DL_NONE = 0, DL_HEAD, DL_BODY };
+
+/*
+ * A parked winner (ack = durable). The FIFO holds them in the order they
+ * won, which on one lcore is also order-sequence order and park-time order:
+ * the head is always the first one due.
+ */
+struct park_entry {
+	struct sk_app_conn *ac; /* may have closed or been reused: check park_state */
+	uint64_t order;		/* the order id, also in the connection's route_data */
+	uint64_t tsc;		/* when it parked */
+};
+
+/* What a parked buy keeps in sk_app_conn::route_data. */
+struct park_state {
+	uint64_t order;	   /* 0: nothing parked by the buy route */
+	uint64_t t0;	   /* TSC of the pass that took the request (its latency) */
+	uint8_t due;	   /* set by sk_app_poll() when it resumes the connection */
+	uint8_t settled;   /* ... because the order settled (else: the wait ran out) */
+	uint8_t duplicate; /* a winner's retry: the answer says "duplicate":true */
+};
+
+_Static_assert(sizeof(struct park_state) <= sizeof(((struct sk_app_conn *)0)->route_data),
+	       "park_state must fit route_data");
+
+struct sk_app {
+	struct sk_app_stats stats;	  /* first: written on every request */
+	struct sk_app_conn *conns;	  /* open connections (list head) */
+	struct sk_seckill_lcore *seckill; /* the buy path of this lcore; NULL: none */
+	uint64_t now_tsc;		  /* TSC of the current pass */
+	int64_t now_ns;			  /* wall clock of the current pass */
+	uint64_t clock_tsc;		  /* TSC of the last clock_gettime() ... */
+	int64_t clock_ns;		  /* ... and what it said */
+	uint64_t tsc_hz;
+	uint64_t ns_mult;	       /* ns = TSC cycles * ns_mult >> 32 */
+	struct sk_shm_lcore_stats *ls; /* responses by status, buy latency */
+	struct sk_http_limits limits;
+	uint32_t head_timeout_ms; /* request deadlines (0: none) */
+	uint32_t body_timeout_ms;
+	unsigned lcore_id;
+	struct sk_client_conf client; /* PROXY / forwarded header (zero: neither) */
+	const char *head;	      /* the head of the request being routed ... */
+	size_t head_len;	      /* ... for the forwarded header */
+	/* ack = durable: the FIFO of parked winners (a ring of park_cap). */
+	bool durable;
+	uint64_t ack_wait_tsc;	  /* longest park */
+	struct park_entry *parks; /* rte_zmalloc'd, park_cap entries; NULL: ack = queued */
+	uint32_t park_cap, park_head, park_count;
+	char reply[SK_APP_REPLY_MAX];	  /* scratch for sk_app_reply() */
+	struct sk_shm_lcore_stats own_ls; /* ls without a seckill lcore (no arena) */
+} sk_cache_aligned;
+
+/**
+ * sk_app_park_push - put the winner of @p order on @p ac at the FIFO's
+ * tail, its state in ac->route_data (struct park_state).
+ * @return false if the FIFO is full (nothing changed).
+ */
+bool sk_app_park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order, bool duplicate);
+
+/**
+ * sk_app_park_poll - resume the parked winners that are due (settled, or
+ * their wait ran out); bounded by the FIFO's length.
+ */
+void sk_app_park_poll(struct sk_app *app);
+
+#endif /* SK_APP_IMPL_H */
