@@ -76,7 +76,16 @@ buy_timed(struct sk_app *app, uint64_t t0)
 	sk_shm_lat_observe(app->ls, (uint64_t)(((unsigned __int128)d * app->ns_mult) >> 32));
 }
 
-#define app_peer(ac) sk_addr_from_v4(rte_cpu_to_be_32(sk_tcp_remote_ip((ac)->conn)))
+/* app_peer - the TCP peer of @ac, of either family (an IPv6 peer keys the
+ * per-IP limit on its /64: sk_client_rl_key()). */
+static inline struct sk_addr
+app_peer(const struct sk_app_conn *ac)
+{
+	struct sk_addr a;
+
+	sk_tcp_remote_addr(ac->conn, &a);
+	return a;
+}
 
 /* app_client - the client of the request on @ac ("Client address" in sk_app.h). */
 static struct sk_client_id

@@ -20,6 +20,9 @@ awk '
 	{ print }
 	sec == "port0" && $0 ~ /^[ \t]*address[ \t]*=/ { print "address6 = 2001:2::1/64" }' \
 	"$REPO/config/sandbox.ini" >"$tmp/v6.ini"
+# a per-IP buy limit (1/s, burst 3) for the /64 checks below
+printf '\n[seckill]\nauth = off\nip_rate = 1\nip_burst = 3\nip_slots = 1024\n' >>"$tmp/v6.ini"
+printf '\n[item.1]\ntotal = 1000\nper_user_limit = 100\n' >>"$tmp/v6.ini"
 check "the config has address6" grep -q '^address6 = 2001:2::1/64$' "$tmp/v6.ini"
 sbx_up --config "$tmp/v6.ini"
 
@@ -75,6 +78,26 @@ check "the dataplane answered echo requests" itpy jsonq positive 1 "$(net icmp6_
 expect_eq "no ICMPv6 checksum errors" "$(net icmp6_drop_cksum)" 0
 
 # IPv4 unchanged on the same port.
+# The per-IP limit keys an IPv6 client on its /64: 3 buys from ::2 take the
+# burst, a 4th from ::3 (the same /64) is refused; one from another /64
+# (2001:2:0:1::2, reaching the dataplane over the same link) and one over
+# IPv4 are not. One curl run, so the four come well inside a second.
+sbx_exec ip -6 addr add 2001:2::3/64 dev "$dev" nodad
+sbx_exec ip -6 addr add 2001:2:0:1::2/64 dev "$dev" nodad
+buy_args=()
+n=0
+for src in 2001:2::2 2001:2::2 2001:2::2 2001:2::3 2001:2:0:1::2; do
+	n=$((n + 1))
+	[ "$n" -gt 1 ] && buy_args+=(--next)
+	buy_args+=(-6 -s -o /dev/null -m 10 --interface "$src" -w '%{http_code} '
+		-H "X-User-Id: $((7000 + n))" -X POST "$url6/v1/seckill/1")
+done
+expect_eq "buys over IPv6: ::2 x3, ::3 (same /64), 2001:2:0:1::2 (another /64)" \
+	"$(sbx_exec curl "${buy_args[@]}" || true)" "202 202 202 429 202 "
+expect_eq "a buy over IPv4 is not limited by them" \
+	"$(sbx_exec curl -s -o /dev/null -m 10 -w '%{http_code}' -H 'X-User-Id: 7100' \
+		-X POST "$URL/v1/seckill/1" || true)" 202
+
 expect_eq "IPv4 /healthz still answers" \
 	"$(sbx_exec curl -s -o /dev/null -m 5 -w '%{http_code}' "$URL/healthz" || true)" 200
 finish
