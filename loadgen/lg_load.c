@@ -232,7 +232,10 @@ conn_open(struct lg_load *l)
 			if (++l->port_off == l->nports)
 				l->port_off = 0;
 		}
-		c = sk_tcp_connect(l->net, ip, port, o->server_ip, o->server_port, &l->server_mac);
+		c = o->v6 ? sk_tcp_connect6(l->net, o->client_ip6, port, o->server_ip6,
+					    o->server_port, &l->server_mac)
+			  : sk_tcp_connect(l->net, ip, port, o->server_ip, o->server_port,
+					   &l->server_mac);
 		if (c == NULL && rte_errno != EADDRINUSE)
 			break;
 	}
@@ -564,12 +567,15 @@ lg_load_run(struct lg_load *l, char *err, size_t errlen)
 {
 	uint64_t deadline = rte_rdtsc() + ms_tsc(l, l->o->wait_ms), next_progress;
 	struct lg_tcp_errors tcp;
-	char ip[16];
+	char ip[LG_ADDR_STRLEN];
 
-	while (sk_net_arp_lookup(l->net, l->o->server_ip, &l->server_mac) != 0) {
+	/* the server's MAC; a miss sends ND's solicitation (at most one a second) */
+	while ((l->o->v6 ? sk_net_nd_lookup(l->net, l->o->server_ip6, &l->server_mac)
+			 : sk_net_arp_lookup(l->net, l->o->server_ip, &l->server_mac)) != 0) {
 		if (rte_rdtsc() >= deadline || (l->env.stop != NULL && atomic_load(l->env.stop))) {
-			sk_set_err(err, errlen, "no ARP answer from %s within %u ms",
-				   lg_ip_str(l->o->server_ip, ip), l->o->wait_ms);
+			sk_set_err(err, errlen, "no %s answer from %s within %u ms",
+				   l->o->v6 ? "neighbour" : "ARP", lg_server_str(l->o, false, ip),
+				   l->o->wait_ms);
 			return -ETIMEDOUT;
 		}
 		pass(l, false);
@@ -635,7 +641,7 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	};
 	struct sk_net_conf conf;
 	struct lg_load *l;
-	char host[32], ip[16];
+	char host[64], ip[16], addr[LG_ADDR_STRLEN];
 	uint32_t ring = 1;
 	size_t snd;
 	int rc;
@@ -657,9 +663,9 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	l->tx_wait_tsc = l->hz / 1000000 * LG_TX_WAIT_US;
 	lg_stats_init(&l->stats, l->hz, rte_rdtsc());
 	if (o->server_port == 80)
-		snprintf(host, sizeof(host), "%s", lg_ip_str(o->server_ip, ip));
+		snprintf(host, sizeof(host), "%s", lg_server_str(o, true, addr));
 	else
-		snprintf(host, sizeof(host), "%s:%u", lg_ip_str(o->server_ip, ip), o->server_port);
+		snprintf(host, sizeof(host), "%s:%u", lg_server_str(o, true, addr), o->server_port);
 	rc = lg_req_tmpl_init(&l->tmpl, host, o->item);
 	if (rc != 0) {
 		sk_set_err(err, errlen, "request templates: %s", strerror(-rc));
@@ -680,7 +686,11 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	conf.ip = o->client_ip;
 	conf.ip_count = o->client_count;
 	conf.prefix_len = o->prefix_len;
-	conf.gateway = o->server_ip;
+	conf.gateway = o->server_ip; /* 0 over IPv6: no ARP then */
+	if (o->v6) {
+		memcpy(conf.ip6, o->client_ip6, sizeof(conf.ip6));
+		conf.prefix6_len = 64;
+	}
 	conf.mac = env->mac;
 	conf.port_id = env->port_id;
 	conf.tx_queue = 0;

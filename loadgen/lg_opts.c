@@ -3,6 +3,7 @@
  * lg_opts.c - the command line of seckill-loadgen (see lg_opts.h): value
  * parsers, the option table, the checks across options.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,64 +14,6 @@
 #include "sk_parse.h"
 
 #include "lg_opts.h"
-
-const char lg_opts_usage[] =
-	"usage: seckill-loadgen [EAL options] -- --server A.B.C.D[:PORT] [options]\n"
-	"\n"
-	"HTTP/1.1 load over the project's TCP stack on one DPDK port and one lcore.\n"
-	"\n"
-	"Target and clients:\n"
-	"  --server A.B.C.D[:PORT]  the front door (required; port 80)\n"
-	"  --clients A.B.C.D/N      client addresses: the block's hosts (default: the /24\n"
-	"                           after the server's)\n"
-	"  --sports MIN-MAX         source ports (default 1024-65535)\n"
-	"  --port N                 DPDK port id (default 0)\n"
-	"Requests:\n"
-	"  --mix K=W[,K=W...]       weights of buy, buy_jwt, order, item, healthz (default buy=1)\n"
-	"  --item ID                item of buys and item reads (default 1)\n"
-	"  --users N                distinct users (default 1000000)\n"
-	"  --user-base N            first user id (default 1)\n"
-	"  --user-pick seq|random   users in turn (default) or uniformly at random\n"
-	"  --order-id N             order polled before any win was seen (default 1)\n"
-	"  --secret-file FILE       the sale's token secret: buy_jwt sends pre-minted JWTs\n"
-	"  --tokens N               JWTs minted, users user-base.. (default 1000)\n"
-	"  --token-ttl S            their lifetime (default 3600)\n"
-	"Load:\n"
-	"  --conns N                connections (default 64); with --short, at once\n"
-	"  --depth D                pipelined requests per connection, 1..32 (default 1)\n"
-	"  --inflight N             requests in flight over all connections at most\n"
-	"                           (default conns x depth): many connections, few\n"
-	"                           requests at once, each on the connection least\n"
-	"                           recently used\n"
-	"  --short                  one request per connection (Connection: close)\n"
-	"  --rate R                 open loop: R requests/s (default: closed loop)\n"
-	"  --cps R                  open loop: R new short connections/s\n"
-	"  --rate-from R0           rate before --step / at the start of --ramp (default 0)\n"
-	"  --step T                 R0 until T seconds, then R\n"
-	"  --ramp T                 R0 to R linearly over T seconds\n"
-	"  --duration S             length of the load (default 10, at most 86400)\n"
-	"  --requests N             stop sending after N requests\n"
-	"  --drain-ms MS            wait for answers after the load (default 3000)\n"
-	"  --wait-ms MS             bound on link up and ARP resolution (default 10000)\n"
-	"  --seed N                 seed of the mix and the user picks (default 1)\n"
-	"Hostile modes (against the sandbox only):\n"
-	"  --attack MODE            synflood, holders or garbage, for --duration; with\n"
-	"                           --mix, legitimate clients run beside it\n"
-	"  --attack-from A.B.C.D/N  the attack's addresses (default: the /24 after --clients)\n"
-	"  --attack-rate R          at most R SYNs/s or new hostile connections/s\n"
-	"                           (default 1000, at most 1e6)\n"
-	"  --attackers N            holders/garbage: connections (default 64)\n"
-	"  --drip-ms MS             holders: send one header byte every MS ms\n"
-	"Output:\n"
-	"  --json                   one JSON object on stdout at the end\n"
-	"  --quiet                  no progress line\n"
-	"  --log-level LEVEL        debug, info (default), notice, warn, error or crit:\n"
-	"                           the lowest level of the log lines (logfmt, on stderr;\n"
-	"                           the reports keep their own form; docs/logs.md)\n"
-	"  -h, --help               this help\n"
-	"\n"
-	"Exit status: 0 every request answered without error, 1 errors or unanswered\n"
-	"requests, 2 usage, 3 could not run.\n";
 
 void
 lg_opts_defaults(struct lg_opts *o)
@@ -102,6 +45,19 @@ const char *
 lg_ip_str(uint32_t ip, char buf[16])
 {
 	snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff);
+	return buf;
+}
+
+const char *
+lg_server_str(const struct lg_opts *o, bool bracket, char buf[LG_ADDR_STRLEN])
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!o->v6)
+		return lg_ip_str(o->server_ip, buf);
+	if (inet_ntop(AF_INET6, o->server_ip6, a, sizeof(a)) == NULL)
+		snprintf(a, sizeof(a), "?");
+	snprintf(buf, LG_ADDR_STRLEN, bracket ? "[%s]" : "%s", a);
 	return buf;
 }
 
@@ -152,6 +108,28 @@ parse_ip(const char *s, size_t len, uint32_t *out)
 		return -EINVAL;
 	*out = ip;
 	return 0;
+}
+
+/* parse_ip6 - IPv6 text of @len bytes (inet_pton: RFC 4291 forms), network order. */
+static int
+parse_ip6(const char *s, size_t len, uint8_t out[16])
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return inet_pton(AF_INET6, buf, out) == 1 ? 0 : -EINVAL;
+}
+
+/* in_test_net6 - @a is in 2001:2::/48 (RFC 5180, benchmarking). */
+static bool
+in_test_net6(const uint8_t a[16])
+{
+	static const uint8_t net[6] = {0x20, 0x01, 0x00, 0x02, 0x00, 0x00};
+
+	return memcmp(a, net, sizeof(net)) == 0;
 }
 
 /* in_test_net - @ip is in 198.18.0.0/15 (RFC 2544, benchmarking). */
@@ -245,6 +223,41 @@ opt_rate(struct lg_opts *o, const char *name, const char *v, char *err, size_t e
 	return real(name, v, 0.001, 1e9, &o->rate, err, errlen);
 }
 
+/* server6 - @v as [IPV6]:PORT, [IPV6] or IPV6. */
+static int
+server6(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	const char *addr = v, *end = v + strlen(v);
+	uint64_t port = 80;
+
+	if (v[0] == '[') {
+		const char *close = strchr(v, ']');
+
+		if (close == NULL ||
+		    (close[1] != '\0' && (close[1] != ':' || dec(close + 2, strlen(close + 2), 1,
+								 65535, &port) != 0))) {
+			sk_set_err(err, errlen, "--%s: '%s' is not [IPV6]:PORT", name, v);
+			return -EINVAL;
+		}
+		addr = v + 1;
+		end = close;
+	}
+	if (parse_ip6(addr, (size_t)(end - addr), o->server_ip6) != 0) {
+		sk_set_err(err, errlen, "--%s: '%.*s' is not an IPv6 address", name,
+			   (int)(end - addr), addr);
+		return -EINVAL;
+	}
+	if (!in_test_net6(o->server_ip6)) {
+		sk_set_err(err, errlen, "--%s: %.*s is outside 2001:2::/48", name,
+			   (int)(end - addr), addr);
+		return -EINVAL;
+	}
+	o->v6 = true;
+	o->server_ip = 0;
+	o->server_port = (uint16_t)port;
+	return 0;
+}
+
 static int
 opt_server(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
 {
@@ -252,6 +265,8 @@ opt_server(struct lg_opts *o, const char *name, const char *v, char *err, size_t
 	size_t iplen = colon != NULL ? (size_t)(colon - v) : strlen(v);
 	uint64_t port = 80;
 
+	if (v[0] == '[' || (colon != NULL && strchr(colon + 1, ':') != NULL))
+		return server6(o, name, v, err, errlen);
 	if (parse_ip(v, iplen, &o->server_ip) != 0 ||
 	    (colon != NULL && dec(colon + 1, strlen(colon + 1), 1, 65535, &port) != 0)) {
 		sk_set_err(err, errlen, "--%s: '%s' is not A.B.C.D[:PORT]", name, v);
@@ -261,6 +276,7 @@ opt_server(struct lg_opts *o, const char *name, const char *v, char *err, size_t
 		sk_set_err(err, errlen, "--%s: %.*s is outside 198.18.0.0/15", name, (int)iplen, v);
 		return -EINVAL;
 	}
+	o->v6 = false;
 	o->server_port = (uint16_t)port;
 	return 0;
 }
@@ -300,6 +316,20 @@ block(const char *name, const char *v, uint32_t *first, uint32_t *count, char *e
 static int
 opt_clients(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen)
 {
+	if (strchr(v, ':') != NULL) { /* IPv6: one address (the stack has one) */
+		if (parse_ip6(v, strlen(v), o->client_ip6) != 0) {
+			sk_set_err(err, errlen, "--%s: '%s' is not one IPv6 address", name, v);
+			return -EINVAL;
+		}
+		if (!in_test_net6(o->client_ip6)) {
+			sk_set_err(err, errlen, "--%s: %s is outside 2001:2::/48", name, v);
+			return -EINVAL;
+		}
+		o->client_ip = 0;
+		o->client_count = 0;
+		return 0;
+	}
+	memset(o->client_ip6, 0, sizeof(o->client_ip6));
 	return block(name, v, &o->client_ip, &o->client_count, err, errlen);
 }
 
@@ -577,13 +607,62 @@ check_attack(struct lg_opts *o, const struct seen *seen, char *err, size_t errle
 	return 0;
 }
 
-static int
-check(struct lg_opts *o, const struct seen *seen, char *err, size_t errlen)
+/* ip6_unset - @a is :: (no address given). */
+static bool
+ip6_unset(const uint8_t a[16])
 {
-	int rc;
+	static const uint8_t zero[16];
 
+	return memcmp(a, zero, 16) == 0;
+}
+
+/*
+ * check6 - an IPv6 server and its one client address: in the server's /64
+ * (the stack's prefix), not the server's. The stack still needs an IPv4
+ * address of its own: 198.18.0.1/24, which nothing is sent to or from.
+ */
+static int
+check6(struct lg_opts *o, char *err, size_t errlen)
+{
+	if (o->client_count != 0) {
+		sk_set_err(err, errlen, "--clients: an IPv4 block with an IPv6 --server");
+		return -EINVAL;
+	}
+	if (o->attack != LG_ATTACK_NONE) {
+		sk_set_err(err, errlen, "--attack: over IPv4 only");
+		return -EINVAL;
+	}
+	if (ip6_unset(o->client_ip6)) { /* default: the server's /64, ::100 (or ::101) */
+		memcpy(o->client_ip6, o->server_ip6, 8);
+		memset(o->client_ip6 + 8, 0, 8);
+		o->client_ip6[14] = 0x01;
+		if (memcmp(o->client_ip6, o->server_ip6, 16) == 0)
+			o->client_ip6[15] = 0x01;
+	}
+	if (memcmp(o->client_ip6, o->server_ip6, 8) != 0) {
+		sk_set_err(err, errlen, "--clients: not in the server's /64");
+		return -EINVAL;
+	}
+	if (memcmp(o->client_ip6, o->server_ip6, 16) == 0) {
+		sk_set_err(err, errlen, "--clients: the server's address");
+		return -EINVAL;
+	}
+	o->client_ip = 0xc6120001u; /* 198.18.0.1 */
+	o->client_count = 1;
+	o->prefix_len = 24;
+	return 0;
+}
+
+/* check4 - an IPv4 server and its clients (by default the next /24). */
+static int
+check4(struct lg_opts *o, char *err, size_t errlen)
+{
 	if (o->server_ip == 0) {
 		sk_set_err(err, errlen, "--server is required");
+		return -EINVAL;
+	}
+	if (!ip6_unset(o->client_ip6)) {
+		sk_set_err(err, errlen, "--clients: an IPv6 address with an IPv4 --server");
 		return -EINVAL;
 	}
 	if (o->client_count == 0) { /* default: the hosts of the server's next /24 */
@@ -594,8 +673,15 @@ check(struct lg_opts *o, const struct seen *seen, char *err, size_t errlen)
 		o->client_ip = net24 + 1;
 		o->client_count = 254;
 	}
-	rc = subnet(o->server_ip, o->client_ip, o->client_count, "--clients", "--server",
-		    &o->prefix_len, err, errlen);
+	return subnet(o->server_ip, o->client_ip, o->client_count, "--clients", "--server",
+		      &o->prefix_len, err, errlen);
+}
+
+static int
+check(struct lg_opts *o, const struct seen *seen, char *err, size_t errlen)
+{
+	int rc = o->v6 ? check6(o, err, errlen) : check4(o, err, errlen);
+
 	if (rc != 0)
 		return rc;
 	if (o->short_conns && o->depth > 1) {

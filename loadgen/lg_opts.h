@@ -52,6 +52,10 @@ enum lg_shape {
 /** Everything the command line says. lg_opts_defaults() fills the defaults. */
 struct lg_opts {
 	/* target and clients (host byte order) */
+	bool v6;		/**< --server is IPv6: server_ip6 and client_ip6 are used; the
+				   IPv4 fields then only give the stack its required address */
+	uint8_t server_ip6[16]; /**< network order */
+	uint8_t client_ip6[16]; /**< the one IPv6 client address, network order */
 	uint32_t server_ip;
 	uint16_t server_port;  /**< default 80 */
 	uint32_t client_ip;    /**< first client address */
@@ -118,6 +122,16 @@ int lg_opts_parse(struct lg_opts *o, int argc, char **argv, char *err, size_t er
 
 /** lg_ip_str - @p ip (host order) as dotted quad into @p buf (16 bytes). */
 const char *lg_ip_str(uint32_t ip, char buf[16]);
+
+/** Room for any address lg_server_str() writes. */
+#define LG_ADDR_STRLEN 48
+
+/**
+ * lg_server_str - the server's address as text into @p buf: a dotted quad,
+ * or IPv6 in brackets ("[2001:2::1]") when @p bracket, as a URL's host.
+ * @return @p buf.
+ */
+const char *lg_server_str(const struct lg_opts *o, bool bracket, char buf[LG_ADDR_STRLEN]);
 
 #ifdef __cplusplus
 }

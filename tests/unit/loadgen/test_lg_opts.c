@@ -5,6 +5,7 @@
  * must give; then the binary itself (its path is argv[1]) must exit 2 with
  * that message on stderr before starting the EAL.
  */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
@@ -157,6 +158,49 @@ START_TEST(test_good)
 }
 END_TEST
 
+/* IPv6: a server, its port, the one client address and the Host text. */
+struct good6_case {
+	const char *line;
+	const char *server, *client, *host;
+	uint16_t port;
+};
+
+static const struct good6_case good6_cases[] = {
+	{"--server 2001:2::1", "2001:2::1", "2001:2::100", "[2001:2::1]", 80},
+	{"--server [2001:2::1]:8080", "2001:2::1", "2001:2::100", "[2001:2::1]", 8080},
+	{"--server [2001:2::1]", "2001:2::1", "2001:2::100", "[2001:2::1]", 80},
+	{"--server 2001:2::100", "2001:2::100", "2001:2::101", "[2001:2::100]", 80},
+	{"--server=2001:2:0:7::1 --clients 2001:2:0:7::abcd --conns 1000", "2001:2:0:7::1",
+	 "2001:2:0:7::abcd", "[2001:2:0:7::1]", 80},
+	{"--server 2001:2::1 --clients 2001:2::9 --sports 1000-1999 --conns 1000", "2001:2::1",
+	 "2001:2::9", "[2001:2::1]", 80},
+	/* the last --server wins, family included */
+	{"--server 198.18.0.1 --server [2001:2::5]:81", "2001:2::5", "2001:2::100", "[2001:2::5]",
+	 81},
+};
+
+START_TEST(test_good6)
+{
+	const struct good6_case *c = &good6_cases[_i];
+	uint8_t server[16], client[16];
+	char err[256], host[LG_ADDR_STRLEN];
+	struct lg_opts o;
+
+	ck_assert_msg(parse(c->line, &o, err, sizeof(err)) == 0, "'%s': %s", c->line, err);
+	ck_assert(o.v6);
+	ck_assert_int_eq(inet_pton(AF_INET6, c->server, server), 1);
+	ck_assert_int_eq(inet_pton(AF_INET6, c->client, client), 1);
+	ck_assert(memcmp(o.server_ip6, server, 16) == 0);
+	ck_assert(memcmp(o.client_ip6, client, 16) == 0);
+	ck_assert_uint_eq(o.server_port, c->port);
+	ck_assert_str_eq(lg_server_str(&o, true, host), c->host);
+	/* the stack's own IPv4 address: one, 198.18.0.1/24 */
+	ck_assert_uint_eq(o.client_ip, IP(198, 18, 0, 1));
+	ck_assert_uint_eq(o.client_count, 1);
+	ck_assert_uint_eq(o.server_ip, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------ bad lines */
 
 struct bad_case {
@@ -250,6 +294,28 @@ static const struct bad_case bad_cases[] = {
 	{"--server 198.18.0.1 --attack holders --attack-from 198.18.9.1/32 --sports 5-6 "
 	 "--attackers 3",
 	 "--attackers: 3 connections need more than 1 addresses x 2 ports"},
+	{"--server [2001:2::1", "--server: '[2001:2::1' is not [IPV6]:PORT"},
+	{"--server [2001:2::1]:0", "--server: '[2001:2::1]:0' is not [IPV6]:PORT"},
+	{"--server [2001:2::1]80", "--server: '[2001:2::1]80' is not [IPV6]:PORT"},
+	{"--server 2001:2::1:80:", "--server: '2001:2::1:80:' is not an IPv6 address"},
+	{"--server [2001:2::g]:80", "--server: '2001:2::g' is not an IPv6 address"},
+	{"--server [fe80::1%eth0]:80", "--server: 'fe80::1%eth0' is not an IPv6 address"},
+	{"--server 2001:db8::1", "--server: 2001:db8::1 is outside 2001:2::/48"},
+	{"--server [2001:3::1]:80", "--server: 2001:3::1 is outside 2001:2::/48"},
+	{"--server 2001:2::1 --clients 2001:2::100/120",
+	 "--clients: '2001:2::100/120' is not one IPv6 address"},
+	{"--server 2001:2::1 --clients 2001:db8::100",
+	 "--clients: 2001:db8::100 is outside 2001:2::/48"},
+	{"--server 2001:2::1 --clients 2001:2:0:1::100", "--clients: not in the server's /64"},
+	{"--server 2001:2::1 --clients 2001:2::1", "--clients: the server's address"},
+	{"--server 2001:2::1 --clients 198.18.1.0/24",
+	 "--clients: an IPv4 block with an IPv6 --server"},
+	{"--server 198.18.0.1 --clients 2001:2::100",
+	 "--clients: an IPv6 address with an IPv4 --server"},
+	{"--server 2001:2::1 --attack synflood", "--attack: over IPv4 only"},
+	{"--server 2001:2::1 --attackers 10", "--attackers: needs --attack"},
+	{"--server 2001:2::1 --sports 1-2 --conns 3",
+	 "--conns: 3 connections need more than 1 addresses x 2 ports"},
 	{"--server 198.18.0.1 --frobnicate", "--frobnicate: unknown option (see --help)"},
 	{"--server 198.18.0.1 --json=yes", "--json: takes no value"},
 	{"--server 198.18.0.1 extra", "'extra': not an option (options start with --)"},
@@ -322,6 +388,7 @@ lg_opts_suite(void)
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_good);
+	tcase_add_loop_test(tc, test_good6, 0, (int)(sizeof(good6_cases) / sizeof(good6_cases[0])));
 	tcase_add_loop_test(tc, test_bad, 0, nbad);
 	tcase_add_loop_test(tc, test_binary_exit_2, 0, nbad);
 	suite_add_tcase(s, tc);
