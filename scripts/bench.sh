@@ -35,6 +35,9 @@
 #   buy            POST /v1/seckill/1, X-User-Id, distinct users; the item
 #                  holds more units than the run can sell (bounded by
 #                  --requests), so every answer is a win
+#   soldout6, buy6 soldout and buy over IPv6 (the memif port's address6
+#                  2001:2::1/64, the loadgen's client 2001:2::100); buy6 on
+#                  item 6
 #   short_conn     SYN -> GET /healthz (Connection: close) -> FIN, 32 at once
 #   soldout_jwt    POST /v1/seckill/4 (total 0), valid JWTs of non-holders
 #   buy_jwt        POST /v1/seckill/3, a distinct pre-minted JWT per request
@@ -210,8 +213,8 @@ phase_off() {
 
 			[seckill]
 			auth = off
-			dedup_slots = 8392704
-			order_ring = 4194304
+			dedup_slots = 12587008
+			order_ring = 8388608
 
 			[item.1]
 			name = bench buys
@@ -222,6 +225,11 @@ phase_off() {
 			name = bench sold out
 			total = 0
 			dedup_slots = 1024
+
+			[item.6]
+			name = bench buys over IPv6
+			total = $BUY_N
+			dedup_slots = 4194304
 		EOF
 	} >"$tmp/off.ini"
 	sbx_start "$tmp/off.ini"
@@ -229,6 +237,11 @@ phase_off() {
 	lg healthz --mix healthz=1 "${KA[@]}"
 	lg soldout --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
 	lg buy --mix buy=1 --item 1 --user-base 1 --users "$BUY_N" --requests "$BUY_N" "${KA[@]}"
+	# the same two over IPv6 (the memif port's address6; the loadgen's one
+	# client address in its /64): the cost of IPv6 against the two above
+	lg soldout6 --server "$MEMIF_ADDR6" --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
+	lg buy6 --server "$MEMIF_ADDR6" --mix buy=1 --item 6 --user-base 1 --users "$BUY_N" \
+		--requests "$BUY_N" "${KA[@]}"
 	lg short_conn --short --mix healthz=1 --conns 32 --duration "$DUR"
 
 	wrk_run wrk_healthz /healthz
@@ -306,7 +319,7 @@ run_phase() {
 	"$fn"
 }
 SUF=""
-run_phase phase_off healthz soldout buy short_conn wrk_healthz wrk_soldout wrk_buy
+run_phase phase_off healthz soldout buy soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
 run_phase phase_on soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized
 
 # --- report ------------------------------------------------------------------

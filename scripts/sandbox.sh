@@ -32,7 +32,7 @@
 #       [port1] net_memif0 in server role on the socket $STATE/memif.sock
 #       (a file, not an abstract socket, so any namespace can reach it),
 #       address 198.19.0.1/16 (clients from 198.19.0.0/16); the line then
-#       also has " memif=<socket> memif_addr=198.19.0.1"
+#       also has " memif=<socket> memif_addr=198.19.0.1 memif_addr6=2001:2::1"
 #   scripts/sandbox.sh control start|stop|kill
 #                                      (re)start the control plane, stop it
 #                                      (SIGTERM: last drain), or SIGKILL it
@@ -382,10 +382,10 @@ cmd_up() {
 		sec == "port0" && $0 ~ /^[ \t]*device[ \t]*=/ { print "device = " dev; next }
 		{ print }' "$config" >"$STATE/config.ini"
 	if [ "$memif" = 1 ]; then
-		printf '\n[port1]\ndevice = net_memif0,role=server,socket=%s,socket-abstract=no\naddress = 198.19.0.1/16\n' \
+		printf '\n[port1]\ndevice = net_memif0,role=server,socket=%s,socket-abstract=no\naddress = 198.19.0.1/16\naddress6 = 2001:2::1/64\n' \
 			"$STATE/memif.sock" >>"$STATE/config.ini"
-		printf 'memif=%s\nmemif_addr=198.19.0.1\n' "$STATE/memif.sock" >>"$STATE/env"
-		extra=" memif=$STATE/memif.sock memif_addr=198.19.0.1"
+		printf 'memif=%s\nmemif_addr=198.19.0.1\nmemif_addr6=2001:2::1\n' "$STATE/memif.sock" >>"$STATE/env"
+		extra=" memif=$STATE/memif.sock memif_addr=198.19.0.1 memif_addr6=2001:2::1"
 	fi
 	config=$STATE/config.ini
 

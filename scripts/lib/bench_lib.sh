@@ -119,13 +119,15 @@ secret() {
 }
 
 # sbx_start CONFIG - the sandbox with a memif port; sets MEMIF, MEMIF_ADDR,
-# SERVER, DP_PID.
+# MEMIF_ADDR6 (the port's IPv6 address), SERVER, DP_PID.
 sbx_start() {
 	local out
 	out=$("$SBX" up --memif --no-control --config "$1") || die "sandbox up failed"
 	SBX_UP=1
 	MEMIF=$(echo "$out" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
 	MEMIF_ADDR=$(echo "$out" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
+	# shellcheck disable=SC2034 # for the caller (bench.sh: soldout6, buy6)
+	MEMIF_ADDR6=$(echo "$out" | sed -n 's/.* memif_addr6=\([0-9a-f:]*\).*/\1/p')
 	SERVER=$(echo "$out" | sed -n 's/.*server=\([0-9.]*\).*/\1/p')
 	[[ -n $MEMIF && -n $MEMIF_ADDR && -n $SERVER ]] || die "sandbox up printed no memif=/server= ($out)"
 	DP_PID=$(sed -n 's/^pid=//p' "/run/$SK_SBX/env")
