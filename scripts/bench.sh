@@ -89,11 +89,12 @@ fi
 
 # Sizes. The runs are bounded by time (DUR s) and, for buys, by a request
 # count that the item's stock and the order ring can hold without a control
-# plane draining it (the order ring keeps every win of the run).
+# plane draining it (the order ring keeps every win of the run: BUY_N,
+# BUY6_N and wrk's must stay under its 4194304).
 if [ "$QUICK" = 1 ]; then
-	DUR=2 WRK_DUR=2 BUY_N=1500000 JWT_N=300000
+	DUR=2 WRK_DUR=2 BUY_N=1500000 BUY6_N=500000 JWT_N=300000
 else
-	DUR=8 WRK_DUR=8 BUY_N=2500000 JWT_N=1000000
+	DUR=8 WRK_DUR=8 BUY_N=2500000 BUY6_N=1000000 JWT_N=1000000
 fi
 BUY_TOTAL=3100000   # BUY_N + wrk's buys (< 600k) on item 1
 JWT_TOTAL=1100000   # JWT_N on item 3
@@ -214,7 +215,7 @@ phase_off() {
 			[seckill]
 			auth = off
 			dedup_slots = 12587008
-			order_ring = 8388608
+			order_ring = 4194304
 
 			[item.1]
 			name = bench buys
@@ -228,7 +229,7 @@ phase_off() {
 
 			[item.6]
 			name = bench buys over IPv6
-			total = $BUY_N
+			total = $BUY6_N
 			dedup_slots = 4194304
 		EOF
 	} >"$tmp/off.ini"
@@ -240,8 +241,8 @@ phase_off() {
 	# the same two over IPv6 (the memif port's address6; the loadgen's one
 	# client address in its /64): the cost of IPv6 against the two above
 	lg soldout6 --server "$MEMIF_ADDR6" --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
-	lg buy6 --server "$MEMIF_ADDR6" --mix buy=1 --item 6 --user-base 1 --users "$BUY_N" \
-		--requests "$BUY_N" "${KA[@]}"
+	lg buy6 --server "$MEMIF_ADDR6" --mix buy=1 --item 6 --user-base 1 --users "$BUY6_N" \
+		--requests "$BUY6_N" "${KA[@]}"
 	lg short_conn --short --mix healthz=1 --conns 32 --duration "$DUR"
 
 	wrk_run wrk_healthz /healthz
