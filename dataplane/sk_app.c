@@ -87,14 +87,18 @@ app_peer(const struct sk_app_conn *ac)
 	return a;
 }
 
-/* app_client - the client of the request on @ac ("Client address" in sk_app.h). */
+/* app_client - the client of the request on @ac ("Client address" in
+ * sk_app.h): the connection's (its peer's keys, taken once at open, or the
+ * PROXY header's), unless a forwarded header is to be judged. */
 static struct sk_client_id
 app_client(struct sk_app *app, struct sk_app_conn *ac)
 {
 	struct sk_addr peer;
 
+	if (app->client.forwarded == 0)
+		return ac->client;
 	if (app->client.proxy != 0) {
-		if (app->client.forwarded == 0 || ac->client.ip == 0)
+		if (ac->client.ip == 0)
 			return ac->client;
 		peer = sk_addr_from_v4(ac->client.ip);
 	} else {
@@ -339,6 +343,12 @@ app_on_open(void *arg, struct sk_tcp_conn *c)
 	if (app->client.proxy != 0) {
 		ac->state = CONN_PROXY;
 		sk_proxy_parser_init((struct sk_proxy_parser *)ac->route_data, 0);
+	} else {
+		/* the keys of the peer, once per connection (an IPv6 peer's
+		 * hashed /64 would cost every request otherwise) */
+		struct sk_addr peer = app_peer(ac);
+
+		ac->client = sk_client_id_of(&peer);
 	}
 	ac->next = app->conns;
 	if (app->conns != NULL)

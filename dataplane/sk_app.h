@@ -70,7 +70,8 @@
  * Client address
  * --------------
  * The client of a buy (its per-IP rate limit key and its order record's
- * address) is the TCP peer, unless sk_app_conf::client says otherwise
+ * address) is the TCP peer, whose keys are taken once when the connection
+ * opens (sk_app_conn::client), unless sk_app_conf::client says otherwise
  * (sk_client.h):
  *   - PROXY listener: a connection starts in the PROXY state; its bytes go
  *     to sk_client_proxy() (the parser's 8 bytes in route_data) until a
@@ -207,7 +208,8 @@ struct sk_app_conn {
 	uint8_t route_data[24]
 		__attribute__((aligned(8))); /**< for the handler that parks;
 						  before a PROXY header: its parser */
-	struct sk_client_id client;	     /**< PROXY listener: the client the header named */
+	struct sk_client_id
+		client; /**< the connection's client keys: its peer's, or the PROXY header's */
 };
 
 _Static_assert(sizeof(struct sk_app_conn) <= SK_TCP_APP_DATA_MIN,
