@@ -34,9 +34,9 @@
  * The per-IP rate limit keys on 32 bits: an IPv4 client is its address
  * (network order, as before); an IPv6 client is a 32-bit hash of its prefix
  * (sk_addr_key(addr, conf.ip6_prefix), /64 by default), so every address of
- * one prefix shares a bucket. An
- * IPv6 key may equal an IPv4 address: those two then share a bucket, as
- * two addresses of one set already share its overflow bucket. The order
+ * one prefix shares a bucket. An IPv6 key may equal an IPv4 address: those
+ * two then share a bucket, as two addresses of one set already share its
+ * overflow bucket. The order
  * record holds an IPv4 address only: an IPv6 client is recorded as 0.
  *
  * Thread-safety: every function only reads its inputs (and writes @p out
