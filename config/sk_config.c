@@ -62,6 +62,7 @@ static const struct key tcp_keys[] = {
 	{"idle_timeout_ms", KEY_U32, CFG(idle_timeout_ms), 100, 86400000},
 	{"idle_new_ms", KEY_U32, CFG(idle_new_ms), 100, 86400000},
 	{"max_conns_per_ip", KEY_U32, CFG(max_conns_per_ip), 0, 1u << 24},
+	{"ip6_prefix", KEY_U32, CFG(ip6_prefix), 32, 64},
 	{"time_wait_ms", KEY_U32, CFG(time_wait_ms), 1, 240000},
 	{"time_wait_max", KEY_U32, CFG(time_wait_max), 1, 1u << 24},
 	{"challenge_ack_per_s", KEY_U32, CFG(challenge_ack_per_s), 1, 1000000},
@@ -421,6 +422,7 @@ sk_config_defaults(struct sk_config *cfg)
 	cfg->idle_sleep_us = 0;
 	cfg->idle_after_us = 1000;
 	cfg->max_conns_per_ip = 1024; /* 0 is a value here: no cap */
+	cfg->ip6_prefix = 64;
 	/* 0 is a value here too: no per-connection limit */
 	cfg->challenge_ack_conn_ms = 500;
 	cfg->head_timeout_ms = 10000; /* 0 is a value here: no deadline */

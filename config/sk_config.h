@@ -186,6 +186,8 @@ struct sk_config {
 	uint32_t idle_new_ms;	   /**< idle timeout before a connection's first request */
 	uint32_t max_conns_per_ip; /**< connections of one client address per lcore and port,
 				      TIME_WAIT excluded; 0 = no cap (default 1024) */
+	uint32_t ip6_prefix;	   /**< the per-address limits (max_conns_per_ip, ip_rate) count an
+				      IPv6 client by this prefix of its address, 32..64 (default 64) */
 	uint32_t time_wait_ms;	   /**< TIME_WAIT duration */
 	uint32_t time_wait_max;	   /**< TIME_WAIT entries per lcore */
 	bool has_syncookie_secret; /**< false: random secret at start */

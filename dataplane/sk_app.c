@@ -77,7 +77,7 @@ buy_timed(struct sk_app *app, uint64_t t0)
 }
 
 /* app_peer - the TCP peer of @ac, of either family (an IPv6 peer keys the
- * per-IP limit on its /64: sk_client_rl_key()). */
+ * per-IP limit on its prefix, /64 by default: sk_client_rl_key()). */
 static inline struct sk_addr
 app_peer(const struct sk_app_conn *ac)
 {
@@ -410,7 +410,7 @@ app_proxy(struct sk_app *app, struct sk_app_conn *ac, const uint8_t *data, size_
 	if (sk_client_refused(v))
 		return -1;
 	memset(ac->route_data, 0, sizeof(ac->route_data));
-	ac->client = sk_client_id_of(&client);
+	ac->client = sk_client_id_of(&client, app->client.ip6_prefix);
 	ac->state = CONN_OPEN;
 	if (ac->deadline != DL_NONE) { /* HTTP arms its own */
 		ac->deadline = DL_NONE;

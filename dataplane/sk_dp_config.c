@@ -70,6 +70,7 @@ sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lc
 	OVERRIDE(challenge_ack_per_s, challenge_ack_per_s);
 #undef OVERRIDE
 	nc->max_conns_per_ip = cfg->max_conns_per_ip; /* 0 is a value: no cap */
+	nc->ip6_prefix = (uint8_t)cfg->ip6_prefix;
 	/* 0 is a value: no per-connection limit */
 	nc->challenge_ack_conn_ms = cfg->challenge_ack_conn_ms;
 	if (cfg->max_retries != 0)
@@ -161,6 +162,7 @@ sk_dp_client_conf(const struct dataplane *dp, struct sk_client_conf *cc)
 	cc->proxy = dp->cfg.proxy_protocol;
 	cc->forwarded = dp->cfg.forwarded;
 	cc->trusted = dp->cfg.trusted;
+	cc->ip6_prefix = (uint8_t)dp->cfg.ip6_prefix;
 }
 
 /* sk_dp_ratelimit_conf - the limiter settings; false if every limit is off. */

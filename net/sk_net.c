@@ -39,6 +39,7 @@ sk_net_conf_defaults(struct sk_net_conf *conf)
 	conf->idle_new_ms = 10000;
 	conf->ip_count = 1;
 	conf->max_conns_per_ip = 1024;
+	conf->ip6_prefix = 64;
 	conf->challenge_ack_conn_ms = 500;
 	conf->time_wait_ms = 2000;
 	conf->time_wait_max = 1024;
@@ -58,10 +59,13 @@ ip6_unset(const struct sk_net_conf *c)
 	return memcmp(c->ip6, zero, sizeof(zero)) == 0;
 }
 
-/* ip6_valid - no IPv6, or a global unicast address with a prefix 1..128. */
+/* ip6_valid - the per-address prefix 1..64, and no IPv6 or a global unicast
+ * address with a prefix 1..128. */
 static bool
 ip6_valid(const struct sk_net_conf *c)
 {
+	if (c->ip6_prefix < 1 || c->ip6_prefix > 64)
+		return false;
 	if (ip6_unset(c))
 		return true;
 	return c->prefix6_len >= 1 && c->prefix6_len <= 128 && c->ip6[0] != 0xff &&

@@ -135,6 +135,9 @@ struct sk_net_conf {
 	uint32_t max_conns; /**< connection table size per lcore (default 4096), incl. TIME_WAIT */
 	uint32_t max_conns_per_ip; /**< connections of one client address per lcore, TIME_WAIT
 				      excluded, 0 = no cap (default 1024) */
+	uint8_t ip6_prefix;	   /**< max_conns_per_ip counts an IPv6 client by this prefix of its
+				      address (sk_addr_key()), 1..64 (default 64): a longer one
+				      would let a host escape the cap by rotating addresses */
 	uint16_t mss;		   /**< our MSS, 88..9000 (default 1460 = MTU 1500) */
 	uint32_t rcv_buf_size;	   /**< per-conn receive buffer, 1..65535 (default 10240) */
 	uint32_t snd_buf_size;	   /**< per-conn unacked-send buffer, >= 64 (default 8192) */

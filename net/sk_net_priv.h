@@ -380,12 +380,13 @@ void sk_tcp_on_timer(struct sk_tcp_conn *c);
 /* sk_tcp_peer.c: connections per client address */
 
 /**
- * One entry of the per-address table: an IPv4 address, or the /64 of an IPv6
- * one (sk_addr_key(), SK_ADDR_KEY_V6_PREFIX_DEFAULT), so that a host cannot
- * escape the cap by rotating addresses inside its prefix. fam 0 = empty.
+ * One entry of the per-address table: an IPv4 address, or the prefix of an
+ * IPv6 one (sk_addr_key(), conf.ip6_prefix, /64 by default), so that a host
+ * cannot escape the cap by rotating addresses inside its prefix. fam 0 = empty.
  */
 struct sk_tcp_peer {
-	uint64_t key; /* IPv4: the address (host order); IPv6: the /64, network order */
+	uint64_t key; /* IPv4: the address (host order); IPv6: the first 64 bits of its
+			 prefix (conf.ip6_prefix), network order */
 	uint32_t conns;
 	uint32_t fam; /* 0 (empty), 4 or 6 */
 };

@@ -11,8 +11,9 @@
  * cannot choose addresses that collide. A connection counts from its
  * creation until it leaves the table or enters TIME_WAIT (a client that
  * makes many short connections is not held back by its TIME_WAITs).
- * An IPv6 client counts by its /64 (sk_addr_key()): one host owns a whole
- * /64, and rotating addresses inside it must not escape the cap.
+ * An IPv6 client counts by its prefix, conf.ip6_prefix (/64 by default;
+ * sk_addr_key()): one host owns a whole /64, and rotating addresses inside
+ * it must not escape the cap.
  */
 #include <rte_jhash.h>
 #include <rte_malloc.h>
@@ -20,14 +21,15 @@
 #include "sk_addr.h"
 #include "sk_net_priv.h"
 
-/* The key of an address: IPv4 @ip itself, IPv6 @ip6 (not NULL) its prefix. */
+/* The key of an address: IPv4 @ip itself, IPv6 @ip6 (not NULL) its first
+ * @prefix bits. */
 struct peer_key {
 	uint64_t key;
 	uint32_t fam;
 };
 
 static inline struct peer_key
-peer_key(uint32_t ip, const uint8_t *ip6)
+peer_key(uint32_t ip, const uint8_t *ip6, unsigned prefix)
 {
 	struct peer_key k = {.key = ip, .fam = SK_ADDR_V4};
 	struct sk_addr a = {.family = SK_ADDR_V6}, key;
@@ -35,7 +37,7 @@ peer_key(uint32_t ip, const uint8_t *ip6)
 	if (ip6 == NULL)
 		return k;
 	memcpy(a.bytes, ip6, 16);
-	key = sk_addr_key(&a, SK_ADDR_KEY_V6_PREFIX_DEFAULT);
+	key = sk_addr_key(&a, prefix);
 	if (key.family == SK_ADDR_V4) { /* v4-mapped: the IPv4 client it names */
 		k.key = (uint32_t)key.bytes[0] << 24 | (uint32_t)key.bytes[1] << 16 |
 			(uint32_t)key.bytes[2] << 8 | key.bytes[3];
@@ -49,7 +51,7 @@ peer_key(uint32_t ip, const uint8_t *ip6)
 static inline struct peer_key
 conn_key(const struct sk_tcp_conn *c)
 {
-	return peer_key(c->rip, (c->flags & SK_TCPF_V6) ? c->rip6 : NULL);
+	return peer_key(c->rip, (c->flags & SK_TCPF_V6) ? c->rip6 : NULL, c->net->conf.ip6_prefix);
 }
 
 struct sk_tcp_peer *
@@ -99,7 +101,8 @@ sk_tcp_peer_admit(const struct sk_net_lcore *net, uint32_t ip, const uint8_t *ip
 {
 	if (net->peers == NULL)
 		return true;
-	return peer_find(net, peer_key(ip, ip6))->conns < net->conf.max_conns_per_ip;
+	return peer_find(net, peer_key(ip, ip6, net->conf.ip6_prefix))->conns <
+	       net->conf.max_conns_per_ip;
 }
 
 void

@@ -100,7 +100,7 @@ sk_client_forwarded(const struct sk_client_conf *conf, const char *head, size_t 
 }
 
 uint32_t
-sk_client_rl_key(const struct sk_addr *a)
+sk_client_rl_key(const struct sk_addr *a, unsigned v6_prefix)
 {
 	struct sk_addr k;
 	uint32_t h = 2166136261u;
@@ -112,7 +112,7 @@ sk_client_rl_key(const struct sk_addr *a)
 	}
 	if (a->family != SK_ADDR_V6)
 		return 0;
-	k = sk_addr_key(a, SK_ADDR_KEY_V6_PREFIX_DEFAULT);
+	k = sk_addr_key(a, v6_prefix);
 	for (unsigned i = 0; i < sizeof(k.bytes); i++)
 		h = (h ^ k.bytes[i]) * 16777619u;
 	return h;
@@ -162,7 +162,7 @@ sk_client_request(const struct sk_client_conf *conf, struct sk_client_stats *st,
 	struct sk_addr client;
 
 	if (conf->forwarded == 0)
-		return sk_client_id_of(peer);
+		return sk_client_id_of(peer, conf->ip6_prefix);
 	switch (sk_client_forwarded(conf, head, head_len, peer, &client)) {
 	case SK_FWD_CLIENT:
 	case SK_FWD_OPAQUE:
@@ -178,7 +178,7 @@ sk_client_request(const struct sk_client_conf *conf, struct sk_client_stats *st,
 	default:
 		break;
 	}
-	return sk_client_id_of(&client);
+	return sk_client_id_of(&client, conf->ip6_prefix);
 }
 
 const char *

@@ -32,10 +32,11 @@
  * Keys (sk_client_rl_key(), sk_client_record_ip())
  * ------------------------------------------------
  * The per-IP rate limit keys on 32 bits: an IPv4 client is its address
- * (network order, as before); an IPv6 client is a 32-bit hash of its /64
- * (sk_addr_key(addr, 64)), so every address of one /64 shares a bucket. An
- * IPv6 key may equal an IPv4 address: those two then share a bucket, as
- * two addresses of one set already share its overflow bucket. The order
+ * (network order, as before); an IPv6 client is a 32-bit hash of its prefix
+ * (sk_addr_key(addr, conf.ip6_prefix), /64 by default), so every address of
+ * one prefix shares a bucket. An IPv6 key may equal an IPv4 address: those
+ * two then share a bucket, as two addresses of one set already share its
+ * overflow bucket. The order
  * record holds an IPv4 address only: an IPv6 client is recorded as 0.
  *
  * Thread-safety: every function only reads its inputs (and writes @p out
@@ -63,6 +64,8 @@ struct sk_client_conf {
 	uint8_t proxy;		       /**< 0 none, 1 PROXY v1, 2 PROXY v2 */
 	uint8_t forwarded;	       /**< 0 none, 1 X-Forwarded-For, 2 Forwarded */
 	struct sk_prefix_list trusted; /**< the proxies believed */
+	uint8_t ip6_prefix;	       /**< ip_rate keys an IPv6 client on this prefix of its
+					  address, 32..64 (the config's tcp.ip6_prefix) */
 };
 
 /** The verdict on a connection's first bytes (sk_client_proxy()). */
@@ -122,15 +125,16 @@ struct sk_client_id {
 	uint32_t key; /**< the per-IP rate limit key: sk_client_rl_key() */
 };
 
-/** sk_client_id_of - both keys of @p a. */
-static inline struct sk_client_id sk_client_id_of(const struct sk_addr *a);
+/** sk_client_id_of - both keys of @p a; @p v6_prefix as for sk_client_rl_key(). */
+static inline struct sk_client_id sk_client_id_of(const struct sk_addr *a, unsigned v6_prefix);
 
 /**
  * sk_client_rl_key - the per-IP rate limit key of @p a: an IPv4 address
- * in network order, an IPv6 client's /64 hashed to 32 bits (FNV-1a), 0
- * for SK_ADDR_NONE.
+ * in network order, an IPv6 client's first @p v6_prefix bits
+ * (sk_addr_key(), 64 in the default configuration) hashed to 32 bits
+ * (FNV-1a), 0 for SK_ADDR_NONE.
  */
-uint32_t sk_client_rl_key(const struct sk_addr *a);
+uint32_t sk_client_rl_key(const struct sk_addr *a, unsigned v6_prefix);
 
 /**
  * sk_client_record_ip - the address an order record keeps for @p a: IPv4
@@ -139,9 +143,9 @@ uint32_t sk_client_rl_key(const struct sk_addr *a);
 uint32_t sk_client_record_ip(const struct sk_addr *a);
 
 static inline struct sk_client_id
-sk_client_id_of(const struct sk_addr *a)
+sk_client_id_of(const struct sk_addr *a, unsigned v6_prefix)
 {
-	struct sk_client_id id = {sk_client_record_ip(a), sk_client_rl_key(a)};
+	struct sk_client_id id = {sk_client_record_ip(a), sk_client_rl_key(a, v6_prefix)};
 
 	return id;
 }

@@ -65,6 +65,7 @@ struct opts {
 	uint32_t timeout_ms;
 	uint16_t port;
 	int cpu;
+	bool has_port;
 	bool has_attempts;
 	bool has_expect;
 	bool wait_start;

@@ -21,7 +21,7 @@
 #include "crowd.h"
 
 static const char usage[] =
-	"usage: seckill-crowd --server IP [--port N] [--item ID] [--users N] [--user-base N]\n"
+	"usage: seckill-crowd --server ADDR [--port N] [--item ID] [--users N] [--user-base N]\n"
 	"                     [--attempts N] [--retriers FRACTION] [--seed N] [--conns N]\n"
 	"                     [--wait-start] [--secret-file FILE] [--timeout-ms N]\n"
 	"                     [--max-seconds S] [--poll] [--expect-units N] [--json FILE]\n"
@@ -29,8 +29,10 @@ static const char usage[] =
 	"\n"
 	"Simulate a flash-sale crowd against POST /v1/seckill/{item} and check the answers.\n"
 	"\n"
-	"  --server IP          front door address, IPv4 or IPv6 literal (required)\n"
-	"  --port N             TCP port (default 80)\n"
+	"  --server ADDR        front door address (required): an IPv4 or IPv6 literal,\n"
+	"                       optionally with a port as in a URL: 198.18.0.1:8080,\n"
+	"                       [2001:2::1] or [2001:2::1]:8080\n"
+	"  --port N             TCP port (default 80; not with a port in --server)\n"
 	"  --item ID            item to buy (default 1)\n"
 	"  --users N            distinct users (default 1000), ids user-base .. user-base+N-1\n"
 	"  --user-base N        first user id (default 1)\n"
@@ -76,7 +78,7 @@ static const struct int_opt {
 	const char *what;
 	size_t off, size, given;
 } int_opts[] = {
-	{'p', 1, 65535, "a port (1..65535)", OPT_FIELD(port), 0},
+	{'p', 1, 65535, "a port (1..65535)", OPT_FIELD(port), offsetof(struct opts, has_port)},
 	{'i', 0, UINT32_MAX, "an item id (0..4294967295)", OPT_FIELD(item), 0},
 	{'u', 1, USERS_MAX, "a number of users (1..100000000)", OPT_FIELD(users), 0},
 	{'b', 1, UINT64_MAX, "a user id (1..2^64-1)", OPT_FIELD(user_base), 0},
@@ -117,6 +119,66 @@ int_opt_store(struct opts *o, const struct int_opt *io, uint64_t v)
 		memcpy(base + io->off, &v, sizeof(v));
 	if (io->given != 0)
 		*(bool *)(base + io->given) = true;
+}
+
+/*
+ * server_resolve - --server into o->addr, o->port and o->host: "IPv4",
+ * "IPv6", "[IPv6]", "IPv4:PORT" or "[IPv6]:PORT" (literals only, no names,
+ * no zone). 0, or EXIT_USAGE after printing why.
+ */
+static int
+server_resolve(struct opts *o)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&o->addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&o->addr;
+	char ip[INET6_ADDRSTRLEN + 1];
+	const char *s = o->server, *port = NULL, *end;
+	size_t len;
+	uint64_t v;
+
+	if (s[0] == '[') { /* URL form: the brackets, then ":PORT" or nothing */
+		end = strchr(s, ']');
+		if (end == NULL || (end[1] != '\0' && end[1] != ':'))
+			return bad_arg("server", s, "an IPv4 or IPv6 address");
+		port = end[1] == ':' ? end + 2 : NULL;
+		s++;
+	} else {
+		end = strchr(s, ':');
+		/* One colon: IPv4:PORT; more: a bare IPv6 literal. */
+		if (end != NULL && strchr(end + 1, ':') == NULL)
+			port = end + 1;
+		else
+			end = s + strlen(s);
+	}
+	len = (size_t)(end - s);
+	if (len == 0 || len >= sizeof(ip))
+		return bad_arg("server", o->server, "an IPv4 or IPv6 address");
+	memcpy(ip, s, len);
+	ip[len] = '\0';
+	if (port != NULL) {
+		if (!sk_parse_u64(port, 1, 65535, &v))
+			return bad_arg("server", o->server, "ADDR:PORT with a port 1..65535");
+		if (o->has_port) {
+			sk_log(PROG, "--server '%s' names a port: leave out --port", o->server);
+			return EXIT_USAGE;
+		}
+		o->port = (uint16_t)v;
+	}
+	if (o->server[0] != '[' && inet_pton(AF_INET, ip, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(o->port);
+		o->addr_len = sizeof(*a4);
+		snprintf(o->host, sizeof(o->host), "%s:%u", ip, o->port);
+	} else if ((o->server[0] == '[' || port == NULL) &&
+		   inet_pton(AF_INET6, ip, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(o->port);
+		o->addr_len = sizeof(*a6);
+		snprintf(o->host, sizeof(o->host), "[%s]:%u", ip, o->port);
+	} else {
+		return bad_arg("server", o->server, "an IPv4 or IPv6 address");
+	}
+	return 0;
 }
 
 /* crowd_opts_parse - fill @o from argv; 0, or an exit status after printing why. */
@@ -233,21 +295,5 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 			     "(at least one retrying user)");
 		return EXIT_USAGE;
 	}
-
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&o->addr;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&o->addr;
-	if (inet_pton(AF_INET, o->server, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(o->port);
-		o->addr_len = sizeof(*a4);
-		snprintf(o->host, sizeof(o->host), "%s:%u", o->server, o->port);
-	} else if (inet_pton(AF_INET6, o->server, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(o->port);
-		o->addr_len = sizeof(*a6);
-		snprintf(o->host, sizeof(o->host), "[%s]:%u", o->server, o->port);
-	} else {
-		return bad_arg("server", o->server, "an IPv4 or IPv6 address");
-	}
-	return 0;
+	return server_resolve(o);
 }

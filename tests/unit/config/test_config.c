@@ -90,6 +90,9 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[http]\nhead_max = 100\ntarget_max = 90\n", "http.target_max: must be at most"},
 	{PORT0 "[tcp]\nidle_new_ms = 99\n", "tcp.idle_new_ms"},
 	{PORT0 "[tcp]\nmax_conns_per_ip = 16777217\n", "tcp.max_conns_per_ip"},
+	{PORT0 "[tcp]\nip6_prefix = 31\n", ":5: tcp.ip6_prefix: 31 is out of range 32..64"},
+	{PORT0 "[tcp]\nip6_prefix = 65\n", ":5: tcp.ip6_prefix: 65 is out of range 32..64"},
+	{PORT0 "[tcp]\nip6_prefix = /64\n", ":5: tcp.ip6_prefix: '/64' is not a decimal number"},
 	{PORT0 "[tcp]\nchallenge_ack_per_s = 0\n",
 	 ":5: tcp.challenge_ack_per_s: 0 is out of range 1..1000000"},
 	{PORT0 "[tcp]\nchallenge_ack_per_s = 1000001\n",
@@ -327,6 +330,7 @@ START_TEST(test_defaults_only_port)
 	ck_assert_uint_eq(cfg.challenge_ack_per_s, 0);
 	/* ... except the keys where 0 is a value of its own */
 	ck_assert_uint_eq(cfg.max_conns_per_ip, 1024);
+	ck_assert_uint_eq(cfg.ip6_prefix, 64);
 	ck_assert_uint_eq(cfg.challenge_ack_conn_ms, 500);
 	ck_assert_uint_eq(cfg.head_timeout_ms, 10000);
 	ck_assert_uint_eq(cfg.body_timeout_ms, 10000);
@@ -372,6 +376,7 @@ static const char full_text[] = "# a full file, with every kind of value\n"
 				"idle_timeout_ms = 30000\n"
 				"idle_new_ms = 5000\n"
 				"max_conns_per_ip = 0\n"
+				"ip6_prefix = 56\n"
 				"time_wait_ms = 1000\n"
 				"time_wait_max = 2048\n"
 				"challenge_ack_per_s = 1000\n"
@@ -442,6 +447,7 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(cfg.idle_timeout_ms, 30000);
 	ck_assert_uint_eq(cfg.idle_new_ms, 5000);
 	ck_assert_uint_eq(cfg.max_conns_per_ip, 0); /* 0 is a value: no cap */
+	ck_assert_uint_eq(cfg.ip6_prefix, 56);
 	ck_assert_uint_eq(cfg.head_timeout_ms, 2500);
 	ck_assert_uint_eq(cfg.body_timeout_ms, 0);
 	ck_assert_uint_eq(cfg.time_wait_ms, 1000);

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * crowd_fake_server - a stand-in for the front door, for seckill-crowd's own
- * tests only: one thread, epoll, 127.0.0.1, the buy/poll/item semantics of
+ * tests only: one thread, epoll, 127.0.0.1 (::1 with --ipv6), the buy/poll/item semantics of
  * design §4 with N units and a per-user limit of 1, and switches that break
  * exactly one promise so that the client must notice.
  *
  *   crowd_fake_server [--port N] [--units N] [--item ID] [--start-in-ms N]
  *                     [--secret-file F] [--close-every N] [--busy-every N]
- *                     [--broken MODE] [--max-seconds S]
+ *                     [--broken MODE] [--max-seconds S] [--ipv6]
  *
  * Prints "port N" on stdout once it listens (--port 0, the default, picks a
  * free one), then serves until SIGTERM/SIGINT or --max-seconds (default 120).
@@ -470,6 +470,7 @@ main(int argc, char **argv)
 		{"busy-every", required_argument, NULL, 'b'},
 		{"broken", required_argument, NULL, 'B'},
 		{"max-seconds", required_argument, NULL, 'm'},
+		{"ipv6", no_argument, NULL, '6'},
 		{NULL, 0, NULL, 0},
 	};
 	static const char *const modes[] = {"none",	    "two-orders",   "dup-mismatch",
@@ -478,12 +479,16 @@ main(int argc, char **argv)
 	static struct server sv;
 	uint64_t port = 0, start_ms = 0, max_s = 120, v = 0;
 	int opt;
+	bool v6 = false;
 
 	sv.units = 100;
 	sv.item = 1;
 	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		bool ok = true;
 		switch (opt) {
+		case '6':
+			v6 = true;
+			break;
 		case 'k':
 			ok = load_key(&sv, optarg) == 0;
 			break;
@@ -533,13 +538,17 @@ main(int argc, char **argv)
 		return 1;
 	sv.start_ns = real_ns() + (int64_t)start_ms * 1000000;
 
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+	int lfd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0),
+	    one = 1;
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	socklen_t alen = sizeof(a);
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+	struct sockaddr *sa_any = v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a;
+	socklen_t alen = v6 ? sizeof(a6) : sizeof(a);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a6.sin6_addr = in6addr_loopback;
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 4096) != 0 ||
-	    getsockname(lfd, (struct sockaddr *)&a, &alen) != 0) {
+	if (lfd < 0 || bind(lfd, sa_any, alen) != 0 || listen(lfd, 4096) != 0 ||
+	    getsockname(lfd, sa_any, &alen) != 0) {
 		perror("crowd_fake_server: listen");
 		return 1;
 	}
@@ -551,7 +560,7 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	printf("port %u\n", ntohs(a.sin_port));
+	printf("port %u\n", ntohs(v6 ? a6.sin6_port : a.sin_port));
 	fflush(stdout);
 
 	int64_t end = real_ns() + (int64_t)max_s * 1000000000ll;

@@ -48,13 +48,15 @@ class Fake:
             self.proc.wait(timeout=10)
 
 
-def crowd(port, *args, timeout=60):
-    """Run the client; returns (exit status, JSON summary or None, stdout)."""
+def crowd(port, *args, timeout=60, server=None):
+    """Run the client; returns (exit status, JSON summary or None, stdout).
+    server: the --server value instead of 127.0.0.1 --port PORT."""
     out = os.path.join(TMP, "summary.json")
     if os.path.exists(out):
         os.unlink(out)
-    argv = [CROWD, "--server", "127.0.0.1", "--port", str(port), "--json", out,
-            "--max-seconds", "30", *args]
+    where = ["--server", "127.0.0.1", "--port", str(port)] if server is None else \
+        ["--server", server]
+    argv = [CROWD, *where, "--json", out, "--max-seconds", "30", *args]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     summary = None
     if os.path.exists(out) and os.path.getsize(out) > 0:
@@ -118,6 +120,24 @@ def good_run():
     check("good: --orders has 100 distinct users and orders",
           len(rows) == 100 and len({u for u, _ in rows}) == 100 and
           len({o for _, o in rows}) == 100 and all(1 <= u <= 2000 for u, _ in rows))
+
+
+def ipv6():
+    """The front door on ::1: a bracketed literal with its port, a bare one
+    with --port; the summary names it as the Host header does."""
+    with Fake("--ipv6", "--units", "50") as f:
+        rc, s, out = crowd(f.port, *BASE, "--expect-units", "50", "--poll",
+                           server="[::1]:%d" % f.port)
+    check("ipv6 [::1]:port: exit 0, 50 winners",
+          rc == 0 and s and s["winners"] == 50 and consistent(s), out)
+    check("ipv6: summary names [::1]:port", s and s["server"] == "[::1]:%d" % f.port, str(s))
+    with Fake("--ipv6", "--units", "10") as f:
+        rc, s, out = crowd(f.port, "--users", "100", "--expect-units", "10",
+                           "--port", str(f.port), server="::1")
+    check("ipv6 ::1 --port: exit 0, 10 winners", rc == 0 and s and s["winners"] == 10, out)
+    with Fake("--units", "10") as f:
+        rc, s, out = crowd(f.port, "--users", "100", server="127.0.0.1:%d" % f.port)
+    check("ipv4 127.0.0.1:port: exit 0", rc == 0 and s and s["winners"] == 10, out)
 
 
 def expect_wrong():
@@ -242,6 +262,15 @@ def usage():
         (["--server", "127.0.0.1", "--users", "10", "--attempts", "20", "--retriers", "0"],
          "--retriers > 0"),
         (["--server", "localhost"], "IPv4 or IPv6"),
+        (["--server", "[127.0.0.1]"], "IPv4 or IPv6"),
+        (["--server", "[::1"], "IPv4 or IPv6"),
+        (["--server", "[::1]x"], "IPv4 or IPv6"),
+        (["--server", "[::1]:"], "port 1..65535"),
+        (["--server", "[::1]:0"], "port 1..65535"),
+        (["--server", "127.0.0.1:65536"], "port 1..65535"),
+        (["--server", "[fe80::1%lo]"], "IPv4 or IPv6"),
+        (["--server", "[::1]:80", "--port", "80"], "leave out --port"),
+        (["--server", "::1:80x"], "IPv4 or IPv6"),
         (["--server", "127.0.0.1", "--port", "70000"], "--port"),
         (["--server", "127.0.0.1", "--conns", "0"], "--conns"),
         (["--server", "127.0.0.1", "--retriers", "\t0.5"], "--retriers"),
@@ -273,7 +302,7 @@ def refused():
 
 
 def main():
-    for t in (good_run, expect_wrong, broken_runs, reconnects, busy, auth, wait_start,
+    for t in (good_run, ipv6, expect_wrong, broken_runs, reconnects, busy, auth, wait_start,
               determinism, usage, refused):
         try:
             t()

@@ -25,7 +25,10 @@ static const uint8_t CLI6[16] = {0x20, 0x01, 0, 2, [15] = 2};
 static const uint8_t CLI6_B[16] = {0x20, 0x01, 0, 2, [8] = 0x12, [15] = 3}; /* same /64 */
 static const uint8_t CLI6_C[16] = {0x20, 0x01, 0, 2, [8] = 0x7f, [15] = 4}; /* same /64 */
 static const uint8_t CLI6_D[16] = {0x20, 0x01, 0, 2, 0, 1, [15] = 2};	    /* next /64 */
-static const uint8_t SRV6_OTHER[16] = {0x20, 0x01, 0, 2, [15] = 0x99};	    /* not ours */
+/* 2001:2:0:1::2, another /64 of CLI6's /56; 2001:2:0:100::2, another /56 */
+static const uint8_t CLI6_F[16] = {0x20, 0x01, 0, 2, [7] = 1, [15] = 2};
+static const uint8_t CLI6_E[16] = {0x20, 0x01, 0, 2, [6] = 1, [15] = 2};
+static const uint8_t SRV6_OTHER[16] = {0x20, 0x01, 0, 2, [15] = 0x99}; /* not ours */
 
 static const struct sk_net_stats *
 st(void)
@@ -427,6 +430,29 @@ START_TEST(cap_per_64)
 }
 END_TEST
 
+/* ip6_prefix 56: two /64s of one /56 share the cap; another /56 does not. */
+START_TEST(cap_per_prefix)
+{
+	struct cli a = {CLI6, 41100, 0, 0}, d = {CLI6_F, 41101, 0, 0}, c = {CLI6_C, 41102, 0, 0},
+		   e = {CLI6_E, 41103, 0, 0};
+
+	start6();
+	E.conf.max_conns_per_ip = 2;
+	E.conf.ip6_prefix = 56;
+	h_start(&E);
+	ck_assert(connect6(&a));
+	ck_assert(connect6(&d));
+	syn(&c);
+	h_clear(&E);
+	seg(&c, RTE_TCP_ACK_FLAG, NULL, 0, false);
+	ck_assert_uint_eq(st()->tcp_conn_per_ip, 1);
+	ck_assert_int_eq(E.app.opened, 2);
+	ck_assert(connect6(&e));
+	ck_assert_int_eq(E.app.opened, 3);
+	h_stop(&E);
+}
+END_TEST
+
 START_TEST(v4_and_v6_side_by_side)
 {
 	struct cli c = {CLI6, 40010, 0, 0};
@@ -495,6 +521,7 @@ tcp6_suite(void)
 	tcase_add_test(tc, rst_rules);
 	tcase_add_test(tc, bad_segments_dropped);
 	tcase_add_test(tc, cap_per_64);
+	tcase_add_test(tc, cap_per_prefix);
 	tcase_add_test(tc, v4_and_v6_side_by_side);
 	tcase_add_test(tc, flow_hash_v6);
 	suite_add_tcase(s, tc);

@@ -190,16 +190,21 @@ START_TEST(test_keys)
 {
 	struct sk_addr v4 = A("198.18.0.7"), a = A("2001:2:0:1::5"), b = A("2001:2:0:1:ffff::9"),
 		       c = A("2001:2:0:2::5"), none = {0};
-	struct sk_client_id id = sk_client_id_of(&v4);
+	struct sk_client_id id = sk_client_id_of(&v4, 64);
 
-	/* IPv4: the address itself, network order, as the limiter had it. */
+	/* IPv4: the address itself, network order, as the limiter had it, at
+	 * any IPv6 prefix. */
 	ck_assert_uint_eq(id.ip, be32(198, 18, 0, 7));
 	ck_assert_uint_eq(id.key, id.ip);
-	/* IPv6: no record address; one key per /64. */
+	ck_assert_uint_eq(sk_client_rl_key(&v4, 48), id.ip);
+	/* IPv6: no record address; one key per /64 by default. */
 	ck_assert_uint_eq(sk_client_record_ip(&a), 0);
-	ck_assert_uint_eq(sk_client_rl_key(&a), sk_client_rl_key(&b));
-	ck_assert_uint_ne(sk_client_rl_key(&a), sk_client_rl_key(&c));
-	ck_assert_uint_eq(sk_client_rl_key(&none), 0);
+	ck_assert_uint_eq(sk_client_rl_key(&a, 64), sk_client_rl_key(&b, 64));
+	ck_assert_uint_ne(sk_client_rl_key(&a, 64), sk_client_rl_key(&c, 64));
+	ck_assert_uint_eq(sk_client_rl_key(&none, 64), 0);
+	/* A shorter prefix puts both /64s of one /48 under one key. */
+	ck_assert_uint_eq(sk_client_rl_key(&a, 48), sk_client_rl_key(&c, 48));
+	ck_assert_uint_eq(sk_client_id_of(&a, 48).key, sk_client_rl_key(&c, 48));
 }
 END_TEST
 
