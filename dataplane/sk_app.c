@@ -348,7 +348,7 @@ app_on_open(void *arg, struct sk_tcp_conn *c)
 		 * hashed /64 would cost every request otherwise) */
 		struct sk_addr peer = app_peer(ac);
 
-		ac->client = sk_client_id_of(&peer);
+		ac->client = sk_client_id_of(&peer, app->client.ip6_prefix);
 	}
 	ac->next = app->conns;
 	if (app->conns != NULL)
