@@ -24,7 +24,8 @@ static const uint8_t SRV6[16] = {0x20, 0x01, 0, 2, [15] = 1};
 static const uint8_t CLI6[16] = {0x20, 0x01, 0, 2, [15] = 2};
 static const uint8_t CLI6_B[16] = {0x20, 0x01, 0, 2, [8] = 0x12, [15] = 3}; /* same /64 */
 static const uint8_t CLI6_C[16] = {0x20, 0x01, 0, 2, [8] = 0x7f, [15] = 4}; /* same /64 */
-static const uint8_t CLI6_D[16] = {0x20, 0x01, 0, 2, 0, 1, [15] = 2};	    /* next /64 */
+static const uint8_t CLI6_D[16] = {0x20, 0x01, 0, 2,	   0,
+				   0,	 0,    2, [15] = 2}; /* 2001:2:0:2::2, another /64 */
 /* 2001:2:0:1::2, another /64 of CLI6's /56; 2001:2:0:100::2, another /56 */
 static const uint8_t CLI6_F[16] = {0x20, 0x01, 0, 2, [7] = 1, [15] = 2};
 static const uint8_t CLI6_E[16] = {0x20, 0x01, 0, 2, [6] = 1, [15] = 2};
