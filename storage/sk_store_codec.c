@@ -19,7 +19,11 @@ store_order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
 	put_be64(v + 8, r->price);
 	put_be64(v + 16, (uint64_t)r->time_ns);
 	put_be32(v + 24, r->item);
-	memcpy(v + 28, &r->client_ip, 4); /* already network order */
+	/* Layout 1 holds an IPv4 client only (already network order). */
+	if (r->client.family == SK_ADDR_V4)
+		memcpy(v + 28, r->client.bytes, 4);
+	else
+		memset(v + 28, 0, 4);
 	put_be16(v + 32, r->qty);
 	v[34] = r->nlines;
 	v[35] = l->state;
@@ -44,7 +48,10 @@ store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_
 	r->price = get_be64(v + 8);
 	r->time_ns = (int64_t)get_be64(v + 16);
 	r->item = get_be32(v + 24);
-	memcpy(&r->client_ip, v + 28, 4);
+	uint32_t ip;
+	memcpy(&ip, v + 28, 4); /* network order */
+	if (ip != 0)
+		r->client = sk_addr_from_v4(ip);
 	r->qty = get_be16(v + 32);
 	r->nlines = v[34];
 	l->state = v[35];

@@ -67,15 +67,16 @@ mono(void)
 static struct sk_order_rec
 rec(uint32_t seq, uint64_t user, uint8_t line, uint8_t nlines)
 {
-	return (struct sk_order_rec){.id = sk_order_id_make(EPOCH, 0, 1, seq),
-				     .user = user,
-				     .price = 1999,
-				     .time_ns = 5 * S,
-				     .item = 7u + line,
-				     .client_ip = 0x020012c6, /* 198.18.0.2 */
-				     .qty = 1,
-				     .line = line,
-				     .nlines = nlines};
+	return (struct sk_order_rec){
+		.id = sk_order_id_make(EPOCH, 0, 1, seq),
+		.user = user,
+		.price = 1999,
+		.time_ns = 5 * S,
+		.item = 7u + line,
+		.client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}}, /* 198.18.0.2 */
+		.qty = 1,
+		.line = line,
+		.nlines = nlines};
 }
 
 /* last_seq - the last event of the log. */
