@@ -69,12 +69,12 @@ store_index_build(struct sk_store *st, MDB_txn *txn)
 	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
 		struct sk_store_line l;
 
-		if (wk.key.mv_size != ORDER_KEY_LEN || wk.data.mv_size != ORDER_VAL_LEN) {
+		if (wk.key.mv_size != ORDER_KEY_LEN || !order_val_ok(wk.data.mv_size)) {
 			rc = -EIO;
 			break;
 		}
 		store_order_dec(&l, get_be64(wk.key.mv_data), ((uint8_t *)wk.key.mv_data)[8],
-				wk.data.mv_data);
+				wk.data.mv_data, wk.data.mv_size);
 		rc = store_index_add(st, txn, &l);
 		if (rc != 0)
 			break;

@@ -10,7 +10,7 @@
  * to keep the suite fast; the batch and crash tests use durable commits.
  *
  * This file: the fixture, the helpers the topic files share (test_store.h) and
- * the suite; the tests are in test_store_{basics,orders,payments,durability}.c.
+ * the suite; the tests are in test_store_{basics,orders,payments,durability,clients}.c.
  */
 #include "test_store.h"
 
@@ -95,6 +95,7 @@ store_suite(void)
 	test_store_add_orders(s);
 	test_store_add_payments(s);
 	test_store_add_durability(s);
+	test_store_add_clients(s);
 	return s;
 }
 
