@@ -293,41 +293,31 @@ store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size
  * `orders`; a line already in the new layout is left alone.
  */
 static int
+upgrade_line(struct sk_store *st, struct walk *wk, const struct sk_store_line *l)
+{
+	uint8_t k[ORDER_KEY_LEN], v[ORDER_VAL_LEN];
+
+	if (wk->data.mv_size == ORDER_VAL_LEN)
+		return 0;
+	store_order_enc(v, l);
+	/* A put of another size through the cursor (MDB_CURRENT) is a delete
+	 * and an insert that can lose the cursor's place: put by key, then
+	 * seek back to it. */
+	memcpy(k, wk->key.mv_data, sizeof(k));
+	MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
+	int rc = store_lmdb_err(mdb_put(wk->txn, st->orders, &key, &data, 0));
+	if (rc != 0)
+		return rc;
+	st->upgraded_lines++;
+	if (!store_walk_seek(wk, MDB_SET_KEY, k, sizeof(k)))
+		return wk->rc != 0 ? wk->rc : -EIO;
+	return 0;
+}
+
+static int
 orders_upgrade(struct sk_store *st, MDB_txn *txn)
 {
-	uint8_t v[ORDER_VAL_LEN];
-	struct walk wk;
-	int rc = 0;
-
-	store_walk_open(&wk, st, txn, st->orders);
-	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
-		struct sk_store_line l;
-
-		if (wk.key.mv_size != ORDER_KEY_LEN || !order_val_ok(wk.data.mv_size)) {
-			rc = -EIO;
-			break;
-		}
-		if (wk.data.mv_size == ORDER_VAL_LEN)
-			continue;
-		store_order_dec(&l, get_be64(wk.key.mv_data), ((uint8_t *)wk.key.mv_data)[8],
-				wk.data.mv_data, wk.data.mv_size);
-		store_order_enc(v, &l);
-		/* A put of another size through the cursor (MDB_CURRENT) is a
-		 * delete and an insert that can lose the cursor's place: put by
-		 * key, then seek back to it. */
-		uint8_t k[ORDER_KEY_LEN];
-		memcpy(k, wk.key.mv_data, sizeof(k));
-		MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
-		rc = store_lmdb_err(mdb_put(txn, st->orders, &key, &data, 0));
-		if (rc != 0)
-			break;
-		st->upgraded_lines++;
-		if (!store_walk_seek(&wk, MDB_SET_KEY, k, sizeof(k))) {
-			rc = wk.rc != 0 ? wk.rc : -EIO;
-			break;
-		}
-	}
-	return store_walk_end(&wk, rc);
+	return store_orders_each(st, txn, upgrade_line);
 }
 
 /*

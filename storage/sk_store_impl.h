@@ -358,6 +358,15 @@ int store_index_add(struct sk_store *st, MDB_txn *txn, const struct sk_store_lin
  */
 int store_index_move(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *l,
 		     unsigned from);
+/* A function called on one order line by store_orders_each(); non-zero stops it. */
+typedef int (*store_line_fn)(struct sk_store *st, struct walk *wk, const struct sk_store_line *l);
+/*
+ * store_orders_each - call @fn on every line of `orders` in @txn, in key
+ * order, decoded from either layout; the walk is on the line (@fn may put
+ * and seek it back). Returns 0, -EIO (a malformed key or value), or @fn's
+ * or LMDB's error.
+ */
+int store_orders_each(struct sk_store *st, MDB_txn *txn, store_line_fn fn);
 /*
  * store_index_build - fill `user_orders` and `state_orders` from `orders`
  * (the upgrade of a store of schema 1 or 2, in the open's transaction).

@@ -58,6 +58,26 @@ START_TEST(client_either_family_round_trip)
 }
 END_TEST
 
+/* `orders` of a store read with LMDB itself, under the store's feet. */
+struct raw {
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_cursor *cur;
+};
+
+/* raw_open - the environment at @dir, a transaction, a cursor on `orders`. */
+static void
+raw_open(struct raw *r, const char *dir, unsigned flags)
+{
+	ck_assert_int_eq(mdb_env_create(&r->env), 0);
+	ck_assert_int_eq(mdb_env_set_maxdbs(r->env, 16), 0);
+	ck_assert_int_eq(mdb_env_open(r->env, dir, flags, 0600), 0);
+	ck_assert_int_eq(mdb_txn_begin(r->env, NULL, flags, &r->txn), 0);
+	ck_assert_int_eq(mdb_dbi_open(r->txn, "orders", 0, &r->dbi), 0);
+	ck_assert_int_eq(mdb_cursor_open(r->txn, r->dbi, &r->cur), 0);
+}
+
 /*
  * make_schema3_lines - rewrite every order line of the store at @dir in the
  * schema 1-3 layout: the first 64 bytes, the IPv4 client at offset 28 (0
@@ -66,23 +86,15 @@ END_TEST
 static unsigned
 make_schema3_lines(const char *dir)
 {
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
-	MDB_cursor *cur;
+	/* Copied out first, then put: no cursor moves over rewritten lines. */
+	uint8_t keys[16][9], vals[16][64];
+	struct raw r;
 	MDB_val k, d;
 	unsigned n = 0;
 
-	ck_assert_int_eq(mdb_env_create(&env), 0);
-	ck_assert_int_eq(mdb_env_set_maxdbs(env, 16), 0);
-	ck_assert_int_eq(mdb_env_open(env, dir, 0, 0600), 0);
-	ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	ck_assert_int_eq(mdb_dbi_open(txn, "orders", 0, &dbi), 0);
-	/* Copied out first, then put: no cursor moves over rewritten lines. */
-	uint8_t keys[16][9], vals[16][64];
-	ck_assert_int_eq(mdb_cursor_open(txn, dbi, &cur), 0);
-	for (int rc = mdb_cursor_get(cur, &k, &d, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT)) {
+	raw_open(&r, dir, 0);
+	for (int rc = mdb_cursor_get(r.cur, &k, &d, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(r.cur, &k, &d, MDB_NEXT)) {
 		const uint8_t *v = d.mv_data;
 
 		ck_assert_uint_lt(n, 16);
@@ -96,14 +108,14 @@ make_schema3_lines(const char *dir)
 			memcpy(vals[n] + 28, v + 68, 4);
 		n++;
 	}
-	mdb_cursor_close(cur);
+	mdb_cursor_close(r.cur);
 	for (unsigned i = 0; i < n; i++) {
 		k = (MDB_val){.mv_size = 9, .mv_data = keys[i]};
 		d = (MDB_val){.mv_size = 64, .mv_data = vals[i]};
-		ck_assert_int_eq(mdb_put(txn, dbi, &k, &d, 0), 0);
+		ck_assert_int_eq(mdb_put(r.txn, r.dbi, &k, &d, 0), 0);
 	}
-	ck_assert_int_eq(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	ck_assert_int_eq(mdb_txn_commit(r.txn), 0);
+	mdb_env_close(r.env);
 	stamp_schema(dir, 3, 0);
 	return n;
 }
@@ -112,26 +124,34 @@ make_schema3_lines(const char *dir)
 static unsigned
 order_val_sizes(const char *dir, size_t size)
 {
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
-	MDB_cursor *cur;
+	struct raw r;
 	MDB_val k, d;
 	unsigned n = 0;
 
-	ck_assert_int_eq(mdb_env_create(&env), 0);
-	ck_assert_int_eq(mdb_env_set_maxdbs(env, 16), 0);
-	ck_assert_int_eq(mdb_env_open(env, dir, MDB_RDONLY, 0600), 0);
-	ck_assert_int_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
-	ck_assert_int_eq(mdb_dbi_open(txn, "orders", 0, &dbi), 0);
-	ck_assert_int_eq(mdb_cursor_open(txn, dbi, &cur), 0);
-	for (int rc = mdb_cursor_get(cur, &k, &d, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
+	raw_open(&r, dir, MDB_RDONLY);
+	for (int rc = mdb_cursor_get(r.cur, &k, &d, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(r.cur, &k, &d, MDB_NEXT))
 		n += d.mv_size == size;
-	mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	mdb_env_close(env);
+	mdb_cursor_close(r.cur);
+	mdb_txn_abort(r.txn);
+	mdb_env_close(r.env);
 	return n;
+}
+
+/* assert_old_clients - orders 1..3 have client 198.18.0.<id>, order 4 none. */
+static void
+assert_old_clients(struct sk_store *st)
+{
+	struct sk_addr got;
+
+	for (uint8_t id = 1; id <= 3; id++) {
+		struct sk_addr want = v4(id);
+
+		got = client_of(st, id);
+		ck_assert_msg(sk_addr_eq(&got, &want), "order %u", id);
+	}
+	got = client_of(st, 4);
+	ck_assert_uint_eq(got.family, SK_ADDR_NONE);
 }
 
 START_TEST(schema3_lines_read_then_upgraded)
@@ -165,13 +185,7 @@ START_TEST(schema3_lines_read_then_upgraded)
 	ck_assert_int_eq(sk_store_info(st, &info), 0);
 	ck_assert_uint_eq(info.schema_major, 3);
 	ck_assert_uint_eq(info.upgraded_from, 0);
-	for (uint8_t id = 1; id <= 3; id++) {
-		got = client_of(st, id);
-		struct sk_addr want = v4(id);
-		ck_assert_msg(sk_addr_eq(&got, &want), "order %u", id);
-	}
-	got = client_of(st, 4);
-	ck_assert_uint_eq(got.family, SK_ADDR_NONE);
+	assert_old_clients(st);
 	sk_test_store_verify(st);
 	sk_store_close(st);
 	ck_assert_uint_eq(order_val_sizes(dir, 64), 5);
@@ -182,17 +196,11 @@ START_TEST(schema3_lines_read_then_upgraded)
 	ck_assert_uint_eq(info.schema_major, SK_STORE_SCHEMA_MAJOR);
 	ck_assert_uint_eq(info.upgraded_from, 3);
 	ck_assert_uint_eq(info.upgraded_lines, 5);
-	for (uint8_t id = 1; id <= 3; id++) {
-		got = client_of(st, id);
-		struct sk_addr want = v4(id);
-		ck_assert_msg(sk_addr_eq(&got, &want), "order %u", id);
-	}
+	assert_old_clients(st);
 	ck_assert_int_eq(sk_store_order_get(st, 1, l, SK_STORE_MAX_LINES, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(l[1].rec.item, 2);
 	ck_assert_uint_eq(state_of(st, 2), SK_ORDER_PAID);
-	got = client_of(st, 4);
-	ck_assert_uint_eq(got.family, SK_ADDR_NONE);
 	/* New orders: the new layout, an IPv6 client kept. */
 	r[0] = rec(5, 14, 1, 1);
 	r[0].client = v6;
