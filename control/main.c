@@ -456,6 +456,12 @@ main(int argc, char **argv)
 	};
 	if (member_check(&o, &mc) != 0 || attach(&ctl, &cc) != 0)
 		goto out;
+	struct sk_store_info si;
+	if (sk_store_info(sk_control_store(ctl), &si) == 0 && si.upgraded_from != 0)
+		sk_logf(SK_LOG_INFO, "store",
+			"msg=\"store upgraded in place\" from_schema=%u to_schema=%u "
+			"order_lines_rewritten=%" PRIu64,
+			si.upgraded_from, si.schema_major, si.upgraded_lines);
 	if (o.kafka != NULL) {
 		char err[SK_EXPORT_ERR_MAX];
 		struct sk_export_conf kc = {.bootstrap = o.kafka,

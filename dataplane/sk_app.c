@@ -98,9 +98,9 @@ app_client(struct sk_app *app, struct sk_app_conn *ac)
 	if (app->client.forwarded == 0)
 		return ac->client;
 	if (app->client.proxy != 0) {
-		if (ac->client.ip == 0)
+		if (ac->client.addr.family == SK_ADDR_NONE)
 			return ac->client;
-		peer = sk_addr_from_v4(ac->client.ip);
+		peer = ac->client.addr;
 	} else {
 		peer = app_peer(ac);
 	}

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "sk_addr.h"
 #include "sk_parse.h"
 
 #include "mw_msg.h"
@@ -95,6 +96,15 @@ get_str(json_t *o, const char *key, bool optional, char *out, size_t max)
 	return 0;
 }
 
+/* ip_ok - true if @s is "" (no address) or an IPv4 or IPv6 address. */
+static bool
+ip_ok(const char *s)
+{
+	struct sk_addr a;
+
+	return s[0] == '\0' || sk_addr_parse(s, strlen(s), &a) == SK_ADDR_OK;
+}
+
 /* type_of - the enum value of type name @s; 0 if unknown. */
 static enum mw_msg_type
 type_of(const char *s)
@@ -137,7 +147,8 @@ decode_lines(json_t *o, struct mw_msg *m, char *why, size_t whylen)
 	m->nlines = (unsigned)json_array_size(a);
 	m->item = m->lines[0].item;
 	if (get_int(o, "sold_ns", true, INT64_MIN, INT64_MAX, &m->sold_ns) < 0 ||
-	    get_str(o, "client_ip", true, m->client_ip, sizeof(m->client_ip) - 1) < 0)
+	    get_str(o, "client_ip", true, m->client_ip, sizeof(m->client_ip) - 1) < 0 ||
+	    !ip_ok(m->client_ip))
 		return bad(why, whylen, -EBADMSG, "\"sold_ns\" or \"client_ip\" bad");
 	return 0;
 }

@@ -23,6 +23,8 @@
 #define MW_MSG_REQUEST_MAX 128
 /** Longest activity name, bytes (NUL excluded). */
 #define MW_MSG_NAME_MAX 64
+/** Longest client address text: an IPv6 address with an IPv4 tail. */
+#define MW_MSG_IP_MAX 45
 
 /** Message types; 0 is none. */
 enum mw_msg_type {
@@ -52,15 +54,16 @@ struct mw_msg_line {
 
 /** A decoded message. Fields a type does not carry are zero. */
 struct mw_msg {
-	uint64_t seq;			      /**< position in the appliance's event log, >= 1 */
-	enum mw_msg_type type;		      /**< what happened */
-	uint64_t order;			      /**< order id; 0 for item events ("order":null) */
-	uint64_t user;			      /**< buyer; 0 for item events */
-	uint32_t item;			      /**< item (line 0's for order events) */
-	uint64_t units;			      /**< units of the event (activity: total) */
-	int64_t time_ns;		      /**< when the appliance committed it */
-	int64_t sold_ns;		      /**< confirmed: when the dataplane sold it */
-	char client_ip[16];		      /**< confirmed: buyer's address, "" if none */
+	uint64_t seq;	       /**< position in the appliance's event log, >= 1 */
+	enum mw_msg_type type; /**< what happened */
+	uint64_t order;	       /**< order id; 0 for item events ("order":null) */
+	uint64_t user;	       /**< buyer; 0 for item events */
+	uint32_t item;	       /**< item (line 0's for order events) */
+	uint64_t units;	       /**< units of the event (activity: total) */
+	int64_t time_ns;       /**< when the appliance committed it */
+	int64_t sold_ns;       /**< confirmed: when the dataplane sold it */
+	char client_ip[MW_MSG_IP_MAX +
+		       1]; /**< confirmed: buyer's address (IPv4 or IPv6 text), "" if none */
 	char request[MW_MSG_REQUEST_MAX + 1]; /**< request id, "" if none */
 	/* activity: the definition, when the message carries it; extended: end_ns */
 	bool has_limit, has_price, has_name, has_start, has_end;

@@ -152,7 +152,7 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 			.price = lines[i].item->price,
 			.time_ns = req->now_ns,
 			.item = lines[i].item->id,
-			.client_ip = req->client_ip,
+			.client = req->client,
 			.qty = (uint16_t)lines[i].qty,
 			.line = (uint8_t)i,
 			.nlines = (uint8_t)n,

@@ -61,9 +61,9 @@ struct sk_buy_line {
 
 /** The buyer. */
 struct sk_buy_req {
-	uint64_t user;	    /**< authenticated user id, non-zero */
-	uint32_t client_ip; /**< IPv4, network byte order */
-	int64_t now_ns;	    /**< wall clock */
+	uint64_t user;	       /**< authenticated user id, non-zero */
+	struct sk_addr client; /**< the buyer's address (either family), or SK_ADDR_NONE */
+	int64_t now_ns;	       /**< wall clock */
 };
 
 /** Per-lcore engine state; one cache-aligned struct per lcore. */

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sk_addr.h"
 #include "sk_common.h"
 
 struct rte_ring;
@@ -64,22 +65,24 @@ enum sk_order_status {
 
 /**
  * An order line: what the dataplane enqueues. A cart of n items produces n
- * records with the same id and line = 0..n-1. 48 bytes, no pointers.
+ * records with the same id and line = 0..n-1. 64 bytes (one cache line; 48
+ * before the client became an address of either family), no pointers.
  */
 struct sk_order_rec {
-	uint64_t id;	    /**< order id (shared by the lines of one cart) */
-	uint64_t user;	    /**< buyer */
-	uint64_t price;	    /**< unit price at sale time, minor units */
-	int64_t time_ns;    /**< wall clock of the sale */
-	uint32_t item;	    /**< item id */
-	uint32_t client_ip; /**< IPv4, network byte order */
-	uint16_t qty;	    /**< units of this line */
-	uint8_t line;	    /**< index of this line in the cart */
-	uint8_t nlines;	    /**< lines in the cart, >= 1 */
-	uint32_t returned;  /**< units returned so far (control plane's copy) */
+	uint64_t id;	       /**< order id (shared by the lines of one cart) */
+	uint64_t user;	       /**< buyer */
+	uint64_t price;	       /**< unit price at sale time, minor units */
+	int64_t time_ns;       /**< wall clock of the sale */
+	uint32_t item;	       /**< item id */
+	uint32_t returned;     /**< units returned so far (control plane's copy) */
+	uint16_t qty;	       /**< units of this line */
+	uint8_t line;	       /**< index of this line in the cart */
+	uint8_t nlines;	       /**< lines in the cart, >= 1 */
+	struct sk_addr client; /**< the buyer's address, IPv4 or IPv6; SK_ADDR_NONE if unknown */
+	uint8_t reserved[3];   /**< zero */
 };
 
-_Static_assert(sizeof(struct sk_order_rec) == 48, "order record must stay 48 bytes");
+_Static_assert(sizeof(struct sk_order_rec) == 64, "order record must stay 64 bytes");
 
 /**
  * sk_order_cart_len - records of the cart starting at @p r, among the

@@ -32,7 +32,9 @@
  * ABI version of the arena: bump it on any change the layout fingerprint
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
-#define SK_SHM_VERSION 6 /* 6: member, order id layout; 5: cluster items; 4: item state paused */
+#define SK_SHM_VERSION                                                                             \
+	7 /* 7: order record 64 B, client of either family; 6: member, order id layout; 5: cluster \
+	     items; 4: item state paused */
 
 /**
  * How far the control plane got with one lcore's orders: every order of

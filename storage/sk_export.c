@@ -2,16 +2,15 @@
 /*
  * Kafka export of the store's event log (sk_export.h).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <librdkafka/rdkafka.h>
 
+#include "sk_addr.h"
 #include "sk_common.h"
 #include "sk_export.h"
 #include "sk_logfmt.h"
@@ -226,16 +225,13 @@ order_value(struct sk_export *ex, const struct sk_store_event *ev)
 {
 	unsigned n = 0;
 	int rc = sk_store_order_get(ex->st, ev->order, ex->lines, SK_STORE_MAX_LINES, &n);
-	char ip[INET_ADDRSTRLEN] = "";
+	char ip[SK_ADDR_STRLEN] = "";
 	size_t len;
 
 	if (rc != 0)
 		n = 0; /* unknown to the store now (cannot happen: orders stay): no lines */
-	if (n > 0) {
-		struct in_addr a = {.s_addr = ex->lines[0].rec.client_ip};
-
-		inet_ntop(AF_INET, &a, ip, sizeof(ip));
-	}
+	if (n > 0 && sk_addr_format(&ex->lines[0].rec.client, ip, sizeof(ip)) < 0)
+		ip[0] = '\0'; /* no address: "" */
 	len = (size_t)snprintf(ex->value, sizeof(ex->value),
 			       "{\"v\":%d,\"seq\":%" PRIu64
 			       ",\"type\":\"confirmed\",\"order\":\"%" PRIu64 "\",\"user\":%" PRIu64

@@ -287,6 +287,40 @@ store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size
 }
 
 /*
+ * orders_upgrade - rewrite every order line of the schema 1-3 layout
+ * (64 bytes, an IPv4 client) in schema 4's (84 bytes, a client of either
+ * family), in @txn; the count in st->upgraded_lines. One pass over
+ * `orders`; a line already in the new layout is left alone.
+ */
+static int
+upgrade_line(struct sk_store *st, struct walk *wk, const struct sk_store_line *l)
+{
+	uint8_t k[ORDER_KEY_LEN], v[ORDER_VAL_LEN];
+
+	if (wk->data.mv_size == ORDER_VAL_LEN)
+		return 0;
+	store_order_enc(v, l);
+	/* A put of another size through the cursor (MDB_CURRENT) is a delete
+	 * and an insert that can lose the cursor's place: put by key, then
+	 * seek back to it. */
+	memcpy(k, wk->key.mv_data, sizeof(k));
+	MDB_val key = mval(k, sizeof(k)), data = mval(v, sizeof(v));
+	int rc = store_lmdb_err(mdb_put(wk->txn, st->orders, &key, &data, 0));
+	if (rc != 0)
+		return rc;
+	st->upgraded_lines++;
+	if (!store_walk_seek(wk, MDB_SET_KEY, k, sizeof(k)))
+		return wk->rc != 0 ? wk->rc : -EIO;
+	return 0;
+}
+
+static int
+orders_upgrade(struct sk_store *st, MDB_txn *txn)
+{
+	return store_orders_each(st, txn, upgrade_line);
+}
+
+/*
  * schema_setup - open the databases of an existing store after checking its
  * schema; create them if the environment is empty (and writable).
  */
@@ -380,6 +414,18 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 			goto out;
 		}
 	}
+	if (!rdonly && major < 4) {
+		/* Schema 4's order lines hold a client of either family. */
+		rc = orders_upgrade(st, txn);
+		if (rc != 0) {
+			sk_set_err(err, errlen,
+				   "%s: cannot rewrite the order lines (upgrade to schema %u): %s",
+				   dir, SK_STORE_SCHEMA_MAJOR, strerror(-rc));
+			goto out;
+		}
+	}
+	if (!rdonly && upgrade)
+		st->upgraded_from = major;
 	if (!rdonly && (upgrade || minor < ours))
 		rc = schema_write(st, txn);
 out:
@@ -502,6 +548,8 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 	info->map_size = ei.me_mapsize;
 	info->used_bytes = ((uint64_t)ei.me_last_pgno + 1) * ms.ms_psize;
 	info->readers = ei.me_numreaders;
+	info->upgraded_from = st->upgraded_from;
+	info->upgraded_lines = st->upgraded_lines;
 	info->last_txn = ei.me_last_txnid;
 
 	rc = store_rtxn_begin(st, &txn);

@@ -71,12 +71,14 @@ extern "C" {
  * when opened for writing: schema 2 added the refunded state, the refunded
  * count of an order line and the request databases, all readable from a
  * schema 1 store's bytes; schema 3 the order indexes, built from `orders`
- * at the upgrade, and the removed units and pause of an activity); any
- * other major is refused. Builds of an older schema refuse a newer store
+ * at the upgrade, and the removed units and pause of an activity; schema 4
+ * an order line's client of either family, every line rewritten at the
+ * upgrade, a schema 1-3 line read as it is when read-only); any other
+ * major is refused. Builds of an older schema refuse a newer store
  * with their "another major" message: they would neither keep the indexes
  * nor honour a removal or a pause.
  */
-#define SK_STORE_SCHEMA_MAJOR	     3
+#define SK_STORE_SCHEMA_MAJOR	     4
 #define SK_STORE_SCHEMA_MINOR	     0
 #define SK_STORE_SCHEMA_MAJOR_OLDEST 1
 
@@ -718,6 +720,10 @@ struct sk_store_info {
 	uint64_t order_lines, holdings_entries, item_entries, events, cursors, deadlines;
 	uint64_t requests;   /**< entries of the payment request table */
 	uint64_t event_next; /**< seq the next event will get */
+	/** The schema major the open of this handle upgraded in place (0: none). */
+	uint32_t upgraded_from;
+	/** Order lines that upgrade rewrote to schema 4's layout (0: none). */
+	uint64_t upgraded_lines;
 };
 
 /** sk_store_info - fill @p info. @return 0 or an error. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "sk_addr.h"
 #include "sk_store_impl.h"
 
 void
@@ -19,7 +20,7 @@ store_order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
 	put_be64(v + 8, r->price);
 	put_be64(v + 16, (uint64_t)r->time_ns);
 	put_be32(v + 24, r->item);
-	memcpy(v + 28, &r->client_ip, 4); /* already network order */
+	memset(v + 28, 0, 4); /* schema 1-3's IPv4 client: now at 64 */
 	put_be16(v + 32, r->qty);
 	v[34] = r->nlines;
 	v[35] = l->state;
@@ -30,10 +31,15 @@ store_order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l)
 	put_be64(v + 40, (uint64_t)l->deadline_ns);
 	put_be64(v + 48, (uint64_t)l->stored_ns);
 	put_be64(v + 56, (uint64_t)l->updated_ns);
+	/* Schema 4: the client, family (0 none, 4, 6) then 16 address bytes
+	 * in network order, unused ones zero. */
+	memset(v + 64, 0, 4);
+	v[64] = r->client.family;
+	memcpy(v + 68, r->client.bytes, 16);
 }
 
 void
-store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v)
+store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v, size_t len)
 {
 	struct sk_order_rec *r = &l->rec;
 
@@ -44,7 +50,16 @@ store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_
 	r->price = get_be64(v + 8);
 	r->time_ns = (int64_t)get_be64(v + 16);
 	r->item = get_be32(v + 24);
-	memcpy(&r->client_ip, v + 28, 4);
+	if (len == ORDER_VAL_LEN_V1) {
+		uint32_t ip;
+
+		memcpy(&ip, v + 28, 4); /* network order */
+		if (ip != 0)
+			r->client = sk_addr_from_v4(ip);
+	} else if (v[64] == SK_ADDR_V4 || v[64] == SK_ADDR_V6) {
+		r->client.family = v[64];
+		memcpy(r->client.bytes, v + 68, v[64] == SK_ADDR_V4 ? 4 : 16);
+	}
 	r->qty = get_be16(v + 32);
 	r->nlines = v[34];
 	l->state = v[35];

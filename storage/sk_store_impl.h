@@ -43,8 +43,9 @@
 #define ITEM_TAG_REMOVAL 3 /* schema 3 */
 #define ITEM_TAG_CLUSTER 4 /* the lease journal of a cluster activity */
 
-#define ORDER_KEY_LEN	 9 /* id, line */
-#define ORDER_VAL_LEN	 64
+#define ORDER_KEY_LEN	 9   /* id, line */
+#define ORDER_VAL_LEN	 84  /* schema 4: the client of either family at 64 */
+#define ORDER_VAL_LEN_V1 64  /* schema 1-3: an IPv4 client at 28 */
 #define BYUSER_KEY_LEN	 12  /* item, user */
 #define BYUSER_VAL_LEN	 12  /* order id, qty */
 #define ITEM_KEY_LEN	 5   /* item, tag */
@@ -80,6 +81,8 @@ struct sk_store {
 	MDB_dbi user_orders, state_orders;  /* schema 3; see has_index */
 	bool has_requests;		    /* false: a schema 1 store opened read-only */
 	bool has_index;			    /* false: a schema 1-2 store opened read-only */
+	uint32_t upgraded_from;		    /* the schema major this open upgraded (0: none) */
+	uint64_t upgraded_lines;	    /* order lines that upgrade rewrote */
 	uint64_t requests_max;		    /* bounds of the request table */
 	int64_t requests_ttl_ns;
 };
@@ -200,7 +203,19 @@ deadline_key(uint8_t k[DEADLINE_KEY_LEN], int64_t deadline_ns, uint64_t id)
  * that live in the key (@id, @line, @item, @seq). Pure; thread-safe.
  */
 void store_order_enc(uint8_t v[ORDER_VAL_LEN], const struct sk_store_line *l);
-void store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v);
+/*
+ * store_order_dec - decode the @len bytes at @v, of either layout (check
+ * with order_val_ok() first): a schema 1-3 line's IPv4 client, 0 read as
+ * none; a schema 4 line's client of either family.
+ */
+void store_order_dec(struct sk_store_line *l, uint64_t id, uint8_t line, const uint8_t *v,
+		     size_t len);
+/* order_val_ok - true if @len is the length of an order line of either layout. */
+static inline bool
+order_val_ok(size_t len)
+{
+	return len == ORDER_VAL_LEN || len == ORDER_VAL_LEN_V1;
+}
 void store_ledger_enc(uint8_t v[LEDGER_VAL_LEN], const struct sk_store_ledger *l);
 void store_ledger_dec(struct sk_store_ledger *l, const uint8_t *v);
 /* store_act_enc - the name is cut at SK_STORE_NAME_MAX bytes, zero padded. */
@@ -343,6 +358,15 @@ int store_index_add(struct sk_store *st, MDB_txn *txn, const struct sk_store_lin
  */
 int store_index_move(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *l,
 		     unsigned from);
+/* A function called on one order line by store_orders_each(); non-zero stops it. */
+typedef int (*store_line_fn)(struct sk_store *st, struct walk *wk, const struct sk_store_line *l);
+/*
+ * store_orders_each - call @fn on every line of `orders` in @txn, in key
+ * order, decoded from either layout; the walk is on the line (@fn may put
+ * and seek it back). Returns 0, -EIO (a malformed key or value), or @fn's
+ * or LMDB's error.
+ */
+int store_orders_each(struct sk_store *st, MDB_txn *txn, store_line_fn fn);
 /*
  * store_index_build - fill `user_orders` and `state_orders` from `orders`
  * (the upgrade of a store of schema 1 or 2, in the open's transaction).

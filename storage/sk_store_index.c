@@ -60,7 +60,7 @@ store_index_move(struct sk_store *st, MDB_txn *txn, const struct sk_store_line *
 }
 
 int
-store_index_build(struct sk_store *st, MDB_txn *txn)
+store_orders_each(struct sk_store *st, MDB_txn *txn, store_line_fn fn)
 {
 	struct walk wk;
 	int rc = 0;
@@ -69,17 +69,29 @@ store_index_build(struct sk_store *st, MDB_txn *txn)
 	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
 		struct sk_store_line l;
 
-		if (wk.key.mv_size != ORDER_KEY_LEN || wk.data.mv_size != ORDER_VAL_LEN) {
+		if (wk.key.mv_size != ORDER_KEY_LEN || !order_val_ok(wk.data.mv_size)) {
 			rc = -EIO;
 			break;
 		}
 		store_order_dec(&l, get_be64(wk.key.mv_data), ((uint8_t *)wk.key.mv_data)[8],
-				wk.data.mv_data);
-		rc = store_index_add(st, txn, &l);
+				wk.data.mv_data, wk.data.mv_size);
+		rc = fn(st, &wk, &l);
 		if (rc != 0)
 			break;
 	}
 	return store_walk_end(&wk, rc);
+}
+
+static int
+index_line(struct sk_store *st, struct walk *wk, const struct sk_store_line *l)
+{
+	return store_index_add(st, wk->txn, l);
+}
+
+int
+store_index_build(struct sk_store *st, MDB_txn *txn)
+{
+	return store_orders_each(st, txn, index_line);
 }
 
 /* ------------------------------------------------------------------- query */

@@ -55,10 +55,10 @@ cart_stored(struct sk_store *st, MDB_txn *txn, const struct sk_order_rec *r, siz
 		}
 		if (rc != 0)
 			return store_lmdb_err(rc);
-		if (data.mv_size != ORDER_VAL_LEN)
+		if (!order_val_ok(data.mv_size))
 			return -EIO;
 		struct sk_store_line l;
-		store_order_dec(&l, r[j].id, r[j].line, data.mv_data);
+		store_order_dec(&l, r[j].id, r[j].line, data.mv_data, data.mv_size);
 		/* A replay carries the very record, sale time included; an id
 		 * minted again (an old-layout id reproduced by a later run,
 		 * docs/stock.md) differs at least there. */
@@ -397,10 +397,10 @@ store_cart_line(struct walk *wk, uint64_t id, unsigned j, struct sk_store_line *
 	}
 	if (!at)
 		return wk->rc != 0 ? wk->rc : j == 0 ? -ENOENT : -EIO;
-	if (wk->key.mv_size != ORDER_KEY_LEN || wk->data.mv_size != ORDER_VAL_LEN ||
+	if (wk->key.mv_size != ORDER_KEY_LEN || !order_val_ok(wk->data.mv_size) ||
 	    get_be64(wk->key.mv_data) != id || ((uint8_t *)wk->key.mv_data)[8] != j)
 		return -EIO;
-	store_order_dec(l, id, (uint8_t)j, wk->data.mv_data);
+	store_order_dec(l, id, (uint8_t)j, wk->data.mv_data, wk->data.mv_size);
 	return 0;
 }
 

@@ -74,11 +74,11 @@ verify_orders(struct sk_store *st, MDB_txn *txn, struct itab *t, uint64_t *live_
 		goto out;
 	unsigned expect = 0;
 	for (bool at = store_walk_get(&wk, MDB_FIRST); at; at = store_walk_get(&wk, MDB_NEXT)) {
-		if (wk.key.mv_size != ORDER_KEY_LEN || wk.data.mv_size != ORDER_VAL_LEN)
+		if (wk.key.mv_size != ORDER_KEY_LEN || !order_val_ok(wk.data.mv_size))
 			VERIFY_FAIL("orders: bad key or value size");
 		uint64_t id = get_be64(wk.key.mv_data);
 		uint8_t line = ((uint8_t *)wk.key.mv_data)[8];
-		store_order_dec(&l, id, line, wk.data.mv_data);
+		store_order_dec(&l, id, line, wk.data.mv_data, wk.data.mv_size);
 		if (line != expect || (line > 0 && id != first.rec.id))
 			VERIFY_FAIL("orders: order %#" PRIx64 " line %u out of place", id, line);
 		if (line == 0)

@@ -185,7 +185,7 @@ run_one(const char *base, unsigned batch, double seconds, uint64_t max_orders, b
 				.price = 9900,
 				.time_ns = wall_ns(),
 				.item = 1 + (uint32_t)(n % NITEMS),
-				.client_ip = 0x0100007f,
+				.client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 1}},
 				.qty = 1,
 				.nlines = 1};
 		}
@@ -297,14 +297,15 @@ preheat_build(struct sk_store *st, uint64_t n, uint32_t epoch)
 		int64_t now = wall_ns();
 
 		for (size_t j = 0; j < k; j++)
-			recs[j] = (struct sk_order_rec){.id = preheat_order(epoch, i + j),
-							.user = preheat_user(i + j),
-							.price = 9900,
-							.time_ns = now,
-							.item = PREHEAT_ITEM,
-							.client_ip = 0x0100007f,
-							.qty = 1,
-							.nlines = 1};
+			recs[j] = (struct sk_order_rec){
+				.id = preheat_order(epoch, i + j),
+				.user = preheat_user(i + j),
+				.price = 9900,
+				.time_ns = now,
+				.item = PREHEAT_ITEM,
+				.client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 1}},
+				.qty = 1,
+				.nlines = 1};
 		struct sk_store_put_stats s;
 		rc = sk_store_put_orders(st, recs, k, 15 * 60 * INT64_C(1000000000), now, NULL, &s);
 		if (rc == -E2BIG && batch > 1024) {

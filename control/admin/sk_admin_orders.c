@@ -3,10 +3,8 @@
  * The admin API's order routes: GET /v1/orders/{id}, POST /v1/orders/{id}/pay,
  * POST /v1/orders/{id}/refund.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "sk_addr.h"
 #include "sk_admin_impl.h"
 #include "sk_parse.h"
 #include "sk_text.h"
@@ -25,12 +24,12 @@ order_json(struct sk_control *ctl, const struct sk_store_line *l, unsigned n)
 {
 	const struct sk_order_rec *r0 = &l[0].rec;
 	unsigned arena = sk_control_order_status(ctl, r0->id);
-	char ip[INET_ADDRSTRLEN] = "";
-	struct in_addr a = {.s_addr = r0->client_ip};
+	char ip[SK_ADDR_STRLEN] = "";
 	uint64_t units = 0, refunded = 0;
 	json_t *lines = json_array();
 
-	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	if (sk_addr_format(&r0->client, ip, sizeof(ip)) < 0)
+		ip[0] = '\0'; /* no address: "" */
 	for (unsigned i = 0; i < n && lines != NULL; i++) {
 		units += l[i].rec.qty;
 		refunded += l[i].refunded;

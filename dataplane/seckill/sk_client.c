@@ -118,16 +118,6 @@ sk_client_rl_key(const struct sk_addr *a, unsigned v6_prefix)
 	return h;
 }
 
-uint32_t
-sk_client_record_ip(const struct sk_addr *a)
-{
-	uint32_t ip = 0;
-
-	if (a->family == SK_ADDR_V4)
-		memcpy(&ip, a->bytes, 4);
-	return ip;
-}
-
 void
 sk_client_proxy_count(struct sk_client_stats *st, enum sk_client_verdict v)
 {

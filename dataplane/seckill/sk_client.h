@@ -29,15 +29,15 @@
  * SK_CLIENT_FWD_LINES_MAX; more is SK_FWD_GARBAGE) and handed to
  * sk_forwarded_client() with the peer (the PROXY client when both are on).
  *
- * Keys (sk_client_rl_key(), sk_client_record_ip())
- * ------------------------------------------------
+ * Keys (sk_client_rl_key(), sk_client_id_of())
+ * --------------------------------------------
  * The per-IP rate limit keys on 32 bits: an IPv4 client is its address
  * (network order, as before); an IPv6 client is a 32-bit hash of its prefix
  * (sk_addr_key(addr, conf.ip6_prefix), /64 by default), so every address of
  * one prefix shares a bucket. An IPv6 key may equal an IPv4 address: those
  * two then share a bucket, as two addresses of one set already share its
- * overflow bucket. The order
- * record holds an IPv4 address only: an IPv6 client is recorded as 0.
+ * overflow bucket. The order record keeps the client's address as it is,
+ * of either family.
  *
  * Thread-safety: every function only reads its inputs (and writes @p out
  * and the caller's parser); safe from any thread on its own values.
@@ -119,10 +119,10 @@ enum sk_fwd_result sk_client_forwarded(const struct sk_client_conf *conf, const 
 				       size_t head_len, const struct sk_addr *peer,
 				       struct sk_addr *client);
 
-/** What the buy path keeps of a client: 8 bytes, for the connection's state. */
+/** What the buy path keeps of a client: 24 bytes, for the connection's state. */
 struct sk_client_id {
-	uint32_t ip;  /**< the order record's address: sk_client_record_ip() */
-	uint32_t key; /**< the per-IP rate limit key: sk_client_rl_key() */
+	struct sk_addr addr; /**< the client's address: what the order records */
+	uint32_t key;	     /**< the per-IP rate limit key: sk_client_rl_key() */
 };
 
 /** sk_client_id_of - both keys of @p a; @p v6_prefix as for sk_client_rl_key(). */
@@ -136,16 +136,10 @@ static inline struct sk_client_id sk_client_id_of(const struct sk_addr *a, unsig
  */
 uint32_t sk_client_rl_key(const struct sk_addr *a, unsigned v6_prefix);
 
-/**
- * sk_client_record_ip - the address an order record keeps for @p a: IPv4
- * in network order, 0 for IPv6 (the record holds IPv4 only) and none.
- */
-uint32_t sk_client_record_ip(const struct sk_addr *a);
-
 static inline struct sk_client_id
 sk_client_id_of(const struct sk_addr *a, unsigned v6_prefix)
 {
-	struct sk_client_id id = {sk_client_record_ip(a), sk_client_rl_key(a, v6_prefix)};
+	struct sk_client_id id = {.addr = *a, .key = sk_client_rl_key(a, v6_prefix)};
 
 	return id;
 }

@@ -301,7 +301,7 @@ holder_or(struct sk_seckill_lcore *lc, const struct sk_item *it, const struct sk
 
 static enum sk_seckill_outcome
 buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct sk_http_request *req,
-    uint32_t record_ip, uint32_t client_ip, int64_t now_ns, uint64_t now_tsc,
+    const struct sk_addr *record, uint32_t client_ip, int64_t now_ns, uint64_t now_tsc,
     struct sk_seckill_reply *out)
 {
 	uint64_t id, wait = 0;
@@ -340,9 +340,8 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 	    sk_ratelimit_admit(lc->rl, item_slot(lc, it), client_ip, now_tsc, &wait) != SK_RL_PASS)
 		return rate_limited(lc, wait, out);
 
-	struct sk_buy_req br = {.user = identify(lc, req, it->id, now_ns),
-				.client_ip = record_ip,
-				.now_ns = now_ns};
+	struct sk_buy_req br = {
+		.user = identify(lc, req, it->id, now_ns), .client = *record, .now_ns = now_ns};
 	if (br.user == 0) {
 		canned(out, 401, SK_HTTP_CANNED_UNAUTHORIZED);
 		return SK_SECKILL_UNAUTHORIZED;
@@ -391,8 +390,9 @@ sk_seckill_buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 	       const struct sk_http_request *req, uint32_t client_ip, int64_t now_ns,
 	       uint64_t now_tsc, struct sk_seckill_reply *out)
 {
+	struct sk_addr record = client_ip != 0 ? sk_addr_from_v4(client_ip) : (struct sk_addr){0};
 	enum sk_seckill_outcome o =
-		buy(lc, arg, arg_len, req, client_ip, client_ip, now_ns, now_tsc, out);
+		buy(lc, arg, arg_len, req, &record, client_ip, now_ns, now_tsc, out);
 
 	sk_shm_stat_add(&lc->astats->buy_outcome[o], 1);
 	return o;
@@ -404,7 +404,7 @@ sk_seckill_buy_from(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len
 		    uint64_t now_tsc, struct sk_seckill_reply *out)
 {
 	enum sk_seckill_outcome o =
-		buy(lc, arg, arg_len, req, client.ip, client.key, now_ns, now_tsc, out);
+		buy(lc, arg, arg_len, req, &client.addr, client.key, now_ns, now_tsc, out);
 
 	sk_shm_stat_add(&lc->astats->buy_outcome[o], 1);
 	return o;

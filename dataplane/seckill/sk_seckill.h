@@ -121,7 +121,9 @@ int sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsig
  * @param arg       the path after "/v1/seckill/" (the item id, decimal)
  * @param arg_len   its length
  * @param req       the parsed request (Authorization / X-User-Id read)
- * @param client_ip IPv4 of the client, network byte order
+ * @param client_ip IPv4 of the client, network byte order (0: none); the
+ *                  limit key and the order's address (sk_seckill_buy_from()
+ *                  takes a client of either family)
  * @param now_ns    wall clock, ns since the epoch
  * @param now_tsc   TSC now (rate limits)
  * @param out       the answer
@@ -135,7 +137,7 @@ enum sk_seckill_outcome sk_seckill_buy(struct sk_seckill_lcore *lc, const char *
 /**
  * sk_seckill_buy_from - sk_seckill_buy() for a client of either family
  * (the real client behind a proxy, sk_client.h): the per-IP limit keys on
- * @p client.key and the order records @p client.ip (0 for an IPv6 client).
+ * @p client.key and the order records @p client.addr as it is.
  * @param client  sk_client_id_of() the client's address
  * @return the outcome, as sk_seckill_buy().
  */

@@ -81,6 +81,20 @@ kafka_up "$tmp" mb.orders mb.events || {
 }
 ok "broker up: $KAFKA_BOOTSTRAP"
 check "schema applied (migrate)" "$SK_MYSQL_WRITER" migrate --socket "$SOCK" --database mb
+# An orders table made before IPv6 (client_ip VARCHAR(15)), with a row:
+# migrate widens the column in place, keeps the row, and run again changes
+# nothing.
+mb "ALTER TABLE orders MODIFY COLUMN client_ip VARCHAR(15) NULL" || bad "narrow client_ip"
+mb "INSERT INTO orders VALUES (999999, 1, 'confirmed', 1, 1, '198.18.0.7', 1, 1, 1, 1, 1)" ||
+	bad "an old order row"
+check "migrate widens an old client_ip" "$SK_MYSQL_WRITER" migrate --socket "$SOCK" --database mb
+check "migrate again (idempotent)" "$SK_MYSQL_WRITER" migrate --socket "$SOCK" --database mb
+expect_eq "client_ip widened for IPv6 text, the old row kept" \
+	"$(mb "SELECT CONCAT_WS(':', (SELECT COLUMN_TYPE FROM information_schema.COLUMNS
+		WHERE TABLE_SCHEMA = 'mb' AND TABLE_NAME = 'orders' AND COLUMN_NAME = 'client_ip'),
+		(SELECT client_ip FROM orders WHERE id = 999999))")" \
+	"varchar(45):198.18.0.7"
+mb "DELETE FROM orders WHERE id = 999999" || bad "drop the old order row"
 # The item is written by hand, so that the orders do not wait for an event
 # of the other topic; orders with user 666 break a CHECK constraint.
 mb "INSERT INTO items (id, name, total, per_user_limit) VALUES (8, 'batch', 1000, 1)" ||

@@ -482,7 +482,9 @@ START_TEST(huge_user_ids_shown_exactly)
 
 	ck_assert_int_eq(sk_shm_item_add(F.arena.shm, &c, 0, &it), 0);
 	for (size_t i = 0; i < SK_ARRAY_SIZE(huge_users); i++) {
-		struct sk_buy_req r = {.user = huge_users[i], .client_ip = 1, .now_ns = T0};
+		struct sk_buy_req r = {.user = huge_users[i],
+				       .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 1}},
+				       .now_ns = T0};
 		struct sk_buy_line l = {.item = it, .qty = 1};
 		uint64_t id;
 		char pay[64];

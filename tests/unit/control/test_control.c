@@ -99,7 +99,9 @@ add_item(uint32_t id, uint64_t total, uint32_t limit)
 enum sk_buy_status
 buy_lines(unsigned lcore, uint64_t user, struct sk_buy_line *l, unsigned n, uint64_t *order)
 {
-	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_req r = {.user = user,
+			       .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}},
+			       .now_ns = T0};
 
 	return sk_buy(&F.arena.lc[lcore], &r, l, n, order);
 }

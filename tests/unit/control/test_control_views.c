@@ -143,6 +143,27 @@ START_TEST(admin_routes)
 }
 END_TEST
 
+/* The buyer's address of either family reaches the order's "client_ip". */
+START_TEST(admin_order_client_v6)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	struct sk_buy_req r = {
+		.user = 4,
+		.client = {.family = SK_ADDR_V6, .bytes = {0x20, 0x01, 0x0d, 0xb8, [15] = 9}},
+		.now_ns = T0};
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	uint64_t id;
+	char path[96];
+
+	ck_assert_int_eq(sk_buy(&F.arena.lc[0], &r, &l, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(drain_now(NULL), 1);
+	snprintf(path, sizeof(path), "/v1/orders/%lu", (unsigned long)id);
+	json_t *j = handle("GET", path, 200, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "client_ip")), "2001:db8::9");
+	json_decref(j);
+}
+END_TEST
+
 /* ----------------------------------------------------------------- export */
 
 static int
@@ -431,6 +452,7 @@ test_control_add_views(Suite *s)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, metrics_text_parses);
 	tcase_add_test(tc, admin_routes);
+	tcase_add_test(tc, admin_order_client_v6);
 	tcase_add_test(tc, export_thread_and_metrics);
 	if (seckillctl_path != NULL)
 		tcase_add_test(tc, seckillctl_against_admin);

@@ -137,7 +137,9 @@ add_item(uint32_t id, uint64_t total, uint32_t limit)
 static uint64_t
 buy(unsigned lcore, uint64_t user, struct sk_item *it, uint16_t qty)
 {
-	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_req r = {.user = user,
+			       .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}},
+			       .now_ns = T0};
 	struct sk_buy_line l = {.item = it, .qty = qty};
 	uint64_t id;
 	enum sk_buy_status s = sk_buy(&F.arena.lc[lcore], &r, &l, 1, &id);
@@ -300,7 +302,9 @@ assert_books(struct sk_item *it)
 static enum sk_buy_status
 try_buy(unsigned lcore, uint64_t user, struct sk_item *it)
 {
-	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_req r = {.user = user,
+			       .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}},
+			       .now_ns = T0};
 	struct sk_buy_line l = {.item = it, .qty = 1};
 	uint64_t id;
 

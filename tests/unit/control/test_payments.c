@@ -186,7 +186,9 @@ static uint64_t
 buy(struct sk_item *it, uint64_t user)
 {
 	struct sk_buy_line l = {.item = it, .qty = 1};
-	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_req r = {.user = user,
+			       .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}},
+			       .now_ns = T0};
 	uint64_t id;
 
 	ck_assert_int_eq(sk_buy(&F.arena.lc[0], &r, &l, 1, &id), SK_BUY_OK);

@@ -118,7 +118,9 @@ static void
 buy(unsigned lcore, uint64_t user, struct sk_item *it)
 {
 	struct sk_buy_line l = {.item = it, .qty = 1};
-	struct sk_buy_req r = {.user = user, .client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_req r = {.user = user,
+			       .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}},
+			       .now_ns = T0};
 	uint64_t id;
 	enum sk_buy_status s = sk_buy(&F.arena.lc[lcore], &r, &l, 1, &id);
 
@@ -405,7 +407,8 @@ static void *
 buyer_main(void *arg)
 {
 	struct buyer *b = arg;
-	struct sk_buy_req r = {.client_ip = 0x020012c6, .now_ns = T0};
+	struct sk_buy_req r = {.client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}},
+			       .now_ns = T0};
 	const struct timespec pace = {0, 1000000};
 
 	for (uint64_t u = 0; u < 1000000 && !__atomic_load_n(b->stop, __ATOMIC_ACQUIRE); u++) {

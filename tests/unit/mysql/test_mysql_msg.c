@@ -14,6 +14,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -134,6 +135,19 @@ START_TEST(test_fields)
 	ck_assert_uint_eq(msg.lines[1].price, 5);
 	ck_assert_int_eq(msg.sold_ns, 1764000000000000000);
 	ck_assert_str_eq(msg.client_ip, "198.18.0.2");
+	/* IPv6, the longest text (45 characters), and none. */
+	static const char *const ips[] = {"2001:db8::be:ef",
+					  "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255", ""};
+	for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++) {
+		char buf[1024];
+		int n = snprintf(buf, sizeof(buf),
+				 "{\"v\":1,\"seq\":1,\"type\":\"confirmed\",\"order\":\"1\","
+				 "\"user\":1,\"units\":1,\"time_ns\":1,\"client_ip\":\"%s\","
+				 "\"lines\":[{\"line\":0,\"item\":1,\"qty\":1,\"price\":1}]}",
+				 ips[i]);
+		ck_assert_int_eq(decode(buf, (size_t)n), 0);
+		ck_assert_str_eq(msg.client_ip, ips[i]);
+	}
 	ck_assert_int_eq(decode(valid[5].json, strlen(valid[5].json)), 0);
 	ck_assert(msg.has_limit && msg.has_price && msg.has_name && msg.has_start && msg.has_end);
 	ck_assert_uint_eq(msg.limit, 2);
@@ -250,6 +264,12 @@ static const struct bad {
 	{"{" P "\"type\":\"confirmed\",\"order\":\"1\",\"user\":1,\"units\":1,\"time_ns\":1,"
 	 "\"client_ip\":\"0123456789abcdef\",\"lines\":[" LINE0 "]}",
 	 -EBADMSG},
+	{"{" P "\"type\":\"confirmed\",\"order\":\"1\",\"user\":1,\"units\":1,\"time_ns\":1,"
+	 "\"client_ip\":\"198.18.0.256\",\"lines\":[" LINE0 "]}",
+	 -EBADMSG},
+	{"{" P "\"type\":\"confirmed\",\"order\":\"1\",\"user\":1,\"units\":1,\"time_ns\":1,"
+	 "\"client_ip\":\"2001:db8::1%eth0\",\"lines\":[" LINE0 "]}",
+	 -EBADMSG},
 	{"{" P "\"type\":\"confirmed\",\"order\":\"1\",\"units\":1,\"time_ns\":1,"
 	 "\"lines\":[" LINE0 "]}",
 	 -EBADMSG},
@@ -328,8 +348,8 @@ START_TEST(test_schema_split)
 		n++;
 	/* five tables; parked's barrier columns and index, its final column and
 	 * two indexes, the UPDATE that retries rows wrongly made final; two
-	 * ALTERs of items */
-	ck_assert_uint_eq(n, 14);
+	 * ALTERs of items; the widening of orders.client_ip */
+	ck_assert_uint_eq(n, 15);
 }
 END_TEST
 

@@ -193,12 +193,14 @@ START_TEST(test_keys)
 	struct sk_client_id id = sk_client_id_of(&v4, 64);
 
 	/* IPv4: the address itself, network order, as the limiter had it, at
-	 * any IPv6 prefix. */
-	ck_assert_uint_eq(id.ip, be32(198, 18, 0, 7));
-	ck_assert_uint_eq(id.key, id.ip);
-	ck_assert_uint_eq(sk_client_rl_key(&v4, 48), id.ip);
-	/* IPv6: no record address; one key per /64 by default. */
-	ck_assert_uint_eq(sk_client_record_ip(&a), 0);
+	 * any IPv6 prefix; the record keeps the address. */
+	ck_assert(sk_addr_eq(&id.addr, &v4));
+	ck_assert_uint_eq(id.key, be32(198, 18, 0, 7));
+	ck_assert_uint_eq(sk_client_rl_key(&v4, 48), id.key);
+	/* IPv6: the record keeps the address; one key per /64 by default. */
+	id = sk_client_id_of(&a, 64);
+	ck_assert(sk_addr_eq(&id.addr, &a));
+	ck_assert_uint_eq(id.key, sk_client_rl_key(&a, 64));
 	ck_assert_uint_eq(sk_client_rl_key(&a, 64), sk_client_rl_key(&b, 64));
 	ck_assert_uint_ne(sk_client_rl_key(&a, 64), sk_client_rl_key(&c, 64));
 	ck_assert_uint_eq(sk_client_rl_key(&none, 64), 0);
@@ -221,15 +223,16 @@ START_TEST(test_counts)
 	ck_assert_uint_eq(st.proxy_refused_untrusted + st.proxy_missing + st.proxy_bad, 3);
 	conf.forwarded = 0;
 	id = sk_client_request(&conf, &st, &peer, head, sizeof(head) - 1);
-	ck_assert_uint_eq(id.ip, be32(198, 18, 0, 2));
+	ck_assert(sk_addr_eq(&id.addr, &peer));
 	ck_assert_uint_eq(st.forwarded_used + st.forwarded_ignored, 0);
 	conf.forwarded = 1;
 	id = sk_client_request(&conf, &st, &peer, head, sizeof(head) - 1);
-	ck_assert_uint_eq(id.ip, be32(198, 18, 5, 5));
-	ck_assert_uint_eq(id.key, id.ip);
+	ck_assert_uint_eq(id.addr.family, SK_ADDR_V4);
+	ck_assert_mem_eq(id.addr.bytes, "\xc6\x12\x05\x05", 4);
+	ck_assert_uint_eq(id.key, be32(198, 18, 5, 5));
 	ck_assert_uint_eq(st.forwarded_used, 1);
 	id = sk_client_request(&conf, &st, &untrusted, head, sizeof(head) - 1);
-	ck_assert_uint_eq(id.ip, be32(198, 18, 1, 2));
+	ck_assert(sk_addr_eq(&id.addr, &untrusted));
 	ck_assert_uint_eq(st.forwarded_ignored, 1);
 	ck_assert_uint_eq(st.forwarded_bad, 0);
 }

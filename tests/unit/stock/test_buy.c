@@ -63,7 +63,9 @@ add_item(uint32_t id, uint64_t total, uint32_t limit)
 static enum sk_buy_status
 buy1(unsigned lcore, uint64_t user, struct sk_item *it, uint32_t qty, uint64_t *order)
 {
-	struct sk_buy_req r = {.user = user, .client_ip = 0x010012c6, .now_ns = 5};
+	struct sk_buy_req r = {.user = user,
+			       .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 1}},
+			       .now_ns = 5};
 	struct sk_buy_line l = {.item = it, .qty = qty};
 
 	return sk_buy(&F.lc[lcore], &r, &l, 1, order);
@@ -228,9 +230,30 @@ START_TEST(buy_ok_and_record)
 	ck_assert_uint_eq(rec[0].item, 3);
 	ck_assert_uint_eq(rec[0].qty, 1);
 	ck_assert_uint_eq(rec[0].price, 1999);
-	ck_assert_uint_eq(rec[0].client_ip, 0x010012c6);
+	ck_assert_uint_eq(rec[0].client.family, SK_ADDR_V4);
+	ck_assert_mem_eq(rec[0].client.bytes, "\xc6\x12\x00\x01", 4);
 	ck_assert_uint_eq(rec[0].nlines, 1);
 	ck_assert_uint_eq(F.lc[1].count[SK_BUY_OK], 1);
+}
+END_TEST
+
+/* An IPv6 buyer's address reaches the ring whole, as does "none". */
+START_TEST(buy_record_client_v6)
+{
+	struct sk_item *it = add_item(3, 10, 1);
+	struct sk_addr v6 = {.family = SK_ADDR_V6,
+			     .bytes = {0x20, 0x01, 0x0d, 0xb8, [14] = 0x12, [15] = 0x34}};
+	struct sk_buy_req r = {.user = 78, .client = v6, .now_ns = 5};
+	struct sk_buy_req none = {.user = 79, .now_ns = 5};
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	struct sk_order_rec rec[2];
+	uint64_t id;
+
+	ck_assert_int_eq(sk_buy(&F.lc[0], &r, &l, 1, &id), SK_BUY_OK);
+	ck_assert_int_eq(sk_buy(&F.lc[0], &none, &l, 1, &id), SK_BUY_OK);
+	ck_assert_uint_eq(drain(F.ring[0], rec, 2), 2);
+	ck_assert(sk_addr_eq(&rec[0].client, &v6));
+	ck_assert_uint_eq(rec[1].client.family, SK_ADDR_NONE);
 }
 END_TEST
 
@@ -518,6 +541,7 @@ buy_suite(void)
 	tcase_add_test(tc, order_id_layout);
 	tcase_add_test(tc, order_id_members);
 	tcase_add_test(tc, buy_member_id);
+	tcase_add_test(tc, buy_record_client_v6);
 	tcase_add_test(tc, status_transitions);
 	tcase_add_test(tc, status_move);
 	tcase_add_test(tc, ring_create_lookup);

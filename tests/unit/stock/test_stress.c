@@ -124,7 +124,8 @@ buyer_main(void *arg)
 		struct sk_buy_req req = {
 			.user = (r & 1) ? 1 + (r >> 8) % RETRIERS
 					: 1 + RETRIERS + (r >> 8) % (USERS - RETRIERS),
-			.client_ip = (uint32_t)r,
+			.client = {.family = SK_ADDR_V6,
+				   .bytes = {0x20, 0x01, 0x0d, 0xb8, [15] = (uint8_t)r}},
 			.now_ns = (int64_t)a,
 		};
 		struct sk_buy_line lines[2];

@@ -67,15 +67,16 @@ mono(void)
 static struct sk_order_rec
 rec(uint32_t seq, uint64_t user, uint8_t line, uint8_t nlines)
 {
-	return (struct sk_order_rec){.id = sk_order_id_make(EPOCH, 0, 1, seq),
-				     .user = user,
-				     .price = 1999,
-				     .time_ns = 5 * S,
-				     .item = 7u + line,
-				     .client_ip = 0x020012c6, /* 198.18.0.2 */
-				     .qty = 1,
-				     .line = line,
-				     .nlines = nlines};
+	return (struct sk_order_rec){
+		.id = sk_order_id_make(EPOCH, 0, 1, seq),
+		.user = user,
+		.price = 1999,
+		.time_ns = 5 * S,
+		.item = 7u + line,
+		.client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 2}}, /* 198.18.0.2 */
+		.qty = 1,
+		.line = line,
+		.nlines = nlines};
 }
 
 /* last_seq - the last event of the log. */
@@ -196,7 +197,12 @@ START_TEST(exports_every_event_in_order)
 				      .name = "a\"b\\c\001\xc3\xa9\xff"};
 	static struct msg m[64];
 	uint64_t cursor = 0;
+	/* The client: IPv4 (orders 1, 3), IPv6 (order 2), none (order 4). */
+	static const char *const client[4] = {"198.18.0.2", "2001:db8::be:ef", "198.18.0.2", ""};
 
+	r[1].client = (struct sk_addr){.family = SK_ADDR_V6,
+				       .bytes = {0x20, 0x01, 0x0d, 0xb8, [13] = 0xbe, [15] = 0xef}};
+	r[4].client = (struct sk_addr){0};
 	ck_assert_int_eq(sk_store_activity_put(st, &a, 1), 0);
 	ck_assert_int_eq(sk_store_put_orders(st, r, 5, 60 * S, 2 * S, NULL, NULL), 0);
 	ck_assert_int_eq(
@@ -227,7 +233,9 @@ START_TEST(exports_every_event_in_order)
 		ck_assert_str_eq(m[i].key, key);
 		ck_assert_ptr_nonnull(strstr(m[i].value, "\"v\":1,"));
 		ck_assert_ptr_nonnull(strstr(m[i].value, "\"type\":\"confirmed\""));
-		ck_assert_ptr_nonnull(strstr(m[i].value, "\"client_ip\":\"198.18.0.2\""));
+		char ip[64];
+		snprintf(ip, sizeof(ip), "\"client_ip\":\"%s\"", client[i]);
+		ck_assert_msg(strstr(m[i].value, ip) != NULL, "%s in %s", ip, m[i].value);
 		if (i > 0)
 			ck_assert_int_gt(seq_of(&m[i]), seq_of(&m[i - 1]));
 	}

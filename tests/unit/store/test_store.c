@@ -10,7 +10,7 @@
  * to keep the suite fast; the batch and crash tests use durable commits.
  *
  * This file: the fixture, the helpers the topic files share (test_store.h) and
- * the suite; the tests are in test_store_{basics,orders,payments,durability}.c.
+ * the suite; the tests are in test_store_{basics,orders,payments,durability,clients}.c.
  */
 #include "test_store.h"
 
@@ -22,7 +22,7 @@ rec(uint64_t id, uint64_t user, uint32_t item, uint16_t qty)
 				     .price = 100 * item,
 				     .time_ns = 1000 * MS,
 				     .item = item,
-				     .client_ip = 0x0100007f,
+				     .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 1}},
 				     .qty = qty,
 				     .line = 0,
 				     .nlines = 1};
@@ -95,6 +95,7 @@ store_suite(void)
 	test_store_add_orders(s);
 	test_store_add_payments(s);
 	test_store_add_durability(s);
+	test_store_add_clients(s);
 	return s;
 }
 

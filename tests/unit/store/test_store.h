@@ -69,5 +69,6 @@ void test_store_add_basics(Suite *s);
 void test_store_add_orders(Suite *s);
 void test_store_add_payments(Suite *s);
 void test_store_add_durability(Suite *s);
+void test_store_add_clients(Suite *s);
 
 #endif /* TEST_STORE_H */

@@ -40,7 +40,7 @@ rec(uint64_t id, uint64_t user, uint32_t item, uint16_t qty)
 				     .price = 100,
 				     .time_ns = 1000 * MS + (int64_t)id,
 				     .item = item,
-				     .client_ip = 0x0100007f,
+				     .client = {.family = SK_ADDR_V4, .bytes = {198, 18, 0, 1}},
 				     .qty = qty,
 				     .nlines = 1};
 }
