@@ -6,23 +6,30 @@
 # dataplane by neighbour discovery (its neighbour entry shows the
 # dataplane's MAC, the same as ARP learnt for the IPv4 address), ping -6
 # gets its echo replies (to the global and the link-local address), curl -6
-# gets /healthz over TCP over IPv6, and IPv4 still answers.
+# gets /healthz over TCP over IPv6, and IPv4 still answers. Buys over IPv6
+# share a per-IP limit per /64, and the control plane's store records each
+# winner's IPv6 address (seckillctl orders: client_ip).
 . "$(dirname "$0")/lib.sh"
-require_env ping curl
+require_env ping curl SK_CONTROL SK_SECKILLCTL
 
 tmp=$(mktemp -d)
 rm_tmp() { rm -rf "$tmp"; }
 at_exit rm_tmp
 
-# The sandbox's config, with the IPv6 address added to [port0].
-awk '
-	/^[ \t]*\[/ { sec = $0; gsub(/[ \t\[\]]/, "", sec) }
-	{ print }
-	sec == "port0" && $0 ~ /^[ \t]*address[ \t]*=/ { print "address6 = 2001:2::1/64" }' \
-	"$REPO/config/sandbox.ini" >"$tmp/v6.ini"
-# a per-IP buy limit (1/s, burst 3) for the /64 checks below
-printf '\n[seckill]\nauth = off\nip_rate = 1\nip_burst = 3\nip_slots = 1024\n' >>"$tmp/v6.ini"
-printf '\n[item.1]\ntotal = 1000\nper_user_limit = 100\n' >>"$tmp/v6.ini"
+# The sandbox's config, with the IPv6 address added to [port0], a per-IP
+# buy limit (1/s, burst 3) for the /64 checks below, and a store: the
+# control plane drains the orders into LMDB (ack = queued: the buys are
+# answered 202 at once, the check below waits for LMDB).
+{
+	awk '
+		/^[ \t]*\[/ { sec = $0; gsub(/[ \t\[\]]/, "", sec) }
+		{ print }
+		sec == "port0" && $0 ~ /^[ \t]*address[ \t]*=/ { print "address6 = 2001:2::1/64" }' \
+		"$REPO/config/sandbox.ini"
+	printf '\n[seckill]\nauth = off\nip_rate = 1\nip_burst = 3\nip_slots = 1024\n'
+	printf 'store = %s/store\nack = queued\n' "$tmp"
+	printf '\n[item.1]\ntotal = 1000\nper_user_limit = 100\n'
+} >"$tmp/v6.ini"
 check "the config has address6" grep -q '^address6 = 2001:2::1/64$' "$tmp/v6.ini"
 sbx_up --config "$tmp/v6.ini"
 
@@ -94,6 +101,15 @@ for src in 2001:2::2 2001:2::2 2001:2::2 2001:2::3 2001:2:0:1::2; do
 done
 expect_eq "buys over IPv6: ::2 x3, ::3 (same /64), 2001:2:0:1::2 (another /64)" \
 	"$(sbx_exec curl "${buy_args[@]}" || true)" "202 202 202 429 202 "
+# client_is USER ADDR - the order of USER (item 1) in LMDB records ADDR.
+client_is() {
+	[ "$("$SBX" ctl --json orders --item 1 --user "$1" 2>/dev/null |
+		itpy jsonq field - orders.0.client_ip 2>/dev/null)" = "$2" ]
+}
+check "the store records 2001:2::2 for user 7001 (20 s)" \
+	wait_for 20 "order of user 7001" client_is 7001 2001:2::2
+check "... and 2001:2:0:1::2 for user 7005 (20 s)" \
+	wait_for 20 "order of user 7005" client_is 7005 2001:2:0:1::2
 expect_eq "a buy over IPv4 is not limited by them" \
 	"$(sbx_exec curl -s -o /dev/null -m 10 -w '%{http_code}' -H 'X-User-Id: 7100' \
 		-X POST "$URL/v1/seckill/1" || true)" 202

@@ -42,9 +42,9 @@ def get(d, expr):
 
 
 def field(d, path):
-    """d[a][b]... for the dotted PATH "a.b..."."""
+    """d[a][b]... for the dotted PATH "a.b..." (a number indexes a list)."""
     for k in path.split("."):
-        d = d[k]
+        d = d[int(k)] if isinstance(d, list) else d[k]
     return d
 
 
