@@ -3,102 +3,33 @@
  * lg_load.c - client connections, the closed and open loops, and the poll
  * loop of seckill-loadgen (see lg_load.h).
  *
- * Sections: state, picking (orders; the rest is lg_pick.h), connections and requests,
- * the stack's callbacks, the loops, phases and the run.
+ * Sections: picking (orders; the rest is lg_pick.h), connections and
+ * requests, the stack's callbacks (plain and TLS), the loops, phases and the
+ * run. The state is in lg_load_impl.h; create, free and the reports in
+ * lg_load_setup.c.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_malloc.h>
 #include <rte_pause.h>
 #include <rte_random.h>
 
 #include "sk_common.h"
 
-#include "lg_attack.h"
-#include "lg_load.h"
-#include "lg_pick.h"
+#include "lg_load_impl.h"
 
 #define LG_RX_BURST	    32
 #define LG_RX_BURSTS	    32	 /* bursts per pass at most: the RX ring's 1024 */
 #define LG_CONNECT_PER_PASS 64	 /* active opens per poll pass */
 #define LG_ISSUE_PER_PASS   1024 /* requests per poll pass (both loops) */
-#define LG_TX_WAIT_US	    200	 /* bound on the wait for room in the TX ring */
 #define LG_CONNECT_TRIES    8	 /* tuples tried when one is still in use */
 #define LG_CLOSE_WAIT_MS    3000 /* bound on the FIN exchanges at the end */
 #define LG_ABORT_PASSES	    8	 /* passes to push the RSTs out */
-#define LG_WON_RING	    256	 /* order ids of recent wins, for order polls */
-#define LG_TIME_WAIT_MAX    1024
-
-_Static_assert((LG_DEPTH_MAX & (LG_DEPTH_MAX - 1)) == 0, "in-flight ring: a power of two");
-
-/* ------------------------------------------------------------------------ */
-/* State                                                                     */
-/* ------------------------------------------------------------------------ */
-
-/* Per connection, in its app area (zeroed by sk_tcp_connect()). */
-struct lg_conn {
-	uint64_t id;	   /* > 0 while the connection is ours; 0 once closed */
-	uint32_t live_idx; /* its index in lg_load.live */
-	uint16_t inflight; /* requests sent, not yet answered */
-	uint16_t head;	   /* in-flight ring: the oldest request */
-	uint8_t queued;	   /* in the ready ring */
-	uint8_t closing;   /* sk_tcp_close()/abort() called: no more requests */
-	uint8_t got_data;  /* the server answered something (so: established) */
-	struct sk_http_client_resp resp;
-	uint8_t kind[LG_DEPTH_MAX];	 /* in-flight ring: request kinds */
-	uint64_t sent_tsc[LG_DEPTH_MAX]; /* in-flight ring: send times */
-};
-
-/* An entry of the ready ring; stale once the connection's id changed. */
-struct lg_ready {
-	struct sk_tcp_conn *c;
-	uint64_t id;
-};
-
-enum lg_phase { PH_LOAD, PH_DRAIN, PH_CLOSE, PH_DONE };
-
-struct lg_load {
-	struct lg_stats stats;
-	const struct lg_opts *o;
-	struct lg_load_env env;
-	struct sk_net_lcore *net;
-	struct lg_attack *attack; /* --attack, or NULL */
-	bool legit;		  /* legitimate clients run (no --attack, or --mix) */
-	struct lg_req_tmpl tmpl;
-	struct rte_ether_addr server_mac;
-	uint64_t now; /* TSC of the current pass */
-	uint64_t hz;
-	uint64_t load_start, load_end, drain_end, close_end, run_end;
-	enum lg_phase phase;
-	bool aborted;
-	uint64_t next_id;
-	/* live connections (swap-remove) */
-	struct sk_tcp_conn **live;
-	uint32_t nlive, live_cap;
-	/* ready ring: connections that can take a request */
-	struct lg_ready *ready;
-	uint32_t ready_mask, ready_head, ready_tail;
-	/* requests and connections */
-	uint64_t sent;	   /* requests sent in all */
-	uint64_t inflight; /* ... not answered yet */
-	uint64_t attempts; /* --cps: connection attempts so far */
-	uint64_t backlog_max;
-	uint32_t ip_idx, port_off, nports;
-	uint32_t rcv_cap;
-	struct lg_pick pick;
-	uint32_t nwon;
-	uint64_t tx_wait_tsc; /* LG_TX_WAIT_US in TSC ticks */
-	uint64_t tx_waits;    /* bursts that waited for room */
-	uint64_t won[LG_WON_RING];
-	struct lg_resp_memo memo; /* the last answer, whole: most are the same */
-	char req[LG_REQ_MAX];
-};
+#define LG_TLS_ROUNDS	    256	 /* TLS on_data: input/answer rounds at most */
 
 /* ------------------------------------------------------------------------ */
 /* Picking: orders (mix, users and tokens: lg_pick.h)                      */
@@ -126,7 +57,7 @@ static inline bool
 can_send(const struct lg_load *l)
 {
 	return l->legit && l->phase == PH_LOAD && l->now < l->load_end &&
-	       (l->o->requests == 0 || l->sent < l->o->requests) &&
+	       (l->o->requests == 0 || l->sent + l->pending < l->o->requests) &&
 	       (l->o->inflight_max == 0 || l->inflight < l->o->inflight_max);
 }
 
@@ -151,7 +82,8 @@ ready_compact(struct lg_load *l)
 static inline void
 ready_push(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
 {
-	if (a->queued || a->closing || a->inflight >= l->o->depth || l->o->short_conns)
+	if (a->queued || a->closing || a->inflight >= l->o->depth || l->o->short_conns ||
+	    (l->tls != NULL && !a->tls.hs_done))
 		return;
 	if (sk_unlikely(l->ready_tail - l->ready_head > l->ready_mask))
 		ready_compact(l);
@@ -197,7 +129,10 @@ send_one(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
 		tok = lg_tokens_get(l->env.tokens, lg_pick_token(&l->pick, l->env.tokens->n),
 				    &tok_len);
 	n = lg_req_build(&l->tmpl, k, num, tok, tok_len, l->o->short_conns, l->req);
-	rc = n != 0 ? sk_tcp_send(c, l->req, n) : -EMSGSIZE;
+	if (n == 0)
+		rc = -EMSGSIZE;
+	else
+		rc = l->tls != NULL ? sk_tls_send(&a->tls.t, l->req, n) : sk_tcp_send(c, l->req, n);
 	if (rc != 0) {
 		if (rc != -ENOBUFS)
 			l->stats.send_errors++;
@@ -249,6 +184,18 @@ conn_open(struct lg_load *l)
 	l->live[l->nlive++] = c;
 	l->stats.connects++;
 	sk_tcp_mark_used(c);
+	if (l->tls != NULL) { /* the ClientHello now; requests once it is done */
+		if (lg_tls_open(l->tls, &a->tls, c) != 0) {
+			l->stats.connect_errors++;
+			a->closing = 1;
+			sk_tcp_abort(c);
+		} else if (o->short_conns) {
+			a->pending = 1;
+			a->open_tsc = l->now;
+			l->pending++;
+		}
+		return true;
+	}
 	if (o->short_conns) {
 		if (!send_one(l, c, a)) {
 			a->closing = 1;
@@ -260,11 +207,14 @@ conn_open(struct lg_load *l)
 	return true;
 }
 
-/* conn_close - graceful close, no more requests on @c. */
+/* conn_close - graceful close, no more requests on @c (TLS: close_notify
+ * first, then the FIN). */
 static void
-conn_close(struct sk_tcp_conn *c, struct lg_conn *a)
+conn_close(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
 {
 	a->closing = 1;
+	if (l->tls != NULL && a->tls.hs_done)
+		sk_tls_shutdown(&a->tls.t);
 	sk_tcp_close(c);
 }
 
@@ -300,19 +250,15 @@ lg_on_open(void *app, struct sk_tcp_conn *c)
 	sk_tcp_abort(c);
 }
 
+/* answers - parse and count the answers at @data (@len bytes: every
+ * unconsumed byte of @c, or with --tls its plaintext); returns the bytes of
+ * the complete answers. An error aborts @c (a->closing set). */
 static size_t
-lg_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
+answers(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a, const uint8_t *data,
+	size_t len)
 {
-	struct lg_load *l = app;
-	struct lg_conn *a = conn_of(c);
 	size_t used = 0;
 
-	if (a->id == 0)
-		return len;
-	if (!a->got_data) {
-		a->got_data = 1;
-		l->stats.established++;
-	}
 	while (used < len && !a->closing) {
 		enum sk_http_client_result r;
 
@@ -336,17 +282,107 @@ lg_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		answered(l, a, data + used);
 		used += a->resp.len;
 		if (a->resp.close)
-			conn_close(c, a);
+			conn_close(l, c, a);
 		sk_http_client_reset(&a->resp);
 	}
-	if (l->o->short_conns && a->inflight == 0 && !a->closing)
-		conn_close(c, a);
-	if (sk_tcp_peer_closed(c) && !a->closing) {
+	return used;
+}
+
+/* after_data - the end of on_data: a short connection closes once
+ * answered, one the server closed (@peer_closed) is closed too, and one
+ * that can take more requests is queued. */
+static void
+after_data(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a, bool peer_closed)
+{
+	if (l->o->short_conns && a->inflight == 0 && !a->closing &&
+	    (l->tls == NULL || a->tls.hs_done))
+		conn_close(l, c, a);
+	if (peer_closed && !a->closing) {
 		if (l->phase == PH_LOAD)
 			l->stats.early_close++;
-		conn_close(c, a);
+		conn_close(l, c, a);
 	}
 	ready_push(l, c, a);
+}
+
+/* hs_opened - @c's TLS handshake completed: a short connection sends its
+ * one request now, timed from its connect like a plain one's (a keep-alive
+ * one joins the ready ring in after_data()). */
+static void
+hs_opened(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
+{
+	if (!a->pending)
+		return;
+	a->pending = 0;
+	l->pending--;
+	if (!can_send(l) || !send_one(l, c, a)) {
+		conn_close(l, c, a);
+		return;
+	}
+	a->sent_tsc[(a->head + a->inflight - 1) & (LG_DEPTH_MAX - 1)] = a->open_tsc;
+}
+
+/* tls_data - on_data of a TLS connection: the ciphertext at @data through
+ * tls/ (sk_tls_input()), the plaintext it gives through answers(), as long
+ * as either moves (bounded). Returns the ciphertext taken. */
+static size_t
+tls_data(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a, const uint8_t *data,
+	 size_t len)
+{
+	bool eof = false;
+	size_t off = 0;
+	unsigned round;
+
+	for (round = 0; round < LG_TLS_ROUNDS; round++) {
+		size_t used = 0, plen, took;
+		const uint8_t *p;
+		bool opened;
+		enum sk_tls_result r =
+			lg_tls_input(&a->tls, data + off, len - off, &used, &opened, &l->stats.tls);
+
+		off += used;
+		if (r == SK_TLS_FAIL) {
+			a->closing = 1;
+			sk_tcp_close(c); /* the alert tls/ queued, then the FIN */
+			return len;
+		}
+		eof |= r == SK_TLS_EOF;
+		if (opened)
+			hs_opened(l, c, a);
+		p = sk_tls_plain(&a->tls.t, &plen);
+		took = answers(l, c, a, p, plen);
+		if (a->closing)
+			return len;
+		if (took > 0)
+			sk_tls_consume(&a->tls.t, took);
+		if (used == 0 && took == 0)
+			break;
+	}
+	if (round == LG_TLS_ROUNDS && sk_tls_want_resume(&a->tls.t))
+		sk_tcp_resume(c); /* the rest at the end of the pass */
+	after_data(l, c, a, eof || sk_tcp_peer_closed(c));
+	return a->closing ? len : off;
+}
+
+static size_t
+lg_on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
+{
+	struct lg_load *l = app;
+	struct lg_conn *a = conn_of(c);
+	size_t used;
+
+	if (a->id == 0)
+		return len;
+	if (!a->got_data) {
+		a->got_data = 1;
+		l->stats.established++;
+	}
+	if (l->tls != NULL)
+		return tls_data(l, c, a, data, len);
+	used = answers(l, c, a, data, len);
+	if (a->closing)
+		return len;
+	after_data(l, c, a, sk_tcp_peer_closed(c));
 	return a->closing ? len : used;
 }
 
@@ -363,6 +399,10 @@ lg_on_close(void *app, struct sk_tcp_conn *c)
 	l->stats.failed += !a->got_data;
 	l->stats.lost += a->inflight;
 	l->inflight -= a->inflight;
+	if (l->tls != NULL) {
+		l->pending -= a->pending;
+		lg_tls_closed(l->tls, &a->tls, a->closing, &l->stats.tls);
+	}
 	SK_DEBUG_ASSERT(a->live_idx < l->nlive && l->live[a->live_idx] == c);
 	last = l->live[--l->nlive];
 	l->live[a->live_idx] = last;
@@ -452,8 +492,8 @@ work(struct lg_load *l)
  * server. The wait is bounded, so a peer that stopped reading still ends
  * in drops (counted by the stack as tx_dropped).
  */
-static uint16_t
-tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+uint16_t
+lg_load_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct lg_load *l = ctx;
 	uint16_t sent = rte_eth_tx_burst(l->env.port_id, 0, pkts, n);
@@ -497,10 +537,10 @@ phase_step(struct lg_load *l)
 		}
 		break;
 	case PH_DRAIN:
-		if (l->inflight == 0 || l->now >= l->drain_end || stop) {
+		if ((l->inflight == 0 && l->pending == 0) || l->now >= l->drain_end || stop) {
 			l->run_end = l->now;
 			for (uint32_t i = 0; i < l->nlive; i++)
-				conn_close(l->live[i], conn_of(l->live[i]));
+				conn_close(l, l->live[i], conn_of(l->live[i]));
 			l->phase = PH_CLOSE;
 			l->close_end = l->now + ms_tsc(l, LG_CLOSE_WAIT_MS);
 		}
@@ -604,189 +644,13 @@ lg_load_run(struct lg_load *l, char *err, size_t errlen)
 	/* push out the last ACKs and RSTs */
 	for (int i = 0; i < LG_ABORT_PASSES; i++)
 		pass(l, false);
+	if (l->tls != NULL)
+		l->stats.tls.alerts_received = lg_tls_alerts_received(l->tls);
 	return 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Create, free, reports                                                     */
-/* ------------------------------------------------------------------------ */
-
-/* max_request - the longest request the mix can build. */
-static size_t
-max_request(const struct lg_load *l)
-{
-	size_t m = 0, tok = 0;
-
-	for (uint32_t i = 0; l->env.tokens != NULL && i < l->env.tokens->n; i++)
-		if (l->env.tokens->len[i] > tok)
-			tok = l->env.tokens->len[i];
-	for (int k = 0; k < LG_REQ__COUNT; k++) {
-		const struct lg_tmpl *t = &l->tmpl.kind[k];
-		size_t n = (size_t)t->head_len + t->tail_len + (k == LG_REQ_BUY_JWT ? tok : 20) +
-			   sizeof("Connection: close\r\n\r\n");
-
-		if (l->o->mix[k] != 0 && n > m)
-			m = n;
-	}
-	return m;
-}
-
-struct lg_load *
-lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err, size_t errlen)
-{
-	static const struct sk_net_app_ops ops = {
-		.on_open = lg_on_open,
-		.on_data = lg_on_data,
-		.on_close = lg_on_close,
-	};
-	struct sk_net_conf conf;
-	struct lg_load *l;
-	char host[64], ip[16], addr[LG_ADDR_STRLEN];
-	uint32_t ring = 1;
-	size_t snd;
-	int rc;
-
-	l = rte_zmalloc_socket("lg_load", sizeof(*l), RTE_CACHE_LINE_SIZE, env->socket);
-	if (l == NULL) {
-		sk_set_err(err, errlen, "out of memory (load state)");
-		return NULL;
-	}
-	l->o = o;
-	l->env = *env;
-	l->hz = rte_get_tsc_hz();
-	l->legit = o->attack == LG_ATTACK_NONE || o->mix_given;
-	l->nports = (uint32_t)o->sport_max - o->sport_min + 1;
-	/* A random first source port: back-to-back runs must not meet the
-	 * server's leftovers (LAST_ACK, TIME_WAIT) of the previous run's tuples. */
-	l->port_off = (uint32_t)(rte_rand() % l->nports);
-	lg_pick_init(&l->pick, o);
-	l->tx_wait_tsc = l->hz / 1000000 * LG_TX_WAIT_US;
-	lg_stats_init(&l->stats, l->hz, rte_rdtsc());
-	if (o->server_port == 80)
-		snprintf(host, sizeof(host), "%s", lg_server_str(o, true, addr));
-	else
-		snprintf(host, sizeof(host), "%s:%u", lg_server_str(o, true, addr), o->server_port);
-	rc = lg_req_tmpl_init(&l->tmpl, host, o->item);
-	if (rc != 0) {
-		sk_set_err(err, errlen, "request templates: %s", strerror(-rc));
-		goto err;
-	}
-	l->live_cap = o->conns;
-	while (ring <= 2 * (uint64_t)o->conns) /* twice the live entries: see ready_compact() */
-		ring <<= 1;
-	l->ready_mask = ring - 1;
-	l->live = rte_zmalloc_socket("lg_live", sizeof(*l->live) * l->live_cap, 0, env->socket);
-	l->ready = rte_zmalloc_socket("lg_ready", sizeof(*l->ready) * ring, 0, env->socket);
-	if (l->live == NULL || l->ready == NULL) {
-		sk_set_err(err, errlen, "out of memory (%u connections)", o->conns);
-		goto err;
-	}
-
-	sk_net_conf_defaults(&conf);
-	conf.ip = o->client_ip;
-	conf.ip_count = o->client_count;
-	conf.prefix_len = o->prefix_len;
-	conf.gateway = o->server_ip; /* 0 over IPv6: no ARP then */
-	if (o->v6) {
-		memcpy(conf.ip6, o->client_ip6, sizeof(conf.ip6));
-		conf.prefix6_len = 64;
-	}
-	conf.mac = env->mac;
-	conf.port_id = env->port_id;
-	conf.tx_queue = 0;
-	conf.tx_fn = tx;
-	conf.tx_ctx = l;
-	conf.tcp_port = 0;
-	conf.max_conns = o->conns + LG_TIME_WAIT_MAX + 64;
-	conf.time_wait_max = LG_TIME_WAIT_MAX;
-	conf.max_conns_per_ip = 0;
-	l->rcv_cap = RTE_MIN(RTE_MAX(o->depth * 1024u, 4096u), 65535u);
-	conf.rcv_buf_size = l->rcv_cap;
-	snd = max_request(l) * o->depth;
-	conf.snd_buf_size = (uint32_t)RTE_MAX(snd, (size_t)4096);
-	conf.app_data_size = (uint32_t)RTE_MAX(sk_align_up(sizeof(struct lg_conn), 64),
-					       (size_t)SK_TCP_APP_DATA_MIN);
-	conf.tx_ip_cksum_offload = env->tx_ip_cksum;
-	conf.tx_tcp_cksum_offload = env->tx_tcp_cksum;
-	for (size_t i = 0; i < sizeof(conf.cookie_secret); i++)
-		conf.cookie_secret[i] = (uint8_t)rte_rand();
-	l->net = sk_net_lcore_create(&conf, rte_lcore_id(), env->pool, env->socket, &ops, l);
-	if (l->net == NULL) {
-		sk_set_err(err, errlen, "TCP stack (%u connections, clients %s + %u, /%u): %s",
-			   conf.max_conns, lg_ip_str(o->client_ip, ip), o->client_count,
-			   o->prefix_len, rte_strerror(rte_errno));
-		goto err;
-	}
-	if (o->attack != LG_ATTACK_NONE) {
-		l->attack = lg_attack_create(o, env, err, errlen);
-		if (l->attack == NULL)
-			goto err;
-	}
-	return l;
-err:
-	lg_load_free(l);
-	return NULL;
-}
-
-void
-lg_load_free(struct lg_load *l)
-{
-	if (l == NULL)
-		return;
-	lg_attack_free(l->attack);
-	sk_net_lcore_free(l->net);
-	rte_free(l->live);
-	rte_free(l->ready);
-	rte_free(l);
-}
-
-const struct lg_stats *
-lg_load_stats(const struct lg_load *l)
-{
-	return &l->stats;
-}
-
-void
-lg_load_tcp(const struct lg_load *l, struct lg_tcp_errors *out)
-{
-	const struct sk_net_stats *s = sk_net_lcore_stats(l->net);
-
-	out->resets = s->tcp_rst_rx;
-	out->retransmits = s->tcp_retransmits;
-	out->syn_retransmits = s->tcp_syn_retransmits;
-	out->timeouts = s->tcp_rto_reset + s->tcp_connect_timeout + s->tcp_idle_timeout;
-	out->refused = s->tcp_connect_refused;
-	out->tx_dropped = s->tx_dropped;
-	out->tx_nombuf = s->tx_nombuf;
-	out->tx_waits = l->tx_waits;
-}
-
-void
-lg_load_info(const struct lg_load *l, struct lg_run_info *out)
-{
-	uint64_t end = l->run_end != 0 ? l->run_end : l->now;
-
-	out->seconds = (double)(end - l->load_start) / (double)l->hz;
-	out->inflight = l->inflight;
-	out->backlog_max = l->backlog_max;
-	out->mode = l->o->shape == LG_SHAPE_RATE  ? "open-rate"
-		    : l->o->shape == LG_SHAPE_CPS ? "open-cps"
-						  : "closed";
-	out->short_conns = l->o->short_conns;
-	out->legit = l->legit;
-	out->attack = l->attack != NULL ? lg_attack_stats(l->attack) : NULL;
-	if (l->attack != NULL) {
-		const struct lg_opts *o = l->o;
-
-		out->attack_info = (struct lg_attack_info){
-			.mode = o->attack,
-			.rate = o->attack_rate,
-			.attackers = o->attackers,
-			.drip_ms = o->drip_ms,
-			.from_ip = o->attack_ip,
-			.from_count = o->attack_count,
-			.seconds =
-				(double)(RTE_MIN(end, l->load_end) - l->load_start) / (double)l->hz,
-		};
-	}
-}
+const struct sk_net_app_ops lg_load_ops = {
+	.on_open = lg_on_open,
+	.on_data = lg_on_data,
+	.on_close = lg_on_close,
+};

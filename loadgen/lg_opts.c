@@ -255,6 +255,7 @@ server6(struct lg_opts *o, const char *name, const char *v, char *err, size_t er
 	o->v6 = true;
 	o->server_ip = 0;
 	o->server_port = (uint16_t)port;
+	o->server_port_given = v[0] == '[' && *end == ']' && end[1] != '\0';
 	return 0;
 }
 
@@ -278,6 +279,7 @@ opt_server(struct lg_opts *o, const char *name, const char *v, char *err, size_t
 	}
 	o->v6 = false;
 	o->server_port = (uint16_t)port;
+	o->server_port_given = colon != NULL;
 	return 0;
 }
 
@@ -438,6 +440,10 @@ opt_flag(struct lg_opts *o, const char *name, const char *v, char *err, size_t e
 		o->json = true;
 	else if (strcmp(name, "quiet") == 0)
 		o->quiet = true;
+	else if (strcmp(name, "tls") == 0)
+		o->tls = true;
+	else if (strcmp(name, "tls-resume") == 0)
+		o->tls_resume = true;
 	return 0;
 }
 
@@ -492,6 +498,10 @@ static const struct opt_def {
 	{"attack-rate", true, opt_attack_rate},
 	{"attackers", true, opt_attackers},
 	{"drip-ms", true, opt_drip},
+	{"tls", false, opt_flag},
+	{"tls-resume", false, opt_flag},
+	{"tls-version", true, lg_opts_tls},
+	{"sni", true, lg_opts_tls},
 	{"json", false, opt_flag},
 	{"quiet", false, opt_flag},
 	{"log-level", true, opt_log_level},
@@ -682,6 +692,8 @@ check(struct lg_opts *o, const struct seen *seen, char *err, size_t errlen)
 {
 	int rc = o->v6 ? check6(o, err, errlen) : check4(o, err, errlen);
 
+	if (rc == 0)
+		rc = lg_opts_tls_check(o, err, errlen);
 	if (rc != 0)
 		return rc;
 	if (o->short_conns && o->depth > 1) {

@@ -57,11 +57,12 @@ struct lg_opts {
 	uint8_t server_ip6[16]; /**< network order */
 	uint8_t client_ip6[16]; /**< the one IPv6 client address, network order */
 	uint32_t server_ip;
-	uint16_t server_port;  /**< default 80 */
-	uint32_t client_ip;    /**< first client address */
-	uint32_t client_count; /**< client addresses client_ip .. + count - 1; 0 = default */
-	uint8_t prefix_len;    /**< the stack's subnet: holds the server and the clients */
-	uint16_t sport_min;    /**< source ports (default 1024..65535) */
+	uint16_t server_port;	/**< default 80 (443 with --tls) */
+	bool server_port_given; /**< --server named the port */
+	uint32_t client_ip;	/**< first client address */
+	uint32_t client_count;	/**< client addresses client_ip .. + count - 1; 0 = default */
+	uint8_t prefix_len;	/**< the stack's subnet: holds the server and the clients */
+	uint16_t sport_min;	/**< source ports (default 1024..65535) */
 	uint16_t sport_max;
 	uint16_t port_id; /**< DPDK port (default 0) */
 	/* requests */
@@ -98,6 +99,11 @@ struct lg_opts {
 	uint32_t attackers;    /**< holders/garbage: connections (default 64) */
 	double attack_rate;    /**< SYNs/s or new hostile connections/s (default 1000) */
 	uint32_t drip_ms;      /**< holders: a header byte every this many ms, 0 = idle */
+	/* TLS (lg_opts_tls.c) */
+	bool tls;	 /**< --tls: speak TLS to the server */
+	bool tls_resume; /**< --tls-resume: a slot resumes its first session */
+	int tls_version; /**< --tls-version: 0 (both offered), 12 or 13 */
+	const char *sni; /**< --sni: the server name sent, or NULL */
 	/* output */
 	bool json;
 	bool quiet;
@@ -119,6 +125,20 @@ void lg_opts_defaults(struct lg_opts *o);
  *   not in 1..32") on any error.
  */
 int lg_opts_parse(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/**
+ * lg_opts_tls - the value of --tls-version or --sni (@p name without its
+ * dashes) into @p o.
+ * @return 0, or -EINVAL with a message naming the option in @p err.
+ */
+int lg_opts_tls(struct lg_opts *o, const char *name, const char *v, char *err, size_t errlen);
+
+/**
+ * lg_opts_tls_check - the TLS options together: --tls-resume, --tls-version
+ * and --sni need --tls; --tls makes the server's port 443 unless given.
+ * @return 0, or -EINVAL with a message in @p err.
+ */
+int lg_opts_tls_check(struct lg_opts *o, char *err, size_t errlen);
 
 /** lg_ip_str - @p ip (host order) as dotted quad into @p buf (16 bytes). */
 const char *lg_ip_str(uint32_t ip, char buf[16]);

@@ -33,7 +33,8 @@ uint64_t
 lg_stats_errors(const struct lg_stats *s, const struct lg_tcp_errors *tcp)
 {
 	uint64_t e = lg_stats_sum(s->parse_errors, SK_HTTP_CLIENT__COUNT) + s->lost +
-		     s->send_errors + s->connect_errors + s->failed + s->early_close;
+		     s->send_errors + s->connect_errors + s->failed + s->early_close +
+		     s->tls.failed;
 
 	if (tcp != NULL)
 		e += tcp->resets + tcp->timeouts + tcp->refused;
@@ -130,6 +131,13 @@ lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 			", tx dropped %" PRIu64 ", tx waits %" PRIu64 "\n",
 			tcp->resets, tcp->retransmits, tcp->syn_retransmits, tcp->timeouts,
 			tcp->refused, tcp->tx_dropped, tcp->tx_waits);
+	if (run->tls)
+		fprintf(out,
+			"  tls: handshakes %" PRIu64 " full, %" PRIu64 " resumed, %" PRIu64
+			" failed (TLS 1.3 %" PRIu64 ", TLS 1.2 %" PRIu64
+			"), alerts received %" PRIu64 "\n",
+			s->tls.full, s->tls.resumed, s->tls.failed, s->tls.tls13, s->tls.tls12,
+			s->tls.alerts_received);
 	if (answered != 0)
 		fprintf(out, "  cost: %.0f busy cycles per answer on the loadgen's core\n",
 			(double)s->busy_tsc / (double)answered);
@@ -199,6 +207,15 @@ lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 		",\"tx_dropped\":%" PRIu64 ",\"tx_nombuf\":%" PRIu64 ",\"tx_waits\":%" PRIu64 "}",
 		tcp->resets, tcp->retransmits, tcp->syn_retransmits, tcp->timeouts, tcp->refused,
 		tcp->tx_dropped, tcp->tx_nombuf, tcp->tx_waits);
+	if (run->tls)
+		fprintf(out,
+			",\"tls\":{\"full\":%" PRIu64 ",\"resumed\":%" PRIu64 ",\"failed\":%" PRIu64
+			",\"tls12\":%" PRIu64 ",\"tls13\":%" PRIu64 ",\"alerts_received\":%" PRIu64
+			"}",
+			s->tls.full, s->tls.resumed, s->tls.failed, s->tls.tls12, s->tls.tls13,
+			s->tls.alerts_received);
+	else
+		fprintf(out, ",\"tls\":null");
 	if (run->attack != NULL) {
 		struct lg_attack_info i = attack_info(s, tcp, run);
 

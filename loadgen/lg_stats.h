@@ -45,6 +45,16 @@ struct lg_tcp_errors {
 	uint64_t tx_nombuf;	  /**< segments not built: mempool empty */
 };
 
+/** The client's TLS handshakes (--tls). */
+struct lg_tls_counts {
+	uint64_t full;		  /**< handshakes done with a full key exchange */
+	uint64_t resumed;	  /**< ... resumed from the client slot's session */
+	uint64_t failed;	  /**< connections that ended before their handshake did
+				       (a fatal alert, a reset, a timeout), not closed by us */
+	uint64_t tls12, tls13;	  /**< handshakes done, by version */
+	uint64_t alerts_received; /**< alerts the server sent, close_notify left out */
+};
+
 /** Counters of one run. All monotonic. */
 struct lg_stats {
 	uint64_t sent[LG_REQ__COUNT];	    /**< requests queued on a connection */
@@ -63,6 +73,7 @@ struct lg_stats {
 	uint64_t failed;	  /**< ... of them never established */
 	uint64_t early_close;	  /**< keep-alive connections the server closed with work left */
 	uint64_t busy_tsc;	  /**< TSC cycles of loop passes that did work */
+	struct lg_tls_counts tls; /**< --tls: the handshakes */
 	struct sk_crowd_hist lat; /**< latency of every answer, ns */
 	struct sk_crowd_hist lat_sec; /**< ... of the answers of the current second */
 	/* the previous progress line, for per-second rates */
@@ -104,7 +115,7 @@ lg_stats_answer(struct lg_stats *s, enum lg_req_kind k, uint16_t status, uint64_
 uint64_t lg_stats_sum(const uint64_t *v, unsigned n);
 
 /** lg_stats_errors - every error counted so far: parse, lost, send, connect,
- * failed and early-closed connections, plus @p tcp's resets, timeouts and
+ * failed and early-closed connections, failed TLS handshakes, plus @p tcp's resets, timeouts and
  * refusals (@p tcp may be NULL). */
 uint64_t lg_stats_errors(const struct lg_stats *s, const struct lg_tcp_errors *tcp);
 
@@ -124,6 +135,7 @@ struct lg_run_info {
 	const char *mode;     /**< "closed", "open-rate", "open-cps" */
 	bool short_conns;     /**< one request per connection */
 	bool legit;	      /**< legitimate clients ran (no --attack, or --mix) */
+	bool tls;	      /**< --tls: the reports show the handshakes */
 	const struct lg_attack_stats *attack; /**< --attack: its counters, else NULL */
 	struct lg_attack_info attack_info;    /**< --attack: what it was (legit_* filled here) */
 };

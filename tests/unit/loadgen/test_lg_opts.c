@@ -316,6 +316,16 @@ static const struct bad_case bad_cases[] = {
 	{"--server 2001:2::1 --attackers 10", "--attackers: needs --attack"},
 	{"--server 2001:2::1 --sports 1-2 --conns 3",
 	 "--conns: 3 connections need more than 1 addresses x 2 ports"},
+	{"--server 198.18.0.1 --tls-resume", "--tls-resume: needs --tls"},
+	{"--server 198.18.0.1 --tls-version 1.3", "--tls-version: needs --tls"},
+	{"--server 198.18.0.1 --sni shop.test", "--sni: needs --tls"},
+	{"--server 198.18.0.1 --tls --tls-version 1.1",
+	 "--tls-version: '1.1' is neither 1.2 nor 1.3"},
+	{"--server 198.18.0.1 --tls --sni shop..test", "--sni: 'shop..test' is not a host name"},
+	{"--server 198.18.0.1 --tls --sni -shop.test", "--sni: '-shop.test' is not a host name"},
+	{"--server 198.18.0.1 --tls --sni shop.test.", "--sni: 'shop.test.' is not a host name"},
+	{"--server 198.18.0.1 --tls --sni sh_op.test", "--sni: 'sh_op.test' is not a host name"},
+	{"--server 198.18.0.1 --tls=yes", "--tls: takes no value"},
 	{"--server 198.18.0.1 --frobnicate", "--frobnicate: unknown option (see --help)"},
 	{"--server 198.18.0.1 --json=yes", "--json: takes no value"},
 	{"--server 198.18.0.1 extra", "'extra': not an option (options start with --)"},
@@ -379,6 +389,39 @@ START_TEST(test_binary_exit_2)
 }
 END_TEST
 
+/* --tls and its options: port 443 unless given, versions, SNI. */
+START_TEST(test_tls)
+{
+	struct lg_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse("--server 198.18.0.1", &o, err, sizeof(err)), 0);
+	ck_assert(!o.tls && !o.tls_resume && o.tls_version == 0 && o.sni == NULL);
+	ck_assert_int_eq(parse("--server 198.18.0.1 --tls", &o, err, sizeof(err)), 0);
+	ck_assert(o.tls && !o.tls_resume);
+	ck_assert_uint_eq(o.server_port, 443);
+	ck_assert_int_eq(parse("--server 198.18.0.1:80 --tls --tls-resume --tls-version 1.2 "
+			       "--sni Shop-1.example.test --short",
+			       &o, err, sizeof(err)),
+			 0);
+	ck_assert(o.tls && o.tls_resume && o.short_conns);
+	ck_assert_uint_eq(o.server_port, 80);
+	ck_assert_int_eq(o.tls_version, 12);
+	ck_assert_str_eq(o.sni, "Shop-1.example.test");
+	ck_assert_int_eq(parse("--server 2001:2::1 --tls --tls-version 1.3", &o, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(o.server_port, 443);
+	ck_assert_int_eq(o.tls_version, 13);
+	ck_assert_int_eq(parse("--server [2001:2::1]:8443 --tls", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.server_port, 8443);
+	ck_assert_int_eq(parse("--server [2001:2::1] --tls", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.server_port, 443);
+	ck_assert_int_eq(parse("--server 198.18.0.1 --tls --sni localhost", &o, err, sizeof(err)),
+			 0);
+	ck_assert_str_eq(o.sni, "localhost");
+}
+END_TEST
+
 static Suite *
 lg_opts_suite(void)
 {
@@ -388,6 +431,7 @@ lg_opts_suite(void)
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_good);
+	tcase_add_test(tc, test_tls);
 	tcase_add_loop_test(tc, test_good6, 0, (int)(sizeof(good6_cases) / sizeof(good6_cases[0])));
 	tcase_add_loop_test(tc, test_bad, 0, nbad);
 	tcase_add_loop_test(tc, test_binary_exit_2, 0, nbad);

@@ -212,6 +212,7 @@ START_TEST(test_json)
 	ck_assert(jint(j, "latency_us", "p50") >= 1 && jint(j, "latency_us", "max") == 2);
 	ck_assert(json_is_false(json_object_get(j, "all_answered")));
 	ck_assert_str_eq(json_string_value(json_object_get(j, "mode")), "closed");
+	ck_assert(json_is_null(json_object_get(j, "tls")));
 	json_decref(j);
 	free(buf);
 
@@ -251,6 +252,53 @@ START_TEST(test_progress_line)
 }
 END_TEST
 
+/* --tls: the handshakes in the JSON and the summary; a failed one is an error. */
+START_TEST(test_tls)
+{
+	static struct lg_stats s;
+	struct lg_run_info run = {
+		.seconds = 1.0, .mode = "closed", .short_conns = true, .tls = true};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_error_t jerr;
+	json_t *j;
+
+	lg_stats_init(&s, 1000000000ull, 0);
+	s.sent[LG_REQ_HEALTHZ] = 1;
+	lg_stats_answer(&s, LG_REQ_HEALTHZ, 200, 1000);
+	s.tls = (struct lg_tls_counts){.full = 3,
+				       .resumed = 40,
+				       .failed = 2,
+				       .tls12 = 1,
+				       .tls13 = 42,
+				       .alerts_received = 2};
+	ck_assert_uint_eq(lg_stats_errors(&s, NULL), 2);
+	f = open_memstream(&buf, &len);
+	lg_stats_json(&s, NULL, &run, f);
+	fclose(f);
+	j = json_loads(buf, 0, &jerr);
+	ck_assert_msg(j != NULL, "%s: %s", jerr.text, buf);
+	ck_assert_int_eq(jint(j, "tls", "full"), 3);
+	ck_assert_int_eq(jint(j, "tls", "resumed"), 40);
+	ck_assert_int_eq(jint(j, "tls", "failed"), 2);
+	ck_assert_int_eq(jint(j, "tls", "tls12"), 1);
+	ck_assert_int_eq(jint(j, "tls", "tls13"), 42);
+	ck_assert_int_eq(jint(j, "tls", "alerts_received"), 2);
+	ck_assert_int_eq(jint(j, "errors", "total"), 2);
+	json_decref(j);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	lg_stats_summary(&s, NULL, &run, f);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "\n  tls: handshakes 3 full, 40 resumed, 2 failed (TLS 1.3 42, "
+				  "TLS 1.2 1), alerts received 2\n") != NULL,
+		      "%s", buf);
+	free(buf);
+}
+END_TEST
+
 static Suite *
 lg_stats_suite(void)
 {
@@ -261,6 +309,7 @@ lg_stats_suite(void)
 	tcase_add_test(tc, test_ns_conversion);
 	tcase_add_test(tc, test_counts_and_wins);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_tls);
 	tcase_add_test(tc, test_progress_line);
 	suite_add_tcase(s, tc);
 	return s;
