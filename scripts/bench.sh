@@ -42,6 +42,16 @@
 #   soldout_jwt    POST /v1/seckill/4 (total 0), valid JWTs of non-holders
 #   buy_jwt        POST /v1/seckill/3, a distinct pre-minted JWT per request
 #   unauthorized   POST /v1/seckill/5, JWTs signed with another secret (401)
+# and over TLS (the dataplane's [tls] port 443, an ECDSA P-256 certificate
+# made with openssl in the run's temp dir; TLS 1.3, X25519):
+#   soldout_tls    soldout, keep-alive over TLS
+#   buy_tls        buy on item 7, keep-alive over TLS
+#   tls_full       a new connection and a full handshake per GET /healthz,
+#                  32 at once
+#   tls_resumed    the same, each connection resuming its client slot's
+#                  session (--tls-resume)
+# whose dataplane figure is also given per handshake (busy cycles over the
+# handshakes /seckill/tls counted: hs_full + hs_resumed).
 # and through the kernel link with wrk -t1 -c64 (wrk_<name>): healthz,
 # soldout, buy (a Lua counter for distinct users), soldout_jwt (one token of
 # a non-holder), unauthorized.
@@ -53,7 +63,7 @@
 # per request are split into the PMD's (rte_eth_rx/tx_burst) and its own.
 #
 # Needs root (namespaces, hugepages: the sandbox reserves them), 2 cpus,
-# wrk, python3; perf for --profile. Every run is bounded (timeout), every
+# wrk, python3, openssl; perf for --profile. Every run is bounded (timeout), every
 # process is stopped by its PID, and the sandbox is taken down on exit.
 # Addresses: 198.18.0.0/24 (kernel link), 198.19.0.0/16 (memif).
 set -euo pipefail
@@ -92,9 +102,9 @@ fi
 # plane draining it (the order ring keeps every win of the run: BUY_N,
 # BUY6_N and wrk's must stay under its 4194304).
 if [ "$QUICK" = 1 ]; then
-	DUR=2 WRK_DUR=2 BUY_N=1500000 BUY6_N=500000 JWT_N=300000
+	DUR=2 WRK_DUR=2 BUY_N=1500000 BUY6_N=500000 JWT_N=300000 BUYTLS_N=500000
 else
-	DUR=8 WRK_DUR=8 BUY_N=2500000 BUY6_N=1000000 JWT_N=1000000
+	DUR=8 WRK_DUR=8 BUY_N=2500000 BUY6_N=1000000 JWT_N=1000000 BUYTLS_N=1000000
 fi
 BUY_TOTAL=3100000   # BUY_N + wrk's buys (< 600k) on item 1
 JWT_TOTAL=1100000   # JWT_N on item 3
@@ -120,10 +130,12 @@ lg() {
 	name=$name$SUF
 	d=$(scenario "$name" loadgen memif)
 	snap "$d/t0.json"
+	[[ $name == *tls* ]] && snap "$d/t0_tls.json" /seckill/tls
 	[ "$PROFILE" = "$name" ] && [ -z "$SUF" ] && profile_start
 	lg_start "$d" $((DUR + 60)) --drain-ms 1000 "$@"
 	lg_wait || rc=$?
 	snap "$d/t1.json"
+	[[ $name == *tls* ]] && snap "$d/t1_tls.json" /seckill/tls
 	echo "$rc" >"$d/rc"
 	log "$name: $(sed -n 's/^  requests: //p' "$d/log" | head -1) (exit $rc)"
 	[ "$PROFILE" = "$name" ] && [ -z "$SUF" ] && profile_report "$name"
@@ -306,6 +318,53 @@ phase_on() {
 	sbx_stop
 }
 
+# --- phase 3: TLS -------------------------------------------------------------
+# phase_tls - the TLS scenarios: the dataplane's [tls] port 443 with an
+# ECDSA P-256 certificate (shop.test) made here, auth off (X-User-Id)
+phase_tls() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj /CN=shop.test -addext subjectAltName=DNS:shop.test \
+		-keyout "$tmp/ec.key" -out "$tmp/ec.pem" 2>"$tmp/openssl.log" ||
+		die "openssl req: $(cat "$tmp/openssl.log")"
+	chmod 600 "$tmp/ec.key"
+	secret "$tmp/ticket.key"
+	{
+		base_config seckill dedup_slots
+		cat <<-EOF
+
+			[seckill]
+			auth = off
+			dedup_slots = 4196352
+			order_ring = 2097152
+
+			[item.2]
+			name = bench sold out
+			total = 0
+			dedup_slots = 1024
+
+			[item.7]
+			name = bench buys over TLS
+			total = $BUYTLS_N
+			dedup_slots = 2097152
+
+			[tls]
+			port = 443
+			cert = $tmp/ec.pem
+			key = $tmp/ec.key
+			ticket_key_file = $tmp/ticket.key
+		EOF
+	} >"$tmp/tls.ini"
+	sbx_start "$tmp/tls.ini"
+
+	local TLS=(--tls --sni shop.test)
+	lg soldout_tls "${TLS[@]}" --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
+	lg buy_tls "${TLS[@]}" --mix buy=1 --item 7 --user-base 1 --users "$BUYTLS_N" \
+		--requests "$BUYTLS_N" "${KA[@]}"
+	lg tls_full "${TLS[@]}" --short --mix healthz=1 --conns 32 --duration "$DUR"
+	lg tls_resumed "${TLS[@]}" --tls-resume --short --mix healthz=1 --conns 32 --duration "$DUR"
+	sbx_stop
+}
+
 # run_phase FN NAMES... - phase FN if one of NAMES is wanted: with the
 # baseline first when there is one, then with the build's dataplane.
 run_phase() {
@@ -322,6 +381,11 @@ run_phase() {
 SUF=""
 run_phase phase_off healthz soldout buy soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
 run_phase phase_on soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized
+if any_wanted soldout_tls buy_tls tls_full tls_resumed; then
+	command -v openssl >/dev/null || die "the TLS scenarios need openssl"
+	SK_DATAPLANE=$DP_NEW SUF="" # no baseline: an older dataplane has no [tls]
+	phase_tls
+fi
 
 # --- report ------------------------------------------------------------------
 if [ "$JSON" = 1 ]; then

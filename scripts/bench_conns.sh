@@ -5,14 +5,23 @@
 # the memory of a connection slot, and the cycles of the sold-out answer
 # with 1k, 10k and 100k connections open at once (cache behaviour).
 #
-#   scripts/bench_conns.sh [--json] [--conns LIST] [--baseline DATAPLANE]
-#                          [--build DIR]
+#   scripts/bench_conns.sh [--json] [--tls] [--conns LIST]
+#                          [--baseline DATAPLANE] [--build DIR]
 #
 #   --conns LIST  comma-separated connection counts (default 1000,10000,100000)
 #   --baseline B  also measure the dataplane binary B (an older build kept
 #                 aside) at each count, before the build's: "N@base" next to
 #                 "N" in the table
 #   --json        one JSON object on stdout, else markdown tables
+#   --tls         the connections speak TLS (the dataplane's [tls] port 443,
+#                 an ECDSA P-256 certificate made with openssl here;
+#                 max_handshakes and handshake_timeout_ms raised so that N
+#                 handshakes at once are served, not refused): the window
+#                 starts once /seckill/tls counted N handshakes, and the
+#                 dataplane's RssAnon (OpenSSL's per-connection memory,
+#                 outside the hugepages) is read before the loadgen starts
+#                 and in the window: its growth over N is the bytes a TLS
+#                 connection adds to its slot
 #   --build D     as scripts/bench.sh
 #
 # Memory: the sandbox is started twice with the same config but
@@ -40,10 +49,11 @@
 # exit. Addresses: 198.19.0.0/16 (memif).
 set -euo pipefail
 
-JSON=0 BUILD="" CONNS=1000,10000,100000 BASELINE=""
+JSON=0 BUILD="" CONNS=1000,10000,100000 BASELINE="" TLS=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--json) JSON=1; shift ;;
+	--tls) TLS=1; shift ;;
 	--conns) CONNS=${2:?--conns LIST}; shift 2 ;;
 	--baseline) BASELINE=${2:?--baseline DATAPLANE}; shift 2 ;;
 	--build) BUILD=${2:?--build DIR}; shift 2 ;;
@@ -60,6 +70,17 @@ BENCH_NAME=bench-conns
 . "$(dirname "${BASH_SOURCE[0]}")/lib/bench_lib.sh"
 [ -z "$BASELINE" ] || [ -x "$BASELINE" ] || die "--baseline: not an executable: $BASELINE"
 DP_NEW=$SK_DATAPLANE
+LG_TLS=()
+if [ "$TLS" = 1 ]; then
+	[ -z "$BASELINE" ] || die "--tls: no --baseline (an older dataplane has no [tls])"
+	command -v openssl >/dev/null || die "--tls needs openssl"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj /CN=shop.test -addext subjectAltName=DNS:shop.test \
+		-keyout "$tmp/ec.key" -out "$tmp/ec.pem" 2>"$tmp/openssl.log" ||
+		die "openssl req: $(cat "$tmp/openssl.log")"
+	chmod 600 "$tmp/ec.key"
+	LG_TLS=(--tls --sni shop.test)
+fi
 
 WINDOW=5 # s of measurement per count
 MAXN=0
@@ -99,6 +120,35 @@ config() {
 		total = 0
 		dedup_slots = 1024
 	EOF
+	[ "$TLS" = 1 ] || return 0
+	cat <<-EOF
+
+		[tls]
+		port = 443
+		cert = $tmp/ec.pem
+		key = $tmp/ec.key
+		max_handshakes = $1
+		handshake_timeout_ms = 600000
+	EOF
+}
+
+# rss_anon - the dataplane's anonymous resident memory, bytes (hugepages
+# are not in it).
+rss_anon() {
+	awk '/^RssAnon:/ { print $2 * 1024 }' "/proc/$DP_PID/status"
+}
+
+# tls_wait N SECONDS - until /seckill/tls counted N handshakes (full and
+# resumed), polled every 0.5 s for at most SECONDS (dies after).
+tls_wait() {
+	local i hs=0
+	for ((i = 0; i < $2 * 2; i++)); do
+		snap "$tmp/tls_wait.json" /seckill/tls
+		hs=$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j = j.get("total", j); print(j["hs_full"] + j["hs_resumed"])' "$tmp/tls_wait.json")
+		[ "$hs" -ge "$1" ] && return 0
+		sleep 0.5
+	done
+	die "tls: $hs handshakes, not $1, within $2 s"
 }
 
 # heap FILE - bytes of rte_malloc heap 0 in use, from its snapshot.
@@ -126,17 +176,21 @@ log "heap in use: $HEAP_SMALL B with 4,096 slots, $HEAP_BIG B with $MAX, $NPORTS
 # measure SUFFIX - every count against the running sandbox's dataplane; the
 # results as N$SUFFIX.
 measure() {
-	local n d dur t0 t1 rc
+	local n d dur t0 t1 rc rss0
 	for n in ${CONNS//,/ }; do
 		d=$RUN/$n$1
 		mkdir -p "$d"
 		echo "$n$1" >>"$RUN/order"
 		# bounded: the opens (64 a pass) take well under a second per 100k
-		# on this pair, the window WINDOW s, the rest is margin
+		# on this pair, the window WINDOW s, the rest is margin; a TLS
+		# handshake costs both sides some 10^5 cycles: 1,000 a second
 		dur=$((WINDOW + 10 + n / 20000))
+		[ "$TLS" = 0 ] || dur=$((WINDOW + 10 + n / 1000))
+		rss0=$(rss_anon)
 		lg_start "$d" $((dur + 60)) --mix buy=1 --item 2 --users 100000000 --conns "$n" \
-			--depth 1 --inflight 512 --duration "$dur" --drain-ms 1000
+			--depth 1 --inflight 512 --duration "$dur" --drain-ms 1000 "${LG_TLS[@]}"
 		tele_wait total.conns_open "$n" $((dur - WINDOW - 2))
+		[ "$TLS" = 0 ] || tls_wait "$n" $((dur - WINDOW - 2))
 		t0=$EPOCHREALTIME
 		snap "$d/t0.json"
 		# a measurement window of WINDOW s (a benchmark's window, not a
@@ -144,6 +198,7 @@ measure() {
 		sleep "$WINDOW"
 		snap "$d/t1.json"
 		t1=$EPOCHREALTIME
+		echo "$rss0 $(rss_anon)" >"$d/rss"
 		kill -0 "$CUR_PID" 2>/dev/null || die "$n conns: the loadgen ended inside the window ($(tail -3 "$d/log"))"
 		rc=0
 		lg_wait || rc=$?

@@ -8,7 +8,8 @@ RUN holds one folder per connection count, in the order they ran (a file
 "order" lists them; a baseline's "N@base" is shown right before N), each
 with t0.json and t1.json (/seckill/stats at the window's ends), window
 ("start end", seconds), out.json (the loadgen's --json) and rc (its exit
-status). HEAP_SMALL, HEAP_BIG: the heap in use (bytes) with 4,096 and MAX
+status), and with --tls rss ("before in-window": the dataplane's RssAnon,
+bytes, before the loadgen started and in the window). HEAP_SMALL, HEAP_BIG: the heap in use (bytes) with 4,096 and MAX
 connection slots on each of NPORTS ports. Prints one JSON object if JSON
 is 1, else markdown tables.
 """
@@ -53,6 +54,12 @@ def figures(run, small, big, mx, nports):
             "errors": lg["errors"]["total"] + lg.get("unanswered", 0),
             "exit": int(open(os.path.join(d, "rc")).read() or 1),
         }
+        rss = os.path.join(d, "rss")
+        if os.path.exists(rss):
+            r0, r1 = map(int, open(rss).read().split())
+            f = out["conns"][n]
+            f["rss_anon_growth_per_conn"] = round((r1 - r0) / int(n.split("@")[0]))
+            f["bytes_per_tls_conn"] = out["memory"]["bytes_per_slot"] + f["rss_anon_growth_per_conn"]
     return out
 
 
@@ -70,6 +77,14 @@ def table(out, small, big, mx, nports):
               f"| {f['rx_frames_per_req']:.2f} / {f['tx_frames_per_req']:.2f} "
               f"| {f['req_per_busy_pass']} | {100 * f['dp_idle_share']:.0f} % | {f['loadgen_cycles_per_req']:,} "
               f"| {f['loadgen_p99_us']:,} | {f['errors']} |")
+    tls = {n: f for n, f in out["conns"].items() if "bytes_per_tls_conn" in f}
+    if tls:
+        print()
+        print("| TLS connections open | slot (heap) | + RssAnon growth per connection | bytes per TLS connection |")
+        print("|---:|---:|---:|---:|")
+        for n, f in tls.items():
+            print(f"| {f['conns_open']:,} | {m['bytes_per_slot']:,} | {f['rss_anon_growth_per_conn']:,} "
+                  f"| {f['bytes_per_tls_conn']:,} |")
 
 
 def main(argv):

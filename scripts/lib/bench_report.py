@@ -10,6 +10,7 @@ lists them; a baseline's "NAME@base" is shown right before NAME), each with:
   out.json  the loadgen's --json, or
   wrk.txt   wrk --latency's output
   rc        the tool's exit status
+  t0_tls.json, t1_tls.json  /seckill/tls before and after (TLS scenarios)
 Busy cycles per request are the deltas of the dataplane's busy_tsc,
 busy_pmd_tsc and requests between t0 and t1 (docs/operations.md §4).
 Prints one JSON object {"scenarios": {...}} with --json, else a table.
@@ -60,6 +61,29 @@ def shape(d):
     }
 
 
+def tls_counters(path):
+    with open(path) as f:
+        j = json.load(f)
+    return j.get("total", j) if isinstance(j, dict) else {}
+
+
+def tls_figures(d):
+    """Handshakes the dataplane counted during a TLS scenario, and its busy
+    cycles per handshake (all of them: the handshakes and the requests)."""
+    a = tls_counters(os.path.join(d, "t0_tls.json"))
+    b = tls_counters(os.path.join(d, "t1_tls.json"))
+    dl = {k: b.get(k, 0) - a.get(k, 0) for k in ("hs_full", "hs_resumed", "hs_failed")}
+    t0, t1 = tele(os.path.join(d, "t0.json")), tele(os.path.join(d, "t1.json"))
+    hs = dl["hs_full"] + dl["hs_resumed"]
+    bt = t1["busy_tsc"] - t0["busy_tsc"]
+    return {
+        "tls_hs_full": dl["hs_full"],
+        "tls_hs_resumed": dl["hs_resumed"],
+        "tls_hs_failed": dl["hs_failed"],
+        "busy_cycles_per_handshake": round(bt / hs) if hs > 0 else None,
+    }
+
+
 def wrk_time_us(s):
     m = re.match(r"([0-9.]+)(us|ms|s|m)$", s)
     if not m:
@@ -98,6 +122,7 @@ def loadgen_figures(path):
         "answered": d["answered"],
         "retransmits": d["tcp"]["retransmits"],
         "loadgen_cycles_per_req": d.get("cycles_per_req"),
+        "loadgen_tls": d.get("tls"),
     }
 
 
@@ -130,6 +155,11 @@ def main():
         except (OSError, ValueError, KeyError):
             f.update({"rx_frames_per_req": None, "tx_frames_per_req": None,
                       "req_per_busy_pass": None, "dp_idle_share": None})
+        if os.path.exists(os.path.join(d, "t1_tls.json")):
+            try:
+                f.update(tls_figures(d))
+            except (OSError, ValueError, KeyError, TypeError):
+                f.update({"busy_cycles_per_handshake": None})
         f.update({
             "busy_cycles_per_req": bt,
             "own_cycles_per_req": own,
@@ -161,7 +191,7 @@ def main():
         return "-" if v is None else f"{100 * v:.0f} %"
 
     head = ["scenario", "path (tool)", "req/s", "conn/s", "p99 µs", "errors",
-            "busy cyc/req", "in PMD", "own", "loadgen cyc/req", "frames in/out per req",
+            "busy cyc/req", "in PMD", "own", "busy cyc/handshake", "loadgen cyc/req", "frames in/out per req",
             "req/busy pass", "dp idle", "answers and buy outcomes (dataplane)"]
     rows = []
     for name, f in out.items():
@@ -170,6 +200,7 @@ def main():
         rows.append([name, f"{f['path']} ({f['tool']})", n(f["rps"]), n(f["cps"]) if f["cps"] else "-",
                      n(f["p99_us"]), n(f["errors"]), n(f["busy_cycles_per_req"]),
                      n(f["pmd_cycles_per_req"]), n(f["own_cycles_per_req"]),
+                     n(f.get("busy_cycles_per_handshake")),
                      n(f.get("loadgen_cycles_per_req")), frames(f), n(f["req_per_busy_pass"]),
                      pct(f["dp_idle_share"]), st])
     print("| " + " | ".join(head) + " |")
