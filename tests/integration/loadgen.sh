@@ -16,11 +16,16 @@
 #   4. short connections (connect, request with Connection: close, FIN):
 #      every one answered, and afterwards conns_open is 0 on the dataplane
 #      (the loadgen's own table is empty when it exits: closed == opened);
-#   5. open loop --rate with a step: the requests sent match the curve.
+#   5. open loop --rate with a step: the requests sent match the curve;
+#   6. TLS on the dataplane's [tls] port (an ECDSA P-256 certificate made
+#      here): a full handshake per short connection, then resumed ones (one
+#      full handshake per client slot), keep-alive over TLS, and TLS 1.2
+#      with resumption; zero errors, and /seckill/tls counted the same
+#      handshakes, full and resumed.
 #
 # SK_LOADGEN: the binary (meson test sets it).
 . "$(dirname "$0")/lib.sh"
-require_env taskset SK_LOADGEN
+require_env taskset openssl SK_LOADGEN
 [ "$(nproc)" -ge 2 ] || skip "needs 2 cpus"
 LOADGEN=$SK_LOADGEN
 # shellcheck source=lib/durable.sh
@@ -36,6 +41,14 @@ at_exit cleanup
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
 chmod 600 "$tmp/secret"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj /CN=shop.test -addext subjectAltName=DNS:shop.test \
+	-keyout "$tmp/ec.key" -out "$tmp/ec.pem" 2>"$tmp/openssl.log" || {
+	bad "openssl req: $(cat "$tmp/openssl.log")"
+	finish
+	exit 1
+}
+chmod 600 "$tmp/ec.key"
 {
 	cat "$REPO/config/sandbox.ini"
 	cat <<-EOF
@@ -51,6 +64,11 @@ chmod 600 "$tmp/secret"
 		total = 500
 		price = 100
 		dedup_slots = 65536
+
+		[tls]
+		port = 443
+		cert = $tmp/ec.pem
+		key = $tmp/ec.key
 	EOF
 } >"$tmp/sale.ini"
 
@@ -159,5 +177,36 @@ tcp_clean rate
 expect_eq "rate: no more than the curve's 2200" "$(j rate 'd["sent"] <= 2200')" True
 expect_eq "rate: sent + backlog = the curve (+-2)" "$(j rate 'd["sent"] + d["backlog_max"] >= 2198')" True
 echo "FIGURES loadgen rate 200/s then 2000/s: sent=$(j rate 'd["sent"]') backlog_max=$(j rate 'd["backlog_max"]')"
+
+# --- 6. TLS: full handshakes, resumed ones, keep-alive, TLS 1.2
+# tls_tele KEY - a counter of /seckill/tls (summed over the lcores)
+tls_tele() {
+	"$SBX" telemetry /seckill/tls | itpy jsonq get - "d.get('total', d)['$1']"
+}
+full0=$(tls_tele hs_full)
+res0=$(tls_tele hs_resumed)
+TLS=(--tls --sni shop.test --mix healthz=1)
+lg tls_full "${TLS[@]}" --short --conns 8 --requests 300
+tcp_clean tls_full
+expect_eq "tls_full: a full handshake per connection (full, resumed, failed, opened)" \
+	"$(j tls_full '(d["tls"]["full"], d["tls"]["resumed"], d["tls"]["failed"], d["connections"]["opened"])')" \
+	"(300, 0, 0, 300)"
+lg tls_resumed "${TLS[@]}" --tls-resume --short --conns 8 --requests 300
+tcp_clean tls_resumed
+expect_eq "tls_resumed: one full handshake per client slot, then resumed (full, resumed, failed)" \
+	"$(j tls_resumed '(d["tls"]["full"], d["tls"]["resumed"], d["tls"]["failed"])')" "(8, 292, 0)"
+lg tls_ka "${TLS[@]}" --conns 8 --depth 4 --requests 4000
+tcp_clean tls_ka
+expect_eq "tls_ka: 8 handshakes carry 4000 requests (full, answered)" \
+	"$(j tls_ka '(d["tls"]["full"], d["answered"])')" "(8, 4000)"
+lg tls12 "${TLS[@]}" --tls-version 1.2 --tls-resume --short --conns 4 --requests 100
+tcp_clean tls12
+expect_eq "tls12: TLS 1.2 with tickets (full, resumed, tls12, tls13)" \
+	"$(j tls12 '(d["tls"]["full"], d["tls"]["resumed"], d["tls"]["tls12"], d["tls"]["tls13"])')" \
+	"(4, 96, 100, 0)"
+expect_eq "tls: the dataplane counted the same handshakes (full, resumed)" \
+	"($(($(tls_tele hs_full) - full0)), $(($(tls_tele hs_resumed) - res0)))" "(320, 388)"
+echo "FIGURES loadgen tls short c8: full cps=$(j tls_full 'd["cps"]')" \
+	"resumed cps=$(j tls_resumed 'd["cps"]') p99_us=$(j tls_full 'd["latency_us"]["p99"]')"
 
 finish
