@@ -213,8 +213,8 @@ static void
 conn_close(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
 {
 	a->closing = 1;
-	if (l->tls != NULL && a->tls.hs_done)
-		sk_tls_shutdown(&a->tls.t);
+	if (l->tls != NULL)
+		sk_tls_shutdown(&a->tls.t); /* nothing before the handshake is done */
 	sk_tcp_close(c);
 }
 
@@ -338,7 +338,7 @@ tls_data(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a, const uint
 		const uint8_t *p;
 		bool opened;
 		enum sk_tls_result r =
-			lg_tls_input(&a->tls, data + off, len - off, &used, &opened, &l->stats.tls);
+			lg_tls_input(l->tls, &a->tls, data + off, len - off, &used, &opened);
 
 		off += used;
 		if (r == SK_TLS_FAIL) {
@@ -401,7 +401,7 @@ lg_on_close(void *app, struct sk_tcp_conn *c)
 	l->inflight -= a->inflight;
 	if (l->tls != NULL) {
 		l->pending -= a->pending;
-		lg_tls_closed(l->tls, &a->tls, a->closing, &l->stats.tls);
+		lg_tls_closed(l->tls, &a->tls, a->closing);
 	}
 	SK_DEBUG_ASSERT(a->live_idx < l->nlive && l->live[a->live_idx] == c);
 	last = l->live[--l->nlive];
@@ -645,7 +645,7 @@ lg_load_run(struct lg_load *l, char *err, size_t errlen)
 	for (int i = 0; i < LG_ABORT_PASSES; i++)
 		pass(l, false);
 	if (l->tls != NULL)
-		l->stats.tls.alerts_received = lg_tls_alerts_received(l->tls);
+		lg_tls_counts(l->tls, &l->stats.tls);
 	return 0;
 }
 

@@ -145,7 +145,7 @@ lg_load_free(struct lg_load *l)
 	for (uint32_t i = 0; l->tls != NULL && i < l->nlive; i++) {
 		struct lg_conn *a = sk_tcp_app_data(l->live[i]);
 
-		lg_tls_closed(l->tls, &a->tls, true, &l->stats.tls);
+		lg_tls_closed(l->tls, &a->tls, true);
 	}
 	sk_net_lcore_free(l->net);
 	lg_tls_free(l->tls);

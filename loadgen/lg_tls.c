@@ -16,7 +16,7 @@
 #include "lg_tls.h"
 
 struct lg_tls {
-	struct sk_tls_stats stats; /* tls/ counts the client's records and alerts here */
+	struct sk_tls_stats stats; /* tls/ counts the client's handshakes, records, alerts */
 	SSL_CTX *ctx;
 	const char *sni;
 	bool resume;
@@ -26,6 +26,7 @@ struct lg_tls {
 	SSL_SESSION **sessions; /* per slot: the session to resume, or NULL */
 	uint32_t *free;		/* stack of free slots */
 	uint32_t nfree;
+	uint64_t failed; /* handshakes that never completed (lg_tls_closed()) */
 };
 
 struct lg_tls *
@@ -103,36 +104,18 @@ lg_tls_open(struct lg_tls *lt, struct lg_tls_conn *tc, struct sk_tcp_conn *tcp)
 	return 0;
 }
 
-/* hs_finished - the handshake of @t completed. */
-static inline bool
-hs_finished(const struct sk_tls_conn *t)
-{
-	return t->ssl != NULL && SSL_is_init_finished(t->ssl);
-}
-
 enum sk_tls_result
-lg_tls_input(struct lg_tls_conn *tc, const uint8_t *data, size_t len, size_t *used, bool *opened,
-	     struct lg_tls_counts *n)
+lg_tls_input(struct lg_tls *lt, struct lg_tls_conn *tc, const uint8_t *data, size_t len,
+	     size_t *used, bool *opened)
 {
+	uint64_t done = lt->stats.hs_full + lt->stats.hs_resumed;
 	enum sk_tls_result r = sk_tls_input(&tc->t, data, len, used);
 
-	*opened = false;
-	if (r == SK_TLS_FAIL) {
+	/* tls/ counted it if the handshake completed in this call */
+	*opened = lt->stats.hs_full + lt->stats.hs_resumed != done;
+	tc->hs_done |= *opened;
+	if (r == SK_TLS_FAIL)
 		tc->failed = 1;
-		return r;
-	}
-	if (!tc->hs_done && hs_finished(&tc->t)) {
-		tc->hs_done = 1;
-		*opened = true;
-		if (sk_tls_is_resumed(&tc->t))
-			n->resumed++;
-		else
-			n->full++;
-		if (SSL_version(tc->t.ssl) == TLS1_3_VERSION)
-			n->tls13++;
-		else
-			n->tls12++;
-	}
 	return r;
 }
 
@@ -157,12 +140,12 @@ keep_session(struct lg_tls *lt, struct lg_tls_conn *tc)
 }
 
 void
-lg_tls_closed(struct lg_tls *lt, struct lg_tls_conn *tc, bool ours, struct lg_tls_counts *n)
+lg_tls_closed(struct lg_tls *lt, struct lg_tls_conn *tc, bool ours)
 {
 	if (!tc->active)
 		return;
 	if (!tc->hs_done && (tc->failed || !ours))
-		n->failed++;
+		lt->failed++;
 	if (lt->resume && tc->hs_done)
 		keep_session(lt, tc);
 	sk_tls_release(&tc->t);
@@ -170,12 +153,16 @@ lg_tls_closed(struct lg_tls *lt, struct lg_tls_conn *tc, bool ours, struct lg_tl
 	memset(tc, 0, sizeof(*tc));
 }
 
-uint64_t
-lg_tls_alerts_received(const struct lg_tls *lt)
+void
+lg_tls_counts(const struct lg_tls *lt, struct lg_tls_counts *out)
 {
-	uint64_t a = 0;
-
+	*out = (struct lg_tls_counts){
+		.full = lt->stats.hs_full,
+		.resumed = lt->stats.hs_resumed,
+		.failed = lt->failed,
+		.tls12 = lt->stats.tls12,
+		.tls13 = lt->stats.tls13,
+	};
 	for (unsigned i = 1; i < SK_TLS_ALERT_SLOTS; i++) /* slot 0: close_notify */
-		a += lt->stats.alerts_received[i];
-	return a;
+		out->alerts_received += lt->stats.alerts_received[i];
 }

@@ -67,26 +67,26 @@ void lg_tls_free(struct lg_tls *lt);
 int lg_tls_open(struct lg_tls *lt, struct lg_tls_conn *tc, struct sk_tcp_conn *tcp);
 
 /**
- * lg_tls_input - sk_tls_input() on @p tc, counting into @p n the handshake
- * that completes here (full or resumed, by version).
+ * lg_tls_input - sk_tls_input() on @p tc (tls/ counts the handshake that
+ * completes here in @p lt's counters, full or resumed, by version).
  * @param[out] used    ciphertext taken (consume it from TCP)
  * @param[out] opened  the handshake completed in this call: requests may go
  * @return sk_tls_input()'s result; SK_TLS_FAIL marks @p tc failed.
  */
-enum sk_tls_result lg_tls_input(struct lg_tls_conn *tc, const uint8_t *data, size_t len,
-				size_t *used, bool *opened, struct lg_tls_counts *n);
+enum sk_tls_result lg_tls_input(struct lg_tls *lt, struct lg_tls_conn *tc, const uint8_t *data,
+				size_t len, size_t *used, bool *opened);
 
 /**
  * lg_tls_closed - @p tc's TCP connection closed (on_close): keep its
  * session for the slot (--tls-resume: when the slot has none, or this
- * handshake did not resume it), count a failed handshake in @p n (one that
- * did not complete and that the loadgen did not close itself: @p ours),
- * free the SSL and give the slot back. Leaves @p tc zeroed.
+ * handshake did not resume it), count a failed handshake (one that did not
+ * complete and that the loadgen did not close itself: @p ours), free the
+ * SSL and give the slot back. Leaves @p tc zeroed; no-op if it holds nothing.
  */
-void lg_tls_closed(struct lg_tls *lt, struct lg_tls_conn *tc, bool ours, struct lg_tls_counts *n);
+void lg_tls_closed(struct lg_tls *lt, struct lg_tls_conn *tc, bool ours);
 
-/** lg_tls_alerts_received - alerts the server sent so far, close_notify left out. */
-uint64_t lg_tls_alerts_received(const struct lg_tls *lt);
+/** lg_tls_counts - the handshakes so far, as the reports show them, into @p out. */
+void lg_tls_counts(const struct lg_tls *lt, struct lg_tls_counts *out);
 
 #ifdef __cplusplus
 }
