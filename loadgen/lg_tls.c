@@ -83,17 +83,37 @@ lg_tls_free(struct lg_tls *lt)
 	rte_free(lt);
 }
 
+/*
+ * offer - what a connection of @slot offers to resume: a copy of the slot's
+ * session, or NULL. OpenSSL's TLS 1.3 client uses a session once (RFC
+ * 8446, C.4: a ticket should not be reused) and marks it not resumable
+ * when the resumed connection ends; the server, stateless, takes the same
+ * ticket again. The copy is what gets used up, so every later connection
+ * of the slot resumes from its first handshake's ticket, in TLS 1.2 and
+ * 1.3 alike. One allocation per connection, beside SSL_new()'s.
+ */
+static SSL_SESSION *
+offer(const struct lg_tls *lt, uint32_t slot)
+{
+	SSL_SESSION *s = lt->resume ? lt->sessions[slot] : NULL;
+
+	return s != NULL ? SSL_SESSION_dup(s) : NULL;
+}
+
 int
 lg_tls_open(struct lg_tls *lt, struct lg_tls_conn *tc, struct sk_tcp_conn *tcp)
 {
+	SSL_SESSION *sess;
 	uint32_t slot;
 	int rc;
 
 	if (lt->nfree == 0)
 		return -ENOSPC;
 	slot = lt->free[--lt->nfree];
-	rc = sk_tls_connect(lt->ctx, &tc->t, tcp, lt->sni, lt->resume ? lt->sessions[slot] : NULL,
-			    &lt->stats, lt->bufs + (size_t)slot * lt->buf_size, lt->buf_size);
+	sess = offer(lt, slot);
+	rc = sk_tls_connect(lt->ctx, &tc->t, tcp, lt->sni, sess, &lt->stats,
+			    lt->bufs + (size_t)slot * lt->buf_size, lt->buf_size);
+	SSL_SESSION_free(sess); /* the SSL holds its own reference */
 	if (rc != 0) {
 		sk_tls_release(&tc->t);
 		lt->free[lt->nfree++] = slot;
@@ -120,7 +140,7 @@ lg_tls_input(struct lg_tls *lt, struct lg_tls_conn *tc, const uint8_t *data, siz
 }
 
 /* keep_session - the slot's session for resumption: this connection's,
- * unless it resumed the one the slot holds. */
+ * unless it resumed the one the slot holds (its first handshake's). */
 static void
 keep_session(struct lg_tls *lt, struct lg_tls_conn *tc)
 {
