@@ -75,12 +75,14 @@ def tls_figures(d):
     dl = {k: b.get(k, 0) - a.get(k, 0) for k in ("hs_full", "hs_resumed", "hs_failed")}
     t0, t1 = tele(os.path.join(d, "t0.json")), tele(os.path.join(d, "t1.json"))
     hs = dl["hs_full"] + dl["hs_resumed"]
+    dl_req = t1["requests"] - t0["requests"]
     bt = t1["busy_tsc"] - t0["busy_tsc"]
     return {
         "tls_hs_full": dl["hs_full"],
         "tls_hs_resumed": dl["hs_resumed"],
         "tls_hs_failed": dl["hs_failed"],
-        "busy_cycles_per_handshake": round(bt / hs) if hs > 0 else None,
+        # a keep-alive scenario's few handshakes do not make a figure
+        "busy_cycles_per_handshake": round(bt / hs) if hs > 0 and 2 * hs >= dl_req else None,
     }
 
 
