@@ -322,11 +322,7 @@ phase_on() {
 # phase_tls - the TLS scenarios: the dataplane's [tls] port 443 with an
 # ECDSA P-256 certificate (shop.test) made here, auth off (X-User-Id)
 phase_tls() {
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-		-subj /CN=shop.test -addext subjectAltName=DNS:shop.test \
-		-keyout "$tmp/ec.key" -out "$tmp/ec.pem" 2>"$tmp/openssl.log" ||
-		die "openssl req: $(cat "$tmp/openssl.log")"
-	chmod 600 "$tmp/ec.key"
+	tls_cert
 	secret "$tmp/ticket.key"
 	{
 		base_config seckill dedup_slots
@@ -382,7 +378,6 @@ SUF=""
 run_phase phase_off healthz soldout buy soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
 run_phase phase_on soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized
 if any_wanted soldout_tls buy_tls tls_full tls_resumed; then
-	command -v openssl >/dev/null || die "the TLS scenarios need openssl"
 	SK_DATAPLANE=$DP_NEW SUF="" # no baseline: an older dataplane has no [tls]
 	phase_tls
 fi

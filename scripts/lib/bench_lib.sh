@@ -113,6 +113,18 @@ tele_stop() {
 	TELE_PROC=""
 }
 
+# tls_cert - an ECDSA P-256 certificate for shop.test, self-signed, in
+# $tmp/ec.pem and its key in $tmp/ec.key (the [tls] scenarios); dies
+# without openssl.
+tls_cert() {
+	command -v openssl >/dev/null || die "the TLS scenarios need openssl"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj /CN=shop.test -addext subjectAltName=DNS:shop.test \
+		-keyout "$tmp/ec.key" -out "$tmp/ec.pem" 2>"$tmp/openssl.log" ||
+		die "openssl req: $(cat "$tmp/openssl.log")"
+	chmod 600 "$tmp/ec.key"
+}
+
 secret() {
 	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1"
 	chmod 600 "$1"
