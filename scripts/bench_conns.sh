@@ -78,9 +78,9 @@ if [ "$TLS" = 1 ]; then
 fi
 
 WINDOW=5 # s of measurement per count
-# The server's idle timeout: the sandbox's 60 s, but with TLS the loadgen,
-# busy with its handshakes while it opens N connections, gets round to the
-# first ones only minutes later.
+# The server's idle timeouts (before and after the first request): 60 s,
+# but with TLS the loadgen, busy with its handshakes while it opens N
+# connections, sends the first requests on them only minutes later.
 IDLE_MS=60000
 [ "$TLS" = 0 ] || IDLE_MS=600000
 MAXN=0
@@ -97,16 +97,17 @@ SK_SBX_PAGES=$((768 + (MAX * 50) / 2048))
 export SK_SBX_PAGES
 
 # config MAX_CONNS - the sandbox's config with a connection table of
-# MAX_CONNS slots, no per-address cap, the idle timeout IDLE_MS, and a
+# MAX_CONNS slots, no per-address cap, the idle timeouts IDLE_MS, and a
 # sold-out item 2 (with --tls, the [tls] port).
 config() {
-	base_config tcp max_conns tcp max_conns_per_ip tcp idle_timeout_ms seckill dedup_slots
+	base_config tcp max_conns tcp max_conns_per_ip tcp idle_timeout_ms tcp idle_new_ms seckill dedup_slots
 	cat <<-EOF
 
 		[tcp]
 		max_conns = $1
 		max_conns_per_ip = 0
 		idle_timeout_ms = $IDLE_MS
+		idle_new_ms = $IDLE_MS
 
 		[seckill]
 		auth = off
