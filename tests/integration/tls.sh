@@ -38,7 +38,7 @@ tmp=$(mktemp -d)
 BG=()
 cleanup() {
 	local p
-	exec 3>&- 2>/dev/null || true
+	exec 3>&-
 	kill_tree TERM "${BG[@]}"
 	for p in "${BG[@]}"; do
 		wait "$p" 2>/dev/null || true
@@ -177,7 +177,7 @@ check "ALPN h2,http/1.1: http/1.1 taken" grep -q '^ALPN protocol: http/1.1' "$tm
 mkfifo -m 600 "$tmp/in"
 exec 3<>"$tmp/in"
 sbx_exec timeout 20 openssl s_client -connect "$SERVER:443" -servername shop.test -tls1_2 \
-	<"$tmp/in" >"$tmp/reneg" 2>&1 &
+	<"$tmp/in" >"$tmp/reneg" 2>&1 3>&- &
 reneg_pid=$!
 BG+=("$reneg_pid")
 wait_for 10 "TLS 1.2 handshake for renegotiation" grep -q 'Verify return code' "$tmp/reneg" || true

@@ -115,59 +115,65 @@ def garbage(server, port):
     return res
 
 
+def watch(conns, wait):
+    """Note the end of each connection of CONNS that the server ended (FIN
+    or RST), waiting up to WAIT seconds for the first event."""
+    live = [c for c in conns if c["end"] is None]
+    if not live:
+        return
+    r, _, _ = select.select([c["s"] for c in live], [], [], wait)
+    for c in live:
+        if c["s"] not in r:
+            continue
+        how = "fin"
+        try:
+            chunk = c["s"].recv(4096)
+        except (ConnectionResetError, BrokenPipeError):
+            chunk, how = b"", "rst"
+        except BlockingIOError:
+            continue
+        if not chunk:
+            c["end"] = time.monotonic() - c["t0"]
+            c["how"] = how
+
+
 def stall(server, port, n, mode, hold, ready):
     hello = client_hello()
     conns = []
     for _ in range(n):
         s = socket.create_connection((server, port), timeout=TIMEOUT)
         s.setblocking(False)
+        conns.append({"s": s, "t0": time.monotonic(), "sent": 0, "end": None, "how": None})
         if mode == "partial":
             s.send(hello[:32])
-        conns.append({"s": s, "t0": time.monotonic(), "sent": 0, "end": None, "how": None})
+        watch(conns, 0)
     with open(ready, "w") as f:
         f.write("ready\n")
     deadline = time.monotonic() + hold
     next_drip = time.monotonic()
-    while time.monotonic() < deadline:
-        live = [c for c in conns if c["end"] is None]
-        if not live:
-            break
+    while time.monotonic() < deadline and any(c["end"] is None for c in conns):
         now = time.monotonic()
         if mode == "drip" and now >= next_drip:
             next_drip = now + 0.1
-            for c in live:
-                if c["sent"] < len(hello):
+            for c in conns:
+                if c["end"] is None and c["sent"] < len(hello):
                     try:
                         c["s"].send(hello[c["sent"]:c["sent"] + 1])
                         c["sent"] += 1
                     except OSError:
                         pass
-        r, _, _ = select.select([c["s"] for c in live], [], [], 0.05)
-        for c in live:
-            if c["s"] not in r:
-                continue
-            try:
-                chunk = c["s"].recv(4096)
-            except (ConnectionResetError, BrokenPipeError):
-                chunk, how = None, "rst"
-            except BlockingIOError:
-                continue
-            else:
-                how = "fin"
-            if not chunk:
-                c["end"] = time.monotonic() - c["t0"]
-                c["how"] = how
+        watch(conns, 0.05)
     ends = sorted(round(c["end"], 2) for c in conns if c["end"] is not None)
     out = {
         "opened": n,
         "ended": len(ends),
-        "open_at_end": sum(1 for c in conns if c["end"] is None),
+        "open_at_end": n - len(ends),
         "ended_within_1s": sum(1 for e in ends if e < 1.0),
         "ended_after_1s": sum(1 for e in ends if e >= 1.0),
         "first_end_s": ends[0] if ends else None,
         "last_end_s": ends[-1] if ends else None,
         "rst": sum(1 for c in conns if c["how"] == "rst"),
-        "max_bytes_sent": max(c["sent"] for c in conns) if conns else 0,
+        "max_bytes_sent": max((c["sent"] for c in conns), default=0),
     }
     for c in conns:
         c["s"].close()
