@@ -87,8 +87,8 @@ per_user_limit = 100
 EOF
 sbx_up --lcores 1 --config "$tmp/conf.ini"
 
-# tls KEY - a counter of /seckill/tls (summed over lcores); KEY may be
-# dotted (alerts_sent.record_overflow).
+# tls KEY - a counter of /seckill/tls (summed over lcores), e.g. hs_full,
+# alert_sent_record_overflow.
 tls() {
 	"$SBX" telemetry /seckill/tls | itpy jsonq field - "$1"
 }
@@ -165,7 +165,7 @@ check "telemetry: tickets issued" tls_at_least tickets_issued 2
 sc alpn_h2 -servername shop.test -alpn h2
 check "ALPN h2 only: no_application_protocol alert" grep -q 'alert no application protocol' "$tmp/alpn_h2"
 check "ALPN h2 only: not served" bash -c "! grep -q '^HTTP/1.1' '$tmp/alpn_h2'"
-check "telemetry: alert no_application_protocol sent" tls_at_least alerts_sent.no_application_protocol 1
+check "telemetry: alert no_application_protocol sent" tls_at_least alert_sent_no_application_protocol 1
 sc alpn_h1 -servername shop.test -alpn http/1.1
 check "ALPN http/1.1: taken" grep -q '^ALPN protocol: http/1.1' "$tmp/alpn_h1"
 check "ALPN http/1.1: served" grep -q '^HTTP/1.1 200' "$tmp/alpn_h1"
@@ -229,7 +229,7 @@ expect_eq "oversized record: record_overflow (22)" "$(j garbage oversized.alert)
 expect_eq "application data first: unexpected_message (10)" "$(j garbage early_appdata.alert)" 10
 expect_match "plain HTTP to 443: connection ended" "$(j garbage plain_http.end)" '^(fin|rst)$'
 check "telemetry: hs_failed moved by 4" tls_at_least hs_failed $((failed0 + 4))
-check "telemetry: alert record_overflow sent" tls_at_least alerts_sent.record_overflow 1
+check "telemetry: alert record_overflow sent" tls_at_least alert_sent_record_overflow 1
 
 # ------------------------------------------------------------ 4. wrk
 sbx_exec timeout 30 wrk -t1 -c8 -d2s "https://$SERVER/healthz" | tee "$tmp/wrk.txt" || true
