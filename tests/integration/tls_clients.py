@@ -141,11 +141,17 @@ def stall(server, port, n, mode, hold, ready):
     hello = client_hello()
     conns = []
     for _ in range(n):
-        s = socket.create_connection((server, port), timeout=TIMEOUT)
-        s.setblocking(False)
-        conns.append({"s": s, "t0": time.monotonic(), "sent": 0, "end": None, "how": None})
+        c = {"s": None, "t0": time.monotonic(), "sent": 0, "end": None, "how": None}
+        conns.append(c)
+        try:
+            c["s"] = socket.create_connection((server, port), timeout=TIMEOUT)
+        except (ConnectionResetError, ConnectionRefusedError):
+            # reset before connect() returned: refused at the accept
+            c["end"], c["how"] = time.monotonic() - c["t0"], "rst"
+            continue
+        c["s"].setblocking(False)
         if mode == "partial":
-            s.send(hello[:32])
+            c["s"].send(hello[:32])
         watch(conns, 0)
     with open(ready, "w") as f:
         f.write("ready\n")
@@ -176,7 +182,8 @@ def stall(server, port, n, mode, hold, ready):
         "max_bytes_sent": max((c["sent"] for c in conns), default=0),
     }
     for c in conns:
-        c["s"].close()
+        if c["s"] is not None:
+            c["s"].close()
     return out
 
 
