@@ -28,6 +28,8 @@
 #     their ClientHello and 3 dripping it a byte every 100 ms are reset at
 #     the deadline (hs_timeout), while curl over https is served meanwhile.
 #  6. the /seckill/tls counters agree, and nothing is left open.
+#  7. a second run with plain = redirect: the plain port answers 308 with
+#     the https Location, and curl -L carries a buy over to https.
 . "$(dirname "$0")/lib.sh"
 # The system's python3 when there is one (a pyenv shim costs a second per
 # start, and the telemetry is read through python3 many times).
@@ -296,4 +298,15 @@ none_open() {
 check "nothing left open" wait_for 10 "conns_open 0" none_open
 expect_eq "telemetry: no handshake in progress" "$(tls hs_inflight)" 0
 expect_eq "telemetry: no plaintext buffer held" "$(tls buffers_used)" 0
+
+# ------------------------------------------------ 7. plain = redirect
+"$SBX" down >/dev/null || bad "sandbox down after the first run reported a problem"
+sed 's/^plain = serve$/plain = redirect/' "$tmp/conf.ini" >"$tmp/redirect.ini"
+sbx_up --lcores 1 --config "$tmp/redirect.ini"
+out=$(sbx_exec curl -s -D - -o /dev/null -m 10 -H 'Host: shop.test' "$URL/v1/seckill/1?x=1" | tr -d '\r' || true)
+expect_match "redirect: the plain port answers 308" "$(head -n 1 <<<"$out")" '^HTTP/1.1 308'
+check "redirect: Location is the https URL" grep -qx 'Location: https://shop.test/v1/seckill/1?x=1' <<<"$out"
+expect_eq "redirect: curl -L carries a POST over to https, a buy" \
+	"$(hcode --resolve "shop.test:80:$SERVER" -L -H 'X-User-Id: 900' -X POST http://shop.test/v1/seckill/1)" 202
+expect_eq "redirect: https serves directly" "$(hcode https://shop.test/healthz)" 200
 finish
