@@ -199,10 +199,10 @@ def https_get(server, port, sni, close):
     return s
 
 
-def read_response(s):
-    """One HTTP response (head + Content-Length body) off TLS socket S."""
-    data = b""
-    while b"\r\n\r\n" not in data:
+def recv_until(s, data, done):
+    """DATA plus what TLS socket S reads until done(data) holds or the
+    stream ends (close_notify, or a bare FIN)."""
+    while not done(data):
         try:
             chunk = s.recv(4096)
         except ssl.SSLEOFError:
@@ -210,20 +210,20 @@ def read_response(s):
         if not chunk:
             break
         data += chunk
+    return data
+
+
+def read_response(s):
+    """One HTTP response (head + Content-Length body) off TLS socket S:
+    its status line."""
+    data = recv_until(s, b"", lambda d: b"\r\n\r\n" in d)
     head, _, body = data.partition(b"\r\n\r\n")
     n = 0
     for line in head.split(b"\r\n")[1:]:
         k, _, v = line.partition(b":")
         if k.strip().lower() == b"content-length":
             n = int(v)
-    while len(body) < n:
-        try:
-            chunk = s.recv(4096)
-        except ssl.SSLEOFError:
-            break
-        if not chunk:
-            break
-        body += chunk
+    recv_until(s, body, lambda d: len(d) >= n)
     return head.split(b"\r\n")[0].decode(errors="replace")
 
 
