@@ -56,7 +56,8 @@ extern "C" {
 
 /** Certificate/key pairs of one [tls] section. */
 #define SK_TLS_CERTS_MAX 8
-/** Bytes of the ticket secret file, at least (SHA-256 keyed by it). */
+/** Bytes of the ticket secret file: at least MIN, fewer than MAX (the
+ * buffer; a file of MAX bytes or more is refused as possibly cut). */
 #define SK_TLS_TICKET_SECRET_MIN 32
 #define SK_TLS_TICKET_SECRET_MAX 256
 /** One line of error from the loaders. */
