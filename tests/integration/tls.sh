@@ -29,7 +29,9 @@
 #     the deadline (hs_timeout), while curl over https is served meanwhile.
 #  6. the /seckill/tls counters agree, and nothing is left open.
 #  7. a second run with plain = redirect: the plain port answers 308 with
-#     the https Location, and curl -L carries a buy over to https.
+#     the https Location, and curl -L carries a buy over to https; with a
+#     per-IP limit of 1/s (burst 5), new TLS connections from one address
+#     are reset before their handshake once the burst is spent.
 . "$(dirname "$0")/lib.sh"
 # The system's python3 when there is one (a pyenv shim costs a second per
 # start, and the telemetry is read through python3 many times).
@@ -301,7 +303,9 @@ expect_eq "telemetry: no plaintext buffer held" "$(tls buffers_used)" 0
 
 # ------------------------------------------------ 7. plain = redirect
 "$SBX" down >/dev/null || bad "sandbox down after the first run reported a problem"
-sed 's/^plain = serve$/plain = redirect/' "$tmp/conf.ini" >"$tmp/redirect.ini"
+sed -e 's/^plain = serve$/plain = redirect/' \
+	-e 's/^auth = off$/auth = off\nip_rate = 1\nip_burst = 5\nip_slots = 1024/' \
+	"$tmp/conf.ini" >"$tmp/redirect.ini"
 sbx_up --lcores 1 --config "$tmp/redirect.ini"
 out=$(sbx_exec curl -s -D - -o /dev/null -m 10 -H 'Host: shop.test' "$URL/v1/seckill/1?x=1" | tr -d '\r' || true)
 expect_match "redirect: the plain port answers 308" "$(head -n 1 <<<"$out")" '^HTTP/1.1 308'
@@ -309,4 +313,13 @@ check "redirect: Location is the https URL" grep -qx 'Location: https://shop.tes
 expect_eq "redirect: curl -L carries a POST over to https, a buy" \
 	"$(hcode --resolve "shop.test:80:$SERVER" -L -H 'X-User-Id: 900' -X POST http://shop.test/v1/seckill/1)" 202
 expect_eq "redirect: https serves directly" "$(hcode https://shop.test/healthz)" 200
+# The burst of 5 is spent by now (the buy above took a handshake and the
+# buy, /healthz a handshake): the next connections are reset before any
+# crypto, at most one passing per second of refill.
+codes=""
+for _ in 1 2 3 4; do
+	codes="$codes $(hcode https://shop.test/healthz)"
+done
+check "per-IP limit: new TLS connections refused ($codes)" grep -q '000' <<<"$codes"
+check "per-IP limit: refused before the handshake (hs_ip_refused)" tls_at_least hs_ip_refused 1
 finish
