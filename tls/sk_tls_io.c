@@ -321,7 +321,10 @@ sk_tls_ip_refused(struct sk_tls_lcore *tl)
 bool
 sk_tls_want_resume(const struct sk_tls_conn *t)
 {
-	return t->ssl != NULL && t->state == SK_TLS_OPEN && (t->blocked || SSL_has_pending(t->ssl));
+	/* SSL_pending(): decrypted bytes not read yet. Not SSL_has_pending(),
+	 * which is also true for a partial record: a client that stops in
+	 * the middle of one would have the lcore resume it every pass. */
+	return t->ssl != NULL && t->state == SK_TLS_OPEN && (t->blocked || SSL_pending(t->ssl) > 0);
 }
 
 void
