@@ -41,6 +41,10 @@ sum(const struct sk_shm *shm, size_t off)
 #define SUM(shm, field)                                                                            \
 	sum(shm, (size_t)((const char *)&(shm)->lstats[0].field - (const char *)&(shm)->lstats[0]))
 
+/* The dataplane lays struct sk_tls_stats over the TLS area (sk_dp_setup.c). */
+_Static_assert(sizeof(struct sk_tls_stats) <= sizeof(((struct sk_shm_lcore_stats *)0)->tls),
+	       "struct sk_tls_stats must fit the TLS area of the arena's stats block");
+
 /* TLS - word @k of field @f of struct sk_tls_stats (the TLS area) summed. */
 #define TLS(shm, f, k)                                                                             \
 	sum(shm, offsetof(struct sk_shm_lcore_stats, tls) + offsetof(struct sk_tls_stats, f) +     \
