@@ -50,7 +50,7 @@ _Static_assert(sizeof(struct sk_tls_stats) <= sizeof(((struct sk_shm_lcore_stats
 	sum(shm, offsetof(struct sk_shm_lcore_stats, tls) + offsetof(struct sk_tls_stats, f) +     \
 			 (size_t)(k) * sizeof(uint64_t))
 
-/* Slots of the TLS families with one label (see tls_rows for the values). */
+/* Slots of the TLS families with one label (their names: tls_kinds, tls_dirs). */
 enum { HS_FULL, HS_RESUMED, HS_FAILED, HS_TIMEOUT, HS_LIMITED, HS_IP_REFUSED, HS__COUNT };
 enum { DIR_IN, DIR_OUT, DIR__COUNT };
 
@@ -194,13 +194,23 @@ _Static_assert(SK_TLS_SUITE_AES128_GCM == 0 && SK_TLS_SUITE_AES256_GCM == 1 &&
 		       SK_TLS_SUITE_CHACHA20 == 2 && SK_TLS_SUITE_SLOTS == 3,
 	       "tls_suites names the suite slots in their order");
 
-static const char *const tls_kinds[] = {"full",	   "resumed",	 "failed", "timeout",
-					"limited", "ip_refused", NULL};
+static const char *const tls_kinds[HS__COUNT + 1] = {
+	[HS_FULL] = "full",	  [HS_RESUMED] = "resumed", [HS_FAILED] = "failed",
+	[HS_TIMEOUT] = "timeout", [HS_LIMITED] = "limited", [HS_IP_REFUSED] = "ip_refused",
+};
+static const char *const tls_dirs[DIR__COUNT + 1] = {[DIR_IN] = "in", [DIR_OUT] = "out"};
 static const char *const tls_versions[] = {"1.2", "1.3", NULL};
 static const char *const tls_suites[] = {"aes128_gcm", "aes256_gcm", "chacha20", NULL};
-static const char *const tls_dirs[] = {"in", "out", NULL};
 static const char *const tls_tickets[] = {"issued", "rejected", NULL};
 static const char *const tls_refused[] = {"renegotiation", "early_data", NULL};
+
+/* Each list of label values covers its array of struct tls_snap. */
+#define NVALUES(a) (sizeof(a) / sizeof((a)[0]) - 1)
+_Static_assert(NVALUES(tls_versions) == sizeof(((struct tls_snap *)0)->version) / 8 &&
+		       NVALUES(tls_suites) == SK_TLS_SUITE_SLOTS &&
+		       NVALUES(tls_tickets) == sizeof(((struct tls_snap *)0)->tickets) / 8 &&
+		       NVALUES(tls_refused) == sizeof(((struct tls_snap *)0)->refused) / 8,
+	       "a label value per counter");
 
 /* TLS_ROW - a counter family of one label whose values are @vals at @field. */
 #define TLS_ROW(n, label, vals, field, h)                                                          \
