@@ -124,8 +124,8 @@ sk_tls_accept(struct sk_tls_lcore *tl, struct sk_tls_conn *t, struct sk_tcp_conn
 	SSL *ssl;
 	int rc;
 
-	if (tl->stats.hs_inflight >= tl->certs->max_handshakes) {
-		tl->stats.hs_limited++;
+	if (tl->stats->hs_inflight >= tl->certs->max_handshakes) {
+		tl->stats->hs_limited++;
 		return -EBUSY;
 	}
 	ssl = SSL_new(tl->ctx[0]);
@@ -135,12 +135,12 @@ sk_tls_accept(struct sk_tls_lcore *tl, struct sk_tls_conn *t, struct sk_tcp_conn
 	}
 	SSL_set_accept_state(ssl);
 	t->tl = tl;
-	t->stats = &tl->stats;
+	t->stats = tl->stats;
 	rc = conn_init(t, ssl, tcp);
 	if (rc != 0)
 		return rc;
-	tl->stats.hs_started++;
-	tl->stats.hs_inflight++;
+	tl->stats->hs_started++;
+	tl->stats->hs_inflight++;
 	return 0;
 }
 
@@ -315,7 +315,7 @@ sk_tls_expired(struct sk_tls_conn *t)
 void
 sk_tls_ip_refused(struct sk_tls_lcore *tl)
 {
-	tl->stats.hs_ip_refused++;
+	tl->stats->hs_ip_refused++;
 }
 
 bool

@@ -276,7 +276,7 @@ resume_on(bool tls13, struct sk_tls_certs *other_certs, bool expect_resumed)
 	ck_assert_int_eq(sk_test_tls_pump(&P), 0);
 	/* The next connection lands on another lcore. */
 	first = P.tl;
-	other = sk_tls_lcore_create(other_certs != NULL ? other_certs : certs, SOCKET_ID_ANY);
+	other = sk_tls_lcore_create(other_certs != NULL ? other_certs : certs, SOCKET_ID_ANY, NULL);
 	ck_assert_ptr_nonnull(other);
 	P.tl = other;
 	P.session = sess;
