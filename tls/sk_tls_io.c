@@ -135,6 +135,7 @@ sk_tls_accept(struct sk_tls_lcore *tl, struct sk_tls_conn *t, struct sk_tcp_conn
 	}
 	SSL_set_accept_state(ssl);
 	t->tl = tl;
+	t->id = ++tl->next_id;
 	t->stats = tl->stats;
 	rc = conn_init(t, ssl, tcp);
 	if (rc != 0)
@@ -268,6 +269,8 @@ sk_tls_input(struct sk_tls_conn *t, const uint8_t *data, size_t len, size_t *use
 	*used = 0;
 	if (t->state == SK_TLS_CLOSED || t->ssl == NULL)
 		return t->peer_closed ? SK_TLS_EOF : SK_TLS_FAIL;
+	if (t->tl != NULL)
+		sk_tls_touch(t);
 	t->in = data;
 	t->in_len = len;
 	t->in_used = 0;
@@ -368,6 +371,8 @@ sk_tls_send(struct sk_tls_conn *t, const void *data, size_t len)
 		return 0;
 	if (len > sk_tls_send_space(t))
 		return -ENOBUFS;
+	if (t->tl != NULL)
+		sk_tls_touch(t);
 	n = SSL_write(t->ssl, data, (int)len);
 	if (n != (int)len) {
 		ERR_clear_error();

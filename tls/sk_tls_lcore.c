@@ -197,7 +197,6 @@ ctx_policy(SSL_CTX *ctx, int min_version, int max_version, const char *suites)
 {
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
 					 SSL_OP_CIPHER_SERVER_PREFERENCE);
-	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_set_info_callback(ctx, sk_tls_info_cb);
 	SSL_CTX_set_msg_callback(ctx, sk_tls_msg_cb);
 	return SSL_CTX_set_min_proto_version(ctx, min_version) == 1 &&
@@ -220,6 +219,9 @@ server_ctx(struct sk_tls_lcore *tl, unsigned g)
 	if (ctx == NULL || ctx_policy(ctx, c->min_version, TLS1_3_VERSION, c->suites) != 0 ||
 	    SSL_CTX_set_session_id_context(ctx, sid_ctx, sizeof(sid_ctx) - 1) != 1)
 		goto fail;
+	/* Record buffers: kept while busy, freed when idle (sk_tls_lcore_poll());
+	 * answers are small, so the write buffer is 4 KiB, not 16. */
+	SSL_CTX_set_max_send_fragment(ctx, 4096);
 	/* Stateless tickets only; none allows early data. */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_num_tickets(ctx, 1);
@@ -258,6 +260,7 @@ sk_tls_client_ctx(bool tls13_only, bool tls12_only)
 		return NULL;
 	}
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS); /* a load generator's many connections */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
 	return ctx;
 }
@@ -287,7 +290,11 @@ sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket, struct sk_tls_
 	tl->free = rte_malloc_socket("sk_tls_free", certs->buffers * sizeof(*tl->free),
 				     RTE_CACHE_LINE_SIZE, socket);
 	tl->aes = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
-	if (tl->pool == NULL || tl->free == NULL || tl->aes == NULL)
+	tl->idle_cap = certs->max_conns;
+	tl->idle = rte_malloc_socket("sk_tls_idle", (size_t)tl->idle_cap * sizeof(*tl->idle),
+				     RTE_CACHE_LINE_SIZE, socket);
+	tl->idle_tsc = rte_get_tsc_hz() / 1000 * SK_TLS_IDLE_MS;
+	if (tl->pool == NULL || tl->free == NULL || tl->aes == NULL || tl->idle == NULL)
 		goto nomem;
 	for (uint32_t i = 0; i < certs->buffers; i++)
 		tl->free[i] = tl->pool + (size_t)i * certs->buffer_size;
@@ -316,6 +323,7 @@ sk_tls_lcore_free(struct sk_tls_lcore *tl)
 		SSL_CTX_free(tl->ctx[g]);
 	EVP_CIPHER_free(tl->aes);
 	OPENSSL_cleanse(&tl->keys, sizeof(tl->keys));
+	rte_free(tl->idle);
 	rte_free(tl->free);
 	rte_free(tl->pool);
 	rte_free(tl);
@@ -331,6 +339,55 @@ uint32_t
 sk_tls_handshake_timeout_ms(const struct sk_tls_lcore *tl)
 {
 	return tl->certs->handshake_timeout_ms;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The idle ring                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* idle_push - @p t at the ring's tail, due for a look at @p now + idle. */
+static void
+idle_push(struct sk_tls_lcore *tl, struct sk_tls_conn *t)
+{
+	if (sk_unlikely(tl->idle_count == tl->idle_cap)) {
+		SSL_free_buffers(t->ssl); /* no room to wait: give them back now */
+		return;
+	}
+	tl->idle[(tl->idle_head + tl->idle_count++) % tl->idle_cap] =
+		(struct sk_tls_idle){.t = t, .id = t->id, .tsc = tl->now_tsc};
+	t->hot = 1;
+}
+
+void
+sk_tls_touch(struct sk_tls_conn *t)
+{
+	t->last_tsc = t->tl->now_tsc;
+	if (!t->hot)
+		idle_push(t->tl, t);
+}
+
+void
+sk_tls_lcore_poll(struct sk_tls_lcore *tl, uint64_t now_tsc)
+{
+	tl->now_tsc = now_tsc;
+	for (unsigned n = 0; n < SK_TLS_IDLE_BATCH && tl->idle_count != 0; n++) {
+		struct sk_tls_idle e = tl->idle[tl->idle_head];
+		struct sk_tls_conn *t = e.t;
+
+		if (now_tsc - e.tsc < tl->idle_tsc)
+			break; /* the head is the oldest entry: nothing is due */
+		tl->idle_head = (tl->idle_head + 1) % tl->idle_cap;
+		tl->idle_count--;
+		if (t->id != e.id || t->ssl == NULL)
+			continue; /* closed (and maybe reused) since */
+		t->hot = 0;
+		if (now_tsc - t->last_tsc >= tl->idle_tsc) {
+			if (SSL_free_buffers(t->ssl) == 1)
+				tl->stats->idle_released++;
+		} else {
+			idle_push(tl, t); /* busy since: look again one period on */
+		}
+	}
 }
 
 uint8_t *

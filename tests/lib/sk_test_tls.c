@@ -303,6 +303,7 @@ sk_test_tls_pump(struct sk_test_tls_pair *p)
 		sk_net_rx(p->cli.net, b.q, (uint16_t)b.n, p->now);
 		sk_net_timers(p->cli.net, p->now);
 		sk_net_timers(p->srv.net, p->now);
+		sk_tls_lcore_poll(p->tl, p->now);
 		sk_net_tx_flush(p->cli.net);
 		sk_net_tx_flush(p->srv.net);
 		if (p->cli.out.n == 0 && p->srv.out.n == 0 && p->resumes == resumes)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <openssl/x509.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "sk_test.h"
@@ -215,6 +216,38 @@ START_TEST(handshake_split)
 	}
 	P.feed_max = SIZE_MAX;
 	pair_end(NULL, certs, avail0);
+}
+END_TEST
+
+/*
+ * A connection idle for SK_TLS_IDLE_MS gives its record buffers back (a
+ * busy one keeps them), and works as before on its next request.
+ */
+START_TEST(idle_buffers_released)
+{
+	struct sk_tls_conf conf;
+	struct sk_tls_certs *certs;
+	unsigned avail0 = rte_mempool_avail_count(pool);
+	struct sk_tcp_conn *c;
+
+	conf_ec(&conf);
+	certs = load(&conf);
+	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, true, false), 0);
+	c = sk_test_tls_connect(&P, 40003);
+	ck_assert_ptr_nonnull(c);
+	send_pump(c, "a");
+	ck_assert_uint_eq(srv()->idle_released, 0);
+	/* The stacks' time is 1 GHz; the idle period is SK_TLS_IDLE_MS of the
+	 * real TSC: pump (1 ms a round) through two of those, at most. */
+	for (int ms = 0; ms < 4 * SK_TLS_IDLE_MS * (int)(rte_get_tsc_hz() / 1000000000 + 1) &&
+			 srv()->idle_released == 0;
+	     ms++)
+		ck_assert_int_eq(sk_test_tls_pump(&P), 0);
+	ck_assert_uint_eq(srv()->idle_released, 1);
+	send_pump(c, "b");
+	ck_assert_uint_eq(P.got_len, 2);
+	ck_assert_mem_eq(P.cgot, "echo:aecho:b", 12);
+	pair_end(c, certs, avail0);
 }
 END_TEST
 
@@ -630,6 +663,7 @@ tls_suite(void)
 	tcase_add_test(tc, records_split_tls12);
 	tcase_add_test(tc, handshake_split);
 	tcase_add_test(tc, larger_than_buffer);
+	tcase_add_test(tc, idle_buffers_released);
 	tcase_add_test(tc, resume_other_lcore_tls13);
 	tcase_add_test(tc, resume_other_lcore_tls12);
 	tcase_add_test(tc, resume_unknown_key);
