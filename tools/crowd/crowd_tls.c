@@ -118,12 +118,16 @@ crowd_tls_fini(struct crowd *cw)
 	cw->tls_ctx = NULL;
 }
 
-/* tls_error - the reason of the last OpenSSL error of @c, in @buf. */
+/*
+ * tls_error - the reason of the last OpenSSL error of @c, in @buf; with
+ * @verify (--cacert), a refused certificate first. (Without verification
+ * the result of the chain check is kept too, but did not matter.)
+ */
 static const char *
-tls_error(const struct conn *c, int err, char *buf, size_t cap)
+tls_error(const struct conn *c, bool verify, int err, char *buf, size_t cap)
 {
 	unsigned long e = ERR_get_error();
-	long v = c->ssl != NULL ? SSL_get_verify_result(c->ssl) : X509_V_OK;
+	long v = verify && c->ssl != NULL ? SSL_get_verify_result(c->ssl) : X509_V_OK;
 
 	if (v != X509_V_OK)
 		snprintf(buf, cap, "certificate: %s", X509_verify_cert_error_string(v));
@@ -193,7 +197,7 @@ crowd_tls_handshake(struct crowd *cw, struct conn *c, uint64_t now)
 	}
 	cw->st.tls_failed++;
 	snprintf(why, sizeof(why), "TLS handshake with %s: %s", cw->o.host,
-		 tls_error(c, err, msg, sizeof(msg)));
+		 tls_error(c, cw->o.cacert != NULL, err, msg, sizeof(msg)));
 	crowd_conn_setup_failed(cw, c, why, now);
 }
 
