@@ -122,15 +122,36 @@ static const struct key item_keys[] = {
 static const char *const proxy_protocols[] = {"none", "v1", "v2", NULL};
 static const char *const forwarded_kinds[] = {"none", "xff", "forwarded", NULL};
 
+/* [tls]: the plain port's job, the lowest version (index 0: 1.2). */
+static const char *const plain_modes[] = {"serve", "redirect", "off", NULL};
+static const char *const tls_versions[] = {"1.2", "1.3", NULL};
+
 const char *const *const sk_config_choices[CHOICE_MAX] = {
 	[CHOICE_PROXY] = proxy_protocols,
 	[CHOICE_FORWARDED] = forwarded_kinds,
+	[CHOICE_PLAIN] = plain_modes,
+	[CHOICE_TLS_VERSION] = tls_versions,
 };
 
 static const struct key proxy_keys[] = {
 	{"protocol", KEY_CHOICE, CFG(proxy_protocol), CHOICE_PROXY, 0},
 	{"forwarded", KEY_CHOICE, CFG(forwarded), CHOICE_FORWARDED, 0},
 	{"trusted", KEY_PREFIXES, CFG(trusted), 0, 0},
+};
+
+/* [tls]: HTTPS (docs/tls.md); the files are checked by the dataplane. */
+static const struct key tls_keys[] = {
+	{"port", KEY_U16, CFG(tls_port), 1, 65535},
+	{"cert", KEY_PATHS, CFG(tls_cert), 0, 0},
+	{"key", KEY_PATHS, CFG(tls_key), 0, 0},
+	{"ticket_key_file", KEY_PATH, CFG(tls_ticket_key_file), 0, 0},
+	{"ticket_rotate_s", KEY_U32, CFG(tls_ticket_rotate_s), 60, 604800},
+	{"min_version", KEY_CHOICE, CFG(tls_min_version), CHOICE_TLS_VERSION, 0},
+	{"ciphersuites", KEY_PATH, CFG(tls_ciphersuites), 0, 0},
+	{"handshake_timeout_ms", KEY_U32, CFG(tls_handshake_timeout_ms), 100, 600000},
+	{"max_handshakes", KEY_U32, CFG(tls_max_handshakes), 1, 1u << 20},
+	{"buffers", KEY_U32, CFG(tls_buffers), 1, 1u << 20},
+	{"plain", KEY_CHOICE, CFG(tls_plain), CHOICE_PLAIN, 0},
 };
 
 /* Every table must fit the 64-bit "already set" masks below. */
@@ -150,6 +171,7 @@ static const struct section sections[] = {
 	[SEC_SECKILL] = {"seckill", seckill_keys, SK_ARRAY_SIZE(seckill_keys)},
 	[SEC_CLUSTER] = {"cluster", cluster_keys, SK_ARRAY_SIZE(cluster_keys)},
 	[SEC_PROXY] = {"proxy", proxy_keys, SK_ARRAY_SIZE(proxy_keys)},
+	[SEC_TLS] = {"tls", tls_keys, SK_ARRAY_SIZE(tls_keys)},
 };
 
 #define ITEM_PREFIX "item."
@@ -436,6 +458,11 @@ sk_config_defaults(struct sk_config *cfg)
 	cfg->status_bits = 22;
 	cfg->order_ring = 65536;
 	cfg->ip_slots = 16384;
+	cfg->tls_port = 443;
+	cfg->tls_ticket_rotate_s = 3600;
+	cfg->tls_handshake_timeout_ms = 10000;
+	cfg->tls_max_handshakes = 1024;
+	cfg->tls_buffers = 1024;
 	for (int i = 0; i < SK_CONFIG_MAX_PORTS; i++) {
 		cfg->ports[i].rx_desc = 1024;
 		cfg->ports[i].tx_desc = 1024;

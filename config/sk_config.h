@@ -157,6 +157,22 @@ struct sk_config_item {
 	struct sk_config_time end;     /**< default "never" */
 };
 
+/** Certificate/key pairs of [tls] (sk_tls.h's SK_TLS_CERTS_MAX). */
+#define SK_CONFIG_TLS_CERTS 8
+
+/** A list of paths ([tls] cert, key): separated by commas or blanks. */
+struct sk_config_paths {
+	uint32_t n;
+	char path[SK_CONFIG_TLS_CERTS][SK_CONFIG_PATH_MAX];
+};
+
+/** What the plain port does when TLS is on ([tls] plain). */
+enum sk_config_plain {
+	SK_CONFIG_PLAIN_SERVE = 0, /**< serves the API over plain HTTP as before */
+	SK_CONFIG_PLAIN_REDIRECT,  /**< answers every request 308 to https:// */
+	SK_CONFIG_PLAIN_OFF,	   /**< does not listen */
+};
+
 /** The whole configuration. All-zero is not valid: use sk_config_defaults(). */
 struct sk_config {
 	/* [dataplane] */
@@ -227,6 +243,20 @@ struct sk_config {
 	uint8_t proxy_protocol; /**< enum sk_config_proxy: PROXY header on every connection */
 	uint8_t forwarded;	/**< enum sk_config_forwarded: header read on each request */
 	struct sk_prefix_list trusted; /**< the proxies believed; required with either on */
+
+	/* [tls]: HTTPS at the front door (docs/tls.md); on when the section is there */
+	bool tls;			 /**< a [tls] key was set */
+	uint16_t tls_port;		 /**< the HTTPS listener (default 443) */
+	uint8_t tls_plain;		 /**< enum sk_config_plain (default serve) */
+	uint8_t tls_min_version;	 /**< 12 or 13 (default 12) */
+	struct sk_config_paths tls_cert; /**< PEM chains, leaf first; [0] the default */
+	struct sk_config_paths tls_key;	 /**< their keys, same order */
+	char tls_ticket_key_file[SK_CONFIG_PATH_MAX]; /**< "": random secret per start */
+	char tls_ciphersuites[SK_CONFIG_PATH_MAX];    /**< TLS 1.3 suites; "": all three */
+	uint32_t tls_ticket_rotate_s;		      /**< ticket key period (default 3600) */
+	uint32_t tls_handshake_timeout_ms;	      /**< default 10000 */
+	uint32_t tls_max_handshakes;		      /**< in progress per lcore (default 1024) */
+	uint32_t tls_buffers;			      /**< plaintext buffers per lcore (1024) */
 
 	/* [cluster] */
 	uint32_t member_id; /**< cluster member number in the order ids, 0..31; 0 = standalone */

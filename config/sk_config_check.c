@@ -77,6 +77,31 @@ check_seckill(struct load_ctx *ctx)
 	return 1;
 }
 
+/* check_tls - [tls]: on when any of its keys is set; cert and key pair up. */
+static int
+check_tls(struct load_ctx *ctx)
+{
+	struct sk_config *cfg = ctx->cfg;
+
+	cfg->tls = ctx->seen[SEC_TLS] != 0;
+	if (!cfg->tls)
+		return 1;
+	if (cfg->tls_cert.n == 0)
+		return sk_config_fail(ctx, 0, "tls.cert: required in a [tls] section");
+	if (cfg->tls_key.n != cfg->tls_cert.n)
+		return sk_config_fail(ctx, 0,
+				      "tls.key: %" PRIu32 " keys for %" PRIu32
+				      " certificates in tls.cert (one key each, same order)",
+				      cfg->tls_key.n, cfg->tls_cert.n);
+	if (cfg->tls_port == (cfg->tcp_port != 0 ? cfg->tcp_port : 80) &&
+	    cfg->tls_plain != SK_CONFIG_PLAIN_OFF)
+		return sk_config_fail(ctx, 0,
+				      "tls.port: %u is tcp.port too (set tls.plain = off to "
+				      "serve HTTPS only there)",
+				      cfg->tls_port);
+	return 1;
+}
+
 int
 sk_config_check(struct load_ctx *ctx)
 {
@@ -140,5 +165,7 @@ sk_config_check(struct load_ctx *ctx)
 	if (cfg->target_max != 0 && cfg->head_max != 0 && cfg->target_max + 16 > cfg->head_max)
 		return sk_config_fail(ctx, 0,
 				      "http.target_max: must be at most http.head_max - 16");
+	if (!check_tls(ctx))
+		return 0;
 	return check_seckill(ctx);
 }

@@ -38,6 +38,7 @@ enum key_type {
 	KEY_CIDR6,     /* port: has_addr6 + addr6 + prefix6, "X:X::X/P" */
 	KEY_CHOICE,    /* uint8_t: the index of the value in sk_config_choices[min] */
 	KEY_PREFIXES,  /* struct sk_prefix_list: prefixes separated by commas or blanks */
+	KEY_PATHS,     /* struct sk_config_paths: paths separated by commas or blanks */
 };
 
 struct key {
@@ -48,7 +49,7 @@ struct key {
 };
 
 /* The values of each KEY_CHOICE key (NULL-terminated lists), by key::min. */
-enum { CHOICE_PROXY, CHOICE_FORWARDED, CHOICE_MAX };
+enum { CHOICE_PROXY, CHOICE_FORWARDED, CHOICE_PLAIN, CHOICE_TLS_VERSION, CHOICE_MAX };
 extern const char *const *const sk_config_choices[CHOICE_MAX];
 
 #define CFG(field)  offsetof(struct sk_config, field)
@@ -62,6 +63,7 @@ enum section_id {
 	SEC_SECKILL,
 	SEC_CLUSTER,
 	SEC_PROXY,
+	SEC_TLS,
 	SEC_PORT0,
 	SEC_ITEM = SEC_PORT0 + SK_CONFIG_MAX_PORTS, /* every [item.<id>]: see cur_item */
 	SEC_MAX

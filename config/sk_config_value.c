@@ -217,6 +217,41 @@ set_prefixes(struct load_ctx *ctx, const char *sec, const struct key *k, struct 
 	return sk_config_fail(ctx, ctx->line, "%s.%s: %s", sec, k->name, why);
 }
 
+/* set_paths - @v is a list of paths separated by commas or blanks. */
+static int
+set_paths(struct load_ctx *ctx, const char *sec, const struct key *k, struct sk_config_paths *p,
+	  const char *v)
+{
+	p->n = 0;
+	for (const char *s = v; *s != '\0';) {
+		size_t n;
+
+		s += strspn(s, ", \t");
+		n = strcspn(s, ", \t");
+		if (n == 0)
+			break;
+		if (p->n == SK_CONFIG_TLS_CERTS)
+			return sk_config_fail(ctx, ctx->line, "%s.%s: more than %d paths", sec,
+					      k->name, SK_CONFIG_TLS_CERTS);
+		if (n >= SK_CONFIG_PATH_MAX)
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: a path longer than %d characters", sec,
+					      k->name, SK_CONFIG_PATH_MAX - 1);
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+				return sk_config_fail(ctx, ctx->line,
+						      "%s.%s: control characters in a path", sec,
+						      k->name);
+		memcpy(p->path[p->n], s, n);
+		p->path[p->n][n] = '\0';
+		p->n++;
+		s += n;
+	}
+	if (p->n == 0)
+		return sk_config_fail(ctx, ctx->line, "%s.%s: no path", sec, k->name);
+	return 1;
+}
+
 int
 sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base,
 		    const char *v)
@@ -296,6 +331,8 @@ sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, 
 		return set_choice(ctx, sec, k, (uint8_t *)p, v);
 	case KEY_PREFIXES:
 		return set_prefixes(ctx, sec, k, (struct sk_prefix_list *)p, v);
+	case KEY_PATHS:
+		return set_paths(ctx, sec, k, (struct sk_config_paths *)p, v);
 	case KEY_ACK:
 		if (strcmp(v, "queued") == 0) {
 			*p = SK_CONFIG_ACK_QUEUED;

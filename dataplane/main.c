@@ -182,6 +182,15 @@ log_ready(const struct dataplane *dp)
 					: "direct",
 			p->nb_rxq);
 	}
+	if (dp->tls_certs != NULL)
+		sk_logf(SK_LOG_INFO, "tls",
+			"port=%u certs=%u min_version=%s plain=%s max_handshakes=%u buffers=%u",
+			dp->cfg.tls_port, dp->cfg.tls_cert.n,
+			dp->cfg.tls_min_version == 1 ? "1.3" : "1.2",
+			dp->cfg.tls_plain == SK_CONFIG_PLAIN_OFF	? "off"
+			: dp->cfg.tls_plain == SK_CONFIG_PLAIN_REDIRECT ? "redirect"
+									: "serve",
+			dp->cfg.tls_max_handshakes, dp->cfg.tls_buffers);
 	sk_logf(SK_LOG_NOTICE, "ready",
 		"lcores=%u ports=%u mbufs=%u mbuf_idle=%u items=%u auth=%s ack=%s", dp->nb_lcores,
 		dp->cfg.nb_ports, dp->pool->size, rte_mempool_in_use_count(dp->pool),
@@ -211,6 +220,7 @@ run(struct dataplane *dp)
 	tsrc.start_tsc = rte_rdtsc();
 	tsrc.seckill = dp->seckill;
 	tsrc.shm = dp->shm;
+	tsrc.tls = dp->tls_certs != NULL ? dp->tls : NULL;
 	rc = sk_telemetry_start(&tsrc);
 	if (rc != 0)
 		sk_logf(SK_LOG_WARN, "telemetry", "msg=\"telemetry commands unavailable\" err=%s",

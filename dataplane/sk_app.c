@@ -218,6 +218,10 @@ app_route(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 	size_t len = req->path_len;
 	bool path_known = false;
 
+	if (sk_unlikely(app->plain_redirect) && ac->tls == NULL) {
+		sk_app_redirect(app, ac, req);
+		return SK_APP_DONE;
+	}
 	for (size_t i = 0; i < SK_ARRAY_SIZE(routes); i++) {
 		const struct sk_app_route *r = &routes[i];
 
@@ -264,11 +268,13 @@ status_slot(unsigned code)
 	}
 }
 
-/* app_send - queue @len bytes of a response with status @status. */
-static int
-app_send(struct sk_app *app, struct sk_app_conn *ac, const void *data, size_t len, unsigned status)
+/* sk_app_send - queue @len bytes of a response with status @status. */
+int
+sk_app_send(struct sk_app *app, struct sk_app_conn *ac, const void *data, size_t len,
+	    unsigned status)
 {
-	int rc = sk_tcp_send(ac->conn, data, len);
+	int rc = ac->tls != NULL ? sk_tls_send(ac->tls, data, len)
+				 : sk_tcp_send(ac->conn, data, len);
 
 	if (sk_unlikely(rc != 0)) {
 		app->stats.send_errors++;
@@ -296,8 +302,9 @@ sk_app_reply_canned(struct sk_app *app, struct sk_app_conn *ac, const struct sk_
 
 	if (c == NULL)
 		return -EINVAL;
-	return app_send(app, ac, c->data, req->method == SK_HTTP_METHOD_HEAD ? c->head_len : c->len,
-			canned_status(c));
+	return sk_app_send(app, ac, c->data,
+			   req->method == SK_HTTP_METHOD_HEAD ? c->head_len : c->len,
+			   canned_status(c));
 }
 
 int
@@ -312,7 +319,7 @@ sk_app_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_re
 	n = sk_http_response_write(app->reply, sizeof(app->reply), r);
 	if (n < 0)
 		return n;
-	return app_send(app, ac, app->reply, (size_t)n, r->status);
+	return sk_app_send(app, ac, app->reply, (size_t)n, r->status);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -356,13 +363,16 @@ app_on_open(void *arg, struct sk_tcp_conn *c)
 	app->conns = ac;
 	app->stats.conns_opened++;
 	app->stats.conns_open++;
+	if (app->tls != NULL && sk_tcp_local_port(c) == app->tls_port)
+		sk_app_tls_open(app, ac);
 }
 
-/* app_close - stop reading @ac: FIN after the queued responses. */
-static size_t
-app_close(struct sk_app_conn *ac, size_t len)
+size_t
+sk_app_close(struct sk_app_conn *ac, size_t len)
 {
 	ac->state = CONN_CLOSING;
+	if (ac->tls != NULL)
+		sk_tls_shutdown(ac->tls); /* close_notify before the FIN */
 	sk_tcp_close(ac->conn);
 	return len;
 }
@@ -419,29 +429,13 @@ app_proxy(struct sk_app *app, struct sk_app_conn *ac, const uint8_t *data, size_
 	return (long)hdr_len;
 }
 
-/*
- * app_on_data - answer every complete request in @data, in order. Returns
- * the bytes of the requests answered; a parked or incomplete request stays
- * in the buffer. Bounded: at most SK_APP_PIPELINE_MAX requests per call.
- */
-static size_t
-app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
+size_t
+sk_app_http(struct sk_app *app, struct sk_app_conn *ac, const uint8_t *data, size_t len,
+	    size_t used, bool *want_more)
 {
-	struct sk_app *app = arg;
-	struct sk_app_conn *ac = sk_tcp_app_data(c);
-	size_t used = 0;
+	struct sk_tcp_conn *c = ac->conn;
 
-	if (sk_unlikely(ac->state == CONN_CLOSING))
-		return len;
-	if (sk_unlikely(ac->state == CONN_PROXY)) {
-		long h = app_proxy(app, ac, data, len);
-
-		if (h < 0)
-			return app_close(ac, len);
-		if (ac->state == CONN_PROXY) /* more bytes to come, unless none will */
-			return sk_tcp_peer_closed(c) ? app_close(ac, len) : 0;
-		used = (size_t)h;
-	}
+	*want_more = false;
 	for (unsigned n = 0;; n++) {
 		struct sk_http_request req;
 		enum sk_http_result r;
@@ -451,7 +445,7 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 			sk_tcp_resume(c);
 			return used;
 		}
-		if (sk_unlikely(sk_tcp_send_space(c) < SK_APP_REPLY_MAX)) {
+		if (sk_unlikely(sk_app_send_space(ac) < SK_APP_REPLY_MAX)) {
 			app_blocked(app, ac);
 			return used;
 		}
@@ -464,8 +458,8 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		if (r == SK_HTTP_HEAD) {
 			if (req.expect_continue && !ac->continue_sent) {
 				ac->continue_sent = true;
-				app_send(app, ac, SK_HTTP_100_CONTINUE, SK_HTTP_100_CONTINUE_LEN,
-					 100);
+				sk_app_send(app, ac, SK_HTTP_100_CONTINUE, SK_HTTP_100_CONTINUE_LEN,
+					    100);
 			}
 			app_deadline(app, ac, DL_BODY);
 			break;
@@ -475,8 +469,8 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 
 			app->stats.parse_errors++;
 			if (e != NULL)
-				app_send(app, ac, e->data, e->len, canned_status(e));
-			return app_close(ac, len);
+				sk_app_send(app, ac, e->data, e->len, canned_status(e));
+			return sk_app_close(ac, len);
 		}
 		/* SK_HTTP_DONE: a whole request, however slowly it came. */
 		if (ac->deadline != DL_NONE) {
@@ -504,10 +498,42 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		used += req.len;
 		sk_http_parser_reset(&ac->http);
 		if (!req.keep_alive)
-			return app_close(ac, len);
+			return sk_app_close(ac, len);
 	}
-	if (sk_tcp_peer_closed(c))
-		return app_close(ac, len);
+	*want_more = true;
+	return used;
+}
+
+/*
+ * app_on_data - answer every complete request in @data, in order. Returns
+ * the bytes of the requests answered; a parked or incomplete request stays
+ * in the buffer. Bounded: at most SK_APP_PIPELINE_MAX requests per call.
+ * A TLS connection's bytes go through sk_app_tls_data() first.
+ */
+static size_t
+app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
+{
+	struct sk_app *app = arg;
+	struct sk_app_conn *ac = sk_tcp_app_data(c);
+	size_t used = 0;
+	bool want_more;
+
+	if (sk_unlikely(ac->state == CONN_CLOSING))
+		return len;
+	if (ac->tls != NULL)
+		return sk_app_tls_data(app, ac, data, len);
+	if (sk_unlikely(ac->state == CONN_PROXY)) {
+		long h = app_proxy(app, ac, data, len);
+
+		if (h < 0)
+			return sk_app_close(ac, len);
+		if (ac->state == CONN_PROXY) /* more bytes to come, unless none will */
+			return sk_tcp_peer_closed(c) ? sk_app_close(ac, len) : 0;
+		used = (size_t)h;
+	}
+	used = sk_app_http(app, ac, data, len, used, &want_more);
+	if (want_more && sk_tcp_peer_closed(c))
+		return sk_app_close(ac, len);
 	return used;
 }
 
@@ -520,6 +546,8 @@ app_on_close(void *arg, struct sk_tcp_conn *c)
 	conn_list_del(app, ac);
 	if (ac->parked)
 		app->stats.parked--;
+	if (ac->tls != NULL)
+		sk_tls_release(ac->tls);
 	/* Its FIFO entry, if any, is now stale; a reused area starts zeroed. */
 	((struct park_state *)ac->route_data)->order = 0;
 	app->stats.conns_closed++;
@@ -533,14 +561,20 @@ app_on_timeout(void *arg, struct sk_tcp_conn *c)
 	struct sk_app *app = arg;
 	struct sk_app_conn *ac = sk_tcp_app_data(c);
 
+	if (ac->deadline == DL_HANDSHAKE) { /* the TLS handshake did not finish in time */
+		ac->deadline = DL_NONE;
+		sk_tls_expired(ac->tls);
+		sk_tcp_abort(c);
+		return;
+	}
 	ac->deadline = DL_NONE;
 	if (ac->state == CONN_CLOSING || ac->state == CONN_PROXY) { /* no HTTP yet: no 408 */
 		sk_tcp_abort(c);
 		return;
 	}
 	app->stats.request_timeout++;
-	app_send(app, ac, resp_408, sizeof(resp_408) - 1, 408);
-	app_close(ac, 0);
+	sk_app_send(app, ac, resp_408, sizeof(resp_408) - 1, 408);
+	sk_app_close(ac, 0);
 }
 
 static const struct sk_net_app_ops app_ops = {
@@ -607,6 +641,9 @@ sk_app_create(const struct sk_app_conf *conf)
 	app->seckill = conf->seckill;
 	if (conf->client != NULL)
 		app->client = *conf->client;
+	app->tls = conf->tls;
+	app->tls_port = conf->tls_port;
+	app->plain_redirect = conf->plain_redirect && conf->tls != NULL;
 	app->tsc_hz = rte_get_tsc_hz();
 	/* (1e9 << 32) fits 64 bits; the product is taken in 128 (buy_timed). */
 	app->ns_mult = (UINT64_C(1000000000) << 32) / app->tsc_hz;

@@ -115,6 +115,7 @@
 #include "sk_http.h"
 #include "sk_net.h"
 #include "sk_seckill.h"
+#include "sk_tls.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -134,6 +135,7 @@ struct sk_app;
 	X(100) \
 	X(200) \
 	X(202) \
+	X(308) \
 	X(400) \
 	X(401) \
 	X(403) \
@@ -182,6 +184,7 @@ struct sk_app_stats {
 	uint64_t pipeline_yield;  /**< on_data stopped after SK_APP_PIPELINE_MAX */
 	uint64_t request_timeout; /**< 408: a request head or body not complete in time */
 	uint64_t aborted;	  /**< connections reset at shutdown */
+	uint64_t redirects;	  /**< 308 answers of the plain port (tls.plain = redirect) */
 	/* ack = durable */
 	uint64_t durable_parked;       /**< winners parked for the group commit */
 	uint64_t durable_settled;      /**< ... answered because their order settled */
@@ -210,7 +213,13 @@ struct sk_app_conn {
 						  before a PROXY header: its parser */
 	struct sk_client_id
 		client; /**< the connection's client keys: its peer's, or the PROXY header's */
+	struct sk_tls_conn *tls; /**< a connection to the HTTPS port: its TLS, in the app
+				      area behind this struct (SK_APP_CONN_TLS_AREA); else NULL */
 };
+
+/** The app area a connection needs when TLS is on: sk_app_conn, then its TLS. */
+#define SK_APP_CONN_TLS_OFF  ((sizeof(struct sk_app_conn) + 63) & ~(size_t)63)
+#define SK_APP_CONN_TLS_AREA (SK_APP_CONN_TLS_OFF + sizeof(struct sk_tls_conn))
 
 /* Above SK_TCP_APP_DATA_MIN since the client holds an IPv6 address: the
  * dataplane's config raises app_data_size to fit (sk_dp_config.c); the
@@ -260,6 +269,11 @@ struct sk_app_conf {
 	uint32_t body_timeout_ms; /**< ... and its body this long after the head; 0 = none */
 	const struct sk_client_conf *client; /**< PROXY header, forwarded header and the
 						  proxies trusted (copied); NULL: neither */
+	struct sk_tls_lcore *tls;	     /**< TLS of the HTTPS port, not owned; NULL: no HTTPS.
+						  The stack's app areas must then hold
+						  SK_APP_CONN_TLS_AREA bytes */
+	uint16_t tls_port;		     /**< the HTTPS port: connections to it speak TLS */
+	bool plain_redirect;		     /**< every request on another port gets 308 to https */
 };
 
 /**

@@ -12,12 +12,13 @@
 
 #include "sk_app.h"
 #include "sk_shm.h"
+#include "sk_tls.h"
 
 /* CONN_PROXY: a PROXY listener's connection waiting for its header. */
 enum { CONN_OPEN = 0, CONN_CLOSING, CONN_PROXY };
 
-/* Which request deadline a connection has armed (sk_app_conn::deadline). */
-enum { DL_NONE = 0, DL_HEAD, DL_BODY };
+/* Which deadline a connection has armed (sk_app_conn::deadline). */
+enum { DL_NONE = 0, DL_HEAD, DL_BODY, DL_HANDSHAKE };
 
 /*
  * A parked winner (ack = durable). The FIFO holds them in the order they
@@ -58,6 +59,9 @@ struct sk_app {
 	uint32_t body_timeout_ms;
 	unsigned lcore_id;
 	struct sk_client_conf client; /* PROXY / forwarded header (zero: neither) */
+	struct sk_tls_lcore *tls;     /* the HTTPS listener's TLS; NULL: none */
+	uint16_t tls_port;	      /* its port */
+	bool plain_redirect;	      /* the plain port answers 308 to https */
 	const char *head;	      /* the head of the request being routed ... */
 	size_t head_len;	      /* ... for the forwarded header */
 	/* ack = durable: the FIFO of parked winners (a ring of park_cap). */
@@ -68,6 +72,51 @@ struct sk_app {
 	char reply[SK_APP_REPLY_MAX];	  /* scratch for sk_app_reply() */
 	struct sk_shm_lcore_stats own_ls; /* ls without a seckill lcore (no arena) */
 } sk_cache_aligned;
+
+/**
+ * sk_app_send - queue @p len bytes of a response with status @p status on
+ * @p ac (through TLS on a TLS connection), counted.
+ * @return 0, or the error of sk_tcp_send() / sk_tls_send() (counted).
+ */
+int sk_app_send(struct sk_app *app, struct sk_app_conn *ac, const void *data, size_t len,
+		unsigned status);
+
+/** sk_app_send_space - the bytes a response may have on @p ac now. */
+static inline size_t
+sk_app_send_space(const struct sk_app_conn *ac)
+{
+	return ac->tls != NULL ? sk_tls_send_space(ac->tls) : sk_tcp_send_space(ac->conn);
+}
+
+/** sk_app_close - stop reading @p ac: close_notify (TLS), then FIN after
+ * the queued responses. Returns @p len (what on_data consumes). */
+size_t sk_app_close(struct sk_app_conn *ac, size_t len);
+
+/**
+ * sk_app_http - answer every complete request in @p data from offset
+ * @p used on, in order; the offset after the requests answered. Sets
+ * *@p want_more when it stopped for lack of bytes (not parked, not
+ * yielded, not closing). Bounded by SK_APP_PIPELINE_MAX requests.
+ */
+size_t sk_app_http(struct sk_app *app, struct sk_app_conn *ac, const uint8_t *data, size_t len,
+		   size_t used, bool *want_more);
+
+/**
+ * sk_app_tls_open - on_open of a connection to the HTTPS port: the per-IP
+ * limiter, the handshake cap, the handshake deadline (sk_app_tls.c).
+ * Resets the connection when one of them refuses.
+ */
+void sk_app_tls_open(struct sk_app *app, struct sk_app_conn *ac);
+
+/** sk_app_tls_data - on_data of a TLS connection: records in, requests
+ * answered, the ciphertext consumed returned. */
+size_t sk_app_tls_data(struct sk_app *app, struct sk_app_conn *ac, const uint8_t *data, size_t len);
+
+/**
+ * sk_app_redirect - the plain port's answer when TLS takes the requests:
+ * 308 to the https:// URL of the same host and target (400 without a Host).
+ */
+void sk_app_redirect(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req);
 
 /**
  * sk_app_park_push - put the winner of @p order on @p ac at the FIFO's

@@ -33,6 +33,7 @@
 #include "sk_ratelimit.h"
 #include "sk_seckill.h"
 #include "sk_shm.h"
+#include "sk_tls.h"
 
 #define PROG "seckill-dataplane"
 
@@ -59,6 +60,8 @@ struct dataplane {
 	struct rte_ring *orders[RTE_MAX_LCORE];		 /* per lcore index */
 	struct sk_ratelimit *rl[RTE_MAX_LCORE];		 /* rte_zmalloc'd; NULL: no limits */
 	struct sk_seckill_lcore *seckill[RTE_MAX_LCORE]; /* rte_zmalloc'd */
+	struct sk_tls_certs *tls_certs;			 /* [tls]; NULL: no HTTPS */
+	struct sk_tls_lcore *tls[RTE_MAX_LCORE];	 /* per lcore index */
 };
 
 /** sk_dp_fail - format the start-up error into dp->err; returns @rc. */
@@ -84,6 +87,10 @@ int sk_dp_load_token_key(struct dataplane *dp);
 
 /** sk_dp_client_conf - the [proxy] settings as the app takes them (sk_client.h). */
 void sk_dp_client_conf(const struct dataplane *dp, struct sk_client_conf *cc);
+
+/** sk_dp_load_tls - read and check [tls]'s files (dp->tls_certs); 0 or a
+ * negative errno with dp->err naming the key and the file. */
+int sk_dp_load_tls(struct dataplane *dp);
 
 /** sk_dp_ratelimit_conf - the limiter settings; false if every limit is off. */
 bool sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc);

@@ -56,6 +56,13 @@ sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lc
 			nc->field = cfg->key;                                                      \
 	} while (0)
 	OVERRIDE(tcp_port, tcp_port);
+	if (cfg->tls) {
+		nc->tcp_port2 = cfg->tls_port;
+		if (cfg->tls_plain == SK_CONFIG_PLAIN_OFF)
+			nc->tcp_port = 0;
+		if (nc->app_data_size < SK_APP_CONN_TLS_AREA)
+			nc->app_data_size = SK_APP_CONN_TLS_AREA;
+	}
 	OVERRIDE(max_conns, max_conns);
 	OVERRIDE(mss, mss);
 	OVERRIDE(rcv_buf_size, rcv_buf_size);
@@ -187,4 +194,41 @@ sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc)
 	rc->ip_burst = cfg->ip_burst ? cfg->ip_burst : cfg->ip_rate;
 	rc->ip_slots = cfg->ip_rate ? cfg->ip_slots : 0;
 	return true;
+}
+
+int
+sk_dp_load_tls(struct dataplane *dp)
+{
+	const struct sk_config *cfg = &dp->cfg;
+	struct sk_tls_conf tc;
+	char err[SK_TLS_ERR_MAX];
+	struct sk_net_conf nc;
+	int rc;
+
+	if (!cfg->tls)
+		return 0;
+	if (cfg->proxy_protocol != SK_CONFIG_PROXY_NONE)
+		return sk_dp_fail(dp, -EINVAL,
+				  "tls.port: a PROXY header before TLS (proxy.protocol) is not "
+				  "supported; terminate TLS here without it, or at the proxy");
+	sk_net_conf_defaults(&nc);
+	sk_tls_conf_defaults(&tc);
+	for (uint32_t i = 0; i < cfg->tls_cert.n; i++) {
+		tc.cert[i] = cfg->tls_cert.path[i];
+		tc.key[i] = cfg->tls_key.path[i];
+	}
+	tc.n_certs = cfg->tls_cert.n;
+	tc.ticket_key_file = cfg->tls_ticket_key_file;
+	tc.ticket_rotate_s = cfg->tls_ticket_rotate_s;
+	tc.min_version = cfg->tls_min_version == 1 ? TLS1_3_VERSION : TLS1_2_VERSION;
+	tc.ciphersuites = cfg->tls_ciphersuites;
+	tc.handshake_timeout_ms = cfg->tls_handshake_timeout_ms;
+	tc.max_handshakes = cfg->tls_max_handshakes;
+	tc.buffers = cfg->tls_buffers;
+	/* A request is taken whole from the plaintext buffer, as from TCP's. */
+	tc.buffer_size = cfg->rcv_buf_size ? cfg->rcv_buf_size : nc.rcv_buf_size;
+	rc = sk_tls_certs_load(&tc, &dp->tls_certs, err, sizeof(err));
+	if (rc != 0)
+		return sk_dp_fail(dp, rc, "%s", err);
+	return 0;
 }

@@ -217,6 +217,16 @@ setup_lcores(struct dataplane *dp)
 		ac.lcore_id = id;
 		ac.socket = socket;
 		ac.seckill = dp->seckill[i];
+		if (dp->tls_certs != NULL) {
+			dp->tls[i] = sk_tls_lcore_create(dp->tls_certs, socket);
+			if (dp->tls[i] == NULL)
+				return sk_dp_fail(dp, -rte_errno,
+						  "tls: lcore %u: cannot set up TLS: %s", id,
+						  rte_strerror(rte_errno));
+			ac.tls = dp->tls[i];
+			ac.tls_port = cfg->tls_port;
+			ac.plain_redirect = cfg->tls_plain == SK_CONFIG_PLAIN_REDIRECT;
+		}
 		ac.ack_durable = cfg->ack == SK_CONFIG_ACK_DURABLE;
 		ac.ack_wait_ms = cfg->ack_wait_ms;
 		ac.head_timeout_ms = cfg->head_timeout_ms;
@@ -278,6 +288,8 @@ sk_dp_setup(struct dataplane *dp)
 				  strerror(errno));
 	rc = sk_dp_check_limits(dp);
 	if (rc == 0)
+		rc = sk_dp_load_tls(dp);
+	if (rc == 0)
 		rc = setup_seckill(dp);
 	if (rc == 0)
 		rc = setup_ports_and_pool(dp);
@@ -301,6 +313,12 @@ sk_dp_free(struct dataplane *dp)
 		rte_free(lc);
 		dp->lcores[i] = NULL;
 	}
+	for (unsigned i = 0; i < RTE_MAX_LCORE; i++) {
+		sk_tls_lcore_free(dp->tls[i]);
+		dp->tls[i] = NULL;
+	}
+	sk_tls_certs_free(dp->tls_certs);
+	dp->tls_certs = NULL;
 	for (unsigned p = 0; p < SK_CONFIG_MAX_PORTS; p++) {
 		sk_dispatch_free(dp->disp[p]);
 		dp->disp[p] = NULL;

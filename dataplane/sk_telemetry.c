@@ -479,6 +479,73 @@ out:
 	return rc;
 }
 
+/* Every scalar counter of struct sk_tls_stats, by name, for /seckill/tls. */
+/* clang-format off */
+#define TLS_STATS(X) \
+	X(hs_started) X(hs_full) X(hs_resumed) X(hs_failed) X(hs_timeout) X(hs_limited) \
+	X(hs_ip_refused) X(hs_inflight) X(tls12) X(tls13) X(tickets_issued) \
+	X(tickets_rejected) X(renegotiations) X(early_data) X(bytes_in) X(bytes_out) \
+	X(records_in) X(records_out) X(closed_notify) X(buffer_wait) X(buffers_used)
+/* clang-format on */
+
+/* add_tls - the TLS counters of every lcore, summed, into @d. */
+static void
+add_tls(struct rte_tel_data *d)
+{
+	static const char *const suites[SK_TLS_SUITE_SLOTS] = {
+		[SK_TLS_SUITE_AES128_GCM] = "suite_aes128_gcm",
+		[SK_TLS_SUITE_AES256_GCM] = "suite_aes256_gcm",
+		[SK_TLS_SUITE_CHACHA20] = "suite_chacha20",
+	};
+	struct sk_tls_stats sum;
+	char name[64];
+
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned i = 0; i < tel.src.nb_lcores; i++) {
+		const struct sk_tls_stats *s = sk_tls_lcore_stats(tel.src.tls[i]);
+
+#define TLS_SUM(f) sum.f += __atomic_load_n(&s->f, __ATOMIC_RELAXED);
+		TLS_STATS(TLS_SUM)
+#undef TLS_SUM
+		for (unsigned k = 0; k < SK_TLS_SUITE_SLOTS; k++)
+			sum.suite[k] += __atomic_load_n(&s->suite[k], __ATOMIC_RELAXED);
+		for (unsigned k = 0; k < SK_TLS_ALERT_SLOTS; k++) {
+			sum.alerts_sent[k] += __atomic_load_n(&s->alerts_sent[k], __ATOMIC_RELAXED);
+			sum.alerts_received[k] +=
+				__atomic_load_n(&s->alerts_received[k], __ATOMIC_RELAXED);
+		}
+	}
+#define TLS_U64(f) rte_tel_data_add_dict_u64(d, #f, sum.f);
+	TLS_STATS(TLS_U64)
+#undef TLS_U64
+	for (unsigned k = 0; k < SK_TLS_SUITE_SLOTS; k++)
+		rte_tel_data_add_dict_u64(d, suites[k], sum.suite[k]);
+	for (unsigned k = 0; k < SK_TLS_ALERT_SLOTS; k++) {
+		snprintf(name, sizeof(name), "alert_sent_%s", sk_tls_alert_name(k));
+		rte_tel_data_add_dict_u64(d, name, sum.alerts_sent[k]);
+		snprintf(name, sizeof(name), "alert_received_%s", sk_tls_alert_name(k));
+		rte_tel_data_add_dict_u64(d, name, sum.alerts_received[k]);
+	}
+}
+
+/* cmd_tls - /seckill/tls: the TLS counters, summed over the lcores. */
+static int
+cmd_tls(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&tel.lock);
+	if (!tel.alive)
+		rte_tel_data_add_dict_string(d, "state", "stopped");
+	else if (tel.src.tls == NULL || tel.src.tls[0] == NULL)
+		rte_tel_data_add_dict_string(d, "tls", "off");
+	else
+		add_tls(d);
+	pthread_mutex_unlock(&tel.lock);
+	return 0;
+}
+
 int
 sk_telemetry_start(const struct sk_telemetry_src *src)
 {
@@ -501,6 +568,10 @@ sk_telemetry_start(const struct sk_telemetry_src *src)
 		rc = rte_telemetry_register_cmd("/seckill/net", cmd_net,
 						"Every TCP/IP counter of one lcore's stack. "
 						"Parameters: lcore index[,port]");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/seckill/tls", cmd_tls,
+						"TLS counters summed over the lcores: handshakes, "
+						"alerts, versions, suites, bytes. No parameters.");
 	if (rc != 0) {
 		sk_telemetry_stop();
 		return rc;

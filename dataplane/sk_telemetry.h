@@ -24,6 +24,10 @@
  *  - /seckill/items: the same item dicts, every item (up to 255).
  *  - /seckill/net,<lcore index>[,<port index>]: every counter of one TCP
  *    stack (struct sk_net_stats).
+ *  - /seckill/tls: the TLS counters (struct sk_tls_stats) summed over the
+ *    lcores, by their names; alerts as alert_sent_<name> and
+ *    alert_received_<name>, suites as suite_aes128_gcm, suite_aes256_gcm,
+ *    suite_chacha20; {"tls": "off"} without a [tls] section.
  *
  * Busy cycles per request under load = delta(total.busy_tsc) /
  * delta(total.requests) between two reads.
@@ -53,6 +57,7 @@
 #include "sk_dispatch.h"
 #include "sk_lcore.h"
 #include "sk_seckill.h"
+#include "sk_tls.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +78,7 @@ struct sk_telemetry_src {
 	uint64_t start_tsc;			       /**< TSC at start */
 	struct sk_seckill_lcore *const *seckill;       /**< per lcore index (buy path) */
 	const struct sk_shm *shm;		       /**< the arena (items) */
+	struct sk_tls_lcore *const *tls;	       /**< per lcore index; NULL: no HTTPS */
 };
 
 /**

@@ -31,6 +31,8 @@ reason(unsigned status)
 		return "Created";
 	case 202:
 		return "Accepted";
+	case 308:
+		return "Permanent Redirect";
 	case 400:
 		return "Bad Request";
 	case 401:

@@ -53,7 +53,9 @@
  *    (sk_net_conf.rcv_buf_size): when it is full the advertised window is
  *    zero and the peer stops sending. The app may "park" a request by not
  *    consuming it; on_data is then called again only when new bytes arrive
- *    or after sk_tcp_resume(c). Parked connections cost nothing per poll
+ *    or after sk_tcp_resume(c) (then even with len == 0: an app that keeps
+ *    bytes of its own, a TLS layer's plaintext, is called). Parked
+ *    connections cost nothing per poll
  *    pass. on_data is also called once with whatever is buffered (possibly
  *    len == 0) when the peer's FIN arrives; sk_tcp_peer_closed(c) is then
  *    true, and the app should answer and call sk_tcp_close().
@@ -130,6 +132,9 @@ struct sk_net_conf {
 	uint16_t port_id;	   /**< DPDK port for rte_eth_tx_burst */
 	uint16_t tx_queue;	   /**< TX queue of this lcore on port_id */
 	uint16_t tcp_port;	   /**< listening TCP port, 0 = none: a client only (default 80) */
+	uint16_t tcp_port2;	   /**< a second listening port (the dataplane's HTTPS one), 0 =
+				      none (default); the app tells them apart by
+				      sk_tcp_local_port() */
 
 	/* --- capacity --- */
 	uint32_t max_conns; /**< connection table size per lcore (default 4096), incl. TIME_WAIT */
@@ -472,7 +477,8 @@ void sk_tcp_abort(struct sk_tcp_conn *c);
 
 /**
  * Ask for on_data to be called again for @c at the next sk_net_tx_flush(),
- * with whatever is buffered (used after a parked request can be answered).
+ * with whatever is buffered, also nothing (used after a parked request can
+ * be answered, or when the app holds bytes of its own).
  * Costs O(1); no-op if @c is closed. Idempotent until then.
  *
  * @param c  connection.
@@ -500,7 +506,7 @@ void sk_tcp_resume(struct sk_tcp_conn *c);
  *
  * @param net    lcore stack.
  * @param lip    our source address, one of conf.ip .. conf.ip + ip_count - 1.
- * @param lport  source port, != 0 and != conf.tcp_port; the caller picks
+ * @param lport  source port, != 0 and neither listening port; the caller picks
  *               ports so that 4-tuples do not repeat while in use.
  * @param rip    peer address (host order).
  * @param rport  peer port, != 0.

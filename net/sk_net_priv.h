@@ -447,8 +447,16 @@ sk_tcp_conn_idle_deadline(const struct sk_tcp_conn *c)
 }
 /** (Re)arm the connection timer for the earliest of its deadlines. */
 void sk_tcp_conn_timer_update(struct sk_tcp_conn *c);
-/** Offer buffered bytes (and a pending FIN) to on_data. */
-void sk_tcp_conn_deliver(struct sk_tcp_conn *c);
+/** Offer buffered bytes (and a pending FIN) to on_data; after a resume
+ * (@p resumed) also with none: the app may hold bytes of its own (TLS). */
+void sk_tcp_conn_deliver(struct sk_tcp_conn *c, bool resumed);
+
+/** sk_tcp_listening - @p port is one of the listening ports (not 0). */
+static inline bool
+sk_tcp_listening(const struct sk_net_lcore *net, uint16_t port)
+{
+	return port != 0 && (port == net->conf.tcp_port || port == net->conf.tcp_port2);
+}
 /** Drain the resume, close and output queues (see sk_net_tx_flush). */
 void sk_tcp_conn_run_resumes(struct sk_net_lcore *net);
 void sk_tcp_conn_run_closes(struct sk_net_lcore *net);

@@ -407,7 +407,7 @@ sk_tcp_conn_want_output(struct sk_tcp_conn *c)
 }
 
 void
-sk_tcp_conn_deliver(struct sk_tcp_conn *c)
+sk_tcp_conn_deliver(struct sk_tcp_conn *c, bool resumed)
 {
 	struct sk_net_lcore *net = c->net;
 	bool fin = c->flags & SK_TCPF_FIN_NOTIFY;
@@ -417,7 +417,7 @@ sk_tcp_conn_deliver(struct sk_tcp_conn *c)
 		c->rcv_len = 0;
 		return;
 	}
-	if (c->rcv_len == 0 && !fin)
+	if (c->rcv_len == 0 && !fin && !resumed)
 		return;
 	c->flags &= ~SK_TCPF_FIN_NOTIFY;
 	used = net->ops.on_data(net->app, c, c->rcv_buf, c->rcv_len);
@@ -455,7 +455,7 @@ sk_tcp_conn_run_resumes(struct sk_net_lcore *net)
 	while ((c = TAILQ_FIRST(&todo)) != NULL) {
 		TAILQ_REMOVE(&todo, c, resumeq);
 		c->flags &= ~SK_TCPF_IN_RESUMEQ;
-		sk_tcp_conn_deliver(c);
+		sk_tcp_conn_deliver(c, true);
 	}
 }
 
@@ -598,7 +598,7 @@ conn_open_active(struct sk_tcp_conn *c, const void *tuple, size_t tuple_len,
 static inline bool
 active_ports_ok(const struct sk_net_lcore *net, uint16_t lport, uint16_t rport)
 {
-	return lport != 0 && (lport != net->conf.tcp_port || net->conf.tcp_port == 0) && rport != 0;
+	return lport != 0 && !sk_tcp_listening(net, lport) && rport != 0;
 }
 
 struct sk_tcp_conn *

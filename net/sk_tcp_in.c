@@ -439,7 +439,7 @@ tcp_input_conn(struct sk_tcp_conn *c, const struct tcp_seg *s)
 		}
 	}
 	if (deliver) {
-		sk_tcp_conn_deliver(c);
+		sk_tcp_conn_deliver(c, false);
 		if (c->state == SK_TCP_CLOSED)
 			return;
 	}
@@ -561,7 +561,7 @@ static void
 tcp_dispatch(struct sk_net_lcore *net, struct sk_tcp_conn *c, const struct tcp_seg *s)
 {
 	if (c == NULL) {
-		if (s->dport != net->conf.tcp_port || net->conf.tcp_port == 0) {
+		if (!sk_tcp_listening(net, s->dport)) {
 			net->stats.tcp_drop_port++;
 			reset_for(net, s);
 		} else {

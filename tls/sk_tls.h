@@ -152,27 +152,27 @@ enum sk_tls_suite_slot {
 
 /** Counters of one lcore (monotonic unless marked gauge). */
 struct sk_tls_stats {
-	uint64_t hs_started;	      /**< server connections that began a handshake */
-	uint64_t hs_full;	      /**< handshakes done with a full key exchange */
-	uint64_t hs_resumed;	      /**< ... resumed from a ticket */
-	uint64_t hs_failed;	      /**< handshakes that ended in an error (by alert below) */
-	uint64_t hs_timeout;	      /**< ... not done within handshake_timeout_ms (reset) */
-	uint64_t hs_limited;	      /**< connections reset: max_handshakes in progress */
-	uint64_t hs_ip_refused;	      /**< connections reset: the per-IP limiter said no */
-	uint64_t hs_inflight;	      /**< gauge: handshakes in progress */
-	uint64_t tls12, tls13;	      /**< handshakes done, by version */
-	uint64_t suite[SK_TLS_SUITE_SLOTS]; /**< ... by suite */
+	uint64_t hs_started;	/**< server connections that began a handshake */
+	uint64_t hs_full;	/**< handshakes done with a full key exchange */
+	uint64_t hs_resumed;	/**< ... resumed from a ticket */
+	uint64_t hs_failed;	/**< handshakes that ended in an error (by alert below) */
+	uint64_t hs_timeout;	/**< ... not done within handshake_timeout_ms (reset) */
+	uint64_t hs_limited;	/**< connections reset: max_handshakes in progress */
+	uint64_t hs_ip_refused; /**< connections reset: the per-IP limiter said no */
+	uint64_t hs_inflight;	/**< gauge: handshakes in progress */
+	uint64_t tls12, tls13;	/**< handshakes done, by version */
+	uint64_t suite[SK_TLS_SUITE_SLOTS];	      /**< ... by suite */
 	uint64_t alerts_sent[SK_TLS_ALERT_SLOTS];     /**< fatal and warning, by description */
 	uint64_t alerts_received[SK_TLS_ALERT_SLOTS]; /**< ... from the peer */
-	uint64_t tickets_issued;   /**< session tickets encrypted */
-	uint64_t tickets_rejected; /**< tickets offered with an unknown or expired key */
-	uint64_t renegotiations;   /**< a TLS 1.2 client asked for one (refused) */
-	uint64_t early_data;	   /**< a client tried 0-RTT (refused) */
+	uint64_t tickets_issued;		      /**< session tickets encrypted */
+	uint64_t tickets_rejected;	  /**< tickets offered with an unknown or expired key */
+	uint64_t renegotiations;	  /**< a TLS 1.2 client asked for one (refused) */
+	uint64_t early_data;		  /**< a client tried 0-RTT (refused) */
 	uint64_t bytes_in, bytes_out;	  /**< ciphertext through the BIO */
 	uint64_t records_in, records_out; /**< records read and written */
 	uint64_t closed_notify;		  /**< connections the peer closed with close_notify */
-	uint64_t buffer_wait; /**< reads postponed: the plaintext pool was empty */
-	uint64_t buffers_used; /**< gauge: plaintext buffers held by connections */
+	uint64_t buffer_wait;		  /**< reads postponed: the plaintext pool was empty */
+	uint64_t buffers_used;		  /**< gauge: plaintext buffers held by connections */
 } sk_cache_aligned;
 
 /**
@@ -183,10 +183,10 @@ struct sk_tls_stats {
  * (its tickets are renewed), older ones are not.
  */
 struct sk_tls_ticket_key {
-	uint64_t period;	/**< wall-clock seconds / rotate_s */
-	uint8_t name[16];	/**< the key's name in the ticket */
-	uint8_t aes_key[32];	/**< AES-256-CBC */
-	uint8_t hmac_key[32];	/**< HMAC-SHA256 */
+	uint64_t period;      /**< wall-clock seconds / rotate_s */
+	uint8_t name[16];     /**< the key's name in the ticket */
+	uint8_t aes_key[32];  /**< AES-256-CBC */
+	uint8_t hmac_key[32]; /**< HMAC-SHA256 */
 };
 
 /** The keys an lcore uses now: this period's and the one before. */
@@ -256,6 +256,7 @@ struct sk_tls_conn {
 	uint8_t peer_closed;
 	uint8_t resumed;
 	uint8_t renegotiating;
+	uint8_t blocked; /**< input left, or no room: resume after consuming */
 };
 
 /** What sk_tls_input() found. */
@@ -310,6 +311,14 @@ SSL_CTX *sk_tls_client_ctx(bool tls13_only, bool tls12_only);
  */
 enum sk_tls_result sk_tls_input(struct sk_tls_conn *t, const uint8_t *data, size_t len,
 				size_t *used);
+
+/** sk_tls_expired - count @p t's handshake as timed out and leave the
+ * handshake cap (the caller resets the connection). */
+void sk_tls_expired(struct sk_tls_conn *t);
+
+/** sk_tls_ip_refused - count a connection the per-IP limiter refused
+ * before its handshake (reset by the caller). */
+void sk_tls_ip_refused(struct sk_tls_lcore *tl);
 
 /** sk_tls_want_resume - decrypted bytes wait inside OpenSSL, or input was left. */
 bool sk_tls_want_resume(const struct sk_tls_conn *t);
