@@ -20,7 +20,7 @@ require_env curl openssl SK_CROWD
 tmp=$(mktemp -d)
 at_exit rm_tmp
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
-head -c 48 /dev/urandom >"$tmp/ticket.key"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/ticket.key"
 chmod 600 "$tmp/secret" "$tmp/ticket.key"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
 	-keyout "$tmp/ec.key" -out "$tmp/ec.pem" -subj /CN=shop.test \
@@ -61,7 +61,7 @@ sbx_up --lcores 2 --config "$tmp/sale.ini"
 
 # tls_tele KEY - KEY of /seckill/tls, summed over the lcores.
 tls_tele() {
-	"$SBX" telemetry /seckill/tls | itpy jsonq tele - "$1" total
+	"$SBX" telemetry /seckill/tls | itpy jsonq tele - "$1" top
 }
 
 # tls_tele_is KEY VALUE - whether /seckill/tls KEY reads VALUE now.
