@@ -116,6 +116,7 @@ struct conn {
 	uint8_t fails;			 /* consecutive failures, for the backoff */
 	bool want_out;			 /* EPOLLOUT armed */
 	bool tls_out;			 /* the last TLS call wanted to write */
+	bool tls_offered;		 /* the handshake under way offers a session */
 	uint32_t user;			 /* user index of the job in flight */
 	uint32_t out_off;		 /* bytes of out[] written */
 	uint32_t out_len;		 /* bytes of out[] to write */
@@ -153,7 +154,7 @@ struct stats {
 	uint64_t tls_full;     /* TLS handshakes done with a full key exchange */
 	uint64_t tls_resumed;  /* ... that resumed a session */
 	uint64_t tls_failed;   /* ... that failed or timed out (also connect errors) */
-	uint64_t tls_offered;  /* handshakes that offered a session to resume */
+	uint64_t tls_offered;  /* handshakes done that had offered a session */
 	uint64_t tls12, tls13; /* handshakes done, by version */
 	uint64_t users_won_twice;
 	uint64_t users_two_orders;

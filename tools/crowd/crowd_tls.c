@@ -156,11 +156,12 @@ crowd_tls_start(struct crowd *cw, struct conn *c, uint64_t now)
 	}
 	SSL_set_app_data(ssl, c);
 	SSL_set_connect_state(ssl);
+	c->tls_offered = false;
 	if (c->sess != NULL) {
 		/* an unusable session (expired, other version) just means a full
 		 * handshake; the server's next ticket replaces it */
-		if (SSL_SESSION_is_resumable(c->sess) && SSL_set_session(ssl, c->sess) == 1)
-			cw->st.tls_offered++;
+		c->tls_offered =
+			SSL_SESSION_is_resumable(c->sess) && SSL_set_session(ssl, c->sess) == 1;
 		ERR_clear_error();
 	}
 	c->ssl = ssl;
@@ -178,6 +179,7 @@ crowd_tls_handshake(struct crowd *cw, struct conn *c, uint64_t now)
 	ERR_clear_error();
 	rc = SSL_do_handshake(c->ssl);
 	if (rc == 1) {
+		cw->st.tls_offered += c->tls_offered;
 		if (SSL_session_reused(c->ssl))
 			cw->st.tls_resumed++;
 		else
