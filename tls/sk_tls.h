@@ -56,7 +56,8 @@ extern "C" {
 
 /** Certificate/key pairs of one [tls] section. */
 #define SK_TLS_CERTS_MAX 8
-/** Bytes of the ticket secret file, at least (SHA-256 keyed by it). */
+/** Bytes of the ticket secret file: at least MIN, fewer than MAX (the
+ * buffer; a file of MAX bytes or more is refused as possibly cut). */
 #define SK_TLS_TICKET_SECRET_MIN 32
 #define SK_TLS_TICKET_SECRET_MAX 256
 /** One line of error from the loaders. */
@@ -150,7 +151,13 @@ enum sk_tls_suite_slot {
 	SK_TLS_SUITE_SLOTS
 };
 
-/** Counters of one lcore (monotonic unless marked gauge). */
+/**
+ * Counters of one lcore (monotonic unless marked gauge). Part of the
+ * arena's ABI: the dataplane lays it over the TLS area of the lcore's stats
+ * block and the control plane reads it there for /metrics
+ * (stock/sk_shm_abi.h), so a change here, or to the alert or suite slots,
+ * needs a SK_SHM_VERSION bump.
+ */
 struct sk_tls_stats {
 	uint64_t hs_started;	/**< server connections that began a handshake */
 	uint64_t hs_full;	/**< handshakes done with a full key exchange */
@@ -217,15 +224,23 @@ struct sk_tls_lcore;
  * sk_tls_lcore_create - the server side of one lcore over @p certs.
  * @param certs   loaded certificates; must outlive the result
  * @param socket  NUMA socket of the buffer pool
+ * @param stats   where the lcore counts (the dataplane passes the TLS area
+ *                of the lcore's arena stats block, so the control plane
+ *                reads it), zeroed by the caller and outliving the result
+ *                (not owned); NULL: a block of the result's own
  * @return the state, or NULL with rte_errno set (ENOMEM, EINVAL).
  * Main thread; the result is then its lcore's only.
  */
-struct sk_tls_lcore *sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket);
+struct sk_tls_lcore *sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket,
+					 struct sk_tls_stats *stats);
 
 /** sk_tls_lcore_free - free @p tl (NULL: nothing) once its connections are gone. */
 void sk_tls_lcore_free(struct sk_tls_lcore *tl);
 
-/** sk_tls_lcore_stats - the counters of @p tl (any thread may read). */
+/**
+ * sk_tls_lcore_stats - the counters of @p tl: the block given to
+ * sk_tls_lcore_create(), or its own (any thread may read, word by word).
+ */
 const struct sk_tls_stats *sk_tls_lcore_stats(const struct sk_tls_lcore *tl);
 
 /** sk_tls_handshake_timeout_ms - handshake_timeout_ms of @p tl's settings. */

@@ -50,7 +50,7 @@ struct sk_tls_certs {
 };
 
 struct sk_tls_lcore {
-	struct sk_tls_stats stats; /* first: written on every record */
+	struct sk_tls_stats *stats; /* where to count: the caller's, or own_stats */
 	const struct sk_tls_certs *certs;
 	SSL_CTX *ctx[SK_TLS_CERTS_MAX]; /* one per group; [0] is the default */
 	struct sk_tls_ticket_keys keys;
@@ -58,6 +58,7 @@ struct sk_tls_lcore {
 	uint8_t *pool;	 /* buffers x buffer_size, rte_malloc'd */
 	uint8_t **free;	 /* stack of free buffers */
 	uint32_t n_free;
+	struct sk_tls_stats own_stats; /* when sk_tls_lcore_create() got no stats */
 };
 
 /**

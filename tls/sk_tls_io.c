@@ -124,8 +124,8 @@ sk_tls_accept(struct sk_tls_lcore *tl, struct sk_tls_conn *t, struct sk_tcp_conn
 	SSL *ssl;
 	int rc;
 
-	if (tl->stats.hs_inflight >= tl->certs->max_handshakes) {
-		tl->stats.hs_limited++;
+	if (tl->stats->hs_inflight >= tl->certs->max_handshakes) {
+		tl->stats->hs_limited++;
 		return -EBUSY;
 	}
 	ssl = SSL_new(tl->ctx[0]);
@@ -135,12 +135,12 @@ sk_tls_accept(struct sk_tls_lcore *tl, struct sk_tls_conn *t, struct sk_tcp_conn
 	}
 	SSL_set_accept_state(ssl);
 	t->tl = tl;
-	t->stats = &tl->stats;
+	t->stats = tl->stats;
 	rc = conn_init(t, ssl, tcp);
 	if (rc != 0)
 		return rc;
-	tl->stats.hs_started++;
-	tl->stats.hs_inflight++;
+	tl->stats->hs_started++;
+	tl->stats->hs_inflight++;
 	return 0;
 }
 
@@ -315,13 +315,16 @@ sk_tls_expired(struct sk_tls_conn *t)
 void
 sk_tls_ip_refused(struct sk_tls_lcore *tl)
 {
-	tl->stats.hs_ip_refused++;
+	tl->stats->hs_ip_refused++;
 }
 
 bool
 sk_tls_want_resume(const struct sk_tls_conn *t)
 {
-	return t->ssl != NULL && t->state == SK_TLS_OPEN && (t->blocked || SSL_has_pending(t->ssl));
+	/* SSL_pending(): decrypted bytes not read yet. Not SSL_has_pending(),
+	 * which is also true for a partial record: a client that stops in
+	 * the middle of one would have the lcore resume it every pass. */
+	return t->ssl != NULL && t->state == SK_TLS_OPEN && (t->blocked || SSL_pending(t->ssl) > 0);
 }
 
 void

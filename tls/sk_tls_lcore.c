@@ -172,11 +172,11 @@ ticket_cb(SSL *ssl, unsigned char name[16], unsigned char *iv, EVP_CIPHER_CTX *c
 		if (RAND_bytes(iv, 16) != 1 ||
 		    EVP_EncryptInit_ex(cctx, tl->aes, NULL, k->aes_key, iv) != 1)
 			return -1;
-		tl->stats.tickets_issued++;
+		tl->stats->tickets_issued++;
 	} else {
 		k = sk_tls_ticket_key_find(&tl->keys, name, &renew);
 		if (k == NULL) {
-			tl->stats.tickets_rejected++;
+			tl->stats->tickets_rejected++;
 			return 0;
 		}
 		if (EVP_DecryptInit_ex(cctx, tl->aes, NULL, k->aes_key, iv) != 1)
@@ -267,7 +267,7 @@ sk_tls_client_ctx(bool tls13_only, bool tls12_only)
 /* ------------------------------------------------------------------------ */
 
 struct sk_tls_lcore *
-sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket)
+sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket, struct sk_tls_stats *stats)
 {
 	struct sk_tls_lcore *tl;
 	size_t pool_bytes;
@@ -279,6 +279,7 @@ sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket)
 	tl = rte_zmalloc_socket("sk_tls", sizeof(*tl), RTE_CACHE_LINE_SIZE, socket);
 	if (tl == NULL)
 		goto nomem;
+	tl->stats = stats != NULL ? stats : &tl->own_stats;
 	tl->certs = certs;
 	tl->keys = certs->keys;
 	pool_bytes = (size_t)certs->buffers * certs->buffer_size;
@@ -323,7 +324,7 @@ sk_tls_lcore_free(struct sk_tls_lcore *tl)
 const struct sk_tls_stats *
 sk_tls_lcore_stats(const struct sk_tls_lcore *tl)
 {
-	return &tl->stats;
+	return tl->stats;
 }
 
 uint32_t
@@ -336,16 +337,16 @@ uint8_t *
 sk_tls_buf_get(struct sk_tls_lcore *tl)
 {
 	if (sk_unlikely(tl->n_free == 0)) {
-		tl->stats.buffer_wait++;
+		tl->stats->buffer_wait++;
 		return NULL;
 	}
-	tl->stats.buffers_used++;
+	tl->stats->buffers_used++;
 	return tl->free[--tl->n_free];
 }
 
 void
 sk_tls_buf_put(struct sk_tls_lcore *tl, uint8_t *buf)
 {
-	tl->stats.buffers_used--;
+	tl->stats->buffers_used--;
 	tl->free[tl->n_free++] = buf;
 }

@@ -320,7 +320,7 @@ sk_test_tls_pair_init(struct sk_test_tls_pair *p, struct rte_mempool *pool,
 	p->now = 1000000ull * MS;
 	p->feed_max = SIZE_MAX;
 	p->echo = true;
-	p->tl = sk_tls_lcore_create(certs, SOCKET_ID_ANY);
+	p->tl = sk_tls_lcore_create(certs, SOCKET_ID_ANY, NULL);
 	p->cctx = sk_tls_client_ctx(tls13_only, tls12_only);
 	if (p->tl == NULL || p->cctx == NULL || end_create(p, &p->srv, true, pool) != 0 ||
 	    end_create(p, &p->cli, false, pool) != 0)
