@@ -188,7 +188,10 @@ ticket_cb(SSL *ssl, unsigned char name[16], unsigned char *iv, EVP_CIPHER_CTX *c
 	params[2] = OSSL_PARAM_construct_end();
 	if (EVP_MAC_CTX_set_params(hctx, params) != 1)
 		return -1;
-	return renew ? 2 : 1;
+	/* TLS 1.3 clients use a ticket once (RFC 8446, C.4): a resumption
+	 * must hand out the next one, or every other reconnect is a full
+	 * handshake. A TLS 1.2 ticket is renewed only when its key ages. */
+	return renew || (!enc && SSL_version(ssl) == TLS1_3_VERSION) ? 2 : 1;
 }
 
 /* ctx_policy - what every context, server and client, shares. */
