@@ -17,7 +17,19 @@
  *   - seckill_buy_latency_seconds: buy answers by latency, from the poll pass
  *     that took the request to the answer written, parked (ack = durable)
  *     winners included (histogram: 1-2-5 buckets from 1 us to 5 s and +Inf,
- *     _sum, _count).
+ *     _sum, _count);
+ *   - the HTTPS listener's counters (struct sk_tls_stats, laid over the TLS
+ *     area of each stats block; all zero while the dataplane runs without
+ *     [tls], the families are there all the same):
+ *     seckill_tls_handshakes_total{kind}: full, resumed, failed, timeout,
+ *     limited, ip_refused; seckill_tls_handshakes_inflight (gauge);
+ *     seckill_tls_versions_total{version}: 1.2, 1.3;
+ *     seckill_tls_suites_total{suite}: aes128_gcm, aes256_gcm, chacha20;
+ *     seckill_tls_alerts_total{direction,alert}: sent, received by
+ *     sk_tls_alert_name(); seckill_tls_bytes_total{direction} and
+ *     seckill_tls_records_total{direction}: in, out;
+ *     seckill_tls_tickets_total{result}: issued, rejected;
+ *     seckill_tls_refused_total{what}: renegotiation, early_data.
  *
  * Needs only the arena: no EAL call, no allocation.
  */

@@ -693,6 +693,8 @@ sk_app_poll(struct sk_app *app, uint64_t now_tsc)
 	}
 	if (app->park_count != 0)
 		sk_app_park_poll(app);
+	if (app->tls != NULL)
+		sk_tls_lcore_poll(app->tls, now_tsc);
 }
 
 int64_t

@@ -227,6 +227,8 @@ sk_dp_load_tls(struct dataplane *dp)
 	tc.buffers = cfg->tls_buffers;
 	/* A request is taken whole from the plaintext buffer, as from TCP's. */
 	tc.buffer_size = cfg->rcv_buf_size ? cfg->rcv_buf_size : nc.rcv_buf_size;
+	/* every connection of the lcore may be a TLS one (each port's table) */
+	tc.max_conns = (cfg->max_conns ? cfg->max_conns : nc.max_conns) * cfg->nb_ports;
 	rc = sk_tls_certs_load(&tc, &dp->tls_certs, err, sizeof(err));
 	if (rc != 0)
 		return sk_dp_fail(dp, rc, "%s", err);

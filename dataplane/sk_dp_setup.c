@@ -25,6 +25,12 @@
 #include "sk_dataplane.h"
 #include "sk_telemetry.h"
 
+/* The TLS counters live in the arena, where the control plane reads them. */
+_Static_assert(sizeof(struct sk_tls_stats) <= sizeof(((struct sk_shm_lcore_stats *)0)->tls),
+	       "struct sk_tls_stats must fit the TLS area of the arena's stats block");
+_Static_assert(_Alignof(struct sk_tls_stats) <= SK_CACHE_LINE,
+	       "the TLS area is aligned to a cache line only");
+
 /*
  * setup_seckill - the arena memzone, the items, one order ring, rate
  * limiter and struct sk_seckill_lcore per lcore. Everything made here is
@@ -218,7 +224,9 @@ setup_lcores(struct dataplane *dp)
 		ac.socket = socket;
 		ac.seckill = dp->seckill[i];
 		if (dp->tls_certs != NULL) {
-			dp->tls[i] = sk_tls_lcore_create(dp->tls_certs, socket);
+			dp->tls[i] = sk_tls_lcore_create(
+				dp->tls_certs, socket,
+				(struct sk_tls_stats *)sk_shm_lstats(dp->shm, i)->tls);
 			if (dp->tls[i] == NULL)
 				return sk_dp_fail(dp, -rte_errno,
 						  "tls: lcore %u: cannot set up TLS: %s", id,

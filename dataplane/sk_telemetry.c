@@ -485,7 +485,8 @@ out:
 	X(hs_started) X(hs_full) X(hs_resumed) X(hs_failed) X(hs_timeout) X(hs_limited) \
 	X(hs_ip_refused) X(hs_inflight) X(tls12) X(tls13) X(tickets_issued) \
 	X(tickets_rejected) X(renegotiations) X(early_data) X(bytes_in) X(bytes_out) \
-	X(records_in) X(records_out) X(closed_notify) X(buffer_wait) X(buffers_used)
+	X(records_in) X(records_out) X(closed_notify) X(buffer_wait) X(buffers_used) \
+	X(idle_released)
 /* clang-format on */
 
 /* add_tls - the TLS counters of every lcore, summed, into @d. */

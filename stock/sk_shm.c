@@ -84,6 +84,7 @@ sk_shm_abi_fingerprint(void)
 		SK_SECKILL__COUNT,
 		SK_SHM_HTTP_SLOTS,
 		SK_SHM_LAT_BUCKETS,
+		SK_SHM_TLS_WORDS,
 		SK_ORDER_SEQ_BITS,
 		SK_ORDER_LCORE_BITS,
 		SK_ORDER_MEMBER_BITS,
@@ -123,6 +124,7 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_shm_lcore_stats, http_status),
 		OFF(sk_shm_lcore_stats, lat_bucket),
 		OFF(sk_shm_lcore_stats, lat_sum_ns),
+		OFF(sk_shm_lcore_stats, tls),
 		/* what the other modules lay out in the arena and the rings */
 		SZ(sk_item),
 		OFF(sk_item, state),

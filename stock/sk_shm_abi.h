@@ -33,8 +33,8 @@
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
 #define SK_SHM_VERSION                                                                             \
-	7 /* 7: order record 64 B, client of either family; 6: member, order id layout; 5: cluster \
-	     items; 4: item state paused */
+	8 /* 8: TLS area in the stats block; 7: order record 64 B, client of either family; 6:     \
+	     member, order id layout; 5: cluster items; 4: item state paused */
 
 /**
  * How far the control plane got with one lcore's orders: every order of
@@ -95,6 +95,16 @@ _Static_assert(SK_SECKILL__COUNT <= SK_SHM_OUTCOMES,
 extern const uint64_t sk_shm_lat_bounds_ns[SK_SHM_LAT_BUCKETS - 1];
 
 /**
+ * Words of the TLS area of a stats block (sk_shm_lcore_stats::tls): room
+ * for the dataplane's struct sk_tls_stats (tls/sk_tls.h), which both
+ * processes lay over it; the dataplane asserts at build time that it fits.
+ * That struct is part of this ABI although stock/ cannot see it: a change
+ * to its fields, or to the alert or suite slots, needs a SK_SHM_VERSION
+ * bump.
+ */
+#define SK_SHM_TLS_WORDS 128
+
+/**
  * The request counters of one dataplane lcore, for readers in other
  * processes (the control plane's /metrics). Single writer: the lcore, with
  * relaxed atomic stores (sk_shm_stat_add()); readers load each field with
@@ -122,6 +132,12 @@ struct sk_shm_lcore_stats {
 	 */
 	uint64_t lat_bucket[SK_SHM_LAT_BUCKETS];
 	uint64_t lat_sum_ns; /**< sum of the latencies counted, ns */
+	/**
+	 * The lcore's TLS counters (struct sk_tls_stats laid over the area,
+	 * written by tls/ with plain stores of aligned words; readers load
+	 * each word relaxed). All zero while TLS is off.
+	 */
+	_Alignas(SK_CACHE_LINE) uint64_t tls[SK_SHM_TLS_WORDS];
 } sk_cache_aligned;
 
 /** The arena's header, at offset 0. */
@@ -159,8 +175,8 @@ const char *sk_shm_outcome_name(unsigned outcome);
 /**
  * sk_shm_abi_fingerprint - the layout fingerprint of this build: a 64-bit
  * hash of SK_SHM_VERSION, SK_MAX_LCORES, SK_CACHE_LINE, the outcome, HTTP
- * and latency slot counts, the latency bounds, the outcome names in their
- * order, and the size and field offsets of the structs the two processes
+ * and latency slot counts, the TLS area's size, the latency bounds, the
+ * outcome names in their order, and the size and field offsets of the structs the two processes
  * share (header, progress and stats blocks, item, bucket, dedup slot, order
  * record), and the number of order states (the status byte values). Two
  * builds that disagree on any of them get different values.

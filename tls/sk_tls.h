@@ -21,8 +21,8 @@
  * what sk_tls_input() reports consumed; the rest stays in TCP's window), a
  * write appends to the TCP send buffer with sk_tcp_send(). No copy into a
  * memory BIO, no lock, no allocation on the request path: OpenSSL allocates
- * per connection (SSL_new(), its record buffers, which
- * SSL_MODE_RELEASE_BUFFERS gives back while the connection is idle), and
+ * per connection (SSL_new(), its record buffers, which a busy connection
+ * keeps and an idle one gives back: sk_tls_lcore_poll()), and
  * decrypted bytes go into a buffer of the lcore's pool that a connection
  * holds only while it has plaintext not yet consumed.
  *
@@ -56,7 +56,8 @@ extern "C" {
 
 /** Certificate/key pairs of one [tls] section. */
 #define SK_TLS_CERTS_MAX 8
-/** Bytes of the ticket secret file, at least (SHA-256 keyed by it). */
+/** Bytes of the ticket secret file: at least MIN, fewer than MAX (the
+ * buffer; a file of MAX bytes or more is refused as possibly cut). */
 #define SK_TLS_TICKET_SECRET_MIN 32
 #define SK_TLS_TICKET_SECRET_MAX 256
 /** One line of error from the loaders. */
@@ -78,6 +79,7 @@ struct sk_tls_conf {
 	uint32_t max_handshakes;	    /**< handshakes in progress per lcore (default 1024) */
 	uint32_t buffers;		    /**< plaintext buffers per lcore (default 1024) */
 	uint32_t buffer_size;		    /**< bytes of one (the TCP receive buffer's size) */
+	uint32_t max_conns; /**< TLS connections per lcore at most (the idle ring; default 4096) */
 };
 
 /** sk_tls_conf_defaults - fill @p conf with the defaults above (no pair). */
@@ -150,7 +152,13 @@ enum sk_tls_suite_slot {
 	SK_TLS_SUITE_SLOTS
 };
 
-/** Counters of one lcore (monotonic unless marked gauge). */
+/**
+ * Counters of one lcore (monotonic unless marked gauge). Part of the
+ * arena's ABI: the dataplane lays it over the TLS area of the lcore's stats
+ * block and the control plane reads it there for /metrics
+ * (stock/sk_shm_abi.h), so a change here, or to the alert or suite slots,
+ * needs a SK_SHM_VERSION bump.
+ */
 struct sk_tls_stats {
 	uint64_t hs_started;	/**< server connections that began a handshake */
 	uint64_t hs_full;	/**< handshakes done with a full key exchange */
@@ -173,6 +181,7 @@ struct sk_tls_stats {
 	uint64_t closed_notify;		  /**< connections the peer closed with close_notify */
 	uint64_t buffer_wait;		  /**< reads postponed: the plaintext pool was empty */
 	uint64_t buffers_used;		  /**< gauge: plaintext buffers held by connections */
+	uint64_t idle_released;		  /**< connections whose record buffers were freed: idle */
 } sk_cache_aligned;
 
 /**
@@ -217,16 +226,37 @@ struct sk_tls_lcore;
  * sk_tls_lcore_create - the server side of one lcore over @p certs.
  * @param certs   loaded certificates; must outlive the result
  * @param socket  NUMA socket of the buffer pool
+ * @param stats   where the lcore counts (the dataplane passes the TLS area
+ *                of the lcore's arena stats block, so the control plane
+ *                reads it), zeroed by the caller and outliving the result
+ *                (not owned); NULL: a block of the result's own
  * @return the state, or NULL with rte_errno set (ENOMEM, EINVAL).
  * Main thread; the result is then its lcore's only.
  */
-struct sk_tls_lcore *sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket);
+struct sk_tls_lcore *sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket,
+					 struct sk_tls_stats *stats);
 
 /** sk_tls_lcore_free - free @p tl (NULL: nothing) once its connections are gone. */
 void sk_tls_lcore_free(struct sk_tls_lcore *tl);
 
-/** sk_tls_lcore_stats - the counters of @p tl (any thread may read). */
+/**
+ * sk_tls_lcore_stats - the counters of @p tl: the block given to
+ * sk_tls_lcore_create(), or its own (any thread may read, word by word).
+ */
 const struct sk_tls_stats *sk_tls_lcore_stats(const struct sk_tls_lcore *tl);
+
+/**
+ * sk_tls_lcore_poll - once per poll pass, with the pass's TSC: give back
+ * the record buffers of connections idle for SK_TLS_IDLE_MS (a busy
+ * connection keeps its buffers: no allocation per record; an idle one
+ * holds none). Bounded: at most SK_TLS_IDLE_BATCH connections looked at.
+ */
+void sk_tls_lcore_poll(struct sk_tls_lcore *tl, uint64_t now_tsc);
+
+/** A connection without records this long gives its record buffers back. */
+#define SK_TLS_IDLE_MS 100
+/** Idle-ring entries sk_tls_lcore_poll() looks at per pass, at most. */
+#define SK_TLS_IDLE_BATCH 32
 
 /** sk_tls_handshake_timeout_ms - handshake_timeout_ms of @p tl's settings. */
 uint32_t sk_tls_handshake_timeout_ms(const struct sk_tls_lcore *tl);
@@ -256,7 +286,10 @@ struct sk_tls_conn {
 	uint8_t peer_closed;
 	uint8_t resumed;
 	uint8_t renegotiating;
-	uint8_t blocked; /**< input left, or no room: resume after consuming */
+	uint8_t blocked;   /**< input left, or no room: resume after consuming */
+	uint8_t hot;	   /**< server: in the idle ring (record buffers may be held) */
+	uint64_t id;	   /**< server: this connection's number on its lcore (the ring's check) */
+	uint64_t last_tsc; /**< server: the pass of its last record in or out */
 };
 
 /** What sk_tls_input() found. */

@@ -32,6 +32,7 @@ sk_tls_conf_defaults(struct sk_tls_conf *conf)
 	conf->max_handshakes = 1024;
 	conf->buffers = 1024;
 	conf->buffer_size = 10240;
+	conf->max_conns = 4096;
 }
 
 /* fail - write the error line and return @rc. */
@@ -340,6 +341,7 @@ sk_tls_certs_load(const struct sk_tls_conf *conf, struct sk_tls_certs **out, cha
 	c->max_handshakes = conf->max_handshakes;
 	c->buffers = conf->buffers;
 	c->buffer_size = conf->buffer_size;
+	c->max_conns = conf->max_conns != 0 ? conf->max_conns : 4096;
 	c->keys.rotate_s = conf->ticket_rotate_s;
 	rc = check_suites(c, conf->ciphersuites, err, errlen);
 	for (unsigned i = 0; rc == 0 && i < conf->n_certs; i++) {

@@ -45,12 +45,25 @@ struct sk_tls_certs {
 	unsigned group_first[SK_TLS_CERTS_MAX]; /* a pair of each group (its names) */
 	char suites[256];
 	int min_version;
-	uint32_t handshake_timeout_ms, max_handshakes, buffers, buffer_size;
+	uint32_t handshake_timeout_ms, max_handshakes, buffers, buffer_size, max_conns;
 	struct sk_tls_ticket_keys keys; /* the secret and the period; keys filled per lcore */
 };
 
+/** An entry of the idle ring: a connection (valid while its id matches). */
+struct sk_tls_idle {
+	struct sk_tls_conn *t;
+	uint64_t id;  /* t->id when pushed */
+	uint64_t tsc; /* when pushed: the ring is in this order */
+};
+
+/**
+ * sk_tls_touch - @p t (server) had a record now: remember when, and put it
+ * in the idle ring unless it is there (full ring: its buffers go at once).
+ */
+void sk_tls_touch(struct sk_tls_conn *t);
+
 struct sk_tls_lcore {
-	struct sk_tls_stats stats; /* first: written on every record */
+	struct sk_tls_stats *stats; /* where to count: the caller's, or own_stats */
 	const struct sk_tls_certs *certs;
 	SSL_CTX *ctx[SK_TLS_CERTS_MAX]; /* one per group; [0] is the default */
 	struct sk_tls_ticket_keys keys;
@@ -58,6 +71,11 @@ struct sk_tls_lcore {
 	uint8_t *pool;	 /* buffers x buffer_size, rte_malloc'd */
 	uint8_t **free;	 /* stack of free buffers */
 	uint32_t n_free;
+	/* The idle ring: connections that may hold record buffers, oldest first. */
+	struct sk_tls_idle *idle; /* idle_cap entries, rte_malloc'd */
+	uint32_t idle_cap, idle_head, idle_count;
+	uint64_t now_tsc, idle_tsc, next_id;
+	struct sk_tls_stats own_stats; /* when sk_tls_lcore_create() got no stats */
 };
 
 /**

@@ -124,8 +124,8 @@ sk_tls_accept(struct sk_tls_lcore *tl, struct sk_tls_conn *t, struct sk_tcp_conn
 	SSL *ssl;
 	int rc;
 
-	if (tl->stats.hs_inflight >= tl->certs->max_handshakes) {
-		tl->stats.hs_limited++;
+	if (tl->stats->hs_inflight >= tl->certs->max_handshakes) {
+		tl->stats->hs_limited++;
 		return -EBUSY;
 	}
 	ssl = SSL_new(tl->ctx[0]);
@@ -135,12 +135,13 @@ sk_tls_accept(struct sk_tls_lcore *tl, struct sk_tls_conn *t, struct sk_tcp_conn
 	}
 	SSL_set_accept_state(ssl);
 	t->tl = tl;
-	t->stats = &tl->stats;
+	t->id = ++tl->next_id;
+	t->stats = tl->stats;
 	rc = conn_init(t, ssl, tcp);
 	if (rc != 0)
 		return rc;
-	tl->stats.hs_started++;
-	tl->stats.hs_inflight++;
+	tl->stats->hs_started++;
+	tl->stats->hs_inflight++;
 	return 0;
 }
 
@@ -268,6 +269,8 @@ sk_tls_input(struct sk_tls_conn *t, const uint8_t *data, size_t len, size_t *use
 	*used = 0;
 	if (t->state == SK_TLS_CLOSED || t->ssl == NULL)
 		return t->peer_closed ? SK_TLS_EOF : SK_TLS_FAIL;
+	if (t->tl != NULL)
+		sk_tls_touch(t);
 	t->in = data;
 	t->in_len = len;
 	t->in_used = 0;
@@ -315,13 +318,16 @@ sk_tls_expired(struct sk_tls_conn *t)
 void
 sk_tls_ip_refused(struct sk_tls_lcore *tl)
 {
-	tl->stats.hs_ip_refused++;
+	tl->stats->hs_ip_refused++;
 }
 
 bool
 sk_tls_want_resume(const struct sk_tls_conn *t)
 {
-	return t->ssl != NULL && t->state == SK_TLS_OPEN && (t->blocked || SSL_has_pending(t->ssl));
+	/* SSL_pending(): decrypted bytes not read yet. Not SSL_has_pending(),
+	 * which is also true for a partial record: a client that stops in
+	 * the middle of one would have the lcore resume it every pass. */
+	return t->ssl != NULL && t->state == SK_TLS_OPEN && (t->blocked || SSL_pending(t->ssl) > 0);
 }
 
 void
@@ -365,6 +371,8 @@ sk_tls_send(struct sk_tls_conn *t, const void *data, size_t len)
 		return 0;
 	if (len > sk_tls_send_space(t))
 		return -ENOBUFS;
+	if (t->tl != NULL)
+		sk_tls_touch(t);
 	n = SSL_write(t->ssl, data, (int)len);
 	if (n != (int)len) {
 		ERR_clear_error();

@@ -172,11 +172,11 @@ ticket_cb(SSL *ssl, unsigned char name[16], unsigned char *iv, EVP_CIPHER_CTX *c
 		if (RAND_bytes(iv, 16) != 1 ||
 		    EVP_EncryptInit_ex(cctx, tl->aes, NULL, k->aes_key, iv) != 1)
 			return -1;
-		tl->stats.tickets_issued++;
+		tl->stats->tickets_issued++;
 	} else {
 		k = sk_tls_ticket_key_find(&tl->keys, name, &renew);
 		if (k == NULL) {
-			tl->stats.tickets_rejected++;
+			tl->stats->tickets_rejected++;
 			return 0;
 		}
 		if (EVP_DecryptInit_ex(cctx, tl->aes, NULL, k->aes_key, iv) != 1)
@@ -188,7 +188,10 @@ ticket_cb(SSL *ssl, unsigned char name[16], unsigned char *iv, EVP_CIPHER_CTX *c
 	params[2] = OSSL_PARAM_construct_end();
 	if (EVP_MAC_CTX_set_params(hctx, params) != 1)
 		return -1;
-	return renew ? 2 : 1;
+	/* TLS 1.3 clients use a ticket once (RFC 8446, C.4): a resumption
+	 * must hand out the next one, or every other reconnect is a full
+	 * handshake. A TLS 1.2 ticket is renewed only when its key ages. */
+	return renew || (!enc && SSL_version(ssl) == TLS1_3_VERSION) ? 2 : 1;
 }
 
 /* ctx_policy - what every context, server and client, shares. */
@@ -197,7 +200,6 @@ ctx_policy(SSL_CTX *ctx, int min_version, int max_version, const char *suites)
 {
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
 					 SSL_OP_CIPHER_SERVER_PREFERENCE);
-	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_set_info_callback(ctx, sk_tls_info_cb);
 	SSL_CTX_set_msg_callback(ctx, sk_tls_msg_cb);
 	return SSL_CTX_set_min_proto_version(ctx, min_version) == 1 &&
@@ -220,6 +222,9 @@ server_ctx(struct sk_tls_lcore *tl, unsigned g)
 	if (ctx == NULL || ctx_policy(ctx, c->min_version, TLS1_3_VERSION, c->suites) != 0 ||
 	    SSL_CTX_set_session_id_context(ctx, sid_ctx, sizeof(sid_ctx) - 1) != 1)
 		goto fail;
+	/* Record buffers: kept while busy, freed when idle (sk_tls_lcore_poll());
+	 * answers are small, so the write buffer is 4 KiB, not 16. */
+	SSL_CTX_set_max_send_fragment(ctx, 4096);
 	/* Stateless tickets only; none allows early data. */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_num_tickets(ctx, 1);
@@ -258,6 +263,7 @@ sk_tls_client_ctx(bool tls13_only, bool tls12_only)
 		return NULL;
 	}
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS); /* a load generator's many connections */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
 	return ctx;
 }
@@ -267,7 +273,7 @@ sk_tls_client_ctx(bool tls13_only, bool tls12_only)
 /* ------------------------------------------------------------------------ */
 
 struct sk_tls_lcore *
-sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket)
+sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket, struct sk_tls_stats *stats)
 {
 	struct sk_tls_lcore *tl;
 	size_t pool_bytes;
@@ -279,6 +285,7 @@ sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket)
 	tl = rte_zmalloc_socket("sk_tls", sizeof(*tl), RTE_CACHE_LINE_SIZE, socket);
 	if (tl == NULL)
 		goto nomem;
+	tl->stats = stats != NULL ? stats : &tl->own_stats;
 	tl->certs = certs;
 	tl->keys = certs->keys;
 	pool_bytes = (size_t)certs->buffers * certs->buffer_size;
@@ -286,7 +293,11 @@ sk_tls_lcore_create(const struct sk_tls_certs *certs, int socket)
 	tl->free = rte_malloc_socket("sk_tls_free", certs->buffers * sizeof(*tl->free),
 				     RTE_CACHE_LINE_SIZE, socket);
 	tl->aes = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
-	if (tl->pool == NULL || tl->free == NULL || tl->aes == NULL)
+	tl->idle_cap = certs->max_conns;
+	tl->idle = rte_malloc_socket("sk_tls_idle", (size_t)tl->idle_cap * sizeof(*tl->idle),
+				     RTE_CACHE_LINE_SIZE, socket);
+	tl->idle_tsc = rte_get_tsc_hz() / 1000 * SK_TLS_IDLE_MS;
+	if (tl->pool == NULL || tl->free == NULL || tl->aes == NULL || tl->idle == NULL)
 		goto nomem;
 	for (uint32_t i = 0; i < certs->buffers; i++)
 		tl->free[i] = tl->pool + (size_t)i * certs->buffer_size;
@@ -315,6 +326,7 @@ sk_tls_lcore_free(struct sk_tls_lcore *tl)
 		SSL_CTX_free(tl->ctx[g]);
 	EVP_CIPHER_free(tl->aes);
 	OPENSSL_cleanse(&tl->keys, sizeof(tl->keys));
+	rte_free(tl->idle);
 	rte_free(tl->free);
 	rte_free(tl->pool);
 	rte_free(tl);
@@ -323,7 +335,7 @@ sk_tls_lcore_free(struct sk_tls_lcore *tl)
 const struct sk_tls_stats *
 sk_tls_lcore_stats(const struct sk_tls_lcore *tl)
 {
-	return &tl->stats;
+	return tl->stats;
 }
 
 uint32_t
@@ -332,20 +344,69 @@ sk_tls_handshake_timeout_ms(const struct sk_tls_lcore *tl)
 	return tl->certs->handshake_timeout_ms;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The idle ring                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* idle_push - @p t at the ring's tail, due for a look at @p now + idle. */
+static void
+idle_push(struct sk_tls_lcore *tl, struct sk_tls_conn *t)
+{
+	if (sk_unlikely(tl->idle_count == tl->idle_cap)) {
+		SSL_free_buffers(t->ssl); /* no room to wait: give them back now */
+		return;
+	}
+	tl->idle[(tl->idle_head + tl->idle_count++) % tl->idle_cap] =
+		(struct sk_tls_idle){.t = t, .id = t->id, .tsc = tl->now_tsc};
+	t->hot = 1;
+}
+
+void
+sk_tls_touch(struct sk_tls_conn *t)
+{
+	t->last_tsc = t->tl->now_tsc;
+	if (!t->hot)
+		idle_push(t->tl, t);
+}
+
+void
+sk_tls_lcore_poll(struct sk_tls_lcore *tl, uint64_t now_tsc)
+{
+	tl->now_tsc = now_tsc;
+	for (unsigned n = 0; n < SK_TLS_IDLE_BATCH && tl->idle_count != 0; n++) {
+		struct sk_tls_idle e = tl->idle[tl->idle_head];
+		struct sk_tls_conn *t = e.t;
+
+		if (now_tsc - e.tsc < tl->idle_tsc)
+			break; /* the head is the oldest entry: nothing is due */
+		tl->idle_head = (tl->idle_head + 1) % tl->idle_cap;
+		tl->idle_count--;
+		if (t->id != e.id || t->ssl == NULL)
+			continue; /* closed (and maybe reused) since */
+		t->hot = 0;
+		if (now_tsc - t->last_tsc >= tl->idle_tsc) {
+			if (SSL_free_buffers(t->ssl) == 1)
+				tl->stats->idle_released++;
+		} else {
+			idle_push(tl, t); /* busy since: look again one period on */
+		}
+	}
+}
+
 uint8_t *
 sk_tls_buf_get(struct sk_tls_lcore *tl)
 {
 	if (sk_unlikely(tl->n_free == 0)) {
-		tl->stats.buffer_wait++;
+		tl->stats->buffer_wait++;
 		return NULL;
 	}
-	tl->stats.buffers_used++;
+	tl->stats->buffers_used++;
 	return tl->free[--tl->n_free];
 }
 
 void
 sk_tls_buf_put(struct sk_tls_lcore *tl, uint8_t *buf)
 {
-	tl->stats.buffers_used--;
+	tl->stats->buffers_used--;
 	tl->free[tl->n_free++] = buf;
 }

@@ -7,7 +7,7 @@
 # the EAL, event=startup after it, event=usage for a bad argument; every
 # line on stderr is valid logfmt, nothing goes to stdout.
 . "$(dirname "$0")/lib.sh"
-require_env
+require_env openssl
 tmp=$(mktemp -d)
 prefix=skit_cfg_$$
 trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
@@ -115,4 +115,58 @@ run 1 "item.5.end: must be after item.5.start (one is relative to the start, the
 run 1 "item.6.dedup_slots: no room left in seckill.dedup_slots" \
 	"${PORT0}[seckill]\nauth = off\ndedup_slots = 4096\n[item.5]\ntotal = 1\ndedup_slots = 4096\n[item.6]\ntotal = 1\n" "$VDEV"
 check "no tap left behind" bash -c "! ip link show $tap >/dev/null 2>&1"
+
+# [tls]: a bad certificate, key or setting refuses the start with one line
+# that names the key and the file. Certificates made here (never
+# committed): good ECDSA pairs, an RSA 1024 one, an expired one.
+# pem NAME KEYSPEC - a self-signed certificate for shop.test in
+# $tmp/NAME.pem, its key in $tmp/NAME.key.
+pem() {
+	local -a spec
+	read -ra spec <<<"$2"
+	(umask 077 && openssl req -x509 -new "${spec[@]}" -nodes -keyout "$tmp/$1.key" -out "$tmp/$1.pem" \
+		-days 2 -subj /CN=shop.test -addext subjectAltName=DNS:shop.test 2>/dev/null)
+}
+EC="-newkey ec -pkeyopt ec_paramgen_curve:P-256"
+pem ec "$EC"
+pem ec2 "$EC"
+pem rsa1024 "-newkey rsa:1024"
+# Expired: openssl ca backdates a self-signed certificate to 2020.
+mkdir "$tmp/ca"
+touch "$tmp/ca/index.txt"
+printf '[ca]\ndefault_ca = d\n[d]\ndatabase = %s\nnew_certs_dir = %s\nrand_serial = yes\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\n' \
+	"$tmp/ca/index.txt" "$tmp/ca" >"$tmp/ca.cnf"
+# shellcheck disable=SC2086 # EC: the key options, word-split
+(umask 077 && openssl req -new $EC -nodes -keyout "$tmp/old.key" -out "$tmp/old.csr" -subj /CN=shop.test 2>/dev/null)
+openssl ca -batch -config "$tmp/ca.cnf" -selfsign -keyfile "$tmp/old.key" -in "$tmp/old.csr" -out "$tmp/old.pem" \
+	-startdate 20200101000000Z -enddate 20200102000000Z -notext >/dev/null 2>&1
+(umask 077 && head -c 16 /dev/urandom >"$tmp/short.ticket")
+
+# run_tls KEY_REGEX TLS_LINES WORD...: the config PORT0 plus [tls] with
+# TLS_LINES refuses the start (run 1 "tls."); the error line names a key
+# that KEY_REGEX matches (tls.cert, tls.key ...) and holds each WORD (the
+# file, the problem).
+run_tls() {
+	local re=$1 text=$2 w last
+	shift 2
+	run 1 "tls." "${PORT0}[tls]\nport = 443\n$text" "$VDEV"
+	last=$(tail -n 1 "$tmp/err")
+	check "  ... names $re" grep -qE -- "$re: " <<<"$last"
+	for w in "$@"; do
+		check "  ... says '$w'" grep -qF -- "$w" <<<"$last"
+	done
+}
+pair="cert = $tmp/ec.pem\nkey = $tmp/ec.key\n"
+run_tls 'tls\.cert' "cert = $tmp/nonexistent.pem\nkey = $tmp/ec.key\n" "$tmp/nonexistent.pem" "No such file"
+run_tls 'tls\.key' "cert = $tmp/ec.pem\nkey = $tmp/nonexistent.key\n" "$tmp/nonexistent.key" "No such file"
+run_tls 'tls\.(cert|key)' "cert = $tmp/ec.pem\nkey = $tmp/ec2.key\n" "$tmp/ec2.key" "match"
+run_tls 'tls\.(cert|key)' "cert = $tmp/rsa1024.pem\nkey = $tmp/rsa1024.key\n" "rsa1024" "1024"
+run_tls 'tls\.cert' "cert = $tmp/old.pem\nkey = $tmp/old.key\n" "$tmp/old.pem" "expired"
+run_tls 'tls\.(cert|key)' "cert = $tmp/ec.pem, $tmp/ec2.pem\nkey = $tmp/ec.key\n"
+run_tls 'tls\.min_version' "${pair}min_version = 1.1\n" "1.1"
+run_tls 'tls\.ciphersuites' "${pair}ciphersuites = TLS_AES_128_CCM_SHA256\n" "TLS_AES_128_CCM_SHA256"
+run_tls 'tls\.ciphersuites' "${pair}ciphersuites = TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-SHA\n" "ECDHE-RSA-AES128-SHA"
+run_tls 'tls\.ticket_key_file' "${pair}ticket_key_file = $tmp/short.ticket\n" "$tmp/short.ticket" "16 bytes"
+run_tls 'tls\.ticket_key_file' "${pair}ticket_key_file = $tmp/nonexistent.ticket\n" "$tmp/nonexistent.ticket" "No such file"
+check "no tap left behind after the [tls] errors" bash -c "! ip link show $tap >/dev/null 2>&1"
 finish

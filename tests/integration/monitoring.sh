@@ -9,10 +9,12 @@
 #     test (--redis, so the member's metrics are there; item 2 is a cluster
 #     sale it leases), and seckill-mysql-writer --metrics-port with its
 #     MariaDB unreachable (a unix socket nobody listens on: it serves
-#     /metrics and retries the connection);
+#     /metrics and retries the connection); the dataplane has an HTTPS
+#     listener ([tls], a self-signed ECDSA certificate made here);
 #  2. a sale of 20 units to 30 users (curl, X-User-Id): 20 x 200, 10 x 410;
 #     the export backlog drains to 0; a reconcile run after the sale
-#     reports item 1 fine;
+#     reports item 1 fine; one request over HTTPS shows in the control
+#     plane's TLS metrics (a full handshake, TLS 1.3, bytes both ways);
 #  3. both /metrics scrapes pass promtool check metrics and the line format
 #     check; every seckill_ metric the alert rules and the dashboard use is
 #     exported, with the labels they match on (monitoring.py names), and a
@@ -98,9 +100,12 @@ wait_alert() {
 
 # --------------------------------------------------------------- 1. set up
 kafka_start seckill.orders seckill.events seckill.payments
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=shop.test \
+	-addext subjectAltName=DNS:shop.test -keyout "$tmp/ec.key" -out "$tmp/ec.pem" 2>/dev/null
 {
 	durable_config
 	printf '\n[item.1]\ntotal = 20\n[cluster]\nmember_id = 1\n'
+	printf '\n[tls]\ncert = %s\nkey = %s\n' "$tmp/ec.pem" "$tmp/ec.key"
 } >"$tmp/sale.ini"
 check "redis-server up" redis_start
 SK_SBX_CONTROL_ARGS="$SK_SBX_CONTROL_ARGS --redis unix:$RSOCK --cluster-member m --cluster-members m" \
@@ -130,6 +135,13 @@ expect_eq "reconcile: item 1 fine" "$(metric 'seckill_reconcile_mismatch{item="1
 expect_eq "reconcile: no store difference" \
 	"$(metric 'seckill_reconcile_difference_units{item="1",check="store"}')" 0
 expect_eq "dataplane up" "$(metric seckill_dataplane_up)" 1
+expect_eq "one request over HTTPS" \
+	"$(sbx_exec curl -sk --max-time 5 --tlsv1.3 -o /dev/null -w '%{http_code}' "https://$SERVER/healthz")" 200
+check "its full handshake is in /metrics" wait_metric 'seckill_tls_handshakes_total{kind="full"}' -ge 1 10
+check "... as TLS 1.3" wait_metric 'seckill_tls_versions_total{version="1.3"}' -ge 1 1
+check "... with ciphertext bytes in" wait_metric 'seckill_tls_bytes_total{direction="in"}' -gt 0 1
+check "... and out" wait_metric 'seckill_tls_bytes_total{direction="out"}' -gt 0 1
+expect_eq "no handshake in progress" "$(metric seckill_tls_handshakes_inflight)" 0
 
 # ------------------------------------------------------ 3. names and lint
 curl -sf "$ADMIN/metrics" >"$tmp/control.txt"

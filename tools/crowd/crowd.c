@@ -125,6 +125,9 @@ setup(struct crowd *cw)
 	}
 	for (uint32_t i = 0; i < o->conns; i++)
 		cw->conns[i].fd = -1;
+	int rc = crowd_tls_init(cw);
+	if (rc != 0)
+		return rc;
 	cw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (cw->epfd < 0) {
 		sk_log(PROG, "epoll_create1: %s", strerror(errno));
@@ -142,6 +145,7 @@ setup(struct crowd *cw)
 static void
 teardown(struct crowd *cw)
 {
+	crowd_tls_fini(cw);
 	if (cw->epfd > 0)
 		close(cw->epfd);
 	sk_token_key_free(cw->key);

@@ -7,8 +7,9 @@
  * The files, by job: crowd.c (main: setup, signals, teardown), crowd_opts.c
  * (the command line), crowd_schedule.c (who tries when), crowd_conn.c (the
  * connections: open, send, read, fail), crowd_answer.c (what an answer means;
- * the order-id map), crowd_loop.c (the epoll loop and its phases),
- * crowd_report.c (checks, the text and JSON summaries).
+ * the order-id map), crowd_tls.c (--tls: OpenSSL on the connections'
+ * sockets, handshakes and sessions), crowd_loop.c (the epoll loop and its
+ * phases), crowd_report.c (checks, the text and JSON summaries).
  *
  * Everything here runs on the one thread of the process, on one struct
  * crowd; nothing locks. crowd_interrupted is the only state a signal handler
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "sk_common.h"
@@ -63,14 +65,20 @@ struct opts {
 	double max_seconds;
 	uint32_t conns;
 	uint32_t timeout_ms;
+	uint32_t conn_requests; /* answers per connection, then reconnect; 0 = no limit */
 	uint16_t port;
+	uint8_t tls_version; /* --tls-version: 0 any, 12 or 13 */
 	int cpu;
 	bool has_port;
 	bool has_attempts;
 	bool has_expect;
 	bool wait_start;
 	bool poll;
+	bool tls;
+	bool tls_resume;
 	const char *server;
+	const char *sni;    /* --sni: server_name sent, and the name verified with --cacert */
+	const char *cacert; /* --cacert: verify the server's chain against this PEM file */
 	const char *secret_file;
 	const char *json;
 	const char *orders;
@@ -96,7 +104,7 @@ struct order_map {
 /* What a connection carries, its state, the phase of the run. */
 enum job_kind { JOB_NONE = 0, JOB_BUY, JOB_POLL, JOB_ITEM };
 
-enum conn_state { CS_CLOSED = 0, CS_CONNECTING, CS_IDLE, CS_BUSY };
+enum conn_state { CS_CLOSED = 0, CS_CONNECTING, CS_HANDSHAKE, CS_IDLE, CS_BUSY };
 
 enum phase { PH_BUY = 0, PH_POLL, PH_ITEM, PH_DONE };
 
@@ -107,6 +115,8 @@ struct conn {
 	uint8_t kind;			 /* enum job_kind in flight (CS_BUSY) */
 	uint8_t fails;			 /* consecutive failures, for the backoff */
 	bool want_out;			 /* EPOLLOUT armed */
+	bool tls_out;			 /* the last TLS call wanted to write */
+	bool tls_offered;		 /* the handshake under way offers a session */
 	uint32_t user;			 /* user index of the job in flight */
 	uint32_t out_off;		 /* bytes of out[] written */
 	uint32_t out_len;		 /* bytes of out[] to write */
@@ -114,6 +124,8 @@ struct conn {
 	uint32_t answers;		 /* answers read on this connection */
 	uint64_t start_ns;		 /* CS_BUSY: request start; CS_CONNECTING: connect start */
 	uint64_t retry_ns;		 /* CS_CLOSED: reconnect not before */
+	struct ssl_st *ssl;		 /* --tls: the TLS connection on fd, or NULL */
+	struct ssl_session_st *sess;	 /* --tls-resume: the last session (owned) */
 	struct sk_http_client_resp resp; /* the answer being read from in[0] */
 	char out[CONN_OUT_CAP];
 	char in[CONN_IN_CAP];
@@ -139,6 +151,11 @@ struct stats {
 	uint64_t connects;     /* connections established */
 	uint64_t reconnects;   /* reconnects after Connection: close */
 	uint64_t idle_closes;  /* closed by the server while idle */
+	uint64_t tls_full;     /* TLS handshakes done with a full key exchange */
+	uint64_t tls_resumed;  /* ... that resumed a session */
+	uint64_t tls_failed;   /* ... that failed or timed out (also connect errors) */
+	uint64_t tls_offered;  /* handshakes done that had offered a session */
+	uint64_t tls12, tls13; /* handshakes done, by version */
 	uint64_t users_won_twice;
 	uint64_t users_two_orders;
 	uint64_t dup_mismatch;	/* duplicate answers whose id differs from the win's */
@@ -161,6 +178,7 @@ struct stats {
 struct crowd {
 	struct opts o;
 	int epfd;
+	struct ssl_ctx_st *tls_ctx; /* --tls: the client context, or NULL */
 	struct sk_token_key *key;
 	int64_t token_exp;
 	uint64_t retriers;
@@ -317,6 +335,22 @@ void crowd_conn_close(struct crowd *cw, struct conn *c, bool rst, uint64_t retry
  */
 void crowd_conn_fail(struct crowd *cw, struct conn *c, uint64_t *counter, uint64_t now);
 
+/**
+ * crowd_conn_setup_failed - @p c could not be set up (connect or TLS
+ * handshake), for reason @p why: a connect error, and the reason of the run's
+ * failure (cw->fatal) while no connection was ever set up.
+ */
+void crowd_conn_setup_failed(struct crowd *cw, struct conn *c, const char *why, uint64_t now);
+
+/**
+ * crowd_conn_ready - @p c is set up (connected, and with --tls its handshake
+ * done): count it, make it idle and give it a job.
+ */
+void crowd_conn_ready(struct crowd *cw, struct conn *c, uint64_t now);
+
+/** crowd_conn_want_out - arm (@p want) or disarm EPOLLOUT on open @p c. */
+void crowd_conn_want_out(struct crowd *cw, struct conn *c, bool want);
+
 /** crowd_job_lost - the job in flight on @p c will get no answer; count it. */
 void crowd_job_lost(struct crowd *cw, struct conn *c);
 
@@ -329,6 +363,59 @@ void crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now);
 
 /** crowd_conn_event - handle epoll events @p ev of @p c at @p now. */
 void crowd_conn_event(struct crowd *cw, struct conn *c, uint32_t ev, uint64_t now);
+
+/* ---------------------------------------------------------------- crowd_tls.c */
+
+/**
+ * crowd_tls_init - with --tls, the client context in cw->tls_ctx: TLS 1.2
+ * and 1.3 (or --tls-version), ALPN http/1.1, no verification unless
+ * --cacert, and a session kept per connection with --tls-resume. Nothing
+ * without --tls.
+ * @return 0; EXIT_USAGE after a line on stderr (unreadable --cacert);
+ *         EXIT_RUNTIME (out of memory).
+ */
+int crowd_tls_init(struct crowd *cw);
+
+/** crowd_tls_fini - free the context and every connection's session; idempotent. */
+void crowd_tls_fini(struct crowd *cw);
+
+/**
+ * crowd_tls_start - @p c just connected: put a TLS connection on its socket
+ * (SNI, the session to resume) and begin the handshake (CS_HANDSHAKE).
+ */
+void crowd_tls_start(struct crowd *cw, struct conn *c, uint64_t now);
+
+/**
+ * crowd_tls_handshake - drive the handshake of @p c one step; when it is
+ * done, count it (full or resumed) and call crowd_conn_ready(); on failure,
+ * count it and crowd_conn_setup_failed().
+ */
+void crowd_tls_handshake(struct crowd *cw, struct conn *c, uint64_t now);
+
+/**
+ * crowd_tls_send - SSL_write() of up to @p len bytes, in send()'s terms.
+ * @return bytes written (> 0); -1 with errno EAGAIN (c->tls_out says
+ *         whether the socket must become writable), EPROTO (a TLS error)
+ *         or the socket's errno.
+ */
+ssize_t crowd_tls_send(struct conn *c, const void *buf, size_t len);
+
+/**
+ * crowd_tls_recv - SSL_read() of up to @p cap bytes, in recv()'s terms.
+ * @return bytes read (> 0); 0 at the end of the stream (close_notify, or
+ *         a plain FIN); -1 with errno as crowd_tls_send().
+ */
+ssize_t crowd_tls_recv(struct conn *c, void *buf, size_t cap);
+
+/** crowd_tls_pending - whether decrypted bytes of @p c wait inside OpenSSL. */
+bool crowd_tls_pending(const struct conn *c);
+
+/**
+ * crowd_tls_close - free the TLS connection of @p c (none: nothing); with
+ * @p graceful and a finished handshake, send close_notify first (one try,
+ * not waited for). The socket stays open; the session is kept.
+ */
+void crowd_tls_close(struct conn *c, bool graceful);
 
 /* ---------------------------------------------------------------- crowd_loop.c */
 

@@ -2,6 +2,8 @@
 /*
  * crowd_conn.c - the crowd's connections: open (non-blocking, TCP_NODELAY),
  * build and send a request, read and parse answers, fail and back off.
+ * With --tls the bytes go through crowd_tls.c (conn_send, conn_recv) and a
+ * handshake sits between the connect and the first request.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -44,6 +46,7 @@ backoff_ns(uint8_t fails)
 void
 crowd_conn_close(struct crowd *cw, struct conn *c, bool rst, uint64_t retry_ns)
 {
+	crowd_tls_close(c, !rst);
 	if (c->fd >= 0) {
 		if (rst) {
 			struct linger l = {.l_onoff = 1, .l_linger = 0};
@@ -91,19 +94,25 @@ crowd_conn_fail(struct crowd *cw, struct conn *c, uint64_t *counter, uint64_t no
 	crowd_conn_close(cw, c, true, now + backoff_ns(c->fails));
 }
 
-/*
- * connect_failed - connecting @c failed with @err: a connect error, and the
- * reason of the run's failure while no connection ever succeeded.
- */
-static void
-connect_failed(struct crowd *cw, struct conn *c, int err, uint64_t now)
+/* crowd_conn_setup_failed - @c could not be set up (@why): a connect error. */
+void
+crowd_conn_setup_failed(struct crowd *cw, struct conn *c, const char *why, uint64_t now)
 {
 	if (!cw->ever_connected) {
-		snprintf(cw->fatal_buf, sizeof(cw->fatal_buf), "connect to %s: %s", cw->o.host,
-			 strerror(err));
+		snprintf(cw->fatal_buf, sizeof(cw->fatal_buf), "%s", why);
 		cw->fatal = cw->fatal_buf;
 	}
 	crowd_conn_fail(cw, c, &cw->st.err_connect, now);
+}
+
+/* connect_failed - connecting @c failed with @err. */
+static void
+connect_failed(struct crowd *cw, struct conn *c, int err, uint64_t now)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "connect to %s: %s", cw->o.host, strerror(err));
+	crowd_conn_setup_failed(cw, c, why, now);
 }
 
 void
@@ -140,8 +149,8 @@ crowd_conn_open(struct crowd *cw, struct conn *c, uint64_t now)
 	c->state = CS_CONNECTING;
 }
 
-static void
-set_out(struct crowd *cw, struct conn *c, bool want)
+void
+crowd_conn_want_out(struct crowd *cw, struct conn *c, bool want)
 {
 	if (c->want_out == want)
 		return;
@@ -164,11 +173,38 @@ conn_connected(struct crowd *cw, struct conn *c, uint64_t now)
 		connect_failed(cw, c, err, now);
 		return;
 	}
+	if (cw->tls_ctx != NULL)
+		crowd_tls_start(cw, c, now);
+	else
+		crowd_conn_ready(cw, c, now);
+}
+
+/* crowd_conn_ready - @c is connected (and its handshake done): give it a job. */
+void
+crowd_conn_ready(struct crowd *cw, struct conn *c, uint64_t now)
+{
 	cw->ever_connected = true;
 	cw->st.connects++;
 	c->state = CS_IDLE;
-	set_out(cw, c, false);
+	crowd_conn_want_out(cw, c, false);
 	crowd_conn_dispatch(cw, c, now);
+}
+
+/* conn_send, conn_recv - send() and recv() on @c, through TLS with --tls. */
+static ssize_t
+conn_send(struct conn *c, const void *buf, size_t len)
+{
+	if (c->ssl != NULL)
+		return crowd_tls_send(c, buf, len);
+	return send(c->fd, buf, len, MSG_NOSIGNAL);
+}
+
+static ssize_t
+conn_recv(struct conn *c, void *buf, size_t cap)
+{
+	if (c->ssl != NULL)
+		return crowd_tls_recv(c, buf, cap);
+	return recv(c->fd, buf, cap, 0);
 }
 
 /* conn_flush - write what is left of the request on @c; false if @c failed. */
@@ -176,7 +212,7 @@ static bool
 conn_flush(struct crowd *cw, struct conn *c, uint64_t now)
 {
 	while (c->out_off < c->out_len) {
-		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+		ssize_t n = conn_send(c, c->out + c->out_off, c->out_len - c->out_off);
 		if (n > 0) {
 			c->out_off += (uint32_t)n;
 			continue;
@@ -184,13 +220,16 @@ conn_flush(struct crowd *cw, struct conn *c, uint64_t now)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			set_out(cw, c, true);
+			/* TLS may have to read first (then EPOLLIN comes) */
+			crowd_conn_want_out(cw, c, c->ssl == NULL || c->tls_out);
 			return true;
 		}
-		crowd_conn_fail(cw, c, &cw->st.err_socket, now);
+		crowd_conn_fail(
+			cw, c, n < 0 && errno == EPROTO ? &cw->st.err_protocol : &cw->st.err_socket,
+			now);
 		return false;
 	}
-	set_out(cw, c, false);
+	crowd_conn_want_out(cw, c, false);
 	return true;
 }
 
@@ -323,11 +362,16 @@ conn_read(struct crowd *cw, struct conn *c, uint64_t now)
 		crowd_conn_fail(cw, c, &cw->st.err_protocol, now);
 		return;
 	}
-	n = recv(c->fd, c->in + c->in_len, CONN_IN_CAP - c->in_len, 0);
+	n = conn_recv(c, c->in + c->in_len, CONN_IN_CAP - c->in_len);
 	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+			/* TLS: a read that must write first waits for EPOLLOUT */
+			if (c->ssl != NULL && (c->tls_out || c->out_off >= c->out_len))
+				crowd_conn_want_out(cw, c, c->tls_out);
 			return;
-		crowd_conn_fail(cw, c, &cw->st.err_socket, now);
+		}
+		crowd_conn_fail(cw, c, errno == EPROTO ? &cw->st.err_protocol : &cw->st.err_socket,
+				now);
 		return;
 	}
 	if (n == 0) {
@@ -381,7 +425,8 @@ conn_read(struct crowd *cw, struct conn *c, uint64_t now)
 		c->state = CS_IDLE;
 		c->kind = JOB_NONE;
 		cw->inflight--;
-		if (r.close) {
+		bool recycle = cw->o.conn_requests != 0 && c->answers >= cw->o.conn_requests;
+		if (r.close || recycle) {
 			if (used < c->in_len) {
 				crowd_conn_fail(cw, c, &cw->st.err_protocol, now);
 				return;
@@ -407,8 +452,22 @@ crowd_conn_event(struct crowd *cw, struct conn *c, uint32_t ev, uint64_t now)
 			conn_connected(cw, c, now);
 		return;
 	}
+	if (c->state == CS_HANDSHAKE) {
+		crowd_tls_handshake(cw, c, now);
+		return;
+	}
 	if (c->state == CS_CLOSED)
 		return;
+	if (c->ssl != NULL) {
+		/* either direction may be what OpenSSL waits for: try both; bytes
+		 * decrypted but not yet taken are read at once (bounded) */
+		if (c->out_off < c->out_len && !conn_flush(cw, c, now))
+			return;
+		conn_read(cw, c, now);
+		for (int i = 0; i < 4 && c->state >= CS_IDLE && crowd_tls_pending(c); i++)
+			conn_read(cw, c, now);
+		return;
+	}
 	if ((ev & EPOLLOUT) && c->out_off < c->out_len && !conn_flush(cw, c, now))
 		return;
 	if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))

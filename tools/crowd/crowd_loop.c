@@ -65,6 +65,7 @@ scan(struct crowd *cw, uint64_t now)
 {
 	uint64_t tmo = (uint64_t)cw->o.timeout_ms * 1000000ull;
 	bool go = false;
+	char why[160];
 
 	if (cw->go_ns != 0 && now >= cw->go_ns) {
 		cw->st.waited_ns += now - cw->t_pause;
@@ -82,6 +83,17 @@ scan(struct crowd *cw, uint64_t now)
 		case CS_CONNECTING:
 			if (now - c->start_ns > tmo)
 				crowd_conn_fail(cw, c, &cw->st.err_connect, now);
+			break;
+		case CS_HANDSHAKE:
+			/* connected but no handshake: the first such ends the run
+			 * (a plain HTTP server, say) */
+			if (now - c->start_ns > tmo) {
+				cw->st.tls_failed++;
+				snprintf(why, sizeof(why),
+					 "TLS handshake with %s: no answer within --timeout-ms",
+					 cw->o.host);
+				crowd_conn_setup_failed(cw, c, why, now);
+			}
 			break;
 		case CS_CLOSED:
 			if (cw->phase != PH_DONE && now >= c->retry_ns)

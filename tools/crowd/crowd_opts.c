@@ -25,14 +25,17 @@ static const char usage[] =
 	"                     [--attempts N] [--retriers FRACTION] [--seed N] [--conns N]\n"
 	"                     [--wait-start] [--secret-file FILE] [--timeout-ms N]\n"
 	"                     [--max-seconds S] [--poll] [--expect-units N] [--json FILE]\n"
-	"                     [--orders FILE] [--cpu N]\n"
+	"                     [--orders FILE] [--cpu N] [--conn-requests N]\n"
+	"                     [--tls [--sni NAME] [--tls-resume] [--cacert FILE]\n"
+	"                      [--tls-version 1.2|1.3]]\n"
 	"\n"
 	"Simulate a flash-sale crowd against POST /v1/seckill/{item} and check the answers.\n"
 	"\n"
 	"  --server ADDR        front door address (required): an IPv4 or IPv6 literal,\n"
 	"                       optionally with a port as in a URL: 198.18.0.1:8080,\n"
 	"                       [2001:2::1] or [2001:2::1]:8080\n"
-	"  --port N             TCP port (default 80; not with a port in --server)\n"
+	"  --port N             TCP port (default 80, 443 with --tls; not with a port\n"
+	"                       in --server)\n"
 	"  --item ID            item to buy (default 1)\n"
 	"  --users N            distinct users (default 1000), ids user-base .. user-base+N-1\n"
 	"  --user-base N        first user id (default 1)\n"
@@ -51,6 +54,14 @@ static const char usage[] =
 	"  --json FILE          write the summary as one JSON object (\"-\": stdout)\n"
 	"  --orders FILE        write \"user order\" lines for every winner\n"
 	"  --cpu N              pin the process to CPU N\n"
+	"  --conn-requests N    close a connection after N answers and open a new one\n"
+	"  --tls                HTTPS: TLS 1.2 or 1.3, ALPN http/1.1; the certificate\n"
+	"                       is not verified unless --cacert\n"
+	"  --sni NAME           send NAME as server_name (default: none)\n"
+	"  --tls-resume         a connection that reconnects resumes its last session\n"
+	"  --cacert FILE        verify the server against the PEM CA file (the name of\n"
+	"                       --sni, else the address)\n"
+	"  --tls-version V      only TLS 1.2 or only TLS 1.3\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"Exit status: 0 all checks passed, 1 a check failed, 2 usage, 3 could not run,\n"
@@ -62,6 +73,34 @@ bad_arg(const char *name, const char *val, const char *what)
 {
 	sk_log(PROG, "--%s: '%s' is not %s", name, val, what);
 	return EXIT_USAGE;
+}
+
+/*
+ * sni_ok - whether @s is a DNS host name for server_name: 1..253 bytes of
+ * letters, digits, '-' and '.', no empty label (RFC 6066 section 3: no
+ * address literal, which the caller cannot tell apart from a name anyway).
+ */
+static bool
+sni_ok(const char *s)
+{
+	size_t n = strlen(s), label = 0;
+
+	if (n == 0 || n > 253)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (ch == '.') {
+			if (label == 0)
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '-') ||
+		    ++label > 63)
+			return false;
+	}
+	return label > 0;
 }
 
 /* The offset and width of field @f of struct opts. */
@@ -90,6 +129,7 @@ static const struct int_opt {
 	{'e', 0, USERS_MAX, "a number of units", OPT_FIELD(expect_units),
 	 offsetof(struct opts, has_expect)},
 	{'C', 0, CPU_SETSIZE - 1, "a CPU number", OPT_FIELD(cpu), 0},
+	{'q', 1, UINT32_MAX, "a number of requests (1..4294967295)", OPT_FIELD(conn_requests), 0},
 };
 
 /* int_opt_of - the entry of option @key in int_opts, or NULL. */
@@ -204,6 +244,12 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		{"json", required_argument, NULL, 'j'},
 		{"orders", required_argument, NULL, 'o'},
 		{"cpu", required_argument, NULL, 'C'},
+		{"conn-requests", required_argument, NULL, 'q'},
+		{"tls", no_argument, NULL, 'T'},
+		{"sni", required_argument, NULL, 'N'},
+		{"tls-resume", no_argument, NULL, 'R'},
+		{"cacert", required_argument, NULL, 'A'},
+		{"tls-version", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -258,6 +304,28 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->poll = true;
 			break;
+		case 'T':
+			o->tls = true;
+			break;
+		case 'R':
+			o->tls_resume = true;
+			break;
+		case 'A':
+			o->cacert = optarg;
+			break;
+		case 'N':
+			if (!sni_ok(optarg))
+				return bad_arg("sni", optarg, "a host name");
+			o->sni = optarg;
+			break;
+		case 'V':
+			if (strcmp(optarg, "1.2") == 0)
+				o->tls_version = 12;
+			else if (strcmp(optarg, "1.3") == 0)
+				o->tls_version = 13;
+			else
+				return bad_arg("tls-version", optarg, "1.2 or 1.3");
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return -1;
@@ -281,6 +349,16 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		sk_log(PROG, "--user-base + --users overflows a user id");
 		return EXIT_USAGE;
 	}
+	if (!o->tls && (o->sni || o->tls_resume || o->cacert || o->tls_version)) {
+		sk_log(PROG, "--%s needs --tls",
+		       o->sni	       ? "sni"
+		       : o->tls_resume ? "tls-resume"
+		       : o->cacert     ? "cacert"
+				       : "tls-version");
+		return EXIT_USAGE;
+	}
+	if (o->tls && !o->has_port)
+		o->port = 443; /* a port in --server still wins */
 	if (!o->has_attempts)
 		o->attempts = o->users;
 	if (o->attempts < o->users) {

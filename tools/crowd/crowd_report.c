@@ -136,8 +136,9 @@ crowd_report_text(const struct crowd *cw, const struct summary *s)
 	const struct sk_crowd_hist *h = &cw->lat;
 	char a[32], b[32], c[32], d[32], e[32];
 
-	printf("seckill-crowd: %s item %" PRIu64 ", %u conns, seed %" PRIu64 ", %s\n", cw->o.host,
-	       cw->o.item, cw->o.conns, cw->o.seed, cw->key ? "JWT" : "X-User-Id");
+	printf("seckill-crowd: %s%s item %" PRIu64 ", %u conns, seed %" PRIu64 ", %s\n",
+	       cw->o.tls ? "https " : "", cw->o.host, cw->o.item, cw->o.conns, cw->o.seed,
+	       cw->key ? "JWT" : "X-User-Id");
 	printf("attempts %" PRIu64, st->sent - st->deferred);
 	if (st->sent - st->deferred != cw->o.attempts)
 		printf(" of %" PRIu64, cw->o.attempts);
@@ -176,6 +177,12 @@ crowd_report_text(const struct crowd *cw, const struct summary *s)
 		printf(" | Retry-After %" PRIu64 " (max %" PRIu64 " s)", st->retry_after,
 		       st->retry_after_max);
 	printf("\n");
+	if (cw->o.tls)
+		printf("tls: handshakes full %" PRIu64 " resumed %" PRIu64 " failed %" PRIu64
+		       " (sessions offered %" PRIu64 "; TLS 1.3 %" PRIu64 ", TLS 1.2 %" PRIu64
+		       ")\n",
+		       st->tls_full, st->tls_resumed, st->tls_failed, st->tls_offered, st->tls13,
+		       st->tls12);
 	if (s->errors)
 		printf("errors: connect %" PRIu64 " socket %" PRIu64 " closed %" PRIu64
 		       " timeout %" PRIu64 " protocol %" PRIu64 " (lost attempts %" PRIu64 ")\n",
@@ -268,6 +275,21 @@ crowd_report_json(const struct crowd *cw, const struct summary *s, FILE *f)
 		",\"violations\":{\"users_two_orders\":%" PRIu64 ",\"users_won_twice\":%" PRIu64
 		",\"dup_mismatch\":%" PRIu64 ",\"orders_shared\":%" PRIu64 "}",
 		st->users_two_orders, st->users_won_twice, st->dup_mismatch, st->orders_shared);
+	if (cw->o.tls)
+		fprintf(f,
+			",\"tls\":{\"version\":%s,\"sni\":%s%s%s,\"resume\":%s,\"verify\":%s"
+			",\"handshakes\":{\"full\":%" PRIu64 ",\"resumed\":%" PRIu64
+			",\"failed\":%" PRIu64 "},\"offered\":%" PRIu64 ",\"tls13\":%" PRIu64
+			",\"tls12\":%" PRIu64 "}",
+			cw->o.tls_version == 13	  ? "\"1.3\""
+			: cw->o.tls_version == 12 ? "\"1.2\""
+						  : "null",
+			cw->o.sni ? "\"" : "", cw->o.sni ? cw->o.sni : "null",
+			cw->o.sni ? "\"" : "", cw->o.tls_resume ? "true" : "false",
+			cw->o.cacert ? "true" : "false", st->tls_full, st->tls_resumed,
+			st->tls_failed, st->tls_offered, st->tls13, st->tls12);
+	else
+		fprintf(f, ",\"tls\":null");
 	if (cw->o.poll) {
 		fprintf(f,
 			",\"polls\":{\"sent\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"missing\":%" PRIu64

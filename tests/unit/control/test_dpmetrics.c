@@ -17,6 +17,7 @@
 #include "sk_dpmetrics.h"
 #include "sk_test.h"
 #include "sk_test_arena.h"
+#include "sk_tls.h"
 
 #define NLCORES 3
 
@@ -28,7 +29,7 @@ static struct {
 	struct sample {
 		char key[160];
 		char val[48];
-	} s[256];
+	} s[512];
 } T;
 
 static void
@@ -154,6 +155,13 @@ START_TEST(empty_arena)
 	ck_assert_uint_eq(u64("seckill_buy_latency_seconds_bucket{le=\"+Inf\"}"), 0);
 	ck_assert_uint_eq(u64("seckill_buy_latency_seconds_count"), 0);
 	ck_assert_str_eq(find("seckill_buy_latency_seconds_sum")->val, "0.000000000");
+	/* TLS off: its families are there, all zero */
+	ck_assert_uint_eq(count("seckill_tls_handshakes_total{"), 6);
+	ck_assert_uint_eq(u64("seckill_tls_handshakes_total{kind=\"full\"}"), 0);
+	ck_assert_uint_eq(u64("seckill_tls_handshakes_inflight"), 0);
+	ck_assert_uint_eq(count("seckill_tls_alerts_total{"), 2 * SK_TLS_ALERT_SLOTS);
+	ck_assert_uint_eq(u64("seckill_tls_alerts_total{direction=\"received\",alert=\"other\"}"),
+			  0);
 }
 END_TEST
 
@@ -168,6 +176,15 @@ START_TEST(help_and_type)
 		{"seckill_item_reads_total", "counter"},
 		{"seckill_http_responses_total", "counter"},
 		{"seckill_buy_latency_seconds", "histogram"},
+		{"seckill_tls_handshakes_total", "counter"},
+		{"seckill_tls_handshakes_inflight", "gauge"},
+		{"seckill_tls_versions_total", "counter"},
+		{"seckill_tls_suites_total", "counter"},
+		{"seckill_tls_alerts_total", "counter"},
+		{"seckill_tls_bytes_total", "counter"},
+		{"seckill_tls_records_total", "counter"},
+		{"seckill_tls_tickets_total", "counter"},
+		{"seckill_tls_refused_total", "counter"},
 	};
 	uint16_t codes[] = {200};
 	uint64_t counts[] = {1};
@@ -267,8 +284,12 @@ START_TEST(http_by_code)
 	ck_assert_uint_eq(u64("seckill_http_responses_total{code=\"410\"}"), 7);
 	ck_assert_uint_eq(u64("seckill_http_responses_total{code=\"503\"}"), 30);
 	ck_assert_uint_eq(u64("seckill_http_responses_total{code=\"other\"}"), 48);
-	ck_assert_str_eq(T.s[T.n - SK_SHM_LAT_BUCKETS - 3].key,
-			 "seckill_http_responses_total{code=\"other\"}");
+	for (unsigned i = 1; i < T.n; i++)
+		if (strncmp(T.s[i].key, "seckill_buy_latency_seconds", 27) == 0) {
+			ck_assert_str_eq(T.s[i - 1].key,
+					 "seckill_http_responses_total{code=\"other\"}");
+			break;
+		}
 }
 END_TEST
 
@@ -367,6 +388,88 @@ START_TEST(latency_bucket_edges)
 }
 END_TEST
 
+/* tls - the TLS area of lcore @l's stats block, as the dataplane counts in it. */
+static struct sk_tls_stats *
+tls(unsigned l)
+{
+	return (struct sk_tls_stats *)ls(l)->tls;
+}
+
+/* TLS_AT - the offset of word @k of field @f of struct sk_tls_stats. */
+#define TLS_AT(f, k) (offsetof(struct sk_tls_stats, f) + (k) * sizeof(uint64_t))
+
+/* The one-label TLS families: the counter at @off is exported as @key. */
+static const struct {
+	size_t off;
+	const char *key;
+} tls_cases[] = {
+	{TLS_AT(hs_full, 0), "seckill_tls_handshakes_total{kind=\"full\"}"},
+	{TLS_AT(hs_resumed, 0), "seckill_tls_handshakes_total{kind=\"resumed\"}"},
+	{TLS_AT(hs_failed, 0), "seckill_tls_handshakes_total{kind=\"failed\"}"},
+	{TLS_AT(hs_timeout, 0), "seckill_tls_handshakes_total{kind=\"timeout\"}"},
+	{TLS_AT(hs_limited, 0), "seckill_tls_handshakes_total{kind=\"limited\"}"},
+	{TLS_AT(hs_ip_refused, 0), "seckill_tls_handshakes_total{kind=\"ip_refused\"}"},
+	{TLS_AT(hs_inflight, 0), "seckill_tls_handshakes_inflight"},
+	{TLS_AT(tls12, 0), "seckill_tls_versions_total{version=\"1.2\"}"},
+	{TLS_AT(tls13, 0), "seckill_tls_versions_total{version=\"1.3\"}"},
+	{TLS_AT(suite, SK_TLS_SUITE_AES128_GCM), "seckill_tls_suites_total{suite=\"aes128_gcm\"}"},
+	{TLS_AT(suite, SK_TLS_SUITE_AES256_GCM), "seckill_tls_suites_total{suite=\"aes256_gcm\"}"},
+	{TLS_AT(suite, SK_TLS_SUITE_CHACHA20), "seckill_tls_suites_total{suite=\"chacha20\"}"},
+	{TLS_AT(bytes_in, 0), "seckill_tls_bytes_total{direction=\"in\"}"},
+	{TLS_AT(bytes_out, 0), "seckill_tls_bytes_total{direction=\"out\"}"},
+	{TLS_AT(records_in, 0), "seckill_tls_records_total{direction=\"in\"}"},
+	{TLS_AT(records_out, 0), "seckill_tls_records_total{direction=\"out\"}"},
+	{TLS_AT(tickets_issued, 0), "seckill_tls_tickets_total{result=\"issued\"}"},
+	{TLS_AT(tickets_rejected, 0), "seckill_tls_tickets_total{result=\"rejected\"}"},
+	{TLS_AT(renegotiations, 0), "seckill_tls_refused_total{what=\"renegotiation\"}"},
+	{TLS_AT(early_data, 0), "seckill_tls_refused_total{what=\"early_data\"}"},
+};
+
+/* The TLS families: each counter of struct sk_tls_stats summed over the
+ * lcores of the arena under its label; a block beyond nlcores not read.
+ * Counter i of the table is i + 1 times the lcore's factor (1, 2, 3:
+ * sums are 6 (i + 1)); alerts are 100 + slot (sent), 200 + slot. */
+START_TEST(tls_counters)
+{
+	const size_t n = sizeof(tls_cases) / sizeof(tls_cases[0]);
+	char key[128];
+
+	for (unsigned l = 0; l <= NLCORES; l++) {
+		struct sk_tls_stats *t = tls(l);
+		uint64_t m = l == NLCORES ? 1000000 : l + 1;
+
+		for (size_t i = 0; i < n; i++)
+			*(uint64_t *)((char *)t + tls_cases[i].off) = (i + 1) * m;
+		for (unsigned k = 0; k < SK_TLS_ALERT_SLOTS; k++) {
+			t->alerts_sent[k] = (100 + k) * m;
+			t->alerts_received[k] = (200 + k) * m;
+		}
+	}
+	scrape();
+
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(u64(tls_cases[i].key) == 6 * (i + 1), "%s: %" PRIu64 ", not %zu",
+			      tls_cases[i].key, u64(tls_cases[i].key), 6 * (i + 1));
+	ck_assert_uint_eq(u64("seckill_tls_handshakes_total{kind=\"full\"}"), 6);
+	ck_assert_uint_eq(u64("seckill_tls_refused_total{what=\"early_data\"}"), 120);
+	ck_assert_uint_eq(count("seckill_tls_alerts_total{"), 2 * SK_TLS_ALERT_SLOTS);
+	for (unsigned k = 0; k < SK_TLS_ALERT_SLOTS; k++) {
+		snprintf(key, sizeof(key),
+			 "seckill_tls_alerts_total{direction=\"sent\",alert=\"%s\"}",
+			 sk_tls_alert_name(k));
+		ck_assert_uint_eq(u64(key), 6 * (100 + k));
+		snprintf(key, sizeof(key),
+			 "seckill_tls_alerts_total{direction=\"received\",alert=\"%s\"}",
+			 sk_tls_alert_name(k));
+		ck_assert_uint_eq(u64(key), 6 * (200 + k));
+	}
+	ck_assert_uint_eq(
+		u64("seckill_tls_alerts_total{direction=\"sent\",alert=\"close_notify\"}"), 600);
+	ck_assert_uint_eq(u64("seckill_tls_alerts_total{direction=\"received\",alert=\"other\"}"),
+			  6 * (200 + SK_TLS_ALERT_OTHER));
+}
+END_TEST
+
 START_TEST(errors)
 {
 	FILE *full;
@@ -394,6 +497,7 @@ suite(void)
 	tcase_add_test(tc, http_by_code);
 	tcase_add_test(tc, latency_histogram);
 	tcase_add_test(tc, latency_bucket_edges);
+	tcase_add_test(tc, tls_counters);
 	tcase_add_test(tc, errors);
 	suite_add_tcase(s, tc);
 	return s;

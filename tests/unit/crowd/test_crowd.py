@@ -7,16 +7,21 @@
 Every scenario starts its own fake front door (a fresh port, a fresh stock),
 runs the client with --json, and checks the exit status and the figures:
 a good server passes every check; each broken variant breaks one promise
-and the client must name it and exit 1. Every process is bounded in time and
-stopped by its own PID.
+and the client must name it and exit 1. With --tls the client speaks to a
+TLS terminator in this process (Python's ssl, certificates made with the
+openssl CLI in the temporary directory) in front of the fake server. Every
+process is bounded in time and stopped by its own PID.
 """
+import asyncio
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import ssl
 import tempfile
+import threading
 
 CROWD, FAKE = sys.argv[1], sys.argv[2]
 TMP = tempfile.mkdtemp(prefix="crowd-test-")
@@ -46,6 +51,70 @@ class Fake:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=10)
+
+
+class TlsProxy:
+    """A TLS terminator on 127.0.0.1 in front of a fake server, as a context
+    manager: .port while it runs; counts the handshakes it finished
+    (.full, .resumed) and the versions."""
+
+    def __init__(self, backend, cert, key, version=None):
+        self.backend, self.full, self.resumed, self.versions = backend, 0, 0, {}
+        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.ctx.load_cert_chain(cert, key)
+        self.ctx.set_alpn_protocols(["http/1.1"])
+        if version is not None:
+            self.ctx.minimum_version = self.ctx.maximum_version = version
+        self.ready = threading.Event()
+
+    async def handle(self, reader, writer):
+        tls = writer.get_extra_info("ssl_object")
+        if tls.session_reused:
+            self.resumed += 1
+        else:
+            self.full += 1
+        self.versions[tls.version()] = self.versions.get(tls.version(), 0) + 1
+        try:
+            r2, w2 = await asyncio.open_connection("127.0.0.1", self.backend)
+        except OSError:
+            writer.close()
+            return
+
+        async def pump(r, w):
+            try:
+                while True:
+                    data = await r.read(65536)
+                    if not data:
+                        break
+                    w.write(data)
+                    await w.drain()
+            except (OSError, ssl.SSLError):
+                pass
+            finally:
+                w.close()
+        await asyncio.gather(pump(reader, w2), pump(r2, writer))
+
+    def run(self):
+        self.loop = asyncio.new_event_loop()
+        self.loop.set_exception_handler(lambda loop, ctx: None)  # failed handshakes
+        self.server = self.loop.run_until_complete(
+            asyncio.start_server(self.handle, "127.0.0.1", 0, ssl=self.ctx))
+        self.port = self.server.sockets[0].getsockname()[1]
+        self.ready.set()
+        self.loop.run_forever()
+        self.server.close()
+        self.loop.close()
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        if not self.ready.wait(10):
+            raise RuntimeError("TLS proxy did not start")
+        return self
+
+    def __exit__(self, *exc):
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
 
 
 def crowd(port, *args, timeout=60, server=None):
@@ -301,9 +370,80 @@ def refused():
     check("nothing listening: summary still written", summary and summary["exit"] == 3, out)
 
 
+def certs():
+    """An ECDSA P-256 certificate for shop.test, self-signed, in TMP; None
+    without the openssl CLI."""
+    if shutil.which("openssl") is None:
+        return None
+    cert, key = os.path.join(TMP, "ec.pem"), os.path.join(TMP, "ec.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=shop.test",
+                    "-addext", "subjectAltName=DNS:shop.test"],
+                   check=True, capture_output=True, timeout=30)
+    return cert, key
+
+
+def tls():
+    pair = certs()
+    if pair is None:
+        print("ok - tls # SKIP no openssl CLI")
+        return
+    cert, key = pair
+    secret = os.path.join(TMP, "secret-tls")
+    with open(secret, "w") as f:
+        f.write("s" * 40 + "\n")
+    with Fake("--units", "100", "--secret-file", secret) as f, TlsProxy(f.port, cert, key) as p:
+        rc, s, out = crowd(p.port, *BASE, "--tls", "--secret-file", secret, "--poll",
+                           "--expect-units", "100")
+        check("tls: JWT sale, exit 0, 100 winners, polls ok",
+              rc == 0 and s and s["winners"] == 100 and s["checks"]["polls_ok"] and
+              consistent(s), out)
+        h = s and s["tls"]["handshakes"]
+        check("tls: one full handshake per connection, as the server saw",
+              h == {"full": 32, "resumed": 0, "failed": 0} and s["connects"] == 32 and
+              p.full == 32 and p.resumed == 0 and s["tls"]["tls13"] == 32, str(s and s["tls"]))
+        check("tls: human line", "tls: handshakes full 32 resumed 0 failed 0" in out and
+              "https 127.0.0.1:" in out, out)
+    for ver, name in ((None, "1.3"), (ssl.TLSVersion.TLSv1_2, "1.2")):
+        with Fake("--units", "50") as f, TlsProxy(f.port, cert, key, ver) as p:
+            extra = ["--tls-version", "1.2"] if ver else []
+            rc, s, out = crowd(p.port, "--users", "400", "--attempts", "800", "--conns", "4",
+                               "--tls", "--tls-resume", "--conn-requests", "20",
+                               "--sni", "shop.test", "--cacert", cert, "--expect-units", "50",
+                               *extra)
+            t = s and s["tls"]
+            check("tls %s resume: exit 0, reconnects every 20 answers" % name,
+                  rc == 0 and s and s["reconnects"] >= 800 // 20 - 4, out)
+            check("tls %s resume: reconnects resumed, as the server saw" % name,
+                  t and t["handshakes"]["full"] + t["handshakes"]["resumed"] == s["connects"] and
+                  t["handshakes"]["resumed"] >= s["reconnects"] - 4 and
+                  t["offered"] >= t["handshakes"]["resumed"] and
+                  p.resumed == t["handshakes"]["resumed"] and p.full == t["handshakes"]["full"] and
+                  t["tls" + name.replace(".", "")] == s["connects"], str(t) + str(s))
+    with Fake("--units", "10") as f, TlsProxy(f.port, cert, key) as p:
+        rc, s, out = crowd(p.port, "--users", "20", "--tls", "--cacert", cert, "--sni",
+                           "other.test")
+    check("tls: --cacert with the wrong name: exit 3, says why",
+          rc == 3 and "certificate" in out and s and s["tls"]["handshakes"]["failed"] >= 1, out)
+    with Fake("--units", "10") as f:
+        rc, s, out = crowd(f.port, "--users", "20", "--tls", "--timeout-ms", "2000")
+    check("tls to a plain server: exit 3, handshake failed",
+          rc == 3 and "TLS handshake" in out and s and s["tls"]["handshakes"]["failed"] >= 1, out)
+    for args, msg in ((["--sni", "shop.test"], "--sni needs --tls"),
+                      (["--tls-resume"], "--tls-resume needs --tls"),
+                      (["--tls", "--sni", "bad_name"], "--sni"),
+                      (["--tls", "--tls-version", "1.1"], "--tls-version"),
+                      (["--tls", "--cacert", "/nonexistent.pem"], "--cacert")):
+        p = subprocess.run([CROWD, "--server", "127.0.0.1", *args], capture_output=True,
+                           text=True, timeout=10)
+        check("usage %s: exit 2, says %r" % (" ".join(args), msg),
+              p.returncode == 2 and msg in p.stderr, p.stderr)
+
+
 def main():
     for t in (good_run, ipv6, expect_wrong, broken_runs, reconnects, busy, auth, wait_start,
-              determinism, usage, refused):
+              determinism, usage, refused, tls):
         try:
             t()
         except Exception as e:  # a crash of one scenario must not hide the others
