@@ -29,6 +29,8 @@ static char ec_crt[PATH_MAX], ec_key[PATH_MAX];	  /* shop.test, P-256 */
 static char rsa_crt[PATH_MAX], rsa_key[PATH_MAX]; /* shop.test, RSA 2048 */
 static char oth_crt[PATH_MAX], oth_key[PATH_MAX]; /* other.test, P-256 */
 static struct sk_test_tls_pair P;
+static struct sk_tls_certs *certs; /* of the running test */
+static unsigned avail0;		   /* free mbufs before it */
 
 /* load - certificates for @conf's pairs; asserted to load. */
 static struct sk_tls_certs *
@@ -70,7 +72,7 @@ send_pump(struct sk_tcp_conn *c, const char *s)
 /* pair_end - close @c from the client (close_notify, FIN), run, and check
  * that nothing is left: no handshake in progress, no buffer held, no mbuf. */
 static void
-pair_end(struct sk_tcp_conn *c, struct sk_tls_certs *certs, unsigned avail0)
+pair_end(struct sk_tcp_conn *c)
 {
 	if (c != NULL) {
 		sk_tls_shutdown(sk_test_tls_cli(c));
@@ -85,6 +87,36 @@ pair_end(struct sk_tcp_conn *c, struct sk_tls_certs *certs, unsigned avail0)
 	ck_assert_uint_eq(rte_mempool_avail_count(pool), avail0);
 }
 
+/* begin - the pair on @p conf's certificates, the client offering TLS 1.3
+ * only (@p tls13), 1.2 only (@p tls12) or both. */
+static void
+begin(const struct sk_tls_conf *conf, bool tls13, bool tls12)
+{
+	avail0 = rte_mempool_avail_count(pool);
+	certs = load((struct sk_tls_conf *)conf);
+	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, tls13, tls12), 0);
+}
+
+/* begin_ec - begin() with conf_ec()'s certificate. */
+static void
+begin_ec(bool tls13, bool tls12)
+{
+	struct sk_tls_conf conf;
+
+	conf_ec(&conf);
+	begin(&conf, tls13, tls12);
+}
+
+/* connect_ok - a client connection from @p port, asserted. */
+static struct sk_tcp_conn *
+connect_ok(uint16_t port)
+{
+	struct sk_tcp_conn *c = sk_test_tls_connect(&P, port);
+
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Handshakes and the echo                                                   */
 /* ------------------------------------------------------------------------ */
@@ -93,16 +125,10 @@ pair_end(struct sk_tcp_conn *c, struct sk_tls_certs *certs, unsigned avail0)
 static void
 handshake_echo(bool tls13)
 {
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tcp_conn *c;
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, tls13, !tls13), 0);
-	c = sk_test_tls_connect(&P, 40000);
-	ck_assert_ptr_nonnull(c);
+	begin_ec(tls13, !tls13);
+	c = connect_ok(40000);
 	ck_assert_uint_eq(srv()->hs_full, 1);
 	ck_assert_uint_eq(P.cstats.hs_full, 1);
 	ck_assert_uint_eq(tls13 ? srv()->tls13 : srv()->tls12, 1);
@@ -114,7 +140,7 @@ handshake_echo(bool tls13)
 	ck_assert_mem_eq(P.cgot, "echo:ping", 9);
 	ck_assert_uint_ge(srv()->records_in, 3);
 	ck_assert_uint_ge(srv()->bytes_out, 400);
-	pair_end(c, certs, avail0);
+	pair_end(c);
 	/* The client's close_notify was read; the server answered with its own. */
 	ck_assert_int_eq(P.srv_eof, 1);
 }
@@ -143,19 +169,13 @@ END_TEST
 static void
 records_split(bool tls13)
 {
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tcp_conn *c;
 	uint64_t before;
 	size_t total;
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, tls13, !tls13), 0);
+	begin_ec(tls13, !tls13);
 	P.echo = false;
-	c = sk_test_tls_connect(&P, 40001);
-	ck_assert_ptr_nonnull(c);
+	c = connect_ok(40001);
 	before = P.cstats.bytes_out;
 	ck_assert_int_eq(sk_tls_send(sk_test_tls_cli(c), "first-record", 12), 0);
 	ck_assert_int_eq(sk_tls_send(sk_test_tls_cli(c), "second-record-xyz", 17), 0);
@@ -173,7 +193,7 @@ records_split(bool tls13)
 	}
 	ck_assert_int_eq(P.srv_fail, 0);
 	P.feed_max = SIZE_MAX;
-	pair_end(c, certs, avail0);
+	pair_end(c);
 }
 
 START_TEST(records_split_tls13)
@@ -192,13 +212,8 @@ END_TEST
 START_TEST(handshake_split)
 {
 	static const size_t ks[] = {1, 2, 4, 5, 6, 7, 9, 64, 200};
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, false, false), 0);
+	begin_ec(false, false);
 	for (size_t i = 0; i < SK_ARRAY_SIZE(ks); i++) {
 		struct sk_tcp_conn *c;
 
@@ -215,7 +230,7 @@ START_TEST(handshake_split)
 		ck_assert_int_eq(sk_test_tls_pump(&P), 0);
 	}
 	P.feed_max = SIZE_MAX;
-	pair_end(NULL, certs, avail0);
+	pair_end(NULL);
 }
 END_TEST
 
@@ -225,16 +240,10 @@ END_TEST
  */
 START_TEST(idle_buffers_released)
 {
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tcp_conn *c;
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, true, false), 0);
-	c = sk_test_tls_connect(&P, 40003);
-	ck_assert_ptr_nonnull(c);
+	begin_ec(true, false);
+	c = connect_ok(40003);
 	send_pump(c, "a");
 	ck_assert_uint_eq(srv()->idle_released, 0);
 	/* The stacks' time is 1 GHz; the idle period is SK_TLS_IDLE_MS of the
@@ -247,32 +256,26 @@ START_TEST(idle_buffers_released)
 	send_pump(c, "b");
 	ck_assert_uint_eq(P.got_len, 2);
 	ck_assert_mem_eq(P.cgot, "echo:aecho:b", 12);
-	pair_end(c, certs, avail0);
+	pair_end(c);
 }
 END_TEST
 
 /* A record larger than the plaintext buffer (1 KiB) arrives whole, in order. */
 START_TEST(larger_than_buffer)
 {
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tcp_conn *c;
 	char msg[3000];
 
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (char)('a' + i % 26);
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, true, false), 0);
+	begin_ec(true, false);
 	P.echo = false;
-	c = sk_test_tls_connect(&P, 40002);
-	ck_assert_ptr_nonnull(c);
+	c = connect_ok(40002);
 	ck_assert_int_eq(sk_tls_send(sk_test_tls_cli(c), msg, sizeof(msg)), 0);
 	ck_assert_int_eq(sk_test_tls_pump(&P), 0);
 	ck_assert_uint_eq(P.got_len, sizeof(msg));
 	ck_assert_mem_eq(P.got, msg, sizeof(msg));
-	pair_end(c, certs, avail0);
+	pair_end(c);
 }
 END_TEST
 
@@ -288,18 +291,12 @@ END_TEST
 static void
 resume_on(bool tls13, struct sk_tls_certs *other_certs, bool expect_resumed)
 {
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tls_lcore *first, *other;
 	struct sk_tcp_conn *c;
 	SSL_SESSION *sess;
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, tls13, !tls13), 0);
-	c = sk_test_tls_connect(&P, 40010);
-	ck_assert_ptr_nonnull(c);
+	begin_ec(tls13, !tls13);
+	c = connect_ok(40010);
 	send_pump(c, "one"); /* TLS 1.3: the ticket arrives after the handshake */
 	sess = sk_tls_session(sk_test_tls_cli(c));
 	ck_assert_ptr_nonnull(sess);
@@ -313,8 +310,7 @@ resume_on(bool tls13, struct sk_tls_certs *other_certs, bool expect_resumed)
 	ck_assert_ptr_nonnull(other);
 	P.tl = other;
 	P.session = sess;
-	c = sk_test_tls_connect(&P, 40011);
-	ck_assert_ptr_nonnull(c);
+	c = connect_ok(40011);
 	ck_assert_int_eq(sk_tls_is_resumed(sk_test_tls_cli(c)), expect_resumed);
 	ck_assert_uint_eq(srv()->hs_resumed, expect_resumed ? 1 : 0);
 	ck_assert_uint_eq(srv()->hs_full, expect_resumed ? 0 : 1);
@@ -340,7 +336,7 @@ resume_on(bool tls13, struct sk_tls_certs *other_certs, bool expect_resumed)
 		SSL_SESSION_free(sess);
 	}
 	P.session = NULL;
-	pair_end(c, certs, avail0);
+	pair_end(c);
 	sk_tls_lcore_free(first);
 	sk_tls_certs_free(other_certs);
 }
@@ -430,8 +426,6 @@ peer_cert(struct sk_tcp_conn *c, char *cn, size_t len, int *type)
 START_TEST(sni_and_key_type)
 {
 	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tcp_conn *c;
 	char cn[64];
 	int type;
@@ -442,8 +436,7 @@ START_TEST(sni_and_key_type)
 	conf.cert[2] = rsa_crt;
 	conf.key[2] = rsa_key;
 	conf.n_certs = 3;
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, false, false), 0);
+	begin(&conf, false, false);
 	P.sni = "OTHER.test";
 	c = sk_test_tls_connect(&P, 40020);
 	peer_cert(c, cn, sizeof(cn), &type);
@@ -463,27 +456,22 @@ START_TEST(sni_and_key_type)
 	ck_assert_int_eq(type, EVP_PKEY_RSA);
 	ck_assert_uint_eq(srv()->hs_full, 3);
 	ck_assert_uint_eq(srv()->hs_failed, 0);
-	pair_end(NULL, certs, avail0);
+	pair_end(NULL);
 }
 END_TEST
 
 START_TEST(alpn_h2_only_refused)
 {
 	static const unsigned char h2[] = "\x02h2";
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, true, false), 0);
+	begin_ec(true, false);
 	ck_assert_int_eq(SSL_CTX_set_alpn_protos(P.cctx, h2, sizeof(h2) - 1), 0);
 	sk_test_tls_connect(&P, 40030);
 	ck_assert_int_eq(P.srv_fail, 1);
 	ck_assert_uint_eq(srv()->hs_failed, 1);
 	ck_assert_uint_eq(srv()->alerts_sent[SK_TLS_ALERT_no_application_protocol], 1);
 	ck_assert_uint_eq(P.cstats.alerts_received[SK_TLS_ALERT_no_application_protocol], 1);
-	pair_end(NULL, certs, avail0);
+	pair_end(NULL);
 }
 END_TEST
 
@@ -511,15 +499,10 @@ START_TEST(garbage_oversized_truncated)
 	/* A handshake record announcing 2^15 bytes: over the limit of 2^14. */
 	static const uint8_t big[] = {0x16, 0x03, 0x01, 0x80, 0x00, 0x01, 0x00};
 	static const char http[] = "GET / HTTP/1.1\r\nHost: shop.test\r\n\r\n";
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	uint64_t alerts = 0;
 	struct sk_tcp_conn *c;
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, false, false), 0);
+	begin_ec(false, false);
 	raw(40040, http, sizeof(http) - 1);
 	ck_assert_int_eq(P.srv_fail, 1);
 	raw(40041, big, sizeof(big));
@@ -534,7 +517,7 @@ START_TEST(garbage_oversized_truncated)
 	sk_tcp_close(c);
 	ck_assert_int_eq(sk_test_tls_pump(&P), 0);
 	ck_assert_uint_eq(srv()->hs_inflight, 0);
-	pair_end(NULL, certs, avail0);
+	pair_end(NULL);
 }
 END_TEST
 
@@ -544,37 +527,28 @@ END_TEST
  */
 START_TEST(partial_record_is_quiet)
 {
-	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tcp_conn *c;
 
-	conf_ec(&conf);
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, true, false), 0);
-	c = sk_test_tls_connect(&P, 40045);
-	ck_assert_ptr_nonnull(c);
+	begin_ec(true, false);
+	c = connect_ok(40045);
 	send_pump(c, "whole");
 	ck_assert_uint_eq(P.got_len, 5);
 	ck_assert_int_eq(sk_tcp_send(c, "\x17\x03", 2), 0);
 	ck_assert_int_eq(sk_test_tls_pump(&P), 0);
 	ck_assert_uint_eq(P.got_len, 5);
 	ck_assert_int_eq(P.srv_fail, 0);
-	pair_end(c, certs, avail0);
+	pair_end(c);
 }
 END_TEST
 
 START_TEST(handshake_cap)
 {
 	struct sk_tls_conf conf;
-	struct sk_tls_certs *certs;
-	unsigned avail0 = rte_mempool_avail_count(pool);
 	struct sk_tcp_conn *first, *second;
 
 	conf_ec(&conf);
 	conf.max_handshakes = 2;
-	certs = load(&conf);
-	ck_assert_int_eq(sk_test_tls_pair_init(&P, pool, certs, false, false), 0);
+	begin(&conf, false, false);
 	first = raw(40050, NULL, 0);
 	second = raw(40051, NULL, 0);
 	ck_assert_uint_eq(srv()->hs_inflight, 2);
@@ -590,7 +564,7 @@ START_TEST(handshake_cap)
 	ck_assert_uint_eq(srv()->hs_full, 1);
 	sk_tcp_close(second);
 	ck_assert_int_eq(sk_test_tls_pump(&P), 0);
-	pair_end(NULL, certs, avail0);
+	pair_end(NULL);
 }
 END_TEST
 
