@@ -363,8 +363,13 @@ app_on_open(void *arg, struct sk_tcp_conn *c)
 	app->conns = ac;
 	app->stats.conns_opened++;
 	app->stats.conns_open++;
-	if (app->tls != NULL && sk_tcp_local_port(c) == app->tls_port)
-		sk_app_tls_open(app, ac);
+	if (app->tls != NULL && sk_tcp_local_port(c) == app->tls_port) {
+		ac->tls_port = true;
+		/* Behind a PROXY balancer TLS starts after the header: the
+		 * per-IP limit must see the client it names. */
+		if (ac->state != CONN_PROXY)
+			sk_app_tls_open(app, ac);
+	}
 }
 
 size_t
@@ -530,6 +535,12 @@ app_on_data(void *arg, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 		if (ac->state == CONN_PROXY) /* more bytes to come, unless none will */
 			return sk_tcp_peer_closed(c) ? sk_app_close(ac, len) : 0;
 		used = (size_t)h;
+		if (ac->tls_port) { /* the TLS records behind the header */
+			sk_app_tls_open(app, ac);
+			if (ac->tls == NULL) /* refused before its handshake: reset */
+				return len;
+			return used + sk_app_tls_data(app, ac, data + used, len - used);
+		}
 	}
 	used = sk_app_http(app, ac, data, len, used, &want_more);
 	if (want_more && sk_tcp_peer_closed(c))

@@ -78,7 +78,8 @@
  *     verdict. A refusal closes the connection (counted proxy_*); else the
  *     header's bytes are consumed, the client is kept in
  *     sk_app_conn::client for every request of the connection, and HTTP
- *     starts on the bytes behind the header. The header must complete
+ *     starts on the bytes behind the header (on the HTTPS port TLS does,
+ *     admitted by the per-IP limit of that client). The header must complete
  *     within head_timeout_ms, else the connection is reset.
  *   - forwarded header: route_buy reads the request head's X-Forwarded-For
  *     or Forwarded lines (sk_client_forwarded(); the peer is the PROXY
@@ -208,6 +209,7 @@ struct sk_app_conn {
 	bool parked;			 /**< a handler parked the current request */
 	bool continue_sent;		 /**< 100 Continue sent for the current request */
 	uint8_t deadline;		 /**< private: the request deadline armed (head/body) */
+	bool tls_port; /**< private: to the HTTPS port (TLS after any PROXY header) */
 	uint8_t route_data[24]
 		__attribute__((aligned(8))); /**< for the handler that parks;
 						  before a PROXY header: its parser */

@@ -207,10 +207,6 @@ sk_dp_load_tls(struct dataplane *dp)
 
 	if (!cfg->tls)
 		return 0;
-	if (cfg->proxy_protocol != SK_CONFIG_PROXY_NONE)
-		return sk_dp_fail(dp, -EINVAL,
-				  "tls.port: a PROXY header before TLS (proxy.protocol) is not "
-				  "supported; terminate TLS here without it, or at the proxy");
 	sk_net_conf_defaults(&nc);
 	sk_tls_conf_defaults(&tc);
 	for (uint32_t i = 0; i < cfg->tls_cert.n; i++) {

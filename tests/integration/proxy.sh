@@ -13,13 +13,16 @@
 #     from an untrusted address with a forged PROXY header is closed
 #     (proxy_refused_untrusted); the trusted address without a header is
 #     closed (proxy_missing); an untrusted address sending plain HTTP is
-#     served (proxy_direct).
+#     served (proxy_direct). The HTTPS port behind the same haproxy (a
+#     second frontend relaying to port 443 with send-proxy-v2): TLS starts
+#     after the header, so client .24 meets 429 on its own bucket (its
+#     handshake took a token too) while client .25 gets 202.
 #  2. Plain listener, forwarded = xff, trusted = 198.18.0.41: buys from
 #     .41 naming client 198.18.0.31 in X-Forwarded-For meet 429, the same
 #     from .41 naming .32 get 202 (forwarded_used); the header sent from the
 #     untrusted .42 is ignored (forwarded_ignored).
 . "$(dirname "$0")/lib.sh"
-require_env curl timeout haproxy
+require_env curl timeout haproxy openssl
 
 tmp=$(mktemp -d)
 HAP=()
@@ -42,6 +45,8 @@ LB=198.18.0.40      # haproxy's listening and source address (trusted in run 1)
 CLIENT_A=198.18.0.21 # clients through haproxy
 CLIENT_B=198.18.0.22
 STRANGER=198.18.0.23 # not trusted
+CLIENT_C=198.18.0.24 # clients through haproxy to the HTTPS port
+CLIENT_D=198.18.0.25
 FWD_OK=198.18.0.41   # trusted HTTP proxy (run 2)
 FWD_BAD=198.18.0.42  # untrusted (run 2)
 
@@ -80,7 +85,7 @@ buys() {
 	local -a args=()
 	for i in $(seq 1 "$n"); do
 		# --next resets the options: each buy carries its own.
-		args+=(-s -o /dev/null -m 10 --interface "$src" -w '%{http_code} ' -H "$hdr"
+		args+=(-s -k -o /dev/null -m 10 --interface "$src" -w '%{http_code} ' -H "$hdr"
 			-H "X-User-Id: $((1000 * i + RANDOM % 1000))" -X POST "$url/v1/seckill/1")
 		[ "$i" -lt "$n" ] && args+=(--next)
 	done
@@ -113,9 +118,13 @@ print(out.split(b"\r\n")[0].decode("latin-1") if out else "")
 }
 
 # --------------------------------------------------------------- run 1
-conf "$tmp/run1.ini" "protocol = v2" "trusted = $LB"
+(umask 077 && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj /CN=shop.test -addext subjectAltName=DNS:shop.test \
+	-keyout "$tmp/tls.key" -out "$tmp/tls.pem" 2>/dev/null)
+conf "$tmp/run1.ini" "protocol = v2" "trusted = $LB" "" "[tls]" "cert = $tmp/tls.pem" \
+	"key = $tmp/tls.key"
 sbx_up --config "$tmp/run1.ini"
-add_addrs $LB $CLIENT_A $CLIENT_B $STRANGER
+add_addrs $LB $CLIENT_A $CLIENT_B $STRANGER $CLIENT_C $CLIENT_D
 
 cat >"$tmp/haproxy.cfg" <<EOF
 global
@@ -130,6 +139,11 @@ frontend fe
 	default_backend be
 backend be
 	server dp $SERVER:80 send-proxy-v2 source $LB
+frontend fe_tls
+	bind $LB:8443
+	default_backend be_tls
+backend be_tls
+	server dpt $SERVER:443 send-proxy-v2 source $LB
 EOF
 sbx_exec timeout 120 haproxy -db -f "$tmp/haproxy.cfg" >"$tmp/haproxy.out" 2>&1 &
 HAP+=("$!")
@@ -154,6 +168,17 @@ check "client A over its rate gets 429" grep -q 429 <<<"$a"
 b=$(buys $CLIENT_B "$LBURL" 1)
 expect_eq "client B through haproxy is not limited by A" "$b" "202 "
 check "telemetry: rl_refused_ip counts A's refusals" test "$(tele rl_refused_ip)" -ge 1
+
+# HTTPS through the same balancer: the PROXY header, then TLS.
+c=$(buys $CLIENT_C "https://$LB:8443" 8)
+echo "client C over https through haproxy: $c"
+check "client C over its rate gets 429 over https" grep -q 429 <<<"$c"
+check "client C's first buys were served over https" grep -q '^202 ' <<<"$c"
+d=$(buys $CLIENT_D "https://$LB:8443" 1)
+expect_eq "client D over https is not limited by C" "$d" "202 "
+tls_full=$("$SBX" telemetry /seckill/tls | itpy jsonq field - hs_full)
+check "the HTTPS connections did their handshakes behind the header ($tls_full)" \
+	test "$tls_full" -ge 2
 
 r0=$(tele proxy_refused_untrusted)
 got=$(raw $STRANGER 'PROXY TCP4 198.18.0.99 198.18.0.1 1234 80\r\n')
