@@ -26,6 +26,7 @@
  * unit tests use; the normal build runs the seed corpus through this file
  * too (tests/fuzz/tcp_input/meson.build, fuzz_tcp_input_seeds).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ struct flow {
 	uint32_t cookie; /* from the last SYN-ACK */
 	uint32_t rcvd;	 /* highest server seq end seen */
 	struct sk_tcp_conn *conn;
+	bool resumed; /* sk_tcp_resume() since its last on_data: an empty call is allowed */
 };
 
 /* Connections closed by the stack whose on_close is still to come (it is
@@ -120,6 +122,7 @@ on_open(void *app, struct sk_tcp_conn *c)
 		z->zombie[z->nzombie++] = z->fl[f].conn;
 	}
 	z->fl[f].conn = c;
+	z->fl[f].resumed = false;
 	z->opened++;
 	/* The app area is zeroed and at least 128 bytes. */
 	const uint8_t *a = sk_tcp_app_data(c);
@@ -139,8 +142,11 @@ on_data(void *app, struct sk_tcp_conn *c, const uint8_t *data, size_t len)
 	FZ_CHECK(sk_tcp_lcore(c) == z->net);
 	FZ_CHECK(sk_tcp_remote_ip(c) == CLI_IP || sk_tcp_remote_ip(c) == CLI_IP + 1);
 	FZ_CHECK(sk_tcp_send_space(c) <= 4096);
+	/* empty calls announce a FIN, or follow a resume (the app may hold
+	 * bytes of its own) */
 	if (len == 0)
-		FZ_CHECK(sk_tcp_peer_closed(c)); /* empty calls only announce a FIN */
+		FZ_CHECK(sk_tcp_peer_closed(c) || z->fl[flow_of_conn(z, c)].resumed);
+	z->fl[flow_of_conn(z, c)].resumed = false;
 	FZ_CHECK(len == 0 || data != NULL);
 	for (size_t i = 0; i < len; i++) /* every byte readable (ASan) */
 		sink ^= data[i];
@@ -487,6 +493,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			case 4:
 			case 5:
+				z.fl[a & (NFLOW - 1)].resumed = true;
 				sk_tcp_resume(c);
 				break;
 			default:
