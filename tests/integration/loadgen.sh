@@ -156,15 +156,11 @@ lg short --short --mix healthz=1 --conns 16 --requests 3000
 tcp_clean short
 expect_eq "short: one connection per request" "$(j short 'd["connections"]["opened"]')" 3000
 expect_eq "short: every connection closed" "$(j short 'd["connections"]["closed"]')" 3000
-for _ in $(seq 1 50); do
-	[ "$(tele conns_open)" = "$conns0" ] && break
-	sleep 0.1
-done
+# tele_is KEY VALUE - the /seckill/stats counter KEY is VALUE now.
+tele_is() { [ "$(tele "$1")" = "$2" ]; }
+wait_for 5 "conns_open back to $conns0" tele_is conns_open "$conns0" || true
 expect_eq "short: conns_open back where it was on the dataplane" "$(tele conns_open)" "$conns0"
-for _ in $(seq 1 60); do
-	[ "$(tele tcp_conns)" = 0 ] && break
-	sleep 0.1
-done
+wait_for 6 "the connection table empty" tele_is tcp_conns 0 || true
 expect_eq "short: the dataplane's table empty after TIME_WAIT" "$(tele tcp_conns)" 0
 echo "FIGURES loadgen short connections c16: cps=$(j short 'd["cps"]')" \
 	"p99_us=$(j short 'd["latency_us"]["p99"]')"

@@ -63,11 +63,7 @@ PROM=http://127.0.0.1:$PROM_PORT
 
 # wait_http URL SECONDS - until URL answers 2xx.
 wait_http() {
-	local end=$((SECONDS + $2))
-	until curl -sf -o /dev/null "$1"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.2
-	done
+	wait_for "$2" "$1 answers" curl -sf -o /dev/null "$1"
 }
 
 # alerts STATE - the names of Prometheus's alerts in STATE (pending,
