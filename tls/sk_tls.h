@@ -353,7 +353,8 @@ void sk_tls_expired(struct sk_tls_conn *t);
  * before its handshake (reset by the caller). */
 void sk_tls_ip_refused(struct sk_tls_lcore *tl);
 
-/** sk_tls_want_resume - decrypted bytes wait inside OpenSSL, or input was left. */
+/** sk_tls_want_resume - decrypted bytes wait inside OpenSSL, input was
+ * left, or a handshake flight waits for send space. */
 bool sk_tls_want_resume(const struct sk_tls_conn *t);
 
 /**

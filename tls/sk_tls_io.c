@@ -327,7 +327,13 @@ sk_tls_want_resume(const struct sk_tls_conn *t)
 	/* SSL_pending(): decrypted bytes not read yet. Not SSL_has_pending(),
 	 * which is also true for a partial record: a client that stops in
 	 * the middle of one would have the lcore resume it every pass. */
-	return t->ssl != NULL && t->state == SK_TLS_OPEN && (t->blocked || SSL_pending(t->ssl) > 0);
+	if (t->ssl == NULL)
+		return false;
+	/* A handshake flight larger than the TCP send space waits for ACKs
+	 * to make room: nothing else would call the connection again. */
+	if (t->state == SK_TLS_HANDSHAKE)
+		return t->blocked;
+	return t->state == SK_TLS_OPEN && (t->blocked || SSL_pending(t->ssl) > 0);
 }
 
 void

@@ -277,7 +277,7 @@ end_create(struct sk_test_tls_pair *p, struct sk_test_tls_end *e, bool server,
 	conf.max_conns = SK_TEST_TLS_CONNS;
 	conf.timer_slots = 256;
 	conf.tsc_hz = HZ;
-	conf.snd_buf_size = 16384;
+	conf.snd_buf_size = server ? p->srv_snd_buf : 16384;
 	conf.app_data_size = sizeof(struct sk_test_tls_conn);
 	conf.tx_fn = wire_tx;
 	conf.tx_ctx = &e->out;
@@ -313,11 +313,13 @@ sk_test_tls_pump(struct sk_test_tls_pair *p)
 	return -1;
 }
 
-int
-sk_test_tls_pair_init(struct sk_test_tls_pair *p, struct rte_mempool *pool,
-		      const struct sk_tls_certs *certs, bool tls13_only, bool tls12_only)
+/* pair_init - the pair, the server's send buffer @p snd bytes. */
+static int
+pair_init(struct sk_test_tls_pair *p, struct rte_mempool *pool, const struct sk_tls_certs *certs,
+	  bool tls13_only, bool tls12_only, uint32_t snd)
 {
 	memset(p, 0, sizeof(*p));
+	p->srv_snd_buf = snd;
 	p->now = 1000000ull * MS;
 	p->feed_max = SIZE_MAX;
 	p->echo = true;
@@ -332,6 +334,20 @@ sk_test_tls_pair_init(struct sk_test_tls_pair *p, struct rte_mempool *pool,
 		return -1;
 	}
 	return 0;
+}
+
+int
+sk_test_tls_pair_init(struct sk_test_tls_pair *p, struct rte_mempool *pool,
+		      const struct sk_tls_certs *certs, bool tls13_only, bool tls12_only)
+{
+	return pair_init(p, pool, certs, tls13_only, tls12_only, 16384);
+}
+
+int
+sk_test_tls_pair_init_snd(struct sk_test_tls_pair *p, struct rte_mempool *pool,
+			  const struct sk_tls_certs *certs, uint32_t srv_snd_buf)
+{
+	return pair_init(p, pool, certs, false, false, srv_snd_buf);
 }
 
 struct sk_tcp_conn *

@@ -75,8 +75,9 @@ struct sk_test_tls_pair {
 	uint64_t now;
 	struct rte_ether_addr srv_mac;
 	/* server behaviour and what it saw */
-	size_t feed_max;	      /* ciphertext per sk_tls_input() call (SIZE_MAX: all) */
-	bool echo;		      /* answer each plaintext chunk */
+	size_t feed_max;      /* ciphertext per sk_tls_input() call (SIZE_MAX: all) */
+	uint32_t srv_snd_buf; /* the server's TCP send buffer (sk_test_tls_pair_init: 16 KiB) */
+	bool echo;	      /* answer each plaintext chunk */
 	uint8_t got[SK_TEST_TLS_GOT]; /* every plaintext byte the server decrypted */
 	size_t got_len;
 	int srv_fail, srv_eof; /* sk_tls_input() results seen */
@@ -90,6 +91,13 @@ struct sk_test_tls_pair {
 	int cli_fail, cli_eof;
 	struct sk_tcp_conn *last_cli; /* the connection of the last sk_test_tls_connect() */
 };
+
+/**
+ * sk_test_tls_pair_init_snd - sk_test_tls_pair_init() (both versions
+ * offered) with the server's TCP send buffer @p srv_snd_buf bytes.
+ */
+int sk_test_tls_pair_init_snd(struct sk_test_tls_pair *p, struct rte_mempool *pool,
+			      const struct sk_tls_certs *certs, uint32_t srv_snd_buf);
 
 /**
  * sk_test_tls_pair_init - both stacks on @p pool, the server's TLS on

@@ -260,6 +260,31 @@ START_TEST(idle_buffers_released)
 }
 END_TEST
 
+/*
+ * A server flight larger than the TCP send buffer (the RSA pair's, into
+ * 512 bytes): OpenSSL waits for room, and the connection is resumed until
+ * the client's ACKs make it, instead of stalling until the deadline.
+ */
+START_TEST(flight_larger_than_send_buffer)
+{
+	struct sk_tls_conf conf;
+	struct sk_tcp_conn *c;
+
+	conf_ec(&conf);
+	conf.cert[0] = rsa_crt;
+	conf.key[0] = rsa_key;
+	avail0 = rte_mempool_avail_count(pool);
+	certs = load(&conf);
+	ck_assert_int_eq(sk_test_tls_pair_init_snd(&P, pool, certs, 512), 0);
+	c = connect_ok(40004);
+	ck_assert_uint_eq(srv()->hs_full, 1);
+	send_pump(c, "after");
+	ck_assert_uint_eq(P.got_len, 5);
+	ck_assert_uint_eq(P.cgot_len, 10);
+	pair_end(c);
+}
+END_TEST
+
 /* A record larger than the plaintext buffer (1 KiB) arrives whole, in order. */
 START_TEST(larger_than_buffer)
 {
@@ -654,6 +679,7 @@ tls_suite(void)
 	tcase_add_test(tc, handshake_split);
 	tcase_add_test(tc, larger_than_buffer);
 	tcase_add_test(tc, idle_buffers_released);
+	tcase_add_test(tc, flight_larger_than_send_buffer);
 	tcase_add_test(tc, resume_other_lcore_tls13);
 	tcase_add_test(tc, resume_other_lcore_tls12);
 	tcase_add_test(tc, resume_unknown_key);
