@@ -68,6 +68,8 @@ bench_cleanup() {
 	exit "$rc"
 }
 trap bench_cleanup EXIT
+# shellcheck source=bench_tele.sh
+. "$HERE/lib/bench_tele.sh"
 trap 'exit 130' INT TERM
 
 # bg_wait CMD... - run CMD in the background, remember its PID (the trap
@@ -81,36 +83,12 @@ bg_wait() {
 	return $rc
 }
 
-# tele_start / snap FILE [CMD] / tele_stop - a telemetry command (default
-# /seckill/stats) into FILE through one python3 coprocess per sandbox
-# (lib/telemetry.py; the same read as "sandbox.sh telemetry", without a
-# python3 start per snapshot).
+# tele_start - the telemetry reader of the sandbox (bench_tele.sh).
 tele_start() {
 	local prefix
 	prefix=$(sed -n 's/^prefix=//p' "/run/$SK_SBX/env")
 	[ -n "$prefix" ] || die "no prefix in /run/$SK_SBX/env"
-	coproc TELE { exec python3 "$HERE/lib/telemetry.py" "/var/run/dpdk/$prefix/dpdk_telemetry.v2"; }
-	TELE_PROC=$TELE_PID # bash unsets TELE_PID when the coprocess ends
-}
-snap() {
-	local reply=""
-	echo "${2:-/seckill/stats} $1" >&"${TELE[1]}"
-	read -t 20 -r reply <&"${TELE[0]}" || true
-	[ "$reply" = ok ] || die "telemetry: ${reply:-no answer in 20 s}"
-}
-# tele_wait KEY MIN SECONDS - until /seckill/stats' KEY (dotted path) is at
-# least MIN, for at most SECONDS (dies after).
-tele_wait() {
-	local reply=""
-	echo "@wait /seckill/stats $1 $2 $3" >&"${TELE[1]}"
-	read -t $(($3 + 20)) -r reply <&"${TELE[0]}" || true
-	[ "$reply" = ok ] || die "telemetry: ${reply:-no answer}"
-}
-tele_stop() {
-	[ -n "$TELE_PROC" ] || return 0
-	[ -n "${TELE[1]:-}" ] && eval "exec ${TELE[1]}>&-"
-	wait "$TELE_PROC" 2>/dev/null || true
-	TELE_PROC=""
+	tele_open "/var/run/dpdk/$prefix/dpdk_telemetry.v2"
 }
 
 # tls_cert - an ECDSA P-256 certificate for shop.test, self-signed, in
@@ -125,10 +103,6 @@ tls_cert() {
 	chmod 600 "$tmp/ec.key"
 }
 
-secret() {
-	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1"
-	chmod 600 "$1"
-}
 
 # sbx_start CONFIG - the sandbox with a memif port; sets MEMIF, MEMIF_ADDR,
 # MEMIF_ADDR6 (the port's IPv6 address), SERVER, DP_PID.
