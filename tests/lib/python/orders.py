@@ -8,6 +8,9 @@ the epoch counts seconds from 2024-01-01 UTC). ADMIN is the control
 plane's admin API base URL (http://127.0.0.1:PORT). Check commands exit 0
 if the condition holds, 1 otherwise (the first few offenders on stderr).
 
+    orders.py store-list ADMIN ITEM every confirmed order of ITEM in LMDB
+                                    (GET /v1/orders?item=&state=, page by
+                                    page): "user order" lines on stdout
     orders.py in-store FILE ADMIN   check: every order is confirmed or paid
                                     in LMDB with its user; prints the count
     orders.py same A B              check: every user of A found in B has
@@ -95,6 +98,23 @@ def admin_order(admin, order):
     req = urllib.request.Request(f"{admin}/v1/orders/{order}", headers=admin_api.headers())
     with urllib.request.urlopen(req, timeout=5) as r:
         return json.load(r)
+
+
+def store_list(admin, item):
+    """Print "user order" for every confirmed order of ITEM in LMDB, following
+    the cursor from page to page (at most 1,000 pages)."""
+    after = ""
+    for _ in range(1000):
+        url = f"{admin}/v1/orders?item={item}&state=confirmed&limit=1000{after}"
+        req = urllib.request.Request(url, headers=admin_api.headers())
+        with urllib.request.urlopen(req, timeout=10) as r:
+            page = json.load(r)
+        for o in page["orders"]:
+            print(o["user"], o["order"])
+        if not page["more"]:
+            return 0
+        after = f"&after={page['next']}"
+    sys.exit("orders.py store-list: more than 1,000 pages")
 
 
 def in_store(path, admin):
@@ -271,6 +291,8 @@ def layout(header):
 
 def main(argv):
     cmd, a = argv[1], argv[2:]
+    if cmd == "store-list":
+        return store_list(a[0], a[1])
     if cmd == "in-store":
         return in_store(a[0], a[1])
     if cmd == "same":
