@@ -241,10 +241,10 @@ START_TEST(test_progress_line)
 	for (int i = 0; i < 2000; i++)
 		lg_stats_answer(&s, LG_REQ_HEALTHZ, 200, 10000);
 	s.connects = 4;
-	lg_stats_progress(&s, 2000000000ull, 3, NULL, f);
+	lg_stats_progress(&s, 2000000000ull, 3, NULL, NULL, f);
 	for (int i = 0; i < 500; i++)
 		lg_stats_answer(&s, LG_REQ_HEALTHZ, 200, 20000);
-	lg_stats_progress(&s, 3000000000ull, 0, NULL, f);
+	lg_stats_progress(&s, 3000000000ull, 0, NULL, NULL, f);
 	fclose(f);
 	ck_assert_str_eq(buf, "t=2.0s rps=1000 cps=2 p50=10.0us p99=10.0us errors=0 inflight=3\n"
 			      "t=3.0s rps=500 cps=0 p50=20.0us p99=20.0us errors=0 inflight=0\n");
