@@ -200,9 +200,16 @@ section_lookup(const char *name)
 	for (int i = 0; i < (int)SK_ARRAY_SIZE(sections); i++)
 		if (sections[i].name != NULL && strcmp(name, sections[i].name) == 0)
 			return i;
-	if (strncmp(name, "port", 4) == 0 && name[4] >= '0' &&
-	    name[4] < '0' + SK_CONFIG_MAX_PORTS && name[5] == '\0')
-		return SEC_PORT0 + (name[4] - '0');
+	if (strncmp(name, "port", 4) == 0 && name[4] >= '0' && name[4] <= '9') {
+		/* port0 .. port15: decimal, no leading zero */
+		int n = name[4] - '0';
+
+		if (name[5] >= '0' && name[5] <= '9' && name[4] != '0' && name[6] == '\0')
+			n = n * 10 + (name[5] - '0');
+		else if (name[5] != '\0')
+			return -1;
+		return n < SK_CONFIG_MAX_PORTS ? SEC_PORT0 + n : -1;
+	}
 	if (strncmp(name, ITEM_PREFIX, sizeof(ITEM_PREFIX) - 1) == 0)
 		return SEC_ITEM;
 	return -1;

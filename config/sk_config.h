@@ -11,7 +11,7 @@
  *	[dataplane]
  *	mbufs = 16383            # mbufs in the packet pool
  *
- *	[port0]                  # port0 .. port3, in order, no gaps
+ *	[port0]                  # port0 .. port15, in order, no gaps
  *	device  = net_tap0,iface=sktap0   # vdev spec, or a PCI address
  *	address = 198.18.0.1/24
  *
@@ -69,8 +69,8 @@
 extern "C" {
 #endif
 
-/** Most ports one dataplane drives ([port0] .. [port3]). */
-#define SK_CONFIG_MAX_PORTS 4
+/** Most ports one dataplane drives ([port0] .. [port15]). */
+#define SK_CONFIG_MAX_PORTS 16
 /** Longest device string (devargs), NUL included. */
 #define SK_CONFIG_DEVICE_MAX 256
 /** Bytes of the SYN-cookie secret ([tcp] syncookie_secret, 32 hex digits). */
@@ -184,7 +184,7 @@ struct sk_config {
 	uint32_t idle_sleep_us;		   /**< sleep this long when idle; 0: pure polling */
 	uint32_t idle_after_us;		   /**< ... after this long without a packet */
 
-	/* [port0] .. [port3] */
+	/* [port0] .. [port15] */
 	uint16_t nb_ports;
 	struct sk_config_port ports[SK_CONFIG_MAX_PORTS];
 

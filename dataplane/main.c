@@ -175,12 +175,7 @@ log_ready(const struct dataplane *dp)
 		sk_logf(SK_LOG_INFO, "port",
 			"port=%u device=%s mac=%s addr=%u.%u.%u.%u/%u mode=%s queues=%u", i,
 			p->name, mac, pc->addr >> 24, (pc->addr >> 16) & 255, (pc->addr >> 8) & 255,
-			pc->addr & 255, pc->prefix,
-			p->dispatch	? "dispatch"
-			: p->rss	? "rss"
-			: p->nb_rxq > 1 ? "spread"
-					: "direct",
-			p->nb_rxq);
+			pc->addr & 255, pc->prefix, sk_port_mode_name(p->mode), p->nb_rxq);
 	}
 	if (dp->tls_certs != NULL)
 		sk_logf(SK_LOG_INFO, "tls",

@@ -16,9 +16,6 @@
 #include "sk_common.h"
 #include "sk_port.h"
 
-/* RSS hash functions we want: TCP/IPv4 4-tuple, and IPv4 2-tuple for the rest. */
-#define SK_RSS_HF (RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_IPV4)
-
 static int port_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -67,7 +64,8 @@ sk_port_probe(const struct sk_config_port *pc, uint16_t index, unsigned nb_lcore
 	      struct sk_port *port, char *err, size_t errlen)
 {
 	struct rte_eth_dev_info info;
-	bool can_rss;
+	struct sk_port_caps caps;
+	struct sk_port_layout layout;
 	int rc;
 
 	memset(port, 0, sizeof(*port));
@@ -87,31 +85,22 @@ sk_port_probe(const struct sk_config_port *pc, uint16_t index, unsigned nb_lcore
 	if (port->socket < 0)
 		port->socket = 0;
 
-	can_rss = pc->rss && info.reta_size > 0 && (info.flow_type_rss_offloads & SK_RSS_HF) != 0 &&
-		  info.max_rx_queues >= nb_lcores && info.max_tx_queues >= nb_lcores;
-
-	if (pc->rx_queues > 1 && pc->rx_queues != nb_lcores)
-		return port_fail(err, errlen, -EINVAL,
-				 "port%u.rx_queues: must be auto, 1 or the number of lcores (%u)",
-				 index, nb_lcores);
-	if (pc->rx_queues > 1 && !pc->rss)
-		return port_fail(err, errlen, -EINVAL,
-				 "port%u.rx_queues: %u queues need port%u.rss = on", index,
-				 pc->rx_queues, index);
-	if (pc->rx_queues > 1 && (info.max_rx_queues < nb_lcores || info.max_tx_queues < nb_lcores))
-		return port_fail(err, errlen, -EINVAL,
-				 "port%u.rx_queues: %s has at most %u RX / %u TX queues", index,
-				 port->name, info.max_rx_queues, info.max_tx_queues);
-	if (nb_lcores == 1 || pc->rx_queues == 1)
-		port->nb_rxq = 1;
-	else if (pc->rx_queues == 0) /* auto */
-		port->nb_rxq = can_rss ? (uint16_t)nb_lcores : 1;
-	else
-		port->nb_rxq = pc->rx_queues;
-	port->nb_txq = port->nb_rxq;
-	port->dispatch = port->nb_rxq == 1 && nb_lcores > 1;
-	port->owner = port->dispatch ? (uint16_t)(index % nb_lcores) : 0;
-	port->rss = port->nb_rxq > 1 && can_rss;
+	caps = (struct sk_port_caps){
+		.driver = info.driver_name,
+		.max_rx_queues = info.max_rx_queues,
+		.max_tx_queues = info.max_tx_queues,
+		.reta_size = info.reta_size,
+		.flow_type_rss_offloads = info.flow_type_rss_offloads,
+	};
+	rc = sk_port_choose_layout(pc, index, nb_lcores, &caps, &layout, err, errlen);
+	if (rc != 0)
+		return rc;
+	port->mode = layout.mode;
+	port->nb_rxq = layout.nb_rxq;
+	port->nb_txq = layout.nb_txq;
+	port->owner = layout.owner;
+	port->dispatch = layout.mode == SK_PORT_DISPATCH;
+	port->rss = layout.mode == SK_PORT_RSS;
 
 	port->rx_desc = pc->rx_desc;
 	port->tx_desc = pc->tx_desc;
@@ -240,7 +229,7 @@ sk_port_start(const struct sk_config_port *pc, struct sk_port *port, struct rte_
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_key = key;
 		conf.rx_adv_conf.rss_conf.rss_key_len = (uint8_t)klen;
-		conf.rx_adv_conf.rss_conf.rss_hf = SK_RSS_HF & info.flow_type_rss_offloads;
+		conf.rx_adv_conf.rss_conf.rss_hf = SK_PORT_RSS_HF & info.flow_type_rss_offloads;
 	}
 	if (port->rx_cksum)
 		conf.rxmode.offloads |=

@@ -4,20 +4,11 @@
  * Port setup of the dataplane: find or hot-plug the device of a [portN]
  * section, choose its queue layout, program RSS, start and stop it.
  *
- * Queue layout
- * ------------
- * Every lcore owns one TCP stack per port, so all segments of a flow must
- * reach the same lcore:
- *  - RSS mode: the port gets one RX and one TX queue per lcore; lcore i polls
- *    RX queue i and sends on TX queue i. The hash key is the symmetric
- *    Toeplitz key (0x6d5a repeated), so both directions of a flow hash alike,
- *    and the redirection table (RETA) is written and read back.
- *  - Dispatch mode: the port has one RX and one TX queue, owned by one lcore
- *    (sk_port::owner); sk_dispatch spreads the frames over the lcores by
- *    sk_net_flow_hash() and funnels their replies back (sk_dispatch.h).
- * rx_queues = auto picks RSS when the PMD has a RETA, enough queues and the
- * TCP/IPv4 hash; otherwise dispatch. A port with a single lcore is always
- * "direct" (RSS mode with one queue).
+ * The queue layout (direct, rss, spread or dispatch) is chosen by
+ * sk_port_choose_layout() (sk_port_layout.h); here it is applied: RSS with
+ * the symmetric Toeplitz key (0x6d5a repeated) and a redirection table
+ * written and read back, or plain queue pairs, or one pair and software
+ * dispatch (sk_dispatch.h).
  *
  * Every function here runs on the main lcore at start-up or shutdown, never
  * on the fast path. Errors are returned as negative errno with a one-line
@@ -34,6 +25,7 @@
 #include <rte_mempool.h>
 
 #include "sk_config.h"
+#include "sk_port_layout.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,8 +42,9 @@ struct sk_port {
 	uint16_t nb_rxq;	   /**< RX queues configured */
 	uint16_t nb_txq;	   /**< TX queues configured */
 	uint16_t owner;		   /**< dispatch mode: lcore index polling queue 0 */
-	bool dispatch;		   /**< one queue + software dispatch */
-	bool rss;		   /**< RSS with the symmetric key is programmed */
+	enum sk_port_mode mode;	   /**< the queue layout */
+	bool dispatch;		   /**< mode == SK_PORT_DISPATCH */
+	bool rss;		   /**< mode == SK_PORT_RSS: the symmetric key is programmed */
 	bool hotplugged;	   /**< we probed the device: detach it at the end */
 	bool started;		   /**< rte_eth_dev_start() succeeded */
 	bool tx_ip_cksum;	   /**< TX IPv4 header checksum offloaded */
@@ -73,8 +66,8 @@ struct sk_port {
  * @param[out] err        one-line message on error
  * @param[in]  errlen     bytes at @p err
  * @return 0, or -ENODEV (device not found / probe failed), -EINVAL (layout
- *   impossible: e.g. rx_queues above the PMD's limit or not equal to the
- *   lcore count), or another negative errno from ethdev.
+ *   impossible: see sk_port_choose_layout()), or another negative errno
+ *   from ethdev.
  */
 int sk_port_probe(const struct sk_config_port *pc, uint16_t index, unsigned nb_lcores,
 		  struct sk_port *port, char *err, size_t errlen);

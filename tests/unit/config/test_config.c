@@ -59,7 +59,11 @@ static const struct bad_case bad_cases[] = {
 	{"mbufs = 1\n" PORT0, ":1: mbufs: key outside any [section]"},
 	{PORT0 "[bogus]\nx = 1\n", ":4: unknown section [bogus]"},
 	{PORT0 "[bogus]\n", ":4: unknown section [bogus]"},
-	{PORT0 "[port4]\ndevice = x\n", ":4: unknown section [port4]"},
+	{PORT0 "[port16]\ndevice = x\n", ":4: unknown section [port16]"},
+	{PORT0 "[port01]\ndevice = x\n", ":4: unknown section [port01]"},
+	{PORT0 "[port1x]\ndevice = x\n", ":4: unknown section [port1x]"},
+	{PORT0 "[port4]\ndevice = x\naddress = 198.18.4.1/24\n",
+	 "port4: ports must be numbered from port0 without gaps"},
 	{PORT0 "[port0\n", ":4: expected '[section]'"},
 	{PORT0 "[tcp]\nmsss = 1460\n", ":5: tcp.msss: unknown key"},
 	{PORT0 "[tcp]\nmss 1460\n", ":5: expected 'key = value'"},
@@ -681,6 +685,30 @@ START_TEST(test_item_limit)
 }
 END_TEST
 
+START_TEST(test_port_limit)
+{
+	/* [port0] .. [port15] load, in order; each keeps its own keys. */
+	char text[SK_CONFIG_MAX_PORTS * 96 + 64];
+	struct sk_config *cfg = malloc(sizeof(*cfg));
+	char err[SK_CONFIG_ERR_MAX] = "";
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(SK_CONFIG_MAX_PORTS, 16);
+	for (int i = 0; i < SK_CONFIG_MAX_PORTS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "[port%d]\ndevice = net_memif%d\naddress = 198.18.%d.1/24\n",
+				      i, i, i);
+	snprintf(text + n, sizeof(text) - n, "[seckill]\nauth = off\n");
+	ck_assert_int_eq(load_text(text, cfg, err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg->nb_ports, SK_CONFIG_MAX_PORTS);
+	ck_assert_str_eq(cfg->ports[15].device, "net_memif15");
+	ck_assert_uint_eq(cfg->ports[15].addr, (198u << 24) | (18u << 16) | (15u << 8) | 1u);
+	ck_assert_uint_eq(cfg->ports[15].rx_desc, 1024);
+	free(cfg);
+}
+END_TEST
+
 /* The window of an item, relative times counted from the base. */
 struct window_case {
 	struct sk_config_time start, end;
@@ -843,6 +871,7 @@ config_suite(void)
 	tcase_add_test(tc, test_seckill_file);
 	tcase_add_test(tc, test_seckill_defaults);
 	tcase_add_test(tc, test_item_limit);
+	tcase_add_test(tc, test_port_limit);
 	tcase_add_loop_test(tc, test_item_window, 0, (int)SK_ARRAY_SIZE(window_cases));
 	tcase_add_loop_test(tc, test_secret_file, 0, (int)SK_ARRAY_SIZE(secret_cases));
 	tcase_add_test(tc, test_secret_file_errors);
