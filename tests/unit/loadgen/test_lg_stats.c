@@ -299,6 +299,38 @@ START_TEST(test_tls)
 }
 END_TEST
 
+/* json_of - the JSON report of @p s, @p tcp, @p run, parsed (caller
+ * json_decref()s it). */
+static json_t *
+json_of(const struct lg_stats *s, const struct lg_tcp_errors *tcp, const struct lg_run_info *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_error_t jerr;
+	json_t *j;
+
+	lg_stats_json(s, tcp, run, f);
+	fclose(f);
+	j = json_loads(buf, 0, &jerr);
+	ck_assert_msg(j != NULL, "%s: %s", jerr.text, buf);
+	free(buf);
+	return j;
+}
+
+/* summary_of - the summary of @p s, @p tcp, @p run (caller frees it). */
+static char *
+summary_of(const struct lg_stats *s, const struct lg_tcp_errors *tcp, const struct lg_run_info *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	lg_stats_summary(s, tcp, run, f);
+	fclose(f);
+	return buf;
+}
+
 /* Several stacks: the counters summed, the percentiles of the merged
  * histogram (those of one histogram fed every answer), and one "lcores"
  * entry per stack in the JSON and the summary. */
@@ -312,10 +344,7 @@ START_TEST(test_merge_lcores)
 		{.lcore = 6, .queue = 1, .sent = 401, .answered = 400, .errors = 4, .seconds = 2.0},
 	};
 	struct lg_run_info run = {.seconds = 2.0, .mode = "closed", .lcores = lc, .nlcores = 2};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	json_error_t jerr;
+	char *text;
 	json_t *j, *arr;
 
 	lg_stats_init(&a, 1000000000ull, 0);
@@ -361,11 +390,7 @@ START_TEST(test_merge_lcores)
 	ck_assert_uint_eq(sk_crowd_hist_quantile(&sum.lat, 0.99),
 			  sk_crowd_hist_quantile(&all.lat, 0.99));
 
-	f = open_memstream(&buf, &len);
-	lg_stats_json(&sum, &tcp, &run, f);
-	fclose(f);
-	j = json_loads(buf, 0, &jerr);
-	ck_assert_msg(j != NULL, "%s: %s", jerr.text, buf);
+	j = json_of(&sum, &tcp, &run);
 	ck_assert_int_eq(jint(j, "sent", NULL), 1001);
 	ck_assert_int_eq(jint(j, "answered", NULL), 1000);
 	ck_assert_int_eq(jint(j, "rps", NULL), 500);
@@ -384,36 +409,22 @@ START_TEST(test_merge_lcores)
 	ck_assert_int_eq(jint(json_array_get(arr, 1), "errors", NULL), 4);
 	ck_assert(json_is_false(json_object_get(j, "all_answered")));
 	json_decref(j);
-	free(buf);
-
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	lg_stats_summary(&sum, &tcp, &run, f);
-	fclose(f);
-	ck_assert_msg(strstr(buf,
+	text = summary_of(&sum, &tcp, &run);
+	ck_assert_msg(strstr(text,
 			     "\n  lcore 4 (queue 0): 600 sent, 600 answered (300/s), 1 errors\n"
 			     "  lcore 6 (queue 1): 401 sent, 400 answered (200/s), 4 errors\n") !=
 			      NULL,
-		      "%s", buf);
-	free(buf);
+		      "%s", text);
+	free(text);
 
 	/* one stack: the array has its one entry, the summary no lcore line */
 	run.nlcores = 1;
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	lg_stats_json(&a, &ta, &run, f);
-	fclose(f);
-	j = json_loads(buf, 0, &jerr);
-	ck_assert_msg(j != NULL, "%s", jerr.text);
+	j = json_of(&a, &ta, &run);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "lcores")), 1);
 	json_decref(j);
-	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	lg_stats_summary(&a, &ta, &run, f);
-	fclose(f);
-	ck_assert_msg(strstr(buf, "lcore") == NULL, "%s", buf);
-	free(buf);
+	text = summary_of(&a, &ta, &run);
+	ck_assert_msg(strstr(text, "lcore") == NULL, "%s", text);
+	free(text);
 }
 END_TEST
 
