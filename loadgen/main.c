@@ -151,6 +151,12 @@ main(int argc, char **argv)
 		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
+	if (n > 1 && strcmp(port.driver, "net_memif") != 0)
+		sk_logf(SK_LOG_WARN, "startup",
+			"driver=%s lcores=%u msg=\"no RSS on the loadgen's port: each stack reads "
+			"its own queue, so the peer must answer a flow on the queue it came in on "
+			"(a multi-queue memif does)\"",
+			port.driver, n);
 	if (lg_port_wait_link(&port, o.wait_ms) != 0) {
 		link_down(&port, o.wait_ms);
 		goto out;
