@@ -496,7 +496,7 @@ uint16_t
 lg_load_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct lg_load *l = ctx;
-	uint16_t sent = rte_eth_tx_burst(l->env.port_id, 0, pkts, n);
+	uint16_t sent = rte_eth_tx_burst(l->env.port_id, l->env.queue, pkts, n);
 	uint64_t end;
 
 	if (sent == n)
@@ -505,7 +505,8 @@ lg_load_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 	end = rte_rdtsc() + l->tx_wait_tsc;
 	do {
 		rte_pause();
-		sent += rte_eth_tx_burst(l->env.port_id, 0, pkts + sent, (uint16_t)(n - sent));
+		sent += rte_eth_tx_burst(l->env.port_id, l->env.queue, pkts + sent,
+					 (uint16_t)(n - sent));
 	} while (sent < n && rte_rdtsc() < end);
 	return sent;
 }
@@ -579,7 +580,7 @@ pass(struct lg_load *l, bool load)
 	 * before an RTO fires for every connection (spurious retransmissions). */
 	n = 0;
 	for (unsigned b = 0; b < LG_RX_BURSTS; b++) {
-		uint16_t got = rte_eth_rx_burst(l->env.port_id, 0, pkts, LG_RX_BURST);
+		uint16_t got = rte_eth_rx_burst(l->env.port_id, l->env.queue, pkts, LG_RX_BURST);
 		uint16_t ours = got;
 
 		if (got > 0 && l->attack != NULL)
@@ -635,7 +636,8 @@ lg_load_run(struct lg_load *l, char *err, size_t errlen)
 			next_progress += l->hz;
 			if (!l->o->quiet) {
 				lg_load_tcp(l, &tcp);
-				lg_stats_progress(&l->stats, l->now, l->inflight, &tcp, stderr);
+				lg_stats_progress(&l->stats, l->now, l->inflight, &tcp, l->env.tag,
+						  stderr);
 				if (l->attack != NULL)
 					lg_attack_progress(l->attack, stderr);
 			}

@@ -3,7 +3,9 @@
  * @file
  * The load of seckill-loadgen: client connections on the project's TCP
  * stack (sk_tcp_connect(), net/sk_net.h), the requests they carry,
- * the closed and open loops, and the run loop of the one lcore.
+ * the closed and open loops, and the run loop of one stack. The loadgen
+ * runs one struct lg_load per EAL lcore, each on its own queue pair and
+ * its own share of the work (lg_split.h); they share nothing writable.
  *
  * Model
  * -----
@@ -22,8 +24,9 @@
  * connection, bounded), done.
  *
  * Thread-safety: a struct lg_load and its stack belong to the one lcore
- * that runs lg_load_run(); the poll loop takes no lock, makes no system
- * call but the once-a-second progress line, and allocates nothing.
+ * that runs lg_load_run() (env.lcore; created and freed on the main lcore
+ * before and after); the poll loop takes no lock, makes no system call but
+ * the once-a-second progress line, and allocates nothing.
  */
 #ifndef LG_LOAD_H
 #define LG_LOAD_H
@@ -49,19 +52,24 @@ struct lg_load;
 /** What lg_load_create() needs besides the options. */
 struct lg_load_env {
 	uint16_t port_id;
+	uint16_t queue;	 /**< the RX and TX queue of this stack */
+	unsigned lcore;	 /**< the EAL lcore that runs it */
+	const char *tag; /**< starts its progress lines ("lcore=1 "), or NULL */
 	struct rte_mempool *pool;
 	struct rte_ether_addr mac;
 	int socket;
 	bool tx_ip_cksum;
 	bool tx_tcp_cksum;
-	const struct lg_tokens *tokens; /**< may be empty when the mix has no buy_jwt */
+	const struct lg_tokens *tokens; /**< its share of the pool (a view: lg_split());
+					     may be empty when the mix has no buy_jwt */
 	const atomic_bool *stop;	/**< set by a signal handler: end the load now */
 };
 
 /**
  * lg_load_create - the load state and its TCP stack (client mode: no
  * listener, addresses --clients, the server as the gateway so that the
- * stack resolves its MAC).
+ * stack resolves its MAC). @p o (the stack's share: lg_split()) and
+ * @p env's pointers are kept: they must outlive the state.
  *
  * @return the state, or NULL with a message in @p err.
  */

@@ -94,7 +94,7 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	}
 	conf.mac = env->mac;
 	conf.port_id = env->port_id;
-	conf.tx_queue = 0;
+	conf.tx_queue = env->queue;
 	conf.tx_fn = lg_load_tx;
 	conf.tx_ctx = l;
 	conf.tcp_port = 0;
@@ -111,8 +111,7 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 	conf.tx_tcp_cksum_offload = env->tx_tcp_cksum;
 	for (size_t i = 0; i < sizeof(conf.cookie_secret); i++)
 		conf.cookie_secret[i] = (uint8_t)rte_rand();
-	l->net =
-		sk_net_lcore_create(&conf, rte_lcore_id(), env->pool, env->socket, &lg_load_ops, l);
+	l->net = sk_net_lcore_create(&conf, env->lcore, env->pool, env->socket, &lg_load_ops, l);
 	if (l->net == NULL) {
 		sk_set_err(err, errlen, "TCP stack (%u connections, clients %s + %u, /%u): %s",
 			   conf.max_conns, lg_ip_str(o->client_ip, ip), o->client_count,

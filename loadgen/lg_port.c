@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lg_port.c - one queue pair on one DPDK port (see lg_port.h).
+ * lg_port.c - a queue pair per stack on one DPDK port (see lg_port.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -20,7 +21,8 @@
 #define LG_LINK_POLL_MS 10
 
 int
-lg_port_open(uint16_t port_id, uint32_t nb_mbufs, struct lg_port *port, char *err, size_t errlen)
+lg_port_open(uint16_t port_id, uint16_t nb_queues, uint32_t nb_mbufs, struct lg_port *port,
+	     char *err, size_t errlen)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -45,6 +47,18 @@ lg_port_open(uint16_t port_id, uint32_t nb_mbufs, struct lg_port *port, char *er
 	}
 	port->port_id = port_id;
 	rte_eth_dev_get_name_by_port(port_id, port->name);
+	snprintf(port->driver, sizeof(port->driver), "%s",
+		 info.driver_name != NULL ? info.driver_name : "?");
+	if (nb_queues == 0 || info.max_rx_queues < nb_queues || info.max_tx_queues < nb_queues) {
+		sk_set_err(err, errlen,
+			   "port %u (%s, %s): %u lcores need %u RX/TX queue pairs, the PMD has "
+			   "%u RX and %u TX queues at most",
+			   port_id, port->name, port->driver, nb_queues, nb_queues,
+			   info.max_rx_queues, info.max_tx_queues);
+		port->port_id = UINT16_MAX; /* nothing to close yet */
+		return -EINVAL;
+	}
+	port->nb_queues = nb_queues;
 	port->socket = rte_eth_dev_socket_id(port_id);
 	if (port->socket < 0)
 		port->socket = 0;
@@ -64,7 +78,7 @@ lg_port_open(uint16_t port_id, uint32_t nb_mbufs, struct lg_port *port, char *er
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	if (port->tx_tcp_cksum)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
-	rc = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	rc = rte_eth_dev_configure(port_id, nb_queues, nb_queues, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
 	if (rc != 0) {
@@ -73,18 +87,20 @@ lg_port_open(uint16_t port_id, uint32_t nb_mbufs, struct lg_port *port, char *er
 		goto err;
 	}
 	rxconf = info.default_rxconf;
-	rc = rte_eth_rx_queue_setup(port_id, 0, nb_rxd, (unsigned)port->socket, &rxconf,
-				    port->pool);
-	if (rc == 0) {
-		txconf = info.default_txconf;
-		txconf.offloads = conf.txmode.offloads;
-		rc = rte_eth_tx_queue_setup(port_id, 0, nb_txd, (unsigned)port->socket, &txconf);
+	txconf = info.default_txconf;
+	txconf.offloads = conf.txmode.offloads;
+	for (uint16_t q = 0; q < nb_queues && rc == 0; q++) {
+		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned)port->socket, &rxconf,
+					    port->pool);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(port_id, q, nb_txd, (unsigned)port->socket,
+						    &txconf);
+		if (rc != 0)
+			sk_set_err(err, errlen, "port %u (%s): queue %u setup failed: %s", port_id,
+				   port->name, q, rte_strerror(-rc));
 	}
-	if (rc != 0) {
-		sk_set_err(err, errlen, "port %u (%s): queue setup failed: %s", port_id, port->name,
-			   rte_strerror(-rc));
+	if (rc != 0)
 		goto err;
-	}
 	rc = rte_eth_dev_start(port_id);
 	if (rc != 0) {
 		sk_set_err(err, errlen, "port %u (%s): start failed: %s", port_id, port->name,

@@ -50,7 +50,7 @@ us(uint64_t ns)
 
 void
 lg_stats_progress(struct lg_stats *s, uint64_t now_tsc, uint64_t inflight,
-		  const struct lg_tcp_errors *tcp, FILE *out)
+		  const struct lg_tcp_errors *tcp, const char *tag, FILE *out)
 {
 	uint64_t answered = lg_stats_sum(s->answered, LG_REQ__COUNT);
 	uint64_t errors = lg_stats_errors(s, tcp);
@@ -60,9 +60,9 @@ lg_stats_progress(struct lg_stats *s, uint64_t now_tsc, uint64_t inflight,
 	if (dt <= 0)
 		dt = 1e-9;
 	fprintf(out,
-		"t=%.1fs rps=%.0f cps=%.0f p50=%.1fus p99=%.1fus errors=%" PRIu64
+		"%st=%.1fs rps=%.0f cps=%.0f p50=%.1fus p99=%.1fus errors=%" PRIu64
 		" inflight=%" PRIu64 "\n",
-		t, (double)(answered - s->prev_answered) / dt,
+		tag != NULL ? tag : "", t, (double)(answered - s->prev_answered) / dt,
 		(double)(s->connects - s->prev_connects) / dt,
 		us(sk_crowd_hist_quantile(&s->lat_sec, 0.5)),
 		us(sk_crowd_hist_quantile(&s->lat_sec, 0.99)), errors - s->prev_errors, inflight);
@@ -72,6 +72,76 @@ lg_stats_progress(struct lg_stats *s, uint64_t now_tsc, uint64_t inflight,
 	s->prev_errors = errors;
 	s->prev_tsc = now_tsc;
 	sk_crowd_hist_init(&s->lat_sec);
+}
+
+void
+lg_stats_merge(struct lg_stats *dst, const struct lg_stats *src)
+{
+	struct sk_crowd_hist *h = &dst->lat;
+
+	for (unsigned k = 0; k < LG_REQ__COUNT; k++) {
+		dst->sent[k] += src->sent[k];
+		dst->answered[k] += src->answered[k];
+	}
+	for (unsigned c = 0; c <= LG_STATUS_MAX; c++)
+		dst->status[c] += src->status[c];
+	for (unsigned e = 0; e < SK_HTTP_CLIENT__COUNT; e++)
+		dst->parse_errors[e] += src->parse_errors[e];
+	dst->wins_confirmed += src->wins_confirmed;
+	dst->wins_queued += src->wins_queued;
+	dst->lost += src->lost;
+	dst->send_errors += src->send_errors;
+	dst->connects += src->connects;
+	dst->connect_errors += src->connect_errors;
+	dst->established += src->established;
+	dst->closed += src->closed;
+	dst->failed += src->failed;
+	dst->early_close += src->early_close;
+	dst->busy_tsc += src->busy_tsc;
+	dst->tls.full += src->tls.full;
+	dst->tls.resumed += src->tls.resumed;
+	dst->tls.failed += src->tls.failed;
+	dst->tls.tls12 += src->tls.tls12;
+	dst->tls.tls13 += src->tls.tls13;
+	dst->tls.alerts_received += src->tls.alerts_received;
+	if (src->lat.count == 0)
+		return;
+	for (unsigned b = 0; b < SK_CROWD_HIST_BUCKETS; b++)
+		h->bucket[b] += src->lat.bucket[b];
+	h->count += src->lat.count;
+	h->sum += src->lat.sum;
+	h->min = h->min < src->lat.min ? h->min : src->lat.min;
+	h->max = h->max > src->lat.max ? h->max : src->lat.max;
+}
+
+void
+lg_tcp_errors_add(struct lg_tcp_errors *dst, const struct lg_tcp_errors *src)
+{
+	dst->resets += src->resets;
+	dst->retransmits += src->retransmits;
+	dst->syn_retransmits += src->syn_retransmits;
+	dst->timeouts += src->timeouts;
+	dst->refused += src->refused;
+	dst->tx_dropped += src->tx_dropped;
+	dst->tx_waits += src->tx_waits;
+	dst->tx_nombuf += src->tx_nombuf;
+}
+
+/* lcores_json - the "lcores" array of @p run, with its leading comma. */
+static void
+lcores_json(const struct lg_run_info *run, FILE *out)
+{
+	fprintf(out, ",\"lcores\":[");
+	for (unsigned i = 0; i < run->nlcores; i++) {
+		const struct lg_lcore_report *r = &run->lcores[i];
+
+		fprintf(out,
+			"%s{\"lcore\":%u,\"queue\":%u,\"sent\":%" PRIu64 ",\"answered\":%" PRIu64
+			",\"rps\":%.0f,\"errors\":%" PRIu64 "}",
+			i == 0 ? "" : ",", r->lcore, r->queue, r->sent, r->answered,
+			(double)r->answered / (r->seconds > 0 ? r->seconds : 1e-9), r->errors);
+	}
+	fputc(']', out);
 }
 
 /* attack_info - the run's attack info with the legitimate clients' figures. */
@@ -141,6 +211,15 @@ lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 	if (answered != 0)
 		fprintf(out, "  cost: %.0f busy cycles per answer on the loadgen's core\n",
 			(double)s->busy_tsc / (double)answered);
+	for (unsigned i = 0; run->nlcores > 1 && i < run->nlcores; i++) {
+		const struct lg_lcore_report *r = &run->lcores[i];
+
+		fprintf(out,
+			"  lcore %u (queue %u): %" PRIu64 " sent, %" PRIu64 " answered (%.0f/s), "
+			"%" PRIu64 " errors\n",
+			r->lcore, r->queue, r->sent, r->answered,
+			(double)r->answered / (r->seconds > 0 ? r->seconds : 1e-9), r->errors);
+	}
 	if (run->attack != NULL) {
 		struct lg_attack_info i = attack_info(s, tcp, run);
 
@@ -222,6 +301,8 @@ lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 		fputc(',', out);
 		lg_attack_json(run->attack, &i, out);
 	}
+	if (run->lcores != NULL)
+		lcores_json(run, out);
 	fprintf(out,
 		",\"unanswered\":%" PRIu64 ",\"backlog_max\":%" PRIu64
 		",\"cycles_per_req\":%.0f,\"all_answered\":%s}\n",

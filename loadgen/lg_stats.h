@@ -122,10 +122,34 @@ uint64_t lg_stats_errors(const struct lg_stats *s, const struct lg_tcp_errors *t
 /**
  * lg_stats_progress - write one progress line for the time since the
  * previous one ("t=3.0s rps=… cps=… p50=…us p99=…us errors=… inflight=…")
- * to @p out and start a new second.
+ * to @p out and start a new second. @p tag (NULL or "" for none) starts
+ * the line: "lcore=2 " when several stacks print theirs. One fprintf() call:
+ * the lines of several lcores do not mix.
  */
 void lg_stats_progress(struct lg_stats *s, uint64_t now_tsc, uint64_t inflight,
-		       const struct lg_tcp_errors *tcp, FILE *out);
+		       const struct lg_tcp_errors *tcp, const char *tag, FILE *out);
+
+/**
+ * lg_stats_merge - add the counters and the run's latency histogram of
+ * @p src to @p dst (the sum over the lcores; p50/p99 then come from the
+ * merged histogram). The per-second part (lat_sec, prev_*) and the clock of
+ * @p dst are left as they are. Both belong to the caller: call it once the
+ * lcores that own them stopped.
+ */
+void lg_stats_merge(struct lg_stats *dst, const struct lg_stats *src);
+
+/** lg_tcp_errors_add - add @p src's counters to @p dst. */
+void lg_tcp_errors_add(struct lg_tcp_errors *dst, const struct lg_tcp_errors *src);
+
+/** One stack's figures in the report ("lcores" of the JSON). */
+struct lg_lcore_report {
+	unsigned lcore;	   /**< the EAL lcore it ran on */
+	unsigned queue;	   /**< its RX/TX queue pair */
+	uint64_t sent;	   /**< requests sent */
+	uint64_t answered; /**< complete answers */
+	uint64_t errors;   /**< lg_stats_errors() of its stats and stack */
+	double seconds;	   /**< its load phase (its rps is answered / seconds) */
+};
 
 /** What the report says about the run beyond the counters. */
 struct lg_run_info {
@@ -138,6 +162,8 @@ struct lg_run_info {
 	bool tls;	      /**< --tls: the reports show the handshakes */
 	const struct lg_attack_stats *attack; /**< --attack: its counters, else NULL */
 	struct lg_attack_info attack_info;    /**< --attack: what it was (legit_* filled here) */
+	const struct lg_lcore_report *lcores; /**< one per stack, or NULL: no "lcores" */
+	unsigned nlcores;		      /**< entries at lcores */
 };
 
 /** lg_stats_summary - the human summary, several lines, to @p out. */
@@ -147,7 +173,8 @@ void lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 /**
  * lg_stats_json - one JSON object with the run's figures, one line, to @p
  * out (docs/loadgen.md lists the fields). "all_answered" is true when every
- * request sent got a complete answer.
+ * request sent got a complete answer. With @p run->lcores, the object ends
+ * with "lcores": [{"lcore", "queue", "sent", "answered", "rps", "errors"}].
  */
 void lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 		   const struct lg_run_info *run, FILE *out);

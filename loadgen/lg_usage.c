@@ -9,7 +9,7 @@ const char lg_opts_usage[] =
 	"usage: seckill-loadgen [EAL options] -- --server ADDRESS[:PORT] [options]\n"
 	"\n"
 	"HTTP/1.1 load, plain or over TLS, on the project's TCP stack, one DPDK port and\n"
-	"one lcore.\n"
+	"one stack per EAL lcore (-l 0,1: queue pair i for lcore i; the work is split).\n"
 	"\n"
 	"Target and clients:\n"
 	"  --server A.B.C.D[:PORT]  the front door (required; port 80); IPv6 as\n"

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * seckill-loadgen - HTTP/1.1 load at packet rate over the project's TCP
- * stack, on one DPDK port and one lcore (design §2, issue 9).
+ * stack, on one DPDK port, one stack per EAL lcore (design §2).
  *
  *   seckill-loadgen -l 0 --file-prefix lg --no-pci \
  *       --vdev net_memif0,role=client,socket=/run/seckill-sbx/memif.sock \
  *       -- --server 198.18.0.1 --conns 64 --depth 4 --duration 5 --json
  *
  * main() checks the options (before the EAL: a usage error costs no
- * hugepage), starts the EAL and the port, mints the tokens, runs the load
- * (lg_load.c) and prints the reports (lg_stats.c). docs/loadgen.md is the
+ * hugepage; their split over the lcores right after it), starts the EAL and
+ * the port (a queue pair per lcore), mints the tokens, runs one load per
+ * lcore (lg_stacks.c, lg_load.c) and prints the reports of their sum
+ * (lg_stats.c). docs/loadgen.md is the
  * manual. Its log lines (errors, DPDK's lines) are logfmt lines on stderr
  * (sk_logfmt.h, docs/logs.md); the progress lines and the reports keep
  * their own form.
@@ -33,6 +35,7 @@
 #include "lg_load.h"
 #include "lg_opts.h"
 #include "lg_port.h"
+#include "lg_stacks.h"
 #include "lg_stats.h"
 #include "lg_tokens.h"
 
@@ -40,8 +43,8 @@
 #define EXIT_USAGE   2
 #define EXIT_RUNTIME 3
 
-/* Enough for the RX/TX rings (1024 each), the stack's TX queue and the
- * mempool cache, with room for the frames in flight. */
+/* Per stack: enough for its RX/TX rings (1024 each), the stack's TX queue
+ * and the mempool cache, with room for the frames in flight. */
 #define LG_MBUFS 16383
 
 static atomic_bool stop_flag;
@@ -63,18 +66,36 @@ split_args(int argc, char **argv)
 	return argc;
 }
 
+/* link_down - the link did not come up: say so, and what a multi-queue
+ * memif client needs from its server. */
+static void
+link_down(const struct lg_port *port, uint32_t wait_ms)
+{
+	if (port->nb_queues > 1 && strcmp(port->driver, "net_memif") == 0)
+		sk_logf(SK_LOG_ERROR, "startup",
+			"port=%u device=%s wait_ms=%u queues=%u msg=\"link down: the memif "
+			"server must have at least %u queue pairs (seckill-dataplane: one per "
+			"dataplane lcore)\"",
+			port->port_id, port->name, wait_ms, port->nb_queues, port->nb_queues);
+	else
+		sk_logf(SK_LOG_ERROR, "startup", "port=%u device=%s wait_ms=%u msg=\"link down\"",
+			port->port_id, port->name, wait_ms);
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct lg_opts o;
+	static struct lg_stats sum;
 	struct lg_tokens tokens = {0};
 	struct lg_port port = {.port_id = UINT16_MAX};
-	struct lg_load *load = NULL;
-	struct lg_load_env env;
+	struct lg_stacks stacks = {0};
+	struct lg_lcore_report *lc = NULL;
 	struct lg_tcp_errors tcp;
 	struct lg_run_info run;
 	char err[256];
 	int dash = split_args(argc, argv), rc, status = EXIT_RUNTIME;
+	unsigned n;
 
 	sk_logfmt_init("seckill-loadgen");
 	lg_opts_defaults(&o);
@@ -104,64 +125,69 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		return EXIT_RUNTIME;
 	}
-	if (rte_lcore_count() > 1)
+	n = rte_lcore_count();
+	if (lg_stacks_check(&o, n, err, sizeof(err)) != 0) {
+		sk_logf(SK_LOG_ERROR, "usage", "lcores=%u err=%s", n, err);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (n > 1)
 		sk_logf(SK_LOG_NOTICE, "startup",
-			"lcores=%u main_lcore=%u msg=\"the load runs on the main lcore only\"",
-			rte_lcore_count(), rte_lcore_id());
+			"lcores=%u main_lcore=%u msg=\"one stack per lcore, on its own queue "
+			"pair\"",
+			n, rte_get_main_lcore());
+	lc = calloc(n, sizeof(*lc));
+	if (lc == NULL) {
+		sk_logf(SK_LOG_ERROR, "startup", "err=\"out of memory\"");
+		goto out;
+	}
 	if (o.mix[LG_REQ_BUY_JWT] != 0 &&
 	    lg_tokens_mint(&tokens, o.secret_file, o.tokens, o.user_base, o.item, o.token_ttl_s,
 			   err, sizeof(err)) != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
-	if (lg_port_open(o.port_id, LG_MBUFS, &port, err, sizeof(err)) != 0) {
+	if (lg_port_open(o.port_id, (uint16_t)n, LG_MBUFS * n, &port, err, sizeof(err)) != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
+	if (n > 1 && strcmp(port.driver, "net_memif") != 0)
+		sk_logf(SK_LOG_WARN, "startup",
+			"driver=%s lcores=%u msg=\"no RSS on the loadgen's port: each stack reads "
+			"its own queue, so the peer must answer a flow on the queue it came in on "
+			"(a multi-queue memif does)\"",
+			port.driver, n);
 	if (lg_port_wait_link(&port, o.wait_ms) != 0) {
-		sk_logf(SK_LOG_ERROR, "startup", "port=%u device=%s wait_ms=%u msg=\"link down\"",
-			port.port_id, port.name, o.wait_ms);
+		link_down(&port, o.wait_ms);
 		goto out;
 	}
-	env = (struct lg_load_env){
-		.port_id = port.port_id,
-		.pool = port.pool,
-		.mac = port.mac,
-		.socket = port.socket,
-		.tx_ip_cksum = port.tx_ip_cksum,
-		.tx_tcp_cksum = port.tx_tcp_cksum,
-		.tokens = &tokens,
-		.stop = &stop_flag,
-	};
-	load = lg_load_create(&o, &env, err, sizeof(err));
-	if (load == NULL) {
+	if (lg_stacks_create(&stacks, &o, &port, &tokens, &stop_flag, err, sizeof(err)) != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
-	if (lg_load_run(load, err, sizeof(err)) != 0) {
+	if (lg_stacks_run(&stacks, err, sizeof(err)) != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}
-	lg_load_tcp(load, &tcp);
-	lg_load_info(load, &run);
-	lg_stats_summary(lg_load_stats(load), &tcp, &run, stderr);
+	lg_stacks_report(&stacks, &sum, &tcp, &run, lc);
+	lg_stats_summary(&sum, &tcp, &run, stderr);
 	if (o.json)
-		lg_stats_json(lg_load_stats(load), &tcp, &run, stdout);
+		lg_stats_json(&sum, &tcp, &run, stdout);
 	{
-		const struct lg_stats *s = lg_load_stats(load);
-		uint64_t sent = lg_stats_sum(s->sent, LG_REQ__COUNT);
-		uint64_t answered = lg_stats_sum(s->answered, LG_REQ__COUNT);
+		uint64_t sent = lg_stats_sum(sum.sent, LG_REQ__COUNT);
+		uint64_t answered = lg_stats_sum(sum.answered, LG_REQ__COUNT);
 
 		/* an attack is reported, not judged: the legitimate clients are */
-		status = !run.legit || (lg_stats_errors(s, &tcp) == 0 && sent == answered &&
+		status = !run.legit || (lg_stats_errors(&sum, &tcp) == 0 && sent == answered &&
 					sent > 0)
 				 ? 0
 				 : EXIT_ERRORS;
 	}
 out:
-	lg_load_free(load);
+	lg_stacks_free(&stacks);
 	lg_port_close(&port);
 	lg_tokens_free(&tokens);
+	free(lc);
 	rte_eal_cleanup();
 	return status;
 }

@@ -21,7 +21,15 @@
 #      here): a full handshake per short connection, then resumed ones (one
 #      full handshake per client slot), keep-alive over TLS, and TLS 1.2
 #      with resumption; zero errors, and /seckill/tls counted the same
-#      handshakes, full and resumed.
+#      handshakes, full and resumed;
+#   7. both sides on two lcores: the dataplane with a queue pair per lcore
+#      on its memif port (sandbox.sh up --memif --lcores 2), the loadgen
+#      with one stack per lcore (-l 0,1): keep-alive, a JWT sale (exactly
+#      the stock sold, every winner once), short connections and TLS: every
+#      request answered, both loadgen stacks sent and got answers (the
+#      JSON's "lcores"), and both dataplane lcores served requests; before
+#      that, two loadgen lcores against the one-queue memif of a one-lcore
+#      dataplane: the link stays down and the error names the queues.
 #
 # SK_LOADGEN: the binary (meson test sets it).
 . "$(dirname "$0")/lib.sh"
@@ -83,12 +91,14 @@ MEMIF_ADDR=$(echo "$SBX_OUT" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
 	exit 1
 }
 
-# lg NAME ARGS... - one run on core 0; its JSON in $tmp/NAME.json, its
-# stderr in $tmp/NAME.log; the exit status in $tmp/NAME.rc.
+# lg NAME ARGS... - one run on the cores $LG_CPUS (default 0, one stack
+# per core); its JSON in $tmp/NAME.json, its stderr in $tmp/NAME.log; the
+# exit status in $tmp/NAME.rc.
+LG_CPUS=0
 lg() {
 	local name=$1 rc=0
 	shift
-	timeout 120 taskset -c 0 "$LOADGEN" -l 0 --in-memory --no-telemetry \
+	timeout 120 taskset -c "$LG_CPUS" "$LOADGEN" -l "$LG_CPUS" --in-memory --no-telemetry \
 		--file-prefix "$LG_PREFIX" --no-pci --log-level=lib.eal:warning \
 		--vdev "net_memif0,role=client,socket=$MEMIF,socket-abstract=no" -- \
 		--server "$MEMIF_ADDR" --quiet --json "$@" >"$tmp/$name.json" 2>"$tmp/$name.log" || rc=$?
@@ -135,20 +145,32 @@ expect_eq "mix: unknown orders are 404" "$(j mix 'd["status"].get("404", 0)')" \
 	"$(j mix 'd["kinds"]["order"]["answered"]')"
 expect_eq "mix: 4000 sent" "$(j mix 'd["sent"]')" 4000
 
+# jwt_sale NAME STOCK USERS - a sale of item 1 with USERS distinct users
+# (one JWT each, one buy each): exactly STOCK wins (200 or 202), the others
+# sold out, and the appliance counted and sold the same.
+jwt_sale() {
+	local name=$1 stock=$2 users=$3
+	lg "$name" --mix buy_jwt=1 --secret-file "$tmp/secret" --tokens "$users" \
+		--requests "$users" --conns 64 --depth 1 --item 1
+	tcp_clean "$name"
+	expect_eq "$name: $stock wins (total, 200 + 202)" \
+		"$(j "$name" '(d["wins"]["total"], d["status"].get("200", 0) + d["status"].get("202", 0))')" \
+		"($stock, $stock)"
+	expect_eq "$name: the others sold out (410)" "$(j "$name" 'd["status"].get("410", 0)')" \
+		"$((users - stock))"
+	expect_eq "$name: the appliance counted the same wins" "$(tele buy_won)" "$stock"
+	expect_eq "$name: the appliance sold $stock, nothing left" \
+		"$("$SBX" telemetry /seckill/items | itpy jsonq kv - item1 sold remaining)" \
+		"sold=$stock remaining=0"
+}
+
 # --- 3. a sale with JWTs: exactly 500 winners among 2000 distinct users
-lg sale --mix buy_jwt=1 --secret-file "$tmp/secret" --tokens 2000 --requests 2000 \
-	--conns 64 --depth 1 --item 1
-tcp_clean sale
-expect_eq "sale: 500 wins, each 200 confirmed (durable)" \
-	"$(j sale '(d["wins"]["total"], d["status"].get("200", 0), d["status"].get("202", 0))')" \
-	"(500, 500, 0)"
-expect_eq "sale: the others sold out (410)" "$(j sale 'd["status"].get("410", 0)')" 1500
-expect_eq "sale: the appliance counted the same wins" "$(tele buy_won)" 500
+jwt_sale sale 500 2000
+expect_eq "sale: each win 200 confirmed (durable)" \
+	"$(j sale '(d["status"].get("200", 0), d["status"].get("202", 0))')" "(500, 0)"
 check "sale: LMDB drained" wait_drained
 expect_eq "sale: LMDB holds exactly the 500 winners' units" "$(item_field ledger.live)" 500
 check "sale: seckillctl reconcile" reconcile
-expect_eq "sale: the appliance sold 500, nothing left" \
-	"$("$SBX" telemetry /seckill/items | itpy jsonq kv - item1 sold remaining)" "sold=500 remaining=0"
 
 # --- 4. short connections
 conns0=$(tele conns_open)
@@ -204,5 +226,68 @@ expect_eq "tls: the dataplane counted the same handshakes (full, resumed)" \
 	"($(($(tls_tele hs_full) - full0)), $(($(tls_tele hs_resumed) - res0)))" "(320, 388)"
 echo "FIGURES loadgen tls short c8: full cps=$(j tls_full 'd["cps"]')" \
 	"resumed cps=$(j tls_resumed 'd["cps"]') p99_us=$(j tls_full 'd["latency_us"]["p99"]')"
+
+
+# --- 7. two lcores on both sides: a fresh store, a sale of 300
+# first against the one-queue memif of a one-lcore dataplane: the link
+# stays down and the error says why; too few connections for 2 lcores
+LG_CPUS=0,1
+lg one_queue --mix healthz=1 --requests 100 --wait-ms 2000 >/dev/null
+expect_eq "one_queue: could not run (exit 3)" "$(cat "$tmp/one_queue.rc")" 3
+check "one_queue: the error names the queue pairs the server needs" \
+	grep -q 'memif server must have at least 2 queue pairs' "$tmp/one_queue.log"
+lg few_conns --mix healthz=1 --conns 1 --requests 100 >/dev/null
+expect_eq "few_conns: a usage error (exit 2)" "$(cat "$tmp/few_conns.rc")" 2
+check "few_conns: the error says what cannot be split" \
+	grep -q 'conns: 1 cannot be split over 2 lcores' "$tmp/few_conns.log"
+"$SBX" down
+sed -e "s|^store = .*|store = $tmp/store2|" -e 's/^total = 500$/total = 300/' "$tmp/sale.ini" \
+	>"$tmp/sale2.ini"
+sbx_up --memif --lcores 2 --config "$tmp/sale2.ini"
+MEMIF=$(echo "$SBX_OUT" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
+
+# per_lcore KEY - KEY of each dataplane lcore, "v0 v1"
+per_lcore() {
+	"$SBX" telemetry | itpy jsonq lcores - "$1"
+}
+# two_stacks NAME - the run's "lcores": two stacks, queues 0 and 1, each
+# sent something and got every answer, adding up to the total.
+two_stacks() {
+	expect_eq "$1: two loadgen stacks on queues 0, 1" \
+		"$(j "$1" '[e["queue"] for e in d["lcores"]]')" "[0, 1]"
+	expect_eq "$1: each stack sent and got every answer" \
+		"$(j "$1" 'all(e["sent"] > 0 and e["answered"] == e["sent"] for e in d["lcores"])')" True
+	expect_eq "$1: the stacks add up to the total" \
+		"$(j "$1" 'sum(e["sent"] for e in d["lcores"]) == d["sent"]')" True
+}
+read -ra before <<<"$(per_lcore requests)"
+req0=$(tele requests)
+lg ka2 --mix healthz=1 --conns 32 --depth 4 --requests 20000
+tcp_clean ka2
+two_stacks ka2
+expect_eq "ka2: 20000 answered" "$(j ka2 'd["answered"]')" 20000
+expect_eq "ka2: the dataplane answered what the loadgen sent" "$(($(tele requests) - req0))" 20000
+read -ra after <<<"$(per_lcore requests)"
+echo "requests per dataplane lcore: ${before[*]} -> ${after[*]}"
+check "ka2: both dataplane lcores served requests" itpy jsonq positive 2 \
+	"$((after[0] - before[0]))" "$((after[1] - before[1]))"
+echo "FIGURES loadgen 2 lcores keep-alive c32 d4: rps=$(j ka2 'd["rps"]')" \
+	"per_stack=$(j ka2 '[e["rps"] for e in d["lcores"]]') p99_us=$(j ka2 'd["latency_us"]["p99"]')"
+
+# (4 pollers on 2 cores here: the control plane may commit later than
+# ack_wait_ms, so a win may be 202 queued; the count is what matters)
+jwt_sale sale2 300 1200
+two_stacks sale2
+
+lg short2 --short --mix healthz=1 --conns 16 --requests 2000
+tcp_clean short2
+two_stacks short2
+expect_eq "short2: one connection per request" "$(j short2 'd["connections"]["opened"]')" 2000
+
+lg tls2 "${TLS[@]}" --tls-resume --conns 8 --depth 4 --requests 4000
+tcp_clean tls2
+two_stacks tls2
+expect_eq "tls2: 8 handshakes carry 4000 requests (handshakes, answered)" \
+	"$(j tls2 '(d["tls"]["full"] + d["tls"]["resumed"], d["answered"])')" "(8, 4000)"
 
 finish

@@ -241,13 +241,17 @@ START_TEST(test_progress_line)
 	for (int i = 0; i < 2000; i++)
 		lg_stats_answer(&s, LG_REQ_HEALTHZ, 200, 10000);
 	s.connects = 4;
-	lg_stats_progress(&s, 2000000000ull, 3, NULL, f);
+	lg_stats_progress(&s, 2000000000ull, 3, NULL, NULL, f);
 	for (int i = 0; i < 500; i++)
 		lg_stats_answer(&s, LG_REQ_HEALTHZ, 200, 20000);
-	lg_stats_progress(&s, 3000000000ull, 0, NULL, f);
+	lg_stats_progress(&s, 3000000000ull, 0, NULL, NULL, f);
+	/* one stack among several: its tag starts the line */
+	lg_stats_progress(&s, 4000000000ull, 0, NULL, "lcore=3 ", f);
 	fclose(f);
-	ck_assert_str_eq(buf, "t=2.0s rps=1000 cps=2 p50=10.0us p99=10.0us errors=0 inflight=3\n"
-			      "t=3.0s rps=500 cps=0 p50=20.0us p99=20.0us errors=0 inflight=0\n");
+	ck_assert_str_eq(buf,
+			 "t=2.0s rps=1000 cps=2 p50=10.0us p99=10.0us errors=0 inflight=3\n"
+			 "t=3.0s rps=500 cps=0 p50=20.0us p99=20.0us errors=0 inflight=0\n"
+			 "lcore=3 t=4.0s rps=0 cps=0 p50=0.0us p99=0.0us errors=0 inflight=0\n");
 	free(buf);
 }
 END_TEST
@@ -299,6 +303,135 @@ START_TEST(test_tls)
 }
 END_TEST
 
+/* json_of - the JSON report of @p s, @p tcp, @p run, parsed (caller
+ * json_decref()s it). */
+static json_t *
+json_of(const struct lg_stats *s, const struct lg_tcp_errors *tcp, const struct lg_run_info *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_error_t jerr;
+	json_t *j;
+
+	lg_stats_json(s, tcp, run, f);
+	fclose(f);
+	j = json_loads(buf, 0, &jerr);
+	ck_assert_msg(j != NULL, "%s: %s", jerr.text, buf);
+	free(buf);
+	return j;
+}
+
+/* summary_of - the summary of @p s, @p tcp, @p run (caller frees it). */
+static char *
+summary_of(const struct lg_stats *s, const struct lg_tcp_errors *tcp, const struct lg_run_info *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	lg_stats_summary(s, tcp, run, f);
+	fclose(f);
+	return buf;
+}
+
+/* Several stacks: the counters summed, the percentiles of the merged
+ * histogram (those of one histogram fed every answer), and one "lcores"
+ * entry per stack in the JSON and the summary. */
+START_TEST(test_merge_lcores)
+{
+	static struct lg_stats a, b, sum, all;
+	struct lg_tcp_errors ta = {.resets = 1, .tx_waits = 2}, tb = {.resets = 3, .timeouts = 1},
+			     tcp = {0};
+	struct lg_lcore_report lc[2] = {
+		{.lcore = 4, .queue = 0, .sent = 600, .answered = 600, .errors = 1, .seconds = 2.0},
+		{.lcore = 6, .queue = 1, .sent = 401, .answered = 400, .errors = 4, .seconds = 2.0},
+	};
+	struct lg_run_info run = {.seconds = 2.0, .mode = "closed", .lcores = lc, .nlcores = 2};
+	char *text;
+	json_t *j, *arr;
+
+	lg_stats_init(&a, 1000000000ull, 0);
+	lg_stats_init(&b, 1000000000ull, 0);
+	lg_stats_init(&all, 1000000000ull, 0);
+	for (int i = 0; i < 600; i++) { /* fast answers on one stack, slow on the other */
+		lg_stats_answer(&a, LG_REQ_BUY, i < 5 ? 200 : 410, 1000 + (uint64_t)i);
+		lg_stats_answer(&all, LG_REQ_BUY, i < 5 ? 200 : 410, 1000 + (uint64_t)i);
+	}
+	for (int i = 0; i < 400; i++) {
+		lg_stats_answer(&b, LG_REQ_HEALTHZ, 200, 50000 + 10 * (uint64_t)i);
+		lg_stats_answer(&all, LG_REQ_HEALTHZ, 200, 50000 + 10 * (uint64_t)i);
+	}
+	a.sent[LG_REQ_BUY] = 600;
+	b.sent[LG_REQ_HEALTHZ] = 401;
+	a.connects = 10;
+	b.connects = 30;
+	a.lost = 1;
+	b.tls.full = 2;
+	lg_stats_init(&sum, 1000000000ull, 0);
+	lg_stats_merge(&sum, &a);
+	lg_stats_merge(&sum, &b);
+	lg_tcp_errors_add(&tcp, &ta);
+	lg_tcp_errors_add(&tcp, &tb);
+	ck_assert_uint_eq(lg_stats_sum(sum.sent, LG_REQ__COUNT), 1001);
+	ck_assert_uint_eq(lg_stats_sum(sum.answered, LG_REQ__COUNT), 1000);
+	ck_assert_uint_eq(sum.status[200], 405);
+	ck_assert_uint_eq(sum.status[410], 595);
+	ck_assert_uint_eq(sum.wins_confirmed, 5);
+	ck_assert_uint_eq(sum.connects, 40);
+	ck_assert_uint_eq(sum.tls.full, 2);
+	ck_assert_uint_eq(tcp.resets, 4);
+	ck_assert_uint_eq(tcp.timeouts, 1);
+	ck_assert_uint_eq(tcp.tx_waits, 2);
+	ck_assert_uint_eq(lg_stats_errors(&sum, &tcp), 1 + 4 + 1);
+	ck_assert_uint_eq(sum.lat.count, all.lat.count);
+	ck_assert_uint_eq(sum.lat.min, all.lat.min);
+	ck_assert_uint_eq(sum.lat.max, all.lat.max);
+	ck_assert_uint_eq(sum.lat.sum, all.lat.sum);
+	for (double q = 0.1; q < 1.0; q += 0.1)
+		ck_assert_uint_eq(sk_crowd_hist_quantile(&sum.lat, q),
+				  sk_crowd_hist_quantile(&all.lat, q));
+	ck_assert_uint_eq(sk_crowd_hist_quantile(&sum.lat, 0.99),
+			  sk_crowd_hist_quantile(&all.lat, 0.99));
+
+	j = json_of(&sum, &tcp, &run);
+	ck_assert_int_eq(jint(j, "sent", NULL), 1001);
+	ck_assert_int_eq(jint(j, "answered", NULL), 1000);
+	ck_assert_int_eq(jint(j, "rps", NULL), 500);
+	ck_assert_int_eq(jint(j, "cps", NULL), 20);
+	arr = json_object_get(j, "lcores");
+	ck_assert(json_is_array(arr));
+	ck_assert_uint_eq(json_array_size(arr), 2);
+	ck_assert_int_eq(jint(json_array_get(arr, 0), "lcore", NULL), 4);
+	ck_assert_int_eq(jint(json_array_get(arr, 0), "queue", NULL), 0);
+	ck_assert_int_eq(jint(json_array_get(arr, 0), "sent", NULL), 600);
+	ck_assert_int_eq(jint(json_array_get(arr, 0), "rps", NULL), 300);
+	ck_assert_int_eq(jint(json_array_get(arr, 1), "lcore", NULL), 6);
+	ck_assert_int_eq(jint(json_array_get(arr, 1), "queue", NULL), 1);
+	ck_assert_int_eq(jint(json_array_get(arr, 1), "answered", NULL), 400);
+	ck_assert_int_eq(jint(json_array_get(arr, 1), "rps", NULL), 200);
+	ck_assert_int_eq(jint(json_array_get(arr, 1), "errors", NULL), 4);
+	ck_assert(json_is_false(json_object_get(j, "all_answered")));
+	json_decref(j);
+	text = summary_of(&sum, &tcp, &run);
+	ck_assert_msg(strstr(text,
+			     "\n  lcore 4 (queue 0): 600 sent, 600 answered (300/s), 1 errors\n"
+			     "  lcore 6 (queue 1): 401 sent, 400 answered (200/s), 4 errors\n") !=
+			      NULL,
+		      "%s", text);
+	free(text);
+
+	/* one stack: the array has its one entry, the summary no lcore line */
+	run.nlcores = 1;
+	j = json_of(&a, &ta, &run);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "lcores")), 1);
+	json_decref(j);
+	text = summary_of(&a, &ta, &run);
+	ck_assert_msg(strstr(text, "lcore") == NULL, "%s", text);
+	free(text);
+}
+END_TEST
+
 static Suite *
 lg_stats_suite(void)
 {
@@ -311,6 +444,7 @@ lg_stats_suite(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_tls);
 	tcase_add_test(tc, test_progress_line);
+	tcase_add_test(tc, test_merge_lcores);
 	suite_add_tcase(s, tc);
 	return s;
 }
