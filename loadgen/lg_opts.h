@@ -33,8 +33,9 @@ extern "C" {
 #define LG_ATTACKERS_MAX 10000u
 /** Highest attack rate (--attack-rate): SYNs or hostile connections per second. */
 #define LG_ATTACK_RATE_MAX 1000000.0
-/** Largest token pool (--tokens). */
-#define LG_TOKENS_MAX 1000000u
+/** Largest token pool (--tokens): 320 bytes each, 1.28 GB at most (several
+ * lcores of buy_jwt, each request a distinct buyer). */
+#define LG_TOKENS_MAX 4000000u
 
 /** How users are picked for buys. */
 enum lg_user_pick {

@@ -31,9 +31,11 @@
 #              depth 16
 #   soldout1   the same, one request per frame: 1,000 conns per lcore x depth 1
 #   buy        POST /v1/seckill/1, distinct X-User-Id, every answer a win,
-#              64 conns per lcore x depth 16, at most 600,000 per lcore
+#              64 conns per lcore x depth 16, 1,500,000 per lcore (what
+#              each lcore's order ring holds without a control plane)
 #   buy_jwt    POST /v1/seckill/3, a distinct pre-minted JWT per request,
-#              64 conns per lcore x depth 16, 300,000 per lcore
+#              64 conns per lcore x depth 16, 300,000 per lcore (4,000,000
+#              at most: the loadgen's token pool)
 #
 # For each run: the answers/s (the loadgen's, summed over its lcores, and
 # each lcore's), busy cycles per request (the dataplane's telemetry between
@@ -140,6 +142,21 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+BUY_N=1500000 # buys per lcore: the order ring (2097152) holds them
+
+# jwt_n N - JWT buys at N lcores: 300,000 each, the token pool's 4,000,000 at most.
+jwt_n() {
+	local t=$((300000 * $1))
+	echo $((t > 4000000 ? 4000000 : t))
+}
+
+# pow2 N - the least power of two >= N (an item's dedup slots are one).
+pow2() {
+	local p=1
+	while [ "$p" -lt "$1" ]; do p=$((p * 2)); done
+	echo "$p"
+}
+
 wanted() {
 	[ -z "$ONLY" ] || [[ $ONLY == *",$1,"* ]]
 }
@@ -159,7 +176,9 @@ mem_args() {
 # dp_start N AUTH - the dataplane on the last N cpus with one memif port
 # (N queue pairs), auth off or on; waits for its ready line.
 dp_start() {
-	local n=$1 auth=$2 cfg=$tmp/dp.ini i
+	local n=$1 auth=$2 cfg=$tmp/dp.ini i d1 d3
+	d1=$(pow2 $((4194304 * n)))
+	d3=$(pow2 $((1048576 * n)))
 	{
 		cat <<-EOF
 			[dataplane]
@@ -176,17 +195,17 @@ dp_start() {
 			max_conns = 4096
 
 			[seckill]
-			dedup_slots = $((2097152 * n + 2048))
-			order_ring = 1048576
+			dedup_slots = $((d1 + d3 + 1024))
+			order_ring = 2097152
 		EOF
 		if [ "$auth" = on ]; then
 			printf 'auth = on\nsecret_file = %s\n' "$tmp/secret"
 		else
 			printf 'auth = off\n'
 		fi
-		printf '\n[item.1]\nname = scale buys\ntotal = %d\ndedup_slots = %d\n' $((1000000 * n)) $((1048576 * n))
+		printf '\n[item.1]\nname = scale buys\ntotal = %d\ndedup_slots = %d\n' $((BUY_N * n)) "$d1"
 		printf '\n[item.2]\nname = scale sold out\ntotal = 0\ndedup_slots = 1024\n'
-		printf '\n[item.3]\nname = scale jwt buys\ntotal = %d\ndedup_slots = %d\n' $((500000 * n)) $((1048576 * n))
+		printf '\n[item.3]\nname = scale jwt buys\ntotal = %d\ndedup_slots = %d\n' "$(jwt_n "$n")" "$d3"
 	} >"$cfg"
 	: >"$tmp/dp.log"
 	# shellcheck disable=SC2046 # mem_args is words on purpose
@@ -229,8 +248,8 @@ run() {
 		--server 198.18.0.1 --clients 198.19.0.0/16 --quiet --json --drain-ms 300 \
 		--conns "$conns" --duration "$DUR" "$@" >"$d/out.json" 2>"$d/log" &
 	CUR_PID=$!
-	tele_wait total.tcp_conns "$conns" 60
-	snap "$d/t0.json"
+	# a loadgen that cannot start (usage, link) ends this run, not the script
+	if tele_try_wait total.tcp_conns "$conns" 60; then snap "$d/t0.json"; fi
 	wait "$CUR_PID" || rc=$?
 	CUR_PID=""
 	snap "$d/t1.json"
@@ -245,13 +264,13 @@ for n in "${NS[@]}"; do
 		run "$n" soldout16 $((64 * n)) --depth 16 --mix buy=1 --item 2 --users 100000000
 		run "$n" soldout1 $((1000 * n)) --depth 1 --mix buy=1 --item 2 --users 100000000
 		run "$n" buy $((64 * n)) --depth 16 --mix buy=1 --item 1 --user-base 1 \
-			--users $((600000 * n)) --requests $((600000 * n))
+			--users $((BUY_N * n)) --requests $((BUY_N * n))
 		dp_stop
 	fi
 	if wanted buy_jwt; then
 		dp_start "$n" on
 		run "$n" buy_jwt $((64 * n)) --depth 16 --mix buy_jwt=1 --item 3 \
-			--secret-file "$tmp/secret" --tokens $((300000 * n)) --requests $((300000 * n))
+			--secret-file "$tmp/secret" --tokens "$(jwt_n "$n")" --requests "$(jwt_n "$n")"
 		dp_stop
 	fi
 done

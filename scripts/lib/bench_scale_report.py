@@ -32,8 +32,11 @@ def load(path):
 def figures(d, n):
     """The figures of one run folder D at N lcores."""
     out, t0, t1 = load(f"{d}/out.json"), load(f"{d}/t0.json"), load(f"{d}/t1.json")
-    with open(f"{d}/rc") as f:
-        rc = int(f.read().strip() or 1)
+    try:
+        with open(f"{d}/rc") as f:
+            rc = int(f.read().strip() or 1)
+    except (OSError, ValueError):
+        rc = -1
     r = {"lcores": n, "rps": 0, "p99_us": None, "errors": 1, "exit": rc,
          "busy_cycles_per_req": None, "dp_idle_share": None, "loadgen_limited": None,
          "per_lcore_rps": [], "dp_per_lcore_requests": []}

@@ -20,12 +20,18 @@ snap() {
 	[ "$reply" = ok ] || die "telemetry: ${reply:-no answer in 20 s}"
 }
 # tele_wait KEY MIN SECONDS - until /seckill/stats' KEY (dotted path) is at
-# least MIN, for at most SECONDS (dies after).
-tele_wait() {
+# least MIN, for at most SECONDS (dies after); tele_try_wait returns 1
+# instead (the reason on stderr).
+tele_try_wait() {
 	local reply=""
 	echo "@wait /seckill/stats $1 $2 $3" >&"${TELE[1]}"
 	read -t $(($3 + 20)) -r reply <&"${TELE[0]}" || true
-	[ "$reply" = ok ] || die "telemetry: ${reply:-no answer}"
+	[ "$reply" = ok ] && return 0
+	echo "telemetry: ${reply:-no answer}" >&2
+	return 1
+}
+tele_wait() {
+	tele_try_wait "$@" || die "telemetry wait for $1 failed"
 }
 tele_stop() {
 	[ -n "$TELE_PROC" ] || return 0

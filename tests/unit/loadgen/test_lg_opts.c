@@ -237,6 +237,7 @@ static const struct bad_case bad_cases[] = {
 	{"--server 198.18.0.1 --inflight x", "--inflight: 'x' is not an integer in 1..32000000"},
 	{"--server 198.18.0.1 --depth 1x", "--depth: '1x' is not an integer in 1..32"},
 	{"--server 198.18.0.1 --conns -1", "--conns: '-1' is not an integer in 1..1000000"},
+	{"--server 198.18.0.1 --tokens 4000001", "--tokens: '4000001' is not an integer in 1..4000000"},
 	{"--server 198.18.0.1 --rate 0", "--rate: '0' is not a number in 0.001..1e+09"},
 	{"--server 198.18.0.1 --rate nan", "--rate: 'nan' is not a number in 0.001..1e+09"},
 	{"--server 198.18.0.1 --rate 1 --cps 1", "--cps: give only one of --rate and --cps"},
