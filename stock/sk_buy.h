@@ -77,6 +77,9 @@ struct sk_buy_lcore {
 	uint64_t count[SK_BUY_STATUS_MAX]; /**< outcomes, for telemetry */
 } sk_cache_aligned;
 
+_Static_assert(_Alignof(struct sk_buy_lcore) >= SK_CACHE_LINE,
+	       "lcores' engine states must not share a cache line");
+
 /**
  * sk_buy_lcore_init - prepare lcore @p lcore's engine state.
  * @param ring  the lcore's order ring (sk_order_ring_create()); not owned

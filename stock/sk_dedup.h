@@ -45,6 +45,9 @@ struct sk_dedup_slot {
 	uint64_t reserved2;
 };
 
+_Static_assert(SK_CACHE_LINE % sizeof(struct sk_dedup_slot) == 0,
+	       "a dedup slot must not straddle two cache lines");
+
 #define SK_DEDUP_CTL_PENDING UINT32_C(0x80000000)
 
 /** A dedup slice: the slots of one item. */

@@ -136,6 +136,7 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_item, dedup_mask),
 		OFF(sk_item, cluster),
 		OFF(sk_item, cluster_sold_out),
+		OFF(sk_item, batch_max),
 		OFF(sk_item, pool),
 		OFF(sk_item, returned),
 		OFF(sk_item, added),
@@ -381,7 +382,7 @@ sk_shm_item_prepare(struct sk_shm *shm, const struct sk_stock_conf *conf, uint64
 	if (rc != 0)
 		return rc;
 	it->dedup_off = used;
-	it->dedup_mask = dedup - 1;
+	it->dedup_mask = (uint32_t)(dedup - 1); /* pow2_at_least(): at most 2^31 */
 	memset((char *)shm + shm->dedup_off + used * sizeof(struct sk_dedup_slot), 0,
 	       dedup * sizeof(struct sk_dedup_slot));
 	*out = it;

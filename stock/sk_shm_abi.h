@@ -21,6 +21,7 @@
 #define SK_SHM_ABI_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sk_common.h"
@@ -33,8 +34,9 @@
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
 #define SK_SHM_VERSION                                                                             \
-	8 /* 8: TLS area in the stats block; 7: order record 64 B, client of either family; 6:     \
-	     member, order id layout; 5: cluster items; 4: item state paused */
+	9 /* 9: an item's per-request fields in its first cache line; 8: TLS area in the stats     \
+	     block; 7: order record 64 B, client of either family; 6: member, order id layout;     \
+	     5: cluster items; 4: item state paused */
 
 /**
  * How far the control plane got with one lcore's orders: every order of
@@ -162,6 +164,19 @@ struct sk_shm {
 	struct sk_shm_progress progress[SK_MAX_LCORES];	 /**< per lcore */
 	struct sk_shm_lcore_stats lstats[SK_MAX_LCORES]; /**< per dataplane lcore */
 };
+
+/*
+ * Each lcore's blocks on lines of their own: the control plane writes a
+ * progress block and its lcore reads it, each lcore writes its stats block
+ * on every request; no two lcores (nor the header's read-mostly fields)
+ * share a line.
+ */
+_Static_assert(sizeof(struct sk_shm_progress) % SK_CACHE_LINE == 0 &&
+		       sizeof(struct sk_shm_lcore_stats) % SK_CACHE_LINE == 0,
+	       "per-lcore blocks must fill whole cache lines");
+_Static_assert(offsetof(struct sk_shm, progress) % SK_CACHE_LINE == 0 &&
+		       offsetof(struct sk_shm, lstats) % SK_CACHE_LINE == 0,
+	       "per-lcore blocks must start on a cache line");
 
 /**
  * sk_shm_outcome_name - the metrics label of buy outcome @p outcome ("won",

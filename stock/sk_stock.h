@@ -30,6 +30,7 @@
 #define SK_STOCK_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sk_common.h"
@@ -69,6 +70,15 @@ struct sk_bucket {
 /**
  * An item on sale. All fields are written by the control plane (or the
  * standalone loader) before the item is published, except the atomics.
+ *
+ * Layout, one cache line per kind of access (checked below):
+ *   line 0     everything a request reads: every lcore keeps it shared in
+ *              its cache. Its writes are rare state changes (sold out,
+ *              pause, extend, cluster sold out), a handful per sale;
+ *   line 1     the pool and the counters of refills, returns, restocks and
+ *              removals: written once per refill batch, never read on the
+ *              fast path;
+ *   bucket[c]  one line per lcore, written by its owner on every buy.
  */
 struct sk_item {
 	/* Cache line 0: read on every request. */
@@ -81,11 +91,9 @@ struct sk_item {
 					later only, by the control plane (extend): read it
 					with sk_stock_end_ns() */
 	uint64_t price;		   /**< price in minor units (cents) */
-	uint64_t total;		   /**< units put on sale at preheat */
-	uint32_t nlcores;	   /**< buckets in use, 1..SK_MAX_LCORES */
-	uint32_t batch_max;	   /**< cap of one pool -> bucket refill */
 	uint64_t dedup_off;	   /**< first slot of this item's dedup slice */
-	uint64_t dedup_mask;	   /**< slice size - 1 (size is a power of two) */
+	uint32_t dedup_mask;	   /**< slice size - 1 (a power of two, at most 2^31) */
+	uint32_t nlcores;	   /**< buckets in use, 1..SK_MAX_LCORES */
 	uint32_t cluster;	   /**< 1: units leased from a cluster pool (docs/cluster.md):
 					an empty item is sold out only once @c cluster_sold_out says
 					so everywhere; until then buyers are told to retry */
@@ -98,9 +106,30 @@ struct sk_item {
 	_Atomic uint64_t returned;		/**< units given back (timeouts, refunds) */
 	_Atomic uint64_t added;			/**< units added by restocks after preheat */
 	_Atomic uint64_t removed;		/**< unsold units taken back (removals) */
+	uint64_t total;				/**< units put on sale at preheat */
+	uint32_t batch_max;			/**< cap of one pool -> bucket refill */
 
 	struct sk_bucket bucket[SK_MAX_LCORES];
 };
+
+/* SK_ITEM_LINE0 - true if field @f of struct sk_item lies in its first line. */
+#define SK_ITEM_LINE0(f)                                                                           \
+	(offsetof(struct sk_item, f) + sizeof(((struct sk_item *)0)->f) <= SK_CACHE_LINE)
+
+_Static_assert(SK_ITEM_LINE0(id) && SK_ITEM_LINE0(state) && SK_ITEM_LINE0(sold_out) &&
+		       SK_ITEM_LINE0(per_user_limit) && SK_ITEM_LINE0(start_ns) &&
+		       SK_ITEM_LINE0(end_ns) && SK_ITEM_LINE0(price) && SK_ITEM_LINE0(dedup_off) &&
+		       SK_ITEM_LINE0(dedup_mask) && SK_ITEM_LINE0(nlcores) &&
+		       SK_ITEM_LINE0(cluster) && SK_ITEM_LINE0(cluster_sold_out),
+	       "what a request reads of an item must fit one cache line");
+_Static_assert(offsetof(struct sk_item, pool) == SK_CACHE_LINE &&
+		       offsetof(struct sk_item, batch_max) + sizeof(uint32_t) <= 2 * SK_CACHE_LINE,
+	       "the pool and its counters: the item's second line, apart from the first");
+_Static_assert(offsetof(struct sk_item, bucket) == 2 * SK_CACHE_LINE &&
+		       sizeof(struct sk_bucket) == SK_CACHE_LINE,
+	       "one cache line per lcore's bucket, none shared with the pool");
+_Static_assert(sizeof(struct sk_item) % SK_CACHE_LINE == 0,
+	       "items of the table must not share a line");
 
 /** Outcome of a stock operation. */
 enum sk_stock_result {

@@ -85,6 +85,9 @@ struct sk_seckill_lcore {
 	struct sk_seckill_stats stats;
 } sk_cache_aligned;
 
+_Static_assert(_Alignof(struct sk_seckill_lcore) >= SK_CACHE_LINE,
+	       "lcores' states must not share a cache line");
+
 /** Retry-After of the answer to a buy of a paused item (503 "paused"), seconds. */
 #define SK_SECKILL_PAUSED_RETRY_S 1
 
