@@ -228,15 +228,12 @@ sum_lcore(unsigned i, struct summary *s)
 	}
 }
 
-/* summary_dict - @s as a flat telemetry dict (a container of /seckill/stats). */
-static struct rte_tel_data *
-summary_dict(const struct summary *s)
+/* summary_fill - start @d as a flat dict of every counter of @s. */
+static void
+summary_fill(struct rte_tel_data *d, const struct summary *s)
 {
-	struct rte_tel_data *d = rte_tel_data_alloc();
 	char name[32];
 
-	if (d == NULL)
-		return NULL;
 	rte_tel_data_start_dict(d);
 #define U64(f) rte_tel_data_add_dict_u64(d, #f, s->f)
 	U64(rx_pkts);
@@ -320,6 +317,16 @@ summary_dict(const struct summary *s)
 	U64(item_reads);
 	U64(orders_queued);
 #undef U64
+}
+
+/* summary_dict - @s as a flat telemetry dict ("total" of /seckill/stats). */
+static struct rte_tel_data *
+summary_dict(const struct summary *s)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+
+	if (d != NULL)
+		summary_fill(d, s);
 	return d;
 }
 
@@ -368,11 +375,62 @@ add_items(struct rte_tel_data *d, uint32_t max)
 	return 0;
 }
 
+/* lcore_dict - the per-lcore section of /seckill/stats: the counters an
+ * operator compares across lcores (the load and its cost), so that 32
+ * lcores fit the telemetry's 16 KiB answer beside "total"; every counter of
+ * one lcore is /seckill/lcore,<index>. */
+static struct rte_tel_data *
+lcore_dict(const struct summary *s)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+#define U64(f) rte_tel_data_add_dict_u64(d, #f, s->f)
+	U64(rx_pkts);
+	U64(tx_pkts);
+	U64(rx_drops);
+	U64(tx_drops);
+	U64(conns_open);
+	U64(tcp_conns);
+	U64(requests);
+	U64(responses);
+	U64(arp_rx);
+	U64(dispatch_out);
+	U64(dispatch_drops);
+	U64(busy_tsc);
+	U64(idle_tsc);
+	U64(busy_pmd_tsc);
+	U64(passes);
+	U64(busy_passes);
+	U64(sleeps);
+	U64(orders_queued);
+#undef U64
+	rte_tel_data_add_dict_u64(d, "buy_won", s->buy[SK_SECKILL_WON]);
+	rte_tel_data_add_dict_u64(d, "buy_sold_out", s->buy[SK_SECKILL_SOLD_OUT]);
+	return d;
+}
+
+/* add_container - @c (NULL: allocation failed) into @d as @name; frees it on failure. */
+static int
+add_container(struct rte_tel_data *d, const char *name, struct rte_tel_data *c)
+{
+	if (c == NULL)
+		return -ENOMEM;
+	if (rte_tel_data_add_dict_container(d, name, c, 0) != 0) {
+		rte_tel_data_free(c);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 static int
 cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct summary total;
 	char name[32];
+	unsigned listed;
 	int rc = 0;
 
 	(void)cmd;
@@ -392,34 +450,25 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "mbuf_in_use", rte_mempool_in_use_count(tel.src.pool));
 	rte_tel_data_add_dict_u64(d, "mbuf_idle", tel.src.mbuf_idle);
 
+	/* "total" before the lcores: the answer is capped at 16 KiB, and what
+	 * does not fit is left out, never the sum */
 	memset(&total, 0, sizeof(total));
-	for (unsigned i = 0; i < tel.src.nb_lcores; i++) {
+	for (unsigned i = 0; i < tel.src.nb_lcores; i++)
+		sum_lcore(i, &total);
+	rc = add_container(d, "total", summary_dict(&total));
+	if (rc != 0)
+		goto out;
+	listed = RTE_MIN(tel.src.nb_lcores, (unsigned)SK_TELEMETRY_LCORES_LISTED);
+	rte_tel_data_add_dict_u64(d, "lcores_listed", listed);
+	for (unsigned i = 0; i < listed; i++) {
 		struct summary s;
-		struct rte_tel_data *c;
 
 		memset(&s, 0, sizeof(s));
 		sum_lcore(i, &s);
-		sum_lcore(i, &total);
-		c = summary_dict(&s);
-		if (c == NULL) {
-			rc = -ENOMEM;
-			goto out;
-		}
 		snprintf(name, sizeof(name), "lcore%u", tel.src.lcores[i]->lcore_id);
-		if (rte_tel_data_add_dict_container(d, name, c, 0) != 0) {
-			rte_tel_data_free(c);
-			rc = -ENOSPC;
+		rc = add_container(d, name, lcore_dict(&s));
+		if (rc != 0)
 			goto out;
-		}
-	}
-	{
-		struct rte_tel_data *c = summary_dict(&total);
-
-		if (c == NULL || rte_tel_data_add_dict_container(d, "total", c, 0) != 0) {
-			rte_tel_data_free(c);
-			rc = -ENOMEM;
-			goto out;
-		}
 	}
 	rc = add_items(d, SK_TELEMETRY_ITEMS_MAX);
 out:
@@ -441,6 +490,33 @@ cmd_items(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, "state", "stopped");
 	else
 		rc = add_items(d, RTE_TEL_MAX_DICT_ENTRIES - 1);
+	pthread_mutex_unlock(&tel.lock);
+	return rc;
+}
+
+/* cmd_lcore - /seckill/lcore,<lcore index>: every counter of one lcore. */
+static int
+cmd_lcore(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct summary s;
+	unsigned li = 0;
+	int rc = 0;
+
+	(void)cmd;
+	if (params == NULL || sscanf(params, "%u", &li) != 1)
+		return -EINVAL;
+	pthread_mutex_lock(&tel.lock);
+	if (!tel.alive) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "state", "stopped");
+	} else if (li >= tel.src.nb_lcores) {
+		rc = -EINVAL;
+	} else {
+		memset(&s, 0, sizeof(s));
+		sum_lcore(li, &s);
+		summary_fill(d, &s);
+		rte_tel_data_add_dict_u64(d, "lcore", tel.src.lcores[li]->lcore_id);
+	}
 	pthread_mutex_unlock(&tel.lock);
 	return rc;
 }
@@ -565,6 +641,10 @@ sk_telemetry_start(const struct sk_telemetry_src *src)
 		rc = rte_telemetry_register_cmd("/seckill/items", cmd_items,
 						"Stock of every item: remaining, sold, sold_out. "
 						"No parameters.");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/seckill/lcore", cmd_lcore,
+						"Every counter of one lcore (the fields of "
+						"/seckill/stats' total). Parameters: lcore index");
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/seckill/net", cmd_net,
 						"Every TCP/IP counter of one lcore's stack. "

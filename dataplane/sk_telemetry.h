@@ -5,7 +5,7 @@
  * `dpdk-telemetry.py -f <file-prefix>` (or any client of the telemetry
  * socket /var/run/dpdk/<prefix>/dpdk_telemetry.v2):
  *
- *  - /seckill/stats: per lcore ("lcore<id>") and summed ("total"): rx/tx
+ *  - /seckill/stats: summed over the lcores ("total"): rx/tx
  *    packets, drops and ignored frames (not IPv4/ARP, not for us), open
  *    connections, requests and responses by HTTP
  *    status (http_200 ...), TCP events (SYN, SYN cookies sent/accepted/bad,
@@ -20,7 +20,14 @@
  *    tsc_hz, uptime_s, the packet mempool (mbuf_total, mbuf_in_use,
  *    mbuf_idle = in use right after start, with the RX rings filled and no
  *    traffic), items, and one dict per item ("item<id>": remaining, sold,
- *    sold_out, total) for the first SK_TELEMETRY_ITEMS_MAX items.
+ *    sold_out, total) for the first SK_TELEMETRY_ITEMS_MAX items. Then,
+ *    for the first SK_TELEMETRY_LCORES_LISTED lcores (lcores_listed), a
+ *    short dict per lcore ("lcore<id>": frames, drops, connections,
+ *    requests, responses, arp_rx, dispatch, busy/idle cycles, passes,
+ *    orders_queued, buy_won, buy_sold_out): the answer is capped at
+ *    16 KiB, which a full dict per lcore would pass at 7 lcores.
+ *  - /seckill/lcore,<lcore index>: every counter of one lcore (the fields
+ *    of "total"), and "lcore" (its EAL id).
  *  - /seckill/items: the same item dicts, every item (up to 255).
  *  - /seckill/net,<lcore index>[,<port index>]: every counter of one TCP
  *    stack (struct sk_net_stats).
@@ -65,6 +72,8 @@ extern "C" {
 
 /** Items listed in /seckill/stats (the rest: /seckill/items). */
 #define SK_TELEMETRY_ITEMS_MAX 64
+/** Most lcore sections /seckill/stats lists (the answer is capped at 16 KiB). */
+#define SK_TELEMETRY_LCORES_LISTED 32
 
 /** What the commands read; the arrays must outlive sk_telemetry_stop(). */
 struct sk_telemetry_src {
