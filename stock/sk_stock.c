@@ -126,6 +126,18 @@ refill_batch(const struct sk_item *it, uint64_t p, uint64_t need)
 	return b < p ? b : p;
 }
 
+/* nothing_to_gather - the pool and every bucket read zero (transit not read). */
+static bool
+nothing_to_gather(const struct sk_item *it)
+{
+	if (ld(&it->pool) != 0)
+		return false;
+	for (uint32_t i = 0; i < it->nlcores; i++)
+		if (ld(&it->bucket[i].avail) != 0)
+			return false;
+	return true;
+}
+
 /*
  * everything_empty - one scan of pool, buckets and transit. The pool and
  * buckets are read before transit: a unit that left the pool after our pool
@@ -138,12 +150,7 @@ refill_batch(const struct sk_item *it, uint64_t p, uint64_t need)
 static bool
 everything_empty(const struct sk_item *it)
 {
-	if (ld(&it->pool) != 0)
-		return false;
-	for (uint32_t i = 0; i < it->nlcores; i++)
-		if (ld(&it->bucket[i].avail) != 0)
-			return false;
-	return ld(&it->transit) == 0;
+	return nothing_to_gather(it) && ld(&it->transit) == 0;
 }
 
 /*
@@ -234,6 +241,17 @@ sk_stock_take(struct sk_item *it, unsigned lcore, uint32_t qty)
 	}
 
 	for (int round = 0; round < SK_STOCK_ROUNDS; round++) {
+		/* Nothing to gather: stay out of transit. At the end of a sale on
+		 * many lcores, empty-handed gatherers kept transit above zero, so
+		 * every declaration failed and buys were answered busy instead of
+		 * sold out (16 threads: 244,000 cycles per unit). Only
+		 * declare_sold_out() answers sold out, as before. */
+		if (nothing_to_gather(it)) {
+			if (declare_sold_out(it))
+				return SK_STOCK_SOLD_OUT;
+			cpu_relax();
+			continue;
+		}
 		uint64_t got = gather(it, lcore, qty);
 		if (got == qty) {
 			sold_add(mine, qty);

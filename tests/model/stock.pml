@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SPIN model of the stock protocol of stock/sk_stock.c:
- * sk_stock_take (fast path, gather, grab, refill_batch, everything_empty,
+ * sk_stock_take (fast path, nothing_to_gather, gather, grab, refill_batch, everything_empty,
  * declare_sold_out), clear_sold_out, sk_stock_return, sk_stock_add,
  * sk_stock_untake, and the hot-path sold-out check of sk_buy().
  *
@@ -494,7 +494,16 @@ inline buy()
 		do
 		:: atomic { res != R_NONE -> round = 0; break }
 		:: atomic { res == R_NONE && round >= ROUNDS -> res = R_BUSY; round = 0; REACHED(EV_BUSY) break }
-		:: atomic { res == R_NONE && round < ROUNDS -> round++; transit++ }
+		:: atomic { res == R_NONE && round < ROUNDS -> round++; e = (pool == 0) }
+			/* nothing_to_gather(): the buckets, one load each */
+			do
+			:: atomic { e && i < NC -> e = (bucket[i] == 0); i++ }
+			:: atomic { else -> i = 0; break }
+			od;
+			if
+			:: atomic { e -> e = 0 }	/* empty-handed: stay out of transit */
+				declare_sold_out()
+			:: atomic { else -> transit++ }
 			gather_rest();
 			if
 			:: atomic { got == q -> got = 0; res = R_OK }
@@ -515,6 +524,7 @@ inline buy()
 					    break }
 				od
 			:: got == 0 -> declare_sold_out()
+			fi
 			fi
 		od;
 		if

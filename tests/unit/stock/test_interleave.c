@@ -137,6 +137,39 @@ START_TEST(rescan_after_flag)
 }
 END_TEST
 
+/*
+ * Liveness: a core that finds nothing to gather stays out of transit. At the
+ * end of a sale every lcore's take came to the slow path at once; each
+ * gather held transit above zero while it found nothing, so no core's
+ * declaration could see the item empty and the buys were answered busy for
+ * a long while (16 threads on 16 cpus: 244,000 cycles per unit sold).
+ */
+static int gathers;
+
+static void
+hook_count_gathers(struct sk_item *x, unsigned lcore, enum sk_stock_hook_point p)
+{
+	(void)x;
+	(void)lcore;
+	gathers += p == SK_STOCK_HOOK_GATHERED;
+}
+
+START_TEST(empty_hand_stays_out_of_transit)
+{
+	const uint64_t b[4] = {0, 0, 0, 0};
+
+	it = item_with(0, b, 4);
+	gathers = 0;
+	sk_stock_test_hook = hook_count_gathers;
+	ck_assert_int_eq(sk_stock_take(it, 1, 1), SK_STOCK_SOLD_OUT);
+	sk_stock_test_hook = NULL;
+	ck_assert_int_eq(gathers, 0);
+	ck_assert_uint_eq(atomic_load(&it->transit), 0);
+	ck_assert(sk_stock_is_sold_out(it));
+	free(it);
+}
+END_TEST
+
 static Suite *
 interleave_suite(void)
 {
@@ -146,6 +179,7 @@ interleave_suite(void)
 	tcase_add_test(tc, scan_while_units_held);
 	tcase_add_test(tc, credit_clears_flag);
 	tcase_add_test(tc, rescan_after_flag);
+	tcase_add_test(tc, empty_hand_stays_out_of_transit);
 	suite_add_tcase(s, tc);
 	return s;
 }
