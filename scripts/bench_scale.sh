@@ -31,8 +31,9 @@
 #              depth 16
 #   soldout1   the same, one request per frame: 1,000 conns per lcore x depth 1
 #   buy        POST /v1/seckill/1, distinct X-User-Id, every answer a win,
-#              64 conns per lcore x depth 16, 1,500,000 per lcore (what
-#              each lcore's order ring holds without a control plane)
+#              64 conns per lcore x depth 16, 3,500,000 per lcore (what
+#              each lcore's order ring holds without a control plane; a
+#              few seconds of load: shorter runs are mostly ramp and drain)
 #   buy_jwt    POST /v1/seckill/3, a distinct pre-minted JWT per request,
 #              64 conns per lcore x depth 16, 300,000 per lcore (4,000,000
 #              at most: the loadgen's token pool)
@@ -142,7 +143,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-BUY_N=1500000 # buys per lcore: the order ring (2097152) holds them
+BUY_N=3500000 # buys per lcore: the order ring (4194304) holds them
 
 # jwt_n N - JWT buys at N lcores: 300,000 each, the token pool's 4,000,000 at most.
 jwt_n() {
@@ -177,7 +178,7 @@ mem_args() {
 # (N queue pairs), auth off or on; waits for its ready line.
 dp_start() {
 	local n=$1 auth=$2 cfg=$tmp/dp.ini i d1 d3
-	d1=$(pow2 $((4194304 * n)))
+	d1=$(pow2 $((2 * BUY_N * n)))
 	d3=$(pow2 $((1048576 * n)))
 	{
 		cat <<-EOF
@@ -196,7 +197,7 @@ dp_start() {
 
 			[seckill]
 			dedup_slots = $((d1 + d3 + 1024))
-			order_ring = 2097152
+			order_ring = 4194304
 		EOF
 		if [ "$auth" = on ]; then
 			printf 'auth = on\nsecret_file = %s\n' "$tmp/secret"
