@@ -43,7 +43,7 @@ sk_ipv4_input(struct sk_net_lcore *net, struct rte_mbuf *m)
 	}
 	ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 	if (ck == RTE_MBUF_F_RX_IP_CKSUM_BAD ||
-	    (ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD && rte_raw_cksum(ip, sizeof(*ip)) != 0xffff)) {
+	    (ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD && sk_cksum_raw(ip, sizeof(*ip)) != 0xffff)) {
 		net->stats.drop_ip_cksum++;
 		goto drop;
 	}
@@ -109,5 +109,5 @@ sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ip
 	if (net->conf.tx_ip_cksum_offload)
 		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
 	else
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->hdr_checksum = sk_cksum_ipv4_hdr(ip);
 }

@@ -15,6 +15,7 @@
 #include <rte_ip.h>
 #include <rte_tcp.h>
 
+#include "sk_cksum.h"
 #include "sk_common.h"
 #include "sk_net.h"
 #include "sk_syncookie.h"

@@ -590,7 +590,7 @@ sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *
 	}
 	ck = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	if (ck == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
-	    (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD && rte_ipv4_udptcp_cksum_verify(ip, th) != 0)) {
+	    (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD && sk_cksum_ipv4_l4(ip, th, l4len) != 0xffff)) {
 		net->stats.tcp_drop_cksum++;
 		goto out;
 	}

@@ -98,7 +98,7 @@ tcp_cksum(struct sk_net_lcore *net, struct rte_mbuf *m, const struct tcp_ends *e
 		m->l4_len = (uint8_t)hdr_len;
 		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 	} else {
-		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+		th->cksum = (uint16_t)~sk_cksum_ipv4_l4(ip, th, l4);
 	}
 }
 
