@@ -114,4 +114,24 @@ sk_cksum_ipv4_l4(const struct rte_ipv4_hdr *ip, const void *l4, uint32_t l4_len)
 	return sk_cksum_fold(sk_cksum_add(sum, l4, l4_len));
 }
 
+/**
+ * sk_cksum_ipv4_fields - sk_cksum_ipv4_hdr() of the header sk_ipv4_fill()
+ * writes (IHL 5, TOS 0, ID 0, DF, TTL 64), from the values: reading back
+ * a header just stored field by field stalls on store-to-load forwarding.
+ *
+ * @param src, dst  the addresses, host order
+ * @param proto     the protocol
+ * @param total     the total length (header included)
+ * @return the checksum field, network order
+ */
+static inline uint16_t
+sk_cksum_ipv4_fields(uint32_t src, uint32_t dst, uint8_t proto, uint16_t total)
+{
+	/* The words in host order; the sum of swapped words is the swapped sum. */
+	uint16_t s = sk_cksum_fold(0x4500u + total + 0x4000u + (64u << 8 | proto) + (src >> 16) +
+				   (src & 0xffff) + (dst >> 16) + (dst & 0xffff));
+
+	return rte_cpu_to_be_16(s == 0xffff ? s : (uint16_t)~s);
+}
+
 #endif /* SK_CKSUM_H */

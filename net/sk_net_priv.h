@@ -279,10 +279,17 @@ sk_net_is_ours(const struct sk_net_lcore *net, uint32_t ip)
 {
 	return ip - net->conf.ip < net->conf.ip_count;
 }
-/** Fill an IPv4 header from @src (one of ours) to @dst (host order), @l4_len payload bytes. */
+/**
+ * Fill an IPv4 header from @src (one of ours) to @dst (host order), @l4_len
+ * payload bytes, its checksum included (computed from the values, not read
+ * back); sk_ipv4_tx_flags() then sets the mbuf's offload fields.
+ */
 void sk_ipv4_fill(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t proto,
 		  uint16_t l4_len);
-/** Set the IPv4 checksum (or its offload flags) of a frame built in @m. */
+/** Set the TX offload fields of @m for the header @ip; with the port's IP
+ * checksum offload, zero the header checksum for the NIC to fill. */
+void sk_ipv4_tx_flags(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
+/** Recompute the checksum of @ip, a header changed in place, then sk_ipv4_tx_flags(). */
 void sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
 
 /* sk_ipv6.c */

@@ -13,6 +13,7 @@
 
 #include "sk_cksum.h"
 #include "sk_common.h"
+#include "sk_net_priv.h"
 #include "sk_syncookie.h"
 #include "sk_timer_wheel.h"
 #include "sk_test.h"
@@ -351,6 +352,13 @@ START_TEST(cksum_matches_dpdk)
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + l4));
 		ip->hdr_checksum = 0;
 		ck_assert_uint_eq(sk_cksum_ipv4_hdr(ip), rte_ipv4_cksum(ip));
+		/* the header sk_ipv4_fill() writes, summed from its values */
+		sk_ipv4_fill(ip, (uint32_t)(x >> 32), (uint32_t)x, (uint8_t)(x >> 13),
+			     (uint16_t)l4);
+		uint16_t filled = ip->hdr_checksum;
+		ip->hdr_checksum = 0;
+		ck_assert_uint_eq(filled, rte_ipv4_cksum(ip));
+		ip->next_proto_id = IPPROTO_TCP;
 		th->cksum = 0;
 		ck_assert_uint_eq((uint16_t)~sk_cksum_ipv4_l4(ip, th, l4),
 				  rte_ipv4_udptcp_cksum(ip, th));
