@@ -54,11 +54,28 @@ sk_cksum_add(uint64_t sum, const void *buf, size_t len)
 		p += 8;
 		len -= 8;
 	}
-	if (len > 0) {
-		/* The tail keeps its place in its 8-byte group: word parity holds. */
-		a = 0;
-		memcpy(&a, p, len);
-		s1 += (a & 0xffffffff) + (a >> 32);
+	/* The tail in fixed-size pieces (a variable-size memcpy is a libc
+	 * call); each piece starts on a word boundary, so parity holds. */
+	if (len & 4) {
+		uint32_t w;
+
+		memcpy(&w, p, 4);
+		s1 += w;
+		p += 4;
+	}
+	if (len & 2) {
+		uint16_t w;
+
+		memcpy(&w, p, 2);
+		s1 += w;
+		p += 2;
+	}
+	if (len & 1) {
+		const uint8_t pad[2] = {p[0], 0}; /* the first byte of a zero-padded word */
+		uint16_t w;
+
+		memcpy(&w, pad, 2);
+		s1 += w;
 	}
 	return sum + s1;
 }
