@@ -223,6 +223,7 @@ sk_net_lcore_free(struct sk_net_lcore *net)
 	if (net == NULL)
 		return;
 	rte_pktmbuf_free_bulk(net->txq, net->txn);
+	sk_net_spare_return(net);
 	rte_free(net->wheel.slots);
 	rte_free(net->conns);
 	rte_free(net->buckets);
@@ -263,6 +264,16 @@ sk_net_tx_burst(struct sk_net_lcore *net)
 	net->stats.tx_bytes += bytes;
 	net->txn = 0;
 	return sent;
+}
+
+void
+sk_net_spare_return(struct sk_net_lcore *net)
+{
+	if (net->spare_n == 0)
+		return;
+	/* Each one passed sk_net_rx_done's checks: a raw put is allowed. */
+	rte_mempool_put_bulk(net->pool, (void **)net->spare, net->spare_n);
+	net->spare_n = 0;
 }
 
 void
@@ -323,10 +334,14 @@ sk_net_timers(struct sk_net_lcore *net, uint64_t now_tsc)
 uint16_t
 sk_net_tx_flush(struct sk_net_lcore *net)
 {
+	uint16_t sent;
+
 	sk_tcp_conn_run_resumes(net);
 	sk_tcp_conn_run_closes(net);
 	sk_tcp_conn_run_output(net);
-	return sk_net_tx_burst(net);
+	sent = sk_net_tx_burst(net);
+	sk_net_spare_return(net);
+	return sent;
 }
 
 const struct sk_net_stats *

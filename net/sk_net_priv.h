@@ -181,6 +181,9 @@ struct sk_nd_entry {
 /* What a timer entry belongs to (sk_timer.kind). */
 enum { SK_TIMER_CONN = 1, SK_TIMER_ARP = 2 };
 
+/* Received frames kept per pass for the segments sent (a burst's worth). */
+#define SK_NET_SPARE_MAX 64
+
 struct sk_net_lcore {
 	struct sk_net_conf conf;
 	struct sk_net_app_ops ops;
@@ -247,6 +250,11 @@ struct sk_net_lcore {
 
 	struct sk_net_stats stats;
 
+	/* Received frames done with, kept for the segments of this pass
+	 * (sk_net_rx_done, sk_net_mbuf_get); back to the pool at the flush. */
+	uint16_t spare_n;
+	struct rte_mbuf *spare[SK_NET_SPARE_MAX];
+
 	/* TX queue, flushed by sk_net_tx_flush() or when full */
 	uint16_t txn;
 	struct rte_mbuf *txq[];
@@ -260,6 +268,41 @@ void sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m);
 
 /** Send the TX queue now; returns frames accepted. */
 uint16_t sk_net_tx_burst(struct sk_net_lcore *net);
+
+/**
+ * sk_net_rx_done - the stack is done with the received frame @m (it takes
+ * ownership): kept as a spare for a segment of this pass when it is a
+ * plain mbuf of the lcore's pool that nothing else holds, else freed. At
+ * one request per frame every answer then reuses its request's mbuf, hot
+ * in the cache, with no trip through the pool.
+ */
+static inline void
+sk_net_rx_done(struct sk_net_lcore *net, struct rte_mbuf *m)
+{
+	if (net->spare_n < SK_NET_SPARE_MAX && m->pool == net->pool && RTE_MBUF_DIRECT(m) &&
+	    m->next == NULL && rte_mbuf_refcnt_read(m) == 1) {
+		net->spare[net->spare_n++] = m;
+		return;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/** sk_net_mbuf_get - an empty mbuf for a frame to send: a spare, else one
+ * from the pool; NULL if the pool is empty. */
+static inline struct rte_mbuf *
+sk_net_mbuf_get(struct sk_net_lcore *net)
+{
+	struct rte_mbuf *m;
+
+	if (net->spare_n == 0)
+		return rte_pktmbuf_alloc(net->pool);
+	m = net->spare[--net->spare_n];
+	rte_pktmbuf_reset(m);
+	return m;
+}
+
+/** Give the spares back to the pool (end of a pass, or free). */
+void sk_net_spare_return(struct sk_net_lcore *net);
 
 /** Convert milliseconds to wheel ticks (at least 1). */
 uint32_t sk_net_ms_to_ticks(const struct sk_net_lcore *net, uint32_t ms);

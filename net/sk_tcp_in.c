@@ -601,7 +601,7 @@ sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *
 	s.sip6 = s.dip6 = NULL;
 	tcp_dispatch(net, sk_tcp_conn_lookup(net, s.sip, s.sport, s.dip, s.dport), &s);
 out:
-	rte_pktmbuf_free(m);
+	sk_net_rx_done(net, m);
 }
 
 void
@@ -635,5 +635,5 @@ sk_tcp_input6(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv6_hdr 
 	s.dip6 = ip->dst_addr;
 	tcp_dispatch(net, sk_tcp_conn_lookup6(net, s.sip6, s.sport, s.dip6, s.dport), &s);
 out:
-	rte_pktmbuf_free(m);
+	sk_net_rx_done(net, m);
 }

@@ -135,7 +135,7 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, const stru
 	uint32_t l4 = TCP_HDR_LEN + optlen + len;
 	uint32_t l3 = e->sip6 != NULL ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
 	uint8_t doff = (uint8_t)(((TCP_HDR_LEN + optlen) / 4) << 4);
-	struct rte_mbuf *m = rte_pktmbuf_alloc(net->pool);
+	struct rte_mbuf *m = sk_net_mbuf_get(net);
 	struct rte_ether_hdr *eth;
 	struct rte_tcp_hdr *th;
 	uint64_t sum;
