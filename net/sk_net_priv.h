@@ -455,6 +455,10 @@ void sk_tcp_peer_remove(struct sk_tcp_conn *c);
 /* sk_tcp_conn.c */
 /** Frames of a burst whose connection sk_tcp_rx_prefetch() prefetches. */
 #define SK_TCP_PREFETCH_MAX 64
+/** Bytes of a connection's app area, and of its send ring's free space
+ * (the answer's room), that sk_tcp_rx_prefetch() prefetches. */
+#define SK_TCP_PREFETCH_APP 256u
+#define SK_TCP_PREFETCH_SND 192u
 /**
  * Prefetch, for the first SK_TCP_PREFETCH_MAX frames of @pkts, the hash
  * bucket, the connection and its receive, send and app areas that

@@ -87,10 +87,11 @@ sk_tcp_conn_lookup6(struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rpor
 }
 
 /* bucket_of - the hash bucket the TCP segment in @m would be looked up
- * in, or NULL if @m is not a plain IPv4/TCP frame (a hint: nothing here is
- * validated beyond what reading the tuple needs). */
+ * in, or NULL if @m is not a plain IPv4/TCP frame; *@len: the bytes after
+ * the IPv4 header (a hint: nothing here is validated beyond what reading
+ * the tuple needs). */
 static inline struct sk_tcp_conn *const *
-bucket_of(const struct sk_net_lcore *net, const struct rte_mbuf *m)
+bucket_of(const struct sk_net_lcore *net, const struct rte_mbuf *m, uint32_t *len)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
@@ -100,6 +101,7 @@ bucket_of(const struct sk_net_lcore *net, const struct rte_mbuf *m)
 	    eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || ip->version_ihl != 0x45 ||
 	    ip->next_proto_id != IPPROTO_TCP)
 		return NULL;
+	*len = rte_be_to_cpu_16(ip->total_length);
 	return &net->buckets[conn_hash(net, rte_be_to_cpu_32(ip->src_addr),
 				       rte_be_to_cpu_16(th->src_port),
 				       rte_be_to_cpu_32(ip->dst_addr),
@@ -107,18 +109,35 @@ bucket_of(const struct sk_net_lcore *net, const struct rte_mbuf *m)
 			     net->bucket_mask];
 }
 
+/* prefetch_span - the cache lines of [@p, @p + @len), at most @max of them. */
+static inline void
+prefetch_span(const uint8_t *p, uint32_t len, unsigned max, bool write)
+{
+	const uint8_t *end = p + len;
+
+	p = RTE_PTR_ALIGN_FLOOR(p, RTE_CACHE_LINE_SIZE);
+	for (unsigned i = 0; i < max && p < end; i++, p += RTE_CACHE_LINE_SIZE) {
+		if (write)
+			rte_prefetch0_write(p);
+		else
+			rte_prefetch0(p);
+	}
+}
+
 void
 sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint16_t n)
 {
 	struct sk_tcp_conn *const *bucket[SK_TCP_PREFETCH_MAX];
 	struct sk_tcp_conn *conn[SK_TCP_PREFETCH_MAX];
+	uint32_t len[SK_TCP_PREFETCH_MAX];
 	uint16_t k = RTE_MIN(n, SK_TCP_PREFETCH_MAX);
+	uint32_t app_len = RTE_MIN(net->conf.app_data_size, SK_TCP_PREFETCH_APP);
 
 	/* Three rounds over the burst, each waiting for what the one before
 	 * asked for while the other frames' requests are in flight: the
 	 * buckets, the connections, then their buffers. */
 	for (uint16_t i = 0; i < k; i++) {
-		bucket[i] = bucket_of(net, pkts[i]);
+		bucket[i] = bucket_of(net, pkts[i], &len[i]);
 		if (bucket[i] != NULL)
 			rte_prefetch0(bucket[i]);
 	}
@@ -139,9 +158,19 @@ sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint1
 		tail = c->snd_head + c->snd_len;
 		if (tail >= net->conf.snd_buf_size)
 			tail -= net->conf.snd_buf_size;
-		rte_prefetch0(c->app_data);
-		rte_prefetch0(c->rcv_buf + c->rcv_len);
-		rte_prefetch0(c->snd_buf + tail);
+		/* Every line each one will touch: the app's state, where the
+		 * payload lands (its length, less the TCP header, is at most
+		 * what follows the IP header), where an answer will be
+		 * written (the send ring's free space from its tail). */
+		prefetch_span(c->app_data, app_len, 4, false);
+		prefetch_span(c->rcv_buf + c->rcv_len,
+			      RTE_MIN(len[i] - (uint32_t)sizeof(struct rte_ipv4_hdr),
+				      net->conf.rcv_buf_size - c->rcv_len),
+			      4, true);
+		prefetch_span(
+			c->snd_buf + tail,
+			RTE_MIN(net->conf.snd_buf_size - c->snd_len, net->conf.snd_buf_size - tail),
+			SK_TCP_PREFETCH_SND / RTE_CACHE_LINE_SIZE, true);
 	}
 }
 
