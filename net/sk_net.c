@@ -306,8 +306,10 @@ sk_net_rx(struct sk_net_lcore *net, struct rte_mbuf **pkts, uint16_t n, uint64_t
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		net->stats.rx_pkts++;
 		net->stats.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		net->rx_cur = i;
 		sk_eth_input(net, pkts[i]);
 	}
+	net->rx_hint_n = 0; /* the mbufs may come back as other frames */
 	sk_tcp_conn_run_closes(net);
 }
 

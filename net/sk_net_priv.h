@@ -183,6 +183,8 @@ enum { SK_TIMER_CONN = 1, SK_TIMER_ARP = 2 };
 
 /* Received frames kept per pass for the segments sent (a burst's worth). */
 #define SK_NET_SPARE_MAX 64
+/** Frames of a burst whose connection sk_tcp_rx_prefetch() prefetches. */
+#define SK_TCP_PREFETCH_MAX 64
 
 struct sk_net_lcore {
 	struct sk_net_conf conf;
@@ -249,6 +251,14 @@ struct sk_net_lcore {
 	uint64_t rng; /* xorshift64 state */
 
 	struct sk_net_stats stats;
+
+	/* sk_net_rx(): the frame being processed (index in the burst), and
+	 * the hash bucket sk_tcp_rx_prefetch() found for each of the first
+	 * rx_hint_n frames (sk_tcp_conn_lookup_rx) */
+	uint16_t rx_cur;
+	uint16_t rx_hint_n;
+	const struct rte_mbuf *rx_hint_m[SK_TCP_PREFETCH_MAX];
+	struct sk_tcp_conn *const *rx_hint_b[SK_TCP_PREFETCH_MAX];
 
 	/* Received frames done with, kept for the segments of this pass
 	 * (sk_net_rx_done, sk_net_mbuf_get); back to the pool at the flush. */
@@ -423,8 +433,15 @@ void sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac
 		     uint16_t sport, uint32_t dip, uint16_t dport, const uint8_t *sip6,
 		     const uint8_t *dip6, uint32_t seq, uint32_t ack, uint8_t flags,
 		     uint16_t mss_opt);
-/** Current receive window of @c. */
-uint32_t sk_tcp_rcv_wnd(const struct sk_tcp_conn *c);
+/** Current receive window of @c (every segment in and out reads it: inline). */
+static inline uint32_t
+sk_tcp_rcv_wnd(const struct sk_tcp_conn *c)
+{
+	uint32_t size = c->net->conf.rcv_buf_size;
+	uint32_t w = (c->flags & SK_TCPF_APP_CLOSED) ? size : size - c->rcv_len;
+
+	return RTE_MIN(w, 65535u);
+}
 /** Connection timer fired (kind SK_TIMER_CONN). */
 void sk_tcp_on_timer(struct sk_tcp_conn *c);
 
@@ -453,8 +470,6 @@ void sk_tcp_peer_add(struct sk_tcp_conn *c);
 void sk_tcp_peer_remove(struct sk_tcp_conn *c);
 
 /* sk_tcp_conn.c */
-/** Frames of a burst whose connection sk_tcp_rx_prefetch() prefetches. */
-#define SK_TCP_PREFETCH_MAX 64
 /** Bytes of a connection's app area, and of its send ring's free space
  * (the answer's room), that sk_tcp_rx_prefetch() prefetches. */
 #define SK_TCP_PREFETCH_APP 256u
@@ -469,6 +484,14 @@ void sk_tcp_peer_remove(struct sk_tcp_conn *c);
  * reads valid memory).
  */
 void sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint16_t n);
+/**
+ * sk_tcp_conn_lookup_rx - sk_tcp_conn_lookup() for the frame @m being
+ * processed by sk_net_rx(): starts from the bucket sk_tcp_rx_prefetch()
+ * found for it (the same hash of the same bytes) instead of hashing again.
+ */
+struct sk_tcp_conn *sk_tcp_conn_lookup_rx(struct sk_net_lcore *net, const struct rte_mbuf *m,
+					  uint32_t rip, uint16_t rport, uint32_t lip,
+					  uint16_t lport);
 struct sk_tcp_conn *sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
 				       uint32_t lip, uint16_t lport);
 /**

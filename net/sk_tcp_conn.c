@@ -48,6 +48,21 @@ sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint3
 	return NULL;
 }
 
+struct sk_tcp_conn *
+sk_tcp_conn_lookup_rx(struct sk_net_lcore *net, const struct rte_mbuf *m, uint32_t rip,
+		      uint16_t rport, uint32_t lip, uint16_t lport)
+{
+	uint16_t i = net->rx_cur;
+	struct sk_tcp_conn *c;
+
+	if (i >= net->rx_hint_n || net->rx_hint_m[i] != m || net->rx_hint_b[i] == NULL)
+		return sk_tcp_conn_lookup(net, rip, rport, lip, lport);
+	for (c = *net->rx_hint_b[i]; c != NULL; c = c->hnext)
+		if (c->rip == rip && c->rport == rport && c->lport == lport && c->lip == lip)
+			return c;
+	return NULL;
+}
+
 /* conn_hash6 - the hash of an IPv6 4-tuple (IPv4 keeps its three words). */
 static inline uint32_t
 conn_hash6(const struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rport, const uint8_t *lip6,
@@ -140,7 +155,10 @@ sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint1
 		bucket[i] = bucket_of(net, pkts[i], &len[i]);
 		if (bucket[i] != NULL)
 			rte_prefetch0(bucket[i]);
+		net->rx_hint_m[i] = pkts[i];
+		net->rx_hint_b[i] = bucket[i];
 	}
+	net->rx_hint_n = k;
 	for (uint16_t i = 0; i < k; i++) {
 		conn[i] = bucket[i] != NULL ? *bucket[i] : NULL;
 		if (conn[i] != NULL)

@@ -599,7 +599,7 @@ sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *
 	s.sip = rte_be_to_cpu_32(ip->src_addr);
 	s.dip = rte_be_to_cpu_32(ip->dst_addr);
 	s.sip6 = s.dip6 = NULL;
-	tcp_dispatch(net, sk_tcp_conn_lookup(net, s.sip, s.sport, s.dip, s.dport), &s);
+	tcp_dispatch(net, sk_tcp_conn_lookup_rx(net, m, s.sip, s.sport, s.dip, s.dport), &s);
 out:
 	sk_net_rx_done(net, m);
 }

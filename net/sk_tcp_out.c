@@ -25,15 +25,6 @@
 #define TCP_MSS_OPT   4
 #define SEGS_PER_CALL 64 /* bound on segments per output call */
 
-uint32_t
-sk_tcp_rcv_wnd(const struct sk_tcp_conn *c)
-{
-	uint32_t size = c->net->conf.rcv_buf_size;
-	uint32_t w = (c->flags & SK_TCPF_APP_CLOSED) ? size : size - c->rcv_len;
-
-	return RTE_MIN(w, 65535u);
-}
-
 /* The two ends of a segment: IPv4 addresses, or IPv6 ones when sip6 is not NULL. */
 struct tcp_ends {
 	uint32_t sip, dip;
