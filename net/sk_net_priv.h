@@ -13,6 +13,7 @@
 #include <sys/queue.h>
 
 #include <rte_ip.h>
+#include <rte_jhash.h>
 #include <rte_tcp.h>
 
 #include "sk_cksum.h"
@@ -469,7 +470,14 @@ void sk_tcp_peer_add(struct sk_tcp_conn *c);
 /** Uncount @c if it was counted. */
 void sk_tcp_peer_remove(struct sk_tcp_conn *c);
 
-/* sk_tcp_conn.c */
+/* sk_tcp_conn.c and sk_tcp_prefetch.c */
+/** The hash of an IPv4 4-tuple (host order) in the connection table. */
+static inline uint32_t
+sk_tcp_conn_hash(const struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
+		 uint16_t lport)
+{
+	return rte_jhash_3words(rip, lip, ((uint32_t)rport << 16) | lport, net->hash_seed);
+}
 /** Bytes of a connection's app area, and of its send ring's free space
  * (the answer's room), that sk_tcp_rx_prefetch() prefetches. */
 #define SK_TCP_PREFETCH_APP 256u
