@@ -276,14 +276,6 @@ sk_net_spare_return(struct sk_net_lcore *net)
 	net->spare_n = 0;
 }
 
-void
-sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m)
-{
-	if (net->txn >= net->conf.tx_burst_max)
-		sk_net_tx_burst(net);
-	net->txq[net->txn++] = m;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Poll-pass entry points                                                   */
 

@@ -274,11 +274,17 @@ struct sk_net_lcore {
 /* ------------------------------------------------------------------------ */
 /* sk_net.c: TX queue                                                       */
 
-/** Queue @m for transmission; takes ownership. Flushes when the queue is full. */
-void sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m);
-
 /** Send the TX queue now; returns frames accepted. */
 uint16_t sk_net_tx_burst(struct sk_net_lcore *net);
+
+/** Queue @m for transmission; takes ownership. Flushes when the queue is full. */
+static inline void
+sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m)
+{
+	if (net->txn >= net->conf.tx_burst_max)
+		sk_net_tx_burst(net);
+	net->txq[net->txn++] = m;
+}
 
 /**
  * sk_net_rx_done - the stack is done with the received frame @m (it takes
