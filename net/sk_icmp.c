@@ -22,7 +22,7 @@ sk_icmp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr 
 		net->stats.drop_short++;
 		goto drop;
 	}
-	if (rte_raw_cksum(icmp, len) != 0xffff) {
+	if (sk_cksum_raw(icmp, len) != 0xffff) {
 		net->stats.icmp_drop_cksum++;
 		goto drop;
 	}
@@ -34,7 +34,7 @@ sk_icmp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr 
 
 	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	icmp->icmp_cksum = 0;
-	ck = (uint16_t)~rte_raw_cksum(icmp, len);
+	ck = (uint16_t)~sk_cksum_raw(icmp, len);
 	icmp->icmp_cksum = ck;
 
 	a = ip->src_addr;

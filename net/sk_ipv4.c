@@ -43,7 +43,7 @@ sk_ipv4_input(struct sk_net_lcore *net, struct rte_mbuf *m)
 	}
 	ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 	if (ck == RTE_MBUF_F_RX_IP_CKSUM_BAD ||
-	    (ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD && rte_raw_cksum(ip, sizeof(*ip)) != 0xffff)) {
+	    (ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD && sk_cksum_raw(ip, sizeof(*ip)) != 0xffff)) {
 		net->stats.drop_ip_cksum++;
 		goto drop;
 	}
@@ -94,20 +94,27 @@ sk_ipv4_fill(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t proto,
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
 	ip->next_proto_id = proto;
-	ip->hdr_checksum = 0;
+	ip->hdr_checksum = sk_cksum_ipv4_fields(src, dst, proto, (uint16_t)(sizeof(*ip) + l4_len));
 	ip->src_addr = rte_cpu_to_be_32(src);
 	ip->dst_addr = rte_cpu_to_be_32(dst);
 }
 
 void
-sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
+sk_ipv4_tx_flags(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 {
 	m->l2_len = sizeof(struct rte_ether_hdr);
 	m->l3_len = sizeof(*ip);
 	m->ol_flags = RTE_MBUF_F_TX_IPV4;
-	ip->hdr_checksum = 0;
-	if (net->conf.tx_ip_cksum_offload)
+	if (net->conf.tx_ip_cksum_offload) {
+		ip->hdr_checksum = 0; /* the NIC's to fill */
 		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-	else
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+}
+
+void
+sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
+{
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = sk_cksum_ipv4_hdr(ip);
+	sk_ipv4_tx_flags(net, m, ip);
 }

@@ -36,12 +36,12 @@ sk_ipv6_l4_cksum(const uint8_t *src, const uint8_t *dst, uint8_t proto, const vo
 {
 	/* Upper-layer length and next header, as RFC 8200 §8.1 lays them out. */
 	const rte_be32_t ph[2] = {rte_cpu_to_be_32(len), rte_cpu_to_be_32(proto)};
-	uint32_t sum = __rte_raw_cksum(src, 16, 0);
+	uint64_t sum = sk_cksum_add(0, src, 16);
 
-	sum = __rte_raw_cksum(dst, 16, sum);
-	sum = __rte_raw_cksum(ph, sizeof(ph), sum);
-	sum = __rte_raw_cksum(msg, len, sum);
-	return (uint16_t)~__rte_raw_cksum_reduce(sum);
+	sum = sk_cksum_add(sum, dst, 16);
+	sum = sk_cksum_add(sum, ph, sizeof(ph));
+	sum = sk_cksum_add(sum, msg, len);
+	return (uint16_t)~sk_cksum_fold(sum);
 }
 
 void

@@ -223,6 +223,7 @@ sk_net_lcore_free(struct sk_net_lcore *net)
 	if (net == NULL)
 		return;
 	rte_pktmbuf_free_bulk(net->txq, net->txn);
+	sk_net_spare_return(net);
 	rte_free(net->wheel.slots);
 	rte_free(net->conns);
 	rte_free(net->buckets);
@@ -266,11 +267,13 @@ sk_net_tx_burst(struct sk_net_lcore *net)
 }
 
 void
-sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m)
+sk_net_spare_return(struct sk_net_lcore *net)
 {
-	if (net->txn >= net->conf.tx_burst_max)
-		sk_net_tx_burst(net);
-	net->txq[net->txn++] = m;
+	if (net->spare_n == 0)
+		return;
+	/* Each one passed sk_net_rx_done's checks: a raw put is allowed. */
+	rte_mempool_put_bulk(net->pool, (void **)net->spare, net->spare_n);
+	net->spare_n = 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -295,8 +298,10 @@ sk_net_rx(struct sk_net_lcore *net, struct rte_mbuf **pkts, uint16_t n, uint64_t
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		net->stats.rx_pkts++;
 		net->stats.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		net->rx_cur = i;
 		sk_eth_input(net, pkts[i]);
 	}
+	net->rx_hint_n = 0; /* the mbufs may come back as other frames */
 	sk_tcp_conn_run_closes(net);
 }
 
@@ -323,10 +328,14 @@ sk_net_timers(struct sk_net_lcore *net, uint64_t now_tsc)
 uint16_t
 sk_net_tx_flush(struct sk_net_lcore *net)
 {
+	uint16_t sent;
+
 	sk_tcp_conn_run_resumes(net);
 	sk_tcp_conn_run_closes(net);
 	sk_tcp_conn_run_output(net);
-	return sk_net_tx_burst(net);
+	sent = sk_net_tx_burst(net);
+	sk_net_spare_return(net);
+	return sent;
 }
 
 const struct sk_net_stats *

@@ -13,8 +13,10 @@
 #include <sys/queue.h>
 
 #include <rte_ip.h>
+#include <rte_jhash.h>
 #include <rte_tcp.h>
 
+#include "sk_cksum.h"
 #include "sk_common.h"
 #include "sk_net.h"
 #include "sk_syncookie.h"
@@ -180,6 +182,11 @@ struct sk_nd_entry {
 /* What a timer entry belongs to (sk_timer.kind). */
 enum { SK_TIMER_CONN = 1, SK_TIMER_ARP = 2 };
 
+/* Received frames kept per pass for the segments sent (a burst's worth). */
+#define SK_NET_SPARE_MAX 64
+/** Frames of a burst whose connection sk_tcp_rx_prefetch() prefetches. */
+#define SK_TCP_PREFETCH_MAX 64
+
 struct sk_net_lcore {
 	struct sk_net_conf conf;
 	struct sk_net_app_ops ops;
@@ -246,6 +253,19 @@ struct sk_net_lcore {
 
 	struct sk_net_stats stats;
 
+	/* sk_net_rx(): the frame being processed (index in the burst), and
+	 * the hash bucket sk_tcp_rx_prefetch() found for each of the first
+	 * rx_hint_n frames (sk_tcp_conn_lookup_rx) */
+	uint16_t rx_cur;
+	uint16_t rx_hint_n;
+	const struct rte_mbuf *rx_hint_m[SK_TCP_PREFETCH_MAX];
+	struct sk_tcp_conn *const *rx_hint_b[SK_TCP_PREFETCH_MAX];
+
+	/* Received frames done with, kept for the segments of this pass
+	 * (sk_net_rx_done, sk_net_mbuf_get); back to the pool at the flush. */
+	uint16_t spare_n;
+	struct rte_mbuf *spare[SK_NET_SPARE_MAX];
+
 	/* TX queue, flushed by sk_net_tx_flush() or when full */
 	uint16_t txn;
 	struct rte_mbuf *txq[];
@@ -254,11 +274,52 @@ struct sk_net_lcore {
 /* ------------------------------------------------------------------------ */
 /* sk_net.c: TX queue                                                       */
 
-/** Queue @m for transmission; takes ownership. Flushes when the queue is full. */
-void sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m);
-
 /** Send the TX queue now; returns frames accepted. */
 uint16_t sk_net_tx_burst(struct sk_net_lcore *net);
+
+/** Queue @m for transmission; takes ownership. Flushes when the queue is full. */
+static inline void
+sk_net_tx_enqueue(struct sk_net_lcore *net, struct rte_mbuf *m)
+{
+	if (net->txn >= net->conf.tx_burst_max)
+		sk_net_tx_burst(net);
+	net->txq[net->txn++] = m;
+}
+
+/**
+ * sk_net_rx_done - the stack is done with the received frame @m (it takes
+ * ownership): kept as a spare for a segment of this pass when it is a
+ * plain mbuf of the lcore's pool that nothing else holds, else freed. At
+ * one request per frame every answer then reuses its request's mbuf, hot
+ * in the cache, with no trip through the pool.
+ */
+static inline void
+sk_net_rx_done(struct sk_net_lcore *net, struct rte_mbuf *m)
+{
+	if (net->spare_n < SK_NET_SPARE_MAX && m->pool == net->pool && RTE_MBUF_DIRECT(m) &&
+	    m->next == NULL && rte_mbuf_refcnt_read(m) == 1) {
+		net->spare[net->spare_n++] = m;
+		return;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/** sk_net_mbuf_get - an empty mbuf for a frame to send: a spare, else one
+ * from the pool; NULL if the pool is empty. */
+static inline struct rte_mbuf *
+sk_net_mbuf_get(struct sk_net_lcore *net)
+{
+	struct rte_mbuf *m;
+
+	if (net->spare_n == 0)
+		return rte_pktmbuf_alloc(net->pool);
+	m = net->spare[--net->spare_n];
+	rte_pktmbuf_reset(m);
+	return m;
+}
+
+/** Give the spares back to the pool (end of a pass, or free). */
+void sk_net_spare_return(struct sk_net_lcore *net);
 
 /** Convert milliseconds to wheel ticks (at least 1). */
 uint32_t sk_net_ms_to_ticks(const struct sk_net_lcore *net, uint32_t ms);
@@ -278,10 +339,17 @@ sk_net_is_ours(const struct sk_net_lcore *net, uint32_t ip)
 {
 	return ip - net->conf.ip < net->conf.ip_count;
 }
-/** Fill an IPv4 header from @src (one of ours) to @dst (host order), @l4_len payload bytes. */
+/**
+ * Fill an IPv4 header from @src (one of ours) to @dst (host order), @l4_len
+ * payload bytes, its checksum included (computed from the values, not read
+ * back); sk_ipv4_tx_flags() then sets the mbuf's offload fields.
+ */
 void sk_ipv4_fill(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t proto,
 		  uint16_t l4_len);
-/** Set the IPv4 checksum (or its offload flags) of a frame built in @m. */
+/** Set the TX offload fields of @m for the header @ip; with the port's IP
+ * checksum offload, zero the header checksum for the NIC to fill. */
+void sk_ipv4_tx_flags(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
+/** Recompute the checksum of @ip, a header changed in place, then sk_ipv4_tx_flags(). */
 void sk_ipv4_finish(const struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip);
 
 /* sk_ipv6.c */
@@ -372,8 +440,15 @@ void sk_tcp_send_raw(struct sk_net_lcore *net, const struct rte_ether_addr *dmac
 		     uint16_t sport, uint32_t dip, uint16_t dport, const uint8_t *sip6,
 		     const uint8_t *dip6, uint32_t seq, uint32_t ack, uint8_t flags,
 		     uint16_t mss_opt);
-/** Current receive window of @c. */
-uint32_t sk_tcp_rcv_wnd(const struct sk_tcp_conn *c);
+/** Current receive window of @c (every segment in and out reads it: inline). */
+static inline uint32_t
+sk_tcp_rcv_wnd(const struct sk_tcp_conn *c)
+{
+	uint32_t size = c->net->conf.rcv_buf_size;
+	uint32_t w = (c->flags & SK_TCPF_APP_CLOSED) ? size : size - c->rcv_len;
+
+	return RTE_MIN(w, 65535u);
+}
 /** Connection timer fired (kind SK_TIMER_CONN). */
 void sk_tcp_on_timer(struct sk_tcp_conn *c);
 
@@ -401,9 +476,18 @@ void sk_tcp_peer_add(struct sk_tcp_conn *c);
 /** Uncount @c if it was counted. */
 void sk_tcp_peer_remove(struct sk_tcp_conn *c);
 
-/* sk_tcp_conn.c */
-/** Frames of a burst whose connection sk_tcp_rx_prefetch() prefetches. */
-#define SK_TCP_PREFETCH_MAX 64
+/* sk_tcp_conn.c and sk_tcp_prefetch.c */
+/** The hash of an IPv4 4-tuple (host order) in the connection table. */
+static inline uint32_t
+sk_tcp_conn_hash(const struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
+		 uint16_t lport)
+{
+	return rte_jhash_3words(rip, lip, ((uint32_t)rport << 16) | lport, net->hash_seed);
+}
+/** Bytes of a connection's app area, and of its send ring's free space
+ * (the answer's room), that sk_tcp_rx_prefetch() prefetches. */
+#define SK_TCP_PREFETCH_APP 256u
+#define SK_TCP_PREFETCH_SND 192u
 /**
  * Prefetch, for the first SK_TCP_PREFETCH_MAX frames of @pkts, the hash
  * bucket, the connection and its receive, send and app areas that
@@ -414,6 +498,14 @@ void sk_tcp_peer_remove(struct sk_tcp_conn *c);
  * reads valid memory).
  */
 void sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint16_t n);
+/**
+ * sk_tcp_conn_lookup_rx - sk_tcp_conn_lookup() for the frame @m being
+ * processed by sk_net_rx(): starts from the bucket sk_tcp_rx_prefetch()
+ * found for it (the same hash of the same bytes) instead of hashing again.
+ */
+struct sk_tcp_conn *sk_tcp_conn_lookup_rx(struct sk_net_lcore *net, const struct rte_mbuf *m,
+					  uint32_t rip, uint16_t rport, uint32_t lip,
+					  uint16_t lport);
 struct sk_tcp_conn *sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport,
 				       uint32_t lip, uint16_t lport);
 /**

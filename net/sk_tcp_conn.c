@@ -14,33 +14,24 @@
  * app-facing sk_tcp_* functions.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 
 #include <netinet/in.h>
 
 #include <rte_errno.h>
 #include <rte_jhash.h>
-#include <rte_prefetch.h>
 
 #include "sk_net_priv.h"
 
 /* ------------------------------------------------------------------------ */
 /* Hash table                                                               */
 
-static inline uint32_t
-conn_hash(const struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
-	  uint16_t lport)
-{
-	return rte_jhash_3words(rip, lip, ((uint32_t)rport << 16) | lport, net->hash_seed);
-}
-
 struct sk_tcp_conn *
 sk_tcp_conn_lookup(struct sk_net_lcore *net, uint32_t rip, uint16_t rport, uint32_t lip,
 		   uint16_t lport)
 {
 	struct sk_tcp_conn *c =
-		net->buckets[conn_hash(net, rip, rport, lip, lport) & net->bucket_mask];
+		net->buckets[sk_tcp_conn_hash(net, rip, rport, lip, lport) & net->bucket_mask];
 
 	for (; c != NULL; c = c->hnext)
 		if (c->rip == rip && c->rport == rport && c->lport == lport && c->lip == lip)
@@ -66,8 +57,9 @@ static inline struct sk_tcp_conn **
 conn_bucket(const struct sk_tcp_conn *c)
 {
 	const struct sk_net_lcore *net = c->net;
-	uint32_t h = (c->flags & SK_TCPF_V6) ? conn_hash6(net, c->rip6, c->rport, c->lip6, c->lport)
-					     : conn_hash(net, c->rip, c->rport, c->lip, c->lport);
+	uint32_t h = (c->flags & SK_TCPF_V6)
+			     ? conn_hash6(net, c->rip6, c->rport, c->lip6, c->lport)
+			     : sk_tcp_conn_hash(net, c->rip, c->rport, c->lip, c->lport);
 
 	return &net->buckets[h & net->bucket_mask];
 }
@@ -84,65 +76,6 @@ sk_tcp_conn_lookup6(struct sk_net_lcore *net, const uint8_t *rip6, uint16_t rpor
 		    memcmp(c->rip6, rip6, 16) == 0 && memcmp(c->lip6, lip6, 16) == 0)
 			return c;
 	return NULL;
-}
-
-/* bucket_of - the hash bucket the TCP segment in @m would be looked up
- * in, or NULL if @m is not a plain IPv4/TCP frame (a hint: nothing here is
- * validated beyond what reading the tuple needs). */
-static inline struct sk_tcp_conn *const *
-bucket_of(const struct sk_net_lcore *net, const struct rte_mbuf *m)
-{
-	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
-	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
-
-	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*ip) + sizeof(*th) ||
-	    eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || ip->version_ihl != 0x45 ||
-	    ip->next_proto_id != IPPROTO_TCP)
-		return NULL;
-	return &net->buckets[conn_hash(net, rte_be_to_cpu_32(ip->src_addr),
-				       rte_be_to_cpu_16(th->src_port),
-				       rte_be_to_cpu_32(ip->dst_addr),
-				       rte_be_to_cpu_16(th->dst_port)) &
-			     net->bucket_mask];
-}
-
-void
-sk_tcp_rx_prefetch(struct sk_net_lcore *net, struct rte_mbuf *const *pkts, uint16_t n)
-{
-	struct sk_tcp_conn *const *bucket[SK_TCP_PREFETCH_MAX];
-	struct sk_tcp_conn *conn[SK_TCP_PREFETCH_MAX];
-	uint16_t k = RTE_MIN(n, SK_TCP_PREFETCH_MAX);
-
-	/* Three rounds over the burst, each waiting for what the one before
-	 * asked for while the other frames' requests are in flight: the
-	 * buckets, the connections, then their buffers. */
-	for (uint16_t i = 0; i < k; i++) {
-		bucket[i] = bucket_of(net, pkts[i]);
-		if (bucket[i] != NULL)
-			rte_prefetch0(bucket[i]);
-	}
-	for (uint16_t i = 0; i < k; i++) {
-		conn[i] = bucket[i] != NULL ? *bucket[i] : NULL;
-		if (conn[i] != NULL)
-			for (size_t off = 0; off < offsetof(struct sk_tcp_conn, rip6);
-			     off += RTE_CACHE_LINE_SIZE)
-				rte_prefetch0((const uint8_t *)conn[i] + off);
-	}
-	for (uint16_t i = 0; i < k; i++) {
-		const struct sk_tcp_conn *c = conn[i];
-		uint32_t tail;
-
-		if (c == NULL)
-			continue;
-		/* snd_head < snd_buf_size and snd_len <= it: one subtraction */
-		tail = c->snd_head + c->snd_len;
-		if (tail >= net->conf.snd_buf_size)
-			tail -= net->conf.snd_buf_size;
-		rte_prefetch0(c->app_data);
-		rte_prefetch0(c->rcv_buf + c->rcv_len);
-		rte_prefetch0(c->snd_buf + tail);
-	}
 }
 
 static void

@@ -590,7 +590,7 @@ sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *
 	}
 	ck = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	if (ck == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
-	    (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD && rte_ipv4_udptcp_cksum_verify(ip, th) != 0)) {
+	    (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD && sk_cksum_ipv4_l4(ip, th, l4len) != 0xffff)) {
 		net->stats.tcp_drop_cksum++;
 		goto out;
 	}
@@ -599,9 +599,9 @@ sk_tcp_input(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv4_hdr *
 	s.sip = rte_be_to_cpu_32(ip->src_addr);
 	s.dip = rte_be_to_cpu_32(ip->dst_addr);
 	s.sip6 = s.dip6 = NULL;
-	tcp_dispatch(net, sk_tcp_conn_lookup(net, s.sip, s.sport, s.dip, s.dport), &s);
+	tcp_dispatch(net, sk_tcp_conn_lookup_rx(net, m, s.sip, s.sport, s.dip, s.dport), &s);
 out:
-	rte_pktmbuf_free(m);
+	sk_net_rx_done(net, m);
 }
 
 void
@@ -635,5 +635,5 @@ sk_tcp_input6(struct sk_net_lcore *net, struct rte_mbuf *m, struct rte_ipv6_hdr 
 	s.dip6 = ip->dst_addr;
 	tcp_dispatch(net, sk_tcp_conn_lookup6(net, s.sip6, s.sport, s.dip6, s.dport), &s);
 out:
-	rte_pktmbuf_free(m);
+	sk_net_rx_done(net, m);
 }

@@ -25,15 +25,6 @@
 #define TCP_MSS_OPT   4
 #define SEGS_PER_CALL 64 /* bound on segments per output call */
 
-uint32_t
-sk_tcp_rcv_wnd(const struct sk_tcp_conn *c)
-{
-	uint32_t size = c->net->conf.rcv_buf_size;
-	uint32_t w = (c->flags & SK_TCPF_APP_CLOSED) ? size : size - c->rcv_len;
-
-	return RTE_MIN(w, 65535u);
-}
-
 /* The two ends of a segment: IPv4 addresses, or IPv6 ones when sip6 is not NULL. */
 struct tcp_ends {
 	uint32_t sip, dip;
@@ -73,32 +64,52 @@ tcp_l3(struct sk_net_lcore *net, struct rte_mbuf *m, const struct rte_ether_addr
 	return (struct rte_tcp_hdr *)(ip + 1);
 }
 
-/* tcp_cksum - the TCP checksum of the segment at @th (or its offload flags). */
-static void
-tcp_cksum(struct sk_net_lcore *net, struct rte_mbuf *m, const struct tcp_ends *e,
-	  struct rte_tcp_hdr *th, uint32_t l4, uint32_t hdr_len)
+/*
+ * Checksums are summed from the values and from the send ring, never read
+ * back from the frame: a header just stored field by field and read again
+ * as 8-byte words stalls on store-to-load forwarding, and the payload
+ * copy is as fresh. Every sum below is of 16-bit words as they lie in the
+ * frame (network order), so a big-endian field adds as its stored value.
+ */
+
+/* phdr_sum - the pseudo-header of a TCP segment of @l4 bytes between @e. */
+static inline uint64_t
+phdr_sum(const struct tcp_ends *e, uint32_t l4)
 {
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)th - 1;
+	if (e->sip6 != NULL) /* RFC 8200 §8.1: 32-bit length, 24 zero bits, next header */
+		return sk_cksum_add(sk_cksum_add(0, e->sip6, 16), e->dip6, 16) +
+		       rte_cpu_to_be_32(l4) + rte_cpu_to_be_32(IPPROTO_TCP);
+	return (uint64_t)rte_cpu_to_be_32(e->sip) + rte_cpu_to_be_32(e->dip) +
+	       rte_cpu_to_be_16(IPPROTO_TCP) + rte_cpu_to_be_16((uint16_t)l4);
+}
 
+/* ring_sum - the sum of @len bytes of @c's send ring from offset @pos, of
+ * which @first lie before the ring's end; the rest starts at offset @first
+ * of the payload: an odd offset swaps its bytes (RFC 1071). */
+static inline uint64_t
+ring_sum(const struct sk_tcp_conn *c, uint32_t pos, uint32_t first, uint32_t len)
+{
+	uint64_t s = sk_cksum_add(0, c->snd_buf + pos, first);
+	uint16_t rest;
+
+	if (first == len)
+		return s;
+	rest = sk_cksum_fold(sk_cksum_add(0, c->snd_buf, len - first));
+	return s + ((first & 1) ? rte_bswap16(rest) : rest);
+}
+
+/* tcp_offload - the TCP checksum offload fields of @m (the NIC sums the
+ * segment from the pseudo-header sum in the checksum field). */
+static void
+tcp_offload(struct rte_mbuf *m, const struct tcp_ends *e, struct rte_tcp_hdr *th, uint32_t hdr_len)
+{
+	m->l4_len = (uint8_t)hdr_len;
 	if (e->sip6 != NULL) {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)th - 1;
-
-		if (net->conf.tx_tcp_cksum_offload) {
-			m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_TCP_CKSUM;
-			m->l4_len = (uint8_t)hdr_len;
-			th->cksum = rte_ipv6_phdr_cksum(ip6, m->ol_flags);
-		} else {
-			th->cksum = sk_ipv6_l4_cksum(e->sip6, e->dip6, IPPROTO_TCP, th, l4);
-		}
-		return;
-	}
-	sk_ipv4_finish(net, m, ip);
-	if (net->conf.tx_tcp_cksum_offload) {
-		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
-		m->l4_len = (uint8_t)hdr_len;
-		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_TCP_CKSUM;
+		th->cksum = rte_ipv6_phdr_cksum((struct rte_ipv6_hdr *)th - 1, m->ol_flags);
 	} else {
-		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+		th->cksum = rte_ipv4_phdr_cksum((struct rte_ipv4_hdr *)th - 1, m->ol_flags);
 	}
 }
 
@@ -114,9 +125,11 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, const stru
 	uint32_t optlen = mss_opt ? TCP_MSS_OPT : 0;
 	uint32_t l4 = TCP_HDR_LEN + optlen + len;
 	uint32_t l3 = e->sip6 != NULL ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
-	struct rte_mbuf *m = rte_pktmbuf_alloc(net->pool);
+	uint8_t doff = (uint8_t)(((TCP_HDR_LEN + optlen) / 4) << 4);
+	struct rte_mbuf *m = sk_net_mbuf_get(net);
 	struct rte_ether_hdr *eth;
 	struct rte_tcp_hdr *th;
+	uint64_t sum;
 	uint8_t *p;
 
 	if (m == NULL) {
@@ -134,11 +147,14 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, const stru
 	th->dst_port = rte_cpu_to_be_16(e->dport);
 	th->sent_seq = rte_cpu_to_be_32(seq);
 	th->recv_ack = rte_cpu_to_be_32(ack);
-	th->data_off = (uint8_t)(((TCP_HDR_LEN + optlen) / 4) << 4);
+	th->data_off = doff;
 	th->tcp_flags = flags;
 	th->rx_win = rte_cpu_to_be_16(win);
 	th->cksum = 0;
 	th->tcp_urp = 0;
+	sum = (uint64_t)rte_cpu_to_be_16(e->sport) + rte_cpu_to_be_16(e->dport) +
+	      rte_cpu_to_be_32(seq) + rte_cpu_to_be_32(ack) +
+	      rte_cpu_to_be_16((uint16_t)(doff << 8 | flags)) + rte_cpu_to_be_16(win);
 	p = (uint8_t *)(th + 1);
 	if (mss_opt) {
 		p[0] = 2; /* kind MSS */
@@ -146,6 +162,7 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, const stru
 		p[2] = (uint8_t)(mss_opt >> 8);
 		p[3] = (uint8_t)mss_opt;
 		p += TCP_MSS_OPT;
+		sum += rte_cpu_to_be_16(0x0204) + rte_cpu_to_be_16(mss_opt);
 	}
 	if (len) {
 		uint32_t size = net->conf.snd_buf_size;
@@ -155,8 +172,14 @@ tcp_xmit(struct sk_net_lcore *net, const struct rte_ether_addr *dmac, const stru
 		memcpy(p, c->snd_buf + pos, first);
 		if (first < len)
 			memcpy(p + first, c->snd_buf, len - first);
+		sum += ring_sum(c, pos, first, len);
 	}
-	tcp_cksum(net, m, e, th, l4, TCP_HDR_LEN + optlen);
+	if (e->sip6 == NULL)
+		sk_ipv4_tx_flags(net, m, (struct rte_ipv4_hdr *)th - 1);
+	if (net->conf.tx_tcp_cksum_offload)
+		tcp_offload(m, e, th, TCP_HDR_LEN + optlen);
+	else
+		th->cksum = (uint16_t)~sk_cksum_fold(sum + phdr_sum(e, l4));
 	net->stats.tcp_tx_segs++;
 	net->stats.tcp_tx_data += len;
 	sk_net_tx_enqueue(net, m);

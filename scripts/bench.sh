@@ -32,6 +32,7 @@
 # unless said):
 #   healthz        GET /healthz
 #   soldout        POST /v1/seckill/2 (total 0), X-User-Id of distinct users
+#   soldout_d1     the same, one request per frame: 1000 conns x depth 1
 #   buy            POST /v1/seckill/1, X-User-Id, distinct users; the item
 #                  holds more units than the run can sell (bounded by
 #                  --requests), so every answer is a win
@@ -249,6 +250,9 @@ phase_off() {
 
 	lg healthz --mix healthz=1 "${KA[@]}"
 	lg soldout --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
+	# one request per frame: the cost of RX, ACK and TX per request
+	lg soldout_d1 --mix buy=1 --item 2 --users 100000000 --conns 1000 --depth 1 \
+		--duration "$DUR"
 	lg buy --mix buy=1 --item 1 --user-base 1 --users "$BUY_N" --requests "$BUY_N" "${KA[@]}"
 	# the same two over IPv6 (the memif port's address6; the loadgen's one
 	# client address in its /64): the cost of IPv6 against the two above
@@ -375,7 +379,7 @@ run_phase() {
 	"$fn"
 }
 SUF=""
-run_phase phase_off healthz soldout buy soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
+run_phase phase_off healthz soldout soldout_d1 buy soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
 run_phase phase_on soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized
 if any_wanted soldout_tls buy_tls tls_full tls_resumed; then
 	SK_DATAPLANE=$DP_NEW SUF="" # no baseline: an older dataplane has no [tls]
