@@ -45,7 +45,7 @@
 # (the dataplane idle more than 10% of the measured time: then the figure
 # says what the loadgen could send, not what the dataplane can answer).
 #
-# Needs root (hugepages), python3, taskset, timeout. Every run is bounded
+# Needs root (hugepages), python3, timeout. Every run is bounded
 # (timeout), every process is stopped by its PID, files go to a temp dir.
 # Addresses: 198.18.0.0/15 (the memif link; no kernel interface is made).
 set -euo pipefail
@@ -80,19 +80,13 @@ die() {
 log() {
 	echo "bench_scale: [${SECONDS}s] $*" >&2
 }
-for t in python3 taskset timeout; do
+for t in python3 timeout; do
 	command -v "$t" >/dev/null || die "needs $t"
 done
 [ "$(id -u)" = 0 ] || die "must run as root (hugepages, DPDK runtime files)"
-if [ -z "$BUILD" ]; then
-	for b in build/rel build/release build; do
-		if [ -x "$REPO/$b/loadgen/seckill-loadgen" ] && [ -x "$REPO/$b/dataplane/seckill-dataplane" ]; then
-			BUILD=$REPO/$b
-			break
-		fi
-	done
-fi
-[ -n "$BUILD" ] || die "no build with loadgen/seckill-loadgen (give --build DIR)"
+# shellcheck source=lib/bench_tele.sh
+. "$HERE/lib/bench_tele.sh"
+bench_build
 DP=${SK_DATAPLANE:-$BUILD/dataplane/seckill-dataplane}
 LOADGEN=${SK_LOADGEN:-$BUILD/loadgen/seckill-loadgen}
 for b in "$DP" "$LOADGEN"; do
@@ -126,8 +120,6 @@ RUN=$tmp/run
 mkdir -p "$RUN"
 PFX=sk-scale-$$
 DP_PID="" CUR_PID="" TELE_PROC=""
-# shellcheck source=lib/bench_tele.sh
-. "$HERE/lib/bench_tele.sh"
 
 cleanup() {
 	local rc=$? p

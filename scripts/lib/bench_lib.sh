@@ -28,15 +28,9 @@ DPCPU=$((NCPU - 1))
 for t in python3 taskset timeout ip; do
 	command -v "$t" >/dev/null || die "needs $t"
 done
-if [ -z "${BUILD:-}" ]; then
-	for b in build/rel build/me build; do
-		if [ -x "$REPO/$b/loadgen/seckill-loadgen" ] && [ -x "$REPO/$b/dataplane/seckill-dataplane" ]; then
-			BUILD=$REPO/$b
-			break
-		fi
-	done
-fi
-[ -n "${BUILD:-}" ] || die "no build with loadgen/seckill-loadgen (give --build DIR)"
+# shellcheck source=bench_tele.sh
+. "$HERE/lib/bench_tele.sh"
+bench_build
 export SK_DATAPLANE=${SK_DATAPLANE:-$BUILD/dataplane/seckill-dataplane}
 LOADGEN=${SK_LOADGEN:-$BUILD/loadgen/seckill-loadgen}
 TOKEN=${SK_TOKEN:-$BUILD/tools/seckill-token}
@@ -68,8 +62,6 @@ bench_cleanup() {
 	exit "$rc"
 }
 trap bench_cleanup EXIT
-# shellcheck source=bench_tele.sh
-. "$HERE/lib/bench_tele.sh"
 trap 'exit 130' INT TERM
 
 # bg_wait CMD... - run CMD in the background, remember its PID (the trap

@@ -1,9 +1,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # bench_tele.sh - what the benchmark scripts share besides the sandbox: the
-# dataplane's telemetry read by one python3 coprocess, and secrets. Needs
-# HERE (the scripts folder), die and TELE_PROC (the caller's cleanup stops
-# it) from the caller.
+# build to measure, the dataplane's telemetry read by one python3
+# coprocess, and secrets. Needs REPO, HERE (the scripts folder), die and
+# TELE_PROC (the caller's cleanup stops it) from the caller.
+
+# bench_build - set BUILD, if empty, to the first build holding both
+# loadgen/seckill-loadgen and dataplane/seckill-dataplane; dies if none.
+bench_build() {
+	local b
+	if [ -z "${BUILD:-}" ]; then
+		for b in build/rel build/release build/me build; do
+			if [ -x "$REPO/$b/loadgen/seckill-loadgen" ] &&
+				[ -x "$REPO/$b/dataplane/seckill-dataplane" ]; then
+				BUILD=$REPO/$b
+				break
+			fi
+		done
+	fi
+	[ -n "${BUILD:-}" ] || die "no build with loadgen/seckill-loadgen (give --build DIR)"
+}
 
 # tele_open SOCKET / snap FILE [CMD] / tele_stop - a telemetry command
 # (default /seckill/stats) into FILE through one python3 coprocess per dataplane

@@ -26,8 +26,7 @@ at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((19000 + $$ % 1000))
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 LG_PREFIX=sk-spread-lg-$$
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
-chmod 600 "$tmp/secret"
+secret_file "$tmp/secret"
 {
 	cat "$REPO/config/sandbox.ini"
 	cat <<-EOF

@@ -101,6 +101,13 @@ itpy() {
 	python3 "$IT_PY/$m.py" "$@"
 }
 
+# secret_file FILE - 32 random bytes in hex into FILE, mode 0600 (a token or
+# payment secret for the dataplane or the control plane).
+secret_file() {
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1"
+	chmod 600 "$1"
+}
+
 # admin_curl [CURL ARGS...] URL - curl with the admin token of sandbox
 # ${IT_ADMIN_SBX:-$SK_SBX} (the header line sandbox.sh writes, read by
 # curl from the file: the token is never in argv). /healthz and /metrics
