@@ -31,12 +31,15 @@
 #              depth 16
 #   soldout1   the same, one request per frame: 1,000 conns per lcore x depth 1
 #   buy        POST /v1/seckill/1, distinct X-User-Id, every answer a win,
-#              64 conns per lcore x depth 16, 3,500,000 per lcore (what
-#              each lcore's order ring holds without a control plane; a
-#              few seconds of load: shorter runs are mostly ramp and drain)
+#              64 conns per lcore x depth 16, for half the duration (at
+#              least 1 s), at most 3,900,000 per lcore (what each lcore's
+#              order ring holds without a control plane)
 #   buy_jwt    POST /v1/seckill/3, a distinct pre-minted JWT per request,
-#              64 conns per lcore x depth 16, 300,000 per lcore (4,000,000
-#              at most: the loadgen's token pool)
+#              64 conns per lcore x depth 16, for half the duration, at most
+#              500,000 per lcore (4,000,000 in all: the loadgen's token pool)
+# Every run is bounded by time, so that all loadgen stacks load for the same
+# time: a run bounded by a count ends when its slowest stack does, and the
+# idle tail of the others would read as poor scaling.
 #
 # For each run: the answers/s (the loadgen's, summed over its lcores, and
 # each lcore's), busy cycles per request (the dataplane's telemetry between
@@ -135,11 +138,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-BUY_N=3500000 # buys per lcore: the order ring (4194304) holds them
+BUY_N=3900000 # most buys per lcore: the order ring (4194304) holds them
+BUY_DUR=$(((DUR + 1) / 2)) # seconds of the buy runs
 
-# jwt_n N - JWT buys at N lcores: 300,000 each, the token pool's 4,000,000 at most.
+# jwt_n N - most JWT buys at N lcores: 500,000 each, the token pool's 4,000,000 at most.
 jwt_n() {
-	local t=$((300000 * $1))
+	local t=$((500000 * $1))
 	echo $((t > 4000000 ? 4000000 : t))
 }
 
@@ -257,13 +261,14 @@ for n in "${NS[@]}"; do
 		run "$n" soldout16 $((64 * n)) --depth 16 --mix buy=1 --item 2 --users 100000000
 		run "$n" soldout1 $((1000 * n)) --depth 1 --mix buy=1 --item 2 --users 100000000
 		run "$n" buy $((64 * n)) --depth 16 --mix buy=1 --item 1 --user-base 1 \
-			--users $((BUY_N * n)) --requests $((BUY_N * n))
+			--users $((BUY_N * n)) --requests $((BUY_N * n)) --duration "$BUY_DUR"
 		dp_stop
 	fi
 	if wanted buy_jwt; then
 		dp_start "$n" on
 		run "$n" buy_jwt $((64 * n)) --depth 16 --mix buy_jwt=1 --item 3 \
-			--secret-file "$tmp/secret" --tokens "$(jwt_n "$n")" --requests "$(jwt_n "$n")"
+			--secret-file "$tmp/secret" --tokens "$(jwt_n "$n")" --requests "$(jwt_n "$n")" \
+			--duration "$BUY_DUR"
 		dp_stop
 	fi
 done
