@@ -49,7 +49,7 @@ sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lc
 	}
 	nc->mac = p->mac;
 	nc->port_id = p->port_id;
-	nc->tx_queue = p->dispatch ? 0 : (uint16_t)lc->index;
+	nc->tx_queue = p->mode == SK_PORT_DISPATCH ? 0 : (uint16_t)lc->index;
 #define OVERRIDE(field, key)                                                                       \
 	do {                                                                                       \
 		if (cfg->key != 0)                                                                 \
@@ -88,7 +88,7 @@ sk_dp_net_conf(const struct dataplane *dp, const struct sk_port *p, struct sk_lc
 	nc->tx_ip_cksum_offload = p->tx_ip_cksum;
 	nc->tx_tcp_cksum_offload = p->tx_tcp_cksum;
 	memcpy(nc->cookie_secret, dp->secret, sizeof(nc->cookie_secret));
-	if (p->dispatch && lc->index != p->owner) {
+	if (p->mode == SK_PORT_DISPATCH && lc->index != p->owner) {
 		nc->tx_fn = sk_dispatch_tx;
 		nc->tx_ctx = sk_dispatch_tx_ctx(dp->disp[p->index], lc->index);
 	} else {

@@ -177,7 +177,7 @@ setup_ports_and_pool(struct dataplane *dp)
 		rc = sk_port_start(&cfg->ports[i], p, dp->pool, dp->err, sizeof(dp->err));
 		if (rc != 0)
 			return rc;
-		if (p->dispatch) {
+		if (p->mode == SK_PORT_DISPATCH) {
 			dp->disp[i] = sk_dispatch_create(p->port_id, p->owner, dp->nb_lcores,
 							 cfg->dispatch_ring, p->socket, dp->pool);
 			if (dp->disp[i] == NULL)
@@ -258,8 +258,8 @@ setup_lcores(struct dataplane *dp)
 
 			lp->port_id = port->port_id;
 			lp->disp = dp->disp[p];
-			lp->poll_nic = !port->dispatch || port->owner == i;
-			lp->queue = port->dispatch ? 0 : (uint16_t)i;
+			lp->poll_nic = port->mode != SK_PORT_DISPATCH || port->owner == i;
+			lp->queue = port->mode == SK_PORT_DISPATCH ? 0 : (uint16_t)i;
 			lp->stats = &lc->stats;
 			sk_dp_net_conf(dp, port, lc, &nc);
 			lp->net = sk_net_lcore_create(&nc, id, dp->pool, socket, sk_app_ops(),

@@ -99,8 +99,6 @@ sk_port_probe(const struct sk_config_port *pc, uint16_t index, unsigned nb_lcore
 	port->nb_rxq = layout.nb_rxq;
 	port->nb_txq = layout.nb_txq;
 	port->owner = layout.owner;
-	port->dispatch = layout.mode == SK_PORT_DISPATCH;
-	port->rss = layout.mode == SK_PORT_RSS;
 
 	port->rx_desc = pc->rx_desc;
 	port->tx_desc = pc->tx_desc;
@@ -218,7 +216,7 @@ sk_port_start(const struct sk_config_port *pc, struct sk_port *port, struct rte_
 		return port_fail(err, errlen, rc, "port%u.device: no device info: %s", port->index,
 				 rte_strerror(-rc));
 	memset(&conf, 0, sizeof(conf));
-	if (port->rss) {
+	if (port->mode == SK_PORT_RSS) {
 		size_t klen = info.hash_key_size ? info.hash_key_size : SK_PORT_RSS_KEY_LEN;
 
 		if (klen > sizeof(key))
@@ -278,7 +276,7 @@ sk_port_start(const struct sk_config_port *pc, struct sk_port *port, struct rte_
 		return port_fail(err, errlen, rc, "port%u.device: %s: start failed: %s",
 				 port->index, port->name, rte_strerror(-rc));
 	port->started = true;
-	if (port->rss) {
+	if (port->mode == SK_PORT_RSS) {
 		rc = port_program_reta(port, info.reta_size, err, errlen);
 		if (rc != 0)
 			return rc;

@@ -42,9 +42,7 @@ struct sk_port {
 	uint16_t nb_rxq;	   /**< RX queues configured */
 	uint16_t nb_txq;	   /**< TX queues configured */
 	uint16_t owner;		   /**< dispatch mode: lcore index polling queue 0 */
-	enum sk_port_mode mode;	   /**< the queue layout */
-	bool dispatch;		   /**< mode == SK_PORT_DISPATCH */
-	bool rss;		   /**< mode == SK_PORT_RSS: the symmetric key is programmed */
+	enum sk_port_mode mode;	   /**< the queue layout (rss: the symmetric key is programmed) */
 	bool hotplugged;	   /**< we probed the device: detach it at the end */
 	bool started;		   /**< rte_eth_dev_start() succeeded */
 	bool tx_ip_cksum;	   /**< TX IPv4 header checksum offloaded */
