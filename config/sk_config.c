@@ -26,6 +26,10 @@
 /* Key tables                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* The dataplane's rows leave uses, ctl and mw out: 0 and NULL, its own. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 static const struct key dataplane_keys[] = {
 	{"lcores", KEY_CORELIST, CFG(lcores), 0, 1023},
 	{"mbufs", KEY_U32, CFG(mbufs), 255, 1u << 26},
@@ -92,7 +96,8 @@ static const struct key seckill_keys[] = {
 	{"order_ring", KEY_U32_POW2, CFG(order_ring), 64, 1u << 24},
 	{"ack", KEY_ACK, CFG(ack), 0, 0},
 	{"ack_wait_ms", KEY_U32, CFG(ack_wait_ms), 1, 60000},
-	{"store", KEY_PATH, CFG(store), 0, 0},
+	/* the deprecated alias of [store] path: the same field, read by all */
+	{"store", KEY_PATH, CFG(store), 0, 0, USES_DP | USES_CTL | USES_MW, NULL, NULL},
 	{"global_rate", KEY_U64, CFG(global_rate), 0, RATE_MAX},
 	{"global_burst", KEY_U64, CFG(global_burst), 0, RATE_MAX},
 	{"item_rate", KEY_U64, CFG(item_rate), 0, RATE_MAX},
@@ -102,10 +107,97 @@ static const struct key seckill_keys[] = {
 	{"ip_slots", KEY_U32_POW2Z, CFG(ip_slots), 4, 1u << 26},
 };
 
-/* [cluster]: the member number is in every order id (sk_order.h). */
+/*
+ * The other daemons' keys. Each row: the key, its type and range (the same
+ * as the daemon's option: its --help), where its text is kept, the daemons
+ * that read it, and its long option in seckill-control, then in
+ * seckill-mysql-writer (NULL: not that daemon's). Adding an option to the
+ * file is adding a row here and a field to struct sk_config_opts.
+ */
+#define CTL USES_CTL
+#define MW  USES_MW
+#define S_MAX (INT64_MAX / 1000000000) /* seconds that fit int64 ns */
+
+/* [cluster]: the member number is in every order id (sk_order.h); the
+ * rest is seckill-control's cluster member (docs/cluster.md). */
 static const struct key cluster_keys[] = {
 	{"member_id", KEY_U32, CFG(member_id), 0, 31}, /* SK_ORDER_MEMBER_MAX */
+	{"redis", KEY_WORD, OPT(cluster_redis), 0, 0, CTL, "redis", NULL},
+	{"redis_user", KEY_WORD, OPT(cluster_redis_user), 0, 0, CTL, "redis-user", NULL},
+	{"redis_password_file", KEY_PATH, OPT(cluster_redis_password_file), 0, 0, CTL,
+	 "redis-password-file", NULL},
+	{"member", KEY_MEMBER, OPT(cluster_member), 0, 0, CTL, "cluster-member", NULL},
+	{"members", KEY_MEMBERS, OPT(cluster_members), 0, 0, CTL, "cluster-members", NULL},
+	{"idle_ms", KEY_U64, OPT(cluster_idle_ms), 100, UINT64_C(1) << 40, CTL, "cluster-idle-ms",
+	 NULL},
 };
+
+/* [store]: the LMDB order store, shared (path: every daemon). */
+static const struct key store_keys[] = {
+	{"path", KEY_PATH, CFG(store), 0, 0, USES_DP | CTL | MW, "store", "store"},
+	{"map_mb", KEY_U64, OPT(store_map_mb), 1, UINT64_C(1) << 24, CTL, "store-map-mb", NULL},
+	{"nosync", KEY_BOOL, OPT(store_nosync), 0, 0, CTL, "store-nosync", NULL},
+	{"batch_us", KEY_U32, OPT(store_batch_us), 0, 1000000, CTL, "batch-us", NULL},
+	{"batch_max", KEY_U32, OPT(store_batch_max), 8, 1u << 24, CTL, "batch-max", NULL},
+};
+
+/* [control]: seckill-control's orders and payments. */
+static const struct key control_keys[] = {
+	{"payment_timeout_s", KEY_U64, OPT(ctl_payment_timeout_s), 0, S_MAX, CTL,
+	 "payment-timeout", NULL},
+	{"payments_key_file", KEY_PATH, OPT(ctl_payments_key_file), 0, 0, CTL,
+	 "payments-key-file", NULL},
+	{"payment_requests_max_age_s", KEY_U64, OPT(ctl_payment_requests_age_s), 1, S_MAX, CTL,
+	 "payment-requests-max-age", NULL},
+	{"log_level", KEY_CHOICE, OPT(ctl_log_level), CHOICE_LOG_LEVEL, 0, CTL, "log-level", NULL},
+};
+
+/* [admin]: seckill-control's admin API. */
+static const struct key admin_keys[] = {
+	{"socket", KEY_PATH, OPT(admin_socket), 0, 0, CTL, "admin-socket", NULL},
+	{"port", KEY_U32, OPT(admin_port), 0, 65535, CTL, "admin-port", NULL},
+	{"token_file", KEY_PATH, OPT(admin_token_file), 0, 0, CTL, "admin-token-file", NULL},
+};
+
+/* [kafka]: shared by the exporter and payments consumer (seckill-control)
+ * and seckill-mysql-writer. Topic and group names: Kafka's 249. */
+static const struct key kafka_keys[] = {
+	{"bootstrap", KEY_WORD, OPT(kafka_bootstrap), 0, 0, CTL | MW, "kafka", "bootstrap"},
+	{"config_file", KEY_PATH, OPT(kafka_config_file), 0, 0, CTL | MW, "kafka-config",
+	 "kafka-config"},
+	{"orders_topic", KEY_WORD, OPT(kafka_orders_topic), 0, 249, CTL | MW, "kafka-orders-topic",
+	 "orders-topic"},
+	{"events_topic", KEY_WORD, OPT(kafka_events_topic), 0, 249, CTL | MW, "kafka-events-topic",
+	 "events-topic"},
+	{"payments_topic", KEY_WORD, OPT(kafka_payments_topic), 0, 249, CTL,
+	 "kafka-payments-topic", NULL},
+	{"payments_group", KEY_WORD, OPT(kafka_payments_group), 0, 249, CTL,
+	 "kafka-payments-group", NULL},
+	{"payments_retention_s", KEY_U64, OPT(kafka_payments_retention_s), 1, S_MAX, CTL,
+	 "kafka-payments-retention", NULL},
+};
+
+/* [mysql]: seckill-mysql-writer's MariaDB, consumer group and run loop. */
+static const struct key mysql_keys[] = {
+	{"socket", KEY_PATH, OPT(mysql_socket), 0, 0, MW, NULL, "socket"},
+	{"host", KEY_WORD, OPT(mysql_host), 0, 0, MW, NULL, "host"},
+	{"port", KEY_U32, OPT(mysql_port), 1, 65535, MW, NULL, "port"},
+	{"user", KEY_WORD, OPT(mysql_user), 0, 0, MW, NULL, "user"},
+	{"password_file", KEY_PATH, OPT(mysql_password_file), 0, 0, MW, NULL, "password-file"},
+	{"database", KEY_WORD, OPT(mysql_database), 0, 64, MW, NULL, "database"},
+	{"group", KEY_WORD, OPT(mysql_group), 0, 249, MW, NULL, "group"},
+	{"batch", KEY_U32, OPT(mysql_batch), 1, 100000, MW, NULL, "batch"},
+	{"metrics_port", KEY_U32, OPT(mysql_metrics_port), 0, 65535, MW, NULL, "metrics-port"},
+	{"default_limit", KEY_U32, OPT(mysql_default_limit), 1, UINT32_MAX, MW, NULL,
+	 "default-limit"},
+	{"park_final_s", KEY_U32, OPT(mysql_park_final_s), 0, 86400 * 365, MW, NULL,
+	 "park-final-seconds"},
+	{"log_level", KEY_CHOICE, OPT(mysql_log_level), CHOICE_LOG_LEVEL, 0, MW, NULL,
+	 "log-level"},
+};
+
+#undef CTL
+#undef MW
 
 static const struct key item_keys[] = {
 	{"name", KEY_NAME, ITEM(name), 0, 0},
@@ -125,12 +217,15 @@ static const char *const forwarded_kinds[] = {"none", "xff", "forwarded", NULL};
 /* [tls]: the plain port's job, the lowest version (index 0: 1.2). */
 static const char *const plain_modes[] = {"serve", "redirect", "off", NULL};
 static const char *const tls_versions[] = {"1.2", "1.3", NULL};
+/* --log-level of every daemon (sk_logfmt.h's levels). */
+static const char *const log_levels[] = {"debug", "info", "notice", "warn", "error", "crit", NULL};
 
 const char *const *const sk_config_choices[CHOICE_MAX] = {
 	[CHOICE_PROXY] = proxy_protocols,
 	[CHOICE_FORWARDED] = forwarded_kinds,
 	[CHOICE_PLAIN] = plain_modes,
 	[CHOICE_TLS_VERSION] = tls_versions,
+	[CHOICE_LOG_LEVEL] = log_levels,
 };
 
 static const struct key proxy_keys[] = {
@@ -154,9 +249,12 @@ static const struct key tls_keys[] = {
 	{"plain", KEY_CHOICE, CFG(tls_plain), CHOICE_PLAIN, 0},
 };
 
+#pragma GCC diagnostic pop
+
 /* Every table must fit the 64-bit "already set" masks below. */
 _Static_assert(SK_ARRAY_SIZE(tcp_keys) <= 64, "too many keys for a seen mask");
 _Static_assert(SK_ARRAY_SIZE(seckill_keys) <= 64, "too many keys for a seen mask");
+_Static_assert(SK_ARRAY_SIZE(mysql_keys) <= 64, "too many keys for a seen mask");
 
 struct section {
 	const char *name;
@@ -172,6 +270,11 @@ static const struct section sections[] = {
 	[SEC_CLUSTER] = {"cluster", cluster_keys, SK_ARRAY_SIZE(cluster_keys)},
 	[SEC_PROXY] = {"proxy", proxy_keys, SK_ARRAY_SIZE(proxy_keys)},
 	[SEC_TLS] = {"tls", tls_keys, SK_ARRAY_SIZE(tls_keys)},
+	[SEC_STORE] = {"store", store_keys, SK_ARRAY_SIZE(store_keys)},
+	[SEC_CONTROL] = {"control", control_keys, SK_ARRAY_SIZE(control_keys)},
+	[SEC_ADMIN] = {"admin", admin_keys, SK_ARRAY_SIZE(admin_keys)},
+	[SEC_KAFKA] = {"kafka", kafka_keys, SK_ARRAY_SIZE(kafka_keys)},
+	[SEC_MYSQL] = {"mysql", mysql_keys, SK_ARRAY_SIZE(mysql_keys)},
 };
 
 #define ITEM_PREFIX "item."
@@ -215,8 +318,14 @@ section_lookup(const char *name)
 	return -1;
 }
 
-static const struct key *
-section_keys(int id, size_t *n)
+const char *
+sk_config_section_name(int id)
+{
+	return id >= 0 && id < (int)SK_ARRAY_SIZE(sections) ? sections[id].name : NULL;
+}
+
+const struct key *
+sk_config_section_keys(int id, size_t *n)
 {
 	if (id == SEC_ITEM) {
 		*n = SK_ARRAY_SIZE(item_keys);
@@ -334,12 +443,13 @@ check_section_line(struct load_ctx *ctx, const char *s)
 	if (id < 0) {
 		sk_config_fail(ctx, ctx->line,
 			       "unknown section [%s] (known: dataplane, port0..port%d, tcp, http, "
-			       "seckill, cluster, item.<id>)",
+			       "seckill, proxy, tls, cluster, item.<id>, store, control, admin, "
+			       "kafka, mysql)",
 			       name, SK_CONFIG_MAX_PORTS - 1);
 		return false;
 	}
 	ctx->cur_item = -1;
-	if (id == SEC_ITEM)
+	if (id == SEC_ITEM && (ctx->daemons & SK_CONFIG_DATAPLANE) != 0)
 		return open_item(ctx, name);
 	return true;
 }
@@ -375,6 +485,28 @@ reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* set_text - a key handed to a daemon as an option: its value is checked as
+ * its type says, then kept as written. */
+static int
+set_text(struct load_ctx *ctx, const char *sec, const struct key *k, const char *v)
+{
+	union {
+		uint64_t align;
+		char text[SK_CONFIG_OPT_MAX];
+	} scratch;
+	struct key t = *k;
+	size_t n = strlen(v);
+
+	if (n >= SK_CONFIG_OPT_MAX)
+		return sk_config_fail(ctx, ctx->line, "%s.%s: longer than %d characters", sec,
+				      k->name, SK_CONFIG_OPT_MAX - 1);
+	t.off = 0;
+	if (!sk_config_set_value(ctx, sec, &t, &scratch, v))
+		return 0;
+	memcpy((char *)ctx->cfg + k->off, v, n + 1);
+	return 1;
+}
+
 /* handler - libinih callback: one key = value. Returns 1 to go on, 0 on error. */
 static int
 handler(void *user, const char *section, const char *name, const char *value)
@@ -391,13 +523,16 @@ handler(void *user, const char *section, const char *name, const char *value)
 	id = section_lookup(section);
 	if (id < 0)
 		return sk_config_fail(ctx, ctx->line, "unknown section [%s]", section);
-	keys = section_keys(id, &nkeys);
+	keys = sk_config_section_keys(id, &nkeys);
 	for (size_t i = 0; i < nkeys; i++) {
 		uint64_t *seen = &ctx->seen[id];
 		void *base = ctx->cfg;
 
 		if (strcmp(name, keys[i].name) != 0)
 			continue;
+		/* the dataplane's items: not opened for the other daemons */
+		if (id == SEC_ITEM && (ctx->daemons & SK_CONFIG_DATAPLANE) == 0)
+			return 1;
 		if (id == SEC_ITEM) {
 			/* check_section_line() opened it; it failed otherwise */
 			SK_ASSERT(ctx->cur_item >= 0);
@@ -409,6 +544,11 @@ handler(void *user, const char *section, const char *name, const char *value)
 		if (*seen & (UINT64_C(1) << i))
 			return sk_config_fail(ctx, ctx->line, "%s.%s: set twice", section, name);
 		*seen |= UINT64_C(1) << i;
+		/* another daemon's key: its name is known, its value not ours */
+		if ((sk_config_key_uses(&keys[i]) & ctx->daemons) == 0)
+			return 1;
+		if (keys[i].ctl != NULL || keys[i].mw != NULL)
+			return set_text(ctx, section, &keys[i], value);
 		return sk_config_set_value(ctx, section, &keys[i], base, value);
 	}
 	return sk_config_fail(ctx, ctx->line, "%s.%s: unknown key", section, name);
@@ -429,7 +569,7 @@ sk_config_key_seen(const struct load_ctx *ctx, int sec, int index, const char *k
 	} else {
 		seen = ctx->seen[sec];
 	}
-	keys = section_keys(sec, &n);
+	keys = sk_config_section_keys(sec, &n);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(keys[i].name, key) == 0)
 			return seen & (UINT64_C(1) << i);
@@ -555,9 +695,21 @@ sk_config_port_name(const struct sk_config_port *port, char *out, size_t len)
 int
 sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen)
 {
+	return sk_config_load_for(cfg, path, SK_CONFIG_DATAPLANE, err, errlen);
+}
+
+int
+sk_config_load_for(struct sk_config *cfg, const char *path, unsigned daemons, char *err,
+		   size_t errlen)
+{
 	struct load_ctx *ctx;
 	int rc, ret = 0;
 
+	if ((daemons & SK_CONFIG_ALL) == 0) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "%s: no daemon to read it for", path);
+		return -EINVAL;
+	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
 		if (err != NULL && errlen > 0)
@@ -566,6 +718,7 @@ sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen
 	}
 	sk_config_defaults(cfg);
 	ctx->cfg = cfg;
+	ctx->daemons = daemons & SK_CONFIG_ALL;
 	ctx->path = path;
 	ctx->cur_item = -1;
 	ctx->f = fopen(path, "r");

@@ -173,6 +173,72 @@ enum sk_config_plain {
 	SK_CONFIG_PLAIN_OFF,	   /**< does not listen */
 };
 
+/** Longest value of a daemon key (struct sk_config_opts), NUL included. */
+#define SK_CONFIG_OPT_MAX SK_CONFIG_PATH_MAX
+
+/**
+ * The keys of the daemons other than the dataplane: [store], [control],
+ * [admin], [kafka], [cluster] (all but member_id) and [mysql]. Each is kept
+ * as written ("" = not set), once its value is checked, and is handed to
+ * the daemon as one of its long options by sk_config_argv_merge(); the key
+ * tables of sk_config.c say which option of which daemon. Defaults are the
+ * daemons' own (their --help), so they live in one place.
+ */
+struct sk_config_opts {
+	/* [store] (path is sk_config::store) */
+	char store_map_mb[SK_CONFIG_OPT_MAX];	 /**< --store-map-mb */
+	char store_nosync[SK_CONFIG_OPT_MAX];	 /**< --store-nosync (on/off) */
+	char store_batch_us[SK_CONFIG_OPT_MAX];	 /**< --batch-us */
+	char store_batch_max[SK_CONFIG_OPT_MAX]; /**< --batch-max */
+	/* [control] */
+	char ctl_payment_timeout_s[SK_CONFIG_OPT_MAX];	   /**< --payment-timeout */
+	char ctl_payments_key_file[SK_CONFIG_OPT_MAX];	   /**< --payments-key-file */
+	char ctl_payment_requests_age_s[SK_CONFIG_OPT_MAX]; /**< --payment-requests-max-age */
+	char ctl_log_level[SK_CONFIG_OPT_MAX];		   /**< --log-level */
+	/* [admin] */
+	char admin_socket[SK_CONFIG_OPT_MAX];	  /**< --admin-socket (a path or none) */
+	char admin_port[SK_CONFIG_OPT_MAX];	  /**< --admin-port */
+	char admin_token_file[SK_CONFIG_OPT_MAX]; /**< --admin-token-file */
+	/* [kafka]: shared by seckill-control and seckill-mysql-writer */
+	char kafka_bootstrap[SK_CONFIG_OPT_MAX];	  /**< --kafka / --bootstrap */
+	char kafka_config_file[SK_CONFIG_OPT_MAX];	  /**< --kafka-config */
+	char kafka_orders_topic[SK_CONFIG_OPT_MAX];	  /**< --kafka-orders-topic / --orders-topic */
+	char kafka_events_topic[SK_CONFIG_OPT_MAX];	  /**< --kafka-events-topic / --events-topic */
+	char kafka_payments_topic[SK_CONFIG_OPT_MAX];	  /**< --kafka-payments-topic */
+	char kafka_payments_group[SK_CONFIG_OPT_MAX];	  /**< --kafka-payments-group */
+	char kafka_payments_retention_s[SK_CONFIG_OPT_MAX]; /**< --kafka-payments-retention */
+	/* [cluster] */
+	char cluster_redis[SK_CONFIG_OPT_MAX];		     /**< --redis */
+	char cluster_redis_user[SK_CONFIG_OPT_MAX];	     /**< --redis-user */
+	char cluster_redis_password_file[SK_CONFIG_OPT_MAX]; /**< --redis-password-file */
+	char cluster_member[SK_CONFIG_OPT_MAX];		     /**< --cluster-member */
+	char cluster_members[SK_CONFIG_OPT_MAX];	     /**< --cluster-members */
+	char cluster_idle_ms[SK_CONFIG_OPT_MAX];	     /**< --cluster-idle-ms */
+	/* [mysql]: seckill-mysql-writer */
+	char mysql_socket[SK_CONFIG_OPT_MAX];	      /**< --socket */
+	char mysql_host[SK_CONFIG_OPT_MAX];	      /**< --host */
+	char mysql_port[SK_CONFIG_OPT_MAX];	      /**< --port */
+	char mysql_user[SK_CONFIG_OPT_MAX];	      /**< --user */
+	char mysql_password_file[SK_CONFIG_OPT_MAX];  /**< --password-file */
+	char mysql_database[SK_CONFIG_OPT_MAX];	      /**< --database */
+	char mysql_group[SK_CONFIG_OPT_MAX];	      /**< --group (the Kafka consumer group) */
+	char mysql_batch[SK_CONFIG_OPT_MAX];	      /**< --batch */
+	char mysql_metrics_port[SK_CONFIG_OPT_MAX];   /**< --metrics-port */
+	char mysql_default_limit[SK_CONFIG_OPT_MAX];  /**< --default-limit */
+	char mysql_park_final_s[SK_CONFIG_OPT_MAX];   /**< --park-final-seconds */
+	char mysql_log_level[SK_CONFIG_OPT_MAX];      /**< --log-level */
+};
+
+/** The daemons that read the file, as a mask for sk_config_load_for(). */
+enum sk_config_daemon {
+	SK_CONFIG_DATAPLANE = 1u << 0,	  /**< seckill-dataplane */
+	SK_CONFIG_CONTROL = 1u << 1,	  /**< seckill-control (and its cluster member) */
+	SK_CONFIG_MYSQL_WRITER = 1u << 2, /**< seckill-mysql-writer */
+};
+
+/** Every daemon: what seckillctl config check validates. */
+#define SK_CONFIG_ALL (SK_CONFIG_DATAPLANE | SK_CONFIG_CONTROL | SK_CONFIG_MYSQL_WRITER)
+
 /** The whole configuration. All-zero is not valid: use sk_config_defaults(). */
 struct sk_config {
 	/* [dataplane] */
@@ -261,6 +327,14 @@ struct sk_config {
 	/* [cluster] */
 	uint32_t member_id; /**< cluster member number in the order ids, 0..31; 0 = standalone */
 
+	/* [store]: shared. path is the LMDB directory of the control plane (its
+	 * --store), the dataplane's recovery source and mysql-writer verify's
+	 * --store; [seckill] store is its deprecated alias (store_alias). */
+	bool store_alias; /**< the path came from [seckill] store: log that it is deprecated */
+
+	/** The keys of seckill-control and seckill-mysql-writer, as written. */
+	struct sk_config_opts opts;
+
 	/* [item.<id>], in file order */
 	uint32_t nb_items;
 	struct sk_config_item items[SK_CONFIG_MAX_ITEMS];
@@ -290,6 +364,66 @@ void sk_config_defaults(struct sk_config *cfg);
  *   -ENOMEM if the parser ran out of memory.
  */
 int sk_config_load(struct sk_config *cfg, const char *path, char *err, size_t errlen);
+
+/**
+ * sk_config_load_for - read the INI file @p path as the daemons of @p daemons
+ * read it.
+ *
+ * Every daemon knows every section and key name: an unknown section or
+ * key, a key set twice or a malformed line is an error for all of them.
+ * Values, and the rules between keys, are checked only for the keys that
+ * one of @p daemons reads, so that a daemon never refuses a file because of
+ * another daemon's settings (the dataplane's [port0] is not the control
+ * plane's business). sk_config_load() is the dataplane's call; seckillctl
+ * config check passes SK_CONFIG_ALL.
+ *
+ * @param[out] cfg      as for sk_config_load(); the keys of the other
+ *                      daemons are left at their defaults
+ * @param[in]  path     file to read
+ * @param[in]  daemons  a non-zero mask of enum sk_config_daemon
+ * @param[out] err      as for sk_config_load()
+ * @param[in]  errlen   bytes at @p err
+ * @return as sk_config_load().
+ */
+int sk_config_load_for(struct sk_config *cfg, const char *path, unsigned daemons, char *err,
+		       size_t errlen);
+
+/** The command line of a daemon with its file's keys in front (sk_config_argv_merge()). */
+struct sk_config_argv {
+	int argc;    /**< arguments in argv */
+	char **argv; /**< argv[argc] is NULL; the file's options are inside this
+			  allocation, the others are the caller's argv strings */
+};
+
+/**
+ * sk_config_argv_merge - the command line of daemon @p daemon as if the
+ * keys of its configuration file had been given first.
+ *
+ * Looks for "--config FILE" (or "--config=FILE") in @p argv[1..argc); with
+ * none, the result is a copy of @p argv. With one, FILE is read with
+ * sk_config_load_for(@p daemon), and the result is @p argv[0], one long
+ * option per key the daemon reads that the file sets ("--store=/var/lib/
+ * seckill/orders", a flag such as "--store-nosync" for a boolean that is
+ * on), then @p argv[1..argc) without the --config pair. An option given on
+ * the command line therefore comes after the file's and overrides it with
+ * getopt_long(), which keeps the last value.
+ *
+ * @param[in]  argc, argv  the daemon's options (argv[0]: the program, or
+ *                         the word before the options); not modified
+ * @param[in]  daemon      SK_CONFIG_CONTROL or SK_CONFIG_MYSQL_WRITER
+ * @param[out] out         on success a malloc'd result; the caller frees
+ *                         it with free() once it no longer needs any of
+ *                         its strings
+ * @param[out] err         on error, one line: the file's error as
+ *                         sk_config_load() words it, or what is wrong with
+ *                         --config; may be NULL
+ * @param[in]  errlen      bytes at @p err
+ * @return 0; -EINVAL (--config without a file or given twice, or a bad
+ *   file), -ENOENT or another negative errno of fopen(), or -ENOMEM.
+ * Not thread-safe only in that it reads files; touches no global.
+ */
+int sk_config_argv_merge(int argc, char *const *argv, unsigned daemon,
+			 struct sk_config_argv **out, char *err, size_t errlen);
 
 /**
  * sk_config_item_window - the sale window of @p item in wall-clock ns, with

@@ -102,11 +102,65 @@ check_tls(struct load_ctx *ctx)
 	return 1;
 }
 
+/* check_store - [store] path, or its deprecated alias [seckill] store (the
+ * same field): one of them. */
+static int
+check_store(struct load_ctx *ctx)
+{
+	bool alias = sk_config_key_seen(ctx, SEC_SECKILL, 0, "store");
+
+	if (alias && sk_config_key_seen(ctx, SEC_STORE, 0, "path"))
+		return sk_config_fail(ctx, 0,
+				      "seckill.store: a deprecated alias of store.path, which is "
+				      "set too: keep store.path alone");
+	ctx->cfg->store_alias = alias;
+	return 1;
+}
+
+/* check_control - seckill-control's rules between the file's own keys; the
+ * daemon checks them again once its flags are read (control_opts.c). */
+static int
+check_control(struct load_ctx *ctx)
+{
+	const struct sk_config_opts *o = &ctx->cfg->opts;
+	bool redis = o->cluster_redis[0] != '\0', member = o->cluster_member[0] != '\0';
+
+	if (o->admin_port[0] != '\0' && strcmp(o->admin_port, "0") != 0 &&
+	    o->admin_token_file[0] == '\0')
+		return sk_config_fail(ctx, 0,
+				      "admin.token_file: required when admin.port is set (the "
+				      "bearer token of the TCP listener)");
+	if (redis != member || redis != (o->cluster_members[0] != '\0'))
+		return sk_config_fail(ctx, 0,
+				      "cluster.redis: a cluster member needs cluster.redis, "
+				      "cluster.member and cluster.members together");
+	if (o->cluster_redis_user[0] != '\0' && o->cluster_redis_password_file[0] == '\0')
+		return sk_config_fail(ctx, 0,
+				      "cluster.redis_password_file: required with cluster.redis_user");
+	if (o->kafka_bootstrap[0] != '\0' && o->ctl_payments_key_file[0] == '\0')
+		return sk_config_fail(ctx, 0,
+				      "control.payments_key_file: required with kafka.bootstrap "
+				      "(seckill-control consumes the signed payments topic)");
+	if (o->kafka_bootstrap[0] == '\0' && o->ctl_payments_key_file[0] != '\0')
+		return sk_config_fail(ctx, 0,
+				      "control.payments_key_file: needs kafka.bootstrap");
+	if (o->kafka_config_file[0] != '\0' && o->kafka_bootstrap[0] == '\0')
+		return sk_config_fail(ctx, 0, "kafka.config_file: needs kafka.bootstrap");
+	return 1;
+}
+
 int
 sk_config_check(struct load_ctx *ctx)
 {
 	struct sk_config *cfg = ctx->cfg;
 	int nports = 0;
+
+	if (!check_store(ctx))
+		return 0;
+	if ((ctx->daemons & SK_CONFIG_CONTROL) != 0 && !check_control(ctx))
+		return 0;
+	if ((ctx->daemons & SK_CONFIG_DATAPLANE) == 0)
+		return 1;
 
 	for (int i = 0; i < SK_CONFIG_MAX_PORTS; i++) {
 		if (ctx->seen[SEC_PORT0 + i] == 0)

@@ -39,22 +39,46 @@ enum key_type {
 	KEY_CHOICE,    /* uint8_t: the index of the value in sk_config_choices[min] */
 	KEY_PREFIXES,  /* struct sk_prefix_list: prefixes separated by commas or blanks */
 	KEY_PATHS,     /* struct sk_config_paths: paths separated by commas or blanks */
+	KEY_WORD,      /* char[SK_CONFIG_OPT_MAX]: no blanks or control characters, at most
+			  max characters (0: SK_CONFIG_OPT_MAX - 1) */
+	KEY_MEMBER,    /* char[SK_CONFIG_OPT_MAX]: a cluster member id, [a-z0-9_-], 1..32 */
+	KEY_MEMBERS,   /* char[SK_CONFIG_OPT_MAX]: member ids separated by commas */
 };
+
+/* Bits of key::uses beyond the dataplane's default. */
+#define USES_DP	 SK_CONFIG_DATAPLANE
+#define USES_CTL SK_CONFIG_CONTROL
+#define USES_MW	 SK_CONFIG_MYSQL_WRITER
 
 struct key {
 	const char *name;
 	enum key_type type;
 	size_t off; /* into struct sk_config, struct sk_config_port or struct sk_config_item */
 	uint64_t min, max; /* KEY_CHOICE: min is the index in sk_config_choices */
+	/* The daemons that read the key (enum sk_config_daemon); 0: the dataplane alone. */
+	unsigned uses;
+	/* Its long option (no "--") in seckill-control / seckill-mysql-writer, or
+	 * NULL. A key with either is kept as text at off (char[SK_CONFIG_OPT_MAX]),
+	 * its value checked as its type says, and sk_config_argv_merge() hands it
+	 * over as that option. */
+	const char *ctl, *mw;
 };
 
 /* The values of each KEY_CHOICE key (NULL-terminated lists), by key::min. */
-enum { CHOICE_PROXY, CHOICE_FORWARDED, CHOICE_PLAIN, CHOICE_TLS_VERSION, CHOICE_MAX };
+enum {
+	CHOICE_PROXY,
+	CHOICE_FORWARDED,
+	CHOICE_PLAIN,
+	CHOICE_TLS_VERSION,
+	CHOICE_LOG_LEVEL,
+	CHOICE_MAX
+};
 extern const char *const *const sk_config_choices[CHOICE_MAX];
 
 #define CFG(field)  offsetof(struct sk_config, field)
 #define PORT(field) offsetof(struct sk_config_port, field)
 #define ITEM(field) offsetof(struct sk_config_item, field)
+#define OPT(field)  offsetof(struct sk_config, opts.field)
 
 enum section_id {
 	SEC_DATAPLANE,
@@ -64,6 +88,11 @@ enum section_id {
 	SEC_CLUSTER,
 	SEC_PROXY,
 	SEC_TLS,
+	SEC_STORE,
+	SEC_CONTROL,
+	SEC_ADMIN,
+	SEC_KAFKA,
+	SEC_MYSQL,
 	SEC_PORT0,
 	SEC_ITEM = SEC_PORT0 + SK_CONFIG_MAX_PORTS, /* every [item.<id>]: see cur_item */
 	SEC_MAX
@@ -74,6 +103,7 @@ enum section_id {
 
 struct load_ctx {
 	struct sk_config *cfg;
+	unsigned daemons; /* enum sk_config_daemon: whose values and rules are checked */
 	FILE *f;
 	const char *path;
 	int line;				 /* lines handed to libinih so far */
@@ -101,6 +131,27 @@ int sk_config_fail(struct load_ctx *ctx, int line, const char *fmt, ...)
  * SEC_ITEM: of port / item number @index) was set in the file.
  */
 bool sk_config_key_seen(const struct load_ctx *ctx, int sec, int index, const char *key);
+
+/**
+ * sk_config_key_uses - the daemons that read key @k (enum sk_config_daemon).
+ */
+static inline unsigned
+sk_config_key_uses(const struct key *k)
+{
+	return k->uses != 0 ? k->uses : SK_CONFIG_DATAPLANE;
+}
+
+/**
+ * sk_config_section_name - the name of section @id ("tcp"), or NULL for
+ * the numbered ones (SEC_PORT0.., SEC_ITEM) and out of range.
+ */
+const char *sk_config_section_name(int id);
+
+/**
+ * sk_config_section_keys - the key table of section @id (every [portN]
+ * shares one, every [item.<id>] another); its length in *@n.
+ */
+const struct key *sk_config_section_keys(int id, size_t *n);
 
 /**
  * sk_config_set_value - parse @v as key @k of section @sec into @base

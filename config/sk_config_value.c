@@ -252,6 +252,57 @@ set_paths(struct load_ctx *ctx, const char *sec, const struct key *k, struct sk_
 	return 1;
 }
 
+/* member_ok - a cluster member id: [a-z0-9_-], 1..32 characters (as
+ * seckill-control's --cluster-member). */
+static bool
+member_ok(const char *v, size_t n)
+{
+	if (n == 0 || n > 32)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '_' ||
+		      v[i] == '-'))
+			return false;
+	return true;
+}
+
+/* set_word - KEY_WORD, KEY_MEMBER, KEY_MEMBERS: text without blanks. */
+static int
+set_word(struct load_ctx *ctx, const char *sec, const struct key *k, char *p, const char *v)
+{
+	size_t n = strlen(v), max = k->max != 0 ? k->max : SK_CONFIG_OPT_MAX - 1;
+
+	if (n > max)
+		return sk_config_fail(ctx, ctx->line, "%s.%s: longer than %zu characters", sec,
+				      k->name, max);
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ' ' || *c == '\t')
+			return sk_config_fail(ctx, ctx->line,
+					      "%s.%s: blanks and control characters are not allowed",
+					      sec, k->name);
+	if (k->type == KEY_MEMBER && !member_ok(v, n))
+		return sk_config_fail(ctx, ctx->line,
+				      "%s.%s: '%s' is not a member id ([a-z0-9_-], 1..32 characters)",
+				      sec, k->name, v);
+	if (k->type == KEY_MEMBERS) {
+		for (const char *s = v;; s++) {
+			size_t m = strcspn(s, ",");
+
+			if (!member_ok(s, m))
+				return sk_config_fail(ctx, ctx->line,
+						      "%s.%s: '%.*s' is not a member id "
+						      "([a-z0-9_-], 1..32 characters, separated by "
+						      "commas)",
+						      sec, k->name, (int)m, s);
+			s += m;
+			if (*s == '\0')
+				break;
+		}
+	}
+	memcpy(p, v, n + 1);
+	return 1;
+}
+
 int
 sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, void *base,
 		    const char *v)
@@ -333,6 +384,10 @@ sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, 
 		return set_prefixes(ctx, sec, k, (struct sk_prefix_list *)p, v);
 	case KEY_PATHS:
 		return set_paths(ctx, sec, k, (struct sk_config_paths *)p, v);
+	case KEY_WORD:
+	case KEY_MEMBER:
+	case KEY_MEMBERS:
+		return set_word(ctx, sec, k, (char *)p, v);
 	case KEY_ACK:
 		if (strcmp(v, "queued") == 0) {
 			*p = SK_CONFIG_ACK_QUEUED;
