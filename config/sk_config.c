@@ -114,8 +114,8 @@ static const struct key seckill_keys[] = {
  * seckill-mysql-writer (NULL: not that daemon's). Adding an option to the
  * file is adding a row here and a field to struct sk_config_opts.
  */
-#define CTL USES_CTL
-#define MW  USES_MW
+#define CTL   USES_CTL
+#define MW    USES_MW
 #define S_MAX (INT64_MAX / 1000000000) /* seconds that fit int64 ns */
 
 /* [cluster]: the member number is in every order id (sk_order.h); the
@@ -143,10 +143,10 @@ static const struct key store_keys[] = {
 
 /* [control]: seckill-control's orders and payments. */
 static const struct key control_keys[] = {
-	{"payment_timeout_s", KEY_U64, OPT(ctl_payment_timeout_s), 0, S_MAX, CTL,
-	 "payment-timeout", NULL},
-	{"payments_key_file", KEY_PATH, OPT(ctl_payments_key_file), 0, 0, CTL,
-	 "payments-key-file", NULL},
+	{"payment_timeout_s", KEY_U64, OPT(ctl_payment_timeout_s), 0, S_MAX, CTL, "payment-timeout",
+	 NULL},
+	{"payments_key_file", KEY_PATH, OPT(ctl_payments_key_file), 0, 0, CTL, "payments-key-file",
+	 NULL},
 	{"payment_requests_max_age_s", KEY_U64, OPT(ctl_payment_requests_age_s), 1, S_MAX, CTL,
 	 "payment-requests-max-age", NULL},
 	{"log_level", KEY_CHOICE, OPT(ctl_log_level), CHOICE_LOG_LEVEL, 0, CTL, "log-level", NULL},
@@ -169,10 +169,10 @@ static const struct key kafka_keys[] = {
 	 "orders-topic"},
 	{"events_topic", KEY_WORD, OPT(kafka_events_topic), 0, 249, CTL | MW, "kafka-events-topic",
 	 "events-topic"},
-	{"payments_topic", KEY_WORD, OPT(kafka_payments_topic), 0, 249, CTL,
-	 "kafka-payments-topic", NULL},
-	{"payments_group", KEY_WORD, OPT(kafka_payments_group), 0, 249, CTL,
-	 "kafka-payments-group", NULL},
+	{"payments_topic", KEY_WORD, OPT(kafka_payments_topic), 0, 249, CTL, "kafka-payments-topic",
+	 NULL},
+	{"payments_group", KEY_WORD, OPT(kafka_payments_group), 0, 249, CTL, "kafka-payments-group",
+	 NULL},
 	{"payments_retention_s", KEY_U64, OPT(kafka_payments_retention_s), 1, S_MAX, CTL,
 	 "kafka-payments-retention", NULL},
 };
@@ -192,8 +192,7 @@ static const struct key mysql_keys[] = {
 	 "default-limit"},
 	{"park_final_s", KEY_U32, OPT(mysql_park_final_s), 0, 86400 * 365, MW, NULL,
 	 "park-final-seconds"},
-	{"log_level", KEY_CHOICE, OPT(mysql_log_level), CHOICE_LOG_LEVEL, 0, MW, NULL,
-	 "log-level"},
+	{"log_level", KEY_CHOICE, OPT(mysql_log_level), CHOICE_LOG_LEVEL, 0, MW, NULL, "log-level"},
 };
 
 #undef CTL
@@ -221,10 +220,8 @@ static const char *const tls_versions[] = {"1.2", "1.3", NULL};
 static const char *const log_levels[] = {"debug", "info", "notice", "warn", "error", "crit", NULL};
 
 const char *const *const sk_config_choices[CHOICE_MAX] = {
-	[CHOICE_PROXY] = proxy_protocols,
-	[CHOICE_FORWARDED] = forwarded_kinds,
-	[CHOICE_PLAIN] = plain_modes,
-	[CHOICE_TLS_VERSION] = tls_versions,
+	[CHOICE_PROXY] = proxy_protocols, [CHOICE_FORWARDED] = forwarded_kinds,
+	[CHOICE_PLAIN] = plain_modes,	  [CHOICE_TLS_VERSION] = tls_versions,
 	[CHOICE_LOG_LEVEL] = log_levels,
 };
 

@@ -191,21 +191,21 @@ struct sk_config_opts {
 	char store_batch_us[SK_CONFIG_OPT_MAX];	 /**< --batch-us */
 	char store_batch_max[SK_CONFIG_OPT_MAX]; /**< --batch-max */
 	/* [control] */
-	char ctl_payment_timeout_s[SK_CONFIG_OPT_MAX];	   /**< --payment-timeout */
-	char ctl_payments_key_file[SK_CONFIG_OPT_MAX];	   /**< --payments-key-file */
+	char ctl_payment_timeout_s[SK_CONFIG_OPT_MAX];	    /**< --payment-timeout */
+	char ctl_payments_key_file[SK_CONFIG_OPT_MAX];	    /**< --payments-key-file */
 	char ctl_payment_requests_age_s[SK_CONFIG_OPT_MAX]; /**< --payment-requests-max-age */
-	char ctl_log_level[SK_CONFIG_OPT_MAX];		   /**< --log-level */
+	char ctl_log_level[SK_CONFIG_OPT_MAX];		    /**< --log-level */
 	/* [admin] */
 	char admin_socket[SK_CONFIG_OPT_MAX];	  /**< --admin-socket (a path or none) */
 	char admin_port[SK_CONFIG_OPT_MAX];	  /**< --admin-port */
 	char admin_token_file[SK_CONFIG_OPT_MAX]; /**< --admin-token-file */
 	/* [kafka]: shared by seckill-control and seckill-mysql-writer */
-	char kafka_bootstrap[SK_CONFIG_OPT_MAX];	  /**< --kafka / --bootstrap */
-	char kafka_config_file[SK_CONFIG_OPT_MAX];	  /**< --kafka-config */
-	char kafka_orders_topic[SK_CONFIG_OPT_MAX];	  /**< --kafka-orders-topic / --orders-topic */
-	char kafka_events_topic[SK_CONFIG_OPT_MAX];	  /**< --kafka-events-topic / --events-topic */
-	char kafka_payments_topic[SK_CONFIG_OPT_MAX];	  /**< --kafka-payments-topic */
-	char kafka_payments_group[SK_CONFIG_OPT_MAX];	  /**< --kafka-payments-group */
+	char kafka_bootstrap[SK_CONFIG_OPT_MAX];      /**< --kafka / --bootstrap */
+	char kafka_config_file[SK_CONFIG_OPT_MAX];    /**< --kafka-config */
+	char kafka_orders_topic[SK_CONFIG_OPT_MAX];   /**< --kafka-orders-topic / --orders-topic */
+	char kafka_events_topic[SK_CONFIG_OPT_MAX];   /**< --kafka-events-topic / --events-topic */
+	char kafka_payments_topic[SK_CONFIG_OPT_MAX]; /**< --kafka-payments-topic */
+	char kafka_payments_group[SK_CONFIG_OPT_MAX]; /**< --kafka-payments-group */
 	char kafka_payments_retention_s[SK_CONFIG_OPT_MAX]; /**< --kafka-payments-retention */
 	/* [cluster] */
 	char cluster_redis[SK_CONFIG_OPT_MAX];		     /**< --redis */
@@ -215,18 +215,18 @@ struct sk_config_opts {
 	char cluster_members[SK_CONFIG_OPT_MAX];	     /**< --cluster-members */
 	char cluster_idle_ms[SK_CONFIG_OPT_MAX];	     /**< --cluster-idle-ms */
 	/* [mysql]: seckill-mysql-writer */
-	char mysql_socket[SK_CONFIG_OPT_MAX];	      /**< --socket */
-	char mysql_host[SK_CONFIG_OPT_MAX];	      /**< --host */
-	char mysql_port[SK_CONFIG_OPT_MAX];	      /**< --port */
-	char mysql_user[SK_CONFIG_OPT_MAX];	      /**< --user */
-	char mysql_password_file[SK_CONFIG_OPT_MAX];  /**< --password-file */
-	char mysql_database[SK_CONFIG_OPT_MAX];	      /**< --database */
-	char mysql_group[SK_CONFIG_OPT_MAX];	      /**< --group (the Kafka consumer group) */
-	char mysql_batch[SK_CONFIG_OPT_MAX];	      /**< --batch */
-	char mysql_metrics_port[SK_CONFIG_OPT_MAX];   /**< --metrics-port */
-	char mysql_default_limit[SK_CONFIG_OPT_MAX];  /**< --default-limit */
-	char mysql_park_final_s[SK_CONFIG_OPT_MAX];   /**< --park-final-seconds */
-	char mysql_log_level[SK_CONFIG_OPT_MAX];      /**< --log-level */
+	char mysql_socket[SK_CONFIG_OPT_MAX];	     /**< --socket */
+	char mysql_host[SK_CONFIG_OPT_MAX];	     /**< --host */
+	char mysql_port[SK_CONFIG_OPT_MAX];	     /**< --port */
+	char mysql_user[SK_CONFIG_OPT_MAX];	     /**< --user */
+	char mysql_password_file[SK_CONFIG_OPT_MAX]; /**< --password-file */
+	char mysql_database[SK_CONFIG_OPT_MAX];	     /**< --database */
+	char mysql_group[SK_CONFIG_OPT_MAX];	     /**< --group (the Kafka consumer group) */
+	char mysql_batch[SK_CONFIG_OPT_MAX];	     /**< --batch */
+	char mysql_metrics_port[SK_CONFIG_OPT_MAX];  /**< --metrics-port */
+	char mysql_default_limit[SK_CONFIG_OPT_MAX]; /**< --default-limit */
+	char mysql_park_final_s[SK_CONFIG_OPT_MAX];  /**< --park-final-seconds */
+	char mysql_log_level[SK_CONFIG_OPT_MAX];     /**< --log-level */
 };
 
 /** The daemons that read the file, as a mask for sk_config_load_for(). */
@@ -422,8 +422,8 @@ struct sk_config_argv {
  *   file), -ENOENT or another negative errno of fopen(), or -ENOMEM.
  * Not thread-safe only in that it reads files; touches no global.
  */
-int sk_config_argv_merge(int argc, char *const *argv, unsigned daemon,
-			 struct sk_config_argv **out, char *err, size_t errlen);
+int sk_config_argv_merge(int argc, char *const *argv, unsigned daemon, struct sk_config_argv **out,
+			 char *err, size_t errlen);
 
 /**
  * sk_config_item_window - the sale window of @p item in wall-clock ns, with

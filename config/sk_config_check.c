@@ -135,15 +135,14 @@ check_control(struct load_ctx *ctx)
 				      "cluster.redis: a cluster member needs cluster.redis, "
 				      "cluster.member and cluster.members together");
 	if (o->cluster_redis_user[0] != '\0' && o->cluster_redis_password_file[0] == '\0')
-		return sk_config_fail(ctx, 0,
-				      "cluster.redis_password_file: required with cluster.redis_user");
+		return sk_config_fail(
+			ctx, 0, "cluster.redis_password_file: required with cluster.redis_user");
 	if (o->kafka_bootstrap[0] != '\0' && o->ctl_payments_key_file[0] == '\0')
 		return sk_config_fail(ctx, 0,
 				      "control.payments_key_file: required with kafka.bootstrap "
 				      "(seckill-control consumes the signed payments topic)");
 	if (o->kafka_bootstrap[0] == '\0' && o->ctl_payments_key_file[0] != '\0')
-		return sk_config_fail(ctx, 0,
-				      "control.payments_key_file: needs kafka.bootstrap");
+		return sk_config_fail(ctx, 0, "control.payments_key_file: needs kafka.bootstrap");
 	if (o->kafka_config_file[0] != '\0' && o->kafka_bootstrap[0] == '\0')
 		return sk_config_fail(ctx, 0, "kafka.config_file: needs kafka.bootstrap");
 	return 1;

@@ -277,13 +277,15 @@ set_word(struct load_ctx *ctx, const char *sec, const struct key *k, char *p, co
 				      k->name, max);
 	for (const char *c = v; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ' ' || *c == '\t')
-			return sk_config_fail(ctx, ctx->line,
-					      "%s.%s: blanks and control characters are not allowed",
-					      sec, k->name);
+			return sk_config_fail(
+				ctx, ctx->line,
+				"%s.%s: blanks and control characters are not allowed", sec,
+				k->name);
 	if (k->type == KEY_MEMBER && !member_ok(v, n))
-		return sk_config_fail(ctx, ctx->line,
-				      "%s.%s: '%s' is not a member id ([a-z0-9_-], 1..32 characters)",
-				      sec, k->name, v);
+		return sk_config_fail(
+			ctx, ctx->line,
+			"%s.%s: '%s' is not a member id ([a-z0-9_-], 1..32 characters)", sec,
+			k->name, v);
 	if (k->type == KEY_MEMBERS) {
 		for (const char *s = v;; s++) {
 			size_t m = strcspn(s, ",");

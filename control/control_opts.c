@@ -14,6 +14,7 @@
 
 #include "control_opts.h"
 #include "sk_admin.h"
+#include "sk_config.h"
 #include "sk_exporter.h"
 #include "sk_logfmt.h"
 #include "sk_member.h"
@@ -26,9 +27,13 @@ void
 control_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " [EAL options] -- --store DIR [options]\n"
+		"usage: " PROG " [EAL options] -- [--config FILE] --store DIR [options]\n"
 		"\n"
-		"  --store DIR             LMDB order store directory (created if missing)\n"
+		"  --config FILE           read the options from FILE's [store], [control],\n"
+		"                          [admin], [kafka] and [cluster] (seckill.ini; the\n"
+		"                          options given here override it)\n"
+		"  --store DIR             LMDB order store directory (created if missing;\n"
+		"                          store.path in FILE)\n"
 		"  --payment-timeout S     seconds an order may stay unpaid (default 900; 0 = "
 		"none)\n"
 		"  --admin-socket PATH     admin API on this unix socket, mode 0600 (default\n"
@@ -176,12 +181,22 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 	int64_t v = 0;
 
+	struct sk_config_argv *merged;
+	char err[SK_CONFIG_ERR_MAX];
+
 	*o = (struct opts){.pay_timeout_s = 900,
 			   .admin_socket = SK_ADMIN_SOCKET_DEFAULT,
 			   .batch_us = 1000,
 			   .batch_max = SK_CONTROL_BATCH_MAX_DEFAULT,
 			   .pay_retention_s = PAY_AGE_DEFAULT_S,
 			   .pay_requests_age_s = PAY_AGE_DEFAULT_S};
+	if (sk_config_argv_merge(argc, argv, SK_CONFIG_CONTROL, &merged, err, sizeof(err)) != 0) {
+		sk_logf(SK_LOG_ERROR, "config", "err=\"%s\"", err);
+		return -1;
+	}
+	o->args = merged;
+	argc = merged->argc;
+	argv = merged->argv;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
@@ -328,7 +343,9 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (o->store == NULL) {
-		sk_logf(SK_LOG_ERROR, "usage", "msg=\"--store DIR is required (see --help)\"");
+		sk_logf(SK_LOG_ERROR, "usage",
+			"msg=\"--store DIR (or store.path of --config FILE) is required (see "
+			"--help)\"");
 		return -1;
 	}
 	if ((o->redis != NULL) != (o->member != NULL) ||

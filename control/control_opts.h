@@ -15,8 +15,12 @@
 /* Kafka's default retention; the request table's default age. */
 #define PAY_AGE_DEFAULT_S (7 * 86400)
 
-/* What the command line asked for. Strings point into argv. */
+struct sk_config_argv;
+
+/* What the command line and the --config file asked for. Strings point
+ * into argv or into @args. */
 struct opts {
+	struct sk_config_argv *args; /* the file's options and argv (owned; NULL: none) */
 	const char *store;
 	int64_t pay_timeout_s;	      /* 0 = no deadline */
 	unsigned admin_port;	      /* 0 = no TCP listener */
@@ -48,12 +52,15 @@ void control_usage(FILE *f);
 
 /**
  * control_parse_opts - parse @p argc / @p argv (what follows the EAL's
- * "--") into @p o, defaults included, and check the options against each
- * other (a TCP listener needs a token file, --kafka needs a payments key
- * file, the request table must outlast the payments topic's retention...).
- * Not thread-safe (getopt_long).
- * @return 0; 1 for --help (printed on stdout); -1 on a bad option, with one
- *         usage line logged that names it.
+ * "--") into @p o, defaults included: first the keys of the --config FILE
+ * given (sk_config_argv_merge()), then the options, which override it.
+ * Then check the options against each other (a TCP listener needs a token file, --kafka needs a
+ * payments key file, the request table must outlast the payments topic's retention...). Not
+ * thread-safe (getopt_long).
+ * @return 0; 1 for --help (printed on stdout); -1 on a bad option or a bad
+ *         file, with one line logged that names it (event=usage; event=config
+ *         with the file's error: "FILE:LINE: section.key: why"). @p o->args
+ *         stays allocated for the process's life.
  */
 int control_parse_opts(int argc, char **argv, struct opts *o);
 

@@ -311,6 +311,10 @@ main(int argc, char **argv)
 	}
 	dp->stop = &stop_flag;
 	rc = sk_config_load(&dp->cfg, config, dp->err, sizeof(dp->err));
+	if (rc == 0 && dp->cfg.store_alias)
+		sk_logf(SK_LOG_NOTICE, "config",
+			"key=seckill.store msg=\"deprecated: name the store in [store] path, "
+			"which every daemon reads\"");
 	if (rc == 0) {
 		dp->start_ns = sk_clock_ns(CLOCK_REALTIME);
 		rc = sk_dp_load_token_key(dp);

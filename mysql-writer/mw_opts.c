@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sk_config.h"
 #include "sk_logfmt.h"
 #include "sk_parse.h"
 
@@ -55,6 +56,9 @@ static const char usage_text[] =
 	"  --json                one JSON object instead of text\n"
 	"  --max-diffs N         differences listed (default 20)\n"
 	"all:\n"
+	"  --config FILE         read the options from FILE's [mysql], [kafka] and\n"
+	"                        [store] path (seckill.ini); the options given here\n"
+	"                        override it\n"
 	"  --log-level LEVEL     debug, info (default), notice, warn, error or crit: the\n"
 	"                        lowest level of the log lines written on stderr\n"
 	"                        (logfmt, docs/logs.md)\n"
@@ -164,6 +168,8 @@ int
 mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 {
 	struct option lo[NOPTS + 1];
+	struct sk_config_argv *merged;
+	char err[SK_CONFIG_ERR_MAX];
 	bool help = false;
 	int c, idx;
 
@@ -183,6 +189,14 @@ mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 					opts[i].kind == K_FLAG ? no_argument : required_argument,
 					NULL, (int)i};
 	lo[NOPTS] = (struct option){0};
+	if (sk_config_argv_merge(argc, argv, SK_CONFIG_MYSQL_WRITER, &merged, err, sizeof(err)) !=
+	    0) {
+		sk_logf(SK_LOG_ERROR, "config", "cmd=%s err=\"%s\"", cmd, err);
+		return -EINVAL;
+	}
+	o->args = merged;
+	argc = merged->argc;
+	argv = merged->argv;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {

@@ -20,8 +20,11 @@
 /** The program's name in log lines. */
 #define MW_PROG "seckill-mysql-writer"
 
-/** Every option; strings point into argv or at constants. */
+struct sk_config_argv;
+
+/** Every option; strings point into argv, into @c args or at constants. */
 struct mw_opts {
+	struct sk_config_argv *args; /**< --config FILE's options and argv (owned; NULL: none) */
 	/* MariaDB */
 	const char *socket;	   /**< --socket PATH (wins over host/port) */
 	const char *host;	   /**< --host ADDR, default 127.0.0.1 */
@@ -55,9 +58,12 @@ struct mw_opts {
 /**
  * mw_opts_parse - parse the options of subcommand @p cmd ("run",
  * "migrate" or "verify") from @p argv (argv[0] is the subcommand or the
- * program), check them, read the password file.
+ * program), check them, read the password file. The keys of a --config
+ * FILE ([mysql], [kafka], [store] path) come first (sk_config_argv_merge()):
+ * the options given override them. @p o->args stays allocated for the
+ * process's life.
  * @return 0, 1 (--help was printed on stdout: exit 0), or -EINVAL (a usage
- *         error was logged: exit 2).
+ *         error or the file's error was logged: exit 2).
  */
 int mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv);
 

@@ -46,6 +46,7 @@ static const char *const copt_names[O__N] = {
 	[O_MEMBER] = "--member",
 	[O_HELD] = "--held",
 	[O_TOTAL_FROM] = "--total-from",
+	[O_FOR] = "--for",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -76,6 +77,7 @@ static const char *const main_help =
 	"                    (and a cluster item's Redis pool: total == free + leases)\n"
 	"  cluster show ID   a cluster item: the Redis pool, leases by member, sold-out\n"
 	"  cluster forget ID --member M --held N   member M is gone for good\n"
+	"  config check FILE [--for D,...]   validate a configuration file\n"
 	"\n"
 	"options (anywhere on the line):\n"
 	"  --socket PATH     admin API unix socket (default " CTL_SOCKET_DEFAULT ")\n"
@@ -99,6 +101,16 @@ static const char *const order_help =
 	"pay:  confirmed -> paid. Paying a paid order succeeds again (idempotent);\n"
 	"      a cancelled, failed or still-queued order exits 5; unknown exits 4.\n"
 	"refund: units of a paid order back on sale; see 'order refund --help'.\n";
+
+static const char *const config_help =
+	"usage: " PROG " config check FILE [--for DAEMON[,DAEMON...]]\n"
+	"\n"
+	"Reads FILE (seckill.ini) as the daemons do, with the same code: every\n"
+	"section and key, the values and the rules between keys. Prints 'FILE: ok'\n"
+	"and exits 0, or prints the daemons' error (FILE:LINE: section.key: why) and\n"
+	"exits 1. --for checks only what the named daemons read: dataplane, control,\n"
+	"mysql-writer (default: all three; a MySQL writer's host has no [port0]).\n"
+	"No daemon is contacted.\n";
 
 static const char *const order_show_help = "usage: " PROG " order show ID\n"
 					   "\n"
@@ -374,6 +386,8 @@ static const struct ctl_cmd commands[] = {
 	{"cluster", "show", ARGS_ITEM_ID, 0, cluster_help, cmd_cluster_show},
 	{"cluster", "forget", ARGS_ITEM_ID, 1u << O_MEMBER | 1u << O_HELD, cluster_help,
 	 cmd_cluster_forget},
+	{"config", NULL, ARGS_NONE, 0, config_help, NULL},
+	{"config", "check", ARGS_FILE, 1u << O_FOR, config_help, cmd_config_check},
 };
 
 /* The words a command takes, by enum ctl_args. */
@@ -386,6 +400,7 @@ static const struct {
 	[ARGS_ORDER_ID] = {1, "one order ID", "order"},
 	[ARGS_ITEM_ID] = {1, "one item ID", "item"},
 	[ARGS_ITEM_UNITS] = {2, "an item ID and UNITS", "item"},
+	[ARGS_FILE] = {1, "one FILE", NULL},
 };
 
 /*
