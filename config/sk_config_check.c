@@ -34,7 +34,7 @@ check_seckill(struct load_ctx *ctx)
 		return sk_config_fail(
 			ctx, 0,
 			"seckill.secret_file: required when seckill.auth = on and items "
-			"are configured or come from seckill.store");
+			"are configured or come from store.path");
 	if ((cfg->proxy_protocol != SK_CONFIG_PROXY_NONE || cfg->forwarded != SK_CONFIG_FWD_NONE) &&
 	    cfg->trusted.n == 0)
 		return sk_config_fail(

@@ -48,7 +48,7 @@ run 1 "seckill.secret_file: /nonexistent/secret: No such file or directory" \
 	"${PORT0}[seckill]\nsecret_file = /nonexistent/secret\n" "$VDEV"
 run 1 "c.ini:6: seckill.ack_wait_ms: 0 is out of range 1..60000" \
 	"${PORT0}[seckill]\nack = durable\nack_wait_ms = 0\n" "$VDEV"
-run 1 "c.ini: seckill.secret_file: required when seckill.auth = on and items are configured or come from seckill.store" \
+run 1 "c.ini: seckill.secret_file: required when seckill.auth = on and items are configured or come from store.path" \
 	"${PORT0}[item.1]\ntotal = 5\n" "$VDEV"
 check "no EAL runtime dir after the seckill errors" test ! -e "/var/run/dpdk/$prefix"
 rc=0

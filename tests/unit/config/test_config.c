@@ -208,10 +208,10 @@ static const struct bad_case bad_cases[] = {
 	 "seckill.ip_slots: 0 leaves no room for the per-IP limit that seckill.ip_rate sets"},
 	{PORT0 "[item.1]\ntotal = 1\n",
 	 "seckill.secret_file: required when seckill.auth = on and items are configured or come "
-	 "from seckill.store"},
+	 "from store.path"},
 	{PORT0 "[seckill]\nstore = /tmp/sk-store\n",
 	 "seckill.secret_file: required when seckill.auth = on and items are configured or come "
-	 "from seckill.store"},
+	 "from store.path"},
 	{PORT0 "[seckill]\nmax_items = 1\nauth = off\n[item.1]\ntotal = 1\n[item.2]\ntotal = 1\n",
 	 "seckill.max_items: 1 is less than the 2 [item.<id>] sections"},
 
