@@ -111,9 +111,24 @@ cp "$tmp/ini.orig" "$ini"
 units=$dest$SK_UNITDIR
 expect_eq "seckill.ini: the token secret is in <sysconfdir>/seckill" \
 	"$(sed -n 's/^secret_file *= *\([^ ]*\).*/\1/p' "$ini")" "$SK_SYSCONFDIR/seckill/token.secret"
-store=$(sed -n 's/^store *= *\([^ ]*\).*/\1/p' "$ini")
-expect_eq "seckill.ini's store is the control unit's --store" \
-	"$(sed -n 's/^ExecStart=.* --store \([^ ]*\).*/\1/p' "$units/seckill-control.service")" "$store"
+# [store] path: the one store of every daemon (no --store in any unit).
+store=$(sed -n '/^\[store\]/,/^\[/s/^path *= *\([^ ]*\).*/\1/p' "$ini")
+expect_eq "seckill.ini names the store once, in [store] path" "$store" /var/lib/seckill/orders
+check "no unit passes --store (the file names it)" bash -c "! grep -q -- '--store' '$units'/*.service"
+for u in seckill-control seckill-mysql-writer; do
+	expect_match "$u.service runs the installed binary on the installed config" \
+		"$(grep '^ExecStart=' "$units/$u.service")" \
+		"^ExecStart=$SK_SBINDIR/$u .*--config $SK_SYSCONFDIR/seckill/seckill.ini \\\$SECKILL_[A-Z_]*_ARGS\$"
+done
+env_file=$dest$SK_SYSCONFDIR/seckill/seckill.env
+check "seckill.env: only EAL options are set (the rest is in seckill.ini)" \
+	bash -c "! grep -E '^SECKILL_[A-Z_]*_ARGS=.' '$env_file'"
+if "$dest$SK_BINDIR/seckillctl" config check "$ini" >"$tmp/check.log" 2>&1; then
+	ok "seckillctl config check: the installed seckill.ini is good for every daemon"
+else
+	cat "$tmp/check.log"
+	bad "seckillctl config check refuses the installed seckill.ini"
+fi
 expect_match "the dataplane unit runs the installed binary on the installed config" \
 	"$(grep '^ExecStart=' "$units/seckill-dataplane.service")" \
 	"^ExecStart=$SK_SBINDIR/seckill-dataplane --file-prefix seckill .* -- --config $SK_SYSCONFDIR/seckill/seckill.ini \\\$SECKILL_DATAPLANE_ARGS\$"

@@ -63,11 +63,11 @@ expect_eq "the dataplane unit's ExecStart" \
 # shellcheck disable=SC2016
 expect_eq "the control unit's ExecStart" \
 	"$(grep '^ExecStart=' "$dist/seckill-control.service")" \
-	'ExecStart=/usr/sbin/seckill-control --file-prefix seckill $SECKILL_CONTROL_EAL -- --store /var/lib/seckill/orders $SECKILL_CONTROL_ARGS'
+	'ExecStart=/usr/sbin/seckill-control --file-prefix seckill $SECKILL_CONTROL_EAL -- --config /etc/seckill/seckill.ini $SECKILL_CONTROL_ARGS'
 # shellcheck disable=SC2016
 expect_eq "the writer unit's ExecStart" \
 	"$(grep '^ExecStart=' "$dist/seckill-mysql-writer.service")" \
-	'ExecStart=/usr/sbin/seckill-mysql-writer run $SECKILL_MYSQL_WRITER_ARGS'
+	'ExecStart=/usr/sbin/seckill-mysql-writer run --config /etc/seckill/seckill.ini $SECKILL_MYSQL_WRITER_ARGS'
 expect_eq "the units' environment file" \
 	"$(grep -h '^EnvironmentFile=' "$dist"/seckill-*.service | sort -u)" \
 	'EnvironmentFile=-/etc/seckill/seckill.env'
