@@ -18,8 +18,11 @@
 #       "server=<ip> netns=<ns>". The default config/sandbox.ini sells
 #       nothing: for a sale, pass a copy with [seckill] keys and
 #       [item.<id>] sections appended (docs/operations.md, "The sandbox").
-#       When the config names [seckill] store = DIR, seckill-control is
-#       started too (same --file-prefix, secondary, --store DIR, admin API
+#       When the config names a store ([store] path, or the older
+#       [seckill] store), seckill-control is started too (same
+#       --file-prefix, secondary; with [store] path it reads the same file,
+#       --config, and gets only the [admin] settings the file lacks as
+#       options; else --store DIR; its admin API
 #       on the unix socket $STATE/admin.sock and, with a bearer token, on
 #       127.0.0.1:SK_SBX_ADMIN_PORT) and "up" waits until it answers;
 #       the line then ends with " admin=127.0.0.1:<port>" (or
@@ -211,7 +214,7 @@ control_start() {
 	sock=$STATE/admin.sock
 	[ -s "$STATE/admin.token" ] || admin_token
 	[ "$port" = 0 ] || tcp=(--admin-port "$port" --admin-token-file "$STATE/admin.token")
-	[ -n "$store" ] || die "the config names no [seckill] store: no control plane"
+	[ -n "$store" ] || die "the config names no [store] path: no control plane"
 	alive pid || die "the dataplane is not running"
 	alive control_pid && die "control plane already up (pid $(state control_pid))"
 	d=$(dirname "${SK_DATAPLANE:-$REPO/build/dataplane/seckill-dataplane}")
@@ -222,11 +225,20 @@ control_start() {
 	# each vdev of the primary (our net_tap) that rte_eal_cleanup() never
 	# frees; suppress that one library's leak, nothing of ours.
 	printf 'leak:librte_bus_vdev\n' >"$STATE/lsan.supp"
+	# One file for both daemons ([store] path): --config, plus what the
+	# sandbox manages and the file leaves out (the socket it polls, TCP).
+	local -a opts=(--store "$store" --admin-socket "$sock" "${tcp[@]}")
+	local dpconfig=$STATE/config.ini
+	if [ -n "$(config_key "$dpconfig" store path)" ]; then
+		opts=(--config "$dpconfig")
+		[ -n "$(config_key "$dpconfig" admin socket)" ] || opts+=(--admin-socket "$sock")
+		[ -n "$(config_key "$dpconfig" admin port)" ] || opts+=("${tcp[@]}")
+	fi
 	for try in 1 2 3; do
 		# shellcheck disable=SC2086
 		LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$STATE/lsan.supp" \
 			"$bin" -l 0 --file-prefix "$prefix" --proc-type=secondary --no-pci -- \
-			--store "$store" --admin-socket "$sock" "${tcp[@]}" ${SK_SBX_CONTROL_ARGS:-} \
+			"${opts[@]}" ${SK_SBX_CONTROL_ARGS:-} \
 			</dev/null >>"$STATE/control.log" 2>&1 &
 		remember control_pid $!
 		for _ in $(seq 1 150); do
@@ -319,7 +331,8 @@ cmd_up() {
 
 	local cidr server prefixlen client tap prefix ns=$NAME lcl pid store
 	cidr=$(config_addr "$config")
-	store=$(config_key "$config" seckill store)
+	store=$(config_key "$config" store path)
+	[ -n "$store" ] || store=$(config_key "$config" seckill store)
 	[ "$control" = 1 ] || store=
 	[ -n "$cidr" ] || die "$config: no [port0] address"
 	server=${cidr%/*}

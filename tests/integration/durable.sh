@@ -38,6 +38,9 @@ ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 TOTAL=200
 
 # make_config FILE TOTAL - a durable sale of item 1 with its store in $tmp/store.
+# One file for both daemons: the sandbox starts seckill-control with
+# --config FILE alone (its [store], [admin] and [control] keys; the
+# sandbox's admin token); section 4 overrides payment_timeout_s by a flag.
 make_config() {
 	{
 		cat "$REPO/config/sandbox.ini"
@@ -45,8 +48,19 @@ make_config() {
 
 			[seckill]
 			auth = off
-			store = $tmp/store
 			ack_wait_ms = 5000
+
+			[store]
+			path = $tmp/store
+			batch_us = 500
+
+			[control]
+			payment_timeout_s = 900
+
+			[admin]
+			socket = /run/$SK_SBX/admin.sock
+			port = $SK_SBX_ADMIN_PORT
+			token_file = /run/$SK_SBX/admin.token
 
 			[item.1]
 			name = durable sale
@@ -72,7 +86,11 @@ cfg=$tmp/sale.ini
 make_config "$cfg" $TOTAL
 
 # ------------------------------------------------------------ 1. durable sale
+check "seckillctl config check: the sale's file is good" "$SK_SECKILLCTL" config check "$cfg"
 up "$cfg"
+cpid=$(sed -n 's/^control_pid=//p' "/run/$SK_SBX/env")
+expect_eq "seckill-control started from the file alone" \
+	"$(tr '\0' ' ' <"/proc/$cpid/cmdline" | sed 's/.* -- //')" "--config /run/$SK_SBX/config.ini "
 rc=0
 crowd --users 2000 --attempts 4000 --seed 1 --expect-units $TOTAL \
 	--json "$tmp/c1.json" --orders "$tmp/o1" >"$tmp/c1.out" || rc=$?
