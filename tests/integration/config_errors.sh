@@ -7,7 +7,7 @@
 # the EAL, event=startup after it, event=usage for a bad argument; every
 # line on stderr is valid logfmt, nothing goes to stdout.
 . "$(dirname "$0")/lib.sh"
-require_env openssl
+require_env openssl SK_SECKILLCTL SK_CONTROL SK_MYSQL_WRITER
 tmp=$(mktemp -d)
 prefix=skit_cfg_$$
 trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
@@ -169,4 +169,70 @@ run_tls 'tls\.ciphersuites' "${pair}ciphersuites = TLS_AES_128_GCM_SHA256:ECDHE-
 run_tls 'tls\.ticket_key_file' "${pair}ticket_key_file = $tmp/short.ticket\n" "$tmp/short.ticket" "16 bytes"
 run_tls 'tls\.ticket_key_file' "${pair}ticket_key_file = $tmp/nonexistent.ticket\n" "$tmp/nonexistent.ticket" "No such file"
 check "no tap left behind after the [tls] errors" bash -c "! ip link show $tap >/dev/null 2>&1"
+
+# --------------------------------------------------------------------------
+# One file for every daemon: seckillctl config check gives the daemons'
+# own errors (the same loader), exit 0 / 1 / 2.
+rc=0
+"$SK_SECKILLCTL" config check "$REPO/config/seckill.ini" >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "config check seckill.ini: exit 0" "$rc" 0
+expect_eq "config check seckill.ini: says ok" "$(cat "$tmp/out")" "$REPO/config/seckill.ini: ok"
+rc=0
+"$SK_SECKILLCTL" config check >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "config check without a FILE: usage, exit 2" "$rc" 2
+rc=0
+"$SK_SECKILLCTL" config check /nonexistent/sk.ini >"$tmp/out" 2>"$tmp/err" || rc=$?
+expect_eq "config check of a missing file: exit 1" "$rc" 1
+check "config check of a missing file: says so" grep -q "/nonexistent/sk.ini: No such file" "$tmp/err"
+printf '[mysql]\nsocket = /run/mysqld/mysqld.sock\n[kafka]\nbootstrap = 127.0.0.1:9092\n' >"$tmp/w.ini"
+check "config check --for mysql-writer: a writer's host needs no [port0]" \
+	"$SK_SECKILLCTL" config check "$tmp/w.ini" --for mysql-writer
+check "config check of the same file for every daemon: refused (no port)" \
+	bash -c "! '$SK_SECKILLCTL' config check '$tmp/w.ini' 2>/dev/null"
+
+# ctl_check WHO NEEDLE TEXT: seckillctl config check refuses PORT0 + TEXT
+# (exit 1, one line holding NEEDLE), and daemon WHO (control, mysql-writer
+# or none) refuses it with that very message in its err= (exit 2).
+ctl_check() {
+	local who=$1 needle=$2 rc=0 msg
+	printf '%b' "${PORT0}[seckill]\nauth = off\n$3" >"$tmp/k.ini"
+	"$SK_SECKILLCTL" config check "$tmp/k.ini" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	msg=$(sed -n 's/^seckillctl: //p' "$tmp/err")
+	if [ "$rc" = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [[ $msg == "$tmp/k.ini:"*"$needle"* ]]; then
+		ok "config check: exit 1: $msg"
+	else
+		bad "config check: want exit 1 and '$needle'; got exit $rc: $(cat "$tmp/err")"
+		return
+	fi
+	rc=0
+	case $who in
+	control) "$SK_CONTROL" -- --config "$tmp/k.ini" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$? ;;
+	mysql-writer) "$SK_MYSQL_WRITER" run --config "$tmp/k.ini" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$? ;;
+	*) return ;;
+	esac
+	if [ "$rc" = 2 ] && grep -qF "event=config " "$tmp/err" && grep -qF "err=\"$msg\"" "$tmp/err"; then
+		ok "  ... seckill-$who says the same (exit 2)"
+	else
+		bad "  ... seckill-$who: want exit 2 and err=\"$msg\"; got exit $rc: $(tail -n 1 "$tmp/err")"
+	fi
+}
+ctl_check control "store.map_mb: 0 is out of range 1..16777216" "[store]\npath = $tmp/st\nmap_mb = 0\n"
+ctl_check control "control.log_level: 'loud' is not one of" "[control]\nlog_level = loud\n"
+ctl_check control "admin.port: 65536 is out of range 0..65535" "[admin]\nport = 65536\n"
+ctl_check control "admin.token_file: required when admin.port is set" "[admin]\nport = 8081\n"
+ctl_check control "kafka.payments_topic: blanks and control characters" "[kafka]\npayments_topic = a b\n"
+ctl_check control "cluster.member: 'Shop' is not a member id" "[cluster]\nmember = Shop\n"
+ctl_check control "seckill.store: a deprecated alias of store.path" "store = /a\n[store]\npath = /a\n"
+ctl_check control "kafka.bogus: unknown key" "[kafka]\nbogus = 1\n"
+ctl_check mysql-writer "mysql.port: 0 is out of range 1..65535" "[mysql]\nport = 0\n"
+ctl_check mysql-writer "mysql.log_level: 'x' is not one of" "[mysql]\nlog_level = x\n"
+ctl_check mysql-writer "kafka.orders_topic: blanks" "[kafka]\norders_topic = a b\n"
+ctl_check none "tcp.mss: 80 is out of range 536..9000" "[tcp]\nmss = 80\n"
+ctl_check none "port0.rx_queues: 'many' is not a decimal number" "[port0]\nrx_queues = many\n"
+# ... while each daemon ignores the values it does not read.
+printf '%b' "[port0]\nrx_queues = many\n[store]\nmap_mb = 0\n[mysql]\nport = 3306\n" >"$tmp/w2.ini"
+rc=0
+"$SK_MYSQL_WRITER" run --config "$tmp/w2.ini" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "the writer ignores the dataplane's and control's bad values (then wants --bootstrap)" \
+	grep -q 'event=usage cmd=run msg="--bootstrap is required' "$tmp/err"
 finish
