@@ -33,6 +33,14 @@
  *	end   = never
  * @endcode
  *
+ * One file configures every daemon: besides the dataplane's sections above,
+ * [store] (path, shared: the LMDB store), [control], [admin], [kafka],
+ * [cluster] (the member's keys) and [mysql] hold the options of
+ * seckill-control and seckill-mysql-writer (struct sk_config_opts). Each
+ * daemon loads the file for itself (sk_config_load_for()): every name is
+ * checked, only its own values are; sk_config_argv_merge() hands it its
+ * keys as options.
+ *
  * Every key is listed with its range and default in docs/operations.md and
  * in config/seckill.ini. Unknown sections and keys, keys set twice, values
  * out of range and lines that are neither "[section]" nor "key = value" are

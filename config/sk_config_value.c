@@ -3,7 +3,8 @@
  * sk_config_value.c - one strict parser per key type of the configuration
  * (numbers, booleans, addresses, CIDR, MAC, hex secrets, core lists,
  * paths, names, times) and sk_config_set_value(), which checks ranges and
- * stores the value where the key table says.
+ * stores the value where the key table says; then the public helpers on
+ * loaded values (an item's window, the token secret file, a port's name).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -496,4 +497,82 @@ sk_config_set_value(struct load_ctx *ctx, const char *sec, const struct key *k, 
 		return 1;
 	}
 	return sk_config_fail(ctx, ctx->line, "%s.%s: internal error (key type)", sec, k->name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public helpers on loaded values                                           */
+/* ------------------------------------------------------------------------ */
+
+int
+sk_config_item_window(const struct sk_config_item *item, int64_t base_ns, int64_t *start_ns,
+		      int64_t *end_ns)
+{
+	const struct sk_config_time *a = &item->start, *b = &item->end;
+
+	/* Both fit: |s| <= SK_CONFIG_TIME_ABS_MAX, so s * 1e9 < 2^63 - base_ns
+	 * for any base before year 2255. */
+	*start_ns = (a->relative ? base_ns : 0) + a->s * INT64_C(1000000000);
+	*end_ns = b->never ? INT64_MAX : (b->relative ? base_ns : 0) + b->s * INT64_C(1000000000);
+	return *end_ns > *start_ns ? 0 : -EINVAL;
+}
+
+int
+sk_config_read_secret(const char *path, uint8_t buf[SK_CONFIG_TOKEN_SECRET_MAX], size_t *len,
+		      char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	int rc = 0;
+
+	if (f == NULL) {
+		rc = -errno;
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "seckill.secret_file: %s: %s", path, strerror(errno));
+		return rc;
+	}
+	n = fread(buf, 1, SK_CONFIG_TOKEN_SECRET_MAX, f);
+	if (ferror(f)) {
+		rc = -EIO;
+	} else if (n == SK_CONFIG_TOKEN_SECRET_MAX && fgetc(f) != EOF) {
+		rc = -EFBIG;
+	}
+	fclose(f);
+	if (rc == 0 && n > 0 && buf[n - 1] == '\n') {
+		n--;
+		if (n > 0 && buf[n - 1] == '\r')
+			n--;
+	}
+	if (rc == 0 && n < SK_CONFIG_TOKEN_SECRET_MIN)
+		rc = -EINVAL;
+	if (rc != 0) {
+		memset(buf, 0, SK_CONFIG_TOKEN_SECRET_MAX);
+		if (err != NULL && errlen > 0) {
+			if (rc == -EINVAL)
+				snprintf(err, errlen,
+					 "seckill.secret_file: %s: %zu bytes, at least %d are "
+					 "needed",
+					 path, n, SK_CONFIG_TOKEN_SECRET_MIN);
+			else if (rc == -EFBIG)
+				snprintf(err, errlen,
+					 "seckill.secret_file: %s: longer than %d bytes", path,
+					 SK_CONFIG_TOKEN_SECRET_MAX);
+			else
+				snprintf(err, errlen, "seckill.secret_file: %s: read error", path);
+		}
+		return rc;
+	}
+	*len = n;
+	return 0;
+}
+
+int
+sk_config_port_name(const struct sk_config_port *port, char *out, size_t len)
+{
+	size_t n = strcspn(port->device, ",");
+
+	if (n >= len)
+		return -ENOSPC;
+	memcpy(out, port->device, n);
+	out[n] = '\0';
+	return 0;
 }
