@@ -26,7 +26,7 @@
 # PID on every exit path.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (mariadbd as root in a scratch datadir)"
-require_tools curl SK_KAFKA SK_MYSQL_WRITER mariadbd mariadb-install-db mariadb mariadb-admin
+require_tools curl SK_KAFKA SK_MYSQL_WRITER SK_SECKILLCTL mariadbd mariadb-install-db mariadb mariadb-admin
 # shellcheck source=lib/kafka.sh
 . "$IT_DIR/lib/kafka.sh"
 # shellcheck source=lib/mariadb.sh
@@ -70,7 +70,11 @@ state() {
 		(SELECT COUNT(*) FROM parked))"
 }
 
-W=(--database mb --group mb --orders-topic mb.orders --events-topic mb.events)
+# The writer's settings in the appliance's file: migrate reads it alone,
+# run gets the harness's socket, broker and metrics port as options too.
+printf '[mysql]\nsocket = %s\ndatabase = mb\ngroup = mb\n[kafka]\norders_topic = mb.orders\nevents_topic = mb.events\n' \
+	"$SOCK" >"$tmp/writer.ini"
+W=(--config "$tmp/writer.ini")
 
 check "mariadbd up on $SOCK" db_start
 kafka_up "$tmp" mb.orders mb.events || {
@@ -80,7 +84,9 @@ kafka_up "$tmp" mb.orders mb.events || {
 	exit 1
 }
 ok "broker up: $KAFKA_BOOTSTRAP"
-check "schema applied (migrate)" "$SK_MYSQL_WRITER" migrate --socket "$SOCK" --database mb
+check "config check --for mysql-writer: the writer's file is good" \
+	"$SK_SECKILLCTL" config check "$tmp/writer.ini" --for mysql-writer
+check "schema applied (migrate --config, the file alone)" "$SK_MYSQL_WRITER" migrate --config "$tmp/writer.ini"
 # An orders table made before IPv6 (client_ip VARCHAR(15)), with a row:
 # migrate widens the column in place, keeps the row, and run again changes
 # nothing.
