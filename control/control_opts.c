@@ -181,7 +181,10 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 	int64_t v = 0;
 
-	struct sk_config_argv *merged;
+	/* The merged argv outlives the call (o's strings point into it): kept
+	 * here too, so that it is reachable until exit, and freed by the next
+	 * call. */
+	static struct sk_config_argv *merged;
 	char err[SK_CONFIG_ERR_MAX];
 
 	*o = (struct opts){.pay_timeout_s = 900,
@@ -190,6 +193,7 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 			   .batch_max = SK_CONTROL_BATCH_MAX_DEFAULT,
 			   .pay_retention_s = PAY_AGE_DEFAULT_S,
 			   .pay_requests_age_s = PAY_AGE_DEFAULT_S};
+	free(merged);
 	if (sk_config_argv_merge(argc, argv, SK_CONFIG_CONTROL, &merged, err, sizeof(err)) != 0) {
 		sk_logf(SK_LOG_ERROR, "config", "err=\"%s\"", err);
 		return -1;

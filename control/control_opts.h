@@ -20,7 +20,7 @@ struct sk_config_argv;
 /* What the command line and the --config file asked for. Strings point
  * into argv or into @args. */
 struct opts {
-	struct sk_config_argv *args; /* the file's options and argv (owned; NULL: none) */
+	struct sk_config_argv *args; /* the file's options and argv (valid until the next call) */
 	const char *store;
 	int64_t pay_timeout_s;	      /* 0 = no deadline */
 	unsigned admin_port;	      /* 0 = no TCP listener */
@@ -59,8 +59,8 @@ void control_usage(FILE *f);
  * thread-safe (getopt_long).
  * @return 0; 1 for --help (printed on stdout); -1 on a bad option or a bad
  *         file, with one line logged that names it (event=usage; event=config
- *         with the file's error: "FILE:LINE: section.key: why"). @p o->args
- *         stays allocated for the process's life.
+ *         with the file's error: "FILE:LINE: section.key: why"). @p o's
+ *         strings stay valid until the next call.
  */
 int control_parse_opts(int argc, char **argv, struct opts *o);
 

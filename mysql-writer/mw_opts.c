@@ -168,7 +168,10 @@ int
 mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 {
 	struct option lo[NOPTS + 1];
-	struct sk_config_argv *merged;
+	/* The merged argv outlives the call (o's strings point into it): kept
+	 * here too, so that it is reachable until exit, and freed by the next
+	 * call. */
+	static struct sk_config_argv *merged;
 	char err[SK_CONFIG_ERR_MAX];
 	bool help = false;
 	int c, idx;
@@ -189,6 +192,7 @@ mw_opts_parse(struct mw_opts *o, const char *cmd, int argc, char **argv)
 					opts[i].kind == K_FLAG ? no_argument : required_argument,
 					NULL, (int)i};
 	lo[NOPTS] = (struct option){0};
+	free(merged);
 	if (sk_config_argv_merge(argc, argv, SK_CONFIG_MYSQL_WRITER, &merged, err, sizeof(err)) !=
 	    0) {
 		sk_logf(SK_LOG_ERROR, "config", "cmd=%s err=\"%s\"", cmd, err);

@@ -24,7 +24,7 @@ struct sk_config_argv;
 
 /** Every option; strings point into argv, into @c args or at constants. */
 struct mw_opts {
-	struct sk_config_argv *args; /**< --config FILE's options and argv (owned; NULL: none) */
+	struct sk_config_argv *args; /**< --config FILE's options and argv (until the next parse) */
 	/* MariaDB */
 	const char *socket;	   /**< --socket PATH (wins over host/port) */
 	const char *host;	   /**< --host ADDR, default 127.0.0.1 */
@@ -60,8 +60,8 @@ struct mw_opts {
  * "migrate" or "verify") from @p argv (argv[0] is the subcommand or the
  * program), check them, read the password file. The keys of a --config
  * FILE ([mysql], [kafka], [store] path) come first (sk_config_argv_merge()):
- * the options given override them. @p o->args stays allocated for the
- * process's life.
+ * the options given override them. @p o's strings stay valid until the
+ * next call.
  * @return 0, 1 (--help was printed on stdout: exit 0), or -EINVAL (a usage
  *         error or the file's error was logged: exit 2).
  */
