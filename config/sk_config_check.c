@@ -117,6 +117,48 @@ check_store(struct load_ctx *ctx)
 	return 1;
 }
 
+/* member_position - the position (from 1) of @member in the comma list
+ * @members; 0 if absent. */
+static uint32_t
+member_position(const char *member, const char *members)
+{
+	size_t n = strlen(member);
+	uint32_t pos = 1;
+
+	for (const char *s = members;; pos++) {
+		size_t m = strcspn(s, ",");
+
+		if (m == n && strncmp(s, member, n) == 0)
+			return pos;
+		if (s[m] == '\0')
+			return 0;
+		s += m + 1;
+	}
+}
+
+/* check_member_id - with both daemons' keys at hand: the dataplane's
+ * member number is the control plane's position in the member list (the
+ * control plane refuses to attach otherwise). */
+static int
+check_member_id(struct load_ctx *ctx)
+{
+	const struct sk_config_opts *o = &ctx->cfg->opts;
+	uint32_t pos;
+
+	if (o->cluster_member[0] == '\0' || o->cluster_members[0] == '\0')
+		return 1;
+	pos = member_position(o->cluster_member, o->cluster_members);
+	if (pos == 0)
+		return sk_config_fail(ctx, 0, "cluster.members: does not name cluster.member '%s'",
+				      o->cluster_member);
+	if (ctx->cfg->member_id != pos)
+		return sk_config_fail(ctx, 0,
+				      "cluster.member_id: %" PRIu32 ", but cluster.member '%s' is "
+				      "number %" PRIu32 " of cluster.members (from 1)",
+				      ctx->cfg->member_id, o->cluster_member, pos);
+	return 1;
+}
+
 /* check_control - seckill-control's rules between the file's own keys; the
  * daemon checks them again once its flags are read (control_opts.c). */
 static int
@@ -157,6 +199,10 @@ sk_config_check(struct load_ctx *ctx)
 	if (!check_store(ctx))
 		return 0;
 	if ((ctx->daemons & SK_CONFIG_CONTROL) != 0 && !check_control(ctx))
+		return 0;
+	if ((ctx->daemons & (SK_CONFIG_CONTROL | SK_CONFIG_DATAPLANE)) ==
+		    (SK_CONFIG_CONTROL | SK_CONFIG_DATAPLANE) &&
+	    !check_member_id(ctx))
 		return 0;
 	if ((ctx->daemons & SK_CONFIG_DATAPLANE) == 0)
 		return 1;

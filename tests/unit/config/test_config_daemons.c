@@ -142,6 +142,10 @@ static const struct bad_case bad_cases[] = {
 	{CTL, "[kafka]\nbootstrap = k:9092\n", "control.payments_key_file: required with kafka"},
 	{CTL, "[control]\npayments_key_file = /k\n", "control.payments_key_file: needs kafka"},
 	{CTL, "[kafka]\nconfig_file = /p\n", "kafka.config_file: needs kafka.bootstrap"},
+	{ALL, PORT0 "[cluster]\nmember_id = 1\nredis = r:1\nmember = b\nmembers = a,b\n",
+	 "cluster.member_id: 1, but cluster.member 'b' is number 2 of cluster.members (from 1)"},
+	{ALL, PORT0 "[cluster]\nmember_id = 1\nredis = r:1\nmember = c\nmembers = a,b\n",
+	 "cluster.members: does not name cluster.member 'c'"},
 	{ALL, PORT0 "[store]\npath = /a\n[seckill]\nstore = /a\n",
 	 "seckill.store: a deprecated alias of store.path, which is set too"},
 	{DP, "[mysql]\nport = 3306\n", "port0.device: no port configured"},
@@ -232,7 +236,8 @@ START_TEST(test_every_key)
 
 	/* the same file with a port: the whole appliance's */
 	{
-		static const char head[] = PORT0 "[seckill]\nsecret_file = /s\n";
+		static const char head[] =
+			PORT0 "[seckill]\nsecret_file = /s\n[cluster]\nmember_id = 1\n";
 		char *text = malloc(sizeof(every_key) + sizeof(head));
 
 		ck_assert_ptr_nonnull(text);
@@ -260,6 +265,8 @@ static const struct whose_case whose_cases[] = {
 	{DP, PORT0 "[mysql]\nport = 0\n[kafka]\npayments_group = a b\n[admin]\nport = 1\n"},
 	{MW, "[kafka]\nbootstrap = k:9092\n"}, /* no payments key: control's rule */
 	{CTL | MW, "[seckill]\nack_wait_ms = 0\n[dataplane]\nmbufs = 1\n"},
+	/* the member number is checked against the list only with both daemons */
+	{CTL, "[cluster]\nmember_id = 1\nredis = r:1\nmember = b\nmembers = a,b\n"},
 };
 
 START_TEST(test_whose_values)
