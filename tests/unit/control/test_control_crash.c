@@ -199,15 +199,7 @@ START_TEST(full_map_fails_orders)
 		     k++)
 			ck_assert_int_ge(drain_now(NULL), 0);
 	}
-	for (unsigned i = 0; i < n; i++) {
-		unsigned a = arena_state(ids[i]), s = store_state(ids[i]);
-		if (a == SK_ORDER_CONFIRMED && s == SK_ORDER_CONFIRMED)
-			confirmed++;
-		else if (a == SK_ORDER_FAILED && s == SK_ORDER_NONE)
-			failed++;
-		else
-			ck_abort_msg("order %u: arena %u store %u", i, a, s);
-	}
+	count_confirmed_failed(ids, n, &confirmed, &failed);
 	ck_assert_uint_gt(confirmed, 0);
 	ck_assert_uint_gt(failed, 0); /* the small map filled up */
 	ck_assert_uint_eq(stats().map_grows, 0);
