@@ -3,11 +3,14 @@
  * test_control_mapgrow.c - the store's map grown online by the control
  * plane (sk_control_map_check(), sk_store_map.h): a sale that fills a small
  * map many times over keeps every order; a reader thread across the grows;
+ * a grow against an open snapshot and a walk's callback that reads on;
  * another process whose map is outgrown (MDB_MAP_RESIZED); the cap; the
  * policy as a table.
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "test_control.h"
 #include "sk_store_map.h"
@@ -216,6 +219,115 @@ START_TEST(other_process_adopts_grown_map)
 }
 END_TEST
 
+/*
+ * A walk in another thread holds a read snapshot: a grow waits for it and
+ * gives up (-EBUSY) when it lasts; while a grow waits, the walk's callback
+ * still reads the store (a thread inside a store call passes the gate, it
+ * must not wait for a grow that waits for it); once the walk ends, the
+ * grow is done.
+ */
+struct walker {
+	struct sk_store *st;
+	uint64_t id;
+	atomic_int phase; /* 1: inside the walk; 2: a grow is called; 3: leave */
+	unsigned nested_reads, nested_errors;
+};
+
+/* now_ns - CLOCK_MONOTONIC. */
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * S + ts.tv_nsec;
+}
+
+static int
+walker_cb(const struct sk_store_event *ev, void *arg)
+{
+	struct walker *w = arg;
+	struct sk_store_line l[SK_STORE_MAX_LINES];
+	unsigned n;
+
+	(void)ev;
+	atomic_store(&w->phase, 1);
+	/*
+	 * Once the grow is called (it closes the gate at once, then waits up
+	 * to 30 s for this walk), read on for 50 ms and at least 1,000 reads:
+	 * each must go through. Bounded: 10M rounds at most.
+	 */
+	int64_t since = 0;
+	for (unsigned i = 0; i < 10000000 && atomic_load(&w->phase) != 3; i++) {
+		if (atomic_load(&w->phase) == 2) {
+			since = since != 0 ? since : now_ns();
+			if (sk_store_order_get(w->st, w->id, l, SK_STORE_MAX_LINES, &n) != 0)
+				w->nested_errors++;
+			if (++w->nested_reads >= 1000 && now_ns() - since > 50000000)
+				break; /* read through the closed gate: leave the walk */
+		}
+		sched_yield();
+	}
+	return 1; /* one event is enough */
+}
+
+static void *
+walker_main(void *arg)
+{
+	struct walker *w = arg;
+
+	sk_store_events_foreach(w->st, 1, walker_cb, w);
+	return NULL;
+}
+
+struct grower {
+	struct walker *w;
+	struct sk_store *st;
+	uint64_t size;
+	int rc;
+};
+
+static void *
+grower_main(void *arg)
+{
+	struct grower *g = arg;
+
+	atomic_store(&g->w->phase, 2);
+	g->rc = sk_store_map_grow(g->st, g->size, 30 * S, NULL);
+	return NULL;
+}
+
+START_TEST(grow_waits_for_open_reads)
+{
+	struct sk_item *it = add_item(1, 10, 1);
+	static struct walker w;
+	static struct grower g;
+	pthread_t tw, tg;
+	uint64_t before = map_size();
+
+	w = (struct walker){.st = sk_control_store(F.ctl), .id = buy(0, 1, it)};
+	ck_assert_int_eq(drain_now(NULL), 1);
+	ck_assert_int_eq(pthread_create(&tw, NULL, walker_main, &w), 0);
+	for (unsigned i = 0; i < 10000000 && atomic_load(&w.phase) != 1; i++)
+		sched_yield();
+	/* The snapshot stays open: a grow that waits 10 ms gives up. */
+	int first = sk_store_map_grow(w.st, 2 * before, 10000000, NULL);
+	g = (struct grower){.w = &w, .st = w.st, .size = 2 * before};
+	bool started = first == -EBUSY && pthread_create(&tg, NULL, grower_main, &g) == 0;
+	if (!started)
+		atomic_store(&w.phase, 3);
+	ck_assert_int_eq(pthread_join(tw, NULL), 0);
+	ck_assert_int_eq(first, -EBUSY);
+	ck_assert(started);
+	ck_assert_int_eq(pthread_join(tg, NULL), 0);
+	ck_assert_int_eq(g.rc, 0);
+	ck_assert_uint_ge(w.nested_reads, 1000);
+	ck_assert_uint_eq(w.nested_errors, 0);
+	ck_assert_uint_eq(map_size(), 2 * before);
+	assert_store_ok();
+}
+END_TEST
+
 /* A cap above the start: the map grows up to it, then full is full. */
 START_TEST(cap_stops_growth)
 {
@@ -295,6 +407,7 @@ test_control_add_mapgrow(Suite *s)
 	tcase_add_test(tc, sale_grows_small_map);
 	tcase_add_test(tc, reader_across_grows);
 	tcase_add_test(tc, other_process_adopts_grown_map);
+	tcase_add_test(tc, grow_waits_for_open_reads);
 	tcase_add_test(tc, cap_stops_growth);
 	tcase_add_test(tc, map_target_table);
 	suite_add_tcase(s, tc);
