@@ -77,13 +77,18 @@ store_map_unshare(struct sk_store *st)
 
 /*
  * map_adopt - another process grew the map beyond ours (MDB_MAP_RESIZED):
- * take its size, which needs no transaction of this process open. 0, or
- * -EAGAIN when one is (a walk's callback: the walk's caller retries).
+ * take its size, which needs no transaction of this process open: waits
+ * up to 100 ms for those of other threads, none on a thread that holds
+ * one itself (a walk's callback). 0, or -EAGAIN (the caller retries).
  */
 static int
 map_adopt(struct sk_store *st)
 {
-	if (pthread_rwlock_trywrlock(&st->maplock) != 0)
+	struct timespec until = store_deadline(100000000);
+
+	if ((map_depth > 0
+		     ? pthread_rwlock_trywrlock(&st->maplock)
+		     : pthread_rwlock_clockwrlock(&st->maplock, CLOCK_MONOTONIC, &until)) != 0)
 		return -EAGAIN;
 	int rc = mdb_env_set_mapsize(st->env, 0);
 	SK_ASSERT(pthread_rwlock_unlock(&st->maplock) == 0);

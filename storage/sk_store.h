@@ -37,9 +37,9 @@
  * idempotent repeat that changed nothing, or a negative errno. Errors every
  * function may return besides its own: -EIO (LMDB reported corruption or a
  * panic), -EAGAIN (reader table full, or another process grew the map and
- * this call could not adopt the new size because it runs inside a walk of
- * the same handle: retry after the walk), -ENOMEM, and other negative
- * errnos from the filesystem.
+ * this one could not adopt the new size: a walk of this thread, or other
+ * threads' calls for 100 ms, kept transactions open; retry), -ENOMEM, and
+ * other negative errnos from the filesystem.
  * Writes on a store opened SK_STORE_RDONLY fail with -EACCES. A failed
  * write call has written nothing.
  *

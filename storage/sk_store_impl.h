@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <lmdb.h>
 
@@ -102,6 +103,22 @@ struct sk_store {
 	int grow_pending; /* atomic: 1 while a grow holds grow_gate */
 	bool maplock_ok;
 };
+
+/* store_deadline - CLOCK_MONOTONIC @ns from now, for the clocked lock waits. */
+static inline struct timespec
+store_deadline(int64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ns / 1000000000;
+	t.tv_nsec += ns % 1000000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
 
 /* ---------------------------------------------------------------- encoding */
 

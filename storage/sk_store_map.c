@@ -77,14 +77,7 @@ map_lock_wait(struct sk_store *st, int64_t wait_ns)
 	if (wait_ns <= 0)
 		return pthread_rwlock_trywrlock(&st->maplock) == 0 ? 0 : -EBUSY;
 
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += wait_ns / 1000000000;
-	until.tv_nsec += wait_ns % 1000000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	struct timespec until = store_deadline(wait_ns);
 	return pthread_rwlock_clockwrlock(&st->maplock, CLOCK_MONOTONIC, &until) == 0 ? 0 : -EBUSY;
 }
 
