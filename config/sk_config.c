@@ -139,6 +139,11 @@ static const struct key store_keys[] = {
 	{"nosync", KEY_BOOL, OPT(store_nosync), 0, 0, CTL, "store-nosync", NULL},
 	{"batch_us", KEY_U32, OPT(store_batch_us), 0, 1000000, CTL, "batch-us", NULL},
 	{"batch_max", KEY_U32, OPT(store_batch_max), 8, 1u << 24, CTL, "batch-max", NULL},
+	{"map_grow_at", KEY_U32, OPT(store_map_grow_at), 1, 99, CTL, "map-grow-at", NULL},
+	{"map_grow_step_mb", KEY_U64, OPT(store_map_grow_step_mb), 0, UINT64_C(1) << 24, CTL,
+	 "map-grow-step-mb", NULL},
+	{"map_max_mb", KEY_U64, OPT(store_map_max_mb), 0, UINT64_C(1) << 24, CTL, "map-max-mb",
+	 NULL},
 };
 
 /* [control]: seckill-control's orders and payments. */

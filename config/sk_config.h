@@ -194,10 +194,13 @@ enum sk_config_plain {
  */
 struct sk_config_opts {
 	/* [store] (path is sk_config::store) */
-	char store_map_mb[SK_CONFIG_OPT_MAX];	 /**< --store-map-mb */
-	char store_nosync[SK_CONFIG_OPT_MAX];	 /**< --store-nosync (on/off) */
-	char store_batch_us[SK_CONFIG_OPT_MAX];	 /**< --batch-us */
-	char store_batch_max[SK_CONFIG_OPT_MAX]; /**< --batch-max */
+	char store_map_mb[SK_CONFIG_OPT_MAX];		/**< --store-map-mb */
+	char store_nosync[SK_CONFIG_OPT_MAX];		/**< --store-nosync (on/off) */
+	char store_batch_us[SK_CONFIG_OPT_MAX];		/**< --batch-us */
+	char store_batch_max[SK_CONFIG_OPT_MAX];	/**< --batch-max */
+	char store_map_grow_at[SK_CONFIG_OPT_MAX];	/**< --map-grow-at */
+	char store_map_grow_step_mb[SK_CONFIG_OPT_MAX]; /**< --map-grow-step-mb */
+	char store_map_max_mb[SK_CONFIG_OPT_MAX];	/**< --map-max-mb */
 	/* [control] */
 	char ctl_payment_timeout_s[SK_CONFIG_OPT_MAX];	    /**< --payment-timeout */
 	char ctl_payments_key_file[SK_CONFIG_OPT_MAX];	    /**< --payments-key-file */

@@ -46,6 +46,11 @@ control_usage(FILE *f)
 		"  --batch-max N           most order records per group commit (default %d)\n"
 		"  --store-map-mb N        LMDB map size in MiB (default 1024)\n"
 		"  --store-nosync          no fsync per commit (tests only: not power-loss safe)\n"
+		"  --map-grow-at PCT       grow the map online once PCT %% of it is used\n"
+		"                          (1..99, default 80)\n"
+		"  --map-grow-step-mb N    MiB a grow adds (default 0: double the map)\n"
+		"  --map-max-mb N          the largest the map grows to (default 0: no cap but\n"
+		"                          the free space of the store's file system)\n"
 		"  --kafka SERVERS         export the event log to Kafka (bootstrap servers)\n"
 		"  --kafka-orders-topic T  topic of confirmed orders "
 		"(default " SK_EXPORT_ORDERS_TOPIC ")\n"
@@ -146,6 +151,9 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 		O_PAY_KEY,
 		O_PAY_RETENTION,
 		O_PAY_AGE,
+		O_MAP_GROW_AT,
+		O_MAP_STEP,
+		O_MAP_MAX,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -174,6 +182,9 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 		{"payments-key-file", required_argument, NULL, O_PAY_KEY},
 		{"kafka-payments-retention", required_argument, NULL, O_PAY_RETENTION},
 		{"payment-requests-max-age", required_argument, NULL, O_PAY_AGE},
+		{"map-grow-at", required_argument, NULL, O_MAP_GROW_AT},
+		{"map-grow-step-mb", required_argument, NULL, O_MAP_STEP},
+		{"map-max-mb", required_argument, NULL, O_MAP_MAX},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -320,6 +331,19 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 						     : "--kafka-payments-retention";
 			*(c == O_PAY_AGE ? &o->pay_requests_age_s : &o->pay_retention_s) = v;
 			break;
+		/* The map grown online. */
+		case O_MAP_GROW_AT:
+			if (sk_parse_i64(optarg, 1, 99, &v))
+				o->map_grow_at = (uint32_t)v;
+			else
+				bad = "--map-grow-at";
+			break;
+		case O_MAP_STEP:
+		case O_MAP_MAX:
+			if (!sk_parse_i64(optarg, 0, INT64_C(1) << 30, &v))
+				bad = c == O_MAP_STEP ? "--map-grow-step-mb" : "--map-max-mb";
+			*(c == O_MAP_STEP ? &o->map_step_mb : &o->map_max_mb) = (uint64_t)v;
+			break;
 		case O_HELP:
 			control_usage(stdout);
 			return 1;
@@ -371,6 +395,12 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (pay_opts_check(o) != 0)
 		return -1;
+	if (o->map_max_mb != 0 && o->map_max_mb < (o->map_mb != 0 ? o->map_mb : 1024)) {
+		sk_logf(SK_LOG_ERROR, "usage",
+			"option=--map-max-mb msg=\"below the map's starting size (--store-map-mb, "
+			"default 1024)\"");
+		return -1;
+	}
 	if (o->admin_port != 0 && o->admin_token_file == NULL) {
 		sk_logf(SK_LOG_ERROR, "usage",
 			"option=--admin-port msg=\"TCP needs --admin-token-file PATH: the bearer "

@@ -50,6 +50,7 @@
 #define EXPIRE_EVERY_NS	   (100 * MS)
 #define PREHEAT_EVERY_NS   S
 #define RECONCILE_EVERY_NS (5 * S)
+#define MAP_CHECK_EVERY_NS S
 #define SLEEP_LINGER_NS	   (50 * 1000)
 #define SLEEP_BUSY_NS	   (100 * 1000)
 #define SLEEP_IDLE_NS	   (1 * MS)
@@ -297,6 +298,7 @@ run(struct sk_control *ctl)
 {
 	int64_t last_expire = 0, last_busy = sk_clock_ns(CLOCK_MONOTONIC), last_err_log = 0;
 	int64_t last_preheat = sk_clock_ns(CLOCK_MONOTONIC), last_reconcile = 0;
+	int64_t last_map = 0;
 	uint32_t reported = 0;
 	int rc;
 
@@ -333,6 +335,12 @@ run(struct sk_control *ctl)
 		if (last_reconcile == 0 || mono - last_reconcile >= RECONCILE_EVERY_NS) {
 			last_reconcile = mono;
 			reconcile(ctl, now, &reported);
+		}
+		/* The drain checks the map after each commit; this covers the
+		 * other writes (deadlines, payments, admin). */
+		if (mono - last_map >= MAP_CHECK_EVERY_NS) {
+			last_map = mono;
+			(void)sk_control_map_check(ctl);
 		}
 		sk_control_heartbeat(ctl, now);
 
@@ -453,6 +461,9 @@ main(int argc, char **argv)
 		.batch_linger_ns = o.batch_us * 1000,
 		.requests_ttl_ns = o.pay_requests_age_s * S,
 		.member = member_number,
+		.map_grow = {.grow_at_pct = o.map_grow_at,
+			     .step = o.map_step_mb << 20,
+			     .max_size = o.map_max_mb << 20},
 	};
 	if (member_check(&o, &mc) != 0 || attach(&ctl, &cc) != 0)
 		goto out;

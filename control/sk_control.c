@@ -129,6 +129,11 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 				   "control: ring of lcore %u missing or not single-consumer", l);
 			goto err;
 		}
+	if (conf->map_grow.grow_at_pct > 99) {
+		sk_set_err(err, errlen, "control: map_grow.grow_at_pct %" PRIu32 " is above 99",
+			   conf->map_grow.grow_at_pct);
+		goto err;
+	}
 	if (shm->member != conf->member) {
 		sk_set_err(err, errlen,
 			   "control: the dataplane mints order ids as cluster member %" PRIu32
@@ -187,9 +192,13 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 		goto err;
 	}
 
+	ctl->map_pol = conf->map_grow;
 	reset_heads(ctl);
 	lock(ctl);
 	rc = repair(ctl);
+	/* A store reopened with its data near the configured map grows now. */
+	if (rc == 0)
+		(void)ctl_map_grow(ctl, false);
 	unlock(ctl);
 	if (rc != 0) {
 		sk_set_err(err, errlen, "control: repair at attach: %s", strerror(-rc));

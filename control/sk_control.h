@@ -49,6 +49,7 @@
 #include "sk_order.h"
 #include "sk_shm.h"
 #include "sk_store.h"
+#include "sk_store_map.h"
 #include "sk_store_payments.h"
 
 struct rte_ring;
@@ -96,6 +97,12 @@ struct sk_control_conf {
 	 * arena's must be the same: it is in every order id the dataplane mints.
 	 */
 	uint32_t member;
+	/**
+	 * When and how much the store's map grows online (sk_store_map.h):
+	 * all zero = at 80 % used, doubling, no cap but the file system's
+	 * free space. See sk_control_map_check().
+	 */
+	struct sk_store_map_policy map_grow;
 };
 
 /** An open control plane. Opaque. */
@@ -356,6 +363,22 @@ int sk_control_payment_rejected(struct sk_control *ctl, int32_t partition, int64
 const char *sk_control_pm_outcome_name(unsigned outcome);
 
 /**
+ * sk_control_map_check - grow the store's map if the conf's map_grow policy
+ * says so (sk_store_map_target()), under the write lock, so never inside a
+ * group commit. The drain runs the same check after each of its commits,
+ * and once more when a commit meets a full map (then retried once); this
+ * call covers the writes outside the drain (deadlines, payments, admin).
+ * Logs each grow (old and new size, pause) and, once, a map that has no
+ * room left to grow. Counters in sk_control_stats (map_*).
+ * @return 1 if the map grew, 0 if it did not need to, or a negative errno:
+ *         -EBUSY (transactions stayed open: retried at the next check),
+ *         -ENOSPC (above the threshold, no room: capped by map_grow.max_size
+ *         or the disk), or an error of sk_store_map_info() / the grow.
+ *         Main thread, not inside a store call.
+ */
+int sk_control_map_check(struct sk_control *ctl);
+
+/**
  * sk_control_heartbeat - write @p now_ns (wall clock) to
  * shm->progress[0].heartbeat_ns, the dataplane's sign that the control plane
  * is alive. Main thread (one writer).
@@ -474,6 +497,11 @@ struct sk_control_stats {
 	uint64_t commit_count;	      /**< put_orders calls timed */
 	uint64_t commit_bucket[SK_CONTROL_LAT_BUCKETS]; /**< per bucket, not cumulative */
 	uint64_t last_commit_ns;			/**< wall clock of the last commit */
+	uint64_t map_grows;				/**< online grows of the store's map */
+	uint64_t map_grow_busy;	    /**< grows put off: transactions stayed open */
+	uint64_t map_grow_errors;   /**< grows LMDB or the file system refused */
+	uint64_t map_grow_pause_ns; /**< the last grow's pause of the store calls */
+	uint64_t map_capped;	    /**< 1 while above the threshold with no room to grow */
 };
 
 /**

@@ -10,6 +10,7 @@
  *   sk_arena_sync.c       the arena moves that follow a store write
  *   sk_activity.c         activities and preheat
  *   sk_control_reconcile.c  the periodic reconcile and its metrics
+ *   sk_control_map.c      the store's map grown between group commits
  *
  * Nothing outside control/ includes this.
  */
@@ -64,6 +65,9 @@ struct sk_control {
 	bool cluster;		   /* a cluster member: cluster activities allowed */
 	struct sk_member *member;  /* the member (sk_member.h), or NULL; set before the
 				      admin API starts, cleared after it stopped */
+
+	struct sk_store_map_policy map_pol; /* when the map grows (sk_control_map.c) */
+	int64_t map_rest_until_ns;	    /* monotonic: no check before (a grow put off) */
 
 	uint32_t preheat_failed_last;	     /* failures of the last preheat pass (log once) */
 	sk_control_metrics_fn extra_metrics; /* more metrics, or NULL */
@@ -126,6 +130,13 @@ bool ctl_sync_from_store(struct sk_control *ctl, const struct sk_store_line *lin
  * after a change (restocks, removals, pause, end, close). Write lock held.
  */
 void ctl_activity_resync(struct sk_control *ctl, uint32_t item);
+
+/*
+ * ctl_map_grow - sk_control_map_check() with the write lock held; @urgent
+ * (a commit met a full map) grows whatever the threshold and waits longer
+ * for open transactions. Same returns.
+ */
+int ctl_map_grow(struct sk_control *ctl, bool urgent);
 
 /*
  * The periodic reconcile's state (sk_control_reconcile.c): made by

@@ -70,6 +70,7 @@ struct snap {
 	struct sk_control_stats s;
 	uint64_t counts[SK_ORDER_STATUS_COUNT];
 	uint64_t used_bytes, map_size, order_lines, deadlines, events, readers;
+	uint64_t disk_free, map_max;
 	uint64_t up, epoch;
 	/* per item family: its sample lines less the name, from one walk of the items */
 	char *buf[IM_N];
@@ -162,6 +163,10 @@ snap_take(struct sk_control *ctl, struct snap *sn)
 	sn->deadlines = si.deadlines;
 	sn->events = si.events;
 	sn->readers = si.readers;
+	struct sk_store_map_info mi;
+	if (sk_store_map_info(ctl->store, &mi) == 0)
+		sn->disk_free = mi.disk_free;
+	sn->map_max = ctl->map_pol.max_size;
 	sn->up = dataplane_up(ctl);
 	sn->epoch = ctl->status.epoch;
 	return 0;
@@ -337,6 +342,23 @@ static const struct sk_prom_metric control_rows[] = {
 	  emit_items, IM_PAID),
 	G("seckill_store_used_bytes", "Bytes of the LMDB map in use.", used_bytes),
 	G("seckill_store_map_bytes", "Bytes the LMDB map may grow to.", map_size),
+	G("seckill_store_map_max_bytes",
+	  "The largest the map may grow to online (--map-max-mb); 0: no cap but the disk.",
+	  map_max),
+	G("seckill_store_disk_free_bytes", "Free bytes of the store's file system (statvfs).",
+	  disk_free),
+	C("seckill_store_map_grows_total", "Online grows of the LMDB map.", s.map_grows),
+	C("seckill_store_map_grow_busy_total",
+	  "Grows put off because store calls stayed open (retried).", s.map_grow_busy),
+	C("seckill_store_map_grow_errors_total", "Grows LMDB or the file system refused.",
+	  s.map_grow_errors),
+	{.name = "seckill_store_map_grow_pause_seconds",
+	 .type = SK_PROM_GAUGE,
+	 .help = "How long the last grow paused group commits.",
+	 .off = offsetof(struct snap, s.map_grow_pause_ns),
+	 .decimals = 6},
+	G("seckill_store_map_capped",
+	  "1 while the map is past its grow threshold with no room left to grow.", s.map_capped),
 	G("seckill_store_order_lines", "Order lines in LMDB.", order_lines),
 	G("seckill_store_deadlines", "Unpaid orders waiting for their deadline.", deadlines),
 	G("seckill_store_events", "Events in the log (not yet trimmed).", events),

@@ -159,6 +159,11 @@ commit(struct sk_control *ctl, size_t off, size_t n, int64_t now_ns,
 	int rc = sk_store_put_orders(ctl->store, recs, n, ctl->pay_timeout_ns, now_ns, outcome,
 				     NULL);
 
+	/* A full map the checks did not grow in time (a batch larger than
+	 * the room left): grow it now, between two commits, and retry once. */
+	if (rc == -ENOSPC && ctl_map_grow(ctl, true) == 1)
+		rc = sk_store_put_orders(ctl->store, recs, n, ctl->pay_timeout_ns, now_ns, outcome,
+					 NULL);
 	if (rc == 0) {
 		record_latency(ctl, sk_clock_ns(CLOCK_MONOTONIC) - t0, now_ns);
 		stat_add(&ctl->st.batches, 1);
@@ -289,6 +294,8 @@ sk_control_drain(struct sk_control *ctl, int64_t now_ns, unsigned flags,
 
 	lock(ctl);
 	rc = n > 0 ? commit(ctl, 0, n, now_ns, &di) : 0;
+	if (rc == 0 && n > 0)
+		(void)ctl_map_grow(ctl, false); /* between this commit and the next */
 	unlock(ctl);
 
 	if (rc != 0) {

@@ -18,7 +18,7 @@
 
 static const char SCHEMA_MAGIC[4] = {'S', 'K', 'S', 'T'};
 
-/* ------------------------------------------------ errors and transactions */
+/* ------------------------------------------------------------------ errors */
 
 int
 store_lmdb_err(int rc)
@@ -49,11 +49,94 @@ store_lmdb_err(int rc)
 	}
 }
 
+/* ------------------------------------------------------------ the map lock */
+
+/* The map locks (of any store) this thread holds shared. */
+static __thread unsigned map_depth;
+
+void
+store_map_shared(struct sk_store *st)
+{
+	/* A grow waiting for the open transactions lets no new one in, but
+	 * on a thread that holds one already (a walk's callback): that one
+	 * must not wait for a grow that waits for it. */
+	if (map_depth == 0 && __atomic_load_n(&st->grow_pending, __ATOMIC_ACQUIRE)) {
+		SK_ASSERT(pthread_mutex_lock(&st->grow_gate) == 0);
+		SK_ASSERT(pthread_mutex_unlock(&st->grow_gate) == 0);
+	}
+	SK_ASSERT(pthread_rwlock_rdlock(&st->maplock) == 0);
+	map_depth++;
+}
+
+void
+store_map_unshare(struct sk_store *st)
+{
+	map_depth--;
+	SK_ASSERT(pthread_rwlock_unlock(&st->maplock) == 0);
+}
+
+/*
+ * map_adopt - another process grew the map beyond ours (MDB_MAP_RESIZED):
+ * take its size, which needs no transaction of this process open: waits
+ * up to 100 ms for those of other threads, none on a thread that holds
+ * one itself (a walk's callback). 0, or -EAGAIN (the caller retries).
+ */
+static int
+map_adopt(struct sk_store *st)
+{
+	struct timespec until = store_deadline(100000000);
+
+	if ((map_depth > 0
+		     ? pthread_rwlock_trywrlock(&st->maplock)
+		     : pthread_rwlock_clockwrlock(&st->maplock, CLOCK_MONOTONIC, &until)) != 0)
+		return -EAGAIN;
+	int rc = mdb_env_set_mapsize(st->env, 0);
+	SK_ASSERT(pthread_rwlock_unlock(&st->maplock) == 0);
+	return store_lmdb_err(rc);
+}
+
+/*
+ * txn_begin - mdb_txn_begin() with the map lock held shared (dropped on
+ * error); a map another process grew is adopted and the begin retried.
+ */
+static int
+txn_begin(struct sk_store *st, unsigned flags, MDB_txn **txn)
+{
+	for (int tries = 0;; tries++) {
+		store_map_shared(st);
+		int rc = mdb_txn_begin(st->env, NULL, flags, txn);
+		if (rc == 0)
+			return 0;
+		*txn = NULL;
+		store_map_unshare(st);
+		if (rc != MDB_MAP_RESIZED || tries == 2)
+			return store_lmdb_err(rc);
+		rc = map_adopt(st);
+		if (rc != 0)
+			return rc;
+	}
+}
+
+/* ------------------------------------------------ errors and transactions */
+
 int
 store_wtxn_begin(struct sk_store *st, struct wtxn *w)
 {
 	memset(w, 0, sizeof(*w));
-	return store_lmdb_err(mdb_txn_begin(st->env, NULL, 0, &w->txn));
+	int rc = txn_begin(st, 0, &w->txn);
+	if (rc == 0)
+		w->st = st;
+	return rc;
+}
+
+/* wtxn_done - the write transaction is gone: drop its map lock. */
+static void
+wtxn_done(struct wtxn *w)
+{
+	w->txn = NULL;
+	if (w->st != NULL)
+		store_map_unshare(w->st);
+	w->st = NULL;
 }
 
 void
@@ -61,7 +144,8 @@ store_wtxn_abort(struct wtxn *w)
 {
 	if (w->txn != NULL)
 		mdb_txn_abort(w->txn);
-	w->txn = NULL;
+	if (w->txn != NULL || w->st != NULL)
+		wtxn_done(w);
 }
 
 int
@@ -80,7 +164,7 @@ store_wtxn_commit(struct sk_store *st, struct wtxn *w)
 		rc = mdb_txn_commit(w->txn);
 	else
 		mdb_txn_abort(w->txn);
-	w->txn = NULL;
+	wtxn_done(w);
 	return store_lmdb_err(rc);
 }
 
@@ -112,13 +196,23 @@ store_wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_even
 int
 store_rtxn_begin(struct sk_store *st, MDB_txn **txn)
 {
-	return store_lmdb_err(mdb_txn_begin(st->env, NULL, MDB_RDONLY, txn));
+	return txn_begin(st, MDB_RDONLY, txn);
+}
+
+void
+store_rtxn_end(struct sk_store *st, MDB_txn *txn)
+{
+	if (txn == NULL)
+		return;
+	mdb_txn_abort(txn);
+	store_map_unshare(st);
 }
 
 int
 store_walk_open(struct walk *w, struct sk_store *st, MDB_txn *txn, MDB_dbi dbi)
 {
 	memset(w, 0, sizeof(*w));
+	w->st = st;
 	if (txn == NULL) {
 		w->rc = store_rtxn_begin(st, &w->own);
 		if (w->rc != 0) {
@@ -168,7 +262,7 @@ store_walk_end(struct walk *w, int rc)
 	if (w->cur != NULL)
 		mdb_cursor_close(w->cur);
 	if (w->own != NULL)
-		mdb_txn_abort(w->own);
+		store_rtxn_end(w->st, w->own);
 	w->cur = NULL;
 	w->own = NULL;
 	w->txn = NULL;
@@ -465,6 +559,25 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 		goto err;
 	}
 	st->flags = conf->flags;
+	pthread_rwlockattr_t ra;
+	if (pthread_rwlockattr_init(&ra) != 0) {
+		rc = -ENOMEM;
+		sk_set_err(err, errlen, "%s: out of memory", dir);
+		goto err;
+	}
+	/* A recursive shared hold must not wait behind a waiting grow. */
+	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_READER_NP);
+	st->maplock_ok = pthread_rwlock_init(&st->maplock, &ra) == 0;
+	pthread_rwlockattr_destroy(&ra);
+	if (st->maplock_ok && pthread_mutex_init(&st->grow_gate, NULL) != 0) {
+		pthread_rwlock_destroy(&st->maplock);
+		st->maplock_ok = false;
+	}
+	if (!st->maplock_ok) {
+		rc = -ENOMEM;
+		sk_set_err(err, errlen, "%s: out of memory", dir);
+		goto err;
+	}
 	st->requests_max =
 		conf->requests_max != 0 ? conf->requests_max : SK_STORE_REQUESTS_MAX_DEFAULT;
 	st->requests_ttl_ns = conf->requests_ttl_ns > 0 ? conf->requests_ttl_ns
@@ -512,9 +625,7 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 	*out = st;
 	return 0;
 err:
-	if (st != NULL && st->env != NULL)
-		mdb_env_close(st->env);
-	free(st);
+	sk_store_close(st);
 	return rc;
 }
 
@@ -523,7 +634,12 @@ sk_store_close(struct sk_store *st)
 {
 	if (st == NULL)
 		return;
-	mdb_env_close(st->env);
+	if (st->env != NULL)
+		mdb_env_close(st->env);
+	if (st->maplock_ok) {
+		pthread_rwlock_destroy(&st->maplock);
+		pthread_mutex_destroy(&st->grow_gate);
+	}
 	free(st);
 }
 
@@ -539,9 +655,11 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 	int rc;
 
 	memset(info, 0, sizeof(*info));
+	store_map_shared(st);
 	rc = store_lmdb_err(mdb_env_info(st->env, &ei));
 	if (rc == 0)
 		rc = store_lmdb_err(mdb_env_stat(st->env, &ms));
+	store_map_unshare(st);
 	if (rc != 0)
 		return rc;
 	info->page_size = ms.ms_psize;
@@ -578,6 +696,6 @@ sk_store_info(struct sk_store *st, struct sk_store_info *info)
 		info->schema_major = get_be32((const uint8_t *)data.mv_data + 4);
 		info->schema_minor = get_be32((const uint8_t *)data.mv_data + 8);
 	}
-	mdb_txn_abort(txn);
+	store_rtxn_end(st, txn);
 	return rc;
 }

@@ -36,8 +36,10 @@
  * Return values: 0 on success, SK_STORE_UNCHANGED (1) where a call is an
  * idempotent repeat that changed nothing, or a negative errno. Errors every
  * function may return besides its own: -EIO (LMDB reported corruption or a
- * panic), -EAGAIN (reader table full, or another process grew the map: close
- * and reopen), -ENOMEM, and other negative errnos from the filesystem.
+ * panic), -EAGAIN (reader table full, or another process grew the map and
+ * this one could not adopt the new size: a walk of this thread, or other
+ * threads' calls for 100 ms, kept transactions open; retry), -ENOMEM, and
+ * other negative errnos from the filesystem.
  * Writes on a store opened SK_STORE_RDONLY fail with -EACCES. A failed
  * write call has written nothing.
  *
@@ -47,8 +49,10 @@
  * concurrently with them and see the last commit. The environment is opened
  * with MDB_NOTLS, so a callback of a *_foreach() may call any other function
  * of the store, writes included (its walk keeps the snapshot it started
- * with). Several processes may open one store (e.g. seckillctl read-only
- * beside the control plane). A handle must not be used in a child after
+ * with). A grow of the map (sk_store_map.h) holds new calls back for its
+ * few milliseconds. Several processes may open one store (e.g. seckillctl
+ * read-only beside the control plane); one whose map another process
+ * outgrew adopts the new size at its next call. A handle must not be used in a child after
  * fork(); open the store in the child instead. sk_store_close() must not
  * race any other call on the same handle.
  */

@@ -173,7 +173,7 @@ sk_store_activity_get(struct sk_store *st, uint32_t item, struct sk_store_activi
 		if (lr != 0)
 			rc = lr;
 	}
-	mdb_txn_abort(txn);
+	store_rtxn_end(st, txn);
 	return rc;
 }
 
@@ -373,7 +373,7 @@ sk_store_activity_removal(struct sk_store *st, uint32_t item, uint64_t request_i
 	rc = stock_record(st, txn, item, ITEM_TAG_REMOVAL, request_id, units);
 	if (rc == -ENOENT && stock_record(st, txn, item, ITEM_TAG_RESTOCK, request_id, &u) == 0)
 		rc = -EEXIST;
-	mdb_txn_abort(txn);
+	store_rtxn_end(st, txn);
 	return rc;
 }
 

@@ -93,7 +93,7 @@ sk_store_cluster_get(struct sk_store *st, uint32_t item, struct sk_store_cluster
 	if (rc != 0)
 		return rc;
 	rc = load(st, txn, item, &a, c);
-	mdb_txn_abort(txn);
+	store_rtxn_end(st, txn);
 	return rc;
 }
 
@@ -303,7 +303,7 @@ sk_store_cluster_forgotten_get(struct sk_store *st, uint32_t item, struct sk_sto
 	rc = load(st, txn, item, &a, &c);
 	if (rc == 0)
 		rc = forgotten_load(st, txn, item, f);
-	mdb_txn_abort(txn);
+	store_rtxn_end(st, txn);
 	return rc;
 }
 

@@ -170,7 +170,7 @@ sk_store_cursor_get(struct sk_store *st, const char *name, uint64_t *value)
 		rc = -EIO;
 	if (rc == 0)
 		*value = get_be64(data.mv_data);
-	mdb_txn_abort(txn);
+	store_rtxn_end(st, txn);
 	return rc;
 }
 

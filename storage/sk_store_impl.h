@@ -27,9 +27,11 @@
 #ifndef SK_STORE_IMPL_H
 #define SK_STORE_IMPL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <lmdb.h>
 
@@ -85,7 +87,38 @@ struct sk_store {
 	uint64_t upgraded_lines;	    /* order lines that upgrade rewrote */
 	uint64_t requests_max;		    /* bounds of the request table */
 	int64_t requests_ttl_ns;
+	/*
+	 * The map's users against its resize (sk_store_map.c): every
+	 * transaction, read or write, holds it shared from begin to end, and
+	 * mdb_env_info()/mdb_env_stat() too; mdb_env_set_mapsize() holds it
+	 * exclusive, because it unmaps the memory the transactions read.
+	 * Readers are preferred (a walk's callback begins another transaction
+	 * on the same thread: a recursive shared hold must never wait); a grow
+	 * that waits closes the gate to the threads that hold none yet
+	 * (grow_pending set, grow_gate held), so a stream of reads cannot
+	 * starve it.
+	 */
+	pthread_rwlock_t maplock;
+	pthread_mutex_t grow_gate;
+	int grow_pending; /* atomic: 1 while a grow holds grow_gate */
+	bool maplock_ok;
 };
+
+/* store_deadline - CLOCK_MONOTONIC @ns from now, for the clocked lock waits. */
+static inline struct timespec
+store_deadline(int64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ns / 1000000000;
+	t.tv_nsec += ns % 1000000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
 
 /* ---------------------------------------------------------------- encoding */
 
@@ -240,7 +273,8 @@ int store_lmdb_err(int rc);
  */
 struct wtxn {
 	MDB_txn *txn;
-	uint64_t seq_next; /* 0: not loaded */
+	struct sk_store *st; /* set by store_wtxn_begin(): the map lock's owner */
+	uint64_t seq_next;   /* 0: not loaded */
 	uint64_t seq_first, seq_last;
 };
 
@@ -259,8 +293,19 @@ int store_wtxn_commit(struct sk_store *st, struct wtxn *w);
  * @rc, else the failure of the append or the commit, else 0.
  */
 int store_wtxn_end(struct sk_store *st, struct wtxn *w, int rc, struct sk_store_event *ev);
-/* store_rtxn_begin - a read snapshot; the caller aborts it (mdb_txn_abort()). */
+/*
+ * store_rtxn_begin - a read snapshot, the map lock held shared; the caller
+ * ends it with store_rtxn_end(), never mdb_txn_abort(). *txn is NULL on error.
+ */
 int store_rtxn_begin(struct sk_store *st, MDB_txn **txn);
+/* store_rtxn_end - abort the snapshot @txn (NULL: nothing) and drop its map lock. */
+void store_rtxn_end(struct sk_store *st, MDB_txn *txn);
+/*
+ * store_map_shared / store_map_unshare - hold / drop the map lock shared
+ * around a use of the map outside a transaction (mdb_env_info(), ...).
+ */
+void store_map_shared(struct sk_store *st);
+void store_map_unshare(struct sk_store *st);
 /* store_meta_get_u64 - the u64 of `meta` key @name; -ENOENT, or -EIO if not 8 bytes. */
 int store_meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint64_t *out);
 
@@ -273,6 +318,7 @@ int store_meta_get_u64(struct sk_store *st, MDB_txn *txn, const char *name, uint
  * all-zero walk is a closed one, safe to end.
  */
 struct walk {
+	struct sk_store *st;
 	MDB_txn *txn; /* the transaction the cursor lives in */
 	MDB_txn *own; /* txn when the walk began it, else NULL */
 	MDB_cursor *cur;

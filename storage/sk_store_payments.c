@@ -441,7 +441,7 @@ sk_store_payment_get(struct sk_store *st, const char *request, struct sk_store_p
 	if (rc != 0)
 		return rc;
 	rc = req_find(st, txn, request, len, &r);
-	mdb_txn_abort(txn);
+	store_rtxn_end(st, txn);
 	if (rc == 0)
 		result_of(res, &r);
 	return rc;

@@ -250,7 +250,7 @@ sk_store_verify(struct sk_store *st, char *err, size_t errlen)
 		VERIFY_FAIL("events: last seq %" PRIu64 ", next %" PRIu64, last, next);
 out:
 	if (txn != NULL)
-		mdb_txn_abort(txn);
+		store_rtxn_end(st, txn);
 	free(t.e);
 	return rc;
 }

@@ -4,7 +4,9 @@
 # sandbox (seckill-control + LMDB store), one lcore, X-User-Id:
 #
 #  1. a durable sale: every winner is answered 200 confirmed, every 200's
-#     order is in LMDB, LMDB live units == winners, reconcile passes;
+#     order is in LMDB, LMDB live units == winners, reconcile passes; the
+#     control plane's map starts at 1 MiB and grows online during the sale
+#     (--map-grow-at 5), seen in /metrics and its log;
 #  2. kill -9 of the dataplane at a random moment mid-sale (5 seeds), one
 #     round killing the control plane too: restart both (recovery from
 #     LMDB), then every order answered 200 is still in the store, its user
@@ -53,6 +55,9 @@ make_config() {
 			[store]
 			path = $tmp/store
 			batch_us = 500
+			# A 1 MiB map grown at 5 % used: the sale makes it grow.
+			map_mb = 1
+			map_grow_at = 5
 
 			[control]
 			payment_timeout_s = 900
@@ -119,6 +124,13 @@ check "durable sale: buy latency histogram counted" \
 	test "$(prom seckill_buy_latency_seconds_count)" -gt 0
 expect_eq "durable sale: every buy answer timed" "$(prom seckill_buy_latency_seconds_count)" \
 	"$(awk '/^seckill_requests_total\{/ { n += $2 } END { print n }' "$tmp/m1")"
+check "durable sale: the map grew online" test "$(prom seckill_store_map_grows_total)" -ge 1
+check "durable sale: the map is above its 1 MiB start" \
+	test "$(prom seckill_store_map_bytes)" -gt 1048576
+expect_eq "durable sale: the map is not capped" "$(prom seckill_store_map_capped)" 0
+check "durable sale: the grow is logged" \
+	grep -q 'event=store old_bytes=1048576 new_bytes=2097152 .*msg="map grown"' \
+	"/run/$SK_SBX/control.log"
 "$SBX" down >/dev/null
 
 # --------------------------------------- 2. kill -9 of the dataplane mid-sale

@@ -150,6 +150,21 @@ arena_state(uint64_t id)
 }
 
 void
+count_confirmed_failed(const uint64_t *ids, unsigned n, unsigned *confirmed, unsigned *failed)
+{
+	*confirmed = *failed = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned a = arena_state(ids[i]), s = store_state(ids[i]);
+		if (a == SK_ORDER_CONFIRMED && s == SK_ORDER_CONFIRMED)
+			(*confirmed)++;
+		else if (a == SK_ORDER_FAILED && s == SK_ORDER_NONE)
+			(*failed)++;
+		else
+			ck_abort_msg("order %u: arena %u store %u", i, a, s);
+	}
+}
+
+void
 assert_store_ok(void)
 {
 	char err[SK_STORE_ERR_MAX];
@@ -349,6 +364,7 @@ control_suite(void)
 	test_control_add_pay(s);
 	test_control_add_activity(s);
 	test_control_add_views(s);
+	test_control_add_mapgrow(s);
 	return s;
 }
 

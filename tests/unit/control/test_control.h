@@ -104,6 +104,13 @@ unsigned store_state(uint64_t id);
 /* arena_state - the order's status in the arena. */
 unsigned arena_state(uint64_t id);
 
+/*
+ * count_confirmed_failed - of the orders ids[0..n), count in *confirmed those
+ * confirmed in both the arena and the store, in *failed those failed in the
+ * arena and absent from the store; any other pair fails the test.
+ */
+void count_confirmed_failed(const uint64_t *ids, unsigned n, unsigned *confirmed, unsigned *failed);
+
 /* assert_store_ok - sk_store_verify() of the control plane's store passes. */
 void assert_store_ok(void);
 
@@ -138,5 +145,6 @@ void test_control_add_deadline(Suite *s);
 void test_control_add_pay(Suite *s);
 void test_control_add_activity(Suite *s);
 void test_control_add_views(Suite *s);
+void test_control_add_mapgrow(Suite *s);
 
 #endif /* TEST_CONTROL_H */
