@@ -72,6 +72,8 @@ control_usage(FILE *f)
 		"  --log-level LEVEL       debug, info (default), notice, warn, error or crit:\n"
 		"                          the lowest level of the log lines written "
 		"(docs/logs.md)\n"
+		"  --retention-keep-days N archive the orders of activities over for N days,\n"
+		"                          once settled (default 0 = off; docs/control.md)\n"
 		"  --help                  this text\n"
 		"\n"
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
@@ -141,6 +143,7 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 		O_PAY_KEY,
 		O_PAY_RETENTION,
 		O_PAY_AGE,
+		O_KEEP_DAYS,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -169,6 +172,7 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 		{"payments-key-file", required_argument, NULL, O_PAY_KEY},
 		{"kafka-payments-retention", required_argument, NULL, O_PAY_RETENTION},
 		{"payment-requests-max-age", required_argument, NULL, O_PAY_AGE},
+		{"retention-keep-days", required_argument, NULL, O_KEEP_DAYS},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -300,6 +304,12 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 				bad = c == O_PAY_AGE ? "--payment-requests-max-age"
 						     : "--kafka-payments-retention";
 			*(c == O_PAY_AGE ? &o->pay_requests_age_s : &o->pay_retention_s) = v;
+			break;
+		case O_KEEP_DAYS:
+			if (sk_parse_i64(optarg, 0, 36500, &v))
+				o->retention_keep_days = v;
+			else
+				bad = "--retention-keep-days";
 			break;
 		case O_HELP:
 			control_usage(stdout);

@@ -39,6 +39,7 @@ struct opts {
 	const char *member;
 	char *members;
 	int64_t idle_ms;
+	int64_t retention_keep_days; /* 0 = no automatic archive */
 };
 
 /**

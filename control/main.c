@@ -3,7 +3,8 @@
  * seckill-control: the control plane process. A DPDK secondary of the
  * dataplane: attach to its arena and order rings, open the order store,
  * serve the admin API, then loop: drain (group commit), payment deadlines,
- * heartbeat, the periodic reconcile (sk_reconcile.h), and a short sleep
+ * retention (archive purge, event-log trim, keep-days policy), heartbeat,
+ * the periodic reconcile (sk_reconcile.h), and a short sleep
  * when idle (this is not a dataplane core).
  *
  *   seckill-control [EAL options] -- --store DIR [options]
@@ -334,6 +335,15 @@ run(struct sk_control *ctl)
 			last_reconcile = mono;
 			reconcile(ctl, now, &reported);
 		}
+		rc = sk_control_retention(ctl, now);
+		if (rc > 0)
+			busy = true;
+		if (rc < 0 && mono - last_err_log > S) {
+			sk_logf(SK_LOG_WARN, "retention",
+				"msg=\"archive purge, trim or policy: retrying\" err=%s",
+				strerror(-rc));
+			last_err_log = mono;
+		}
 		sk_control_heartbeat(ctl, now);
 
 		if (busy)
@@ -453,6 +463,8 @@ main(int argc, char **argv)
 		.batch_linger_ns = o.batch_us * 1000,
 		.requests_ttl_ns = o.pay_requests_age_s * S,
 		.member = member_number,
+		.retention_keep_days = o.retention_keep_days,
+		.events_exported = o.kafka != NULL,
 	};
 	if (member_check(&o, &mc) != 0 || attach(&ctl, &cc) != 0)
 		goto out;

@@ -10,6 +10,7 @@
  *   sk_arena_sync.c       the arena moves that follow a store write
  *   sk_activity.c         activities and preheat
  *   sk_control_reconcile.c  the periodic reconcile and its metrics
+ *   sk_retention.c        archive, event-log trim, keep-days policy
  *
  * Nothing outside control/ includes this.
  */
@@ -60,6 +61,7 @@ struct sk_control {
 	struct sk_store_line lines[SK_STORE_MAX_LINES];
 
 	struct ctl_reconcile *rec; /* the periodic reconcile's state (sk_control_reconcile.c) */
+	struct ctl_retention *ret; /* archive, trim and policy state (sk_retention.c) */
 	bool attached;		   /* arena and rings found by name (DPDK secondary) */
 	bool cluster;		   /* a cluster member: cluster activities allowed */
 	struct sk_member *member;  /* the member (sk_member.h), or NULL; set before the
@@ -133,6 +135,13 @@ void ctl_activity_resync(struct sk_control *ctl, uint32_t item);
  */
 int ctl_reconcile_init(struct sk_control *ctl);
 void ctl_reconcile_free(struct sk_control *ctl);
+/*
+ * Retention's state (sk_retention.c): made by sk_control_init() from
+ * @conf (0 or -ENOMEM), freed by ctl_free() (NULL-safe; joins the policy's
+ * worker) before the store closes.
+ */
+int ctl_retention_init(struct sk_control *ctl, const struct sk_control_conf *conf);
+void ctl_retention_free(struct sk_control *ctl);
 /* The reconcile's metrics table (sk_control_reconcile_metrics() writes it). */
 extern const struct sk_prom_table sk_control_reconcile_table;
 

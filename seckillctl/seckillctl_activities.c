@@ -164,6 +164,22 @@ cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, ch
 }
 
 int
+cmd_activity_archive(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
+{
+	const char *id = args[0];
+	struct target t = target_of("/v1/activities/", id, "/archive", "activity");
+	json_t *j;
+	int ex = api(c, "POST", t.path, NULL, t.what, answer_use(c), &j);
+
+	if (ex != EX_OK || c->json)
+		return ex;
+	printf("activity %s: archived, %lld orders (they leave the store in slices)\n", id,
+	       jnum(json_object_get(j, "archive"), "orders"));
+	json_decref(j);
+	return EX_OK;
+}
+
+int
 cmd_activity_pause(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 {
 	const char *id = args[0];

@@ -36,6 +36,8 @@ cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char *
 		return EX_OK;
 	}
 	printf("%-11s %s (arena: %s)\n", "status", jstr(j, "status"), jstr(j, "arena_status"));
+	if (json_is_true(json_object_get(j, "archived")))
+		printf("%-11s %s\n", "archived", "yes (answered from the activity's archive)");
 	printf("%-11s %s\n", "user", jstr(j, "user"));
 	printf("%-11s %lld", "units", jnum(j, "units"));
 	if (jnum(j, "refunded_units") > 0)

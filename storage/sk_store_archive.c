@@ -253,14 +253,22 @@ write_file(struct sk_store *st, MDB_txn *txn, uint32_t item, const struct ids *i
 
 	if (rc != 0)
 		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	snprintf(dir, sizeof(dir), "%s", path);
 	*strrchr(dir, '/') = '\0';
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return -errno;
-	FILE *f = fopen(tmp, "we");
-	if (f == NULL)
+	/* A name of its own: two exports of one item never share a file. */
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	FILE *f = fdopen(fd, "w");
+	if (f == NULL) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	store_walk_open(&wk, st, txn, st->orders);
 	for (size_t i = 0; rc == 0 && i < ids->n; i++) {
