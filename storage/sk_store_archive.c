@@ -339,8 +339,11 @@ sk_store_archive_export(struct sk_store *st, uint32_t item, int64_t now_ns, uint
 	if (rc == 0 && archive_load(st, txn, item, &info) == 0)
 		rc = -EALREADY;
 	if (rc == 0 && !over(&a, now_ns)) {
-		WHY("the activity is not over (ends at %" PRId64 " ns, plus %d s)", a.end_ns,
-		    (int)(SK_STORE_ARCHIVE_GRACE_NS / 1000000000));
+		if (a.end_ns == INT64_MAX && a.closed_ns == 0)
+			WHY("the activity is not over: it has no end (close it first)");
+		else
+			WHY("the activity is not over: archivable %d s after its end or close",
+			    (int)(SK_STORE_ARCHIVE_GRACE_NS / 1000000000));
 		rc = -EINPROGRESS;
 	}
 	if (rc == 0) {
