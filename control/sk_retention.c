@@ -46,6 +46,7 @@ struct ctl_retention {
 	bool worker_on, worker_done; /* worker_done: atomic */
 	uint32_t todo[POLICY_BATCH];
 	unsigned ntodo;
+	int64_t todo_now_ns; /* the clock of the pass that chose them */
 };
 
 int
@@ -243,8 +244,8 @@ worker(void *arg)
 
 	for (unsigned i = 0; i < r->ntodo; i++) {
 		char why[256];
-		int rc = sk_control_archive(ctl, r->todo[i], sk_clock_ns(CLOCK_REALTIME), NULL, why,
-					    sizeof(why));
+		int rc =
+			sk_control_archive(ctl, r->todo[i], r->todo_now_ns, NULL, why, sizeof(why));
 		if (rc == -EBUSY || rc == -EINPROGRESS || rc == -EAGAIN || rc == -EALREADY)
 			sk_logf(SK_LOG_DEBUG, "retention", "item=%" PRIu32 " msg=\"not yet: %s\"",
 				r->todo[i], why);
@@ -278,6 +279,7 @@ policy(struct sk_control *ctl, int64_t now_ns, int64_t mono)
 	if (rc < 0)
 		return rc;
 	r->ntodo = c.n;
+	r->todo_now_ns = now_ns;
 	if (c.n == 0)
 		return 0;
 	r->worker_done = false;

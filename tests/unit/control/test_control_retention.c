@@ -114,6 +114,39 @@ START_TEST(archive_settled_sale)
 }
 END_TEST
 
+START_TEST(keep_days_policy)
+{
+	struct sk_store_archive_info ai;
+	uint64_t ids[SOLD];
+	struct timespec ms = {.tv_nsec = 1000000};
+	int rc = -ENOENT;
+
+	F.conf.retention_keep_days = 2;
+	ctl_restart();
+	sale(ids);
+	for (unsigned u = 0; u < SOLD; u++)
+		ck_assert_int_eq(sk_control_pay(F.ctl, ids[u], T0 + S, 0), SK_CONTROL_PAY_DONE);
+	/* Ended a day ago: kept. */
+	ck_assert_int_eq(sk_control_retention(F.ctl, T0 + 86400 * S), 0);
+	ck_assert_int_eq(sk_store_archive_get(sk_control_store(F.ctl), ITEM, &ai), -ENOENT);
+	/* Three days: the policy's worker archives it, the main loop purges it
+	 * (a new control plane: the policy looks once a minute). */
+	ctl_restart();
+	for (unsigned i = 0; i < 5000; i++) {
+		ck_assert_int_ge(sk_control_retention(F.ctl, T0 + 3 * 86400 * S), 0);
+		rc = sk_store_archive_get(sk_control_store(F.ctl), ITEM, &ai);
+		if (rc == 0 && ai.state == SK_STORE_ARCHIVE_DONE)
+			break;
+		nanosleep(&ms, NULL); /* the worker runs beside: poll, bounded */
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(ai.state, SK_STORE_ARCHIVE_DONE);
+	ck_assert_uint_eq(ai.orders, SOLD);
+	ck_assert_uint_eq(stats().activities_archived, 1);
+	assert_store_ok();
+}
+END_TEST
+
 static int
 count_ev(const struct sk_store_event *ev, void *arg)
 {
@@ -172,5 +205,6 @@ test_control_add_retention(Suite *s)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, archive_settled_sale);
 	tcase_add_test(tc, trim_below_every_reader);
+	tcase_add_test(tc, keep_days_policy);
 	suite_add_tcase(s, tc);
 }
