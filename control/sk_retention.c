@@ -46,7 +46,8 @@ struct ctl_retention {
 	bool worker_on, worker_done; /* worker_done: atomic */
 	uint32_t todo[POLICY_BATCH];
 	unsigned ntodo;
-	int64_t todo_now_ns; /* the clock of the pass that chose them */
+	int64_t todo_now_ns;   /* the clock of the pass that chose them */
+	uint32_t policy_after; /* the next pass looks at items after this first */
 };
 
 int
@@ -215,9 +216,11 @@ trim(struct sk_control *ctl, int64_t mono)
 
 /* ---------------------------------------------------------------- policy */
 
+/* One pass of the policy: items in (lo, hi], over before before_ns, not archived. */
 struct candidates {
 	struct sk_control *ctl;
-	int64_t before_ns; /* over before this */
+	int64_t before_ns;
+	uint32_t lo, hi;
 	uint32_t *items;
 	unsigned n;
 };
@@ -230,6 +233,8 @@ candidate(const struct sk_store_activity *a, const struct sk_store_ledger *led, 
 	int64_t end = a->closed_ns != 0 && a->closed_ns < a->end_ns ? a->closed_ns : a->end_ns;
 
 	(void)led;
+	if (a->item <= c->lo || a->item > c->hi)
+		return a->item > c->hi; /* in item order: past hi, stop */
 	if (end > c->before_ns || sk_store_archive_get(c->ctl->store, a->item, &info) != -ENOENT)
 		return 0;
 	c->items[c->n++] = a->item;
@@ -274,10 +279,22 @@ policy(struct sk_control *ctl, int64_t now_ns, int64_t mono)
 		r->worker_on = false;
 	}
 	r->last_policy_ns = mono;
-	struct candidates c = {.ctl = ctl, .before_ns = now_ns - r->keep_ns, .items = r->todo};
+	/* Round robin from the item after the last pass's: activities that
+	 * stay unarchivable (a cart, an order never paid) never starve later
+	 * ones. */
+	struct candidates c = {.ctl = ctl,
+			       .before_ns = now_ns - r->keep_ns,
+			       .lo = r->policy_after,
+			       .hi = UINT32_MAX,
+			       .items = r->todo};
 	int rc = sk_store_activity_foreach(ctl->store, candidate, &c);
+	if (rc >= 0 && c.n < POLICY_BATCH && c.lo != 0) {
+		c.hi = c.lo, c.lo = 0; /* wrap around */
+		rc = sk_store_activity_foreach(ctl->store, candidate, &c);
+	}
 	if (rc < 0)
 		return rc;
+	r->policy_after = c.n == POLICY_BATCH ? c.items[c.n - 1] : 0;
 	r->ntodo = c.n;
 	r->todo_now_ns = now_ns;
 	if (c.n == 0)
