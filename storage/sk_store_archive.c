@@ -256,8 +256,17 @@ write_file(struct sk_store *st, MDB_txn *txn, uint32_t item, const struct ids *i
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	snprintf(dir, sizeof(dir), "%s", path);
 	*strrchr(dir, '/') = '\0';
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+	if (mkdir(dir, 0700) == 0) {
+		/* The folder's own entry, durable before any file in it counts. */
+		char parent[4096];
+		snprintf(parent, sizeof(parent), "%s", dir);
+		*strrchr(parent, '/') = '\0';
+		rc = fsync_dir(parent);
+		if (rc != 0)
+			return rc;
+	} else if (errno != EEXIST) {
 		return -errno;
+	}
 	/* A name of its own: two exports of one item never share a file. */
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
