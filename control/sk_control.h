@@ -572,7 +572,8 @@ int sk_control_archive(struct sk_control *ctl, uint32_t item, int64_t now_ns,
  * sk_control_retention - the main loop's retention work, each step one
  * short write transaction under the write lock: one purge slice of an
  * archived activity (PURGING records are found again after a restart);
- * every second (or at once while the last slice was full) one trim slice
+ * every second (or at once while the last slice was full and no record
+ * waits in the rings) one trim slice
  * of the event log below the exporter's cursor, or, without an exporter,
  * below the last events_keep events; every minute, when
  * retention_keep_days is set, the activities over for that long handed to

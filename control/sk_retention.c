@@ -181,7 +181,21 @@ purge(struct sk_control *ctl)
 
 /* ------------------------------------------------------------------ trim */
 
-/* trim - one slice of the events every reader is done with: 1 if some went, 0, or an error. */
+/* rings_empty - no order record waits in any ring (the drain is idle). */
+static bool
+rings_empty(const struct sk_control *ctl)
+{
+	for (unsigned l = 0; l < ctl->nrings; l++)
+		if (sk_control_ring_depth(ctl, l) > 0)
+			return false;
+	return true;
+}
+
+/*
+ * trim - one slice of the events every reader is done with: 1 if some
+ * went, 0, or an error. A backlog goes at once while the drain is idle,
+ * one slice a second during a sale (its commits come first).
+ */
 static int
 trim(struct sk_control *ctl, int64_t mono)
 {
@@ -190,7 +204,7 @@ trim(struct sk_control *ctl, int64_t mono)
 	uint64_t below, n = 0;
 	int rc;
 
-	if (!r->trim_more && mono - r->last_trim_ns < TRIM_EVERY_NS)
+	if (!(r->trim_more && rings_empty(ctl)) && mono - r->last_trim_ns < TRIM_EVERY_NS)
 		return 0;
 	r->last_trim_ns = mono;
 	r->trim_more = false;
