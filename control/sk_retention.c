@@ -34,8 +34,9 @@ struct ctl_retention {
 	uint32_t slice;	      /* orders per purge transaction */
 
 	/* Main loop only. */
-	uint32_t purge_item; /* being purged; 0 = none */
-	bool trim_more;	     /* the last trim slice was full */
+	uint32_t purge_item;	/* being purged; 0 = none */
+	bool trim_more;		/* the last trim slice was full */
+	uint64_t trimmed_below; /* every event below this is gone (from 1: none below) */
 	int64_t last_trim_ns, last_policy_ns;
 	bool rescan; /* look for PURGING records (atomic: the admin thread sets it) */
 
@@ -68,6 +69,7 @@ ctl_retention_init(struct sk_control *ctl, const struct sk_control_conf *conf)
 	r->slice =
 		conf->archive_slice != 0 ? conf->archive_slice : SK_CONTROL_ARCHIVE_SLICE_DEFAULT;
 	r->rescan = true;
+	r->trimmed_below = 1;
 	ctl->ret = r;
 	return 0;
 }
@@ -216,8 +218,8 @@ trim(struct sk_control *ctl, int64_t mono)
 			return rc;
 		below = si.event_next > r->events_keep ? si.event_next - r->events_keep : 0;
 	}
-	if (below <= 1)
-		return 0;
+	if (below <= r->trimmed_below)
+		return 0; /* nothing new below: no write transaction */
 	lock(ctl);
 	rc = sk_store_events_trim_max(ctl->store, below, TRIM_SLICE, &n);
 	unlock(ctl);
@@ -225,6 +227,8 @@ trim(struct sk_control *ctl, int64_t mono)
 		return rc;
 	stat_add(&ctl->st.events_trimmed, n);
 	r->trim_more = n == TRIM_SLICE;
+	if (!r->trim_more)
+		r->trimmed_below = below;
 	return n > 0;
 }
 
