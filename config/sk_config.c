@@ -182,6 +182,12 @@ static const struct key kafka_keys[] = {
 	 "kafka-payments-retention", NULL},
 };
 
+/* [retention]: seckill-control's archive policy (docs/control.md, "Retention"). */
+static const struct key retention_keys[] = {
+	{"keep_days", KEY_U32, OPT(retention_keep_days), 0, 36500, CTL, "retention-keep-days",
+	 NULL},
+};
+
 /* [mysql]: seckill-mysql-writer's MariaDB, consumer group and run loop. */
 static const struct key mysql_keys[] = {
 	{"socket", KEY_PATH, OPT(mysql_socket), 0, 0, MW, NULL, "socket"},
@@ -277,6 +283,7 @@ static const struct section sections[] = {
 	[SEC_ADMIN] = {"admin", admin_keys, SK_ARRAY_SIZE(admin_keys)},
 	[SEC_KAFKA] = {"kafka", kafka_keys, SK_ARRAY_SIZE(kafka_keys)},
 	[SEC_MYSQL] = {"mysql", mysql_keys, SK_ARRAY_SIZE(mysql_keys)},
+	[SEC_RETENTION] = {"retention", retention_keys, SK_ARRAY_SIZE(retention_keys)},
 };
 
 #define ITEM_PREFIX "item."
@@ -446,7 +453,7 @@ check_section_line(struct load_ctx *ctx, const char *s)
 		sk_config_fail(ctx, ctx->line,
 			       "unknown section [%s] (known: dataplane, port0..port%d, tcp, http, "
 			       "seckill, proxy, tls, cluster, item.<id>, store, control, admin, "
-			       "kafka, mysql)",
+			       "kafka, mysql, retention)",
 			       name, SK_CONFIG_MAX_PORTS - 1);
 		return false;
 	}

@@ -201,6 +201,7 @@ struct sk_config_opts {
 	char store_map_grow_at[SK_CONFIG_OPT_MAX];	/**< --map-grow-at */
 	char store_map_grow_step_mb[SK_CONFIG_OPT_MAX]; /**< --map-grow-step-mb */
 	char store_map_max_mb[SK_CONFIG_OPT_MAX];	/**< --map-max-mb */
+	char retention_keep_days[SK_CONFIG_OPT_MAX];	/**< --retention-keep-days */
 	/* [control] */
 	char ctl_payment_timeout_s[SK_CONFIG_OPT_MAX];	    /**< --payment-timeout */
 	char ctl_payments_key_file[SK_CONFIG_OPT_MAX];	    /**< --payments-key-file */

@@ -93,6 +93,7 @@ enum section_id {
 	SEC_ADMIN,
 	SEC_KAFKA,
 	SEC_MYSQL,
+	SEC_RETENTION,
 	SEC_PORT0,
 	SEC_ITEM = SEC_PORT0 + SK_CONFIG_MAX_PORTS, /* every [item.<id>]: see cur_item */
 	SEC_MAX

@@ -82,6 +82,8 @@ control_usage(FILE *f)
 		"  --log-level LEVEL       debug, info (default), notice, warn, error or crit:\n"
 		"                          the lowest level of the log lines written "
 		"(docs/logs.md)\n"
+		"  --retention-keep-days N archive the orders of activities over for N days,\n"
+		"                          once settled (default 0 = off; docs/control.md)\n"
 		"  --help                  this text\n"
 		"\n"
 		"EAL options: at least --file-prefix of the dataplane; --proc-type=secondary is\n"
@@ -154,6 +156,7 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 		O_MAP_GROW_AT,
 		O_MAP_STEP,
 		O_MAP_MAX,
+		O_KEEP_DAYS,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -185,6 +188,7 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 		{"map-grow-at", required_argument, NULL, O_MAP_GROW_AT},
 		{"map-grow-step-mb", required_argument, NULL, O_MAP_STEP},
 		{"map-max-mb", required_argument, NULL, O_MAP_MAX},
+		{"retention-keep-days", required_argument, NULL, O_KEEP_DAYS},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -343,6 +347,12 @@ control_parse_opts(int argc, char **argv, struct opts *o)
 			if (!sk_parse_i64(optarg, 0, INT64_C(1) << 30, &v))
 				bad = c == O_MAP_STEP ? "--map-grow-step-mb" : "--map-max-mb";
 			*(c == O_MAP_STEP ? &o->map_step_mb : &o->map_max_mb) = (uint64_t)v;
+			break;
+		case O_KEEP_DAYS:
+			if (sk_parse_i64(optarg, 0, 36500, &v))
+				o->retention_keep_days = v;
+			else
+				bad = "--retention-keep-days";
 			break;
 		case O_HELP:
 			control_usage(stdout);

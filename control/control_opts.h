@@ -44,9 +44,10 @@ struct opts {
 	char *members;
 	int64_t idle_ms;
 	/* The store's map grown online (sk_store_map.h); 0 = the default. */
-	uint32_t map_grow_at; /* percent used */
-	uint64_t map_max_mb;  /* 0 = no cap but the disk */
-	uint64_t map_step_mb; /* 0 = double */
+	uint32_t map_grow_at;	     /* percent used */
+	uint64_t map_max_mb;	     /* 0 = no cap but the disk */
+	uint64_t map_step_mb;	     /* 0 = double */
+	int64_t retention_keep_days; /* 0 = no automatic archive */
 };
 
 /**

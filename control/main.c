@@ -3,7 +3,8 @@
  * seckill-control: the control plane process. A DPDK secondary of the
  * dataplane: attach to its arena and order rings, open the order store,
  * serve the admin API, then loop: drain (group commit), payment deadlines,
- * heartbeat, the periodic reconcile (sk_reconcile.h), and a short sleep
+ * retention (archive purge, event-log trim, keep-days policy), heartbeat,
+ * the periodic reconcile (sk_reconcile.h), and a short sleep
  * when idle (this is not a dataplane core).
  *
  *   seckill-control [EAL options] -- --store DIR [options]
@@ -342,6 +343,15 @@ run(struct sk_control *ctl)
 			last_map = mono;
 			(void)sk_control_map_check(ctl);
 		}
+		rc = sk_control_retention(ctl, now);
+		if (rc > 0)
+			busy = true;
+		if (rc < 0 && mono - last_err_log > S) {
+			sk_logf(SK_LOG_WARN, "retention",
+				"msg=\"archive purge, trim or policy: retrying\" err=%s",
+				strerror(-rc));
+			last_err_log = mono;
+		}
 		sk_control_heartbeat(ctl, now);
 
 		if (busy)
@@ -464,6 +474,8 @@ main(int argc, char **argv)
 		.map_grow = {.grow_at_pct = o.map_grow_at,
 			     .step = o.map_step_mb << 20,
 			     .max_size = o.map_max_mb << 20},
+		.retention_keep_days = o.retention_keep_days,
+		.events_exported = o.kafka != NULL,
 	};
 	if (member_check(&o, &mc) != 0 || attach(&ctl, &cc) != 0)
 		goto out;

@@ -93,6 +93,7 @@ ctl_free(struct sk_control *ctl)
 {
 	if (ctl == NULL)
 		return;
+	ctl_retention_free(ctl);
 	sk_store_close(ctl->store);
 	ctl_reconcile_free(ctl);
 	if (ctl->mutex_ok)
@@ -178,7 +179,7 @@ sk_control_init(struct sk_control **out, struct sk_shm *shm, struct rte_ring *co
 		goto err;
 	}
 	ctl->mutex_ok = true;
-	if (ctl_reconcile_init(ctl) != 0) {
+	if (ctl_reconcile_init(ctl) != 0 || ctl_retention_init(ctl, conf) != 0) {
 		sk_set_err(err, errlen, "control: out of memory");
 		goto err;
 	}

@@ -103,7 +103,23 @@ struct sk_control_conf {
 	 * free space. See sk_control_map_check().
 	 */
 	struct sk_store_map_policy map_grow;
+	/**
+	 * Retention (docs/control.md, "Retention"): activities over for this
+	 * many days are archived (sk_control_archive()) once settled; 0 = off.
+	 */
+	int64_t retention_keep_days;
+	/** The Kafka exporter reads the event log: trim only below its cursor. */
+	bool events_exported;
+	/** Without an exporter: the events kept; 0 = SK_CONTROL_EVENTS_KEEP_DEFAULT. */
+	uint64_t events_keep;
+	/** Orders deleted per purge transaction; 0 = SK_CONTROL_ARCHIVE_SLICE_DEFAULT. */
+	uint32_t archive_slice;
 };
+
+/** Events kept without an exporter (no reader downstream: a bounded tail). */
+#define SK_CONTROL_EVENTS_KEEP_DEFAULT 100000
+/** Orders of an archived activity deleted per write transaction. */
+#define SK_CONTROL_ARCHIVE_SLICE_DEFAULT 4096
 
 /** An open control plane. Opaque. */
 struct sk_control;
@@ -498,10 +514,14 @@ struct sk_control_stats {
 	uint64_t commit_bucket[SK_CONTROL_LAT_BUCKETS]; /**< per bucket, not cumulative */
 	uint64_t last_commit_ns;			/**< wall clock of the last commit */
 	uint64_t map_grows;				/**< online grows of the store's map */
-	uint64_t map_grow_busy;	    /**< grows put off: transactions stayed open */
-	uint64_t map_grow_errors;   /**< grows LMDB or the file system refused */
-	uint64_t map_grow_pause_ns; /**< the last grow's pause of the store calls */
-	uint64_t map_capped;	    /**< 1 while above the threshold with no room to grow */
+	uint64_t map_grow_busy;	      /**< grows put off: transactions stayed open */
+	uint64_t map_grow_errors;     /**< grows LMDB or the file system refused */
+	uint64_t map_grow_pause_ns;   /**< the last grow's pause of the store calls */
+	uint64_t map_capped;	      /**< 1 while above the threshold with no room to grow */
+	uint64_t activities_archived; /**< activities archived (sk_control_archive()) */
+	uint64_t orders_archived;     /**< archived orders deleted from the store */
+	uint64_t events_trimmed;      /**< events trimmed from the log */
+	uint64_t retention_errors;    /**< sk_control_retention() calls that failed */
 };
 
 /**
@@ -553,5 +573,42 @@ typedef int (*sk_control_metrics_fn)(void *arg, FILE *out);
  * with @p fn NULL. Not thread-safe against sk_control_metrics().
  */
 void sk_control_metrics_extra(struct sk_control *ctl, sk_control_metrics_fn fn, void *arg);
+
+/* --------------------------------------------------------------- retention */
+
+struct sk_store_archive_info;
+
+/**
+ * sk_control_archive - archive the orders of the activity of @p item now
+ * (sk_store_archive.h): its file is written from a read snapshot (no lock
+ * held), then the archive is recorded under the write lock and the item
+ * table's item closed. The orders leave the store afterwards, in slices,
+ * from sk_control_retention(). With an exporter, every event of the item
+ * must have been sent (its cursor past them). Archives are serialised.
+ * Thread-safe (the admin API and the policy's worker call it).
+ * @param info  [out] the archive record (state PURGING); may be NULL
+ * @param why   [out] on -EINPROGRESS, -EBUSY or -EAGAIN, why, NUL-terminated
+ * @return 0, -ENOENT (no activity), -EALREADY (archived already),
+ *         -EINPROGRESS (not over), -EBUSY (not settled, not exported, or a
+ *         cart), -EAGAIN (an order changed meanwhile: try again), -EINVAL
+ *         (@p item 0), or a store or file system error.
+ */
+int sk_control_archive(struct sk_control *ctl, uint32_t item, int64_t now_ns,
+		       struct sk_store_archive_info *info, char *why, size_t whylen);
+
+/**
+ * sk_control_retention - the main loop's retention work, each step one
+ * short write transaction under the write lock: one purge slice of an
+ * archived activity (PURGING records are found again after a restart);
+ * every second (or at once while the last slice was full and no record
+ * waits in the rings) one trim slice
+ * of the event log below the exporter's cursor, or, without an exporter,
+ * below the last events_keep events; every minute, when
+ * retention_keep_days is set, the activities over for that long handed to
+ * a worker thread that archives them. Main thread only.
+ * @return 1 if it wrote something (call again soon), 0, or an error (retried
+ *         on the next call).
+ */
+int sk_control_retention(struct sk_control *ctl, int64_t now_ns);
 
 #endif /* SK_CONTROL_H */

@@ -11,6 +11,7 @@
  *   sk_activity.c         activities and preheat
  *   sk_control_reconcile.c  the periodic reconcile and its metrics
  *   sk_control_map.c      the store's map grown between group commits
+ *   sk_retention.c        archive, event-log trim, keep-days policy
  *
  * Nothing outside control/ includes this.
  */
@@ -61,6 +62,7 @@ struct sk_control {
 	struct sk_store_line lines[SK_STORE_MAX_LINES];
 
 	struct ctl_reconcile *rec; /* the periodic reconcile's state (sk_control_reconcile.c) */
+	struct ctl_retention *ret; /* archive, trim and policy state (sk_retention.c) */
 	bool attached;		   /* arena and rings found by name (DPDK secondary) */
 	bool cluster;		   /* a cluster member: cluster activities allowed */
 	struct sk_member *member;  /* the member (sk_member.h), or NULL; set before the
@@ -144,6 +146,13 @@ int ctl_map_grow(struct sk_control *ctl, bool urgent);
  */
 int ctl_reconcile_init(struct sk_control *ctl);
 void ctl_reconcile_free(struct sk_control *ctl);
+/*
+ * Retention's state (sk_retention.c): made by sk_control_init() from
+ * @conf (0 or -ENOMEM), freed by ctl_free() (NULL-safe; joins the policy's
+ * worker) before the store closes.
+ */
+int ctl_retention_init(struct sk_control *ctl, const struct sk_control_conf *conf);
+void ctl_retention_free(struct sk_control *ctl);
 /* The reconcile's metrics table (sk_control_reconcile_metrics() writes it). */
 extern const struct sk_prom_table sk_control_reconcile_table;
 

@@ -153,23 +153,31 @@ on_activity(const struct sk_store_activity *a, const struct sk_store_ledger *l, 
 	return 0;
 }
 
-/* on_event - every confirmed order of the log, with its lines' states. */
-static int
-on_event(const struct sk_store_event *ev, void *arg)
-{
-	struct verify *v = arg;
-	struct sk_store_line lines[SK_STORE_MAX_LINES];
-	struct vorder *o;
-	unsigned n = 0;
+/* A walk of one item's orders in one state (sk_store_orders_find()). */
+struct walk_ctx {
+	struct verify *v;
+	uint32_t item;
+	uint64_t last; /* the last order given: the next page's "after" */
+};
 
-	if (ev->type != SK_STORE_EV_CONFIRMED)
-		return 0;
-	if (sk_store_order_get(v->st, ev->order, lines, SK_STORE_MAX_LINES, &n) != 0 || n == 0)
+/*
+ * on_order - one order with its lines' states. A cart is listed under each
+ * of its items: it counts once, under its line 0's.
+ */
+static int
+on_order(const struct sk_store_line *lines, unsigned n, void *arg)
+{
+	struct walk_ctx *c = arg;
+	struct verify *v = c->v;
+	struct vorder *o;
+
+	c->last = lines[0].rec.id;
+	if (lines[0].rec.item != c->item)
 		return 0;
 	o = order_add(&v->lmdb);
 	if (o == NULL)
 		return -ENOMEM;
-	*o = (struct vorder){.id = ev->order, .user = lines[0].rec.user};
+	*o = (struct vorder){.id = lines[0].rec.id, .user = lines[0].rec.user};
 	snprintf(o->state, sizeof(o->state), "%s", sk_order_status_name(lines[0].state));
 	for (unsigned i = 0; i < n; i++) {
 		struct vitem *it = item_slot(v, lines[i].rec.item);
@@ -178,6 +186,37 @@ on_event(const struct sk_store_event *ev, void *arg)
 			return -ENOMEM;
 		o->units += lines[i].rec.qty;
 		it->lmdb[state_figure(sk_order_status_name(lines[i].state))]++;
+	}
+	return 0;
+}
+
+/*
+ * read_orders - every order of every activity, through the order indexes
+ * (archived activities' from their archive files): not through the event
+ * log, which the control plane trims.
+ */
+static int
+read_orders(struct verify *v)
+{
+	static const uint8_t states[] = {SK_ORDER_CONFIRMED, SK_ORDER_PAID, SK_ORDER_CANCELLED,
+					 SK_ORDER_REFUNDED};
+	size_t nact = v->nitems; /* on_order may add the items of carts */
+
+	for (size_t i = 0; i < nact; i++) {
+		for (size_t s = 0; s < sizeof(states); s++) {
+			struct walk_ctx c = {.v = v, .item = v->items[i].item};
+			struct sk_store_order_query q = {
+				.item = c.item, .state = states[s], .limit = SK_STORE_FIND_MAX};
+			bool more = true;
+
+			while (more) {
+				int rc = sk_store_orders_find(v->st, &q, on_order, &c, &more);
+
+				if (rc != 0)
+					return rc;
+				q.after = c.last;
+			}
+		}
 	}
 	return 0;
 }
@@ -196,7 +235,7 @@ read_lmdb(struct verify *v, const char *dir)
 	}
 	rc = sk_store_activity_foreach(v->st, on_activity, v);
 	if (rc == 0)
-		rc = sk_store_events_foreach(v->st, 1, on_event, v);
+		rc = read_orders(v);
 	if (rc != 0)
 		sk_logf(SK_LOG_ERROR, "verify", "path=%s msg=\"cannot read the store\" err=%s", dir,
 			strerror(-rc));

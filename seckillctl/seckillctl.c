@@ -275,6 +275,16 @@ static const char *const activity_close_help =
 	"its orders, payments and deadlines go on. Closing twice succeeds.\n"
 	"Exit 4 if unknown.\n";
 
+static const char *const activity_archive_help =
+	"usage: " PROG " activity archive ID\n"
+	"\n"
+	"Move the orders of the activity of item ID to its archive file\n"
+	"(<store>/archive/item-ID.jsonl); they leave the store in short slices.\n"
+	"Only an activity that is over (ended or closed, 5 s ago) and settled\n"
+	"(no order awaits payment; with Kafka, every event exported). The\n"
+	"activity is closed; its orders stay findable (orders, order).\n"
+	"Exit 4 if unknown, 5 (with the reason) if it cannot be archived yet.\n";
+
 static const char *const stock_help =
 	"usage: " PROG " stock add ID UNITS [--request-id R]\n"
 	"       " PROG " stock remove ID UNITS [--request-id R]\n"
@@ -373,6 +383,7 @@ static const struct ctl_cmd commands[] = {
 	{"activity", "list", ARGS_NONE, 0, activity_list_help, cmd_activity_list},
 	{"activity", "show", ARGS_ITEM_ID, 0, activity_show_help, cmd_activity_show},
 	{"activity", "close", ARGS_ITEM_ID, 0, activity_close_help, cmd_activity_close},
+	{"activity", "archive", ARGS_ITEM_ID, 0, activity_archive_help, cmd_activity_archive},
 	{"activity", "pause", ARGS_ITEM_ID, 0, activity_pause_help, cmd_activity_pause},
 	{"activity", "resume", ARGS_ITEM_ID, 0, activity_pause_help, cmd_activity_pause},
 	{"activity", "extend", ARGS_ITEM_ID, 1u << O_END, activity_extend_help,

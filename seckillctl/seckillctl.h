@@ -128,6 +128,8 @@ int cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args
 int cmd_activity_list(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+/* cmd_activity_archive - activity archive ID: POST /v1/activities/ID/archive. */
+int cmd_activity_archive(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_pause(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_extend(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args);

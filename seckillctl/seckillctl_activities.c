@@ -148,17 +148,45 @@ cmd_activity_show(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, cha
 	return show_one(c, "/v1/activities/", "activity", args[0]);
 }
 
+/*
+ * activity_post - POST /v1/activities/@id@suffix without a body. EX_OK with
+ * the answer in *j for the caller to print and free; any other exit status,
+ * or EX_OK with --json (printed already), leaves *j NULL.
+ */
+static int
+activity_post(const struct ctl *c, const char *id, const char *suffix, json_t **j)
+{
+	struct target t = target_of("/v1/activities/", id, suffix, "activity");
+	int ex = api(c, "POST", t.path, NULL, t.what, answer_use(c), j);
+
+	if (ex != EX_OK || c->json)
+		*j = NULL;
+	return ex;
+}
+
 int
 cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
 {
-	const char *id = args[0];
-	struct target t = target_of("/v1/activities/", id, "/close", "activity");
 	json_t *j;
-	int ex = api(c, "POST", t.path, NULL, t.what, answer_use(c), &j);
+	int ex = activity_post(c, args[0], "/close", &j);
 
-	if (ex != EX_OK || c->json)
+	if (j == NULL)
 		return ex;
-	printf("activity %s: %s\n", id, result_word(j, "closed"));
+	printf("activity %s: %s\n", args[0], result_word(j, "closed"));
+	json_decref(j);
+	return EX_OK;
+}
+
+int
+cmd_activity_archive(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
+{
+	json_t *j;
+	int ex = activity_post(c, args[0], "/archive", &j);
+
+	if (j == NULL)
+		return ex;
+	printf("activity %s: archived, %lld orders (they leave the store in slices)\n", args[0],
+	       jnum(json_object_get(j, "archive"), "orders"));
 	json_decref(j);
 	return EX_OK;
 }

@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -91,6 +92,14 @@ print_item(const json_t *j)
 	printf("ledger           sold %lld returned %lld live %lld paid %lld lines %lld\n",
 	       jnum(l, "sold"), jnum(l, "returned"), jnum(l, "live"), jnum(l, "paid"),
 	       jnum(l, "lines"));
+	const json_t *ar = json_object_get(j, "archive");
+	if (json_is_object(ar)) {
+		printf("%-16s yes, %lld orders (%s)\n", "archived", jnum(ar, "orders"),
+		       strcmp(jstr(ar, "state"), "done") == 0 ? "done" : "leaving the store");
+		print_time("archived at", jnum(ar, "archived_ns"));
+	} else if (json_is_null(ar)) {
+		printf("%-16s no\n", "archived");
+	}
 }
 
 /* show_one - GET @prefix@id (an item or an activity) and print it. */

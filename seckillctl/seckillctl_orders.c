@@ -36,6 +36,8 @@ cmd_order_show(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char *
 		return EX_OK;
 	}
 	printf("%-11s %s (arena: %s)\n", "status", jstr(j, "status"), jstr(j, "arena_status"));
+	if (json_is_true(json_object_get(j, "archived")))
+		printf("%-11s %s\n", "archived", "yes (answered from the activity's archive)");
 	printf("%-11s %s\n", "user", jstr(j, "user"));
 	printf("%-11s %lld", "units", jnum(j, "units"));
 	if (jnum(j, "refunded_units") > 0)
@@ -191,6 +193,9 @@ cmd_orders(const struct ctl *c, const struct ctl_cmd *cmd, char **args CTL_UNUSE
 	printf("%-20s %-20s %-10s %-6s %-8s %-20s %s\n", "ORDER", "USER", "STATE", "UNITS",
 	       "REFUNDED", "SOLD", "LINES (ITEMxQTY)");
 	json_array_foreach(json_object_get(j, "orders"), i, it) print_order_row(it);
+	if (json_is_true(
+		    json_object_get(json_array_get(json_object_get(j, "orders"), 0), "archived")))
+		printf("(the activity is archived: answered from its archive)\n");
 	if (json_is_true(json_object_get(j, "more")))
 		printf("%lld orders; more: rerun with --after %s\n", jnum(j, "count"),
 		       jstr(j, "next"));

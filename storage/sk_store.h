@@ -419,6 +419,9 @@ enum sk_store_event_type {
 	SK_STORE_EV_PAY_REJECTED = 14, /**< a seckill.payments message refused for its
 					    signature: item = partition, units = offset,
 					    nlines = enum sk_store_pay_reject, nothing else */
+	/** the orders of an activity moved to its archive (sk_store_archive.h):
+	 *  item = the activity's item, units = orders archived */
+	SK_STORE_EV_ACTIVITY_ARCHIVED = 15,
 };
 
 /** Why a payment message was refused (PAY_REJECTED's nlines): the numbers of
@@ -496,6 +499,15 @@ int sk_store_event_append(struct sk_store *st, struct sk_store_event *ev);
  * @return 0, -ENOSPC, -EACCES.
  */
 int sk_store_events_trim(struct sk_store *st, uint64_t below_seq, uint64_t *removed);
+
+/**
+ * sk_store_events_trim_max - sk_store_events_trim() of at most @p max of
+ * the oldest events, in one short transaction: a long log is trimmed in
+ * slices, calling it again while *removed == @p max.
+ * @return 0, -EINVAL (@p max 0), -ENOSPC, -EACCES.
+ */
+int sk_store_events_trim_max(struct sk_store *st, uint64_t below_seq, uint64_t max,
+			     uint64_t *removed);
 
 /* -------------------------------------------------------------- activities */
 

@@ -66,7 +66,8 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 {
 	struct wtxn w;
 
-	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_PAY_REJECTED ||
+	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED ||
+	    ev->type > SK_STORE_EV_ACTIVITY_ARCHIVED ||
 	    (ev->request[0] != '\0' && !sk_store_request_ok(ev->request)))
 		return -EINVAL;
 	int rc = store_wtxn_begin(st, &w);
@@ -82,6 +83,12 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 int
 sk_store_events_trim(struct sk_store *st, uint64_t below_seq, uint64_t *removed)
 {
+	return sk_store_events_trim_max(st, below_seq, UINT64_MAX, removed);
+}
+
+int
+sk_store_events_trim_max(struct sk_store *st, uint64_t below_seq, uint64_t max, uint64_t *removed)
+{
 	struct wtxn w;
 	struct walk wk;
 	uint64_t count = 0;
@@ -91,9 +98,13 @@ sk_store_events_trim(struct sk_store *st, uint64_t below_seq, uint64_t *removed)
 		*removed = 0;
 	if (rc != 0)
 		return rc;
+	if (max == 0) {
+		store_wtxn_abort(&w);
+		return -EINVAL;
+	}
 	store_walk_open(&wk, st, w.txn, st->events);
 	/* The oldest event each round: O(log n) per delete, obviously right. */
-	while (store_walk_get(&wk, MDB_FIRST) && wk.key.mv_size == EVENT_KEY_LEN &&
+	while (count < max && store_walk_get(&wk, MDB_FIRST) && wk.key.mv_size == EVENT_KEY_LEN &&
 	       get_be64(wk.key.mv_data) < below_seq) {
 		rc = store_lmdb_err(mdb_cursor_del(wk.cur, 0));
 		if (rc != 0)
@@ -127,6 +138,7 @@ sk_store_event_name(unsigned type)
 		[SK_STORE_EV_RESUMED] = "resumed",
 		[SK_STORE_EV_EXTENDED] = "extended",
 		[SK_STORE_EV_PAY_REJECTED] = "pay_rejected",
+		[SK_STORE_EV_ACTIVITY_ARCHIVED] = "activity_archived",
 	};
 	return type < SK_ARRAY_SIZE(names) && names[type] != NULL ? names[type] : "?";
 }

@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -44,6 +45,7 @@
 #define ITEM_TAG_RESTOCK 2
 #define ITEM_TAG_REMOVAL 3 /* schema 3 */
 #define ITEM_TAG_CLUSTER 4 /* the lease journal of a cluster activity */
+#define ITEM_TAG_ARCHIVE 5 /* the archive record (sk_store_archive.h) */
 
 #define ORDER_KEY_LEN	 9   /* id, line */
 #define ORDER_VAL_LEN	 84  /* schema 4: the client of either family at 64 */
@@ -57,6 +59,7 @@
 #define ACT_VAL_LEN_V2	 144
 #define ACT_FLAG_CLUSTER 0x01 /* v[77] (zero in older stores): a cluster activity */
 #define LEDGER_VAL_LEN	 48
+#define ARCHIVE_VAL_LEN	 40 /* state (+7 zero), orders, first id, last id, time */
 #define EVENT_KEY_LEN	 8
 #define EVENT_VAL_LEN	 40   /* without the request id (v[2] bytes after it) */
 #define EVENT_DEF_LEN	 29   /* limit, price, start, end, name length; then the name */
@@ -357,7 +360,8 @@ struct item_ent {
 	uint64_t cap; /* total + added - removed */
 	int64_t timeout_ns;
 	struct sk_store_ledger l;
-	uint64_t sum; /* verify: live units seen in by_user */
+	uint64_t sum;  /* verify: live units seen in by_user */
+	bool archived; /* verify: the item has an archive record */
 };
 
 struct itab {
@@ -456,5 +460,18 @@ int store_stock_record_put(struct sk_store *st, MDB_txn *txn, uint32_t item, uin
  */
 int store_act_unsold(const struct sk_store_activity *a, const struct sk_store_ledger *led,
 		     uint64_t *unsold);
+
+/* --------------------------------------------- archive (sk_store_archive.c) */
+
+/*
+ * store_archived - whether @item has an archive record in @txn (its orders
+ * are read from the archive file; payments treat them as unknown).
+ */
+bool store_archived(struct sk_store *st, MDB_txn *txn, uint32_t item);
+/*
+ * archive_line_write - order line @l as one JSON line of an archive file
+ * (sk_store_archive_file.c): 0, or -EIO when @f refused it.
+ */
+int archive_line_write(FILE *f, const struct sk_store_line *l);
 
 #endif /* SK_STORE_IMPL_H */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sk_store_archive.h"
 #include "sk_store_impl.h"
 
 /* state_stored - a state an order can have in the store. */
@@ -132,6 +133,9 @@ sk_store_orders_find(struct sk_store *st, const struct sk_store_order_query *q,
 		return -EINVAL;
 	if (!st->has_index)
 		return -ENOTSUP;
+	rc = sk_store_archive_find(st, q, cb, arg, more);
+	if (rc != -ENOENT)
+		return rc; /* archived: the file alone, never the orders left to purge */
 	if (q->after == UINT64_MAX)
 		return 0; /* no id is larger */
 	lines = malloc(SK_STORE_MAX_LINES * sizeof(*lines));

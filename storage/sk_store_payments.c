@@ -167,6 +167,8 @@ order_read(struct sk_store *st, MDB_txn *txn, uint64_t id, struct porder *o)
 	for (unsigned j = 0; rc == 0; j++) {
 		struct sk_store_line l;
 		rc = store_cart_line(&wk, id, j, &l);
+		if (rc == 0 && store_archived(st, txn, l.rec.item))
+			rc = -ENOENT; /* archived: as unknown as a purged order */
 		if (rc != 0)
 			break;
 		if (l.rec.nlines > SK_STORE_PAY_LINES) {

@@ -126,6 +126,9 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 			return strcmp(method, "POST") == 0
 				       ? adm_post_pause(ctl, id, rest[1] == 'p', r)
 				       : not_allowed(r, "POST");
+		if (strcmp(rest, "/archive") == 0)
+			return strcmp(method, "POST") == 0 ? adm_post_archive(ctl, id, r)
+							   : not_allowed(r, "POST");
 		if (strcmp(rest, "/extend") == 0)
 			return strcmp(method, "POST") == 0
 				       ? adm_post_extend(ctl, id, body, body_len, r)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The admin API's activity changes: POST /v1/activities, POST
- * /v1/activities/{id}/close, /restock, /remove, /pause, /resume, /extend.
+ * /v1/activities/{id}/close, /restock, /remove, /pause, /resume, /extend,
+ * /archive.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 
 #include "sk_activity.h"
 #include "sk_admin_impl.h"
+#include "sk_store_archive.h"
 #include "sk_control_impl.h"
 #include "sk_member.h"
 
@@ -424,4 +426,52 @@ adm_post_extend(struct sk_control *ctl, uint64_t id, const char *body, size_t le
 							 never ? INT64_MAX : (int64_t)v,
 							 sk_clock_ns(CLOCK_REALTIME)),
 			      200, &why, r);
+}
+
+/* ---------------------------------------------------------------- archive */
+
+json_t *
+adm_archive_json(struct sk_control *ctl, uint32_t item)
+{
+	struct sk_store_archive_info a;
+
+	if (sk_store_archive_get(sk_control_store(ctl), item, &a) != 0)
+		return json_null();
+	return json_pack("{s:s,s:o,s:o,s:o,s:I}", "state",
+			 a.state == SK_STORE_ARCHIVE_DONE ? "done" : "purging", "orders",
+			 adm_jint(a.orders), "first_order", adm_id_string(a.first_id), "last_order",
+			 adm_id_string(a.last_id), "archived_ns", (json_int_t)a.archived_ns);
+}
+
+int
+adm_post_archive(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
+{
+	char why[256], msg[320];
+
+	if (id > UINT32_MAX)
+		return adm_reply_error(r, 404, "unknown activity");
+	int rc = sk_control_archive(ctl, (uint32_t)id, sk_clock_ns(CLOCK_REALTIME), NULL, why,
+				    sizeof(why));
+	switch (rc) {
+	case 0:
+		return adm_reply_json(r, 200,
+				      json_pack("{s:o,s:b,s:o}", "item", adm_jint(id), "archived",
+						true, "archive",
+						adm_archive_json(ctl, (uint32_t)id)));
+	case -ENOENT:
+		return adm_reply_error(r, 404, "unknown activity");
+	case -EALREADY:
+		return adm_reply_error(r, 409, "the activity is archived already");
+	case -EINPROGRESS:
+	case -EBUSY:
+		snprintf(msg, sizeof(msg), "cannot archive yet: %s", why);
+		return adm_reply_error(r, 409, msg);
+	case -EAGAIN:
+		r->retry_after = 1;
+		snprintf(msg, sizeof(msg), "cannot archive now: %s", why);
+		return adm_reply_error(r, 503, msg);
+	default:
+		snprintf(msg, sizeof(msg), "archive: %s", strerror(-rc));
+		return adm_reply_error(r, 503, msg);
+	}
 }

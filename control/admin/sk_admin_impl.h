@@ -93,6 +93,13 @@ int adm_post_remove(struct sk_control *ctl, uint64_t id, const char *body, size_
 		    struct sk_admin_reply *r);
 /* adm_post_pause - POST /v1/activities/{id}/pause (@paused) or /resume; no body. */
 int adm_post_pause(struct sk_control *ctl, uint64_t id, bool paused, struct sk_admin_reply *r);
+/*
+ * adm_post_archive - POST /v1/activities/{id}/archive; no body: the
+ * activity's archive record (200), or 409 naming why it cannot be yet.
+ */
+int adm_post_archive(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+/* adm_archive_json - the archive record of @item as JSON, or JSON null if none. */
+json_t *adm_archive_json(struct sk_control *ctl, uint32_t item);
 /* adm_post_extend - POST /v1/activities/{id}/extend, body {"end_ns":N|null}. */
 int adm_post_extend(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		    struct sk_admin_reply *r);

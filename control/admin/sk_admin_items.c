@@ -147,5 +147,8 @@ adm_get_activity(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 		return adm_reply_error(r, 404, "unknown activity");
 	if (rc != 0)
 		return adm_reply_error(r, 503, "store error");
-	return adm_reply_json(r, 200, adm_item_json(&it));
+	json_t *o = adm_item_json(&it);
+	if (o != NULL)
+		json_object_set_new(o, "archive", adm_archive_json(ctl, (uint32_t)id));
+	return adm_reply_json(r, 200, o);
 }

@@ -15,12 +15,14 @@
 #include "sk_addr.h"
 #include "sk_admin_impl.h"
 #include "sk_parse.h"
+#include "sk_store_archive.h"
 #include "sk_text.h"
 
 /* ----------------------------------------------------------------- orders */
 
+/* order_json - the JSON of order @l (@n lines); @archived: read from an archive file. */
 static json_t *
-order_json(struct sk_control *ctl, const struct sk_store_line *l, unsigned n)
+order_json(struct sk_control *ctl, const struct sk_store_line *l, unsigned n, bool archived)
 {
 	const struct sk_order_rec *r0 = &l[0].rec;
 	unsigned arena = sk_control_order_status(ctl, r0->id);
@@ -40,7 +42,7 @@ order_json(struct sk_control *ctl, const struct sk_store_line *l, unsigned n)
 					 (int)l[i].rec.returned, "refunded", (int)l[i].refunded));
 	}
 	return json_pack(
-		"{s:o,s:s,s:o,s:o,s:o,s:o,s:b,s:s,s:I,s:I,s:I,s:I,s:o,s:o}", "order",
+		"{s:o,s:s,s:o,s:o,s:o,s:o,s:b,s:s,s:I,s:I,s:I,s:I,s:b,s:b,s:o}", "order",
 		adm_id_string(r0->id), "status", sk_order_status_name(l[0].state), "arena_status",
 		arena == SK_ORDER_NONE ? json_null() : json_string(sk_order_status_name(arena)),
 		"user", adm_id_string(r0->user), "units", adm_jint(units), "refunded_units",
@@ -48,7 +50,16 @@ order_json(struct sk_control *ctl, const struct sk_store_line *l, unsigned n)
 		l[0].state == SK_ORDER_PAID && refunded > 0, "client_ip", ip, "time_ns",
 		(json_int_t)r0->time_ns, "deadline_ns", (json_int_t)l[0].deadline_ns, "stored_ns",
 		(json_int_t)l[0].stored_ns, "updated_ns", (json_int_t)l[0].updated_ns, "in_store",
-		json_true(), "lines", lines != NULL ? lines : json_null());
+		true, "archived", archived, "lines", lines != NULL ? lines : json_null());
+}
+
+/* item_archived - whether the activity of @item is archived (its orders are in its file). */
+static bool
+item_archived(struct sk_control *ctl, uint32_t item)
+{
+	struct sk_store_archive_info info;
+
+	return sk_store_archive_get(sk_control_store(ctl), item, &info) == 0;
 }
 
 int
@@ -61,8 +72,14 @@ adm_get_order(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 	if (lines == NULL)
 		return -ENOMEM;
 	rc = sk_store_order_get(sk_control_store(ctl), id, lines, SK_STORE_MAX_LINES, &n);
+	bool archived = rc == 0 && item_archived(ctl, lines[0].rec.item);
+	if (rc == -ENOENT) {
+		rc = sk_store_archive_order_get(sk_control_store(ctl), id, lines,
+						SK_STORE_MAX_LINES, &n);
+		archived = rc == 0;
+	}
 	if (rc == 0) {
-		rc = adm_reply_json(r, 200, order_json(ctl, lines, n));
+		rc = adm_reply_json(r, 200, order_json(ctl, lines, n, archived));
 	} else if (rc == -ENOENT) {
 		unsigned st = sk_control_order_status(ctl, id);
 		if (st == SK_ORDER_QUEUED || st == SK_ORDER_FAILED)
@@ -228,13 +245,14 @@ struct orders_page {
 	struct sk_control *ctl;
 	json_t *arr;
 	uint64_t last;
+	bool archived; /* the item's orders come from its archive */
 };
 
 static int
 order_append(const struct sk_store_line *lines, unsigned n, void *arg)
 {
 	struct orders_page *pg = arg;
-	json_t *o = order_json(pg->ctl, lines, n);
+	json_t *o = order_json(pg->ctl, lines, n, pg->archived);
 
 	if (o == NULL || json_array_append_new(pg->arr, o) != 0)
 		return -ENOMEM;
@@ -256,6 +274,7 @@ adm_get_orders(struct sk_control *ctl, const char *query, struct sk_admin_reply 
 		json_decref(pg.arr);
 		return rc;
 	}
+	pg.archived = item_archived(ctl, q.item);
 	rc = sk_store_orders_find(sk_control_store(ctl), &q, order_append, &pg, &more);
 	if (rc != 0) {
 		char msg[160];

@@ -25,9 +25,13 @@
 #     allowed; item 4 past its end stays ended (extend exits 5, buys 403);
 #  5. kill -9 of both processes and a restart: the pause (item 3) and the
 #     removed units (items 1, 2) come back from LMDB; resume sells again;
-#  6. bad input exits 2 and unknown ids 4, nothing changed; reconcile (the
-#     command and the control plane's periodic run); the removed, paused,
-#     resumed and extended events in seckill.events.
+#  6. bad input exits 2 and unknown ids 4, nothing changed; archive: item
+#     5 (two paid orders, ended during sections 4-5) archived once over and
+#     exported, item 3 refused (not over); its orders leave LMDB and are
+#     still found by `order show` and `orders`, marked archived; reconcile
+#     (the command and the control plane's periodic run); the removed,
+#     paused, resumed, extended and activity_archived events in
+#     seckill.events.
 #
 . "$(dirname "$0")/lib.sh"
 require_env curl SK_CROWD SK_CONTROL SK_SECKILLCTL SK_KAFKA
@@ -290,6 +294,17 @@ buy 4 400001
 expect_eq "ended item 4: a buy is 403 ended" "$CODE $BODY" '403 {"status":"ended"}'
 ctl activity pause 4
 expect_eq "pause of an ended sale: exit 5" "$CTL_RC" 5
+# Item 5, archived in section 6: two orders, both paid; it ends meanwhile.
+ctl activity add 5 --total 5 --end +3s --name "day2 archive"
+expect_eq "add 5 ending in 3 s: exit 0" "$CTL_RC" 0
+orders5=()
+for u in 500001 500002; do
+	buy 5 "$u"
+	expect_match "item 5: a buy is 200 confirmed" "$CODE $BODY" '^200 \{"status":"confirmed"'
+	orders5+=("$(sed -n 's/.*"order":"\([0-9]*\)".*/\1/p' <<<"$BODY")")
+	ctl order pay "${orders5[-1]}"
+	check "item 5: order paid" ctl_says 0 "paid"
+done
 
 # ------------------------------------------------ 5. kill -9, restart from LMDB
 ctl activity pause 3
@@ -331,6 +346,23 @@ for args in "activity pause 99" "activity resume 99" "activity extend 99 --end +
 	expect_eq "unknown id '$args': exit 4" "$CTL_RC" 4
 done
 expect_eq "bad input and unknown ids: nothing changed" "$(snap)" "$before"
+# Archive: refused while not over; item 5 once over (5 s after its end)
+# and every event of it exported (the exporter saves its cursor each second).
+ctl activity archive 3
+check "archive a sale without an end: exit 5, not over" ctl_says 5 "not over"
+archive5() {
+	ctl activity archive 5 && [ "$CTL_RC" = 0 ]
+}
+wait_for 20 "for item 5 to be archived" archive5 || bad "waited for item 5 to be archived"
+wait_metric seckill_orders_archived_total -eq 2 10 || bad "item 5's orders not purged"
+ctl activity archive 5
+check "archive twice: exit 5, already" ctl_says 5 "already"
+ctl activity show 5
+check "show 5: archived, 2 orders" ctl_says 0 "archived  *yes, 2 orders (done)"
+ctl order show "${orders5[0]}"
+check "an archived order is found, from the archive" ctl_says 0 "from the activity's archive"
+ctl orders --item 5 --state paid
+check "orders of an archived item: both listed" ctl_says 0 "^2 orders"
 check "end: reconcile" reconcile
 # The control plane's own reconcile (every 5 s) counts removed units too.
 reconcile_ran() {
@@ -345,9 +377,10 @@ expect_eq "periodic reconcile: no mismatch on the items with removals" \
 # The export: one removed event per removal done, the pause and extends.
 wait_metric seckill_export_backlog -eq 0 30 || bad "export backlog not drained"
 kafka_consume seckill.events "$tmp/events.json"
-types=$(itpy day2_check events "$tmp/events.json" removed paused resumed extended)
-expect_eq "seckill.events: removed, paused, resumed, extended events" "$types" \
-	"removed=$((1 + done_n)) paused=2 resumed=2 extended=2"
+types=$(itpy day2_check events "$tmp/events.json" removed paused resumed extended \
+	activity_archived)
+expect_eq "seckill.events: removed, paused, resumed, extended, archived events" "$types" \
+	"removed=$((1 + done_n)) paused=2 resumed=2 extended=2 activity_archived=1"
 "$SBX" down >/dev/null
 
 echo "day2: $((SECONDS - T0)) s"

@@ -79,6 +79,8 @@ static const struct bad_case bad_cases[] = {
 	/* [store] */
 	{CTL, "[store]\npath = /a b\n", ":2: store.path: blanks and control characters"},
 	{CTL, "[store]\nmap_mb = 0\n", ":2: store.map_mb: 0 is out of range 1..16777216"},
+	{CTL, "[retention]\nkeep_days = 36501\n",
+	 ":2: retention.keep_days: 36501 is out of range 0..36500"},
 	{CTL, "[store]\nmap_grow_at = 100\n", ":2: store.map_grow_at: 100 is out of range 1..99"},
 	{CTL, "[store]\nnosync = sometimes\n", ":2: store.nosync: 'sometimes' is not on/off"},
 	{CTL, "[store]\nbatch_us = 1000001\n", ":2: store.batch_us: 1000001 is out of range"},

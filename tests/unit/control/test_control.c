@@ -365,6 +365,7 @@ control_suite(void)
 	test_control_add_activity(s);
 	test_control_add_views(s);
 	test_control_add_mapgrow(s);
+	test_control_add_retention(s);
 	return s;
 }
 

@@ -198,6 +198,8 @@ static const struct bad {
 	{"{" P "\"type\":\"pay_rejected\",\"order\":null,\"partition\":0,\"offset\":9,"
 	 "\"reason\":\"unsigned\"" EV "}",
 	 -ENOMSG},
+	/* an activity's orders archived by the appliance: MariaDB keeps its rows */
+	{"{" P "\"type\":\"activity_archived\",\"order\":null" EV "}", -ENOMSG},
 	{"{" P "\"type\":7}", -EBADMSG},
 	{"{" P "\"order\":\"1\"" EV "}", -EBADMSG},
 	{"{" P "\"type\":\"paid\",\"order\":null" EV "}", -EBADMSG},

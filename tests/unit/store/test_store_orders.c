@@ -265,7 +265,7 @@ START_TEST(event_log_sequence)
 	ck_assert_uint_eq(failed.seq, 9);
 	struct sk_store_event bad = {.type = 0};
 	ck_assert_int_eq(sk_store_event_append(st, &bad), -EINVAL);
-	bad.type = SK_STORE_EV_PAY_REJECTED + 1;
+	bad.type = SK_STORE_EV_ACTIVITY_ARCHIVED + 1;
 	ck_assert_int_eq(sk_store_event_append(st, &bad), -EINVAL);
 
 	const uint8_t types[] = {
