@@ -110,8 +110,13 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_shm, nitems),
 		OFF(sk_shm, member),
 		OFF(sk_shm, progress),
+		OFF(sk_shm, win),
 		OFF(sk_shm, lstats),
 		/* the per-lcore blocks */
+		SZ(sk_status_window),
+		OFF(sk_status_window, oldest),
+		OFF(sk_status_window, next),
+		OFF(sk_status_window, seq_bits),
 		SZ(sk_shm_progress),
 		OFF(sk_shm_progress, settled),
 		OFF(sk_shm_progress, heartbeat_ns),
@@ -263,6 +268,14 @@ sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
 	shm->dedup_off = l.dedup_off;
 	shm->dedup_slots = conf->dedup_slots;
 	shm->status_off = l.status_off;
+	for (unsigned i = 0; i < conf->nlcores; i++) {
+		/* seq 0 of the run's first epoch stays unused: an empty window */
+		uint64_t first = sk_order_id_make(conf->epoch, conf->member, i, 1);
+		atomic_store(&shm->win[i].oldest, first);
+		atomic_store(&shm->win[i].next, first);
+		shm->win[i].seq_bits = SK_ORDER_SEQ_BITS;
+		atomic_store(&shm->progress[i].settled, first);
+	}
 	return shm;
 }
 
@@ -432,6 +445,7 @@ void
 sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
 {
 	st->base = (_Atomic uint8_t *)((uintptr_t)shm + shm->status_off);
+	st->win = shm->win;
 	st->nlcores = shm->nlcores;
 	st->bits = shm->status_bits;
 	st->epoch = shm->epoch;
