@@ -112,6 +112,10 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_shm, progress),
 		OFF(sk_shm, win),
 		OFF(sk_shm, lstats),
+		OFF(sk_shm, nmarks),
+		OFF(sk_shm, marks_from),
+		OFF(sk_shm, marks),
+		SK_SHM_MARKS,
 		/* the per-lcore blocks */
 		SZ(sk_status_window),
 		OFF(sk_status_window, oldest),
@@ -450,4 +454,42 @@ sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
 	st->bits = shm->status_bits;
 	st->epoch = shm->epoch;
 	st->member = shm->member;
+}
+
+int
+sk_shm_set_marks(struct sk_shm *shm, const uint64_t *marks, uint32_t n, bool more)
+{
+	if (n > SK_SHM_MARKS)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (sk_order_id_member(marks[i]) != shm->member || (i > 0 && marks[i] <= marks[i - 1]))
+			return -EINVAL;
+	memcpy(shm->marks, marks, n * sizeof(marks[0]));
+	shm->nmarks = n;
+	shm->marks_from = n == 0 ? 0 : sk_order_id_epoch(marks[0]) + (more ? 1 : 0);
+	return 0;
+}
+
+enum sk_shm_earlier
+sk_shm_earlier(const struct sk_shm *shm, uint64_t id)
+{
+	uint32_t e = sk_order_id_epoch(id);
+
+	if (sk_order_id_member(id) != shm->member || e >= shm->epoch || shm->nmarks == 0 ||
+	    e < shm->marks_from)
+		return SK_SHM_EARLIER_UNKNOWN;
+	/* the first mark at or above the start of id's (epoch, lcore) group */
+	uint64_t group = id & ~(uint64_t)(SK_ORDER_SEQ_MAX - 1);
+	uint32_t lo = 0, hi = shm->nmarks;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (shm->marks[mid] < group)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < shm->nmarks && (shm->marks[lo] & ~(uint64_t)(SK_ORDER_SEQ_MAX - 1)) == group &&
+	    id <= shm->marks[lo])
+		return SK_SHM_EARLIER_STORED;
+	return SK_SHM_EARLIER_LOST;
 }

@@ -163,6 +163,29 @@ sk_shm_settled(const struct sk_shm *shm, unsigned lcore)
 				    memory_order_acquire);
 }
 
+/** What the arena knows of an order id of an earlier run (sk_shm_earlier()). */
+enum sk_shm_earlier {
+	SK_SHM_EARLIER_UNKNOWN = 0, /**< not of an earlier run of this member, or older than the marks */
+	SK_SHM_EARLIER_STORED,	    /**< at or below its group's mark: stored (or failed) */
+	SK_SHM_EARLIER_LOST,	    /**< above it (or no order of its group stored): never
+				         stored, its unit sold again - the buyer may buy again */
+};
+
+/**
+ * sk_shm_set_marks - dataplane, at start before any lcore sells: the
+ * earlier runs' high-water marks (sk_recover_marks()), @p n ascending ids of
+ * this arena's member; @p more: older groups were left out.
+ * @return 0, or -EINVAL (too many, not ascending, another member's).
+ */
+int sk_shm_set_marks(struct sk_shm *shm, const uint64_t *marks, uint32_t n, bool more);
+
+/**
+ * sk_shm_earlier - whether order @p id of an earlier run (an epoch below
+ * the arena's) reached the store, by the marks: a binary search, no
+ * syscall, thread-safe once the marks are set.
+ */
+enum sk_shm_earlier sk_shm_earlier(const struct sk_shm *shm, uint64_t id);
+
 /**
  * sk_shm_lstats - the stats block of dataplane lcore @p lcore
  * (< SK_MAX_LCORES; blocks at and above shm->nlcores stay zero).

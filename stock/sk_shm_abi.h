@@ -144,6 +144,14 @@ struct sk_shm_lcore_stats {
 	_Alignas(SK_CACHE_LINE) uint64_t tls[SK_SHM_TLS_WORDS];
 } sk_cache_aligned;
 
+/**
+ * Most high-water marks of earlier runs the arena keeps (sk_shm::marks):
+ * one per (epoch, lcore) of this member with orders in the store; a nightly
+ * run of 8 lcores fills it in about four months, then only the newest are
+ * kept.
+ */
+#define SK_SHM_MARKS 1024
+
 /** The arena's header, at offset 0. */
 struct sk_shm {
 	uint64_t magic;	      /**< SK_SHM_MAGIC */
@@ -166,6 +174,14 @@ struct sk_shm {
 	struct sk_shm_progress progress[SK_MAX_LCORES];	 /**< per lcore */
 	struct sk_status_window win[SK_MAX_LCORES];	 /**< per lcore: ids in the status table */
 	struct sk_shm_lcore_stats lstats[SK_MAX_LCORES]; /**< per dataplane lcore */
+	/**
+	 * Earlier runs: the highest stored order id of each (epoch, lcore) of
+	 * this member (sk_recover_marks()), ascending, written once at start
+	 * before any lcore sells, read-only after (sk_shm_earlier()).
+	 */
+	uint32_t nmarks;
+	uint32_t marks_from; /**< epochs >= this are covered by the marks; 0: none */
+	uint64_t marks[SK_SHM_MARKS];
 };
 
 /*

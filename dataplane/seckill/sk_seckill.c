@@ -461,16 +461,26 @@ sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 	unsigned st = SK_ORDER_NONE;
 
 	sk_shm_stat_add(&lc->astats->order_polls, 1);
-	if (parse_u64(arg, arg_len, &id))
-		st = sk_status_get(&lc->buy.status, id);
-	if (st == SK_ORDER_NONE && settled_here(lc, id)) {
-		/* Its slot was reused: durable or failed, the store knows which. */
-		json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"settled\"}",
-		     (unsigned long long)id);
+	if (!parse_u64(arg, arg_len, &id)) {
+		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
 		return;
 	}
+	st = sk_status_get(&lc->buy.status, id);
 	if (st == SK_ORDER_NONE) {
-		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+		/* Not in the status table: settled and its slot reused, or of an
+		 * earlier run, stored or lost with a crash (sk_shm_earlier()). */
+		enum sk_shm_earlier e = settled_here(lc, id) ? SK_SHM_EARLIER_STORED
+							     : sk_shm_earlier(lc->buy.shm, id);
+		if (e == SK_SHM_EARLIER_STORED)
+			json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"settled\"}",
+			     (unsigned long long)id);
+		else if (e == SK_SHM_EARLIER_LOST)
+			json(out, 410, 0,
+			     "{\"order\":\"%llu\",\"status\":\"not_placed\",\"detail\":\"buy "
+			     "again\"}",
+			     (unsigned long long)id);
+		else
+			canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
 		return;
 	}
 	json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"%s\"}", (unsigned long long)id,

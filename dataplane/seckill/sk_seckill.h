@@ -151,9 +151,12 @@ enum sk_seckill_outcome sk_seckill_buy_from(struct sk_seckill_lcore *lc, const c
 
 /**
  * sk_seckill_order - GET /v1/orders/{id}: 200 with the order's status
- * while it is in the status table; 200 {"status":"settled"} for an order of
- * this run whose slot was reused (durable or failed: the store has its
- * state); 404 if @p arg is no order id of this run.
+ * while it is in the status table; 200 {"status":"settled"} for an order
+ * whose slot was reused, or of an earlier run at or below its lcore's mark
+ * (stored, or failed: the store has its state); 410
+ * {"status":"not_placed","detail":"buy again"} for an order of an earlier
+ * run above its mark (answered 202, lost with a crash: its unit was sold
+ * again); 404 for anything else. Arena reads only, no syscall.
  */
 void sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		      struct sk_seckill_reply *out);
