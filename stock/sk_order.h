@@ -134,7 +134,7 @@ sk_order_id_make(uint32_t epoch, unsigned member, unsigned lcore, uint32_t seq)
 	       (seq & (SK_ORDER_SEQ_MAX - 1));
 }
 
-/** sk_order_id_epoch - the run that made @p id, unix seconds. */
+/** sk_order_id_epoch - the epoch of @p id (its run's start, or its lcore's roll), unix seconds. */
 static inline uint32_t
 sk_order_id_epoch(uint64_t id)
 {

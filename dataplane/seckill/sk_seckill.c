@@ -423,7 +423,8 @@ settled_here(const struct sk_seckill_lcore *lc, uint64_t id)
 	unsigned l = sk_order_id_lcore(id);
 
 	return sk_order_id_member(id) == shm->member && l < shm->nlcores &&
-	       sk_order_id_epoch(id) >= shm->epoch && id < sk_shm_settled(shm, l);
+	       sk_order_id_epoch(id) >= shm->epoch &&
+	       (sk_order_id_seq(id) >> shm->win[l].seq_bits) == 0 && id < sk_shm_settled(shm, l);
 }
 
 void
