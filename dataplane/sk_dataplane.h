@@ -108,8 +108,7 @@ int sk_dp_setup_items(struct dataplane *dp);
  * left out); none without a store. The store is opened read-only and
  * closed again. 0 or a negative errno (dp->err says why).
  */
-int sk_dp_store_marks(struct dataplane *dp, uint64_t *marks, uint32_t max, uint32_t *n,
-		      bool *more);
+int sk_dp_store_marks(struct dataplane *dp, uint64_t *marks, uint32_t max, uint32_t *n, bool *more);
 
 /**
  * sk_dp_setup - once the EAL runs: the lcores (the main lcore is index 0),

@@ -462,7 +462,8 @@ sk_shm_set_marks(struct sk_shm *shm, const uint64_t *marks, uint32_t n, bool mor
 	if (n > SK_SHM_MARKS)
 		return -EINVAL;
 	for (uint32_t i = 0; i < n; i++)
-		if (sk_order_id_member(marks[i]) != shm->member || (i > 0 && marks[i] <= marks[i - 1]))
+		if (sk_order_id_member(marks[i]) != shm->member ||
+		    (i > 0 && marks[i] <= marks[i - 1]))
 			return -EINVAL;
 	memcpy(shm->marks, marks, n * sizeof(marks[0]));
 	shm->nmarks = n;

@@ -165,10 +165,11 @@ sk_shm_settled(const struct sk_shm *shm, unsigned lcore)
 
 /** What the arena knows of an order id of an earlier run (sk_shm_earlier()). */
 enum sk_shm_earlier {
-	SK_SHM_EARLIER_UNKNOWN = 0, /**< not of an earlier run of this member, or older than the marks */
-	SK_SHM_EARLIER_STORED,	    /**< at or below its group's mark: stored (or failed) */
-	SK_SHM_EARLIER_LOST,	    /**< above it (or no order of its group stored): never
-				         stored, its unit sold again - the buyer may buy again */
+	SK_SHM_EARLIER_UNKNOWN =
+		0,	       /**< not of an earlier run of this member, or older than the marks */
+	SK_SHM_EARLIER_STORED, /**< at or below its group's mark: stored (or failed) */
+	SK_SHM_EARLIER_LOST,   /**< above it (or no order of its group stored): never
+				    stored, its unit sold again - the buyer may buy again */
 };
 
 /**
