@@ -437,6 +437,23 @@ START_TEST(epoch_roll)
 	}
 	ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH + 100);
 	ck_assert_uint_eq(sk_order_id_seq(id), 0);
+	/* the real width: lcore 1, moved to just before the end of its 2^23
+	 * sequences (window empty there), rolls as lcore 0 did */
+	F.shm->win[1].seq_bits = SK_ORDER_SEQ_BITS;
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[1], F.shm, 1, F.ring[1]), 0);
+	uint64_t far = sk_order_id_make(EPOCH, 0, 1, SK_ORDER_SEQ_MAX - 2);
+	F.lc[1].next_pos = F.lc[1].oldest_pos = SK_ORDER_SEQ_MAX - 2;
+	atomic_store(&F.shm->win[1].oldest, far);
+	atomic_store(&F.shm->win[1].next, far);
+	uint64_t ids1[3];
+	for (unsigned i = 0; i < 3; i++, r.user++) {
+		ck_assert_int_eq(sk_buy(&F.lc[1], &r, &l, 1, &ids1[i]), SK_BUY_OK);
+		ck_assert_uint_eq(sk_status_get(&F.lc[1].status, ids1[i]), SK_ORDER_QUEUED);
+	}
+	ck_assert_uint_eq(ids1[0], far);
+	ck_assert_uint_eq(ids1[1], far + 1);
+	ck_assert_uint_eq(ids1[2], sk_order_id_make(EPOCH + 100, 0, 1, 0));
+	ck_assert_uint_eq(sk_status_get(&F.lc[1].status, ids1[0]), SK_ORDER_QUEUED);
 	/* an id of a skipped epoch or past the sequence is not in the table */
 	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH + 50, 0, 0, 0)));
 	ck_assert_ptr_null(
