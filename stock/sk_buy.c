@@ -54,28 +54,51 @@ id_at(const struct sk_buy_lcore *lc, uint64_t pos)
 				lc->lcore, (uint32_t)(pos & ((UINT64_C(1) << lc->seq_shift) - 1)));
 }
 
-/*
- * advance - the order at next_pos was made: move on, rolling to a new
- * epoch when the sequence is used up, and publish the window's end.
- */
-static void
-advance(struct sk_buy_lcore *lc, int64_t now_ns)
+/* seq_end - whether @pos is the last sequence of its epoch. */
+static inline bool
+seq_end(const struct sk_buy_lcore *lc, uint64_t pos)
 {
-	uint64_t pos = lc->next_pos + 1;
+	return ((pos + 1) & ((UINT64_C(1) << lc->seq_shift) - 1)) == 0;
+}
 
-	if ((pos & ((UINT64_C(1) << lc->seq_shift) - 1)) == 0) {
-		uint32_t cur = lc->epochs[((pos >> lc->seq_shift) - 1) & 1];
-		uint32_t now = now_ns > 0 ? (uint32_t)(now_ns / 1000000000) : 0;
-		uint32_t e = now > cur ? now : cur + 1;
+/*
+ * after_id - the id the lcore makes after the one at next_pos: the next
+ * sequence, or seq 0 of next_epoch once the sequence is used up.
+ */
+static inline uint64_t
+after_id(const struct sk_buy_lcore *lc)
+{
+	if (!seq_end(lc, lc->next_pos))
+		return id_at(lc, lc->next_pos + 1);
+	return sk_order_id_make(lc->next_epoch, lc->status.member, lc->lcore, 0);
+}
 
-		if (!sk_order_epoch_valid(e)) {
-			lc->exhausted = true;
-			return;
-		}
-		lc->epochs[(pos >> lc->seq_shift) & 1] = e;
+/*
+ * pick_epoch - before the last order of an epoch: choose the next epoch,
+ * max(now, epoch + 1). False if none is left (2058).
+ */
+static bool
+pick_epoch(struct sk_buy_lcore *lc, int64_t now_ns)
+{
+	uint32_t cur = lc->epochs[(lc->next_pos >> lc->seq_shift) & 1];
+	uint32_t now = now_ns > 0 ? (uint32_t)(now_ns / 1000000000) : 0;
+	uint32_t e = now > cur ? now : cur + 1;
+
+	if (!sk_order_epoch_valid(e))
+		return false;
+	lc->next_epoch = e;
+	return true;
+}
+
+/* advance - the order at next_pos was made: move on (win->next is published). */
+static void
+advance(struct sk_buy_lcore *lc)
+{
+	if (seq_end(lc, lc->next_pos)) {
+		lc->epochs[((lc->next_pos >> lc->seq_shift) + 1) & 1] = lc->next_epoch;
+		lc->next_epoch = 0;
 	}
-	lc->next_pos = pos;
-	atomic_store_explicit(&lc->win->next, id_at(lc, pos), memory_order_release);
+	lc->next_pos++;
 }
 
 static void
@@ -151,7 +174,8 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 		if (sk_unlikely(state != SK_ITEM_ACTIVE))
 			return state == SK_ITEM_PAUSED ? SK_BUY_PAUSED : SK_BUY_CLOSED;
 	}
-	if (sk_unlikely(lc->exhausted))
+	if (sk_unlikely(seq_end(lc, lc->next_pos)) && lc->next_epoch == 0 &&
+	    !pick_epoch(lc, req->now_ns))
 		return SK_BUY_FULL;
 	/* The slot's order must be settled before the slot is reused. */
 	bool reuse = lc->next_pos - lc->oldest_pos == (UINT64_C(1) << lc->status.bits);
@@ -209,13 +233,16 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 		&lc->status.base[((size_t)lc->lcore << lc->status.bits) +
 				 (lc->next_pos & ((UINT64_C(1) << lc->status.bits) - 1))];
 	atomic_store(st, SK_ORDER_QUEUED);
+	/* In the window before the record can reach the control plane. */
+	atomic_store_explicit(&lc->win->next, after_id(lc), memory_order_release);
 	if (rte_ring_sp_enqueue_bulk_elem(lc->ring, recs, sizeof(recs[0]), n, NULL) != n) {
+		atomic_store_explicit(&lc->win->next, id, memory_order_release);
 		atomic_store(st, SK_ORDER_NONE);
 		rollback(lc, lines, slots, n, n);
 		*order = 0;
 		return SK_BUY_BUSY;
 	}
-	advance(lc, req->now_ns);
+	advance(lc);
 	for (i = 0; i < n; i++)
 		sk_dedup_commit(slots[i], lines[i].qty, id);
 	*order = id;

@@ -84,7 +84,7 @@ struct sk_buy_lcore {
 	uint32_t epochs[2];		 /**< epoch of generation g at [g & 1] */
 	uint64_t next_pos;		 /**< position of the next order: gen << seq_shift | seq */
 	uint64_t oldest_pos;		 /**< position of the oldest order holding a slot */
-	bool exhausted;			 /**< no valid epoch left (2058): SK_BUY_FULL */
+	uint32_t next_epoch;		 /**< the epoch after this one, once picked; else 0 */
 	uint64_t count[SK_BUY_STATUS_MAX]; /**< outcomes, for telemetry */
 } sk_cache_aligned;
 

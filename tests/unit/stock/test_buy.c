@@ -4,6 +4,7 @@
  * transitions, rings. Runs with the EAL in --no-huge mode (rte_ring).
  */
 #include <check.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -320,6 +321,11 @@ START_TEST(ring_full_loses_nothing)
 		ck_assert_int_eq(buy1(0, u, it, 1, &id), SK_BUY_OK);
 	ck_assert_int_eq(buy1(0, 4, it, 1, &id), SK_BUY_BUSY);
 	ck_assert_uint_eq(id, 0);
+	/* the refused order's id left the window again (it was in it while
+	 * its record could reach the ring) */
+	uint64_t refused = sk_order_id_make(EPOCH, 0, 0, 4);
+	ck_assert_uint_eq(atomic_load(&F.shm->win[0].next), refused);
+	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, refused));
 	ck_assert_uint_eq(sk_stock_sold(it), 3);
 	ck_assert_uint_eq(sk_stock_remaining(it), 97);
 	ck_assert(sk_stock_check(it));
@@ -636,6 +642,69 @@ START_TEST(ring_create_lookup)
 }
 END_TEST
 
+#define RACE_ORDERS 30000u
+
+/* The control plane's side of window_covers_the_ring: dequeue, look up,
+ * confirm, settle; counts the records whose id was not in the table. */
+struct race {
+	_Atomic unsigned done;
+	unsigned seen, missing;
+};
+
+static void *
+race_consumer(void *arg)
+{
+	struct race *rc = arg;
+	struct sk_order_rec rec[64];
+
+	while (rc->seen < RACE_ORDERS) {
+		bool fin = atomic_load(&rc->done); /* before the drain: it sees every record */
+		unsigned n = drain(F.ring[0], rec, 64);
+		for (unsigned i = 0; i < n; i++) {
+			if (sk_status_move(&F.lc[0].status, rec[i].id, SK_ORDER_QUEUED,
+					   SK_ORDER_CONFIRMED) != 0)
+				rc->missing++;
+			sk_shm_settle(F.shm, 0, rec[i].id + 1);
+		}
+		rc->seen += n;
+		if (n == 0 && fin)
+			break;
+	}
+	return NULL;
+}
+
+/* A record taken from the ring the moment it is enqueued finds its order
+ * in the status table (the lcore publishes the window's end first), across
+ * slot reuses and epoch rolls. */
+START_TEST(window_covers_the_ring)
+{
+	struct sk_stock_conf c = {
+		.id = 9, .per_user_limit = 1u << 20, .end_ns = INT64_MAX, .total = 1u << 20};
+	struct sk_item *it;
+	struct race rc = {0};
+	pthread_t t;
+	unsigned won = 0;
+
+	ck_assert_int_eq(sk_shm_item_add(F.shm, &c, 1024, &it), 0);
+	F.shm->win[0].seq_bits = 10;
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[0], F.shm, 0, F.ring[0]), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, race_consumer, &rc), 0);
+	for (unsigned tries = 0; won < RACE_ORDERS && tries < 100u * RACE_ORDERS; tries++) {
+		uint64_t id;
+		enum sk_buy_status st = buy1(0, 1, it, 1, &id);
+
+		ck_assert(st == SK_BUY_OK || st == SK_BUY_BUSY);
+		won += st == SK_BUY_OK;
+	}
+	atomic_store(&rc.done, 1);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_uint_eq(won, RACE_ORDERS);
+	ck_assert_uint_eq(rc.seen, RACE_ORDERS);
+	ck_assert_uint_eq(rc.missing, 0);
+	ck_assert(sk_stock_check(it));
+}
+END_TEST
+
 static Suite *
 buy_suite(void)
 {
@@ -660,6 +729,7 @@ buy_suite(void)
 	tcase_add_test(tc, buy_closed_item);
 	tcase_add_test(tc, status_ring_reuse);
 	tcase_add_test(tc, epoch_roll);
+	tcase_add_test(tc, window_covers_the_ring);
 	tcase_add_test(tc, cart_all_or_nothing);
 	tcase_add_test(tc, cancel_returns_once);
 	tcase_add_test(tc, refund_returns_units);
