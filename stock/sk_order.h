@@ -24,9 +24,9 @@
  * ids grow in the order it makes them. They are never 0.
  *
  * Thread-safety: the id helpers are pure. A status table may be read and
- * written from any thread (bytes are atomic); the dataplane lcore that owns
- * a sequence range writes QUEUED/NONE, the control plane moves orders on
- * with compare-and-set. Rings are SP/SC: one lcore enqueues, one control
+ * written from any thread (bytes are atomic); the lcore that owns a window
+ * (struct sk_status_window) writes it and QUEUED/NONE into its slots, the
+ * control plane moves orders on with compare-and-set. Rings are SP/SC: one lcore enqueues, one control
  * thread dequeues.
  */
 #ifndef SK_ORDER_H
