@@ -49,24 +49,25 @@ reset_heads(struct sk_control *ctl)
 }
 
 /*
- * repair - orders of this run below their lcore's settled sequence whose
- * status says confirmed or paid are checked against the store: one
+ * repair - orders still in the status table below their lcore's settled id
+ * whose status says confirmed or paid are checked against the store: one
  * cancelled, paid or refunded there by a predecessor that died before the
  * arena move is brought in line (units returned for a cancel; for a refund
  * only the status: how many of its units the arena took back is not known,
  * the next dataplane rebuild counts them). Orders at or above settled are
- * still in the rings and are handled by the next drain (replay).
+ * still in the rings and are handled by the next drain (replay). Orders
+ * whose slot was reused are settled and live in the store only.
  */
 static int
 repair(struct sk_control *ctl)
 {
 	for (unsigned l = 0; l < ctl->nrings; l++) {
-		uint32_t settled = sk_shm_settled(ctl->shm, l);
-		uint32_t lim = UINT32_C(1) << ctl->status.bits;
+		const struct sk_status_window *w = &ctl->status.win[l];
+		uint64_t settled = sk_shm_settled(ctl->shm, l);
+		uint64_t next = atomic_load(&w->next);
 
-		for (uint32_t seq = 1; seq < settled && seq < lim; seq++) {
-			uint64_t id =
-				sk_order_id_make(ctl->status.epoch, ctl->status.member, l, seq);
+		for (uint64_t id = atomic_load(&w->oldest); id < settled && id < next;
+		     id = sk_status_window_step(next, w->seq_bits, id)) {
 			unsigned nl = 0;
 
 			unsigned st = sk_status_get(&ctl->status, id);
@@ -289,25 +290,14 @@ sk_control_order_status(const struct sk_control *ctl, uint64_t id)
 void
 sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_STATUS_COUNT])
 {
-	uint32_t lim = UINT32_C(1) << ctl->status.bits;
-
 	memset(counts, 0, SK_ORDER_STATUS_COUNT * sizeof(counts[0]));
 	for (unsigned l = 0; l < ctl->nrings; l++) {
-		const _Atomic uint8_t *b = ctl->status.base + ((size_t)l << ctl->status.bits);
-		uint32_t settled = sk_shm_settled(ctl->shm, l), seq;
+		const struct sk_status_window *w = &ctl->status.win[l];
+		uint64_t next = atomic_load(&w->next);
 
-		if (settled > lim)
-			settled = lim;
-		for (seq = 0; seq < settled; seq++) {
-			uint8_t v = atomic_load_explicit(&b[seq], memory_order_relaxed);
-			if (v < SK_ORDER_STATUS_COUNT)
-				counts[v]++;
-		}
-		/* Past settled: the orders still queued, up to the first unused sequence. */
-		for (seq = settled > 1 ? settled : 1; seq < lim; seq++) {
-			uint8_t v = atomic_load_explicit(&b[seq], memory_order_relaxed);
-			if (v == SK_ORDER_NONE)
-				break;
+		for (uint64_t id = atomic_load(&w->oldest); id < next;
+		     id = sk_status_window_step(next, w->seq_bits, id)) {
+			unsigned v = sk_status_get(&ctl->status, id);
 			if (v < SK_ORDER_STATUS_COUNT)
 				counts[v]++;
 		}

@@ -417,15 +417,17 @@ unsigned sk_control_ring_depth(const struct sk_control *ctl, unsigned lcore);
 
 /**
  * sk_control_order_status - the status byte of @p id in the arena
- * (SK_ORDER_NONE if unknown or of another run).
+ * (SK_ORDER_NONE if unknown, of another run, or settled and out of the
+ * status table).
  */
 unsigned sk_control_order_status(const struct sk_control *ctl, uint64_t id);
 
 /**
- * sk_control_order_counts - orders of this dataplane run by status, from
- * the status table: @p counts[s] for each enum sk_order_status s
- * (SK_ORDER_STATUS_COUNT entries; [SK_ORDER_NONE] is 0). A snapshot; costs a
- * scan of one byte per order of the run (about 1 ms per million).
+ * sk_control_order_counts - the orders in the status table (the last
+ * 2^status_bits of each lcore) by status: @p counts[s] for each enum
+ * sk_order_status s (SK_ORDER_STATUS_COUNT entries; [SK_ORDER_NONE] is 0).
+ * A snapshot; costs a scan of one byte per order in the table (about 1 ms
+ * per million).
  */
 void sk_control_order_counts(const struct sk_control *ctl, uint64_t counts[SK_ORDER_STATUS_COUNT]);
 

@@ -216,9 +216,10 @@ emit_rings(struct sk_prom *p, const struct sk_prom_metric *m, const void *arg)
 	const struct sk_control *ctl = sn->ctl;
 
 	for (unsigned l = 0; l < ctl->nrings; l++) {
-		unsigned v = m->arg == RING_DEPTH      ? sk_control_ring_depth(ctl, l)
-			     : m->arg == RING_CAPACITY ? rte_ring_get_capacity(ctl->ring[l])
-						       : (unsigned)sk_shm_settled(ctl->shm, l);
+		unsigned v = m->arg == RING_DEPTH ? sk_control_ring_depth(ctl, l)
+			     : m->arg == RING_CAPACITY
+				     ? rte_ring_get_capacity(ctl->ring[l])
+				     : sk_order_id_seq(sk_shm_settled(ctl->shm, l));
 
 		sk_prom_printf(p, "%s{lcore=\"%u\"} %u\n", m->name, l, v);
 	}
@@ -330,9 +331,10 @@ static const struct sk_prom_metric control_rows[] = {
 	  "Order records each lcore's ring can hold (buys answer 429 busy when full).", emit_rings,
 	  RING_CAPACITY),
 	E("seckill_settled_seq", SK_PROM_GAUGE, "lcore",
-	  "First order sequence of each lcore not yet settled.", emit_rings, RING_SETTLED),
-	E("seckill_orders", SK_PROM_GAUGE, "state", "Orders of this dataplane run by status.",
-	  emit_orders, 0),
+	  "Sequence (in its epoch) of the first order of each lcore not yet settled.", emit_rings,
+	  RING_SETTLED),
+	E("seckill_orders", SK_PROM_GAUGE, "state",
+	  "Orders in the status table (the last ones of each lcore) by status.", emit_orders, 0),
 	E("seckill_stock_initial", SK_PROM_GAUGE, "item", "Units put on sale at preheat (arena).",
 	  emit_items, IM_TOTAL),
 	E("seckill_stock_added", SK_PROM_GAUGE, "item", "Units added by restocks (arena).",

@@ -310,7 +310,7 @@ sk_control_drain(struct sk_control *ctl, int64_t now_ns, unsigned flags,
 		const struct seg *s = &ctl->seg[l];
 		if (s->keep > 0) {
 			const struct sk_order_rec *last = &ctl->buf[s->off + s->keep - 1];
-			sk_shm_settle(ctl->shm, l, sk_order_id_seq(last->id) + 1);
+			sk_shm_settle(ctl->shm, l, last->id + 1);
 			di.records += s->keep;
 		}
 		rte_ring_dequeue_elem_finish(ctl->ring[l], s->keep);

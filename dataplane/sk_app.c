@@ -145,10 +145,9 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 	}
 	o = sk_seckill_buy_from(app->seckill, arg, arg_len, req, app_client(app, ac), app->now_ns,
 				app->now_tsc, &r);
-	/* A winner, or a retry of one whose order of this run is still queued. */
+	/* A winner, or a retry of one whose order is still queued (in the status table). */
 	if (app->durable && r.order != 0 &&
-	    (o == SK_SECKILL_WON || (o == SK_SECKILL_DUPLICATE && r.status == 202 &&
-				     sk_order_id_epoch(r.order) == app->seckill->buy.shm->epoch))) {
+	    (o == SK_SECKILL_WON || (o == SK_SECKILL_DUPLICATE && r.status == 202))) {
 		if (sk_app_park_push(app, ac, r.order, o == SK_SECKILL_DUPLICATE))
 			return SK_APP_PARK;
 		/* More winners waiting than connections (reused ones): answer now. */

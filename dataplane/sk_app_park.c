@@ -41,7 +41,7 @@ void
 sk_app_park_poll(struct sk_app *app)
 {
 	const struct sk_buy_lcore *b = &app->seckill->buy;
-	uint32_t settled = sk_shm_settled(b->shm, b->lcore);
+	uint64_t settled = sk_shm_settled(b->shm, b->lcore);
 
 	for (uint32_t n = app->park_count; n > 0; n--) {
 		struct park_entry *e = &app->parks[app->park_head];
@@ -55,8 +55,8 @@ sk_app_park_poll(struct sk_app *app)
 		 * ours, so keeping the FIFO's head-only check costs at most a
 		 * short wait behind it.
 		 */
-		bool done = sk_order_id_seq(e->order) <
-			    (owner == b->lcore ? settled : sk_shm_settled(b->shm, owner));
+		bool done =
+			e->order < (owner == b->lcore ? settled : sk_shm_settled(b->shm, owner));
 
 		if (!done && app->now_tsc - e->tsc < app->ack_wait_tsc)
 			break;

@@ -103,6 +103,14 @@ bool sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config
 int sk_dp_setup_items(struct dataplane *dp);
 
 /**
+ * sk_dp_store_marks - the earlier runs' high-water marks from the store
+ * (sk_recover_marks(): up to @p max, ascending; @p more if older ones were
+ * left out); none without a store. The store is opened read-only and
+ * closed again. 0 or a negative errno (dp->err says why).
+ */
+int sk_dp_store_marks(struct dataplane *dp, uint64_t *marks, uint32_t max, uint32_t *n, bool *more);
+
+/**
  * sk_dp_setup - once the EAL runs: the lcores (the main lcore is index 0),
  * the SYN cookie secret, the [tcp]/[http] rules, then the arena and the buy
  * path, the ports and the mbuf pool, one TCP stack and app per lcore and

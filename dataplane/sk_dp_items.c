@@ -196,3 +196,29 @@ sk_dp_setup_items(struct dataplane *dp)
 	}
 	return rc;
 }
+
+int
+sk_dp_store_marks(struct dataplane *dp, uint64_t *marks, uint32_t max, uint32_t *n, bool *more)
+{
+	const struct sk_store_conf scf = {.flags = SK_STORE_RDONLY};
+	char err[SK_CONFIG_ERR_MAX];
+	struct sk_store *st = NULL;
+	int rc;
+
+	*n = 0;
+	*more = false;
+	if (dp->cfg.store[0] == '\0')
+		return 0;
+	rc = sk_store_open(&st, dp->cfg.store, &scf, err, sizeof(err));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc != 0)
+		return sk_dp_fail(dp, rc, "seckill.store: %s: cannot open it read-only: %s",
+				  dp->cfg.store, err);
+	rc = sk_recover_marks(st, dp->cfg.member_id, marks, max, n, more);
+	sk_store_close(st);
+	if (rc != 0)
+		return sk_dp_fail(dp, rc, "seckill.store: %s: cannot read its orders: %s",
+				  dp->cfg.store, strerror(-rc));
+	return 0;
+}

@@ -58,6 +58,16 @@ setup_seckill(struct dataplane *dp)
 		return sk_dp_fail(dp, -EINVAL,
 				  "dataplane.lcores: %u lcores, the stock engine has %d",
 				  dp->nb_lcores, SK_MAX_LCORES);
+	/* Ids stay unique across runs: start above every epoch in the store
+	 * (an lcore of an earlier run may have rolled ahead of the clock). */
+	uint64_t marks[SK_SHM_MARKS]; /* 8 KiB, start-up only */
+	uint32_t nmarks = 0;
+	bool more = false;
+	rc = sk_dp_store_marks(dp, marks, SK_SHM_MARKS, &nmarks, &more);
+	if (rc != 0)
+		return rc;
+	if (nmarks > 0 && sk_order_id_epoch(marks[nmarks - 1]) >= sc.epoch)
+		sc.epoch = sk_order_id_epoch(marks[nmarks - 1]) + 1;
 	if (!sk_order_epoch_valid(sc.epoch))
 		return sk_dp_fail(dp, -EINVAL,
 				  "the clock (%" PRIu32 " s) is outside the order ids' "
@@ -77,6 +87,9 @@ setup_seckill(struct dataplane *dp)
 	dp->shm = sk_shm_init(dp->shm_mz->addr, dp->shm_mz->len, &sc);
 	if (dp->shm == NULL)
 		return sk_dp_fail(dp, -EINVAL, "seckill.max_items: the arena refuses its layout");
+	if (sk_shm_set_marks(dp->shm, marks, nmarks, more) != 0)
+		return sk_dp_fail(dp, -EIO, "seckill.store: %s: its order ids are out of order",
+				  cfg->store);
 	rc = sk_dp_setup_items(dp);
 	if (rc != 0)
 		return rc;

@@ -27,19 +27,78 @@ int
 sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcore,
 		  struct rte_ring *ring)
 {
-	if (lcore >= shm->nlcores || ring == NULL)
+	if (lcore >= shm->nlcores || ring == NULL || shm->win[lcore].seq_bits < shm->status_bits ||
+	    shm->win[lcore].seq_bits > SK_ORDER_SEQ_BITS)
 		return -EINVAL;
 	*lc = (struct sk_buy_lcore){
 		.shm = shm,
 		.ring = ring,
+		.win = &shm->win[lcore],
+		.settled = &shm->progress[lcore].settled,
 		.lcore = lcore,
-		/* seq 0 stays unused: of member 0, lcore 0 it would make an id of the epoch
-		 * field alone (epoch << SK_ORDER_EPOCH_SHIFT) */
-		.next_seq = 1,
-		.seq_limit = UINT32_C(1) << shm->status_bits,
+		.seq_shift = shm->win[lcore].seq_bits,
+		.epochs = {shm->epoch, shm->epoch},
+		/* seq 0 of the first epoch stays unused (sk_shm_init()'s windows) */
+		.next_pos = 1,
+		.oldest_pos = 1,
 	};
 	sk_shm_status(shm, &lc->status);
 	return 0;
+}
+
+/* id_at - the id of position @pos (gen << seq_shift | seq). */
+static inline uint64_t
+id_at(const struct sk_buy_lcore *lc, uint64_t pos)
+{
+	return sk_order_id_make(lc->epochs[(pos >> lc->seq_shift) & 1], lc->status.member,
+				lc->lcore, (uint32_t)(pos & ((UINT64_C(1) << lc->seq_shift) - 1)));
+}
+
+/* seq_end - whether @pos is the last sequence of its epoch. */
+static inline bool
+seq_end(const struct sk_buy_lcore *lc, uint64_t pos)
+{
+	return ((pos + 1) & ((UINT64_C(1) << lc->seq_shift) - 1)) == 0;
+}
+
+/*
+ * after_id - the id the lcore makes after the one at next_pos: the next
+ * sequence, or seq 0 of next_epoch once the sequence is used up.
+ */
+static inline uint64_t
+after_id(const struct sk_buy_lcore *lc)
+{
+	if (!seq_end(lc, lc->next_pos))
+		return id_at(lc, lc->next_pos + 1);
+	return sk_order_id_make(lc->next_epoch, lc->status.member, lc->lcore, 0);
+}
+
+/*
+ * pick_epoch - before the last order of an epoch: choose the next epoch,
+ * max(now, epoch + 1). False if none is left (2058).
+ */
+static bool
+pick_epoch(struct sk_buy_lcore *lc, int64_t now_ns)
+{
+	uint32_t cur = lc->epochs[(lc->next_pos >> lc->seq_shift) & 1];
+	uint32_t now = now_ns > 0 ? (uint32_t)(now_ns / 1000000000) : 0;
+	uint32_t e = now > cur ? now : cur + 1;
+
+	if (!sk_order_epoch_valid(e))
+		return false;
+	lc->next_epoch = e;
+	return true;
+}
+
+/* advance - the order at next_pos was made: move on (win->next is published). */
+static void
+advance(struct sk_buy_lcore *lc)
+{
+	if (seq_end(lc, lc->next_pos)) {
+		lc->epochs[((lc->next_pos >> lc->seq_shift) + 1) & 1] = lc->next_epoch;
+		lc->next_epoch = 0;
+	}
+	lc->next_pos++;
 }
 
 static void
@@ -115,8 +174,14 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 		if (sk_unlikely(state != SK_ITEM_ACTIVE))
 			return state == SK_ITEM_PAUSED ? SK_BUY_PAUSED : SK_BUY_CLOSED;
 	}
-	if (sk_unlikely(lc->next_seq >= lc->seq_limit))
+	if (sk_unlikely(seq_end(lc, lc->next_pos)) && lc->next_epoch == 0 &&
+	    !pick_epoch(lc, req->now_ns))
 		return SK_BUY_FULL;
+	/* The slot's order must be settled before the slot is reused. */
+	bool reuse = lc->next_pos - lc->oldest_pos == (UINT64_C(1) << lc->status.bits);
+	if (reuse &&
+	    id_at(lc, lc->oldest_pos) >= atomic_load_explicit(lc->settled, memory_order_acquire))
+		return SK_BUY_BUSY;
 	if (n > 1) {
 		sort_lines(lines, n);
 		for (i = 1; i < n; i++)
@@ -143,8 +208,7 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 		}
 	}
 
-	uint32_t seq = lc->next_seq;
-	uint64_t id = sk_order_id_make(lc->status.epoch, lc->status.member, lc->lcore, seq);
+	uint64_t id = id_at(lc, lc->next_pos);
 	for (i = 0; i < n; i++)
 		recs[i] = (struct sk_order_rec){
 			.id = id,
@@ -158,16 +222,27 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 			.nlines = (uint8_t)n,
 		};
 
+	/* Out of the window before the slot is written (sk_status_still()). */
+	if (reuse) {
+		lc->oldest_pos++;
+		atomic_store_explicit(&lc->win->oldest, id_at(lc, lc->oldest_pos),
+				      memory_order_release);
+	}
 	/* QUEUED before the enqueue: the control plane may confirm at once. */
-	_Atomic uint8_t *st = sk_status_slot(&lc->status, id);
+	_Atomic uint8_t *st =
+		&lc->status.base[((size_t)lc->lcore << lc->status.bits) +
+				 (lc->next_pos & ((UINT64_C(1) << lc->status.bits) - 1))];
 	atomic_store(st, SK_ORDER_QUEUED);
+	/* In the window before the record can reach the control plane. */
+	atomic_store_explicit(&lc->win->next, after_id(lc), memory_order_release);
 	if (rte_ring_sp_enqueue_bulk_elem(lc->ring, recs, sizeof(recs[0]), n, NULL) != n) {
+		atomic_store_explicit(&lc->win->next, id, memory_order_release);
 		atomic_store(st, SK_ORDER_NONE);
 		rollback(lc, lines, slots, n, n);
 		*order = 0;
 		return SK_BUY_BUSY;
 	}
-	lc->next_seq = seq + 1;
+	advance(lc);
 	for (i = 0; i < n; i++)
 		sk_dedup_commit(slots[i], lines[i].qty, id);
 	*order = id;
@@ -206,6 +281,13 @@ sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigne
 	if (s == NULL)
 		return -ENOENT;
 	uint8_t cur = atomic_load(s);
+	/* A reused slot is another order's: this one is settled, and only the
+	 * store can cancel it. The CAS below cannot hit the new order: a slot
+	 * is reused only once its order left QUEUED, and a new order leaves
+	 * QUEUED by the control plane's drain, under the lock our caller
+	 * holds. */
+	if (!sk_status_still(&st, recs[0].id))
+		return -ENOENT;
 	do {
 		if (!sk_order_transition_ok(cur, to))
 			return -EALREADY;

@@ -11,9 +11,13 @@
  *   2. per line, in item-id order: reserve in the user's dedup slot, then
  *      take the units (sk_stock_take); any failure rolls back the lines
  *      already done (untake + dedup abort);
- *   3. one order id (epoch | c | seq); status QUEUED; one record per line
- *      enqueued all-or-nothing on c's ring. A full ring undoes everything and
- *      answers BUSY: a sale is never lost;
+ *   3. one order id (epoch | member | c | seq); status QUEUED in the slot
+ *      seq & (2^status_bits - 1), once the order that held that slot is
+ *      settled (else BUSY, checked before step 2); one record per line
+ *      enqueued all-or-nothing on c's ring. A full ring undoes everything
+ *      and answers BUSY: a sale is never lost. When c's sequence is used
+ *      up, c moves to an epoch of its own (max(now, epoch + 1)) and starts
+ *      again at seq 0: a run sells for ever;
  *   4. the dedup slots record the order id.
  *
  * Cancel (control plane): status CAS to CANCELLED (first writer wins), then
@@ -30,6 +34,7 @@
 #ifndef SK_BUY_H
 #define SK_BUY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sk_order.h"
@@ -45,8 +50,9 @@ enum sk_buy_status {
 	SK_BUY_LIMIT,	  /**< the user holds the per-user limit already */
 	SK_BUY_SOLD_OUT,  /**< no unit left */
 	SK_BUY_SHORT,	  /**< fewer units left than asked */
-	SK_BUY_BUSY,	  /**< transient: user's other buy in flight, ring full, races */
-	SK_BUY_FULL,	  /**< dedup slice or this run's order sequence exhausted */
+	SK_BUY_BUSY,	  /**< transient: user's other buy in flight, ring full, status slot
+			       not settled yet, races */
+	SK_BUY_FULL,	  /**< dedup slice exhausted, or order ids past 2058 */
 	SK_BUY_CLOSED,	  /**< item closed by an operator */
 	SK_BUY_INVALID,	  /**< bad request: user 0, qty 0 or too large, too many lines */
 	SK_BUY_PAUSED,	  /**< item paused by an operator (resumed later) */
@@ -69,11 +75,16 @@ struct sk_buy_req {
 /** Per-lcore engine state; one cache-aligned struct per lcore. */
 struct sk_buy_lcore {
 	struct sk_shm *shm;
-	struct rte_ring *ring;		   /**< this lcore's order ring (SP side) */
-	struct sk_status status;	   /**< view of the status table */
-	unsigned lcore;			   /**< bucket index and order-id lcore field */
-	uint32_t next_seq;		   /**< next order sequence of this run */
-	uint32_t seq_limit;		   /**< sequences available per run */
+	struct rte_ring *ring;		 /**< this lcore's order ring (SP side) */
+	struct sk_status status;	 /**< view of the status table */
+	struct sk_status_window *win;	 /**< this lcore's window (arena) */
+	const _Atomic uint64_t *settled; /**< this lcore's settled id (arena) */
+	unsigned lcore;			 /**< bucket index and order-id lcore field */
+	uint32_t seq_shift;		 /**< log2 of the sequences per epoch (win->seq_bits) */
+	uint32_t epochs[2];		 /**< epoch of generation g at [g & 1] */
+	uint64_t next_pos;		 /**< position of the next order: gen << seq_shift | seq */
+	uint64_t oldest_pos;		 /**< position of the oldest order holding a slot */
+	uint32_t next_epoch;		 /**< the epoch after this one, once picked; else 0 */
 	uint64_t count[SK_BUY_STATUS_MAX]; /**< outcomes, for telemetry */
 } sk_cache_aligned;
 
@@ -83,7 +94,8 @@ _Static_assert(_Alignof(struct sk_buy_lcore) >= SK_CACHE_LINE,
 /**
  * sk_buy_lcore_init - prepare lcore @p lcore's engine state.
  * @param ring  the lcore's order ring (sk_order_ring_create()); not owned
- * @return 0, or -EINVAL if @p lcore >= shm->nlcores or @p ring is NULL.
+ * @return 0, or -EINVAL if @p lcore >= shm->nlcores, @p ring is NULL or the
+ *         window's seq_bits is below the status bits or above SK_ORDER_SEQ_BITS.
  */
 int sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcore,
 		      struct rte_ring *ring);
@@ -118,8 +130,12 @@ enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
  * @param to     SK_ORDER_CANCELLED or SK_ORDER_FAILED
  * @return 0 (units returned), -EALREADY (the order is not queued/confirmed:
  *         already paid, cancelled or failed - nothing changed), -ENOENT (not
- *         an order of this run, or an item is unknown), -EINVAL (bad @p to or
- *         lines that disagree).
+ *         in the status table now: an order of an earlier run, or a settled
+ *         one whose slot was reused - only the store can cancel it; or an
+ *         item is unknown), -EINVAL (bad @p to or lines that disagree).
+ *
+ * Thread-safety: callers that move orders out of QUEUED (the control
+ * plane's drain, payment and repair) must hold one lock among them.
  */
 int sk_buy_cancel(struct sk_shm *shm, struct sk_order_rec *recs, unsigned n, unsigned to);
 

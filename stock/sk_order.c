@@ -49,7 +49,10 @@ sk_status_move(const struct sk_status *st, uint64_t id, unsigned from, unsigned 
 	if (!sk_order_transition_ok(from, to))
 		return -EINVAL;
 	uint8_t expect = (uint8_t)from;
-	return atomic_compare_exchange_strong(s, &expect, (uint8_t)to) ? 0 : -EALREADY;
+	bool moved = atomic_compare_exchange_strong(s, &expect, (uint8_t)to);
+	if (!sk_status_still(st, id))
+		return -ENOENT; /* reused: the byte is another order's now */
+	return moved ? 0 : -EALREADY;
 }
 
 static void

@@ -13,17 +13,21 @@
  *
  * The epoch is the dataplane's start time in unix seconds, stored as the
  * seconds since SK_ORDER_EPOCH_BASE (2024-01-01 UTC; 30 bits last until
- * 2058), so ids from different runs of one appliance never collide. The
- * member is the appliance's number in a cluster (1..SK_ORDER_MEMBER_MAX; 0
- * standalone), so two members that start in the same second never mint the
- * same id. Lcore and sequence index the status table directly. Ids sort by
- * run, then member, then lcore, then sequence; they are never 0.
+ * 2058). Each lcore starts at the run's epoch and, once its sequence is
+ * used up, moves to an epoch of its own: max(now, its epoch + 1); a run
+ * starts above every epoch found in the store. So ids never collide, within
+ * a run or across runs. The member is the appliance's number in a cluster
+ * (1..SK_ORDER_MEMBER_MAX; 0 standalone), so two members that start in the
+ * same second never mint the same id. Lcore and the low bits of the
+ * sequence index the status table. Ids sort by epoch, then member, then
+ * lcore, then sequence; one lcore's ids grow in the order it makes them.
+ * They are never 0.
  *
  * Thread-safety: the id helpers are pure. A status table may be read and
- * written from any thread (bytes are atomic); the dataplane lcore that owns
- * a sequence range writes QUEUED/NONE, the control plane moves orders on
- * with compare-and-set. Rings are SP/SC: one lcore enqueues, one control
- * thread dequeues.
+ * written from any thread (bytes are atomic); the lcore that owns a window
+ * (struct sk_status_window) writes it and QUEUED/NONE into its slots, the
+ * control plane moves orders on with compare-and-set. Rings are SP/SC: one
+ * lcore enqueues, one control thread dequeues.
  */
 #ifndef SK_ORDER_H
 #define SK_ORDER_H
@@ -130,7 +134,7 @@ sk_order_id_make(uint32_t epoch, unsigned member, unsigned lcore, uint32_t seq)
 	       (seq & (SK_ORDER_SEQ_MAX - 1));
 }
 
-/** sk_order_id_epoch - the run that made @p id, unix seconds. */
+/** sk_order_id_epoch - the epoch of @p id (its run's start, or its lcore's roll), unix seconds. */
 static inline uint32_t
 sk_order_id_epoch(uint64_t id)
 {
@@ -171,48 +175,127 @@ const char *sk_order_status_name(unsigned status);
 bool sk_order_transition_ok(unsigned from, unsigned to);
 
 /**
- * A view of the status table: per lcore, 2^bits bytes indexed by sequence.
- * The bytes live in shared memory (sk_shm); the view is a per-process
- * handle and owns nothing.
+ * The ids lcore @c l holds in the status table: those of its ids in
+ * [oldest, next) whose epoch is that of @c oldest or of @c next (an lcore
+ * that rolled to a new epoch still holds the last orders of the one before;
+ * the ids of the epochs in between were never made). At most 2^bits of them,
+ * one per slot: id -> slot (seq & (2^bits - 1)). Written by the lcore only
+ * (sk_buy()), read by anyone. @c next is the id the lcore makes next: its
+ * epoch is the lcore's current epoch.
+ */
+struct sk_status_window {
+	_Atomic uint64_t oldest; /**< first id still in the table (raised before a reuse) */
+	_Atomic uint64_t next;	 /**< first id not made yet */
+	/**
+	 * log2 of the sequences of one epoch: SK_ORDER_SEQ_BITS, set by
+	 * sk_shm_init(). Tests may lower it (to >= the status bits) before the
+	 * lcore's sk_buy_lcore_init() to cross epoch rolls quickly.
+	 */
+	uint32_t seq_bits;
+} sk_cache_aligned;
+
+/**
+ * A view of the status table: per lcore, a ring of 2^bits bytes indexed by
+ * seq & (2^bits - 1); a slot is reused once its order is settled (durable
+ * or failed), so an order's status is in the table only while its slot is
+ * not reused (sk_status_window). The bytes and windows live in shared
+ * memory (sk_shm); the view is a per-process handle and owns nothing.
  */
 struct sk_status {
-	_Atomic uint8_t *base; /**< nlcores << bits bytes */
+	_Atomic uint8_t *base;		    /**< nlcores << bits bytes */
+	const struct sk_status_window *win; /**< nlcores windows */
 	uint32_t nlcores;
 	uint32_t bits;	 /**< log2 of the bytes per lcore */
-	uint32_t epoch;	 /**< only ids of this epoch are in the table */
-	uint32_t member; /**< ... and of this member number */
+	uint32_t epoch;	 /**< the run's first epoch (every lcore's until it rolls) */
+	uint32_t member; /**< only ids of this member number are in the table */
 };
 
 /**
- * sk_status_slot - the status byte of @p id, or NULL if @p id is not of this
- * table's epoch and member or out of its range.
+ * sk_status_window_has - whether @p id (of the window's lcore and member)
+ * is in [@p oldest, @p next), of the epoch of either end and a sequence
+ * below 2^@p seq_bits. Pure.
+ */
+static inline bool
+sk_status_window_has(uint64_t oldest, uint64_t next, uint32_t seq_bits, uint64_t id)
+{
+	uint32_t e = sk_order_id_epoch(id);
+
+	return id >= oldest && id < next && (sk_order_id_seq(id) >> seq_bits) == 0 &&
+	       (e == sk_order_id_epoch(oldest) || e == sk_order_id_epoch(next));
+}
+
+/**
+ * sk_status_window_step - the id the window's lcore made after @p id (in
+ * the window): the next sequence, or seq 0 of the next epoch (@p next's)
+ * once the sequence is used up. Pure.
+ */
+static inline uint64_t
+sk_status_window_step(uint64_t next, uint32_t seq_bits, uint64_t id)
+{
+	uint32_t seq = sk_order_id_seq(id) + 1;
+
+	if ((seq >> seq_bits) == 0)
+		return id + 1;
+	return sk_order_id_make(sk_order_id_epoch(next), sk_order_id_member(id),
+				sk_order_id_lcore(id), 0);
+}
+
+/**
+ * sk_status_slot - the status byte of @p id, or NULL if @p id is not in the
+ * table now: of another member, lcore out of range, of an earlier run or
+ * epoch, not made yet, or its slot reused by a later order (then it is
+ * settled: durable or failed, and the store has its state). A slot returned
+ * may be reused right after; sk_status_get() and sk_status_move() check
+ * again after their access.
  */
 static inline _Atomic uint8_t *
 sk_status_slot(const struct sk_status *st, uint64_t id)
 {
 	unsigned lc = sk_order_id_lcore(id);
-	uint32_t seq = sk_order_id_seq(id);
 
-	if (sk_order_id_epoch(id) != st->epoch || sk_order_id_member(id) != st->member ||
-	    lc >= st->nlcores || seq >> st->bits)
+	if (sk_order_id_member(id) != st->member || lc >= st->nlcores)
 		return NULL;
-	return &st->base[((size_t)lc << st->bits) + seq];
+	const struct sk_status_window *w = &st->win[lc];
+	uint64_t oldest = atomic_load_explicit(&w->oldest, memory_order_acquire);
+	uint64_t next = atomic_load_explicit(&w->next, memory_order_acquire);
+	if (!sk_status_window_has(oldest, next, w->seq_bits, id))
+		return NULL;
+	return &st->base[((size_t)lc << st->bits) + (sk_order_id_seq(id) & ((1u << st->bits) - 1))];
 }
 
-/** sk_status_get - status of @p id; SK_ORDER_NONE if unknown to this table. */
+/**
+ * sk_status_still - whether @p id is still in the table (its slot not
+ * reused since sk_status_slot() returned it). Call after an acquire access
+ * of the slot: the lcore raises @c oldest before it writes a reused slot, so
+ * a read that saw the new order's byte sees the raised @c oldest here.
+ */
+static inline bool
+sk_status_still(const struct sk_status *st, uint64_t id)
+{
+	const struct sk_status_window *w = &st->win[sk_order_id_lcore(id)];
+
+	return id >= atomic_load_explicit(&w->oldest, memory_order_acquire);
+}
+
+/** sk_status_get - status of @p id; SK_ORDER_NONE if not in the table now. */
 static inline unsigned
 sk_status_get(const struct sk_status *st, uint64_t id)
 {
 	_Atomic uint8_t *s = sk_status_slot(st, id);
 
-	return s ? atomic_load(s) : SK_ORDER_NONE;
+	if (s == NULL)
+		return SK_ORDER_NONE;
+	unsigned v = atomic_load(s);
+	return sk_status_still(st, id) ? v : SK_ORDER_NONE;
 }
 
 /**
  * sk_status_move - compare-and-set @p id from @p from to @p to, only along
  * an allowed transition (sk_order_transition_ok()).
- * @return 0, -ENOENT if @p id is not in the table, -EINVAL if the transition
- *         is not allowed, -EALREADY if the order was not in @p from (another
+ * @return 0, -ENOENT if @p id is not in the table (also: its slot was reused
+ *         during the call; a move made just before the reuse is lost with
+ *         the slot, the store holds the order's state), -EINVAL if the
+ *         transition is not allowed, -EALREADY if the order was not in @p from (another
  *         writer moved it first).
  */
 int sk_status_move(const struct sk_status *st, uint64_t id, unsigned from, unsigned to);

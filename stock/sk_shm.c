@@ -110,8 +110,17 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_shm, nitems),
 		OFF(sk_shm, member),
 		OFF(sk_shm, progress),
+		OFF(sk_shm, win),
 		OFF(sk_shm, lstats),
+		OFF(sk_shm, nmarks),
+		OFF(sk_shm, marks_from),
+		OFF(sk_shm, marks),
+		SK_SHM_MARKS,
 		/* the per-lcore blocks */
+		SZ(sk_status_window),
+		OFF(sk_status_window, oldest),
+		OFF(sk_status_window, next),
+		OFF(sk_status_window, seq_bits),
 		SZ(sk_shm_progress),
 		OFF(sk_shm_progress, settled),
 		OFF(sk_shm_progress, heartbeat_ns),
@@ -263,6 +272,14 @@ sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
 	shm->dedup_off = l.dedup_off;
 	shm->dedup_slots = conf->dedup_slots;
 	shm->status_off = l.status_off;
+	for (unsigned i = 0; i < conf->nlcores; i++) {
+		/* seq 0 of the run's first epoch stays unused: an empty window */
+		uint64_t first = sk_order_id_make(conf->epoch, conf->member, i, 1);
+		atomic_store(&shm->win[i].oldest, first);
+		atomic_store(&shm->win[i].next, first);
+		shm->win[i].seq_bits = SK_ORDER_SEQ_BITS;
+		atomic_store(&shm->progress[i].settled, first);
+	}
 	return shm;
 }
 
@@ -432,8 +449,48 @@ void
 sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
 {
 	st->base = (_Atomic uint8_t *)((uintptr_t)shm + shm->status_off);
+	st->win = shm->win;
 	st->nlcores = shm->nlcores;
 	st->bits = shm->status_bits;
 	st->epoch = shm->epoch;
 	st->member = shm->member;
+}
+
+int
+sk_shm_set_marks(struct sk_shm *shm, const uint64_t *marks, uint32_t n, bool more)
+{
+	if (n > SK_SHM_MARKS)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (sk_order_id_member(marks[i]) != shm->member ||
+		    (i > 0 && marks[i] <= marks[i - 1]))
+			return -EINVAL;
+	memcpy(shm->marks, marks, n * sizeof(marks[0]));
+	shm->nmarks = n;
+	shm->marks_from = n == 0 ? 0 : sk_order_id_epoch(marks[0]) + (more ? 1 : 0);
+	return 0;
+}
+
+enum sk_shm_earlier
+sk_shm_earlier(const struct sk_shm *shm, uint64_t id)
+{
+	uint32_t e = sk_order_id_epoch(id);
+
+	if (sk_order_id_member(id) != shm->member || e >= shm->epoch || shm->nmarks == 0 ||
+	    e < shm->marks_from)
+		return SK_SHM_EARLIER_UNKNOWN;
+	/* the first mark at or above the start of id's (epoch, lcore) group */
+	uint64_t group = id & ~(uint64_t)(SK_ORDER_SEQ_MAX - 1);
+	uint32_t lo = 0, hi = shm->nmarks;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (shm->marks[mid] < group)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < shm->nmarks && (shm->marks[lo] & ~(uint64_t)(SK_ORDER_SEQ_MAX - 1)) == group &&
+	    id <= shm->marks[lo])
+		return SK_SHM_EARLIER_STORED;
+	return SK_SHM_EARLIER_LOST;
 }

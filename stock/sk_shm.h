@@ -46,7 +46,7 @@ struct sk_shm_conf {
 	uint32_t nlcores;     /**< dataplane lcores, 1..SK_MAX_LCORES */
 	uint32_t max_items;   /**< item slots, >= 1 */
 	uint64_t dedup_slots; /**< dedup slots shared by all items, >= SK_SHM_DEDUP_MIN */
-	uint32_t status_bits; /**< log2 of orders per lcore per run, 10..SK_ORDER_SEQ_BITS */
+	uint32_t status_bits; /**< log2 of the status slots per lcore, 10..SK_ORDER_SEQ_BITS */
 	uint32_t epoch;	      /**< this run's order-id epoch, unix s: sk_order_epoch_valid() */
 	uint32_t member;      /**< cluster member number, 0..SK_ORDER_MEMBER_MAX (0: standalone) */
 };
@@ -137,29 +137,55 @@ void sk_shm_dedup(const struct sk_shm *shm, const struct sk_item *it, struct sk_
 void sk_shm_status(const struct sk_shm *shm, struct sk_status *st);
 
 /**
- * sk_shm_settle - control plane: every order of @p lcore with a sequence
- * below @p seq is now confirmed or failed. Monotonic: a lower value than the
- * current one is ignored. Single writer (the control plane's drain thread).
+ * sk_shm_settle - control plane: every order of @p lcore with an id below
+ * @p id is now confirmed or failed (pass the last settled order's id + 1).
+ * Monotonic: a lower value than the current one is ignored. Single writer
+ * (the control plane's drain thread).
  */
 static inline void
-sk_shm_settle(struct sk_shm *shm, unsigned lcore, uint32_t seq)
+sk_shm_settle(struct sk_shm *shm, unsigned lcore, uint64_t id)
 {
-	_Atomic uint32_t *s = &shm->progress[lcore].settled;
+	_Atomic uint64_t *s = &shm->progress[lcore].settled;
 
-	if (seq > atomic_load_explicit(s, memory_order_relaxed))
-		atomic_store_explicit(s, seq, memory_order_release);
+	if (id > atomic_load_explicit(s, memory_order_relaxed))
+		atomic_store_explicit(s, id, memory_order_release);
 }
 
 /**
- * sk_shm_settled - dataplane: the first sequence of @p lcore not yet
- * settled; orders below it have their final status in the status table.
+ * sk_shm_settled - the first order id of @p lcore not yet settled; orders
+ * below it are durable or failed (their status is in the status table while
+ * their slot is not reused, in the store anyway).
  */
-static inline uint32_t
+static inline uint64_t
 sk_shm_settled(const struct sk_shm *shm, unsigned lcore)
 {
 	return atomic_load_explicit(&((struct sk_shm *)shm)->progress[lcore].settled,
 				    memory_order_acquire);
 }
+
+/** What the arena knows of an order id of an earlier run (sk_shm_earlier()). */
+enum sk_shm_earlier {
+	SK_SHM_EARLIER_UNKNOWN =
+		0,	       /**< not of an earlier run of this member, or older than the marks */
+	SK_SHM_EARLIER_STORED, /**< at or below its group's mark: stored (or failed) */
+	SK_SHM_EARLIER_LOST,   /**< above it (or no order of its group stored): never
+				    stored, its unit sold again - the buyer may buy again */
+};
+
+/**
+ * sk_shm_set_marks - dataplane, at start before any lcore sells: the
+ * earlier runs' high-water marks (sk_recover_marks()), @p n ascending ids of
+ * this arena's member; @p more: older groups were left out.
+ * @return 0, or -EINVAL (too many, not ascending, another member's).
+ */
+int sk_shm_set_marks(struct sk_shm *shm, const uint64_t *marks, uint32_t n, bool more);
+
+/**
+ * sk_shm_earlier - whether order @p id of an earlier run (an epoch below
+ * the arena's) reached the store, by the marks: a binary search, no
+ * syscall, thread-safe once the marks are set.
+ */
+enum sk_shm_earlier sk_shm_earlier(const struct sk_shm *shm, uint64_t id);
 
 /**
  * sk_shm_lstats - the stats block of dataplane lcore @p lcore

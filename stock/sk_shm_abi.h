@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "sk_common.h"
+#include "sk_order.h"
 #include "sk_stock.h" /* SK_MAX_LCORES */
 
 #define SK_SHM_MEMZONE "sk_shm"
@@ -34,20 +35,21 @@
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
 #define SK_SHM_VERSION                                                                             \
-	9 /* 9: an item's per-request fields in its first cache line; 8: TLS area in the stats     \
+	10 /* 10: settled is an order id, per-lcore status windows (slot reuse, epoch roll);       \
+	      9: an item's per-request fields in its first cache line; 8: TLS area in the stats    \
 	     block; 7: order record 64 B, client of either family; 6: member, order id layout;     \
 	     5: cluster items; 4: item state paused */
 
 /**
  * How far the control plane got with one lcore's orders: every order of
- * that lcore with a sequence below @c settled is durable (confirmed) or
- * failed. Orders leave a ring in sequence order, so one number says it all:
- * the dataplane answers its parked winners by comparing their sequence with
- * it, without scanning anything.
+ * that lcore with an id below @c settled is durable (confirmed) or failed.
+ * Orders leave a ring in the order the lcore made them, and one lcore's ids
+ * grow in that order (also across an epoch roll), so one number says it
+ * all: the dataplane answers its parked winners by comparing their id with
+ * it, and reuses a status slot once the order in it is below it.
  */
 struct sk_shm_progress {
-	_Atomic uint32_t settled; /**< written by the control plane only */
-	uint32_t reserved;
+	_Atomic uint64_t settled;      /**< an order id; written by the control plane only */
 	_Atomic uint64_t heartbeat_ns; /**< control plane's last pass (wall clock) */
 } sk_cache_aligned;
 
@@ -142,6 +144,14 @@ struct sk_shm_lcore_stats {
 	_Alignas(SK_CACHE_LINE) uint64_t tls[SK_SHM_TLS_WORDS];
 } sk_cache_aligned;
 
+/**
+ * Most high-water marks of earlier runs the arena keeps (sk_shm::marks):
+ * one per (epoch, lcore) of this member with orders in the store; a nightly
+ * run of 8 lcores fills it in about four months, then only the newest are
+ * kept.
+ */
+#define SK_SHM_MARKS 1024
+
 /** The arena's header, at offset 0. */
 struct sk_shm {
 	uint64_t magic;	      /**< SK_SHM_MAGIC */
@@ -162,7 +172,16 @@ struct sk_shm {
 	_Atomic uint32_t nitems;     /**< items published so far */
 	uint32_t member;	     /**< cluster member number of the ids (0: standalone) */
 	struct sk_shm_progress progress[SK_MAX_LCORES];	 /**< per lcore */
+	struct sk_status_window win[SK_MAX_LCORES];	 /**< per lcore: ids in the status table */
 	struct sk_shm_lcore_stats lstats[SK_MAX_LCORES]; /**< per dataplane lcore */
+	/**
+	 * Earlier runs: the highest stored order id of each (epoch, lcore) of
+	 * this member (sk_recover_marks()), ascending, written once at start
+	 * before any lcore sells, read-only after (sk_shm_earlier()).
+	 */
+	uint32_t nmarks;
+	uint32_t marks_from; /**< epochs >= this are covered by the marks; 0: none */
+	uint64_t marks[SK_SHM_MARKS];
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "sk_recover.h"
+#include "sk_store_impl.h"
 
 struct recover_ctx {
 	struct sk_dedup dedup;
@@ -53,5 +54,47 @@ sk_recover_item(struct sk_store *st, struct sk_shm *shm, struct sk_item *it,
 		atomic_store(&it->sold_out, 1);
 	if (out != NULL)
 		*out = c.stats;
+	return 0;
+}
+
+int
+sk_recover_marks(struct sk_store *st, unsigned member, uint64_t *marks, uint32_t max, uint32_t *n,
+		 bool *more)
+{
+	uint8_t k[ORDER_KEY_LEN];
+	struct walk wk;
+	uint32_t got = 0;
+
+	*n = 0;
+	*more = false;
+	int rc = store_walk_open(&wk, st, NULL, st->orders);
+	if (rc != 0)
+		return store_walk_end(&wk, rc);
+	/* From the newest key: each group's first key seen is its highest id;
+	 * then seek below the group's seq 0 for the next one down. */
+	for (bool at = store_walk_get(&wk, MDB_LAST); at;) {
+		if (wk.key.mv_size < 8)
+			return store_walk_end(&wk, -EIO);
+		uint64_t id = get_be64(wk.key.mv_data);
+		if (sk_order_id_member(id) == member) {
+			if (got == max) {
+				*more = true;
+				break;
+			}
+			marks[got++] = id;
+		}
+		order_key(k, id & ~(uint64_t)(SK_ORDER_SEQ_MAX - 1), 0);
+		at = store_walk_seek(&wk, MDB_SET_RANGE, k, sizeof(k)) &&
+		     store_walk_get(&wk, MDB_PREV);
+	}
+	rc = store_walk_end(&wk, 0);
+	if (rc != 0)
+		return rc;
+	for (uint32_t i = 0; i < got / 2; i++) { /* ascending */
+		uint64_t t = marks[i];
+		marks[i] = marks[got - 1 - i];
+		marks[got - 1 - i] = t;
+	}
+	*n = got;
 	return 0;
 }

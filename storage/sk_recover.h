@@ -20,6 +20,7 @@
 #ifndef SK_RECOVER_H
 #define SK_RECOVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sk_shm.h"
@@ -45,5 +46,30 @@ struct sk_recover_stats {
  */
 int sk_recover_item(struct sk_store *st, struct sk_shm *shm, struct sk_item *it,
 		    struct sk_recover_stats *out);
+
+/**
+ * sk_recover_marks - the high-water marks of the order store: for each
+ * (epoch, lcore) of member @p member that has an order in @p st, the
+ * highest such order id (ids are epoch | member | lcore | seq, so a mark
+ * is the last durable order of one lcore in one epoch). The orders of a
+ * dataplane run reach the store in the order each lcore made them, so
+ * after a crash an id of that run above its group's mark was never stored
+ * (its buyer got 202, the unit was sold again), and one at or below it was
+ * (or failed, and its unit went back).
+ *
+ * One cursor seek per (epoch, member, lcore) group in the store, from the
+ * newest: O(groups x log n), one read snapshot.
+ *
+ * @param st      the order store (read-only is enough)
+ * @param member  the member number whose ids count (0: standalone)
+ * @param marks   [out] up to @p max marks, ascending
+ * @param max     room in @p marks
+ * @param n       [out] marks written
+ * @param more    [out] true if older groups were left out (then only the
+ *                epochs above the oldest mark's are fully covered)
+ * @return 0, or a negative errno of the store.
+ */
+int sk_recover_marks(struct sk_store *st, unsigned member, uint64_t *marks, uint32_t max,
+		     uint32_t *n, bool *more);
 
 #endif /* SK_RECOVER_H */

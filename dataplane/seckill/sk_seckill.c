@@ -227,11 +227,12 @@ holder_order(struct sk_seckill_lcore *lc, const struct sk_item *it,
 static enum sk_seckill_outcome
 duplicate_reply(struct sk_seckill_lcore *lc, uint64_t order, struct sk_seckill_reply *out)
 {
-	/* An order of an earlier run came back from the store at start: it is
-	 * durable. */
-	unsigned st = sk_order_id_epoch(order) != lc->buy.status.epoch
-			      ? SK_ORDER_CONFIRMED
-			      : sk_status_get(&lc->buy.status, order);
+	/* Not in the status table: an order of an earlier run (it came back
+	 * from the store at start) or a settled one whose slot was reused.
+	 * The user holds its units, so it is durable and not failed. */
+	unsigned st = sk_status_get(&lc->buy.status, order);
+	if (st == SK_ORDER_NONE)
+		st = SK_ORDER_CONFIRMED;
 	bool durable = st == SK_ORDER_CONFIRMED || st == SK_ORDER_PAID;
 
 	order_json(out, durable ? 200 : 202, 0,
@@ -410,6 +411,22 @@ sk_seckill_buy_from(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len
 	return o;
 }
 
+/*
+ * settled_here - whether @id, not in the status table, is an order this
+ * run made and settled (its slot reused since): below its lcore's settled
+ * id and of an epoch of this run.
+ */
+static bool
+settled_here(const struct sk_seckill_lcore *lc, uint64_t id)
+{
+	const struct sk_shm *shm = lc->buy.shm;
+	unsigned l = sk_order_id_lcore(id);
+
+	return sk_order_id_member(id) == shm->member && l < shm->nlcores &&
+	       sk_order_id_epoch(id) >= shm->epoch &&
+	       (sk_order_id_seq(id) >> shm->win[l].seq_bits) == 0 && id < sk_shm_settled(shm, l);
+}
+
 void
 sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool duplicate,
 			 struct sk_seckill_reply *out)
@@ -424,6 +441,13 @@ sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool dupli
 	case SK_ORDER_CANCELLED:
 		order_json(out, 503, 1, "failed", order, duplicate);
 		break;
+	case SK_ORDER_NONE:
+		if (settled_here(lc, order)) {
+			/* slot reused since: durable (or failed), see the store */
+			order_json(out, 200, 0, "settled", order, duplicate);
+			break;
+		}
+		/* fall through */
 	default:
 		order_json(out, 202, 0, "queued", order, duplicate);
 		break;
@@ -438,10 +462,26 @@ sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 	unsigned st = SK_ORDER_NONE;
 
 	sk_shm_stat_add(&lc->astats->order_polls, 1);
-	if (parse_u64(arg, arg_len, &id))
-		st = sk_status_get(&lc->buy.status, id);
-	if (st == SK_ORDER_NONE) {
+	if (!parse_u64(arg, arg_len, &id)) {
 		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+		return;
+	}
+	st = sk_status_get(&lc->buy.status, id);
+	if (st == SK_ORDER_NONE) {
+		/* Not in the status table: settled and its slot reused, or of an
+		 * earlier run, stored or lost with a crash (sk_shm_earlier()). */
+		enum sk_shm_earlier e = settled_here(lc, id) ? SK_SHM_EARLIER_STORED
+							     : sk_shm_earlier(lc->buy.shm, id);
+		if (e == SK_SHM_EARLIER_STORED)
+			json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"settled\"}",
+			     (unsigned long long)id);
+		else if (e == SK_SHM_EARLIER_LOST)
+			json(out, 410, 0,
+			     "{\"order\":\"%llu\",\"status\":\"not_placed\",\"detail\":\"buy "
+			     "again\"}",
+			     (unsigned long long)id);
+		else
+			canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
 		return;
 	}
 	json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"%s\"}", (unsigned long long)id,

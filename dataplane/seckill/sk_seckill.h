@@ -150,8 +150,13 @@ enum sk_seckill_outcome sk_seckill_buy_from(struct sk_seckill_lcore *lc, const c
 					    uint64_t now_tsc, struct sk_seckill_reply *out);
 
 /**
- * sk_seckill_order - GET /v1/orders/{id}: 200 with the order's status, or
- * 404 if @p arg is not an order id of this run.
+ * sk_seckill_order - GET /v1/orders/{id}: 200 with the order's status
+ * while it is in the status table; 200 {"status":"settled"} for an order
+ * whose slot was reused, or of an earlier run at or below its lcore's mark
+ * (stored, or failed: the store has its state); 410
+ * {"status":"not_placed","detail":"buy again"} for an order of an earlier
+ * run above its mark (answered 202, lost with a crash: its unit was sold
+ * again); 404 for anything else. Arena reads only, no syscall.
  */
 void sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		      struct sk_seckill_reply *out);
@@ -171,7 +176,8 @@ void sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_le
  * {"status":"queued"} if still queued, 503 {"status":"failed"} with
  * Retry-After if the control plane could not store it (its unit went back).
  * With @p duplicate (the parked request was a winner's retry) the body
- * says "duplicate":true. Reads the status table only.
+ * says "duplicate":true. 200 {"status":"settled"} if the order settled and
+ * its status slot was reused before this answer. Reads the arena only.
  */
 void sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool duplicate,
 			      struct sk_seckill_reply *out);

@@ -3,10 +3,12 @@
 # durable.sh - ack = durable and recovery, with the control plane in the
 # sandbox (seckill-control + LMDB store), one lcore, X-User-Id:
 #
-#  1. a durable sale: every winner is answered 200 confirmed, every 200's
-#     order is in LMDB, LMDB live units == winners, reconcile passes; the
-#     control plane's map starts at 1 MiB and grows online during the sale
-#     (--map-grow-at 5), seen in /metrics and its log;
+#  1. a durable sale of 2,500 units on a status table of 2^10 slots (the
+#     slots are reused, the lcore sells past them): every winner is answered
+#     200 confirmed, every 200's order is in LMDB, LMDB live units ==
+#     winners, reconcile passes; the control plane's map starts at 1 MiB
+#     and grows online during the sale (map_grow_at = 5), seen in /metrics
+#     and its log;
 #  2. kill -9 of the dataplane at a random moment mid-sale (5 seeds), one
 #     round killing the control plane too: restart both (recovery from
 #     LMDB), then every order answered 200 is still in the store, its user
@@ -18,7 +20,11 @@
 #     buys exactly those; then pay vs timeout: half the orders are paid
 #     right at their deadline, each order ends paid xor cancelled and the
 #     units add up;
-#  5. /metrics scraped: every line is a comment or "name{labels} value".
+#  5. /metrics scraped: every line is a comment or "name{labels} value";
+#  6. ack = queued with the control plane stopped, then kill -9 of the
+#     dataplane: the orders answered 202 are lost; after the restart their
+#     poll answers 410 not_placed (a stored one 200 settled), and their
+#     buyer buys again and wins.
 # Every crowd run is bounded (--max-seconds) and small.
 . "$(dirname "$0")/lib.sh"
 require_env curl SK_CROWD SK_CONTROL SK_SECKILLCTL
@@ -39,9 +45,10 @@ export SK_SBX_ADMIN_PORT=$((18000 + $$ % 1000))
 ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 TOTAL=200
 
-# make_config FILE TOTAL - a durable sale of item 1 with its store in $tmp/store.
-# One file for both daemons: the sandbox starts seckill-control with
-# --config FILE alone (its [store], [admin] and [control] keys; the
+# make_config FILE TOTAL [ACK] - a sale of item 1 with its store in
+# $tmp/store, status_bits 10 (1,024 status slots per lcore), ack durable
+# (5 s) or ACK. One file for both daemons: the sandbox starts seckill-control
+# with --config FILE alone (its [store], [admin] and [control] keys; the
 # sandbox's admin token); section 4 overrides payment_timeout_s by a flag.
 make_config() {
 	{
@@ -50,7 +57,9 @@ make_config() {
 
 			[seckill]
 			auth = off
+			ack = ${3:-durable}
 			ack_wait_ms = 5000
+			status_bits = 10
 
 			[store]
 			path = $tmp/store
@@ -88,7 +97,8 @@ crowd() {
 # wait_drained come from lib.sh.
 
 cfg=$tmp/sale.ini
-make_config "$cfg" $TOTAL
+STOTAL=2500 # more than two turns of the status table
+make_config "$cfg" $STOTAL
 
 # ------------------------------------------------------------ 1. durable sale
 check "seckillctl config check: the sale's file is good" "$SK_SECKILLCTL" config check "$cfg"
@@ -97,19 +107,19 @@ cpid=$(sed -n 's/^control_pid=//p' "/run/$SK_SBX/env")
 expect_eq "seckill-control started from the file alone" \
 	"$(tr '\0' ' ' <"/proc/$cpid/cmdline" | sed 's/.* -- //')" "--config /run/$SK_SBX/config.ini "
 rc=0
-crowd --users 2000 --attempts 4000 --seed 1 --expect-units $TOTAL \
+crowd --users 6000 --attempts 8000 --seed 1 --expect-units $STOTAL \
 	--json "$tmp/c1.json" --orders "$tmp/o1" >"$tmp/c1.out" || rc=$?
 cat "$tmp/c1.out"
 expect_eq "durable sale: crowd checks pass" "$rc" 0
 expect_eq "durable sale: answers only 200 and 410" \
 	"$(json_get "$tmp/c1.json" 'sorted(d["http"])')" "['200', '410']"
-expect_eq "durable sale: every 200 is in LMDB" "$(orders_in_store "$tmp/o1")" $TOTAL
+expect_eq "durable sale: every 200 is in LMDB" "$(orders_in_store "$tmp/o1")" $STOTAL
 expect_eq "durable sale: LMDB live units == winners" "$(item_field ledger.live)" \
 	"$(json_get "$tmp/c1.json" 'd["winners"]')"
 # Parked answers that became 200: every winner, and retries of winners
 # whose order was still queued (parked as well); never more than the 200s.
 d200=$(tele durable_200)
-check "durable sale: telemetry durable_200 >= winners" test "$d200" -ge $TOTAL
+check "durable sale: telemetry durable_200 >= winners" test "$d200" -ge $STOTAL
 check "durable sale: telemetry durable_200 <= the crowd's 200 answers" \
 	test "$d200" -le "$(json_get "$tmp/c1.json" 'd["http"]["200"]')"
 check "durable sale: reconcile passes" reconcile
@@ -132,6 +142,7 @@ check "durable sale: the grow is logged" \
 	grep -q 'event=store old_bytes=1048576 new_bytes=2097152 .*msg="map grown"' \
 	"/run/$SK_SBX/control.log"
 "$SBX" down >/dev/null
+make_config "$cfg" $TOTAL
 
 # --------------------------------------- 2. kill -9 of the dataplane mid-sale
 # Seeds 1..5 kill the dataplane alone; seed 6 kills the control plane too.
@@ -245,6 +256,44 @@ check "pay vs timeout: reconcile" reconcile
 curl -sf "$ADMIN/metrics" >"$tmp/metrics"
 check "metrics: every line a comment or 'name{labels} value'" itpy metrics format "$tmp/metrics"
 check "metrics: orders committed counted" grep -qE '^seckill_orders_committed_total [1-9]' "$tmp/metrics"
+"$SBX" down >/dev/null
+
+# --------------------------------------- 6. 202 lost with a crash: buy again
+# buy USER - "<status> <order>" of one buy of item 1 by USER.
+buy() {
+	local body
+	body=$(sbx_exec curl -s -m 5 -X POST -H "X-User-Id: $1" "$URL/v1/seckill/1")
+	echo "$(echo "$body" | sed -n 's/.*"status":"\([a-z_]*\)".*/\1/p') $(echo "$body" | sed -n 's/.*"order":"\([0-9]*\)".*/\1/p')"
+}
+# poll ORDER - "<http status> <body>" of GET /v1/orders/ORDER.
+poll() {
+	sbx_exec curl -s -m 5 -w ' %{http_code}' "$URL/v1/orders/$1" |
+		awk '{ code = $NF; $NF = ""; sub(/ $/, ""); print code " " $0 }'
+}
+rm -rf "$tmp/store"
+make_config "$tmp/lost.ini" 10 queued
+sbx_up --config "$tmp/lost.ini" >/dev/null
+read -r st1 o1 <<<"$(buy 601)"
+expect_eq "lost: a buy with the control plane up is queued" "$st1" queued
+check "lost: that order reaches LMDB" wait_drained
+"$SBX" control kill
+read -r st2 o2 <<<"$(buy 602)"
+expect_eq "lost: a buy with the control plane down is queued (202)" "$st2" queued
+"$SBX" kill
+"$SBX" down >/dev/null
+sbx_up --config "$tmp/lost.ini" >/dev/null
+expect_eq "lost: the lost order polls as not placed" "$(poll "$o2")" \
+	"410 {\"order\":\"$o2\",\"status\":\"not_placed\",\"detail\":\"buy again\"}"
+expect_eq "lost: the stored order polls as settled" "$(poll "$o1")" \
+	"200 {\"order\":\"$o1\",\"status\":\"settled\"}"
+read -r st3 o3 <<<"$(buy 602)"
+expect_eq "lost: its buyer buys again and wins a new order" \
+	"$st3:$([ -n "$o3" ] && [ "$o3" != "$o2" ] && echo new)" queued:new
+read -r st4 o4 <<<"$(buy 601)"
+expect_eq "lost: the stored order's buyer gets it back" "$st4 $o4" "confirmed $o1"
+check "lost: LMDB drained" wait_drained
+expect_eq "lost: LMDB live units == the two orders" "$(item_field ledger.live)" 2
+check "lost: reconcile" reconcile
 "$SBX" down >/dev/null
 
 finish

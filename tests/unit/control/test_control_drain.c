@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Control tests, drain: every sold order lands in LMDB, confirmed, settled advanced; carts never
- * split; the linger timer; the attach-by-name layer; init refusals; member number and group
- * (tcases "drain", "small_batch" of the suite in test_control.c).
+ * split; the linger timer; the attach-by-name layer; init refusals; member number and group;
+ * one lcore selling for ever through status-slot reuse and epoch rolls (tcases "drain",
+ * "small_batch", "for_ever" of the suite in test_control.c).
  */
+#include "sk_reconcile.h"
 #include "test_control.h"
 
 #define MS INT64_C(1000000)
@@ -20,7 +22,7 @@ START_TEST(drain_commits_every_order)
 {
 	struct sk_item *a = add_item(1, 100, 1), *b = add_item(2, 100, 2);
 	uint64_t ids[40];
-	uint32_t last_seq[NLCORES] = {0};
+	uint64_t last_id[NLCORES] = {0};
 	struct sk_control_drain_info di;
 
 	for (unsigned u = 0; u < 30; u++)
@@ -30,7 +32,7 @@ START_TEST(drain_commits_every_order)
 		ck_assert_int_eq(buy_lines(u % NLCORES, 5000 + u, l, 2, &ids[30 + u]), SK_BUY_OK);
 	}
 	for (unsigned i = 0; i < 40; i++)
-		last_seq[sk_order_id_lcore(ids[i])] = sk_order_id_seq(ids[i]);
+		last_id[sk_order_id_lcore(ids[i])] = ids[i];
 	ck_assert_uint_eq(sk_control_ring_depth(F.ctl, 0) + sk_control_ring_depth(F.ctl, 1), 50);
 
 	ck_assert_int_eq(drain_now(&di), 50);
@@ -42,7 +44,7 @@ START_TEST(drain_commits_every_order)
 		ck_assert_uint_eq(arena_state(ids[i]), SK_ORDER_CONFIRMED);
 	}
 	for (unsigned l = 0; l < NLCORES; l++) {
-		ck_assert_uint_eq(sk_shm_settled(F.arena.shm, l), last_seq[l] + 1);
+		ck_assert_uint_eq(sk_shm_settled(F.arena.shm, l), last_id[l] + 1);
 		ck_assert_uint_eq(rte_ring_count(F.arena.ring[l]), 0);
 		ck_assert_uint_eq(F.arena.ring[l]->cons.head, F.arena.ring[l]->cons.tail);
 	}
@@ -247,6 +249,86 @@ START_TEST(member_number_and_group)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- for ever */
+
+#define FOREVER_BUYS  13000u /* > 3 epochs of 2^12 sequences, > 3 turns of the status ring */
+#define FOREVER_USERS 1000u
+
+/*
+ * fx_setup_for_ever - F with lcore 0 rolling its epoch every 2^12 orders
+ * (the status table's size): the 2^23 sequences of a real epoch, shrunk.
+ */
+static void
+fx_setup_for_ever(void)
+{
+	fx_setup();
+	F.arena.shm->win[0].seq_bits = 12;
+	ck_assert_int_eq(sk_buy_lcore_init(&F.arena.lc[0], F.arena.shm, 0, F.arena.ring[0]), 0);
+}
+
+/* drain_all - drain until every ring is empty (bounded). */
+static void
+drain_all(void)
+{
+	for (unsigned i = 0; i < 64 && sk_control_ring_depth(F.ctl, 0) > 0; i++)
+		ck_assert_int_ge(drain_now(NULL), 0);
+	ck_assert_uint_eq(sk_control_ring_depth(F.ctl, 0), 0);
+}
+
+/*
+ * One lcore sells more orders than its status table holds and than its
+ * epoch's sequences: every buy wins, ids are unique and growing, every
+ * order is in the store, the books and the reconcile agree; a settled order
+ * whose slot was reused is paid and cancelled through the store only.
+ */
+START_TEST(one_lcore_sells_for_ever)
+{
+	static uint64_t ids[FOREVER_BUYS];
+	struct sk_item *it = add_item(1, FOREVER_BUYS, FOREVER_BUYS / FOREVER_USERS + 1);
+
+	for (unsigned i = 0; i < FOREVER_BUYS; i++) {
+		if (i % 512 == 511)
+			drain_all();
+		ids[i] = buy(0, 1 + i % FOREVER_USERS, it);
+		ck_assert(i == 0 || ids[i] > ids[i - 1]);
+	}
+	drain_all();
+	ck_assert_uint_eq(sk_stock_remaining(it), 0);
+	ck_assert_uint_ge(sk_order_id_epoch(ids[FOREVER_BUYS - 1]), EPOCH + 5 + 2);
+	for (unsigned i = 0; i < FOREVER_BUYS; i++)
+		ck_assert_uint_eq(store_state(ids[i]), SK_ORDER_CONFIRMED);
+	/* the last 2^12 are in the status table, the first are not */
+	ck_assert_uint_eq(arena_state(ids[FOREVER_BUYS - 1]), SK_ORDER_CONFIRMED);
+	ck_assert_uint_eq(arena_state(ids[FOREVER_BUYS - 4096]), SK_ORDER_CONFIRMED);
+	ck_assert_uint_eq(arena_state(ids[FOREVER_BUYS - 4097]), SK_ORDER_NONE);
+	ck_assert_uint_eq(arena_state(ids[0]), SK_ORDER_NONE);
+	assert_books(it);
+	struct sk_reconcile_info ri;
+	ck_assert_int_eq(sk_control_reconcile(F.ctl, T0 + 2 * S, &ri), 0);
+	ck_assert_uint_eq(ri.items, 1);
+	ck_assert_uint_eq(ri.suspect, 0);
+
+	/* a recycled order: paid in the store, the arena untouched */
+	ck_assert_int_eq(sk_control_pay(F.ctl, ids[0], T0 + 2 * S, 0), SK_CONTROL_PAY_DONE);
+	ck_assert_uint_eq(store_state(ids[0]), SK_ORDER_PAID);
+	/* the others of the first turn expire: cancelled in the store, units back */
+	int n = sk_control_expire(F.ctl, T0 + TIMEOUT + S);
+	ck_assert_int_ge(n, 1);
+	for (unsigned i = 0; i < 64 && n > 0; i++)
+		n = sk_control_expire(F.ctl, T0 + TIMEOUT + S);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(store_state(ids[1]), SK_ORDER_CANCELLED);
+	ck_assert_uint_eq(store_state(ids[FOREVER_BUYS - 1]), SK_ORDER_CANCELLED);
+	ck_assert_uint_eq(arena_state(ids[FOREVER_BUYS - 1]), SK_ORDER_CANCELLED);
+	ck_assert_uint_eq(sk_stock_remaining(it), FOREVER_BUYS - 1);
+	assert_books(it);
+	ck_assert_uint_eq(stats().anomalies, 0);
+	ck_assert_int_eq(sk_control_reconcile(F.ctl, T0 + TIMEOUT + 2 * S, &ri), 0);
+	ck_assert_uint_eq(ri.suspect, 0);
+	assert_store_ok();
+}
+END_TEST
+
 void
 test_control_add_drain(Suite *s)
 {
@@ -265,5 +347,11 @@ test_control_add_drain(Suite *s)
 	tc = tcase_create("small_batch");
 	tcase_add_checked_fixture(tc, fx_setup_small_batch, fx_teardown);
 	tcase_add_test(tc, drain_never_splits_a_cart);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("for_ever");
+	tcase_add_checked_fixture(tc, fx_setup_for_ever, fx_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, one_lcore_sells_for_ever);
 	suite_add_tcase(s, tc);
 }

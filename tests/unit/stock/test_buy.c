@@ -4,6 +4,7 @@
  * transitions, rings. Runs with the EAL in --no-huge mode (rte_ring).
  */
 #include <check.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -146,6 +147,8 @@ START_TEST(buy_member_id)
 	ck_assert_uint_eq(shm->member, 3);
 	sk_shm_status(shm, &st);
 	ck_assert_uint_eq(st.member, 3);
+	ck_assert_ptr_null(sk_status_slot(&st, sk_order_id_make(EPOCH, 3, 0, 1))); /* not made */
+	atomic_store(&shm->win[0].next, sk_order_id_make(EPOCH, 3, 0, 2));	   /* seq 1 made */
 	ck_assert_ptr_nonnull(sk_status_slot(&st, sk_order_id_make(EPOCH, 3, 0, 1)));
 	ck_assert_ptr_null(sk_status_slot(&st, sk_order_id_make(EPOCH, 2, 0, 1)));
 	ck_assert_ptr_null(sk_status_slot(&st, sk_order_id_make(EPOCH, 0, 0, 1)));
@@ -318,6 +321,11 @@ START_TEST(ring_full_loses_nothing)
 		ck_assert_int_eq(buy1(0, u, it, 1, &id), SK_BUY_OK);
 	ck_assert_int_eq(buy1(0, 4, it, 1, &id), SK_BUY_BUSY);
 	ck_assert_uint_eq(id, 0);
+	/* the refused order's id left the window again (it was in it while
+	 * its record could reach the ring) */
+	uint64_t refused = sk_order_id_make(EPOCH, 0, 0, 4);
+	ck_assert_uint_eq(atomic_load(&F.shm->win[0].next), refused);
+	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, refused));
 	ck_assert_uint_eq(sk_stock_sold(it), 3);
 	ck_assert_uint_eq(sk_stock_remaining(it), 97);
 	ck_assert(sk_stock_check(it));
@@ -338,21 +346,124 @@ setup_small_ring(void)
 	fx_setup(4);
 }
 
-START_TEST(sequence_exhausted)
+/* buy_settle - one winning buy on lcore 0, drained and settled at once. */
+static uint64_t
+buy_settle(struct sk_item *it, uint64_t user)
+{
+	struct sk_order_rec rec[4];
+	uint64_t id;
+
+	ck_assert_int_eq(buy1(0, user, it, 1, &id), SK_BUY_OK);
+	ck_assert_uint_eq(drain(F.ring[0], rec, 4), 1);
+	sk_shm_settle(F.shm, 0, id + 1);
+	return id;
+}
+
+/* The status table is a ring: a slot is reused once its order settled; the
+ * buy that needs an unsettled slot is refused BUSY, not FULL, with nothing
+ * taken. */
+START_TEST(status_ring_reuse)
 {
 	struct sk_item *it = add_item(7, 5000, 1);
 	struct sk_order_rec rec[64];
-	uint64_t id;
+	uint64_t id, first = 0;
 	uint64_t user = 1;
 
-	/* 2^10 sequences per run, seq 0 unused */
-	for (; user < 1024; user++) {
+	/* 2^10 slots per lcore; seq 0 unused, so 1024 buys fill the ring */
+	for (; user <= 1024; user++) {
 		ck_assert_int_eq(buy1(0, user, it, 1, &id), SK_BUY_OK);
+		if (first == 0)
+			first = id;
 		while (drain(F.ring[0], rec, 64) > 0)
 			;
 	}
-	ck_assert_int_eq(buy1(0, user, it, 1, &id), SK_BUY_FULL);
+	ck_assert_uint_eq(sk_order_id_seq(id), 1024);
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, id), SK_ORDER_QUEUED);
+	/* seq 1025 needs seq 1's slot: not settled yet */
+	ck_assert_int_eq(buy1(0, user, it, 1, &id), SK_BUY_BUSY);
+	ck_assert_uint_eq(sk_stock_remaining(it), 5000 - 1024);
 	ck_assert_int_eq(buy1(1, user, it, 1, &id), SK_BUY_OK); /* other lcore unaffected */
+	user++;
+
+	ck_assert_int_eq(
+		sk_status_move(&F.lc[0].status, first, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED), 0);
+	sk_shm_settle(F.shm, 0, first + 1);
+	ck_assert_int_eq(buy1(0, user, it, 1, &id), SK_BUY_OK);
+	ck_assert_uint_eq(sk_order_id_seq(id), 1025);
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, id), SK_ORDER_QUEUED);
+	/* the settled order left the table; moves on it are refused */
+	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, first));
+	ck_assert_uint_eq(sk_status_get(&F.lc[0].status, first), SK_ORDER_NONE);
+	ck_assert_int_eq(sk_status_move(&F.lc[0].status, first, SK_ORDER_CONFIRMED, SK_ORDER_PAID),
+			 -ENOENT);
+	struct sk_order_rec c = {.id = first, .user = 1, .item = 7, .qty = 1, .nlines = 1};
+	ck_assert_int_eq(sk_buy_cancel(F.shm, &c, 1, SK_ORDER_CANCELLED), -ENOENT);
+	ck_assert(sk_stock_check(it));
+}
+END_TEST
+
+/* An lcore whose sequence is used up moves to an epoch of its own and goes
+ * on: ids stay unique and growing, the earlier epoch's last orders stay in
+ * the table until their slots are reused. */
+START_TEST(epoch_roll)
+{
+	struct sk_item *it = add_item(7, 10000, 1);
+	uint64_t prev = 0, id = 0, user = 1;
+
+	F.shm->win[0].seq_bits = 10; /* 2^10 sequences per epoch */
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[0], F.shm, 0, F.ring[0]), 0);
+	F.shm->win[1].seq_bits = 9; /* below the status bits */
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[1], F.shm, 1, F.ring[1]), -EINVAL);
+
+	for (unsigned i = 0; i < 3 * 1024; i++, user++) {
+		id = buy_settle(it, user);
+		ck_assert_uint_gt(id, prev);
+		ck_assert_uint_eq(sk_status_get(&F.lc[0].status, id), SK_ORDER_QUEUED);
+		if (i == 1022) { /* the last of the first epoch */
+			ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH);
+			ck_assert_uint_eq(sk_order_id_seq(id), 1023);
+		}
+		if (i == 1023) { /* the first of the next: epoch + 1 (the clock is behind) */
+			ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH + 1);
+			ck_assert_uint_eq(sk_order_id_seq(id), 0);
+			/* the previous epoch's last order is still in the table */
+			ck_assert_uint_eq(sk_status_get(&F.lc[0].status, prev), SK_ORDER_QUEUED);
+		}
+		prev = id;
+	}
+	ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH + 3);
+	/* a new epoch follows the clock once it is ahead */
+	struct sk_buy_req r = {.user = user, .now_ns = (int64_t)(EPOCH + 100) * 1000000000};
+	struct sk_buy_line l = {.item = it, .qty = 1};
+	struct sk_order_rec rec[4];
+	for (unsigned i = 0; i < 1024; i++, r.user++) {
+		ck_assert_int_eq(sk_buy(&F.lc[0], &r, &l, 1, &id), SK_BUY_OK);
+		ck_assert_uint_eq(drain(F.ring[0], rec, 4), 1);
+		sk_shm_settle(F.shm, 0, id + 1);
+	}
+	ck_assert_uint_eq(sk_order_id_epoch(id), EPOCH + 100);
+	ck_assert_uint_eq(sk_order_id_seq(id), 0);
+	/* the real width: lcore 1, moved to just before the end of its 2^23
+	 * sequences (window empty there), rolls as lcore 0 did */
+	F.shm->win[1].seq_bits = SK_ORDER_SEQ_BITS;
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[1], F.shm, 1, F.ring[1]), 0);
+	uint64_t far = sk_order_id_make(EPOCH, 0, 1, SK_ORDER_SEQ_MAX - 2);
+	F.lc[1].next_pos = F.lc[1].oldest_pos = SK_ORDER_SEQ_MAX - 2;
+	atomic_store(&F.shm->win[1].oldest, far);
+	atomic_store(&F.shm->win[1].next, far);
+	uint64_t ids1[3];
+	for (unsigned i = 0; i < 3; i++, r.user++) {
+		ck_assert_int_eq(sk_buy(&F.lc[1], &r, &l, 1, &ids1[i]), SK_BUY_OK);
+		ck_assert_uint_eq(sk_status_get(&F.lc[1].status, ids1[i]), SK_ORDER_QUEUED);
+	}
+	ck_assert_uint_eq(ids1[0], far);
+	ck_assert_uint_eq(ids1[1], far + 1);
+	ck_assert_uint_eq(ids1[2], sk_order_id_make(EPOCH + 100, 0, 1, 0));
+	ck_assert_uint_eq(sk_status_get(&F.lc[1].status, ids1[0]), SK_ORDER_QUEUED);
+	/* an id of a skipped epoch or past the sequence is not in the table */
+	ck_assert_ptr_null(sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH + 50, 0, 0, 0)));
+	ck_assert_ptr_null(
+		sk_status_slot(&F.lc[0].status, sk_order_id_make(EPOCH + 3, 0, 0, 1024)));
 	ck_assert(sk_stock_check(it));
 }
 END_TEST
@@ -531,6 +642,69 @@ START_TEST(ring_create_lookup)
 }
 END_TEST
 
+#define RACE_ORDERS 30000u
+
+/* The control plane's side of window_covers_the_ring: dequeue, look up,
+ * confirm, settle; counts the records whose id was not in the table. */
+struct race {
+	_Atomic unsigned done;
+	unsigned seen, missing;
+};
+
+static void *
+race_consumer(void *arg)
+{
+	struct race *rc = arg;
+	struct sk_order_rec rec[64];
+
+	while (rc->seen < RACE_ORDERS) {
+		bool fin = atomic_load(&rc->done); /* before the drain: it sees every record */
+		unsigned n = drain(F.ring[0], rec, 64);
+		for (unsigned i = 0; i < n; i++) {
+			if (sk_status_move(&F.lc[0].status, rec[i].id, SK_ORDER_QUEUED,
+					   SK_ORDER_CONFIRMED) != 0)
+				rc->missing++;
+			sk_shm_settle(F.shm, 0, rec[i].id + 1);
+		}
+		rc->seen += n;
+		if (n == 0 && fin)
+			break;
+	}
+	return NULL;
+}
+
+/* A record taken from the ring the moment it is enqueued finds its order
+ * in the status table (the lcore publishes the window's end first), across
+ * slot reuses and epoch rolls. */
+START_TEST(window_covers_the_ring)
+{
+	struct sk_stock_conf c = {
+		.id = 9, .per_user_limit = 1u << 20, .end_ns = INT64_MAX, .total = 1u << 20};
+	struct sk_item *it;
+	struct race rc = {0};
+	pthread_t t;
+	unsigned won = 0;
+
+	ck_assert_int_eq(sk_shm_item_add(F.shm, &c, 1024, &it), 0);
+	F.shm->win[0].seq_bits = 10;
+	ck_assert_int_eq(sk_buy_lcore_init(&F.lc[0], F.shm, 0, F.ring[0]), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, race_consumer, &rc), 0);
+	for (unsigned tries = 0; won < RACE_ORDERS && tries < 100u * RACE_ORDERS; tries++) {
+		uint64_t id;
+		enum sk_buy_status st = buy1(0, 1, it, 1, &id);
+
+		ck_assert(st == SK_BUY_OK || st == SK_BUY_BUSY);
+		won += st == SK_BUY_OK;
+	}
+	atomic_store(&rc.done, 1);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_uint_eq(won, RACE_ORDERS);
+	ck_assert_uint_eq(rc.seen, RACE_ORDERS);
+	ck_assert_uint_eq(rc.missing, 0);
+	ck_assert(sk_stock_check(it));
+}
+END_TEST
+
 static Suite *
 buy_suite(void)
 {
@@ -553,7 +727,9 @@ buy_suite(void)
 	tcase_add_test(tc, buy_duplicate_and_limit);
 	tcase_add_test(tc, buy_sold_out_and_short);
 	tcase_add_test(tc, buy_closed_item);
-	tcase_add_test(tc, sequence_exhausted);
+	tcase_add_test(tc, status_ring_reuse);
+	tcase_add_test(tc, epoch_roll);
+	tcase_add_test(tc, window_covers_the_ring);
 	tcase_add_test(tc, cart_all_or_nothing);
 	tcase_add_test(tc, cancel_returns_once);
 	tcase_add_test(tc, refund_returns_units);

@@ -493,12 +493,13 @@ START_TEST(shm_items)
 	sk_shm_dedup(shm, sk_shm_item_find(shm, 12), &d2);
 	ck_assert_ptr_eq(d1.slot + 1024, d2.slot); /* slices do not overlap */
 
-	/* settled sequences only move forward */
-	ck_assert_uint_eq(sk_shm_settled(shm, 1), 0);
-	sk_shm_settle(shm, 1, 10);
-	sk_shm_settle(shm, 1, 7);
-	ck_assert_uint_eq(sk_shm_settled(shm, 1), 10);
-	ck_assert_uint_eq(sk_shm_settled(shm, 0), 0);
+	/* settled ids start at each lcore's first id and only move forward */
+	uint64_t first1 = sk_order_id_make(shm->epoch, shm->member, 1, 1);
+	ck_assert_uint_eq(sk_shm_settled(shm, 1), first1);
+	sk_shm_settle(shm, 1, first1 + 10);
+	sk_shm_settle(shm, 1, first1 + 7);
+	ck_assert_uint_eq(sk_shm_settled(shm, 1), first1 + 10);
+	ck_assert_uint_eq(sk_shm_settled(shm, 0), sk_order_id_make(shm->epoch, shm->member, 0, 1));
 
 	struct sk_status st;
 	sk_shm_status(shm, &st);

@@ -2,7 +2,8 @@
 /*
  * Unit tests of recovery (sk_recover): sold units and holdings come back
  * from the order store into a fresh arena; cancelled orders' units do not;
- * a store that holds more than the item refuses to start.
+ * a store that holds more than the item refuses to start; the high-water
+ * marks of earlier runs (one per epoch and lcore of this member).
  */
 #include <check.h>
 #include <errno.h>
@@ -121,6 +122,60 @@ START_TEST(sold_out_and_overfull)
 }
 END_TEST
 
+/* mk - a one-line order @id of item 7. */
+static struct sk_order_rec
+mk(uint64_t id, uint64_t user)
+{
+	return (struct sk_order_rec){
+		.id = id, .user = user, .price = 1, .time_ns = 1, .item = 7, .qty = 1, .nlines = 1};
+}
+
+START_TEST(marks_per_epoch_and_lcore)
+{
+	uint64_t marks[8];
+	uint32_t n = 99;
+	bool more = true;
+
+	ck_assert_int_eq(sk_recover_marks(st, 0, marks, 8, &n, &more), 0);
+	ck_assert_uint_eq(n, 0); /* an empty store */
+	ck_assert(!more);
+
+	/* a cart of two lines, other lcores, another member, a rolled epoch */
+	struct sk_order_rec r[] = {
+		mk(sk_order_id_make(EPOCH - 9, 0, 0, 1), 1),
+		mk(sk_order_id_make(EPOCH - 9, 0, 0, 2), 2),
+		mk(sk_order_id_make(EPOCH - 9, 0, 0, 3), 3),
+		mk(sk_order_id_make(EPOCH - 9, 0, 0, 3), 3),
+		mk(sk_order_id_make(EPOCH - 9, 0, 5, SK_ORDER_SEQ_MAX - 1), 4),
+		mk(sk_order_id_make(EPOCH - 9, 2, 0, 9), 5),
+		mk(sk_order_id_make(EPOCH - 4, 0, 0, 0), 6),
+		mk(sk_order_id_make(EPOCH - 4, 0, 1, 7), 7),
+	};
+	r[3].item = 8;
+	r[2].nlines = r[3].nlines = 2;
+	r[3].line = 1;
+	ck_assert_int_eq(sk_store_put_orders(st, r, SK_ARRAY_SIZE(r), 0, 1, NULL, NULL), 0);
+
+	ck_assert_int_eq(sk_recover_marks(st, 0, marks, 8, &n, &more), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert(!more);
+	ck_assert_uint_eq(marks[0], r[2].id);
+	ck_assert_uint_eq(marks[1], r[4].id);
+	ck_assert_uint_eq(marks[2], r[6].id);
+	ck_assert_uint_eq(marks[3], r[7].id);
+	ck_assert_int_eq(sk_shm_set_marks(shm, marks, n, more), 0);
+
+	/* the newest first when they do not all fit */
+	ck_assert_int_eq(sk_recover_marks(st, 0, marks, 3, &n, &more), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(more);
+	ck_assert_uint_eq(marks[0], r[4].id);
+	ck_assert_int_eq(sk_recover_marks(st, 2, marks, 8, &n, &more), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(marks[0], r[5].id);
+}
+END_TEST
+
 static Suite *
 recover_suite(void)
 {
@@ -130,6 +185,7 @@ recover_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, restores_units_and_holdings);
 	tcase_add_test(tc, sold_out_and_overfull);
+	tcase_add_test(tc, marks_per_epoch_and_lcore);
 	suite_add_tcase(s, tc);
 	return s;
 }
