@@ -57,8 +57,13 @@ int sk_recover_item(struct sk_store *st, struct sk_shm *shm, struct sk_item *it,
  * (its buyer got 202, the unit was sold again), and one at or below it was
  * (or failed, and its unit went back).
  *
+ * An archive deletes orders from the store (sk_store_archive.h), but the
+ * purge keeps each group's highest purged id in the store's meta table, so
+ * the marks stay what they were before the archive.
+ *
  * One cursor seek per (epoch, member, lcore) group in the store, from the
- * newest: O(groups x log n), one read snapshot.
+ * newest: O(groups x log n), plus one walk of the archives' marks; it
+ * allocates a scratch array (at start, never per packet).
  *
  * @param st      the order store (read-only is enough)
  * @param member  the member number whose ids count (0: standalone)
@@ -67,7 +72,7 @@ int sk_recover_item(struct sk_store *st, struct sk_shm *shm, struct sk_item *it,
  * @param n       [out] marks written
  * @param more    [out] true if older groups were left out (then only the
  *                epochs above the oldest mark's are fully covered)
- * @return 0, or a negative errno of the store.
+ * @return 0, -ENOMEM, or a negative errno of the store.
  */
 int sk_recover_marks(struct sk_store *st, unsigned member, uint64_t *marks, uint32_t max,
 		     uint32_t *n, bool *more);

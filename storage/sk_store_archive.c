@@ -434,6 +434,24 @@ sk_store_archive_mark(struct sk_store *st, const struct sk_store_archive_snap *s
 
 /* ---------------------------------------------------------------- purge */
 
+int
+store_mark_raise(struct sk_store *st, MDB_txn *txn, uint64_t id)
+{
+	uint8_t k[META_MARK_KEY_LEN], v[8];
+	MDB_val key = mval(k, sizeof(k)), data;
+
+	memcpy(k, META_MARK_PREFIX, META_MARK_PREFIX_LEN);
+	put_be64(k + META_MARK_PREFIX_LEN, id & ~(uint64_t)(SK_ORDER_SEQ_MAX - 1));
+	int rc = mdb_get(txn, st->meta, &key, &data);
+	if (rc == 0 && data.mv_size == 8 && get_be64(data.mv_data) >= id)
+		return 0;
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return store_lmdb_err(rc);
+	put_be64(v, id);
+	data = mval(v, sizeof(v));
+	return store_lmdb_err(mdb_put(txn, st->meta, &key, &data, 0));
+}
+
 /* purge_one - delete the order line indexed at the walk (on user_orders) and its entries. */
 static int
 purge_one(struct sk_store *st, struct walk *ix)
@@ -452,6 +470,10 @@ purge_one(struct sk_store *st, struct walk *ix)
 			return -EIO;
 		store_order_dec(&l, id, line, data.mv_data, data.mv_size);
 		rc = mdb_del(ix->txn, st->orders, &key, NULL);
+		/* A poll of this id after a restart must still read "stored"
+		 * (sk_recover_marks()), not "lost". */
+		if (rc == 0)
+			rc = store_mark_raise(st, ix->txn, id);
 		uint32_t live = l.rec.returned < l.rec.qty ? l.rec.qty - l.rec.returned : 0;
 		if (rc == 0 && live > 0) {
 			/* The dedup entry goes; the ledger keeps the units (reconcile). */

@@ -76,7 +76,20 @@
 /* Keys of `meta` (ASCII, no NUL). */
 #define META_SCHEMA	"schema"
 #define META_EVENT_NEXT "events.next"
-#define META_CREATED	"created"
+/*
+ * "orders.mark." + a group's first id (epoch | member | lcore | seq 0, 8
+ * bytes big-endian) -> the highest order id of that group ever purged by
+ * an archive (8 bytes): the high-water mark that sk_recover_marks() reads
+ * when the group's orders are no longer in `orders`.
+ */
+#define META_MARK_PREFIX     "orders.mark."
+#define META_MARK_PREFIX_LEN (sizeof(META_MARK_PREFIX) - 1)
+#define META_MARK_KEY_LEN    (META_MARK_PREFIX_LEN + 8)
+
+/* store_mark_raise - raise the persisted high-water mark of @id's group to
+ * @id (no change when it is higher already), in write txn @txn. */
+int store_mark_raise(struct sk_store *st, MDB_txn *txn, uint64_t id);
+#define META_CREATED "created"
 
 struct sk_store {
 	MDB_env *env;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sk_recover.h"
 #include "sk_store.h"
 #include "sk_store_archive.h"
 #include "sk_store_payments.h"
@@ -427,6 +428,63 @@ START_TEST(archive_survives_crashes)
 }
 END_TEST
 
+/*
+ * An archive that purges the highest order of an (epoch, lcore) group
+ * leaves its mark: after a restart a poll of that order must read
+ * "stored" (settled), not "never placed, buy again" (sk_recover_marks()).
+ */
+START_TEST(archive_keeps_marks)
+{
+	struct sk_store *st = sk_test_store_open_test("m");
+	const uint32_t epoch = SK_ORDER_EPOCH_BASE + 1000;
+	struct sk_order_rec r[] = {
+		rec(sk_order_id_make(epoch, 0, 0, 1), 1, KEEP, 1),
+		rec(sk_order_id_make(epoch, 0, 0, 2), 2, KEEP, 1),
+		rec(sk_order_id_make(epoch, 0, 0, 3), 3, ITEM, 1),
+		rec(sk_order_id_make(epoch, 0, 0, 4), 4, ITEM, 1), /* lcore 0's highest */
+		rec(sk_order_id_make(epoch, 0, 1, 5), 5, ITEM, 1), /* lcore 1's only */
+	};
+	struct sk_store_archive_snap snap;
+	uint64_t marks[4], purged;
+	uint32_t n;
+	bool more;
+
+	activity(st, ITEM, SK_TEST_STORE_NOW_NS + 60 * S);
+	activity(st, KEEP, INT64_MAX);
+	sk_test_store_put(st, r, SK_ARRAY_SIZE(r), NULL, NULL);
+	for (size_t i = 2; i < SK_ARRAY_SIZE(r); i++)
+		ck_assert_int_eq(sk_store_order_move(st, r[i].id, SK_ORDER_CONFIRMED, SK_ORDER_PAID,
+						     5, NULL),
+				 0);
+	ck_assert_int_eq(sk_recover_marks(st, 0, marks, 4, &n, &more), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(marks[0], r[3].id);
+	ck_assert_uint_eq(marks[1], r[4].id);
+
+	ck_assert_int_eq(sk_store_archive_export(st, ITEM, LATER, 0, &snap, NULL, 0), 0);
+	ck_assert_int_eq(sk_store_archive_mark(st, &snap, LATER), 0);
+	ck_assert_int_eq(sk_store_archive_purge(st, ITEM, 1000, &purged), 0);
+	ck_assert_uint_eq(purged, 3);
+	sk_store_close(st);
+	st = sk_test_store_open_test("m");
+	more = true;
+	ck_assert_int_eq(sk_recover_marks(st, 0, marks, 4, &n, &more), 0);
+	ck_assert_uint_eq(n, 2); /* the same marks as before the archive */
+	ck_assert(!more);
+	ck_assert_uint_eq(marks[0], r[3].id);
+	ck_assert_uint_eq(marks[1], r[4].id);
+	/* The newest group first when they do not all fit. */
+	ck_assert_int_eq(sk_recover_marks(st, 0, marks, 1, &n, &more), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(more);
+	ck_assert_uint_eq(marks[0], r[4].id);
+	ck_assert_int_eq(sk_recover_marks(st, 3, marks, 4, &n, &more), 0);
+	ck_assert_uint_eq(n, 0); /* another member's: none */
+	sk_test_store_verify(st);
+	sk_store_close(st);
+}
+END_TEST
+
 static int
 count_event(const struct sk_store_event *ev, void *arg)
 {
@@ -476,6 +534,7 @@ archive_suite(void)
 	tcase_add_test(tc, archive_moves_every_order);
 	tcase_add_test(tc, archive_refusals);
 	tcase_add_test(tc, archive_survives_crashes);
+	tcase_add_test(tc, archive_keeps_marks);
 	tcase_add_test(tc, trim_in_slices);
 	suite_add_tcase(s, tc);
 	return s;
