@@ -97,7 +97,7 @@ archived() {
 # archive, paid.
 found_archived() {
 	"$SBX" ctl --json order show "$1" >"$tmp/order.json" || return 1
-	[ "$(json_get "$tmp/order.json" '(d.get("archived"), d.get("state"))')" = "(True, 'paid')" ]
+	[ "$(json_get "$tmp/order.json" '(d.get("archived"), d.get("status"))')" = "(True, 'paid')" ]
 }
 
 # archive_night N - archive night N and check what is left.
