@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_deny.c - deny lists: build, load from a file, prefix lookup (see
+ * sk_deny.h; the user lookup is inline there).
+ */
+#include "sk_deny.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk_common.h"
+#include "sk_parse.h"
+
+/* slots - table slots for @cap entries: a power of two >= 2 x cap. */
+static uint64_t
+slots(uint32_t cap)
+{
+	uint64_t n = 2;
+
+	while (n < 2 * (uint64_t)cap)
+		n <<= 1;
+	return n;
+}
+
+size_t
+sk_deny_size(uint32_t cap)
+{
+	if (cap == 0 || cap > SK_DENY_CAP_MAX)
+		return 0;
+	uint64_t n = slots(cap);
+	return sk_align_up(sizeof(struct sk_deny), SK_CACHE_LINE) + n * 8 * 2 +
+	       n * sizeof(struct sk_deny_v6);
+}
+
+static uint64_t *
+users(struct sk_deny *d)
+{
+	return (uint64_t *)((char *)d + d->users_off);
+}
+
+static uint64_t *
+v4(struct sk_deny *d)
+{
+	return (uint64_t *)((char *)d + d->v4_off);
+}
+
+static struct sk_deny_v6 *
+v6(struct sk_deny *d)
+{
+	return (struct sk_deny_v6 *)((char *)d + d->v6_off);
+}
+
+struct sk_deny *
+sk_deny_init(void *mem, size_t size, uint32_t cap)
+{
+	struct sk_deny *d = mem;
+	size_t need = sk_deny_size(cap);
+
+	if (mem == NULL || need == 0 || size < need || ((uintptr_t)mem & 7) != 0)
+		return NULL;
+	memset(d, 0, sizeof(*d));
+	d->cap = cap;
+	d->mask = (uint32_t)(slots(cap) - 1);
+	d->users_off = sk_align_up(sizeof(*d), SK_CACHE_LINE);
+	d->v4_off = d->users_off + slots(cap) * 8;
+	d->v6_off = d->v4_off + slots(cap) * 8;
+	sk_deny_clear_users(d);
+	sk_deny_clear_prefixes(d);
+	return d;
+}
+
+void
+sk_deny_clear_users(struct sk_deny *d)
+{
+	memset(users(d), 0, ((size_t)d->mask + 1) * 8);
+	d->n_users = 0;
+}
+
+void
+sk_deny_clear_prefixes(struct sk_deny *d)
+{
+	memset(v4(d), 0, ((size_t)d->mask + 1) * 8);
+	memset(v6(d), 0, ((size_t)d->mask + 1) * sizeof(struct sk_deny_v6));
+	d->n_v4 = d->n_v6 = 0;
+	d->n_v4_lens = d->n_v6_lens = 0;
+}
+
+int
+sk_deny_copy(struct sk_deny *dst, const struct sk_deny *src)
+{
+	if (dst->cap != src->cap)
+		return -EINVAL;
+	memcpy(dst, src, sk_deny_size(src->cap));
+	return 0;
+}
+
+int
+sk_deny_add_user(struct sk_deny *d, uint64_t user)
+{
+	uint64_t *t = users(d);
+
+	if (user == 0)
+		return -EINVAL;
+	for (uint64_t i = sk_deny_mix(user);; i++) {
+		uint64_t *s = &t[i & d->mask];
+
+		if (*s == user)
+			return 0;
+		if (*s == 0) {
+			if (d->n_users >= d->cap)
+				return -ENOSPC;
+			*s = user;
+			d->n_users++;
+			return 0;
+		}
+	}
+}
+
+/* add_len - record prefix length @len in @lens (longest first). */
+static void
+add_len(uint8_t *lens, uint8_t *n, uint8_t len)
+{
+	uint8_t i = 0;
+
+	while (i < *n && lens[i] > len)
+		i++;
+	if (i < *n && lens[i] == len)
+		return;
+	memmove(lens + i + 1, lens + i, *n - i);
+	lens[i] = len;
+	(*n)++;
+}
+
+/* v4_key - the IPv4 table's key of @addr (host order) masked to @len. */
+static inline uint64_t
+v4_key(uint32_t addr, unsigned len)
+{
+	uint32_t m = len == 0 ? 0 : ~0u << (32 - len);
+
+	return (uint64_t)(addr & m) << 8 | len | 1ULL << 40;
+}
+
+/* v6_mask - @hi/@lo masked to @len. */
+static inline void
+v6_mask(uint64_t *hi, uint64_t *lo, unsigned len)
+{
+	if (len <= 64) {
+		*hi &= len == 0 ? 0 : ~0ULL << (64 - len);
+		*lo = 0;
+	} else {
+		*lo &= len == 128 ? ~0ULL : ~0ULL << (128 - len);
+	}
+}
+
+static inline uint64_t
+v6_hash(uint64_t hi, uint64_t lo, unsigned len)
+{
+	return sk_deny_mix(hi ^ sk_deny_mix(lo ^ len));
+}
+
+static inline uint32_t
+be32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static inline uint64_t
+be64(const uint8_t *b)
+{
+	return (uint64_t)be32(b) << 32 | be32(b + 4);
+}
+
+int
+sk_deny_add_prefix(struct sk_deny *d, const struct sk_prefix *p)
+{
+	if (p->addr.family == SK_ADDR_V4 && p->len <= 32) {
+		uint64_t k = v4_key(be32(p->addr.bytes), p->len), *t = v4(d);
+
+		for (uint64_t i = sk_deny_mix(k);; i++) {
+			uint64_t *s = &t[i & d->mask];
+
+			if (*s == k)
+				return 0;
+			if (*s == 0) {
+				if (d->n_v4 >= d->cap)
+					return -ENOSPC;
+				*s = k;
+				d->n_v4++;
+				add_len(d->v4_lens, &d->n_v4_lens, p->len);
+				return 0;
+			}
+		}
+	}
+	if (p->addr.family == SK_ADDR_V6 && p->len <= 128) {
+		uint64_t hi = be64(p->addr.bytes), lo = be64(p->addr.bytes + 8);
+		struct sk_deny_v6 *t = v6(d);
+
+		v6_mask(&hi, &lo, p->len);
+		for (uint64_t i = v6_hash(hi, lo, p->len);; i++) {
+			struct sk_deny_v6 *s = &t[i & d->mask];
+
+			if (s->meta == (p->len | 1u << 8) && s->hi == hi && s->lo == lo)
+				return 0;
+			if (s->meta == 0) {
+				if (d->n_v6 >= d->cap)
+					return -ENOSPC;
+				*s = (struct sk_deny_v6){hi, lo, p->len | 1u << 8};
+				d->n_v6++;
+				add_len(d->v6_lens, &d->n_v6_lens, p->len);
+				return 0;
+			}
+		}
+	}
+	return -EINVAL;
+}
+
+/* v4_has - true if the IPv4 table holds key @k. */
+static inline bool
+v4_has(const struct sk_deny *d, uint64_t k)
+{
+	const uint64_t *t = (const uint64_t *)((const char *)d + d->v4_off);
+
+	for (uint64_t i = sk_deny_mix(k);; i++) {
+		uint64_t v = t[i & d->mask];
+
+		if (v == k)
+			return true;
+		if (v == 0)
+			return false;
+	}
+}
+
+static inline bool
+v6_has(const struct sk_deny *d, uint64_t hi, uint64_t lo, unsigned len)
+{
+	const struct sk_deny_v6 *t = (const struct sk_deny_v6 *)((const char *)d + d->v6_off);
+
+	for (uint64_t i = v6_hash(hi, lo, len);; i++) {
+		const struct sk_deny_v6 *s = &t[i & d->mask];
+
+		if (s->meta == (len | 1u << 8) && s->hi == hi && s->lo == lo)
+			return true;
+		if (s->meta == 0)
+			return false;
+	}
+}
+
+bool
+sk_deny_addr(const struct sk_deny *d, const struct sk_addr *a)
+{
+	if (a->family == SK_ADDR_V4) {
+		if (d->n_v4 == 0)
+			return false;
+		uint32_t ip = be32(a->bytes);
+		for (unsigned i = 0; i < d->n_v4_lens; i++)
+			if (v4_has(d, v4_key(ip, d->v4_lens[i])))
+				return true;
+		return false;
+	}
+	if (a->family == SK_ADDR_V6 && d->n_v6 != 0) {
+		uint64_t h0 = be64(a->bytes), l0 = be64(a->bytes + 8);
+		for (unsigned i = 0; i < d->n_v6_lens; i++) {
+			uint64_t hi = h0, lo = l0;
+
+			v6_mask(&hi, &lo, d->v6_lens[i]);
+			if (v6_has(d, hi, lo, d->v6_lens[i]))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* trim - @s without blanks around; *n its length. */
+static const char *
+trim(const char *s, size_t *n)
+{
+	while (*n > 0 && isspace((unsigned char)*s))
+		s++, (*n)--;
+	while (*n > 0 && isspace((unsigned char)s[*n - 1]))
+		(*n)--;
+	return s;
+}
+
+/* parse_user - strict decimal 1..UINT64_MAX, no leading zero. */
+static bool
+parse_user(const char *s, size_t n, uint64_t *v)
+{
+	char buf[21];
+
+	if (n == 0 || n >= sizeof(buf) || s[0] == '0')
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)buf[i]))
+			return false;
+	return sk_parse_u64(buf, 1, UINT64_MAX, v);
+}
+
+long
+sk_deny_load(struct sk_deny *d, FILE *f, bool prefixes, unsigned long *line)
+{
+	char buf[256];
+	unsigned long ln = 0;
+	long n = 0;
+
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		size_t len = strlen(buf);
+		const char *s;
+		int rc;
+
+		ln++;
+		if (len == sizeof(buf) - 1 && buf[len - 1] != '\n')
+			goto bad; /* no entry is that long */
+		s = trim(buf, &len);
+		if (len == 0 || s[0] == '#')
+			continue;
+		if (prefixes) {
+			struct sk_prefix p;
+
+			if (sk_prefix_parse(s, len, &p) != SK_ADDR_OK)
+				goto bad;
+			rc = sk_deny_add_prefix(d, &p);
+		} else {
+			uint64_t u;
+
+			if (!parse_user(s, len, &u))
+				goto bad;
+			rc = sk_deny_add_user(d, u);
+		}
+		if (rc != 0) {
+			*line = ln;
+			return rc;
+		}
+		n++;
+	}
+	if (ferror(f)) {
+		*line = ln;
+		return -EIO;
+	}
+	return n;
+bad:
+	*line = ln;
+	return -EINVAL;
+}
