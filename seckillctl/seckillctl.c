@@ -46,6 +46,8 @@ static const char *const copt_names[O__N] = {
 	[O_MEMBER] = "--member",
 	[O_HELD] = "--held",
 	[O_TOTAL_FROM] = "--total-from",
+	[O_USERS] = "--users",
+	[O_PREFIXES] = "--prefixes",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -76,6 +78,12 @@ static const char *const main_help =
 	"                    (and a cluster item's Redis pool: total == free + leases)\n"
 	"  cluster show ID   a cluster item: the Redis pool, leases by member, sold-out\n"
 	"  cluster forget ID --member M --held N   member M is gone for good\n"
+	"  status            the live settings: generation, limits, log level, deny\n"
+	"                    lists, each lcore's generation\n"
+	"  live limits KEY=N ...   change rate limits now (see live --help)\n"
+	"  live log LEVEL    the dataplane's log level now\n"
+	"  deny load [--users FILE] [--prefixes FILE]   replace a deny list\n"
+	"  deny show | deny clear   the deny lists' sizes; empty them\n"
 	"\n"
 	"options (anywhere on the line):\n"
 	"  --socket PATH     admin API unix socket (default " CTL_SOCKET_DEFAULT ")\n"
@@ -339,6 +347,37 @@ usage_error(const char *help, const char *fmt, ...)
 	return EX_USAGE;
 }
 
+static const char *const status_help =
+	"usage: " PROG " status\n"
+	"\n"
+	"The live settings now: their generation, when and what changed last, the\n"
+	"rate limits, the log level, the deny lists' sizes, and the generation each\n"
+	"lcore runs on (all equal once a change is applied everywhere).\n";
+
+static const char *const live_help =
+	"usage: " PROG " live limits KEY=N [KEY=N ...]\n"
+	"       " PROG " live log LEVEL\n"
+	"\n"
+	"limits: KEY is global_rate, global_burst, item_rate, item_burst, ip_rate,\n"
+	"        ip_burst, user_rate or user_burst; N 0..1000000000 (a rate of 0 is\n"
+	"        no limit, a burst of 0 one second's worth). Applied by every lcore\n"
+	"        between two bursts; buckets keep what they owe. A bad key or value\n"
+	"        is refused whole (exit 2) and named.\n"
+	"log:    debug, info, notice, warn, error or crit.\n";
+
+static const char *const deny_help =
+	"usage: " PROG " deny load [--users FILE] [--prefixes FILE]\n"
+	"       " PROG " deny show\n"
+	"       " PROG " deny clear\n"
+	"\n"
+	"load:  replace the user list (one decimal user id a line) and/or the prefix\n"
+	"       list (one IPv4 or IPv6 address[/len] a line); '#' starts a comment.\n"
+	"       The control plane reads the files (give paths it can read). A bad\n"
+	"       line refuses the whole load, naming the file and line. Denied\n"
+	"       buyers get 403 {\"status\":\"denied\"}.\n"
+	"show:  how many entries each list has.\n"
+	"clear: empty both lists.\n";
+
 /* ------------------------------------------------------- the command table */
 
 #define ACTIVITY_ADD_OPTS                                                                          \
@@ -346,6 +385,14 @@ usage_error(const char *help, const char *fmt, ...)
 	 1u << O_NAME | 1u << O_START | 1u << O_END | 1u << O_PAY_TIMEOUT)
 
 static const struct ctl_cmd commands[] = {
+	{"status", NULL, ARGS_NONE, 0, status_help, cmd_status},
+	{"live", NULL, ARGS_NONE, 0, live_help, NULL},
+	{"live", "limits", ARGS_WORDS, 0, live_help, cmd_live_limits},
+	{"live", "log", ARGS_WORD, 0, live_help, cmd_live_log},
+	{"deny", NULL, ARGS_NONE, 0, deny_help, NULL},
+	{"deny", "load", ARGS_NONE, 1u << O_USERS | 1u << O_PREFIXES, deny_help, cmd_deny_load},
+	{"deny", "show", ARGS_NONE, 0, deny_help, cmd_deny_show},
+	{"deny", "clear", ARGS_NONE, 0, deny_help, cmd_deny_clear},
 	{"order", NULL, ARGS_NONE, 0, order_help, NULL},
 	{"order", "show", ARGS_ORDER_ID, 0, order_show_help, cmd_order_show},
 	{"order", "pay", ARGS_ORDER_ID, 0, order_pay_help, cmd_order_pay},
@@ -386,6 +433,8 @@ static const struct {
 	[ARGS_ORDER_ID] = {1, "one order ID", "order"},
 	[ARGS_ITEM_ID] = {1, "one item ID", "item"},
 	[ARGS_ITEM_UNITS] = {2, "an item ID and UNITS", "item"},
+	[ARGS_WORD] = {1, "one word", NULL},
+	[ARGS_WORDS] = {-1, "one or more KEY=N", NULL},
 };
 
 /*
@@ -420,7 +469,7 @@ run(const struct ctl *c, const struct ctl_cmd *e, char **args, int nargs)
 
 	snprintf(name, sizeof(name), "%s%s%s", e->name, e->sub != NULL ? " " : "",
 		 e->sub != NULL ? e->sub : "");
-	if (nargs != arg_rules[e->args].n) {
+	if (arg_rules[e->args].n < 0 ? nargs < 1 : nargs != arg_rules[e->args].n) {
 		if (arg_rules[e->args].n == 0)
 			return usage_error(e->help, "%s: unexpected argument '%s'", name, args[0]);
 		return usage_error(e->help, "%s: expected %s", name, arg_rules[e->args].expect);

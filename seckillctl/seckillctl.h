@@ -11,6 +11,7 @@
  *   seckillctl_activities.c  activity add/list/show/close/pause/resume/extend,
  *                            stock add/remove
  *   seckillctl_reconcile.c   metrics, reconcile
+ *   seckillctl_live.c        status, live limits/log, deny load/show/clear
  *
  * Single-threaded: nothing here is shared with another thread.
  */
@@ -55,6 +56,8 @@ enum copt {
 	O_MEMBER,
 	O_HELD,
 	O_TOTAL_FROM,
+	O_USERS,
+	O_PREFIXES,
 	O__N
 };
 
@@ -72,7 +75,7 @@ struct ctl {
 };
 
 /* What a command takes after its name (and subcommand): see arg_rules. */
-enum ctl_args { ARGS_NONE, ARGS_ORDER_ID, ARGS_ITEM_ID, ARGS_ITEM_UNITS };
+enum ctl_args { ARGS_NONE, ARGS_ORDER_ID, ARGS_ITEM_ID, ARGS_ITEM_UNITS, ARGS_WORD, ARGS_WORDS };
 
 /*
  * One command of the table (as nginx's ngx_command_t): "order show ID" is
@@ -134,5 +137,11 @@ int cmd_metrics(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_reconcile(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_cluster_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_cluster_forget(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_status(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_live_limits(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_live_log(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_deny_load(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_deny_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_deny_clear(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 
 #endif /* SECKILLCTL_H */

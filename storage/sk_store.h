@@ -415,6 +415,9 @@ enum sk_store_event_type {
 	SK_STORE_EV_PAY_REJECTED = 14, /**< a seckill.payments message refused for its
 					    signature: item = partition, units = offset,
 					    nlines = enum sk_store_pay_reject, nothing else */
+	SK_STORE_EV_LIVE = 15,	       /**< a live setting changed (admin API): units = the
+					    new generation, request = what changed
+					    ("limits", "deny", "keys", "log"), nothing else */
 };
 
 /** Why a payment message was refused (PAY_REJECTED's nlines): the numbers of
