@@ -162,8 +162,21 @@ sk_dp_setup_live(struct dataplane *dp)
 				  "seckill.deny_max: cannot reserve the %zu MiB live settings "
 				  "block: %s",
 				  size >> 20, rte_strerror(rte_errno));
+	/* The key of seckill.secret_file is the ring's "default": tokens
+	 * without a kid, and those with kid "default", verify with it. */
+	first.keys.dflt = first.keys.sign = -1;
+	if (dp->token_key != NULL) {
+		struct sk_token_ring_key *k = &first.keys.k[0];
+
+		snprintf(k->kid, sizeof(k->kid), "%s", SK_LIVE_KID_DEFAULT);
+		k->kid_len = (uint8_t)strlen(k->kid);
+		sk_token_key_copy(k->key, sizeof(k->key), dp->token_key);
+		first.keys.n = 1;
+		first.keys.dflt = first.keys.sign = 0;
+	}
 	dp->live = sk_live_init(dp->live_mz->addr, dp->live_mz->len, dp->nb_lcores, cfg->deny_max,
 				&first);
+	explicit_bzero(&first, sizeof(first)); /* it held the key */
 	if (dp->live == NULL)
 		return sk_dp_fail(dp, -EINVAL,
 				  "seckill.user_rate: the live settings refuse "
@@ -385,6 +398,8 @@ sk_dp_free(struct dataplane *dp)
 		dp->rl[i] = NULL;
 		dp->orders[i] = NULL;
 	}
+	if (dp->live != NULL) /* its slots hold the token keys */
+		explicit_bzero(dp->live->slot, sizeof(dp->live->slot));
 	if (dp->live_mz != NULL)
 		rte_memzone_free(dp->live_mz);
 	dp->live_mz = NULL;

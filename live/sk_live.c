@@ -38,6 +38,38 @@ rate_ok(uint64_t rate, uint64_t burst, const char **key, const char *rk, const c
 	return true;
 }
 
+/* slot_used - @i is -1 (allowed when @none_ok) or a slot with a key. */
+static bool
+slot_used(const struct sk_token_ring *r, int32_t i, bool none_ok)
+{
+	if (i == -1)
+		return none_ok;
+	return i >= 0 && i < SK_TOKEN_RING_MAX && r->k[i].kid_len != 0;
+}
+
+/* ring_ok - counts agree, kids are NUL-ended and distinct, default and
+ * signing keys exist (either may be none, -1); an empty ring is fine. */
+static bool
+ring_ok(const struct sk_token_ring *r)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < SK_TOKEN_RING_MAX; i++) {
+		const struct sk_token_ring_key *k = &r->k[i];
+
+		if (k->kid_len == 0)
+			continue;
+		if (k->kid_len > SK_TOKEN_KID_MAX ||
+		    strnlen(k->kid, sizeof(k->kid)) != k->kid_len ||
+		    sk_token_ring_find(r, k->kid, k->kid_len) != i)
+			return false;
+		n++;
+	}
+	if (n == 0) /* no key (auth off): default and signing slots unused */
+		return r->n == 0;
+	return n == r->n && slot_used(r, r->dflt, true) && slot_used(r, r->sign, true);
+}
+
 int
 sk_live_check(const struct sk_live_settings *s, const char **key)
 {
@@ -55,6 +87,10 @@ sk_live_check(const struct sk_live_settings *s, const char **key)
 	}
 	if (s->deny_buf > 1) {
 		k = "deny_buf";
+		goto bad;
+	}
+	if (!ring_ok(&s->keys)) {
+		k = "keys";
 		goto bad;
 	}
 	return 0;

@@ -2,8 +2,8 @@
 /**
  * @file
  * Live settings: what an operator may change while the dataplane runs -
- * rate limits (the per-user attempt limit included), the deny lists and
- * the log level - in one block of shared memory (the DPDK memzone
+ * rate limits (the per-user attempt limit included), the token keys (a key
+ * ring, by kid), the deny lists and the log level - in one block of shared memory (the DPDK memzone
  * SK_LIVE_MEMZONE, created by the dataplane at start, attached by the
  * control plane; unit tests use plain memory).
  *
@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "sk_common.h"
+#include "sk_token.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,9 @@ extern "C" {
 /** Magic and version of the block's layout (checked by sk_live_attach()). */
 #define SK_LIVE_MAGIC	0x53564c4b534b4c56ULL
 #define SK_LIVE_VERSION 1u
+
+/** The kid of the key of seckill.secret_file (the default key at start). */
+#define SK_LIVE_KID_DEFAULT "default"
 
 /** Most lcores a block serves. */
 #define SK_LIVE_LCORES_MAX 128u
@@ -83,6 +87,7 @@ struct sk_live_settings {
 	uint32_t log_level;		    /**< SK_LIVE_LOG_MIN..SK_LIVE_LOG_MAX */
 	uint32_t deny_buf;		    /**< deny buffer in use: 0 or 1 */
 	uint64_t deny_users, deny_prefixes; /**< entries in it (informational) */
+	struct sk_token_ring keys; /**< token keys (their HMAC states: secret-equivalent) */
 } sk_cache_aligned;
 
 /** What one lcore publishes: the generation it runs on, and its counters. */

@@ -48,6 +48,7 @@ static const char *const copt_names[O__N] = {
 	[O_TOTAL_FROM] = "--total-from",
 	[O_USERS] = "--users",
 	[O_PREFIXES] = "--prefixes",
+	[O_FILE] = "--file",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -84,6 +85,8 @@ static const char *const main_help =
 	"  live log LEVEL    the dataplane's log level now\n"
 	"  deny load [--users FILE] [--prefixes FILE]   replace a deny list\n"
 	"  deny show | deny clear   the deny lists' sizes; empty them\n"
+	"  keys add KID --file FILE | keys sign KID | keys default KID | keys remove KID\n"
+	"                    token keys by kid (rotation: see keys --help)\n"
 	"\n"
 	"options (anywhere on the line):\n"
 	"  --socket PATH     admin API unix socket (default " CTL_SOCKET_DEFAULT ")\n"
@@ -378,6 +381,21 @@ static const char *const deny_help =
 	"show:  how many entries each list has.\n"
 	"clear: empty both lists.\n";
 
+static const char *const keys_help =
+	"usage: " PROG " keys add KID --file FILE\n"
+	"       " PROG " keys sign KID | keys default KID | keys remove KID\n"
+	"\n"
+	"The token keys the dataplane accepts, by kid (the JWT header's key id):\n"
+	"add:     a new key, its secret read by the control plane from FILE (mode\n"
+	"         0600, 32+ bytes, one trailing newline dropped); accepted at once.\n"
+	"sign:    the key the issuers should sign with now (shown by status).\n"
+	"default: the key of tokens without a kid (at start: \"default\", the key of\n"
+	"         seckill.secret_file).\n"
+	"remove:  stop accepting a key; the last key and the signing key cannot be\n"
+	"         removed. Tokens of a removed or unknown kid get 401.\n"
+	"Rotation without a 401: keys add k2 --file F; keys sign k2 (issuers mint\n"
+	"with --kid k2); once the old tokens expired, keys remove default.\n";
+
 /* ------------------------------------------------------- the command table */
 
 #define ACTIVITY_ADD_OPTS                                                                          \
@@ -393,6 +411,11 @@ static const struct ctl_cmd commands[] = {
 	{"deny", "load", ARGS_NONE, 1u << O_USERS | 1u << O_PREFIXES, deny_help, cmd_deny_load},
 	{"deny", "show", ARGS_NONE, 0, deny_help, cmd_deny_show},
 	{"deny", "clear", ARGS_NONE, 0, deny_help, cmd_deny_clear},
+	{"keys", NULL, ARGS_NONE, 0, keys_help, NULL},
+	{"keys", "add", ARGS_WORD, 1u << O_FILE, keys_help, cmd_keys},
+	{"keys", "sign", ARGS_WORD, 0, keys_help, cmd_keys},
+	{"keys", "default", ARGS_WORD, 0, keys_help, cmd_keys},
+	{"keys", "remove", ARGS_WORD, 0, keys_help, cmd_keys},
 	{"order", NULL, ARGS_NONE, 0, order_help, NULL},
 	{"order", "show", ARGS_ORDER_ID, 0, order_show_help, cmd_order_show},
 	{"order", "pay", ARGS_ORDER_ID, 0, order_pay_help, cmd_order_pay},

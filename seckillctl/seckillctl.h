@@ -11,7 +11,7 @@
  *   seckillctl_activities.c  activity add/list/show/close/pause/resume/extend,
  *                            stock add/remove
  *   seckillctl_reconcile.c   metrics, reconcile
- *   seckillctl_live.c        status, live limits/log, deny load/show/clear
+ *   seckillctl_live.c        status, live limits/log, deny load/show/clear, keys
  *
  * Single-threaded: nothing here is shared with another thread.
  */
@@ -58,6 +58,7 @@ enum copt {
 	O_TOTAL_FROM,
 	O_USERS,
 	O_PREFIXES,
+	O_FILE,
 	O__N
 };
 
@@ -143,5 +144,6 @@ int cmd_live_log(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_deny_load(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_deny_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_deny_clear(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_keys(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 
 #endif /* SECKILLCTL_H */

@@ -165,3 +165,28 @@ cmd_deny_clear(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char *
 
 	return changed(c, ex, j, "deny lists cleared");
 }
+
+int
+cmd_keys(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
+{
+	char file[PATH_MAX];
+	json_t *body = json_object(), *j = NULL;
+	int ex;
+
+	if (body == NULL)
+		return EX_ERR;
+	if (strcmp(cmd->sub, "add") == 0) {
+		if (c->opt[O_FILE] == NULL) {
+			json_decref(body);
+			return usage_error(cmd->help, "keys add: --file FILE is required");
+		}
+		if ((ex = absolute(c->opt[O_FILE], file)) != EX_OK) {
+			json_decref(body);
+			return ex;
+		}
+		json_object_set_new(body, "file", json_string(file));
+	}
+	json_object_set_new(body, cmd->sub, json_string(args[0]));
+	ex = api(c, "POST", "/v1/live/keys", body, "keys", answer_use(c), &j);
+	return changed(c, ex, j, "keys changed");
+}

@@ -153,7 +153,8 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 				    struct sk_admin_reply *);
 		} live[] = {{"limits", adm_post_live_limits},
 			    {"log", adm_post_live_log},
-			    {"deny", adm_post_live_deny}};
+			    {"deny", adm_post_live_deny},
+			    {"keys", adm_post_live_keys}};
 
 		for (size_t i = 0; i < SK_ARRAY_SIZE(live); i++)
 			if (strcmp(path + 9, live[i].name) == 0)

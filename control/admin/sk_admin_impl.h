@@ -12,7 +12,7 @@
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
  *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
  *   sk_admin_auth.c        the bearer token of the TCP listener (file, check)
- *   sk_admin_live.c        GET /v1/live, POST /v1/live/limits, /log, /deny
+ *   sk_admin_live.c        GET /v1/live, POST /v1/live/limits, /log, /deny, /keys
  *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/admin/dashboard/embed.py)
  *
  * Every route handler answers through @r and returns 0, or -ENOMEM with
@@ -80,6 +80,9 @@ int adm_post_live_log(struct sk_control *ctl, const char *body, size_t len,
 		      struct sk_admin_reply *r);
 /* adm_post_live_deny - POST /v1/live/deny {"users_file","prefixes_file"} or {"clear":true}. */
 int adm_post_live_deny(struct sk_control *ctl, const char *body, size_t len,
+		       struct sk_admin_reply *r);
+/* adm_post_live_keys - POST /v1/live/keys {"add","file"}, {"sign"}, {"default"}, {"remove"}. */
+int adm_post_live_keys(struct sk_control *ctl, const char *body, size_t len,
 		       struct sk_admin_reply *r);
 
 /* ------------------------------------------------------ sk_admin_items.c */

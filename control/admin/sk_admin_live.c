@@ -7,17 +7,24 @@
  *   POST /v1/live/log      {"level":"debug"}
  *   POST /v1/live/deny     {"users_file":PATH} and/or {"prefixes_file":PATH}
  *                          (each replaces its list), or {"clear":true}
+ *   POST /v1/live/keys     {"add":KID,"file":PATH}, {"sign":KID},
+ *                          {"default":KID|null}, {"remove":KID} (or several)
+ * Key bytes come from files the control plane reads (mode 0600), never from
+ * the request, and are never logged: the log says which kid changed.
  * A change is refused whole: 400 {"error":..., "key":...} names the key.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sk_admin_impl.h"
 #include "sk_deny.h"
 #include "sk_live_ctl.h"
 #include "sk_logfmt.h"
+#include "sk_secret_file.h"
 
 /* refused - 400 naming @key. */
 static int
@@ -70,13 +77,19 @@ adm_get_live(struct sk_control *ctl, struct sk_admin_reply *r)
 									   memory_order_relaxed),
 					  "denied", (json_int_t)z->lcore[i].denied, "user_limited",
 					  (json_int_t)z->lcore[i].user_limited));
+	json_t *keys = json_array();
+	for (int i = 0; keys != NULL && i < SK_TOKEN_RING_MAX; i++)
+		if (s->keys.k[i].kid_len != 0)
+			json_array_append_new(
+				keys, json_pack("{s:s,s:b,s:b}", "kid", s->keys.k[i].kid, "default",
+						i == s->keys.dflt, "sign", i == s->keys.sign));
 	json_t *j =
-		json_pack("{s:I,s:I,s:s,s:o,s:s,s:{s:I,s:I,s:I},s:o}", "generation",
+		json_pack("{s:I,s:I,s:s,s:o,s:s,s:{s:I,s:I,s:I},s:o,s:o}", "generation",
 			  (json_int_t)s->gen, "when_ns", (json_int_t)s->when_ns, "what", s->what,
 			  "limits", limits_json(&s->limits), "log_level",
 			  sk_logfmt_level_name((enum sk_log_level)s->log_level), "deny", "users",
 			  (json_int_t)s->deny_users, "prefixes", (json_int_t)s->deny_prefixes,
-			  "capacity", (json_int_t)z->deny_cap, "lcores", lcores);
+			  "capacity", (json_int_t)z->deny_cap, "keys", keys, "lcores", lcores);
 	return adm_reply_json(r, 200, j);
 }
 
@@ -309,6 +322,193 @@ adm_post_live_deny(struct sk_control *ctl, const char *body, size_t len, struct 
 		return refused(r, 400, "clear", "deny: a file to load, or clear, not both");
 	}
 	int64_t gen = sk_control_live_change(ctl, SK_LIVE_DENY, a.what, edit_deny, &a, &key, err,
+					     sizeof(err));
+	json_decref(j);
+	return answer(r, gen, key, err);
+}
+
+/* ----------------------------------------------------------------- keys */
+
+/** Largest key file read (as the dataplane's secret file). */
+#define KEY_FILE_MAX 4096
+
+struct keys_arg {
+	const char *add, *file, *sign, *dflt, *remove;
+	bool dflt_none;
+	char what[SK_LIVE_WHAT_MAX];
+};
+
+/* read_key - the secret of key file @path (one trailing newline dropped):
+ * a regular file of this user or root, mode 0600, 32..KEY_FILE_MAX bytes. */
+static int
+read_key(const char *path, uint8_t *buf, size_t *len, char *err, size_t errlen)
+{
+	char why[160];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	ssize_t n;
+
+	if (fd < 0) {
+		sk_set_err(err, errlen, "file: cannot open %s: %s", path, strerror(errno));
+		return -ENOENT;
+	}
+	rc = sk_secret_file_check(fd, SK_SECRET_DENY_ALL, NULL, why, sizeof(why));
+	if (rc != 0) {
+		close(fd);
+		sk_set_err(err, errlen, "file: %s: %s", path, why);
+		return -EACCES;
+	}
+	n = read(fd, buf, KEY_FILE_MAX + 1);
+	close(fd);
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n < SK_TOKEN_SECRET_MIN || n > KEY_FILE_MAX) {
+		sk_set_err(err, errlen, "file: %s: a key is %d to %d bytes", path,
+			   SK_TOKEN_SECRET_MIN, KEY_FILE_MAX);
+		return -EINVAL;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
+/* slot_of - the slot of key id @kid in @r, or -1 with a 400 reason. */
+static int
+slot_of(const struct sk_token_ring *r, const char *kid, const char *what, const char **key,
+	char *err, size_t errlen)
+{
+	int i = sk_token_ring_find(r, kid, strlen(kid));
+
+	if (i < 0) {
+		*key = what;
+		sk_set_err(err, errlen, "%s: no key '%s'", what, kid);
+	}
+	return i;
+}
+
+static int
+edit_keys(struct sk_live_zone *z, struct sk_live_settings *s, void *arg, const char **key,
+	  char *err, size_t errlen)
+{
+	static uint8_t secret[KEY_FILE_MAX + 1]; /* under the live lock; wiped */
+	struct keys_arg *a = arg;
+	struct sk_token_ring *r = &s->keys;
+	size_t len = 0, n = 0;
+	int i, rc;
+
+	(void)z;
+	if (a->add != NULL) {
+		if (sk_token_ring_find(r, a->add, strlen(a->add)) >= 0) {
+			*key = "add";
+			sk_set_err(err, errlen, "add: key '%s' exists (remove it first)", a->add);
+			return -EINVAL;
+		}
+		for (i = 0; i < SK_TOKEN_RING_MAX && r->k[i].kid_len != 0; i++)
+			;
+		if (i == SK_TOKEN_RING_MAX) {
+			*key = "add";
+			sk_set_err(err, errlen, "add: %d keys already", SK_TOKEN_RING_MAX);
+			return -ENOSPC;
+		}
+		rc = read_key(a->file, secret, &len, err, errlen);
+		if (rc == 0 &&
+		    sk_token_key_init(r->k[i].key, sizeof(r->k[i].key), secret, len) == NULL)
+			rc = -EINVAL;
+		explicit_bzero(secret, sizeof(secret));
+		if (rc != 0) {
+			*key = "file";
+			return rc;
+		}
+		snprintf(r->k[i].kid, sizeof(r->k[i].kid), "%s", a->add);
+		r->k[i].kid_len = (uint8_t)strlen(a->add);
+		r->n++;
+		n += (size_t)snprintf(a->what + n, sizeof(a->what) - n, "add=%s ", a->add);
+	}
+	if (a->dflt != NULL || a->dflt_none) {
+		i = a->dflt_none ? -1 : slot_of(r, a->dflt, "default", key, err, errlen);
+		if (i < 0 && !a->dflt_none)
+			return -EINVAL;
+		r->dflt = i;
+		n += (size_t)snprintf(a->what + n, sizeof(a->what) - n, "default=%s ",
+				      a->dflt_none ? "none" : a->dflt);
+	}
+	if (a->sign != NULL) {
+		if ((i = slot_of(r, a->sign, "sign", key, err, errlen)) < 0)
+			return -EINVAL;
+		r->sign = i;
+		n += (size_t)snprintf(a->what + n, sizeof(a->what) - n, "sign=%s ", a->sign);
+	}
+	if (a->remove != NULL) {
+		if ((i = slot_of(r, a->remove, "remove", key, err, errlen)) < 0)
+			return -EINVAL;
+		if (r->n == 1 || i == r->sign) {
+			*key = "remove";
+			sk_set_err(err, errlen, "remove: '%s' is the %s", a->remove,
+				   r->n == 1 ? "last key"
+					     : "signing key (sign with another first)");
+			return -EINVAL;
+		}
+		explicit_bzero(&r->k[i], sizeof(r->k[i]));
+		r->n--;
+		if (r->dflt == i)
+			r->dflt = -1;
+		n += (size_t)snprintf(a->what + n, sizeof(a->what) - n, "remove=%s ", a->remove);
+	}
+	if (n > 0)
+		a->what[n - 1] = '\0';
+	return 0;
+}
+
+/* kid_arg - member @k of a keys body: a key id string (or, for default, null). */
+static bool
+kid_arg(json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s != NULL && s[0] != '\0' && strlen(s) <= SK_TOKEN_KID_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+		       strlen(s);
+}
+
+int
+adm_post_live_keys(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r)
+{
+	struct keys_arg a = {0};
+	char err[512] = "";
+	const char *key = NULL, *k;
+	json_t *v;
+	int rc = 0;
+	json_t *j = adm_parse_body(body, len, r, &rc);
+
+	if (j == NULL)
+		return rc;
+	json_object_foreach(j, k, v)
+	{
+		const char **slot = strcmp(k, "add") == 0	? &a.add
+				    : strcmp(k, "sign") == 0	? &a.sign
+				    : strcmp(k, "default") == 0 ? &a.dflt
+				    : strcmp(k, "remove") == 0	? &a.remove
+								: NULL;
+
+		if (strcmp(k, "file") == 0 && json_is_string(v) && json_string_value(v)[0] == '/') {
+			a.file = json_string_value(v);
+		} else if (slot == &a.dflt && json_is_null(v)) {
+			a.dflt_none = true;
+		} else if (slot != NULL && kid_arg(v)) {
+			*slot = json_string_value(v);
+		} else {
+			json_decref(j);
+			return refused(r, 400, k,
+				       "keys: add (a kid) with file (an absolute path), sign, "
+				       "default (a kid or null), remove");
+		}
+	}
+	if ((a.add != NULL) != (a.file != NULL) ||
+	    (a.add == NULL && a.sign == NULL && a.dflt == NULL && !a.dflt_none &&
+	     a.remove == NULL)) {
+		json_decref(j);
+		return refused(r, 400, a.add != NULL ? "file" : "add",
+			       "keys: add needs file (and file needs add)");
+	}
+	int64_t gen = sk_control_live_change(ctl, SK_LIVE_KEYS, a.what, edit_keys, &a, &key, err,
 					     sizeof(err));
 	json_decref(j);
 	return answer(r, gen, key, err);

@@ -59,6 +59,7 @@ sk_seckill_live_apply(struct sk_seckill_lcore *lc, uint64_t gen)
 	if (lc->rl != NULL)
 		sk_ratelimit_reconfigure(lc->rl, &rl);
 	lc->deny = d != NULL && !sk_deny_empty(d) ? d : NULL;
+	lc->ring = s->keys.n != 0 ? &s->keys : NULL;
 	lc->log_level = s->log_level;
 	lc->live_gen = gen;
 	sk_live_ack(lc->live, lc->buy.lcore, gen);
@@ -199,8 +200,12 @@ identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_
 		return 0;
 	}
 	lc->stats.token_verifies++;
-	enum sk_token_status st = sk_token_verify(
-		lc->conf->key, tok, len, item, now_ns / 1000000000, lc->conf->token_skew_s, &user);
+	enum sk_token_status st =
+		lc->ring != NULL
+			? sk_token_verify_ring(lc->ring, tok, len, item, now_ns / 1000000000,
+					       lc->conf->token_skew_s, &user)
+			: sk_token_verify(lc->conf->key, tok, len, item, now_ns / 1000000000,
+					  lc->conf->token_skew_s, &user);
 	lc->stats.token[st < SK_TOKEN__COUNT ? st : SK_TOKEN_E_MALFORMED]++;
 	return st == SK_TOKEN_OK ? user : 0;
 }

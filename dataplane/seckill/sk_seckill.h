@@ -89,6 +89,7 @@ struct sk_seckill_lcore {
 	struct sk_live_zone *live;	    /**< live settings; NULL: none */
 	uint64_t live_gen;		    /**< the generation this lcore runs on */
 	const struct sk_deny *deny;	    /**< deny lists of live_gen; NULL: none */
+	const struct sk_token_ring *ring;   /**< token keys of live_gen; NULL: conf->key */
 	uint32_t log_level;		    /**< log level of live_gen */
 	struct sk_seckill_stats stats;
 } sk_cache_aligned;

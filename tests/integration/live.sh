@@ -14,7 +14,13 @@
 #     buys; clear, and both buy again; a bad line refuses the whole load;
 #  4. a user hammering one item gets 429 once its burst is spent, while
 #     another user is served;
-#  5. each change is in the control plane's log.
+#  5. token keys rotated while a crowd buys with the old key (no kid): a new
+#     key k2 is added and named the signing key, tokens with kid k2 buy at
+#     once, the crowd sees no 401; once its tokens are done, k2 becomes the
+#     default and the old key is removed: a second crowd signed with k2
+#     buys without a 401, old tokens get 401; removing the last key and a
+#     key file open to others are refused;
+#  6. each change is in the control plane's log.
 . "$(dirname "$0")/lib.sh"
 require_env curl SK_CROWD SK_TOKEN SK_CONTROL SK_SECKILLCTL
 # shellcheck source=lib/durable.sh
@@ -65,13 +71,21 @@ all_on() {
 	status_json
 	[ "$(json_get "$tmp/status.json" "set(l['generation'] for l in d['lcores'])")" = "{$1}" ]
 }
-token() { "$SK_TOKEN" --secret-file "$tmp/secret" --sub "$1" --item "$2"; }
+# token USER ITEM [SECRET_FILE [KID]] - a JWT (default: the start secret, no kid).
+token() {
+	"$SK_TOKEN" --secret-file "${3:-$tmp/secret}" --sub "$1" --item "$2" ${4:+--kid "$4"}
+}
 # buy USER ITEM [CURL ARGS] - the status of one buy.
 buy() {
 	local user=$1 item=$2
 	shift 2
 	sbx_exec curl -s -o /dev/null -w '%{http_code}' -X POST "$@" \
 		-H "Authorization: Bearer $(token "$user" "$item")" "$URL/v1/seckill/$item"
+}
+# buy_with USER ITEM SECRET_FILE [KID] - the status of one buy with that key.
+buy_with() {
+	sbx_exec curl -s -o /dev/null -w '%{http_code}' -X POST \
+		-H "Authorization: Bearer $(token "$1" "$2" "$3" "${4:-}")" "$URL/v1/seckill/$2"
 }
 
 # --- 1. status, refusals
@@ -157,9 +171,53 @@ expect_match "another user is served" "$(buy 91 2)" '^20[02]$'
 check "status: user-limited counted" \
 	test "$(st 'sum(l["user_limited"] for l in d["lcores"])')" -ge 35
 
-# --- 5. logs (the store's events: tests/unit/store)
-check "each change is logged (7 generations)" \
-	test "$(grep -c 'prog=seckill-control event=live gen=' "/run/$SK_SBX/control.log")" -eq 6
+# --- 5. key rotation under load
+secret_file "$tmp/k2"
+# crowd_only_ok FILE USERS - a crowd's answers: all answered, only 200/202.
+crowd_only_ok() {
+	json_get "$1" '{k for k, v in d["http"].items() if v} <= {"200", "202"} and d["answered"] == '"$2"
+}
+req0=$(tele requests)
+sbx_exec timeout 120 "$SK_CROWD" --server "$SERVER" --item 1 --users 20000 --user-base 100000 \
+	--conns 32 --secret-file "$tmp/secret" --max-seconds 100 --json "$tmp/crowd-a.json" \
+	>"$tmp/crowd-a.log" 2>&1 &
+crowd=$!
+check "crowd A is buying" wait_for 30 "crowd A requests" requests_above $((req0 + 1000))
+check "keys add k2 under load" ctl keys add k2 --file "$tmp/k2"
+check "keys sign k2 under load" ctl keys sign k2
+check "every lcore applied generation 9" wait_for 5 "lcores on 9" all_on 9
+expect_match "a token of k2 (kid k2) buys at once" "$(buy_with 300 2 "$tmp/k2" k2)" '^20[02]$'
+rc=0
+wait "$crowd" || rc=$?
+expect_eq "crowd A finished" "$rc" 0
+expect_eq "crowd A (old key, no kid): no 401, no 5xx" "$(crowd_only_ok "$tmp/crowd-a.json" 20000)" True
+check "keys default k2" ctl keys default k2
+check "keys remove default" ctl keys remove default
+check "every lcore applied generation 11" wait_for 5 "lcores on 11" all_on 11
+expect_eq "status: k2 alone, signing and default" \
+	"$(st '[(k["kid"], k["sign"], k["default"]) for k in d["keys"]]')" "[('k2', True, True)]"
+sbx_exec timeout 120 "$SK_CROWD" --server "$SERVER" --item 1 --users 5000 --user-base 200000 \
+	--conns 32 --secret-file "$tmp/k2" --max-seconds 100 --json "$tmp/crowd-b.json" \
+	>"$tmp/crowd-b.log" 2>&1 || true
+expect_eq "crowd B (k2, no kid): no 401, no 5xx" "$(crowd_only_ok "$tmp/crowd-b.json" 5000)" True
+expect_eq "an old token: 401" "$(buy 301 2)" 401
+expect_eq "an old token with kid default: 401" "$(buy_with 302 2 "$tmp/secret" default)" 401
+rc=0
+ctl keys remove k2 2>"$tmp/last.err" || rc=$?
+expect_eq "removing the last key: exit 2" "$rc" 2
+check "removing the last key: said so" grep -q "last key" "$tmp/last.err"
+secret_file "$tmp/k3"
+chmod 644 "$tmp/k3"
+rc=0
+ctl keys add k3 --file "$tmp/k3" 2>"$tmp/k3.err" || rc=$?
+expect_eq "a key file open to others: exit 2" "$rc" 2
+check "the key bytes are in no log" bash -c "! grep -qF '$(cat "$tmp/k2")' /run/$SK_SBX/control.log /run/$SK_SBX/log"
+
+# --- 6. logs (the store's events: tests/unit/store)
+check "each change is logged (10 generations)" \
+	test "$(grep -c 'prog=seckill-control event=live gen=' "/run/$SK_SBX/control.log")" -eq 10
 check "the deny change is logged with its sizes" \
 	grep -q 'event=live gen=5 kind=deny what="deny load users=1 prefixes=2"' "/run/$SK_SBX/control.log"
+check "the key changes are logged by kid" \
+	grep -q 'event=live gen=8 kind=keys what="add=k2"' "/run/$SK_SBX/control.log"
 finish

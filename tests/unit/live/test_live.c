@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,7 @@ static const struct {
 	{offsetof(struct sk_live_settings, limits.user_burst), false, "user_burst"},
 	{offsetof(struct sk_live_settings, log_level), true, "log_level"},
 	{offsetof(struct sk_live_settings, deny_buf), true, "deny_buf"},
+	{offsetof(struct sk_live_settings, keys.n), true, "keys"}, /* 1000 keys, none there */
 };
 
 /* A bad change is refused whole, naming its key; nothing is published. */
@@ -171,14 +173,15 @@ START_TEST(test_reader_never_sees_a_write)
 	struct sk_live_zone *z = make_zone(1, 0, &mem);
 	struct reader r = {.z = z};
 	pthread_t t;
-	uint64_t published = 1, busy = 0;
+	uint64_t published = 1;
+	int64_t end = sk_clock_ns(CLOCK_MONOTONIC) + 60 * 1000000000LL; /* a bound, not a guess */
 
 	ck_assert_int_eq(pthread_create(&t, NULL, reader_main, &r), 0);
-	while (published < 2000 && busy < 100000000) {
+	while (published < 2000 && sk_clock_ns(CLOCK_MONOTONIC) < end) {
 		struct sk_live_settings *s = sk_live_begin(z);
 
 		if (s == NULL) {
-			busy++;
+			sched_yield(); /* the reader has not switched yet: let it run */
 			continue;
 		}
 		s->limits.user_rate = published + 1;
