@@ -13,6 +13,11 @@
 #include "sk_common.h"
 #include "sk_parse.h"
 
+/* The IPv4 map: 2 bits per /24 (MAP_COVERED, MAP_LONGER), 4 per byte. */
+#define MAP_BYTES   ((size_t)1 << 22)
+#define MAP_COVERED 1u
+#define MAP_LONGER  2u
+
 /* slots - table slots for @cap entries: a power of two >= 2 x cap. */
 static uint64_t
 slots(uint32_t cap)
@@ -30,8 +35,8 @@ sk_deny_size(uint32_t cap)
 	if (cap == 0 || cap > SK_DENY_CAP_MAX)
 		return 0;
 	uint64_t n = slots(cap);
-	return sk_align_up(sizeof(struct sk_deny), SK_CACHE_LINE) + n * 8 * 2 +
-	       n * sizeof(struct sk_deny_v6);
+	return sk_align_up(sizeof(struct sk_deny), SK_CACHE_LINE) + n * 8 * 3 +
+	       n * sizeof(struct sk_deny_v6) + MAP_BYTES;
 }
 
 static uint64_t *
@@ -52,6 +57,38 @@ v6(struct sk_deny *d)
 	return (struct sk_deny_v6 *)((char *)d + d->v6_off);
 }
 
+static uint64_t *
+v48(struct sk_deny *d)
+{
+	return (uint64_t *)((char *)d + d->v48_off);
+}
+
+static uint8_t *
+map(struct sk_deny *d)
+{
+	return (uint8_t *)d + d->map_off;
+}
+
+/* map_get - the 2 bits of /24 number @n (address >> 8). */
+static inline unsigned
+map_get(const struct sk_deny *d, uint32_t n)
+{
+	return ((const uint8_t *)d + d->map_off)[n >> 2] >> ((n & 3) * 2) & 3u;
+}
+
+static void
+map_set(struct sk_deny *d, uint32_t n, unsigned bits)
+{
+	map(d)[n >> 2] |= (uint8_t)(bits << ((n & 3) * 2));
+}
+
+/* key48 - the /48 set's key of @hi (never 0). */
+static inline uint64_t
+key48(uint64_t hi)
+{
+	return (hi >> 16) + 1;
+}
+
 struct sk_deny *
 sk_deny_init(void *mem, size_t size, uint32_t cap)
 {
@@ -66,6 +103,8 @@ sk_deny_init(void *mem, size_t size, uint32_t cap)
 	d->users_off = sk_align_up(sizeof(*d), SK_CACHE_LINE);
 	d->v4_off = d->users_off + slots(cap) * 8;
 	d->v6_off = d->v4_off + slots(cap) * 8;
+	d->v48_off = d->v6_off + slots(cap) * sizeof(struct sk_deny_v6);
+	d->map_off = d->v48_off + slots(cap) * 8;
 	sk_deny_clear_users(d);
 	sk_deny_clear_prefixes(d);
 	return d;
@@ -83,6 +122,8 @@ sk_deny_clear_prefixes(struct sk_deny *d)
 {
 	memset(v4(d), 0, ((size_t)d->mask + 1) * 8);
 	memset(v6(d), 0, ((size_t)d->mask + 1) * sizeof(struct sk_deny_v6));
+	memset(v48(d), 0, ((size_t)d->mask + 1) * 8);
+	memset(map(d), 0, MAP_BYTES);
 	d->n_v4 = d->n_v6 = 0;
 	d->n_v4_lens = d->n_v6_lens = 0;
 }
@@ -172,6 +213,55 @@ be64(const uint8_t *b)
 	return (uint64_t)be32(b) << 32 | be32(b + 4);
 }
 
+/* map_prefix - mark the /24s of IPv4 prefix @addr/@len in the map. */
+static void
+map_prefix(struct sk_deny *d, uint32_t addr, unsigned len)
+{
+	if (len > 24) {
+		map_set(d, addr >> 8, MAP_LONGER);
+		return;
+	}
+	uint32_t first = (addr >> 8) & (len == 0 ? 0 : ~0u << (24 - len)) & 0xffffffu;
+	uint64_t count = (uint64_t)1 << (24 - len);
+
+	for (uint64_t i = 0; i < count; i++)
+		map_set(d, first + (uint32_t)i, MAP_COVERED);
+}
+
+/* set48_add - put the /48 of @hi in the set (at most one per prefix: fits). */
+static void
+set48_add(struct sk_deny *d, uint64_t hi)
+{
+	uint64_t k = key48(hi), *t = v48(d);
+
+	for (uint64_t i = sk_deny_mix(k);; i++) {
+		uint64_t *s = &t[i & d->mask];
+
+		if (*s == k)
+			return;
+		if (*s == 0) {
+			*s = k;
+			return;
+		}
+	}
+}
+
+static inline bool
+set48_has(const struct sk_deny *d, uint64_t hi)
+{
+	const uint64_t *t = (const uint64_t *)((const char *)d + d->v48_off);
+	uint64_t k = key48(hi);
+
+	for (uint64_t i = sk_deny_mix(k);; i++) {
+		uint64_t v = t[i & d->mask];
+
+		if (v == k)
+			return true;
+		if (v == 0)
+			return false;
+	}
+}
+
 int
 sk_deny_add_prefix(struct sk_deny *d, const struct sk_prefix *p)
 {
@@ -189,6 +279,7 @@ sk_deny_add_prefix(struct sk_deny *d, const struct sk_prefix *p)
 				*s = k;
 				d->n_v4++;
 				add_len(d->v4_lens, &d->n_v4_lens, p->len);
+				map_prefix(d, be32(p->addr.bytes), p->len);
 				return 0;
 			}
 		}
@@ -209,6 +300,8 @@ sk_deny_add_prefix(struct sk_deny *d, const struct sk_prefix *p)
 				*s = (struct sk_deny_v6){hi, lo, p->len | 1u << 8};
 				d->n_v6++;
 				add_len(d->v6_lens, &d->n_v6_lens, p->len);
+				if (p->len >= 48)
+					set48_add(d, hi);
 				return 0;
 			}
 		}
@@ -254,20 +347,38 @@ sk_deny_addr(const struct sk_deny *d, const struct sk_addr *a)
 		if (d->n_v4 == 0)
 			return false;
 		uint32_t ip = be32(a->bytes);
-		for (unsigned i = 0; i < d->n_v4_lens; i++)
+		unsigned m = map_get(d, ip >> 8);
+		if (m & MAP_COVERED)
+			return true;
+		if (!(m & MAP_LONGER))
+			return false;
+		/* lengths above 24 come first (longest first) */
+		for (unsigned i = 0; i < d->n_v4_lens && d->v4_lens[i] > 24; i++)
 			if (v4_has(d, v4_key(ip, d->v4_lens[i])))
 				return true;
 		return false;
 	}
-	if (a->family == SK_ADDR_V6 && d->n_v6 != 0) {
-		uint64_t h0 = be64(a->bytes), l0 = be64(a->bytes + 8);
-		for (unsigned i = 0; i < d->n_v6_lens; i++) {
-			uint64_t hi = h0, lo = l0;
+	if (a->family != SK_ADDR_V6 || d->n_v6 == 0)
+		return false;
+	uint64_t h0 = be64(a->bytes), l0 = be64(a->bytes + 8);
+	unsigned i = 0;
+	bool in48 = set48_has(d, h0);
+	/* lengths of 48 and more (longest first) only when the /48 holds one */
+	for (; i < d->n_v6_lens && d->v6_lens[i] >= 48; i++) {
+		uint64_t hi = h0, lo = l0;
 
-			v6_mask(&hi, &lo, d->v6_lens[i]);
-			if (v6_has(d, hi, lo, d->v6_lens[i]))
-				return true;
-		}
+		if (!in48)
+			continue;
+		v6_mask(&hi, &lo, d->v6_lens[i]);
+		if (v6_has(d, hi, lo, d->v6_lens[i]))
+			return true;
+	}
+	for (; i < d->n_v6_lens; i++) {
+		uint64_t hi = h0, lo = l0;
+
+		v6_mask(&hi, &lo, d->v6_lens[i]);
+		if (v6_has(d, hi, lo, d->v6_lens[i]))
+			return true;
 	}
 	return false;
 }

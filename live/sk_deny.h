@@ -6,17 +6,21 @@
  * (a deny buffer of the live block, sk_live.h) and holds no pointer, only
  * offsets, so another process can build it and the lcores read it.
  *
- * Layout: three open-addressing tables of 2 x cap slots (a power of two),
+ * Layout: open-addressing tables of 2 x cap slots (a power of two),
  * linear probing, load at most 1/2:
  *  - users:  the 64-bit user id itself (0 = empty slot);
  *  - IPv4:   (address << 8 | length | 1 << 40), one table for every length;
- *  - IPv6:   the masked address and its length (24 bytes a slot).
- * A prefix lookup probes once per prefix length present (the lengths are
- * kept longest first), so its cost grows with the number of distinct
- * lengths, not with the number of prefixes: a few lengths (/32, /24, /16;
- * /128, /64, /48) are the expected use. Memory: 64 x cap bytes (16 MiB
- * users, 16 MiB IPv4 and 48 MiB IPv6 for cap = 1M... rounded to powers of
- * two: sk_deny_size()).
+ *  - IPv6:   the masked address and its length (24 bytes a slot);
+ *  - IPv6 /48s: the /48 of every IPv6 prefix of length 48 or more;
+ * and a map of 2 bits per IPv4 /24 (4 MiB): "covered" (a prefix of length
+ * 24 or less covers it: denied) and "longer" (a prefix longer than /24 lies
+ * in it). So an IPv4 lookup is one read of the map, plus a probe per
+ * length above 24 only when its /24 holds such a prefix; an IPv6 lookup is
+ * one probe per length below 48 present (rare), then one probe of the /48
+ * set, plus a probe per length of 48 or more only when its /48 is listed.
+ * The common case of a sale - an address nobody listed - costs one memory
+ * read in either family, as a user lookup does. Memory: 4 MiB + 88 bytes
+ * per cap, doubled to a power of two (96 MiB for cap = 1M; sk_deny_size()).
  *
  * Thread-safety: built by one thread (sk_deny_init(), sk_deny_add_*(),
  * sk_deny_copy()) while no reader uses it; then read-only, by any number of
@@ -52,6 +56,7 @@ struct sk_deny {
 	uint32_t mask; /**< slots per table - 1 */
 	uint64_t n_users, n_v4, n_v6;
 	uint64_t users_off, v4_off, v6_off; /**< table offsets from this struct */
+	uint64_t v48_off, map_off;	    /**< the /48 set and the /24 map */
 	uint8_t n_v4_lens, n_v6_lens;	    /**< distinct lengths present */
 	uint8_t v4_lens[33];		    /**< the lengths, longest first */
 	uint8_t v6_lens[129];
