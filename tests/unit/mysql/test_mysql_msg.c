@@ -198,6 +198,8 @@ static const struct bad {
 	{"{" P "\"type\":\"pay_rejected\",\"order\":null,\"partition\":0,\"offset\":9,"
 	 "\"reason\":\"unsigned\"" EV "}",
 	 -ENOMSG},
+	/* a live settings change (the generation in units): nothing for MariaDB */
+	{"{" P "\"type\":\"live\",\"order\":null,\"request\":\"limits\"" EV "}", -ENOMSG},
 	{"{" P "\"type\":7}", -EBADMSG},
 	{"{" P "\"order\":\"1\"" EV "}", -EBADMSG},
 	{"{" P "\"type\":\"paid\",\"order\":null" EV "}", -EBADMSG},
