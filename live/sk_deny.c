@@ -137,26 +137,49 @@ sk_deny_copy(struct sk_deny *dst, const struct sk_deny *src)
 	return 0;
 }
 
+/*
+ * u64_slot - where key @k (non-zero) is in the table @t of @mask + 1 slots,
+ * or the empty slot it would take (the load is at most 1/2: one exists).
+ */
+static inline const uint64_t *
+u64_slot(const uint64_t *t, uint32_t mask, uint64_t k)
+{
+	for (uint64_t i = sk_deny_mix(k);; i++) {
+		const uint64_t *s = &t[i & mask];
+
+		if (*s == k || *s == 0)
+			return s;
+	}
+}
+
+/*
+ * u64_add - put @k in @t unless there: 1 added, 0 there already,
+ * -ENOSPC when @n entries already fill @cap.
+ */
+static int
+u64_add(uint64_t *t, uint32_t mask, uint64_t k, uint64_t n, uint64_t cap)
+{
+	uint64_t *s = (uint64_t *)u64_slot(t, mask, k);
+
+	if (*s == k)
+		return 0;
+	if (n >= cap)
+		return -ENOSPC;
+	*s = k;
+	return 1;
+}
+
 int
 sk_deny_add_user(struct sk_deny *d, uint64_t user)
 {
-	uint64_t *t = users(d);
+	int rc;
 
 	if (user == 0)
 		return -EINVAL;
-	for (uint64_t i = sk_deny_mix(user);; i++) {
-		uint64_t *s = &t[i & d->mask];
-
-		if (*s == user)
-			return 0;
-		if (*s == 0) {
-			if (d->n_users >= d->cap)
-				return -ENOSPC;
-			*s = user;
-			d->n_users++;
-			return 0;
-		}
-	}
+	rc = u64_add(users(d), d->mask, user, d->n_users, d->cap);
+	if (rc > 0)
+		d->n_users++;
+	return rc < 0 ? rc : 0;
 }
 
 /* add_len - record prefix length @len in @lens (longest first). */
@@ -232,57 +255,30 @@ map_prefix(struct sk_deny *d, uint32_t addr, unsigned len)
 static void
 set48_add(struct sk_deny *d, uint64_t hi)
 {
-	uint64_t k = key48(hi), *t = v48(d);
-
-	for (uint64_t i = sk_deny_mix(k);; i++) {
-		uint64_t *s = &t[i & d->mask];
-
-		if (*s == k)
-			return;
-		if (*s == 0) {
-			*s = k;
-			return;
-		}
-	}
+	u64_add(v48(d), d->mask, key48(hi), 0, 1);
 }
 
 static inline bool
 set48_has(const struct sk_deny *d, uint64_t hi)
 {
 	const uint64_t *t = (const uint64_t *)((const char *)d + d->v48_off);
-	uint64_t k = key48(hi);
 
-	for (uint64_t i = sk_deny_mix(k);; i++) {
-		uint64_t v = t[i & d->mask];
-
-		if (v == k)
-			return true;
-		if (v == 0)
-			return false;
-	}
+	return *u64_slot(t, d->mask, key48(hi)) != 0;
 }
 
 int
 sk_deny_add_prefix(struct sk_deny *d, const struct sk_prefix *p)
 {
 	if (p->addr.family == SK_ADDR_V4 && p->len <= 32) {
-		uint64_t k = v4_key(be32(p->addr.bytes), p->len), *t = v4(d);
+		int rc = u64_add(v4(d), d->mask, v4_key(be32(p->addr.bytes), p->len), d->n_v4,
+				 d->cap);
 
-		for (uint64_t i = sk_deny_mix(k);; i++) {
-			uint64_t *s = &t[i & d->mask];
-
-			if (*s == k)
-				return 0;
-			if (*s == 0) {
-				if (d->n_v4 >= d->cap)
-					return -ENOSPC;
-				*s = k;
-				d->n_v4++;
-				add_len(d->v4_lens, &d->n_v4_lens, p->len);
-				map_prefix(d, be32(p->addr.bytes), p->len);
-				return 0;
-			}
-		}
+		if (rc <= 0)
+			return rc;
+		d->n_v4++;
+		add_len(d->v4_lens, &d->n_v4_lens, p->len);
+		map_prefix(d, be32(p->addr.bytes), p->len);
+		return 0;
 	}
 	if (p->addr.family == SK_ADDR_V6 && p->len <= 128) {
 		uint64_t hi = be64(p->addr.bytes), lo = be64(p->addr.bytes + 8);
@@ -313,16 +309,7 @@ sk_deny_add_prefix(struct sk_deny *d, const struct sk_prefix *p)
 static inline bool
 v4_has(const struct sk_deny *d, uint64_t k)
 {
-	const uint64_t *t = (const uint64_t *)((const char *)d + d->v4_off);
-
-	for (uint64_t i = sk_deny_mix(k);; i++) {
-		uint64_t v = t[i & d->mask];
-
-		if (v == k)
-			return true;
-		if (v == 0)
-			return false;
-	}
+	return *u64_slot((const uint64_t *)((const char *)d + d->v4_off), d->mask, k) != 0;
 }
 
 static inline bool

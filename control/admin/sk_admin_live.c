@@ -48,6 +48,42 @@ answer(struct sk_admin_reply *r, int64_t gen, const char *key, const char *err)
 	return refused(r, 503, NULL, err);
 }
 
+/*
+ * A route's reading of its body: fill the edit's argument from @j (kept
+ * alive until the change is made), or return -EINVAL with the member
+ * refused in *@bad and why in *@msg.
+ */
+typedef int (*parse_fn)(json_t *j, void *arg, const char **bad, const char **msg);
+
+/*
+ * post_change - the one path of every POST /v1/live/...: the body read by
+ * @parse into @arg, the change made by @edit (its description read from
+ * @what once the edit wrote it), answered.
+ */
+static int
+post_change(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r,
+	    parse_fn parse, void *arg, enum sk_live_kind kind, sk_live_edit_fn edit,
+	    const char *what)
+{
+	char err[512] = "";
+	const char *bad = NULL, *msg = NULL;
+	int rc = 0;
+	json_t *j = adm_parse_body(body, len, r, &rc);
+
+	if (j == NULL)
+		return rc;
+	if (parse(j, arg, &bad, &msg) != 0) {
+		rc = refused(r, 400, bad, msg);
+	} else {
+		int64_t gen =
+			sk_control_live_change(ctl, kind, what, edit, arg, &bad, err, sizeof(err));
+
+		rc = answer(r, gen, bad, err);
+	}
+	json_decref(j);
+	return rc;
+}
+
 /* --------------------------------------------------------------- status */
 
 static json_t *
@@ -154,26 +190,30 @@ edit_limits(struct sk_live_zone *z, struct sk_live_settings *s, void *arg, const
 	return 0;
 }
 
+static int
+parse_limits(json_t *j, void *arg, const char **bad, const char **msg)
+{
+	(void)bad;
+	(void)msg;
+	((struct limits_arg *)arg)->body = j; /* checked key by key by the edit */
+	return 0;
+}
+
 int
 adm_post_live_limits(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r)
 {
 	struct limits_arg a = {0};
-	char err[256] = "";
-	const char *key = NULL;
-	int rc = 0;
 
-	a.body = adm_parse_body(body, len, r, &rc);
-	if (a.body == NULL)
-		return rc;
-	/* The change's description names the keys: the edit writes it into
-	 * a.what, read once the edit is done. */
-	int64_t gen = sk_control_live_change(ctl, SK_LIVE_LIMITS, a.what, edit_limits, &a, &key,
-					     err, sizeof(err));
-	json_decref(a.body);
-	return answer(r, gen, key, err);
+	return post_change(ctl, body, len, r, parse_limits, &a, SK_LIVE_LIMITS, edit_limits,
+			   a.what);
 }
 
 /* ------------------------------------------------------------------ log */
+
+struct log_arg {
+	uint32_t level;
+	char what[48];
+};
 
 static int
 edit_log(struct sk_live_zone *z, struct sk_live_settings *s, void *arg, const char **key, char *err,
@@ -183,33 +223,33 @@ edit_log(struct sk_live_zone *z, struct sk_live_settings *s, void *arg, const ch
 	(void)key;
 	(void)err;
 	(void)errlen;
-	s->log_level = *(const uint32_t *)arg;
+	s->log_level = ((const struct log_arg *)arg)->level;
+	return 0;
+}
+
+static int
+parse_log(json_t *j, void *arg, const char **bad, const char **msg)
+{
+	struct log_arg *a = arg;
+	const char *name = json_string_value(json_object_get(j, "level"));
+	enum sk_log_level lv;
+
+	if (name == NULL || sk_logfmt_level_parse(name, &lv) != 0) {
+		*bad = "level";
+		*msg = "level: one of debug, info, notice, warn, error, crit";
+		return -EINVAL;
+	}
+	a->level = (uint32_t)lv;
+	snprintf(a->what, sizeof(a->what), "log_level=%s", sk_logfmt_level_name(lv));
 	return 0;
 }
 
 int
 adm_post_live_log(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r)
 {
-	char err[256] = "", what[48];
-	const char *key = NULL, *name;
-	enum sk_log_level lv;
-	int rc = 0;
-	json_t *j = adm_parse_body(body, len, r, &rc);
+	struct log_arg a = {0};
 
-	if (j == NULL)
-		return rc;
-	name = json_string_value(json_object_get(j, "level"));
-	if (name == NULL || sk_logfmt_level_parse(name, &lv) != 0) {
-		json_decref(j);
-		return refused(r, 400, "level",
-			       "level: one of debug, info, notice, warn, error, crit");
-	}
-	json_decref(j);
-	uint32_t level = (uint32_t)lv;
-	snprintf(what, sizeof(what), "log_level=%s", sk_logfmt_level_name(lv));
-	int64_t gen = sk_control_live_change(ctl, SK_LIVE_LOG, what, edit_log, &level, &key, err,
-					     sizeof(err));
-	return answer(r, gen, key, err);
+	return post_change(ctl, body, len, r, parse_log, &a, SK_LIVE_LOG, edit_log, a.what);
 }
 
 /* ----------------------------------------------------------------- deny */
@@ -287,44 +327,44 @@ edit_deny(struct sk_live_zone *z, struct sk_live_settings *s, void *arg, const c
 	return 0;
 }
 
-int
-adm_post_live_deny(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r)
+static int
+parse_deny(json_t *j, void *arg, const char **bad, const char **msg)
 {
-	struct deny_arg a = {0};
-	char err[512] = "";
-	const char *key = NULL, *k;
+	struct deny_arg *a = arg;
+	const char *k;
 	json_t *v;
-	int rc = 0;
-	json_t *j = adm_parse_body(body, len, r, &rc);
 
-	if (j == NULL)
-		return rc;
 	json_object_foreach(j, k, v)
 	{
 		if (strcmp(k, "users_file") == 0 && json_is_string(v) &&
 		    json_string_value(v)[0] == '/') {
-			a.users_file = json_string_value(v);
+			a->users_file = json_string_value(v);
 		} else if (strcmp(k, "prefixes_file") == 0 && json_is_string(v) &&
 			   json_string_value(v)[0] == '/') {
-			a.prefixes_file = json_string_value(v);
+			a->prefixes_file = json_string_value(v);
 		} else if (strcmp(k, "clear") == 0 && json_is_boolean(v)) {
-			a.clear = json_is_true(v);
+			a->clear = json_is_true(v);
 		} else {
-			rc = refused(r, 400, k,
-				     "deny: users_file and prefixes_file (absolute paths) or "
-				     "clear (true)");
-			json_decref(j);
-			return rc;
+			*bad = k;
+			*msg = "deny: users_file and prefixes_file (absolute paths) or clear "
+			       "(true)";
+			return -EINVAL;
 		}
 	}
-	if (a.clear == (a.users_file != NULL || a.prefixes_file != NULL)) {
-		json_decref(j);
-		return refused(r, 400, "clear", "deny: a file to load, or clear, not both");
+	if (a->clear == (a->users_file != NULL || a->prefixes_file != NULL)) {
+		*bad = "clear";
+		*msg = "deny: a file to load, or clear, not both";
+		return -EINVAL;
 	}
-	int64_t gen = sk_control_live_change(ctl, SK_LIVE_DENY, a.what, edit_deny, &a, &key, err,
-					     sizeof(err));
-	json_decref(j);
-	return answer(r, gen, key, err);
+	return 0;
+}
+
+int
+adm_post_live_deny(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r)
+{
+	struct deny_arg a = {0};
+
+	return post_change(ctl, body, len, r, parse_deny, &a, SK_LIVE_DENY, edit_deny, a.what);
 }
 
 /* ----------------------------------------------------------------- keys */
@@ -468,48 +508,49 @@ kid_arg(json_t *v)
 		       strlen(s);
 }
 
+static int
+parse_keys(json_t *j, void *arg, const char **bad, const char **msg)
+{
+	struct keys_arg *a = arg;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(j, k, v)
+	{
+		const char **slot = strcmp(k, "add") == 0	? &a->add
+				    : strcmp(k, "sign") == 0	? &a->sign
+				    : strcmp(k, "default") == 0 ? &a->dflt
+				    : strcmp(k, "remove") == 0	? &a->remove
+								: NULL;
+
+		if (strcmp(k, "file") == 0 && json_is_string(v) && json_string_value(v)[0] == '/') {
+			a->file = json_string_value(v);
+		} else if (slot == &a->dflt && json_is_null(v)) {
+			a->dflt_none = true;
+		} else if (slot != NULL && kid_arg(v)) {
+			*slot = json_string_value(v);
+		} else {
+			*bad = k;
+			*msg = "keys: add (a kid) with file (an absolute path), sign, default (a "
+			       "kid "
+			       "or null), remove";
+			return -EINVAL;
+		}
+	}
+	if ((a->add != NULL) != (a->file != NULL) ||
+	    (a->add == NULL && a->sign == NULL && a->dflt == NULL && !a->dflt_none &&
+	     a->remove == NULL)) {
+		*bad = a->add != NULL ? "file" : "add";
+		*msg = "keys: add needs file (and file needs add)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 adm_post_live_keys(struct sk_control *ctl, const char *body, size_t len, struct sk_admin_reply *r)
 {
 	struct keys_arg a = {0};
-	char err[512] = "";
-	const char *key = NULL, *k;
-	json_t *v;
-	int rc = 0;
-	json_t *j = adm_parse_body(body, len, r, &rc);
 
-	if (j == NULL)
-		return rc;
-	json_object_foreach(j, k, v)
-	{
-		const char **slot = strcmp(k, "add") == 0	? &a.add
-				    : strcmp(k, "sign") == 0	? &a.sign
-				    : strcmp(k, "default") == 0 ? &a.dflt
-				    : strcmp(k, "remove") == 0	? &a.remove
-								: NULL;
-
-		if (strcmp(k, "file") == 0 && json_is_string(v) && json_string_value(v)[0] == '/') {
-			a.file = json_string_value(v);
-		} else if (slot == &a.dflt && json_is_null(v)) {
-			a.dflt_none = true;
-		} else if (slot != NULL && kid_arg(v)) {
-			*slot = json_string_value(v);
-		} else {
-			json_decref(j);
-			return refused(r, 400, k,
-				       "keys: add (a kid) with file (an absolute path), sign, "
-				       "default (a kid or null), remove");
-		}
-	}
-	if ((a.add != NULL) != (a.file != NULL) ||
-	    (a.add == NULL && a.sign == NULL && a.dflt == NULL && !a.dflt_none &&
-	     a.remove == NULL)) {
-		json_decref(j);
-		return refused(r, 400, a.add != NULL ? "file" : "add",
-			       "keys: add needs file (and file needs add)");
-	}
-	int64_t gen = sk_control_live_change(ctl, SK_LIVE_KEYS, a.what, edit_keys, &a, &key, err,
-					     sizeof(err));
-	json_decref(j);
-	return answer(r, gen, key, err);
+	return post_change(ctl, body, len, r, parse_keys, &a, SK_LIVE_KEYS, edit_keys, a.what);
 }

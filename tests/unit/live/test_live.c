@@ -28,15 +28,23 @@ first_settings(void)
 	return s;
 }
 
+/* cache_alloc - @size bytes (> 0), cache-line aligned; free(). */
+static void *
+cache_alloc(size_t size)
+{
+	ck_assert_uint_gt(size, 0);
+	void *mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(size, SK_CACHE_LINE));
+	ck_assert_ptr_nonnull(mem);
+	return mem;
+}
+
 static struct sk_live_zone *
 make_zone(uint32_t nlcores, uint32_t deny_cap, void **mem)
 {
 	size_t size = sk_live_size(deny_cap);
 	struct sk_live_settings f = first_settings();
 
-	ck_assert_uint_gt(size, 0);
-	*mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(size, SK_CACHE_LINE));
-	ck_assert_ptr_nonnull(*mem);
+	*mem = cache_alloc(size);
 	struct sk_live_zone *z = sk_live_init(*mem, size, nlcores, deny_cap, &f);
 	ck_assert_ptr_nonnull(z);
 	return z;
@@ -205,9 +213,7 @@ make_deny(uint32_t cap, void **mem)
 {
 	size_t size = sk_deny_size(cap);
 
-	ck_assert_uint_gt(size, 0);
-	*mem = aligned_alloc(SK_CACHE_LINE, sk_align_up(size, SK_CACHE_LINE));
-	ck_assert_ptr_nonnull(*mem);
+	*mem = cache_alloc(size);
 	struct sk_deny *d = sk_deny_init(*mem, size, cap);
 	ck_assert_ptr_nonnull(d);
 	return d;
