@@ -20,9 +20,12 @@
 #     default and the old key is removed: a second crowd signed with k2
 #     buys without a 401, old tokens get 401; removing the last key and a
 #     key file open to others are refused;
-#  6. each change is in the control plane's log.
+#  6. while the loadgen buys (buy_jwt, through memif): the rate limits change
+#     and a key k4 is added and named the signing key; the loadgen sees only
+#     200/202 (no 401, no 5xx, no 429) and no error;
+#  7. each change is in the control plane's log.
 . "$(dirname "$0")/lib.sh"
-require_env curl SK_CROWD SK_TOKEN SK_CONTROL SK_SECKILLCTL
+require_env curl taskset SK_CROWD SK_TOKEN SK_CONTROL SK_SECKILLCTL SK_LOADGEN
 # shellcheck source=lib/durable.sh
 . "$IT_DIR/lib/durable.sh"
 
@@ -57,7 +60,12 @@ secret_file "$tmp/secret"
 		per_user_limit = 100
 	EOF
 } >"$tmp/live.ini"
-sbx_up --config "$tmp/live.ini"
+sbx_up --memif --config "$tmp/live.ini"
+MEMIF=$(echo "$SBX_OUT" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
+MEMIF_ADDR=$(echo "$SBX_OUT" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
+LG_PREFIX=sk-it-live-lg-$$
+lg_cleanup() { rm -rf "/var/run/dpdk/$LG_PREFIX"; }
+at_exit lg_cleanup
 
 ctl() { "$SBX" ctl "$@"; }
 status_json() { ctl --json status >"$tmp/status.json"; }
@@ -213,9 +221,33 @@ ctl keys add k3 --file "$tmp/k3" 2>"$tmp/k3.err" || rc=$?
 expect_eq "a key file open to others: exit 2" "$rc" 2
 check "the key bytes are in no log" bash -c "! grep -qF '$(cat "$tmp/k2")' /run/$SK_SBX/control.log /run/$SK_SBX/log"
 
-# --- 6. logs (the store's events: tests/unit/store)
-check "each change is logged (10 generations)" \
-	test "$(grep -c 'prog=seckill-control event=live gen=' "/run/$SK_SBX/control.log")" -eq 10
+# --- 6. the loadgen buys while limits and keys change
+check "live limits back to the defaults before the loadgen" \
+	ctl live limits user_rate=10 user_burst=20
+secret_file "$tmp/k4"
+req0=$(tele requests)
+timeout 120 taskset -c 0 "$SK_LOADGEN" -l 0 --in-memory --no-telemetry --file-prefix "$LG_PREFIX" \
+	--no-pci --log-level=lib.eal:warning \
+	--vdev "net_memif0,role=client,socket=$MEMIF,socket-abstract=no" -- \
+	--server "$MEMIF_ADDR" --quiet --json --mix buy_jwt=1 --secret-file "$tmp/k2" \
+	--tokens 20000 --conns 16 --depth 1 --item 1 --duration 4 \
+	>"$tmp/lg.json" 2>"$tmp/lg.log" &
+lgpid=$!
+check "the loadgen is buying" wait_for 30 "loadgen requests" requests_above $((req0 + 1000))
+check "live limits under the loadgen" ctl live limits ip_rate=50000 ip_burst=50000 user_rate=20 user_burst=40
+check "keys add k4 under the loadgen" ctl keys add k4 --file "$tmp/k4"
+check "keys sign k4 under the loadgen" ctl keys sign k4
+rc=0
+wait "$lgpid" || rc=$?
+expect_eq "the loadgen finished" "$rc" 0
+expect_eq "the loadgen: only 200/202 (no 401, no 5xx, no 429), no error" \
+	"$(json_get "$tmp/lg.json" 'set(k for k, v in d["status"].items() if v) <= {"200", "202"} and d["errors"]["total"] == 0 and d["answered"] > 1000')" True
+check "every lcore applied generation 15" wait_for 5 "lcores on 15" all_on 15
+expect_match "a token of k4 buys" "$(buy_with 400 2 "$tmp/k4" k4)" '^20[02]$'
+
+# --- 7. logs (the store's events: tests/unit/store)
+check "each change is logged (14 generations)" \
+	test "$(grep -c 'prog=seckill-control event=live gen=' "/run/$SK_SBX/control.log")" -eq 14
 check "the deny change is logged with its sizes" \
 	grep -q 'event=live gen=5 kind=deny what="deny load users=1 prefixes=2"' "/run/$SK_SBX/control.log"
 check "the key changes are logged by kid" \
