@@ -105,6 +105,10 @@ static const struct key seckill_keys[] = {
 	{"ip_rate", KEY_U64, CFG(ip_rate), 0, RATE_MAX},
 	{"ip_burst", KEY_U64, CFG(ip_burst), 0, RATE_MAX},
 	{"ip_slots", KEY_U32_POW2Z, CFG(ip_slots), 4, 1u << 26},
+	{"user_rate", KEY_U64, CFG(user_rate), 0, RATE_MAX},
+	{"user_burst", KEY_U64, CFG(user_burst), 0, RATE_MAX},
+	{"user_slots", KEY_U32_POW2Z, CFG(user_slots), 4, 1u << 26},
+	{"deny_max", KEY_U32, CFG(deny_max), 0, 1u << 22}, /* SK_DENY_CAP_MAX */
 };
 
 /*
@@ -614,6 +618,10 @@ sk_config_defaults(struct sk_config *cfg)
 	cfg->status_bits = 22;
 	cfg->order_ring = 65536;
 	cfg->ip_slots = 16384;
+	cfg->user_rate = 10; /* attempts/s of one user on one item, per lcore */
+	cfg->user_burst = 20;
+	cfg->user_slots = 65536;
+	cfg->deny_max = 65536;
 	cfg->tls_port = 443;
 	cfg->tls_ticket_rotate_s = 3600;
 	cfg->tls_handshake_timeout_ms = 10000;

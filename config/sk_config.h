@@ -316,6 +316,11 @@ struct sk_config {
 	uint64_t item_rate, item_burst;	      /**< buys/s of each item; 0 = off */
 	uint64_t ip_rate, ip_burst;	      /**< buys/s of one client IP per lcore; 0 = off */
 	uint32_t ip_slots; /**< per-IP limiter entries per lcore (power of 2); 0 = IP limit off */
+	uint64_t user_rate,
+		user_burst;  /**< attempts/s of one user on one item per lcore; 0 = off */
+	uint32_t user_slots; /**< per-user limiter entries per lcore (power of 2); 0 = off for good
+			      */
+	uint32_t deny_max;   /**< entries of each deny list (users, prefixes); 0 = no deny lists */
 
 	/* [proxy]: the client behind a load balancer or a CDN */
 	uint8_t proxy_protocol; /**< enum sk_config_proxy: PROXY header on every connection */

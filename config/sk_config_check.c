@@ -46,6 +46,11 @@ check_seckill(struct load_ctx *ctx)
 			ctx, 0,
 			"seckill.ip_slots: 0 leaves no room for the per-IP limit that "
 			"seckill.ip_rate sets");
+	if (cfg->user_rate != 0 && cfg->user_slots == 0)
+		return sk_config_fail(
+			ctx, 0,
+			"seckill.user_slots: 0 leaves no room for the per-user limit that "
+			"seckill.user_rate sets");
 	if (cfg->nb_items > cfg->max_items)
 		return sk_config_fail(ctx, 0,
 				      "seckill.max_items: %" PRIu32 " is less than the %" PRIu32

@@ -23,6 +23,7 @@
 #include "sk_buy.h"
 #include "sk_control.h"
 #include "sk_control_impl.h"
+#include "sk_live_ctl.h"
 
 void
 sk_control_heartbeat(struct sk_control *ctl, int64_t now_ns)
@@ -99,6 +100,8 @@ ctl_free(struct sk_control *ctl)
 	ctl_reconcile_free(ctl);
 	if (ctl->mutex_ok)
 		pthread_mutex_destroy(&ctl->wlock);
+	if (ctl->live_lock_ok)
+		pthread_mutex_destroy(&ctl->live_lock);
 	free(ctl->buf);
 	free(ctl->cbuf);
 	free(ctl->outcome);
@@ -244,8 +247,19 @@ sk_control_attach(struct sk_control **out, const struct sk_control_conf *conf, c
 	}
 	int rc = sk_control_init(out, shm, rings, shm->nlcores, conf, err, errlen);
 
-	if (rc == 0)
+	if (rc == 0) {
 		(*out)->attached = true;
+		/* An older dataplane has no live block: live changes are then
+		 * refused, everything else works. */
+		rc = sk_control_live_attach(*out, why, sizeof(why));
+		if (rc == -EPROTO) {
+			sk_set_err(err, errlen, "%s", why);
+			sk_control_close(*out);
+			*out = NULL;
+			return rc;
+		}
+		rc = 0;
+	}
 	return rc;
 }
 

@@ -75,6 +75,11 @@ struct sk_control {
 	sk_control_metrics_fn extra_metrics; /* more metrics, or NULL */
 	void *extra_arg;
 
+	/* Live settings (sk_live_ctl.c): the dataplane's block, NULL: none. */
+	struct sk_live_zone *live;
+	pthread_mutex_t live_lock; /* one change at a time */
+	bool live_lock_ok;
+
 	/* Counters: written with relaxed atomic adds, read with atomic loads. */
 	struct sk_control_stats st;
 };

@@ -16,6 +16,7 @@
 #include <rte_malloc.h>
 
 #include "sk_app_impl.h"
+#include "sk_logfmt.h"
 #include "sk_order.h"
 
 /* 408: the answer to a request that was not complete in time (then close). */
@@ -705,6 +706,9 @@ sk_app_poll(struct sk_app *app, uint64_t now_tsc)
 		sk_app_park_poll(app);
 	if (app->tls != NULL)
 		sk_tls_lcore_poll(app->tls, now_tsc);
+	/* Live settings: one load per pass; a change is applied here, between bursts. */
+	if (app->seckill != NULL && sk_unlikely(sk_seckill_live_poll(app->seckill) != 0))
+		sk_logfmt_set_level((enum sk_log_level)app->seckill->log_level);
 }
 
 int64_t

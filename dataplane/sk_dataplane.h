@@ -26,6 +26,7 @@
 #include "sk_config.h"
 #include "sk_dispatch.h"
 #include "sk_http.h"
+#include "sk_live.h"
 #include "sk_lcore.h"
 #include "sk_net.h"
 #include "sk_port.h"
@@ -62,6 +63,8 @@ struct dataplane {
 	struct sk_seckill_lcore *seckill[RTE_MAX_LCORE]; /* rte_zmalloc'd */
 	struct sk_tls_certs *tls_certs;			 /* [tls]; NULL: no HTTPS */
 	struct sk_tls_lcore *tls[RTE_MAX_LCORE];	 /* per lcore index */
+	const struct rte_memzone *live_mz;		 /* live settings (SK_LIVE_MEMZONE) */
+	struct sk_live_zone *live;
 };
 
 /** sk_dp_fail - format the start-up error into dp->err; returns @rc. */
@@ -92,8 +95,19 @@ void sk_dp_client_conf(const struct dataplane *dp, struct sk_client_conf *cc);
  * negative errno with dp->err naming the key and the file. */
 int sk_dp_load_tls(struct dataplane *dp);
 
-/** sk_dp_ratelimit_conf - the limiter settings; false if every limit is off. */
-bool sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc);
+/**
+ * sk_dp_ratelimit_conf - the limiter settings. Every lcore has a limiter:
+ * the per-user limit is on by default, and a live change may turn any
+ * limit on (its table is made at start).
+ */
+void sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc);
+
+/**
+ * sk_dp_setup_live - the live settings memzone (SK_LIVE_MEMZONE) with the
+ * config's limits as generation 1, deny buffers of seckill.deny_max
+ * entries; every lcore's buy path follows it. 0 or a negative errno.
+ */
+int sk_dp_setup_live(struct dataplane *dp);
 
 /**
  * sk_dp_setup_items - the config's items and, with a store, every open stored

@@ -172,14 +172,13 @@ sk_dp_client_conf(const struct dataplane *dp, struct sk_client_conf *cc)
 	cc->ip6_prefix = (uint8_t)dp->cfg.ip6_prefix;
 }
 
-/* sk_dp_ratelimit_conf - the limiter settings; false if every limit is off. */
-bool
+/* sk_dp_ratelimit_conf - the limiter settings (always a limiter: the
+ * per-user limit is on by default, and a live change may turn any on). */
+void
 sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc)
 {
 	const struct sk_config *cfg = &dp->cfg;
 
-	if (cfg->global_rate == 0 && cfg->item_rate == 0 && cfg->ip_rate == 0)
-		return false;
 	sk_ratelimit_config_defaults(rc);
 	rc->hz = rte_get_tsc_hz();
 	rc->seed = rte_rand();
@@ -192,8 +191,12 @@ sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config *rc)
 	rc->item_burst = cfg->item_burst ? cfg->item_burst : cfg->item_rate;
 	rc->ip_rate = cfg->ip_rate;
 	rc->ip_burst = cfg->ip_burst ? cfg->ip_burst : cfg->ip_rate;
-	rc->ip_slots = cfg->ip_rate ? cfg->ip_slots : 0;
-	return true;
+	/* The tables are made even with their limit off: a live change may
+	 * turn it on (docs/operations.md). */
+	rc->ip_slots = cfg->ip_slots;
+	rc->user_rate = cfg->user_rate;
+	rc->user_burst = cfg->user_burst ? cfg->user_burst : cfg->user_rate;
+	rc->user_slots = cfg->user_slots;
 }
 
 int

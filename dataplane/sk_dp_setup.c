@@ -23,6 +23,7 @@
 #include <rte_ring.h>
 
 #include "sk_dataplane.h"
+#include "sk_logfmt.h"
 #include "sk_telemetry.h"
 
 /* The TLS counters live in the arena, where the control plane reads them. */
@@ -49,8 +50,7 @@ setup_seckill(struct dataplane *dp)
 		.member = cfg->member_id,
 	};
 	struct sk_ratelimit_config rlc;
-	bool limits = sk_dp_ratelimit_conf(dp, &rlc);
-	ssize_t rl_size = 0;
+	ssize_t rl_size;
 	size_t size;
 	int rc;
 
@@ -97,13 +97,11 @@ setup_seckill(struct dataplane *dp)
 	dp->sk_conf.auth = cfg->auth;
 	dp->sk_conf.token_skew_s = cfg->token_skew_s;
 	dp->sk_conf.key = dp->token_key;
-	if (limits) {
-		rl_size = sk_ratelimit_memsize(&rlc);
-		if (rl_size < 0)
-			return sk_dp_fail(
-				dp, -EINVAL,
-				"seckill.global_rate: the rate limiter refuses these limits");
-	}
+	sk_dp_ratelimit_conf(dp, &rlc);
+	rl_size = sk_ratelimit_memsize(&rlc);
+	if (rl_size < 0)
+		return sk_dp_fail(dp, -EINVAL,
+				  "seckill.global_rate: the rate limiter refuses these limits");
 	for (unsigned i = 0; i < dp->nb_lcores; i++) {
 		int socket = (int)rte_lcore_to_socket_id(dp->lcore_ids[i]);
 
@@ -114,24 +112,20 @@ setup_seckill(struct dataplane *dp)
 				"seckill.order_ring: cannot create the ring of %u records of "
 				"lcore %u: %s",
 				cfg->order_ring, dp->lcore_ids[i], rte_strerror(rte_errno));
-		if (limits) {
-			void *mem = rte_zmalloc_socket("sk_ratelimit", (size_t)rl_size,
-						       RTE_CACHE_LINE_SIZE, socket);
+		void *mem = rte_zmalloc_socket("sk_ratelimit", (size_t)rl_size, RTE_CACHE_LINE_SIZE,
+					       socket);
 
-			if (mem == NULL)
-				return sk_dp_fail(
-					dp, -ENOMEM,
-					"seckill.ip_slots: lcore %u: no memory for a %zd-byte "
-					"rate limiter",
-					dp->lcore_ids[i], rl_size);
-			dp->rl[i] = sk_ratelimit_init(mem, (size_t)rl_size, &rlc);
-			if (dp->rl[i] == NULL) {
-				rte_free(mem);
-				return sk_dp_fail(
-					dp, -EINVAL,
-					"seckill.global_rate: the rate limiter refuses these "
-					"limits");
-			}
+		if (mem == NULL)
+			return sk_dp_fail(dp, -ENOMEM,
+					  "seckill.ip_slots: lcore %u: no memory for a %zd-byte "
+					  "rate limiter",
+					  dp->lcore_ids[i], rl_size);
+		dp->rl[i] = sk_ratelimit_init(mem, (size_t)rl_size, &rlc);
+		if (dp->rl[i] == NULL) {
+			rte_free(mem);
+			return sk_dp_fail(
+				dp, -EINVAL,
+				"seckill.global_rate: the rate limiter refuses these limits");
 		}
 		dp->seckill[i] = rte_zmalloc_socket("sk_seckill", sizeof(*dp->seckill[i]),
 						    RTE_CACHE_LINE_SIZE, socket);
@@ -145,6 +139,65 @@ setup_seckill(struct dataplane *dp)
 					  "settings",
 					  dp->lcore_ids[i]);
 	}
+	return 0;
+}
+
+/* log_level_now - the lowest level the log writes now. */
+static uint32_t
+log_level_now(void)
+{
+	uint32_t lv = SK_LOG_DEBUG;
+
+	while (lv < SK_LOG_CRIT && !sk_logfmt_enabled((enum sk_log_level)lv))
+		lv++;
+	return lv;
+}
+
+int
+sk_dp_setup_live(struct dataplane *dp)
+{
+	const struct sk_config *cfg = &dp->cfg;
+	struct sk_live_settings first = {
+		.limits = {cfg->global_rate, cfg->global_burst, cfg->item_rate, cfg->item_burst,
+			   cfg->ip_rate, cfg->ip_burst, cfg->user_rate, cfg->user_burst},
+		.log_level = log_level_now(),
+		.when_ns = dp->start_ns,
+	};
+	size_t size = sk_live_size(cfg->deny_max);
+
+	snprintf(first.what, sizeof(first.what), "start");
+	if (size == 0)
+		return sk_dp_fail(dp, -EINVAL, "seckill.deny_max: %u is too large", cfg->deny_max);
+	dp->live_mz = rte_memzone_reserve_aligned(SK_LIVE_MEMZONE, size, (int)rte_socket_id(), 0,
+						  SK_CACHE_LINE);
+	if (dp->live_mz == NULL)
+		return sk_dp_fail(dp, -rte_errno,
+				  "seckill.deny_max: cannot reserve the %zu MiB live settings "
+				  "block: %s",
+				  size >> 20, rte_strerror(rte_errno));
+	/* The key of seckill.secret_file is the ring's "default": tokens
+	 * without a kid, and those with kid "default", verify with it. */
+	first.keys.dflt = first.keys.sign = -1;
+	if (dp->token_key != NULL) {
+		struct sk_token_ring_key *k = &first.keys.k[0];
+
+		snprintf(k->kid, sizeof(k->kid), "%s", SK_LIVE_KID_DEFAULT);
+		k->kid_len = (uint8_t)strlen(k->kid);
+		sk_token_key_copy(k->key, sizeof(k->key), dp->token_key);
+		first.keys.n = 1;
+		first.keys.dflt = first.keys.sign = 0;
+	}
+	dp->live = sk_live_init(dp->live_mz->addr, dp->live_mz->len, dp->nb_lcores, cfg->deny_max,
+				&first);
+	explicit_bzero(&first, sizeof(first)); /* it held the key */
+	if (dp->live == NULL)
+		return sk_dp_fail(dp, -EINVAL,
+				  "seckill.user_rate: the live settings refuse "
+				  "the [seckill] limits");
+	for (unsigned i = 0; i < dp->nb_lcores; i++)
+		if (sk_seckill_live_attach(dp->seckill[i], dp->live) != 0)
+			return sk_dp_fail(dp, -EINVAL, "lcore %u: cannot follow the live settings",
+					  dp->lcore_ids[i]);
 	return 0;
 }
 
@@ -313,6 +366,8 @@ sk_dp_setup(struct dataplane *dp)
 	if (rc == 0)
 		rc = setup_seckill(dp);
 	if (rc == 0)
+		rc = sk_dp_setup_live(dp);
+	if (rc == 0)
 		rc = setup_ports_and_pool(dp);
 	if (rc == 0)
 		rc = setup_lcores(dp);
@@ -356,6 +411,12 @@ sk_dp_free(struct dataplane *dp)
 		dp->rl[i] = NULL;
 		dp->orders[i] = NULL;
 	}
+	if (dp->live != NULL) /* its slots hold the token keys */
+		explicit_bzero(dp->live->slot, sizeof(dp->live->slot));
+	if (dp->live_mz != NULL)
+		rte_memzone_free(dp->live_mz);
+	dp->live_mz = NULL;
+	dp->live = NULL;
 	if (dp->shm_mz != NULL)
 		rte_memzone_free(dp->shm_mz);
 	dp->shm_mz = NULL;

@@ -307,6 +307,7 @@ summary_fill(struct rte_tel_data *d, const struct summary *s)
 	rte_tel_data_add_dict_u64(d, "rl_refused_ip", s->rl_refused[SK_RL_REFUSED_IP]);
 	rte_tel_data_add_dict_u64(d, "rl_refused_item", s->rl_refused[SK_RL_REFUSED_ITEM]);
 	rte_tel_data_add_dict_u64(d, "rl_refused_global", s->rl_refused[SK_RL_REFUSED_GLOBAL]);
+	rte_tel_data_add_dict_u64(d, "rl_refused_user", s->rl_refused[SK_RL_REFUSED_USER]);
 	U64(rl_ip_overflow);
 	U64(token_verifies);
 	for (unsigned k = 0; k < SK_BUY_STATUS_MAX; k++) {

@@ -202,12 +202,12 @@ decode_obj(json_t *o, struct mw_msg *m, char *why, size_t whylen)
 	if (get_str(o, "type", false, type, sizeof(type) - 1) != 0)
 		return bad(why, whylen, -EBADMSG, "no string \"type\"");
 	m->type = type_of(type);
-	/* The appliance's audit of a payment it refused, or of an activity's
-	 * orders moved to its archive: nothing moved in MariaDB, so nothing to
-	 * write; told apart from an unknown type, which may be a newer
-	 * exporter's and is worth a warning. */
-	if (m->type == 0 &&
-	    (strcmp(type, "pay_rejected") == 0 || strcmp(type, "activity_archived") == 0))
+	/* The appliance's audit of a payment it refused, of an activity's
+	 * orders moved to its archive, or of a live settings change: nothing
+	 * moved in MariaDB, so nothing to write; told apart from an unknown
+	 * type, which may be a newer exporter's and is worth a warning. */
+	if (m->type == 0 && (strcmp(type, "pay_rejected") == 0 ||
+			     strcmp(type, "activity_archived") == 0 || strcmp(type, "live") == 0))
 		return bad(why, whylen, -ENOMSG, "type \"%s\" holds nothing for MariaDB", type);
 	if (m->type == 0)
 		return bad(why, whylen, -ENOTSUP, "unknown type \"%s\"", type);

@@ -47,6 +47,9 @@ static const char *const copt_names[O__N] = {
 	[O_HELD] = "--held",
 	[O_TOTAL_FROM] = "--total-from",
 	[O_FOR] = "--for",
+	[O_USERS] = "--users",
+	[O_PREFIXES] = "--prefixes",
+	[O_FILE] = "--file",
 };
 
 /* ------------------------------------------------------------------ output */
@@ -78,6 +81,14 @@ static const char *const main_help =
 	"  cluster show ID   a cluster item: the Redis pool, leases by member, sold-out\n"
 	"  cluster forget ID --member M --held N   member M is gone for good\n"
 	"  config check FILE [--for D,...]   validate a configuration file\n"
+	"  status            the live settings: generation, limits, log level, deny\n"
+	"                    lists, each lcore's generation\n"
+	"  live limits KEY=N ...   change rate limits now (see live --help)\n"
+	"  live log LEVEL    the dataplane's log level now\n"
+	"  deny load [--users FILE] [--prefixes FILE]   replace a deny list\n"
+	"  deny show | deny clear   the deny lists' sizes; empty them\n"
+	"  keys add KID --file FILE | keys sign KID | keys default KID | keys remove KID\n"
+	"                    token keys by kid (rotation: see keys --help)\n"
 	"\n"
 	"options (anywhere on the line):\n"
 	"  --socket PATH     admin API unix socket (default " CTL_SOCKET_DEFAULT ")\n"
@@ -361,6 +372,52 @@ usage_error(const char *help, const char *fmt, ...)
 	return EX_USAGE;
 }
 
+static const char *const status_help =
+	"usage: " PROG " status\n"
+	"\n"
+	"The live settings now: their generation, when and what changed last, the\n"
+	"rate limits, the log level, the deny lists' sizes, and the generation each\n"
+	"lcore runs on (all equal once a change is applied everywhere).\n";
+
+static const char *const live_help =
+	"usage: " PROG " live limits KEY=N [KEY=N ...]\n"
+	"       " PROG " live log LEVEL\n"
+	"\n"
+	"limits: KEY is global_rate, global_burst, item_rate, item_burst, ip_rate,\n"
+	"        ip_burst, user_rate or user_burst; N 0..1000000000 (a rate of 0 is\n"
+	"        no limit, a burst of 0 one second's worth). Applied by every lcore\n"
+	"        between two bursts; buckets keep what they owe. A bad key or value\n"
+	"        is refused whole (exit 2) and named.\n"
+	"log:    debug, info, notice, warn, error or crit.\n";
+
+static const char *const deny_help =
+	"usage: " PROG " deny load [--users FILE] [--prefixes FILE]\n"
+	"       " PROG " deny show\n"
+	"       " PROG " deny clear\n"
+	"\n"
+	"load:  replace the user list (one decimal user id a line) and/or the prefix\n"
+	"       list (one IPv4 or IPv6 address[/len] a line); '#' starts a comment.\n"
+	"       The control plane reads the files (give paths it can read). A bad\n"
+	"       line refuses the whole load, naming the file and line. Denied\n"
+	"       buyers get 403 {\"status\":\"denied\"}.\n"
+	"show:  how many entries each list has.\n"
+	"clear: empty both lists.\n";
+
+static const char *const keys_help =
+	"usage: " PROG " keys add KID --file FILE\n"
+	"       " PROG " keys sign KID | keys default KID | keys remove KID\n"
+	"\n"
+	"The token keys the dataplane accepts, by kid (the JWT header's key id):\n"
+	"add:     a new key, its secret read by the control plane from FILE (mode\n"
+	"         0600, 32+ bytes, one trailing newline dropped); accepted at once.\n"
+	"sign:    the key the issuers should sign with now (shown by status).\n"
+	"default: the key of tokens without a kid (at start: \"default\", the key of\n"
+	"         seckill.secret_file).\n"
+	"remove:  stop accepting a key; the last key and the signing key cannot be\n"
+	"         removed. Tokens of a removed or unknown kid get 401.\n"
+	"Rotation without a 401: keys add k2 --file F; keys sign k2 (issuers mint\n"
+	"with --kid k2); once the old tokens expired, keys remove default.\n";
+
 /* ------------------------------------------------------- the command table */
 
 #define ACTIVITY_ADD_OPTS                                                                          \
@@ -368,6 +425,19 @@ usage_error(const char *help, const char *fmt, ...)
 	 1u << O_NAME | 1u << O_START | 1u << O_END | 1u << O_PAY_TIMEOUT)
 
 static const struct ctl_cmd commands[] = {
+	{"status", NULL, ARGS_NONE, 0, status_help, cmd_status},
+	{"live", NULL, ARGS_NONE, 0, live_help, NULL},
+	{"live", "limits", ARGS_WORDS, 0, live_help, cmd_live_limits},
+	{"live", "log", ARGS_WORD, 0, live_help, cmd_live_log},
+	{"deny", NULL, ARGS_NONE, 0, deny_help, NULL},
+	{"deny", "load", ARGS_NONE, 1u << O_USERS | 1u << O_PREFIXES, deny_help, cmd_deny_load},
+	{"deny", "show", ARGS_NONE, 0, deny_help, cmd_deny_show},
+	{"deny", "clear", ARGS_NONE, 0, deny_help, cmd_deny_clear},
+	{"keys", NULL, ARGS_NONE, 0, keys_help, NULL},
+	{"keys", "add", ARGS_WORD, 1u << O_FILE, keys_help, cmd_keys},
+	{"keys", "sign", ARGS_WORD, 0, keys_help, cmd_keys},
+	{"keys", "default", ARGS_WORD, 0, keys_help, cmd_keys},
+	{"keys", "remove", ARGS_WORD, 0, keys_help, cmd_keys},
 	{"order", NULL, ARGS_NONE, 0, order_help, NULL},
 	{"order", "show", ARGS_ORDER_ID, 0, order_show_help, cmd_order_show},
 	{"order", "pay", ARGS_ORDER_ID, 0, order_pay_help, cmd_order_pay},
@@ -412,6 +482,8 @@ static const struct {
 	[ARGS_ITEM_ID] = {1, "one item ID", "item"},
 	[ARGS_ITEM_UNITS] = {2, "an item ID and UNITS", "item"},
 	[ARGS_FILE] = {1, "one FILE", NULL},
+	[ARGS_WORD] = {1, "one word", NULL},
+	[ARGS_WORDS] = {-1, "one or more KEY=N", NULL},
 };
 
 /*
@@ -446,7 +518,7 @@ run(const struct ctl *c, const struct ctl_cmd *e, char **args, int nargs)
 
 	snprintf(name, sizeof(name), "%s%s%s", e->name, e->sub != NULL ? " " : "",
 		 e->sub != NULL ? e->sub : "");
-	if (nargs != arg_rules[e->args].n) {
+	if (arg_rules[e->args].n < 0 ? nargs < 1 : nargs != arg_rules[e->args].n) {
 		if (arg_rules[e->args].n == 0)
 			return usage_error(e->help, "%s: unexpected argument '%s'", name, args[0]);
 		return usage_error(e->help, "%s: expected %s", name, arg_rules[e->args].expect);

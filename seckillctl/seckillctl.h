@@ -12,6 +12,7 @@
  *                            stock add/remove
  *   seckillctl_reconcile.c   metrics, reconcile
  *   seckillctl_config.c      config check (no daemon: the file alone)
+ *   seckillctl_live.c        status, live limits/log, deny load/show/clear, keys
  *
  * Single-threaded: nothing here is shared with another thread.
  */
@@ -57,6 +58,9 @@ enum copt {
 	O_HELD,
 	O_TOTAL_FROM,
 	O_FOR,
+	O_USERS,
+	O_PREFIXES,
+	O_FILE,
 	O__N
 };
 
@@ -74,7 +78,15 @@ struct ctl {
 };
 
 /* What a command takes after its name (and subcommand): see arg_rules. */
-enum ctl_args { ARGS_NONE, ARGS_ORDER_ID, ARGS_ITEM_ID, ARGS_ITEM_UNITS, ARGS_FILE };
+enum ctl_args {
+	ARGS_NONE,
+	ARGS_ORDER_ID,
+	ARGS_ITEM_ID,
+	ARGS_ITEM_UNITS,
+	ARGS_FILE,
+	ARGS_WORD,
+	ARGS_WORDS
+};
 
 /*
  * One command of the table (as nginx's ngx_command_t): "order show ID" is
@@ -140,5 +152,13 @@ int cmd_cluster_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args
 int cmd_cluster_forget(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 /* seckillctl_config.c */
 int cmd_config_check(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+/* seckillctl_live.c */
+int cmd_status(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_live_limits(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_live_log(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_deny_load(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_deny_show(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_deny_clear(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_keys(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 
 #endif /* SECKILLCTL_H */

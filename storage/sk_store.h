@@ -422,6 +422,9 @@ enum sk_store_event_type {
 	/** the orders of an activity moved to its archive (sk_store_archive.h):
 	 *  item = the activity's item, units = orders archived */
 	SK_STORE_EV_ACTIVITY_ARCHIVED = 15,
+	SK_STORE_EV_LIVE = 16, /**< a live setting changed (admin API): units = the
+				    new generation, request = what changed
+				    ("limits", "deny", "keys", "log"), nothing else */
 };
 
 /** Why a payment message was refused (PAY_REJECTED's nlines): the numbers of

@@ -66,8 +66,7 @@ sk_store_event_append(struct sk_store *st, struct sk_store_event *ev)
 {
 	struct wtxn w;
 
-	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED ||
-	    ev->type > SK_STORE_EV_ACTIVITY_ARCHIVED ||
+	if (ev == NULL || ev->type < SK_STORE_EV_CONFIRMED || ev->type > SK_STORE_EV_LIVE ||
 	    (ev->request[0] != '\0' && !sk_store_request_ok(ev->request)))
 		return -EINVAL;
 	int rc = store_wtxn_begin(st, &w);
@@ -139,6 +138,7 @@ sk_store_event_name(unsigned type)
 		[SK_STORE_EV_EXTENDED] = "extended",
 		[SK_STORE_EV_PAY_REJECTED] = "pay_rejected",
 		[SK_STORE_EV_ACTIVITY_ARCHIVED] = "activity_archived",
+		[SK_STORE_EV_LIVE] = "live",
 	};
 	return type < SK_ARRAY_SIZE(names) && names[type] != NULL ? names[type] : "?";
 }

@@ -27,9 +27,22 @@
  * Verify.
  */
 
-enum sk_token_status
-sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len, uint64_t item,
-		int64_t now, uint32_t skew, uint64_t *user)
+int
+sk_token_ring_find(const struct sk_token_ring *ring, const char *kid, size_t len)
+{
+	if (len == 0)
+		return -1;
+	for (int i = 0; i < SK_TOKEN_RING_MAX; i++)
+		if (ring->k[i].kid_len == len && len != 0 && memcmp(ring->k[i].kid, kid, len) == 0)
+			return i;
+	return -1;
+}
+
+/* verify - the one verification: with @key, or (@key NULL) the key of
+ * @ring the header's kid names. */
+static enum sk_token_status
+verify(const struct sk_token_key *key, const struct sk_token_ring *ring, const char *tok,
+       size_t len, uint64_t item, int64_t now, uint32_t skew, uint64_t *user)
 {
 	uint8_t hdr[SK_SEG_MAX], pay[SK_SEG_MAX], sig[SK_SEG_MAX], mac[SK_MAC_LEN];
 	const char *d1, *d2;
@@ -38,7 +51,10 @@ sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len, uin
 	struct sk_claims_seen c;
 	enum sk_token_status st;
 
-	SK_DEBUG_ASSERT(key != NULL && user != NULL);
+	const uint8_t *kid;
+	size_t kid_len;
+
+	SK_DEBUG_ASSERT((key != NULL || ring != NULL) && user != NULL);
 	if (len > SK_TOKEN_MAX_LEN)
 		return SK_TOKEN_E_TOO_LONG;
 	if (tok == NULL || len == 0)
@@ -61,9 +77,17 @@ sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len, uin
 	if (hn < 0 || pn < 0 || sn < 0)
 		return SK_TOKEN_E_BASE64;
 
-	st = sk_token_check_header(hdr, (size_t)hn);
+	st = sk_token_check_header(hdr, (size_t)hn, &kid, &kid_len);
 	if (st != SK_TOKEN_OK)
 		return st;
+	if (key == NULL) {
+		int slot = kid != NULL ? sk_token_ring_find(ring, (const char *)kid, kid_len)
+				       : ring->dflt;
+
+		if (slot < 0)
+			return SK_TOKEN_E_UNKNOWN_KID;
+		key = sk_token_ring_key(ring, slot);
+	}
 
 	if (sn != SK_MAC_LEN)
 		return SK_TOKEN_E_SIGNATURE;
@@ -94,6 +118,20 @@ sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len, uin
 	return SK_TOKEN_OK;
 }
 
+enum sk_token_status
+sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len, uint64_t item,
+		int64_t now, uint32_t skew, uint64_t *user)
+{
+	return verify(key, NULL, tok, len, item, now, skew, user);
+}
+
+enum sk_token_status
+sk_token_verify_ring(const struct sk_token_ring *ring, const char *tok, size_t len, uint64_t item,
+		     int64_t now, uint32_t skew, uint64_t *user)
+{
+	return verify(NULL, ring, tok, len, item, now, skew, user);
+}
+
 /* ------------------------------------------------------------------------
  * Mint.
  */
@@ -107,12 +145,32 @@ time_ok(int64_t t)
 	return t >= 0 && t <= SK_TOKEN_TIME_MAX;
 }
 
+/* kid_valid - 1..SK_TOKEN_KID_MAX of [A-Za-z0-9._-]. */
+static bool
+kid_valid(const char *kid)
+{
+	size_t n = strlen(kid);
+
+	if (n == 0 || n > SK_TOKEN_KID_MAX)
+		return false;
+	return strspn(kid, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+	       n;
+}
+
 int
 sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *claims, char *out,
 	      size_t cap, size_t *len)
 {
-	char payload[SK_MINT_PAYLOAD_MAX];
+	return sk_token_mint_kid(key, NULL, claims, out, cap, len);
+}
+
+int
+sk_token_mint_kid(const struct sk_token_key *key, const char *kid,
+		  const struct sk_token_claims *claims, char *out, size_t cap, size_t *len)
+{
+	char payload[SK_MINT_PAYLOAD_MAX], hdr[96];
 	uint8_t mac[SK_MAC_LEN];
+	const char *head = mint_header;
 	size_t hl = sizeof(mint_header) - 1, pl, need, o;
 	int n;
 
@@ -120,8 +178,16 @@ sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *clai
 		out[0] = '\0';
 	if (key == NULL || claims == NULL || out == NULL || claims->user == 0 ||
 	    !time_ok(claims->exp) || (claims->has_nbf && !time_ok(claims->nbf)) ||
-	    (claims->has_iat && !time_ok(claims->iat)))
+	    (claims->has_iat && !time_ok(claims->iat)) || (kid != NULL && !kid_valid(kid)))
 		return -EINVAL;
+	if (kid != NULL) {
+		char json[80];
+		int jn = snprintf(json, sizeof(json),
+				  "{\"alg\":\"HS256\",\"typ\":\"JWT\",\"kid\":\"%s\"}", kid);
+
+		hl = sk_token_b64_encode((const uint8_t *)json, (size_t)jn, hdr);
+		head = hdr;
+	}
 
 	n = snprintf(payload, sizeof(payload), "{\"sub\":\"%" PRIu64 "\"", claims->user);
 	if (claims->has_item)
@@ -142,7 +208,7 @@ sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *clai
 	if (need + 1 > cap)
 		return -ENOSPC;
 
-	memcpy(out, mint_header, hl);
+	memcpy(out, head, hl);
 	o = hl;
 	out[o++] = '.';
 	o += sk_token_b64_encode((const uint8_t *)payload, pl, out + o);
@@ -228,6 +294,7 @@ sk_token_status_str(enum sk_token_status st)
 		[SK_TOKEN_E_NO_SUB] = "missing_sub",
 		[SK_TOKEN_E_BAD_SUB] = "bad_sub",
 		[SK_TOKEN_E_NO_EXP] = "missing_exp",
+		[SK_TOKEN_E_UNKNOWN_KID] = "unknown_kid",
 	};
 
 	if ((unsigned)st >= SK_TOKEN__COUNT)

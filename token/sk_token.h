@@ -21,7 +21,8 @@
  * (any case); a `crit` parameter is refused (RFC 7515 §4.1.11: we understand
  * no extension). Object keys are compared byte for byte, so a key written with
  * escapes (`"s\u0075b"`) is refused rather than guessed at, and so is a
- * duplicated key.
+ * duplicated key. A `kid` header parameter (1..SK_TOKEN_KID_MAX of
+ * [A-Za-z0-9._-]) selects the key of a key ring (sk_token_verify_ring()).
  *
  * Verification order: length, shape, header (alg), signature (constant-time
  * compare), then claims. Nothing in the payload is parsed before the
@@ -62,6 +63,15 @@ extern "C" {
 /** Largest clock skew sk_token_verify() accepts, seconds (one day). */
 #define SK_TOKEN_SKEW_MAX 86400u
 
+/** Longest key id (the header's kid), bytes. */
+#define SK_TOKEN_KID_MAX 32
+
+/** Most keys of a key ring. */
+#define SK_TOKEN_RING_MAX 8
+
+/** Bytes a key takes in caller memory (sk_token_key_init()), 8-byte aligned. */
+#define SK_TOKEN_KEY_SIZE 256
+
 /**
  * Outcome of sk_token_verify(). 0 is success; every other value is a reason
  * to answer 401. Values are dense so that telemetry can keep one counter per
@@ -82,6 +92,8 @@ enum sk_token_status {
 	SK_TOKEN_E_NO_SUB,	  /**< no sub claim */
 	SK_TOKEN_E_BAD_SUB,	  /**< sub is 0, overflows u64, or not strict decimal */
 	SK_TOKEN_E_NO_EXP,	  /**< no exp claim */
+	SK_TOKEN_E_UNKNOWN_KID,	  /**< (key ring) no key of the header's kid, or no kid
+				     and no default key */
 	SK_TOKEN__COUNT		  /**< number of values above */
 };
 
@@ -127,6 +139,60 @@ struct sk_token_claims {
 int sk_token_key_create(const void *secret, size_t len, struct sk_token_key **out);
 
 /**
+ * sk_token_key_init - sk_token_key_create() into caller memory (a key
+ * ring's slot, shared memory): nothing allocated.
+ * @param mem   SK_TOKEN_KEY_SIZE bytes (@p size), 8-byte aligned; the
+ *              caller owns it and wipes it when done
+ * @return the key (== @p mem), or NULL: a NULL argument, @p size too
+ *         small, @p mem misaligned, @p len < SK_TOKEN_SECRET_MIN.
+ */
+const struct sk_token_key *sk_token_key_init(void *mem, size_t size, const void *secret,
+					     size_t len);
+
+/**
+ * sk_token_key_copy - a copy of @p src in caller memory (as sk_token_key_init()).
+ * @return the copy (== @p mem), or NULL for a bad argument.
+ */
+const struct sk_token_key *sk_token_key_copy(void *mem, size_t size,
+					     const struct sk_token_key *src);
+
+/** One key of a ring: its id and its key (sk_token_key_init() in place). */
+struct sk_token_ring_key {
+	char kid[SK_TOKEN_KID_MAX + 1]; /**< NUL-terminated; "" = unused slot */
+	uint8_t kid_len;
+	uint64_t key[SK_TOKEN_KEY_SIZE / 8]; /**< the key (8-byte aligned storage) */
+};
+
+/**
+ * A key ring: the keys accepted, which one verifies tokens without a kid
+ * (@c dflt) and which one the issuers sign with (@c sign, informational:
+ * the appliance only verifies). Plain data with no pointer: it can live in
+ * shared memory. Read-only while verifications run.
+ */
+struct sk_token_ring {
+	uint32_t n;   /**< keys in use (slots with a kid) */
+	int32_t dflt; /**< slot of the key for tokens without a kid; -1: none */
+	int32_t sign; /**< slot of the signing key; -1: none */
+	uint32_t pad;
+	struct sk_token_ring_key k[SK_TOKEN_RING_MAX];
+};
+
+/**
+ * sk_token_ring_find - the slot of key id @p kid (@p len bytes) in @p ring,
+ * or -1. At most SK_TOKEN_RING_MAX comparisons; no allocation.
+ */
+int sk_token_ring_find(const struct sk_token_ring *ring, const char *kid, size_t len);
+
+/**
+ * sk_token_ring_key - the key of slot @p slot of @p ring (no check).
+ */
+static inline const struct sk_token_key *
+sk_token_ring_key(const struct sk_token_ring *ring, int slot)
+{
+	return (const struct sk_token_key *)ring->k[slot].key;
+}
+
+/**
  * sk_token_key_free - wipe and free a key. NULL is accepted. No verification
  * may be running with the key.
  */
@@ -163,6 +229,26 @@ void sk_token_key_free(struct sk_token_key *key);
  */
 enum sk_token_status sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len,
 				     uint64_t item, int64_t now, uint32_t skew, uint64_t *user);
+
+/**
+ * sk_token_verify_ring - sk_token_verify() with the key the token's kid
+ * names in @p ring (a token without a kid: the ring's default key). The
+ * kid is read from the header before the HMAC; an unknown kid costs no
+ * HMAC. Same parameters and results as sk_token_verify(), plus
+ * SK_TOKEN_E_UNKNOWN_KID (after SK_TOKEN_E_ALG, before the signature).
+ */
+enum sk_token_status sk_token_verify_ring(const struct sk_token_ring *ring, const char *tok,
+					  size_t len, uint64_t item, int64_t now, uint32_t skew,
+					  uint64_t *user);
+
+/**
+ * sk_token_mint_kid - sk_token_mint() with a kid in the header
+ * (`{"alg":"HS256","typ":"JWT","kid":"<kid>"}`); @p kid NULL is
+ * sk_token_mint(). -EINVAL also for a kid that is not 1..SK_TOKEN_KID_MAX
+ * of [A-Za-z0-9._-].
+ */
+int sk_token_mint_kid(const struct sk_token_key *key, const char *kid,
+		      const struct sk_token_claims *claims, char *out, size_t cap, size_t *len);
 
 /**
  * sk_token_mint - write a signed compact token for @p claims.

@@ -368,14 +368,33 @@ time_value(struct sk_js *j, bool round_up, int64_t *out)
 	return 0;
 }
 
+/* kid_ok - a key id: 1..SK_TOKEN_KID_MAX of [A-Za-z0-9._-], no escape. */
+static bool
+kid_ok(const struct sk_js_tok *v)
+{
+	if (v->escaped || v->len == 0 || v->len > SK_TOKEN_KID_MAX)
+		return false;
+	for (size_t i = 0; i < v->len; i++) {
+		uint8_t c = v->s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
 enum sk_token_status
-sk_token_check_header(const uint8_t *h, size_t n)
+sk_token_check_header(const uint8_t *h, size_t n, const uint8_t **kid, size_t *kid_len)
 {
 	struct sk_js j = {h, h + n};
 	struct sk_js_tok key, v;
 	bool empty, first = true, alg_ok = false;
 	unsigned seen = 0, bit;
 	int r;
+
+	*kid = NULL;
+	*kid_len = 0;
 
 	if (!js_obj_begin(&j, &empty))
 		return SK_TOKEN_E_HEADER;
@@ -399,6 +418,21 @@ sk_token_check_header(const uint8_t *h, size_t n)
 			if (!js_string(&j, &v) || v.escaped || v.len != 3 ||
 			    strncasecmp((const char *)v.s, "JWT", 3) != 0)
 				return SK_TOKEN_E_HEADER;
+		} else if (TOK_IS(&key, "kid")) {
+			/* Any value is accepted here (a single key ignores it); one
+			 * that is no key id matches no key of a ring (length 0). */
+			bit = 4;
+			*kid = h;
+			if (js_peek(&j, '"')) {
+				if (!js_string(&j, &v))
+					return SK_TOKEN_E_HEADER;
+				if (kid_ok(&v)) {
+					*kid = v.s;
+					*kid_len = v.len;
+				}
+			} else if (!js_skip(&j, 1)) {
+				return SK_TOKEN_E_HEADER;
+			}
 		} else if (TOK_IS(&key, "crit")) {
 			return SK_TOKEN_E_HEADER;
 		} else {

@@ -20,6 +20,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,18 +43,21 @@ struct sk_token_key {
 	SHA256_CTX outer; /* state after (K ^ opad), one block absorbed */
 };
 
-int
-sk_token_key_create(const void *secret, size_t len, struct sk_token_key **out)
+_Static_assert(sizeof(struct sk_token_key) <= SK_TOKEN_KEY_SIZE, "SK_TOKEN_KEY_SIZE too small");
+_Static_assert(_Alignof(struct sk_token_key) <= 8, "a key slot is 8-byte aligned");
+
+size_t
+sk_token_key_size(void)
+{
+	return sizeof(struct sk_token_key);
+}
+
+/* key_fill - the two midstates of @secret into @key. */
+static void
+key_fill(struct sk_token_key *key, const void *secret, size_t len)
 {
 	uint8_t k[SK_HMAC_BLOCK], pad[SK_HMAC_BLOCK];
-	struct sk_token_key *key;
 	size_t i;
-
-	if (secret == NULL || out == NULL || len < SK_TOKEN_SECRET_MIN)
-		return -EINVAL;
-	key = calloc(1, sizeof(*key));
-	if (key == NULL)
-		return -ENOMEM;
 
 	memset(k, 0, sizeof(k));
 	if (len > SK_HMAC_BLOCK)
@@ -72,8 +76,41 @@ sk_token_key_create(const void *secret, size_t len, struct sk_token_key **out)
 
 	OPENSSL_cleanse(k, sizeof(k));
 	OPENSSL_cleanse(pad, sizeof(pad));
+}
+
+int
+sk_token_key_create(const void *secret, size_t len, struct sk_token_key **out)
+{
+	struct sk_token_key *key;
+
+	if (secret == NULL || out == NULL || len < SK_TOKEN_SECRET_MIN)
+		return -EINVAL;
+	key = calloc(1, sizeof(*key));
+	if (key == NULL)
+		return -ENOMEM;
+	key_fill(key, secret, len);
 	*out = key;
 	return 0;
+}
+
+const struct sk_token_key *
+sk_token_key_init(void *mem, size_t size, const void *secret, size_t len)
+{
+	if (mem == NULL || secret == NULL || size < sizeof(struct sk_token_key) ||
+	    ((uintptr_t)mem & 7) != 0 || len < SK_TOKEN_SECRET_MIN)
+		return NULL;
+	key_fill(mem, secret, len);
+	return mem;
+}
+
+const struct sk_token_key *
+sk_token_key_copy(void *mem, size_t size, const struct sk_token_key *src)
+{
+	if (mem == NULL || src == NULL || size < sizeof(struct sk_token_key) ||
+	    ((uintptr_t)mem & 7) != 0)
+		return NULL;
+	memcpy(mem, src, sizeof(*src));
+	return mem;
 }
 
 void

@@ -36,6 +36,10 @@
 void sk_token_hmac(const struct sk_token_key *key, const void *msg, size_t len,
 		   uint8_t mac[SK_MAC_LEN]);
 
+/* sk_token_key_size - bytes of a struct sk_token_key (for the static check of SK_TOKEN_KEY_SIZE).
+ */
+size_t sk_token_key_size(void);
+
 /* ------------------------------------------------------------------------
  * base64url, unpadded (sk_token_b64.c)
  */
@@ -76,9 +80,12 @@ struct sk_claims_seen {
 /*
  * sk_token_check_header - the decoded JOSE header @h (@n bytes): a JSON
  * object with "alg":"HS256", typ "JWT" if present, no crit, no duplicate.
- * Returns SK_TOKEN_OK, SK_TOKEN_E_HEADER or SK_TOKEN_E_ALG.
+ * A kid, of any value, sets *@kid non-NULL: pointing into @h with its
+ * length in *@kid_len when it is a key id, else with length 0 (it matches
+ * no key); NULL, 0 without a kid. Returns SK_TOKEN_OK, SK_TOKEN_E_HEADER or SK_TOKEN_E_ALG.
  */
-enum sk_token_status sk_token_check_header(const uint8_t *h, size_t n);
+enum sk_token_status sk_token_check_header(const uint8_t *h, size_t n, const uint8_t **kid,
+					   size_t *kid_len);
 
 /*
  * sk_token_check_payload - scan the decoded claims @p (@n bytes) into @c:

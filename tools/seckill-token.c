@@ -2,7 +2,7 @@
 /*
  * seckill-token - mint a buy-path token (JWT HS256) for tests and operators.
  *
- *   seckill-token (--secret-file F | --secret S) --sub USER [--item ID]
+ *   seckill-token (--secret-file F | --secret S) --sub USER [--item ID] [--kid KID]
  *                 [--ttl SECONDS] [--nbf SECONDS] [--now UNIX]
  *
  * Prints the token and a newline on stdout. Exit status: 0 success,
@@ -40,6 +40,9 @@ static const char usage[] =
 	"  --secret SECRET     shared secret given inline (visible in ps: tests only)\n"
 	"  --sub USER          user id, decimal 1..18446744073709551615\n"
 	"  --item ID           restrict the token to item ID (default: any item)\n"
+	"  --kid KID           name the key in the header (the appliance's key ring:\n"
+	"                      1-32 of A-Z a-z 0-9 . _ -); default: no kid (the\n"
+	"                      appliance's default key)\n"
 	"  --ttl SECONDS       lifetime: exp = now + SECONDS (default 300)\n"
 	"  --nbf SECONDS       not valid before now + SECONDS (may be negative)\n"
 	"  --now UNIX          use this as the current time (reproducible tokens)\n"
@@ -55,13 +58,14 @@ main(int argc, char **argv)
 		{"secret", required_argument, NULL, 's'},
 		{"sub", required_argument, NULL, 'u'},
 		{"item", required_argument, NULL, 'i'},
+		{"kid", required_argument, NULL, 'k'},
 		{"ttl", required_argument, NULL, 't'},
 		{"nbf", required_argument, NULL, 'n'},
 		{"now", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *secret_file = NULL, *secret_arg = NULL;
+	const char *secret_file = NULL, *secret_arg = NULL, *kid = NULL;
 	static uint8_t secret[SK_CONFIG_TOKEN_SECRET_MAX];
 	char tok[SK_TOKEN_MAX_LEN + 1];
 	struct sk_token_claims c;
@@ -89,6 +93,9 @@ main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			have_sub = true;
+			break;
+		case 'k':
+			kid = optarg;
 			break;
 		case 'i':
 			/* item ids are u64; 0 is allowed here, the stock module decides */
@@ -189,8 +196,12 @@ main(int argc, char **argv)
 		sk_token_key_free(key);
 		return EXIT_USAGE;
 	}
-	rc = sk_token_mint(key, &c, tok, sizeof(tok), NULL);
+	rc = sk_token_mint_kid(key, kid, &c, tok, sizeof(tok), NULL);
 	sk_token_key_free(key);
+	if (rc == -EINVAL && kid != NULL) {
+		sk_log(PROG, "--kid: '%s' is not a key id (1-32 of A-Z a-z 0-9 . _ -)", kid);
+		return EXIT_USAGE;
+	}
 	if (rc != 0) {
 		sk_log(PROG, "cannot mint: %s", strerror(-rc));
 		return EXIT_FAILURE;

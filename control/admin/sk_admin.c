@@ -147,6 +147,24 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 		return is_get(method) ? adm_get_cluster_item(ctl, id, r)
 				      : not_allowed(r, "GET, HEAD");
 	}
+	if (strcmp(path, "/v1/live") == 0)
+		return is_get(method) ? adm_get_live(ctl, r) : not_allowed(r, "GET, HEAD");
+	if (strncmp(path, "/v1/live/", 9) == 0) {
+		static const struct {
+			const char *name;
+			int (*post)(struct sk_control *, const char *, size_t,
+				    struct sk_admin_reply *);
+		} live[] = {{"limits", adm_post_live_limits},
+			    {"log", adm_post_live_log},
+			    {"deny", adm_post_live_deny},
+			    {"keys", adm_post_live_keys}};
+
+		for (size_t i = 0; i < SK_ARRAY_SIZE(live); i++)
+			if (strcmp(path + 9, live[i].name) == 0)
+				return strcmp(method, "POST") == 0
+					       ? live[i].post(ctl, body, body_len, r)
+					       : not_allowed(r, "POST");
+	}
 	if (strcmp(path, "/v1/orders") == 0 || strcmp(path, "/v1/orders/") == 0)
 		return is_get(method) ? adm_get_orders(ctl, query, r) : not_allowed(r, "GET, HEAD");
 	if (strncmp(path, "/v1/orders/", 11) == 0) {

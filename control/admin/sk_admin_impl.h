@@ -12,6 +12,7 @@
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
  *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
  *   sk_admin_auth.c        the bearer token of the TCP listener (file, check)
+ *   sk_admin_live.c        GET /v1/live, POST /v1/live/limits, /log, /deny, /keys
  *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/admin/dashboard/embed.py)
  *
  * Every route handler answers through @r and returns 0, or -ENOMEM with
@@ -66,6 +67,23 @@ int adm_pay_order(struct sk_control *ctl, uint64_t id, unsigned wait_ms, struct 
 /* adm_refund_order - POST /v1/orders/{id}/refund, body {"units","item","request"} (optional). */
 int adm_refund_order(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
 		     unsigned wait_ms, struct sk_admin_reply *r);
+
+/* ------------------------------------------------------- sk_admin_live.c */
+
+/* adm_get_live - GET /v1/live: the live settings now and each lcore's generation. */
+int adm_get_live(struct sk_control *ctl, struct sk_admin_reply *r);
+/* adm_post_live_limits - POST /v1/live/limits {"user_rate":N, ...}. */
+int adm_post_live_limits(struct sk_control *ctl, const char *body, size_t len,
+			 struct sk_admin_reply *r);
+/* adm_post_live_log - POST /v1/live/log {"level":NAME}. */
+int adm_post_live_log(struct sk_control *ctl, const char *body, size_t len,
+		      struct sk_admin_reply *r);
+/* adm_post_live_deny - POST /v1/live/deny {"users_file","prefixes_file"} or {"clear":true}. */
+int adm_post_live_deny(struct sk_control *ctl, const char *body, size_t len,
+		       struct sk_admin_reply *r);
+/* adm_post_live_keys - POST /v1/live/keys {"add","file"}, {"sign"}, {"default"}, {"remove"}. */
+int adm_post_live_keys(struct sk_control *ctl, const char *body, size_t len,
+		       struct sk_admin_reply *r);
 
 /* ------------------------------------------------------ sk_admin_items.c */
 

@@ -4,8 +4,10 @@
  *
  * Memory layout of one limiter (one block, 64-byte aligned):
  *   struct sk_ratelimit | item buckets[n_items] | IP sets[ip_slots / 4]
+ *   | user sets[user_slots / 4]
  * Each IP set is one cache line of 4 entries and the set's overflow bucket,
- * so a lookup touches one line.
+ * each user set one cache line of 4 (key, tat) entries, so a lookup touches
+ * one line.
  */
 #include "sk_ratelimit.h"
 
@@ -32,17 +34,29 @@ struct sk_rl_ip_set {
 
 _Static_assert(sizeof(struct sk_rl_ip_set) == SK_CACHE_LINE, "one set, one cache line");
 
+/* One set of the per-user table: 4 entries, key 0 = empty. */
+struct sk_rl_user_set {
+	uint64_t key[SK_RL_WAYS]; /* hash of (user, item), never 0 */
+	uint64_t tat[SK_RL_WAYS];
+} sk_cache_aligned;
+
+_Static_assert(sizeof(struct sk_rl_user_set) == SK_CACHE_LINE, "one set, one cache line");
+
 struct sk_ratelimit {
 	struct sk_ratelimit_stats stats; /* written on every request */
 	struct sk_rl_bucket global;	 /* this lcore's share of the global limit */
 	uint64_t ip_interval;		 /* per-IP bucket shape, shared by entries */
 	uint64_t ip_tolerance;
-	uint64_t seed;		    /* per-IP hash seed */
-	uint64_t hz;		    /* for sk_ratelimit_item_set() */
-	struct sk_rl_bucket *items; /* n_items buckets, right after this struct */
-	struct sk_rl_ip_set *sets;  /* ip_slots / 4 sets, after the items; NULL if off */
+	uint64_t seed;		      /* per-IP hash seed */
+	uint64_t hz;		      /* for sk_ratelimit_item_set() */
+	struct sk_rl_bucket *items;   /* n_items buckets, right after this struct */
+	struct sk_rl_ip_set *sets;    /* ip_slots / 4 sets, after the items; NULL if off */
+	struct sk_rl_user_set *users; /* user_slots / 4 sets, after the IP sets; NULL: none */
+	uint64_t user_interval;	      /* per-user bucket shape; interval 0 = limit off */
+	uint64_t user_tolerance;
 	uint32_t n_items;
-	uint32_t set_mask; /* number of sets - 1 */
+	uint32_t set_mask;  /* number of IP sets - 1 */
+	uint32_t user_mask; /* number of user sets - 1 */
 	uint32_t n_lcores;
 } sk_cache_aligned;
 
@@ -53,6 +67,9 @@ sk_ratelimit_config_defaults(struct sk_ratelimit_config *cfg)
 	cfg->ip_rate = 20;
 	cfg->ip_burst = 40;
 	cfg->ip_slots = 16384;
+	cfg->user_rate = 10;
+	cfg->user_burst = 20;
+	cfg->user_slots = 65536;
 	cfg->n_lcores = 1;
 }
 
@@ -107,16 +124,21 @@ bucket_init_shared(struct sk_rl_bucket *b, uint64_t rate, uint64_t burst, uint64
 
 /* layout - offsets of the item array and IP sets; false if cfg is invalid. */
 static bool
+slots_ok(uint32_t n)
+{
+	return n == 0 || (sk_is_pow2(n) && n >= SK_RL_WAYS && n <= SK_RL_IP_SLOTS_MAX);
+}
+
+static bool
 layout(const struct sk_ratelimit_config *cfg, size_t *items_off, size_t *sets_off, size_t *total)
 {
 	size_t items_bytes, sets_bytes;
 
 	if (cfg == NULL || cfg->hz == 0 || cfg->n_lcores == 0 || cfg->n_items > SK_RL_ITEMS_MAX ||
 	    cfg->global_burst > SK_RL_BURST_MAX || cfg->item_burst > SK_RL_BURST_MAX ||
-	    cfg->ip_burst > SK_RL_BURST_MAX)
+	    cfg->ip_burst > SK_RL_BURST_MAX || cfg->user_burst > SK_RL_BURST_MAX)
 		return false;
-	if (cfg->ip_slots != 0 && (!sk_is_pow2(cfg->ip_slots) || cfg->ip_slots < SK_RL_WAYS ||
-				   cfg->ip_slots > SK_RL_IP_SLOTS_MAX))
+	if (!slots_ok(cfg->ip_slots) || !slots_ok(cfg->user_slots))
 		return false;
 	/* Bounded above: neither product nor sum can overflow size_t. */
 	items_bytes =
@@ -124,7 +146,8 @@ layout(const struct sk_ratelimit_config *cfg, size_t *items_off, size_t *sets_of
 	sets_bytes = (size_t)(cfg->ip_slots / SK_RL_WAYS) * sizeof(struct sk_rl_ip_set);
 	*items_off = sizeof(struct sk_ratelimit);
 	*sets_off = *items_off + items_bytes;
-	*total = *sets_off + sets_bytes;
+	*total = *sets_off + sets_bytes +
+		 (size_t)(cfg->user_slots / SK_RL_WAYS) * sizeof(struct sk_rl_user_set);
 	return true;
 }
 
@@ -165,7 +188,8 @@ sk_ratelimit_init(void *mem, size_t size, const struct sk_ratelimit_config *cfg)
 			       cfg->n_lcores) != 0 ||
 	    bucket_init_shared(&tmp, cfg->item_rate, cfg->item_burst, cfg->hz, cfg->n_lcores) !=
 		    0 ||
-	    sk_rl_bucket_init(&tmp, cfg->ip_rate, cfg->ip_burst, cfg->hz) != 0) {
+	    sk_rl_bucket_init(&tmp, cfg->ip_rate, cfg->ip_burst, cfg->hz) != 0 ||
+	    sk_rl_bucket_init(&tmp, cfg->user_rate, cfg->user_burst, cfg->hz) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -175,9 +199,18 @@ sk_ratelimit_init(void *mem, size_t size, const struct sk_ratelimit_config *cfg)
 	sk_rl_bucket_init(&tmp, cfg->ip_rate, cfg->ip_burst, cfg->hz);
 	rl->ip_interval = tmp.interval;
 	rl->ip_tolerance = tmp.tolerance;
-	if (cfg->ip_slots != 0 && tmp.interval != 0) {
+	if (cfg->ip_slots != 0) {
 		rl->sets = (struct sk_rl_ip_set *)((char *)mem + so);
 		rl->set_mask = cfg->ip_slots / SK_RL_WAYS - 1;
+	}
+	sk_rl_bucket_init(&tmp, cfg->user_rate, cfg->user_burst, cfg->hz);
+	rl->user_interval = tmp.interval;
+	rl->user_tolerance = tmp.tolerance;
+	if (cfg->user_slots != 0) {
+		rl->users = (struct sk_rl_user_set *)((char *)mem + so +
+						      (size_t)(cfg->ip_slots / SK_RL_WAYS) *
+							      sizeof(struct sk_rl_ip_set));
+		rl->user_mask = cfg->user_slots / SK_RL_WAYS - 1;
 	}
 	return rl;
 }
@@ -289,7 +322,7 @@ sk_ratelimit_admit(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip, uin
 	uint64_t w, wmax = 0;
 
 	SK_DEBUG_ASSERT(item_slot == SK_RL_NO_ITEM || item_slot < rl->n_items);
-	if (rl->sets != NULL) {
+	if (rl->sets != NULL && rl->ip_interval != 0) {
 		ipt = ip_bucket(rl, ip, now);
 		w = ip_wait(rl, *ipt, now);
 		if (w != 0) {
@@ -347,7 +380,7 @@ sk_ratelimit_ip_take(struct sk_ratelimit *rl, uint32_t ip, uint64_t now, uint64_
 {
 	uint64_t *ipt, w;
 
-	if (rl->sets == NULL) {
+	if (rl->sets == NULL || rl->ip_interval == 0) {
 		rl->stats.passed++;
 		return SK_RL_PASS;
 	}
@@ -358,6 +391,90 @@ sk_ratelimit_ip_take(struct sk_ratelimit *rl, uint32_t ip, uint64_t now, uint64_
 	ip_charge(rl, ipt, now);
 	rl->stats.passed++;
 	return SK_RL_PASS;
+}
+
+/* user_key - the per-user table's key of (@user, @item): never 0. */
+static inline uint64_t
+user_key(const struct sk_ratelimit *rl, uint64_t user, uint32_t item)
+{
+	uint64_t z = user * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)item << 1 | 1) ^ rl->seed;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return z != 0 ? z : 1;
+}
+
+/*
+ * user_bucket - the tat of key @k: its entry; else an empty or idle one;
+ * else the entry that owes least (its user's debt is forgotten).
+ */
+static inline uint64_t *
+user_bucket(struct sk_ratelimit *rl, uint64_t k, uint64_t now)
+{
+	struct sk_rl_user_set *set = &rl->users[(k >> 32) & rl->user_mask];
+	int w, least = 0;
+
+	for (w = 0; w < SK_RL_WAYS; w++)
+		if (set->key[w] == k)
+			return &set->tat[w];
+	for (w = 0; w < SK_RL_WAYS; w++) {
+		if (set->key[w] == 0 || set->tat[w] <= now)
+			goto take;
+		if (set->tat[w] < set->tat[least])
+			least = w;
+	}
+	w = least;
+	rl->stats.user_evicted++;
+take:
+	set->key[w] = k;
+	set->tat[w] = 0;
+	return &set->tat[w];
+}
+
+enum sk_rl_verdict
+sk_ratelimit_user_take(struct sk_ratelimit *rl, uint64_t user, uint32_t item_slot, uint64_t now,
+		       uint64_t *wait)
+{
+	uint64_t *tat, t;
+
+	if (rl->users == NULL || rl->user_interval == 0)
+		return SK_RL_PASS;
+	tat = user_bucket(rl, user_key(rl, user, item_slot), now);
+	t = *tat > now ? *tat : now;
+	if (t - now > rl->user_tolerance)
+		return refuse(rl, SK_RL_REFUSED_USER, t - now - rl->user_tolerance, wait);
+	*tat = t + rl->user_interval;
+	return SK_RL_PASS;
+}
+
+/* reshape - @b gets the shape of @rate/@burst and keeps its tat. */
+static void
+reshape(struct sk_rl_bucket *b, const struct sk_rl_bucket *shape)
+{
+	b->interval = shape->interval;
+	b->tolerance = shape->tolerance;
+}
+
+int
+sk_ratelimit_reconfigure(struct sk_ratelimit *rl, const struct sk_ratelimit_limits *l)
+{
+	struct sk_rl_bucket g, it, ip, us;
+
+	if (bucket_init_shared(&g, l->global_rate, l->global_burst, rl->hz, rl->n_lcores) != 0 ||
+	    bucket_init_shared(&it, l->item_rate, l->item_burst, rl->hz, rl->n_lcores) != 0 ||
+	    sk_rl_bucket_init(&ip, l->ip_rate, l->ip_burst, rl->hz) != 0 ||
+	    sk_rl_bucket_init(&us, l->user_rate, l->user_burst, rl->hz) != 0)
+		return -EINVAL;
+	reshape(&rl->global, &g);
+	for (uint32_t i = 0; i < rl->n_items; i++)
+		reshape(&rl->items[i], &it);
+	rl->ip_interval = ip.interval;
+	rl->ip_tolerance = ip.tolerance;
+	rl->user_interval = us.interval;
+	rl->user_tolerance = us.tolerance;
+	rl->stats.reconfigured++;
+	return 0;
 }
 
 const struct sk_ratelimit_stats *

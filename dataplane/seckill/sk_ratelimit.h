@@ -116,6 +116,7 @@ enum sk_rl_verdict {
 	SK_RL_REFUSED_IP,     /**< the client address is over its rate */
 	SK_RL_REFUSED_ITEM,   /**< the item is over its rate */
 	SK_RL_REFUSED_GLOBAL, /**< this lcore is over the global rate */
+	SK_RL_REFUSED_USER,   /**< the user is over its attempts on the item */
 	SK_RL__COUNT
 };
 
@@ -126,6 +127,9 @@ struct sk_ratelimit_stats {
 	uint64_t refused[SK_RL__COUNT]; /**< refusals by verdict ([SK_RL_PASS] unused) */
 	uint64_t ip_overflow;		/**< per-IP decisions made by a set's overflow
 					     bucket (every entry of the set owed) */
+	uint64_t user_evicted;		/**< per-user entries taken over while they
+					     still owed (every entry of the set owed) */
+	uint64_t reconfigured;		/**< sk_ratelimit_reconfigure() calls */
 };
 
 /**
@@ -146,6 +150,19 @@ struct sk_ratelimit_config {
 	uint32_t ip_slots;     /**< per-IP entries: 0 (per-IP limit off) or a power
 				    of two in 4..SK_RL_IP_SLOTS_MAX */
 	uint32_t n_lcores;     /**< lcores sharing global/item limits, >= 1 */
+	uint64_t user_rate;    /**< attempts/s of one user on one item, per lcore */
+	uint64_t user_burst;   /**< its burst */
+	uint32_t user_slots;   /**< per-user entries: 0 (per-user limit off for
+				    good) or a power of two in 4..SK_RL_IP_SLOTS_MAX */
+};
+
+/**
+ * The limits alone, as a live change gives them (sk_ratelimit_reconfigure()):
+ * same meaning as in struct sk_ratelimit_config.
+ */
+struct sk_ratelimit_limits {
+	uint64_t global_rate, global_burst, item_rate, item_burst;
+	uint64_t ip_rate, ip_burst, user_rate, user_burst;
 };
 
 /** Per-lcore limiter (opaque). */
@@ -154,8 +171,9 @@ struct sk_ratelimit;
 /**
  * sk_ratelimit_config_defaults - fill @p cfg with the defaults: global and
  * item limits off, 20 requests/s per IP with a burst of 40, 16384 per-IP
- * entries (256 KiB), 1 lcore, no items. The caller still sets hz, seed,
- * n_items and n_lcores.
+ * entries (256 KiB), 10 attempts/s per user and item with a burst of 20,
+ * 65536 per-user entries (1 MiB), 1 lcore, no items. The caller still sets
+ * hz, seed, n_items and n_lcores.
  */
 void sk_ratelimit_config_defaults(struct sk_ratelimit_config *cfg);
 
@@ -331,6 +349,33 @@ enum sk_rl_verdict sk_ratelimit_ip_take(struct sk_ratelimit *rl, uint32_t ip, ui
  */
 enum sk_rl_verdict sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip,
 				      uint64_t now, uint64_t *wait);
+
+/**
+ * sk_ratelimit_user_take - the per-user attempt limit: charge one attempt
+ * of @p user on item slot @p item_slot at @p now if it conforms. Keyed on
+ * (user, item); a 4-way set of a fixed table per lcore, one cache line.
+ * A new key takes an empty or idle entry of its set; when all 4 still owe,
+ * the one that owes least is taken over (counted in user_evicted): that
+ * user's debt is forgotten, the price of a fixed table (see
+ * docs/tokens.md). With the limit off (rate 0 or no table) always passes.
+ * No allocation, no lock.
+ * @return SK_RL_PASS (charged), or SK_RL_REFUSED_USER (counted; @p wait,
+ *         if not NULL, receives the cycles until it could pass).
+ */
+enum sk_rl_verdict sk_ratelimit_user_take(struct sk_ratelimit *rl, uint64_t user,
+					  uint32_t item_slot, uint64_t now, uint64_t *wait);
+
+/**
+ * sk_ratelimit_reconfigure - a live change of the rates and bursts: every
+ * bucket gets its new shape and keeps its state (its tat), so a client
+ * that owed still owes, and a limit turned on starts full. The per-IP and
+ * per-user limits can be turned on only if their tables were made
+ * (ip_slots, user_slots non-zero at init). Per-item limits set with
+ * sk_ratelimit_item_set() are replaced by the new default. Owning lcore
+ * only, between requests.
+ * @return 0, or -EINVAL (a burst above SK_RL_BURST_MAX; nothing changed).
+ */
+int sk_ratelimit_reconfigure(struct sk_ratelimit *rl, const struct sk_ratelimit_limits *l);
 
 /**
  * sk_ratelimit_stats_get - this limiter's counters (live; read-only for the

@@ -36,6 +36,45 @@ sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsigned 
 	return 0;
 }
 
+/* ------------------------------------------------------------ live settings */
+
+void
+sk_seckill_live_apply(struct sk_seckill_lcore *lc, uint64_t gen)
+{
+	const struct sk_live_settings *s = sk_live_slot(lc->live, gen);
+	const struct sk_live_limits *l = &s->limits;
+	struct sk_ratelimit_limits rl = {
+		.global_rate = l->global_rate,
+		.global_burst = l->global_burst ? l->global_burst : l->global_rate,
+		.item_rate = l->item_rate,
+		.item_burst = l->item_burst ? l->item_burst : l->item_rate,
+		.ip_rate = l->ip_rate,
+		.ip_burst = l->ip_burst ? l->ip_burst : l->ip_rate,
+		.user_rate = l->user_rate,
+		.user_burst = l->user_burst ? l->user_burst : l->user_rate,
+	};
+	const struct sk_deny *d = sk_live_deny_buf(lc->live, s->deny_buf);
+
+	/* Checked by the writer (sk_live_check()): this cannot fail. */
+	if (lc->rl != NULL)
+		sk_ratelimit_reconfigure(lc->rl, &rl);
+	lc->deny = d != NULL && !sk_deny_empty(d) ? d : NULL;
+	lc->ring = s->keys.n != 0 ? &s->keys : NULL;
+	lc->log_level = s->log_level;
+	lc->live_gen = gen;
+	sk_live_ack(lc->live, lc->buy.lcore, gen);
+}
+
+int
+sk_seckill_live_attach(struct sk_seckill_lcore *lc, struct sk_live_zone *z)
+{
+	if (z == NULL || lc->buy.lcore >= z->nlcores || lc->rl == NULL)
+		return -EINVAL;
+	lc->live = z;
+	sk_seckill_live_apply(lc, atomic_load_explicit(&z->gen, memory_order_acquire));
+	return 0;
+}
+
 /* ------------------------------------------------------------ helpers */
 
 /* parse_u64 - strict decimal id, 1..UINT64_MAX (the X-User-Id rules). */
@@ -161,8 +200,12 @@ identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_
 		return 0;
 	}
 	lc->stats.token_verifies++;
-	enum sk_token_status st = sk_token_verify(
-		lc->conf->key, tok, len, item, now_ns / 1000000000, lc->conf->token_skew_s, &user);
+	enum sk_token_status st =
+		lc->ring != NULL
+			? sk_token_verify_ring(lc->ring, tok, len, item, now_ns / 1000000000,
+					       lc->conf->token_skew_s, &user)
+			: sk_token_verify(lc->conf->key, tok, len, item, now_ns / 1000000000,
+					  lc->conf->token_skew_s, &user);
 	lc->stats.token[st < SK_TOKEN__COUNT ? st : SK_TOKEN_E_MALFORMED]++;
 	return st == SK_TOKEN_OK ? user : 0;
 }
@@ -254,6 +297,15 @@ rate_limited(struct sk_seckill_lcore *lc, uint64_t wait, struct sk_seckill_reply
 	return SK_SECKILL_RATE_LIMITED;
 }
 
+/* denied - the 403 of a deny list. */
+static enum sk_seckill_outcome
+denied(struct sk_seckill_lcore *lc, struct sk_seckill_reply *out)
+{
+	lc->live->lcore[lc->buy.lcore].denied++;
+	json(out, 403, 0, "{\"status\":\"denied\"}");
+	return SK_SECKILL_ENDED; /* a 403; the deny count is the live block's */
+}
+
 /*
  * holder_or - the answer to a buy of a sold-out, restocking or paused item: a holder's
  * retry gets its order back (holder_order()); everyone else @refusal.
@@ -306,6 +358,11 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
     struct sk_seckill_reply *out)
 {
 	uint64_t id, wait = 0;
+
+	/* Deny lists first: a denied address costs nothing more. */
+	if (sk_unlikely(lc->deny != NULL) && sk_deny_addr(lc->deny, record))
+		return denied(lc, out);
+
 	struct sk_item *it = find_item(lc, arg, arg_len, &id);
 
 	if (it == NULL) {
@@ -347,8 +404,18 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 		canned(out, 401, SK_HTTP_CANNED_UNAUTHORIZED);
 		return SK_SECKILL_UNAUTHORIZED;
 	}
-	if (lc->rl != NULL)
+	if (sk_unlikely(lc->deny != NULL) && sk_deny_user(lc->deny, br.user))
+		return denied(lc, out);
+	if (lc->rl != NULL) {
+		/* The buyer's own attempts, before the stock is touched. */
+		if (sk_ratelimit_user_take(lc->rl, br.user, item_slot(lc, it), now_tsc, &wait) !=
+		    SK_RL_PASS) {
+			if (lc->live != NULL)
+				lc->live->lcore[lc->buy.lcore].user_limited++;
+			return rate_limited(lc, wait, out);
+		}
 		sk_ratelimit_commit(lc->rl, item_slot(lc, it), now_tsc);
+	}
 
 	struct sk_buy_line line = {.item = it, .qty = 1};
 	uint64_t order;

@@ -6,11 +6,13 @@
  * the answer - status, JSON body, Retry-After - in the order that makes the
  * 99% case cheapest:
  *
- *   POST /v1/seckill/{item}:  item lookup → sold out (410; a claimed
+ *   POST /v1/seckill/{item}:  IP deny list (403 denied) → item lookup →
+ *     sold out (410; a claimed
  *     holder's retry pays the per-IP limit before its token is verified) →
  *     time window (425 not_started / 403 ended) → rate limits (429 +
  *     Retry-After; the address is charged) → identity (Bearer JWT, or
- *     X-User-Id when auth is off; 401) → item and global limits charged →
+ *     X-User-Id when auth is off; 401) → user deny list (403 denied) →
+ *     per-user attempt limit (429) → item and global limits charged →
  *     sk_buy() → 202 queued | 200/202 duplicate | 409 limit | 410 | 429 | 503.
  *
  * Every refusal that needs no verified user comes before the token's HMAC,
@@ -41,7 +43,9 @@
 
 #include "sk_buy.h"
 #include "sk_client.h"
+#include "sk_deny.h"
 #include "sk_http.h"
+#include "sk_live.h"
 #include "sk_ratelimit.h"
 #include "sk_shm_abi.h"
 #include "sk_token.h"
@@ -82,6 +86,11 @@ struct sk_seckill_lcore {
 	struct sk_ratelimit *rl;	    /**< this lcore's limiter; NULL: none */
 	uint64_t tsc_hz;		    /**< for Retry-After */
 	struct sk_shm_lcore_stats *astats;  /**< this lcore's block in the arena */
+	struct sk_live_zone *live;	    /**< live settings; NULL: none */
+	uint64_t live_gen;		    /**< the generation this lcore runs on */
+	const struct sk_deny *deny;	    /**< deny lists of live_gen; NULL: none */
+	const struct sk_token_ring *ring;   /**< token keys of live_gen; NULL: conf->key */
+	uint32_t log_level;		    /**< log level of live_gen */
 	struct sk_seckill_stats stats;
 } sk_cache_aligned;
 
@@ -118,6 +127,39 @@ struct sk_seckill_reply {
 int sk_seckill_lcore_init(struct sk_seckill_lcore *lc, struct sk_shm *shm, unsigned lcore,
 			  struct rte_ring *ring, const struct sk_seckill_conf *conf,
 			  struct sk_ratelimit *rl, uint64_t tsc_hz);
+
+/**
+ * sk_seckill_live_attach - follow the live settings of @p z from now on
+ * (applies its current generation at once, sk_seckill_live_apply()). Call
+ * before the lcore runs.
+ * @return 0, or -EINVAL (no limiter while the block has limits, or the
+ *         lcore index is beyond the block's lcores).
+ */
+int sk_seckill_live_attach(struct sk_seckill_lcore *lc, struct sk_live_zone *z);
+
+/**
+ * sk_seckill_live_apply - switch to generation @p gen: the rate limits
+ * reshaped (their state kept), the deny lists of its buffer, its log level
+ * noted; then publish that this lcore runs on it. Owning lcore, between
+ * bursts (sk_seckill_live_poll()).
+ */
+void sk_seckill_live_apply(struct sk_seckill_lcore *lc, uint64_t gen);
+
+/**
+ * sk_seckill_live_poll - the once-per-burst check: one relaxed load; on a
+ * new generation, sk_seckill_live_apply() it.
+ * @return the new generation, or 0 when nothing changed.
+ */
+static inline uint64_t
+sk_seckill_live_poll(struct sk_seckill_lcore *lc)
+{
+	uint64_t g;
+
+	if (lc->live == NULL || (g = sk_live_changed(lc->live, lc->live_gen)) == 0)
+		return 0;
+	sk_seckill_live_apply(lc, g);
+	return g;
+}
 
 /**
  * sk_seckill_buy - POST /v1/seckill/{item}.

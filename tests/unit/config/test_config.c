@@ -206,6 +206,13 @@ static const struct bad_case bad_cases[] = {
 	{PORT0 "[seckill]\nauth = on\nauth = off\n", ":6: seckill.auth: set twice"},
 	{PORT0 "[seckill]\nip_rate = 5\nip_slots = 0\n",
 	 "seckill.ip_slots: 0 leaves no room for the per-IP limit that seckill.ip_rate sets"},
+	{PORT0 "[seckill]\nuser_slots = 1000\n",
+	 ":5: seckill.user_slots: 1000 is not a power of two"},
+	{PORT0 "[seckill]\nuser_rate = 2000000000\n",
+	 "seckill.user_rate: 2000000000 is out of range"},
+	{PORT0 "[seckill]\nuser_slots = 0\n",
+	 "seckill.user_slots: 0 leaves no room for the per-user limit that seckill.user_rate sets"},
+	{PORT0 "[seckill]\ndeny_max = 4194305\n", "seckill.deny_max: 4194305 is out of range"},
 	{PORT0 "[item.1]\ntotal = 1\n",
 	 "seckill.secret_file: required when seckill.auth = on and items are configured or come "
 	 "from store.path"},
@@ -627,6 +634,10 @@ START_TEST(test_seckill_defaults)
 	ck_assert_uint_eq(cfg.item_rate, 0);
 	ck_assert_uint_eq(cfg.ip_rate, 0);
 	ck_assert_uint_eq(cfg.ip_slots, 16384);
+	ck_assert_uint_eq(cfg.user_rate, 10);
+	ck_assert_uint_eq(cfg.user_burst, 20);
+	ck_assert_uint_eq(cfg.user_slots, 65536);
+	ck_assert_uint_eq(cfg.deny_max, 65536);
 	ck_assert_uint_eq(cfg.nb_items, 0);
 
 	/* An item with only its total: limit 1, open from the start, no end. */

@@ -200,6 +200,8 @@ static const struct bad {
 	 -ENOMSG},
 	/* an activity's orders archived by the appliance: MariaDB keeps its rows */
 	{"{" P "\"type\":\"activity_archived\",\"order\":null" EV "}", -ENOMSG},
+	/* a live settings change (the generation in units): nothing for MariaDB */
+	{"{" P "\"type\":\"live\",\"order\":null,\"request\":\"limits\"" EV "}", -ENOMSG},
 	{"{" P "\"type\":7}", -EBADMSG},
 	{"{" P "\"order\":\"1\"" EV "}", -EBADMSG},
 	{"{" P "\"type\":\"paid\",\"order\":null" EV "}", -EBADMSG},

@@ -265,8 +265,9 @@ START_TEST(event_log_sequence)
 	ck_assert_uint_eq(failed.seq, 9);
 	struct sk_store_event bad = {.type = 0};
 	ck_assert_int_eq(sk_store_event_append(st, &bad), -EINVAL);
-	bad.type = SK_STORE_EV_ACTIVITY_ARCHIVED + 1;
+	bad.type = SK_STORE_EV_LIVE + 1;
 	ck_assert_int_eq(sk_store_event_append(st, &bad), -EINVAL);
+	ck_assert_str_eq(sk_store_event_name(SK_STORE_EV_LIVE), "live");
 
 	const uint8_t types[] = {
 		SK_STORE_EV_ACTIVITY,  SK_STORE_EV_CONFIRMED, SK_STORE_EV_CONFIRMED,
