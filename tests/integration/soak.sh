@@ -49,6 +49,12 @@ cfg=$tmp/soak.ini
 		[store]
 		path = $tmp/store
 		map_mb = 64
+
+		# Retention on: the policy archives what is over for a day; the
+		# nights here are archived by the operator's command, and the
+		# event log is trimmed to its tail (no Kafka).
+		[retention]
+		keep_days = 1
 	EOF
 } >"$cfg"
 
