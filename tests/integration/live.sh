@@ -242,6 +242,7 @@ wait "$lgpid" || rc=$?
 expect_eq "the loadgen finished" "$rc" 0
 expect_eq "the loadgen: only 200/202 (no 401, no 5xx, no 429), no error" \
 	"$(json_get "$tmp/lg.json" 'set(k for k, v in d["status"].items() if v) <= {"200", "202"} and d["errors"]["total"] == 0 and d["answered"] > 1000')" True
+[ "$FAILS" = 0 ] || json_get "$tmp/lg.json" '(d["answered"], d["status"], d["errors"])'
 check "every lcore applied generation 15" wait_for 5 "lcores on 15" all_on 15
 expect_match "a token of k4 buys" "$(buy_with 400 2 "$tmp/k4" k4)" '^20[02]$'
 
