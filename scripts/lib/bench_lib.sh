@@ -96,11 +96,13 @@ tls_cert() {
 }
 
 
-# sbx_start CONFIG - the sandbox with a memif port; sets MEMIF, MEMIF_ADDR,
-# MEMIF_ADDR6 (the port's IPv6 address), SERVER, DP_PID.
+# sbx_start CONFIG [--control] - the sandbox with a memif port (and, with
+# --control, the control plane the config's [store] names); sets MEMIF,
+# MEMIF_ADDR, MEMIF_ADDR6 (the port's IPv6 address), SERVER, DP_PID.
 sbx_start() {
-	local out
-	out=$("$SBX" up --memif --no-control --config "$1") || die "sandbox up failed"
+	local out up=(--memif --no-control)
+	[ "${2:-}" = --control ] && up=(--memif)
+	out=$("$SBX" up "${up[@]}" --config "$1") || die "sandbox up failed"
 	SBX_UP=1
 	MEMIF=$(echo "$out" | sed -n 's/.* memif=\([^ ]*\).*/\1/p')
 	MEMIF_ADDR=$(echo "$out" | sed -n 's/.* memif_addr=\([0-9.]*\).*/\1/p')
