@@ -202,11 +202,11 @@ crowd --users 3000 --attempts 6000 --seed 7 --expect-units $TOTAL --json "$tmp/p
 cpid=$!
 # Kill once the sale is under way: the first orders are in LMDB (10 s at
 # most, or until the crowd is done).
-for _ in $(seq 1 200); do
-	[ "$(item_field ledger.live 2>/dev/null || echo 0)" -gt 0 ] && break
-	kill -0 "$cpid" 2>/dev/null || break
-	sleep 0.05
-done
+# sale_begun - an order is in LMDB, or the crowd is done.
+sale_begun() {
+	[ "$(item_field ledger.live 2>/dev/null || echo 0)" -gt 0 ] || ! kill -0 "$cpid" 2>/dev/null
+}
+wait_for 10 "the first orders in LMDB" sale_begun || true
 "$SBX" control kill
 # Under ASan the secondary's EAL init once failed here while the crowd and
 # the dataplane loaded both cores: up to 3 tries, each reported.
@@ -230,10 +230,11 @@ make_config "$cfg" 50
 SK_SBX_CONTROL_ARGS="--payment-timeout 3" up "$cfg"
 crowd --users 500 --seed 8 --expect-units 50 --orders "$tmp/t1" >/dev/null
 expect_eq "timeout: 50 live before the deadline" "$(item_field ledger.live)" 50
-for _ in $(seq 1 100); do
-	[ "$(item_field ledger.live)" = 0 ] && break
-	sleep 0.1
-done
+# live_units_are N - LMDB's live units of item 1 are N.
+live_units_are() {
+	[ "$(item_field ledger.live)" = "$1" ]
+}
+wait_for 10 "unpaid orders cancelled" live_units_are 0 || true
 expect_eq "timeout: unpaid orders cancelled after 3 s" "$(item_field ledger.live)" 0
 expect_eq "timeout: units back in the arena" "$(item_field remaining)" 50
 rc=0
