@@ -95,21 +95,21 @@ setup(uint32_t entries)
 		fprintf(stderr, "live-bench: out of memory\n");
 		exit(1);
 	}
-	/* Listed: odd user ids; 10.0.0.0/8 as /32, /24 and /16 thirds;
+	/* Listed: odd user ids; 20.0.0.0/8 as /32, /24 and /16 thirds;
 	 * 2001:db8::/32 likewise at /128, /64, /48. Streams: even users,
-	 * any IPv4 address but 10/8 and 11/8, and 2001:f00::/32 - never listed. */
+	 * any IPv4 address but 20/8 and 21/8, and 2001:f00::/32 - never listed. */
 	for (uint32_t i = 0; i < entries; i++) {
-		struct sk_prefix p4 = {.addr = v4(0x0a000000u + i * 256u), .len = 24};
+		struct sk_prefix p4 = {.addr = v4(0x14000000u + i * 256u), .len = 24};
 		struct sk_prefix p6 = {.addr = v6(0x20010db800000000ULL | i, 0), .len = 64};
 
 		sk_deny_add_user(B.deny, rnd(&s) | 1);
 		if (i % 3 == 0) {
-			p4.addr = v4(0x0a000000u + i);
+			p4.addr = v4(0x14000000u + i);
 			p4.len = 32;
 			p6.addr = v6(0x20010db8ffff0000ULL, i);
 			p6.len = 128;
 		} else if (i % 3 == 2) {
-			p4.addr = v4(0x0b000000u + (i << 16));
+			p4.addr = v4(0x15000000u + (i << 16));
 			p4.len = 16;
 			p6.addr = v6(0x20010db800000000ULL | (uint64_t)i << 16, 0);
 			p6.len = 48;
@@ -125,11 +125,11 @@ setup(uint32_t entries)
 		B.users[i] = r & ~1ULL ? r & ~1ULL : 2;
 		uint32_t ip = (uint32_t)(r >> 16);
 
-		if ((ip >> 25) == (0x0a000000u >> 25)) /* 10/8, 11/8: listed */
+		if ((ip >> 25) == (0x14000000u >> 25)) /* 20/8, 21/8: listed */
 			ip ^= 0x80000000u;
 		B.v4[i] = v4(ip);
 		B.v6[i] = v6(0x20010f0000000000ULL | (r >> 32), r);
-		B.v4in[i] = v4(0x0a000000u + (uint32_t)(r % entries) * 256u + 7);
+		B.v4in[i] = v4(0x14000000u + (uint32_t)(r % entries) * 256u + 7);
 	}
 	struct sk_ratelimit_config c;
 	sk_ratelimit_config_defaults(&c);
