@@ -62,7 +62,8 @@ item_matches(const struct sk_item *it, const struct sk_store_activity *a)
 {
 	return it->id == a->item && it->per_user_limit == a->per_user_limit &&
 	       it->total == sk_store_activity_base(a) && it->price == a->price &&
-	       it->start_ns == a->start_ns && sk_stock_end_ns(it) == a->end_ns;
+	       it->start_ns == a->start_ns && sk_stock_end_ns(it) == a->end_ns &&
+	       it->gate == a->gate && it->reserved_only == a->reserved_only;
 }
 
 /*
@@ -79,6 +80,8 @@ record_item(struct sk_control *ctl, const struct sk_item *it, int64_t now_ns)
 		.price = it->price,
 		.start_ns = it->start_ns,
 		.end_ns = sk_stock_end_ns(it),
+		.gate = it->gate,
+		.reserved_only = it->reserved_only,
 	};
 
 	return sk_store_activity_put(ctl->store, &a, now_ns);

@@ -50,7 +50,16 @@ static const char *const copt_names[O__N] = {
 	[O_USERS] = "--users",
 	[O_PREFIXES] = "--prefixes",
 	[O_FILE] = "--file",
+	[O_GATE] = "--gate",
+	[O_RESERVED] = "--reserved-only",
 };
+
+/* is_flag - option @k takes no value. */
+static bool
+is_flag(int k)
+{
+	return k == O_CLUSTER || k == O_GATE || k == O_RESERVED;
+}
 
 /* ------------------------------------------------------------------ output */
 
@@ -206,7 +215,8 @@ static const char *const cluster_help =
 static const char *const activity_help =
 	"usage: " PROG " activity add ID --total N|--total-from KEY [--price P] [--limit L]\n"
 	"                            [--name TEXT] [--start TIME] [--end TIME]\n"
-	"                            [--pay-timeout S] [--cluster]\n"
+	"                            [--pay-timeout S] [--cluster] [--gate]\n"
+	"                            [--reserved-only]\n"
 	"       " PROG " activity list\n"
 	"       " PROG " activity show ID\n"
 	"       " PROG " activity close ID\n"
@@ -264,6 +274,10 @@ static const char *const activity_add_help =
 	"  --cluster          a cluster sale (docs/cluster.md): --total is the global\n"
 	"                     total in Redis, this appliance sells what it leases;\n"
 	"                     add it with the same definition on every member\n"
+	"  --gate             buyers need the gate claim of the item in their token\n"
+	"                     (set by the shop's captcha or quiz): 403 gate without\n"
+	"  --reserved-only    only users loaded with 'activity reserve' may buy:\n"
+	"                     403 not_reserved for the others\n"
 	"TIME: now, +N[smhd] (from now), unix seconds, or YYYY-MM-DDTHH:MM:SSZ (UTC);\n"
 	"--end also takes 'never'.\n"
 	"Exit 0 created (or already there, same definition), 5 exists otherwise or\n"
@@ -422,7 +436,8 @@ static const char *const keys_help =
 
 #define ACTIVITY_ADD_OPTS                                                                          \
 	(1u << O_CLUSTER | 1u << O_TOTAL | 1u << O_TOTAL_FROM | 1u << O_PRICE | 1u << O_LIMIT |    \
-	 1u << O_NAME | 1u << O_START | 1u << O_END | 1u << O_PAY_TIMEOUT)
+	 1u << O_NAME | 1u << O_START | 1u << O_END | 1u << O_PAY_TIMEOUT | 1u << O_GATE |         \
+	 1u << O_RESERVED)
 
 static const struct ctl_cmd commands[] = {
 	{"status", NULL, ARGS_NONE, 0, status_help, cmd_status},
@@ -621,11 +636,11 @@ main(int argc, char **argv)
 		} else if (a[0] == '-' && a[1] == '-' && copt_index(a) >= 0) {
 			int k = copt_index(a);
 			size_t nl = strlen(copt_names[k]);
-			const char *v = k == O_CLUSTER ? (a[nl] == '\0' ? "1" : NULL)
+			const char *v = is_flag(k)     ? (a[nl] == '\0' ? "1" : NULL)
 					: a[nl] == '=' ? a + nl + 1
 						       : (i + 1 < argc ? argv[++i] : NULL);
-			if (k == O_CLUSTER && v == NULL) {
-				ex = usage_error(main_help, "--cluster takes no value");
+			if (is_flag(k) && v == NULL) {
+				ex = usage_error(main_help, "%s takes no value", copt_names[k]);
 				goto out;
 			}
 			if (v == NULL) {

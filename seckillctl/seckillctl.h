@@ -61,6 +61,8 @@ enum copt {
 	O_USERS,
 	O_PREFIXES,
 	O_FILE,
+	O_GATE,	    /* a flag */
+	O_RESERVED, /* a flag */
 	O__N
 };
 

@@ -96,6 +96,10 @@ cmd_activity_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 		json_object_set_new(body, "end_ns", json_integer(end));
 	if (body != NULL && o[O_CLUSTER] != NULL)
 		json_object_set_new(body, "cluster", json_true());
+	if (body != NULL && o[O_GATE] != NULL)
+		json_object_set_new(body, "gate", json_true());
+	if (body != NULL && o[O_RESERVED] != NULL)
+		json_object_set_new(body, "reserved_only", json_true());
 	char what[64];
 	snprintf(what, sizeof(what), "activity %s", id_s);
 	int ex = api(c, "POST", "/v1/activities", body, what, answer_use(c), &j);

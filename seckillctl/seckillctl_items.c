@@ -84,6 +84,13 @@ print_item(const json_t *j)
 		       json_is_true(json_object_get(a, "closed"))   ? " (closed)"
 		       : json_is_true(json_object_get(a, "paused")) ? " (paused)"
 								    : "");
+		if (json_is_true(json_object_get(a, "gate")) ||
+		    json_is_true(json_object_get(a, "reserved_only")))
+			printf("%-16s %s%s\n", "buyers",
+			       json_is_true(json_object_get(a, "gate")) ? "gate claim required "
+									: "",
+			       json_is_true(json_object_get(a, "reserved_only")) ? "reserved only"
+										 : "");
 		if (jnum(a, "pay_timeout_ns") > 0)
 			printf("%-16s %lld s\n", "pay timeout",
 			       jnum(a, "pay_timeout_ns") / 1000000000);

@@ -35,10 +35,10 @@
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
 #define SK_SHM_VERSION                                                                             \
-	10 /* 10: settled is an order id, per-lcore status windows (slot reuse, epoch roll);       \
-	      9: an item's per-request fields in its first cache line; 8: TLS area in the stats    \
-	     block; 7: order record 64 B, client of either family; 6: member, order id layout;     \
-	     5: cluster items; 4: item state paused */
+	11 /* 11: item gate and reserved_only flags; 10: settled is an order id, per-lcore status  \
+	     windows (slot reuse, epoch roll); 9: an item's per-request fields in its first cache                                                \
+	     line; 8: TLS area in the stats block; 7: order record 64 B, client of either family;                                             \
+	     6: member, order id layout; 5: cluster items; 4: item state paused */
 
 /**
  * How far the control plane got with one lcore's orders: every order of

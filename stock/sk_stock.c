@@ -65,6 +65,8 @@ sk_stock_init(struct sk_item *it, const struct sk_stock_conf *conf)
 	it->price = conf->price;
 	it->total = conf->total;
 	it->nlcores = conf->nlcores;
+	it->gate = conf->gate;
+	it->reserved_only = conf->reserved_only;
 	it->batch_max = conf->batch_max ? conf->batch_max : SK_STOCK_BATCH_MAX_DEFAULT;
 	atomic_init(&it->pool, conf->total);
 	atomic_init(&it->sold_out, conf->total == 0);

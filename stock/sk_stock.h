@@ -94,9 +94,12 @@ struct sk_item {
 	uint64_t dedup_off;	   /**< first slot of this item's dedup slice */
 	uint32_t dedup_mask;	   /**< slice size - 1 (a power of two, at most 2^31) */
 	uint32_t nlcores;	   /**< buckets in use, 1..SK_MAX_LCORES */
-	uint32_t cluster;	   /**< 1: units leased from a cluster pool (docs/cluster.md):
+	uint8_t cluster;	   /**< 1: units leased from a cluster pool (docs/cluster.md):
 					an empty item is sold out only once @c cluster_sold_out says
 					so everywhere; until then buyers are told to retry */
+	uint8_t gate;		   /**< 1: a buyer's token must carry the item's gate claim */
+	uint8_t reserved_only;	   /**< 1: only users in the item's reservation set may buy */
+	uint8_t flags_pad;	   /**< zero */
 	_Atomic uint32_t cluster_sold_out; /**< 1: sold out on every appliance (set by the
 						control plane from the Redis broadcast) */
 
@@ -120,7 +123,8 @@ _Static_assert(SK_ITEM_LINE0(id) && SK_ITEM_LINE0(state) && SK_ITEM_LINE0(sold_o
 		       SK_ITEM_LINE0(per_user_limit) && SK_ITEM_LINE0(start_ns) &&
 		       SK_ITEM_LINE0(end_ns) && SK_ITEM_LINE0(price) && SK_ITEM_LINE0(dedup_off) &&
 		       SK_ITEM_LINE0(dedup_mask) && SK_ITEM_LINE0(nlcores) &&
-		       SK_ITEM_LINE0(cluster) && SK_ITEM_LINE0(cluster_sold_out),
+		       SK_ITEM_LINE0(cluster) && SK_ITEM_LINE0(gate) &&
+		       SK_ITEM_LINE0(reserved_only) && SK_ITEM_LINE0(cluster_sold_out),
 	       "what a request reads of an item must fit one cache line");
 _Static_assert(offsetof(struct sk_item, pool) == SK_CACHE_LINE &&
 		       offsetof(struct sk_item, batch_max) + sizeof(uint32_t) <= 2 * SK_CACHE_LINE,
@@ -149,6 +153,8 @@ struct sk_stock_conf {
 	uint64_t total;	    /**< <= SK_STOCK_MAX_UNITS */
 	uint32_t nlcores;   /**< 1..SK_MAX_LCORES */
 	uint32_t batch_max; /**< 0 = SK_STOCK_BATCH_MAX_DEFAULT */
+	bool gate;	    /**< the item's gate claim is required (sk_item::gate) */
+	bool reserved_only; /**< reserved users only (sk_item::reserved_only) */
 };
 
 /**

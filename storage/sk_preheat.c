@@ -18,6 +18,8 @@ sk_preheat_conf(const struct sk_store_activity *a, uint32_t batch_max, struct sk
 	out->price = a->price;
 	out->total = a->total;
 	out->batch_max = batch_max;
+	out->gate = a->gate;
+	out->reserved_only = a->reserved_only;
 }
 
 int

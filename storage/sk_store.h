@@ -532,6 +532,9 @@ struct sk_store_activity {
 	bool cluster;		 /**< sold by several appliances (docs/cluster.md): @c total is the
 				      global total in Redis, and this appliance sells only the units
 				      it leased (recorded as restocks) and did not give back (removals) */
+	bool gate;		 /**< buyers need the item's gate claim in their token (403 gate) */
+	bool reserved_only;	 /**< only users in the item's reservation set may buy
+				      (403 not_reserved) */
 	char name[SK_STORE_NAME_MAX + 1]; /**< NUL-terminated */
 };
 
@@ -580,16 +583,17 @@ sk_store_activity_units(const struct sk_store_activity *a)
 /**
  * sk_store_activity_same - @p x and @p y define the same activity:
  * everything an operator sets (item, name, total, price, per-user limit,
- * start, end, payment timeout) is equal. Restocked and removed units,
- * timestamps, the pause and the closed mark are not compared (an extend
- * changes the end: the definition before it is then another one). The one home of this rule (the
- * store's "unchanged" answer, the control plane's idempotent add). Pure; thread-safe.
+ * start, end, payment timeout, the gate and reserved-only flags) is equal. Restocked and removed
+ * units, timestamps, the pause and the closed mark are not compared (an extend changes the end: the
+ * definition before it is then another one). The one home of this rule (the store's "unchanged"
+ * answer, the control plane's idempotent add). Pure; thread-safe.
  */
 static inline bool
 sk_store_activity_same(const struct sk_store_activity *x, const struct sk_store_activity *y)
 {
 	return x->item == y->item && x->per_user_limit == y->per_user_limit &&
-	       x->total == y->total && x->cluster == y->cluster && x->price == y->price &&
+	       x->total == y->total && x->cluster == y->cluster && x->gate == y->gate &&
+	       x->reserved_only == y->reserved_only && x->price == y->price &&
 	       x->start_ns == y->start_ns && x->end_ns == y->end_ns &&
 	       x->pay_timeout_ns == y->pay_timeout_ns && strcmp(x->name, y->name) == 0;
 }

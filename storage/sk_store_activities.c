@@ -119,6 +119,8 @@ sk_store_activity_put(struct sk_store *st, const struct sk_store_activity *a, in
 		cur.per_user_limit = a->per_user_limit;
 		cur.total = a->total;
 		cur.cluster = a->cluster;
+		cur.gate = a->gate;
+		cur.reserved_only = a->reserved_only;
 		cur.price = a->price;
 		cur.start_ns = a->start_ns;
 		cur.end_ns = a->end_ns;

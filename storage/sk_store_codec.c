@@ -109,7 +109,8 @@ store_act_enc(uint8_t v[ACT_VAL_LEN], const struct sk_store_activity *a)
 	put_be64(v + 64, (uint64_t)a->closed_ns);
 	put_be32(v + 72, a->per_user_limit);
 	v[76] = (uint8_t)nlen;
-	v[77] = a->cluster ? ACT_FLAG_CLUSTER : 0;
+	v[77] = (uint8_t)((a->cluster ? ACT_FLAG_CLUSTER : 0) | (a->gate ? ACT_FLAG_GATE : 0) |
+			  (a->reserved_only ? ACT_FLAG_RESERVED : 0));
 	memcpy(v + 80, a->name, nlen);
 	put_be64(v + 144, a->removed);
 	put_be64(v + 152, (uint64_t)a->paused_ns);
@@ -133,6 +134,8 @@ store_act_dec(struct sk_store_activity *a, uint32_t item, const uint8_t *v, size
 	a->closed_ns = (int64_t)get_be64(v + 64);
 	a->per_user_limit = get_be32(v + 72);
 	a->cluster = (v[77] & ACT_FLAG_CLUSTER) != 0;
+	a->gate = (v[77] & ACT_FLAG_GATE) != 0;
+	a->reserved_only = (v[77] & ACT_FLAG_RESERVED) != 0;
 	size_t nlen = v[76] <= SK_STORE_NAME_MAX ? v[76] : SK_STORE_NAME_MAX;
 	memcpy(a->name, v + 80, nlen);
 	a->name[nlen] = '\0';

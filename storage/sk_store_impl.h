@@ -47,31 +47,33 @@
 #define ITEM_TAG_CLUSTER 4 /* the lease journal of a cluster activity */
 #define ITEM_TAG_ARCHIVE 5 /* the archive record (sk_store_archive.h) */
 
-#define ORDER_KEY_LEN	 9   /* id, line */
-#define ORDER_VAL_LEN	 84  /* schema 4: the client of either family at 64 */
-#define ORDER_VAL_LEN_V1 64  /* schema 1-3: an IPv4 client at 28 */
-#define BYUSER_KEY_LEN	 12  /* item, user */
-#define BYUSER_VAL_LEN	 12  /* order id, qty */
-#define ITEM_KEY_LEN	 5   /* item, tag */
-#define RESTOCK_KEY_LEN	 13  /* item, tag, restock id */
-#define RESTOCK_VAL_LEN	 16  /* units, time */
-#define ACT_VAL_LEN	 160 /* schema 3: removed, paused after schema 2's 144 */
-#define ACT_VAL_LEN_V2	 144
-#define ACT_FLAG_CLUSTER 0x01 /* v[77] (zero in older stores): a cluster activity */
-#define LEDGER_VAL_LEN	 48
-#define ARCHIVE_VAL_LEN	 40 /* state (+7 zero), orders, first id, last id, time */
-#define EVENT_KEY_LEN	 8
-#define EVENT_VAL_LEN	 40   /* without the request id (v[2] bytes after it) */
-#define EVENT_DEF_LEN	 29   /* limit, price, start, end, name length; then the name */
-#define EVENT_DEF_FLAG	 0x01 /* v[3]: an activity definition follows the request id */
-#define EVENT_VAL_MAX	 (EVENT_VAL_LEN + SK_STORE_REQUEST_MAX + EVENT_DEF_LEN + SK_STORE_NAME_MAX)
-#define REQUEST_VAL_LEN	 40
-#define REQTIME_KEY_MAX	 (8 + SK_STORE_REQUEST_MAX) /* time, request id */
-#define DEADLINE_KEY_LEN 16			    /* deadline, order id */
-#define SCHEMA_VAL_LEN	 12			    /* "SKST", major, minor */
-#define USERIDX_KEY_LEN	 20			    /* item, user, order id */
-#define STATEIDX_KEY_LEN 13			    /* item, state, order id */
-#define IDX_VAL_LEN	 1			    /* the line of the order holding the item */
+#define ORDER_KEY_LEN	  9   /* id, line */
+#define ORDER_VAL_LEN	  84  /* schema 4: the client of either family at 64 */
+#define ORDER_VAL_LEN_V1  64  /* schema 1-3: an IPv4 client at 28 */
+#define BYUSER_KEY_LEN	  12  /* item, user */
+#define BYUSER_VAL_LEN	  12  /* order id, qty */
+#define ITEM_KEY_LEN	  5   /* item, tag */
+#define RESTOCK_KEY_LEN	  13  /* item, tag, restock id */
+#define RESTOCK_VAL_LEN	  16  /* units, time */
+#define ACT_VAL_LEN	  160 /* schema 3: removed, paused after schema 2's 144 */
+#define ACT_VAL_LEN_V2	  144
+#define ACT_FLAG_CLUSTER  0x01 /* v[77] (zero in older stores): a cluster activity */
+#define ACT_FLAG_GATE	  0x02 /* v[77]: the gate claim is required */
+#define ACT_FLAG_RESERVED 0x04 /* v[77]: reserved users only */
+#define LEDGER_VAL_LEN	  48
+#define ARCHIVE_VAL_LEN	  40 /* state (+7 zero), orders, first id, last id, time */
+#define EVENT_KEY_LEN	  8
+#define EVENT_VAL_LEN	  40   /* without the request id (v[2] bytes after it) */
+#define EVENT_DEF_LEN	  29   /* limit, price, start, end, name length; then the name */
+#define EVENT_DEF_FLAG	  0x01 /* v[3]: an activity definition follows the request id */
+#define EVENT_VAL_MAX	  (EVENT_VAL_LEN + SK_STORE_REQUEST_MAX + EVENT_DEF_LEN + SK_STORE_NAME_MAX)
+#define REQUEST_VAL_LEN	  40
+#define REQTIME_KEY_MAX	  (8 + SK_STORE_REQUEST_MAX) /* time, request id */
+#define DEADLINE_KEY_LEN  16			     /* deadline, order id */
+#define SCHEMA_VAL_LEN	  12			     /* "SKST", major, minor */
+#define USERIDX_KEY_LEN	  20			     /* item, user, order id */
+#define STATEIDX_KEY_LEN  13			     /* item, state, order id */
+#define IDX_VAL_LEN	  1			     /* the line of the order holding the item */
 
 /* Keys of `meta` (ASCII, no NUL). */
 #define META_SCHEMA	"schema"

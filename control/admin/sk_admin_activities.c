@@ -20,9 +20,25 @@
 #include "sk_member.h"
 
 static const char *const activity_keys[] = {
-	"item",	    "name",   "total",		"price",   "per_user_limit",
-	"start_ns", "end_ns", "pay_timeout_ns", "cluster", "total_from",
+	"item",	  "name",	    "total",   "price",	     "per_user_limit", "start_ns",
+	"end_ns", "pay_timeout_ns", "cluster", "total_from", "gate",	       "reserved_only",
 };
+
+/* get_flag - the boolean @key of @o into *out (absent: false); false with the 400 made. */
+static bool
+get_flag(const json_t *o, const char *key, bool *out, struct sk_admin_reply *r, int *rc)
+{
+	const json_t *m = json_object_get(o, key);
+	char msg[96];
+
+	if (m != NULL && !json_is_boolean(m)) {
+		snprintf(msg, sizeof(msg), "%s: must be true or false", key);
+		*rc = adm_reply_error(r, 400, msg);
+		return false;
+	}
+	*out = m != NULL && json_is_true(m);
+	return true;
+}
 
 /*
  * total_from_redis - @a's total read from the Redis key named by the
@@ -136,12 +152,9 @@ activity_from_json(struct sk_control *ctl, json_t *o, struct sk_store_activity *
 		return false;
 	if (json_object_get(o, "pay_timeout_ns") != NULL)
 		a->pay_timeout_ns = (int64_t)v;
-	m = json_object_get(o, "cluster");
-	if (m != NULL && !json_is_boolean(m)) {
-		*rc = adm_reply_error(r, 400, "cluster: must be true or false");
+	if (!get_flag(o, "cluster", &a->cluster, r, rc) || !get_flag(o, "gate", &a->gate, r, rc) ||
+	    !get_flag(o, "reserved_only", &a->reserved_only, r, rc))
 		return false;
-	}
-	a->cluster = m != NULL && json_is_true(m);
 	m = json_object_get(o, "name");
 	if (m != NULL && !json_is_string(m)) {
 		*rc = adm_reply_error(r, 400, "name: must be a string");

@@ -60,6 +60,10 @@ adm_item_json(const struct sk_control_item *it)
 				"pay_timeout_ns", (json_int_t)a->pay_timeout_ns, "closed",
 				a->closed_ns != 0, "paused", a->paused_ns != 0, "paused_ns",
 				(json_int_t)a->paused_ns, "cluster", a->cluster);
+		if (act != NULL) {
+			json_object_set_new(act, "gate", json_boolean(a->gate));
+			json_object_set_new(act, "reserved_only", json_boolean(a->reserved_only));
+		}
 	}
 	json_object_set_new(o, "activity", act != NULL ? act : json_null());
 	const struct sk_store_ledger *l = &it->ledger;

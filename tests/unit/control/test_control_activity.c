@@ -272,6 +272,49 @@ START_TEST(admin_activity_routes)
 }
 END_TEST
 
+/* The buyer flags: stored, shown, in the arena item, a changed flag is another definition. */
+START_TEST(activity_buyer_flags)
+{
+	struct sk_store_activity got;
+	json_t *j;
+
+	j = handle_body("POST", "/v1/activities",
+			"{\"item\":11,\"total\":3,\"gate\":true,\"reserved_only\":true}", 201);
+	json_t *act = json_object_get(j, "activity");
+	ck_assert(json_is_true(json_object_get(act, "gate")));
+	ck_assert(json_is_true(json_object_get(act, "reserved_only")));
+	json_decref(j);
+	j = handle_body("POST", "/v1/activities", "{\"item\":12,\"total\":3,\"gate\":true}", 201);
+	ck_assert(json_is_false(json_object_get(json_object_get(j, "activity"), "reserved_only")));
+	json_decref(j);
+
+	struct sk_item *it = sk_shm_item_find(F.arena.shm, 11);
+	ck_assert_ptr_nonnull(it);
+	ck_assert_uint_eq(it->gate, 1);
+	ck_assert_uint_eq(it->reserved_only, 1);
+	it = sk_shm_item_find(F.arena.shm, 12);
+	ck_assert_uint_eq(it->gate, 1);
+	ck_assert_uint_eq(it->reserved_only, 0);
+	ck_assert_int_eq(sk_store_activity_get(sk_control_store(F.ctl), 11, &got, NULL), 0);
+	ck_assert(got.gate && got.reserved_only);
+	ck_assert_int_eq(sk_store_activity_get(sk_control_store(F.ctl), 12, &got, NULL), 0);
+	ck_assert(got.gate && !got.reserved_only);
+
+	/* the same definition is unchanged; dropping a flag is another definition */
+	j = handle_body("POST", "/v1/activities", "{\"item\":12,\"total\":3,\"gate\":true}", 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "result")), "unchanged");
+	json_decref(j);
+	error_has(handle_body("POST", "/v1/activities", "{\"item\":12,\"total\":3}", 409),
+		  "another definition");
+	error_has(
+		handle_body("POST", "/v1/activities", "{\"item\":13,\"total\":3,\"gate\":1}", 400),
+		"gate: must be true or false");
+	error_has(handle_body("POST", "/v1/activities",
+			      "{\"item\":13,\"total\":3,\"reserved_only\":\"yes\"}", 400),
+		  "reserved_only: must be true or false");
+}
+END_TEST
+
 void
 test_control_add_activity(Suite *s)
 {
@@ -284,5 +327,6 @@ test_control_add_activity(Suite *s)
 	tcase_add_test(tc, preheat_skips_ended_loads_sold_out);
 	tcase_add_test(tc, activity_add_close_restock);
 	tcase_add_test(tc, admin_activity_routes);
+	tcase_add_test(tc, activity_buyer_flags);
 	suite_add_tcase(s, tc);
 }
