@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the order events streams: the stream table (caps per lcore
+ * and per user, the per-user counts against a reference under a fixed-seed
+ * random open/close sequence, the bounded round-robin scan, what a stream
+ * sends next: event, final event, keep-alive) and sk_seckill_follow()
+ * (only the order's own user may follow it; a stranger gets the answer of
+ * an unknown order). EAL in --no-huge mode for the order ring.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "sk_seckill.h"
+#include "sk_sse_table.h"
+#include "sk_test_arena.h"
+#include "sk_test_eal_main.h"
+
+#define EPOCH  1764000002u
+#define NOW_NS (1800000000LL * 1000000000LL)
+#define HZ     1000000000ULL
+#define KA     15000ULL /* keep-alive period, TSC cycles, for the table tests */
+
+/* table - a table of @max streams, @per_user of one user, in @mem (freed by the caller). */
+static struct sk_sse_table *
+table(uint32_t max, uint32_t per_user, void **mem)
+{
+	size_t len = sk_sse_table_size(max);
+
+	ck_assert_uint_gt(len, 0);
+	*mem = aligned_alloc(64, (len + 63) & ~(size_t)63);
+	ck_assert_ptr_nonnull(*mem);
+	memset(*mem, 0xa5, len); /* init must not rely on zeroed memory */
+	struct sk_sse_table *t = sk_sse_table_init(*mem, len, max, per_user, KA);
+	ck_assert_ptr_nonnull(t);
+	return t;
+}
+
+START_TEST(init_refuses)
+{
+	char mem[64] __attribute__((aligned(8)));
+
+	ck_assert_uint_eq(sk_sse_table_size(0), 0);
+	ck_assert_uint_eq(sk_sse_table_size((1u << 24) + 1), 0);
+	ck_assert_ptr_null(sk_sse_table_init(mem, sizeof(mem), 4, 1, KA)); /* too short */
+	void *m;
+	struct sk_sse_table *t = table(4, 1, &m);
+	ck_assert_ptr_null(sk_sse_table_init(m, sk_sse_table_size(4), 4, 0, KA));
+	ck_assert_ptr_null(sk_sse_table_init(m, sk_sse_table_size(4), 4, 1, 0));
+	(void)t;
+	free(m);
+}
+END_TEST
+
+/* The lcore's cap and the user's cap; a close gives the room back. */
+START_TEST(caps)
+{
+	void *m;
+	struct sk_sse_table *t = table(3, 2, &m);
+	uint32_t a, b, c, d;
+
+	ck_assert_int_eq(sk_sse_table_open(t, &a, 7, 100, SK_ORDER_QUEUED, 0, &a), 0);
+	ck_assert_int_eq(sk_sse_table_open(t, &b, 7, 101, SK_ORDER_QUEUED, 0, &b), 0);
+	ck_assert_int_eq(sk_sse_table_open(t, &c, 7, 102, SK_ORDER_QUEUED, 0, &c), -EUSERS);
+	ck_assert_uint_eq(t->stats->refused_user, 1);
+	ck_assert_uint_eq(sk_sse_table_user_count(t, 7), 2);
+	ck_assert_int_eq(sk_sse_table_open(t, &c, 8, 103, SK_ORDER_QUEUED, 0, &c), 0);
+	ck_assert_int_eq(sk_sse_table_open(t, &d, 9, 104, SK_ORDER_QUEUED, 0, &d), -EBUSY);
+	ck_assert_uint_eq(t->stats->refused_max, 1);
+	ck_assert_uint_eq(t->stats->open, 3);
+	sk_sse_table_close(t, a);
+	ck_assert_uint_eq(sk_sse_table_user_count(t, 7), 1);
+	ck_assert_int_eq(sk_sse_table_open(t, &d, 9, 104, SK_ORDER_QUEUED, 0, &d), 0);
+	ck_assert_uint_eq(t->s[d].order, 104);
+	ck_assert_uint_eq(t->s[d].user, 9);
+	ck_assert_uint_eq(t->stats->opened, 4);
+	free(m);
+}
+END_TEST
+
+/* Random opens and closes (fixed seed) of users that collide in a small
+ * user table: every count matches a reference, the open slots are exactly
+ * the ones the scan hands out. */
+START_TEST(counts_random)
+{
+	enum { MAX = 64, USERS = 40, STEPS = 20000 };
+	void *m;
+	struct sk_sse_table *t = table(MAX, 3, &m);
+	uint32_t ref[USERS + 1] = {0}, slot_user[MAX], open[MAX], nopen = 0;
+	unsigned seed = 12345;
+
+	for (int step = 0; step < STEPS; step++) {
+		if (nopen > 0 && (rand_r(&seed) % 2 == 0 || nopen == MAX)) {
+			uint32_t k = (uint32_t)rand_r(&seed) % nopen, sl = open[k];
+
+			sk_sse_table_close(t, sl);
+			ref[slot_user[sl]]--;
+			open[k] = open[--nopen];
+		} else {
+			uint64_t u = 1 + (uint64_t)rand_r(&seed) % USERS;
+			uint32_t sl;
+			int rc =
+				sk_sse_table_open(t, NULL, u * 1000003, 1, SK_ORDER_QUEUED, 0, &sl);
+
+			if (ref[u] == 3) {
+				ck_assert_int_eq(rc, -EUSERS);
+				continue;
+			}
+			ck_assert_int_eq(rc, 0);
+			ref[u]++;
+			slot_user[sl] = (uint32_t)u;
+			open[nopen++] = sl;
+		}
+		if (step % 97 == 0)
+			for (uint64_t u = 1; u <= USERS; u++)
+				ck_assert_uint_eq(sk_sse_table_user_count(t, u * 1000003), ref[u]);
+	}
+	ck_assert_uint_eq(t->n, nopen);
+	/* one full round of scans sees every open slot exactly once */
+	uint8_t seen[MAX] = {0};
+	uint32_t out[SK_SSE_SCAN_MAX], got = 0;
+	t->cursor = 0;
+	while (got < nopen) {
+		uint32_t k = sk_sse_table_scan(t, 16, out);
+		ck_assert_uint_le(k, 16);
+		for (uint32_t i = 0; i < k && got < nopen; i++, got++)
+			seen[out[i]]++;
+	}
+	for (uint32_t i = 0; i < nopen; i++)
+		ck_assert_uint_eq(seen[open[i]], 1);
+	free(m);
+}
+END_TEST
+
+/* The scan is bounded per call and round robin. */
+START_TEST(scan_bounded)
+{
+	void *m;
+	struct sk_sse_table *t = table(1000, 1000, &m);
+	uint32_t sl, out[SK_SSE_SCAN_MAX];
+
+	ck_assert_uint_eq(sk_sse_table_scan(t, 64, out), 0);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(sk_sse_table_open(t, NULL, 5, 1, SK_ORDER_QUEUED, 0, &sl), 0);
+	ck_assert_uint_eq(sk_sse_table_scan(t, 1000, out), SK_SSE_SCAN_MAX);
+	uint32_t first = out[0];
+	for (int i = 0; i < 1000 / SK_SSE_SCAN_MAX; i++)
+		sk_sse_table_scan(t, SK_SSE_SCAN_MAX, out);
+	/* 1000 = 15 * 64 + 40: the 16th call wrapped after 40 */
+	ck_assert_uint_eq(out[40], first);
+	free(m);
+}
+END_TEST
+
+/* What a stream sends: the change, the final status then close, keep-alive when due. */
+START_TEST(step)
+{
+	void *m;
+	struct sk_sse_table *t = table(4, 4, &m);
+	uint32_t sl;
+	unsigned send = 99;
+
+	ck_assert_int_eq(sk_sse_table_open(t, NULL, 5, 77, SK_ORDER_QUEUED, 1000, &sl), 0);
+	struct sk_sse_stream *s = &t->s[sl];
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_QUEUED, 1000 + KA - 1, &send), SK_SSE_ACT_NOTHING);
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_QUEUED, 1000 + KA, &send), SK_SSE_ACT_KEEPALIVE);
+	sk_sse_table_sent(t, sl, SK_SSE_ACT_KEEPALIVE, 0, 1000 + KA);
+	ck_assert_uint_eq(t->stats->keepalives, 1);
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_QUEUED, 1000 + 2 * KA - 1, &send),
+			 SK_SSE_ACT_NOTHING);
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_CONFIRMED, 1001 + KA, &send), SK_SSE_ACT_EVENT);
+	ck_assert_uint_eq(send, SK_ORDER_CONFIRMED);
+	sk_sse_table_sent(t, sl, SK_SSE_ACT_EVENT, send, 1001 + KA);
+	ck_assert_uint_eq(s->last, SK_ORDER_CONFIRMED);
+	ck_assert_uint_eq(s->ka_due, 1001 + 2 * KA); /* an event postpones the keep-alive */
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_CONFIRMED, 1002 + KA, &send), SK_SSE_ACT_NOTHING);
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_PAID, 1002 + KA, &send), SK_SSE_ACT_LAST);
+	ck_assert_uint_eq(send, SK_ORDER_PAID);
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_CANCELLED, 0, &send), SK_SSE_ACT_LAST);
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_FAILED, 0, &send), SK_SSE_ACT_LAST);
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_REFUNDED, 0, &send), SK_SSE_ACT_LAST);
+	/* gone from the status table: settled, final */
+	ck_assert_int_eq(sk_sse_step(s, SK_ORDER_NONE, 0, &send), SK_SSE_ACT_LAST);
+	ck_assert_uint_eq(send, SK_SSE_SETTLED);
+	sk_sse_table_sent(t, sl, SK_SSE_ACT_LAST, send, 0);
+	ck_assert_uint_eq(t->stats->events, 2);
+	ck_assert_uint_eq(t->stats->finished, 1);
+	ck_assert(!sk_sse_final(SK_ORDER_QUEUED) && !sk_sse_final(SK_ORDER_CONFIRMED));
+	ck_assert_str_eq(sk_sse_status_name(SK_SSE_SETTLED), "settled");
+	ck_assert_str_eq(sk_sse_status_name(SK_ORDER_PAID), "paid");
+	ck_assert_ptr_null(sk_sse_status_name(SK_ORDER_NONE));
+	free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------ follow */
+
+static struct {
+	struct sk_test_arena arena; /* one lcore, 2^10 status slots and sequences */
+	struct sk_seckill_conf conf;
+	struct sk_seckill_lcore lc;
+	struct sk_item *it;
+} T;
+
+static void
+setup(void)
+{
+	struct sk_shm_conf c = {.nlcores = 1,
+				.max_items = 2,
+				.dedup_slots = 8192,
+				.status_bits = 10,
+				.epoch = EPOCH};
+	struct sk_stock_conf ic = {
+		.id = 1, .per_user_limit = 1, .end_ns = INT64_MAX, .price = 5, .total = 3000};
+
+	sk_test_arena_init(&T.arena, &c);
+	sk_test_arena_rings(&T.arena, 1024);
+	T.arena.shm->win[0].seq_bits = 10;
+	T.conf = (struct sk_seckill_conf){.auth = false};
+	ck_assert_int_eq(
+		sk_seckill_lcore_init(&T.lc, T.arena.shm, 0, T.arena.ring[0], &T.conf, NULL, HZ),
+		0);
+	ck_assert_int_eq(sk_shm_item_add(T.arena.shm, &ic, 0, &T.it), 0);
+}
+
+static void
+teardown(void)
+{
+	sk_test_arena_fini(&T.arena);
+}
+
+/* req_of - a request of user @user ("" for none), its X-User-Id in @u. */
+static struct sk_http_request
+req_of(const char *u)
+{
+	struct sk_http_request r = {.method = SK_HTTP_METHOD_GET, .version = 11};
+
+	if (*u != '\0') {
+		r.user_id = u;
+		r.user_id_len = (uint16_t)strlen(u);
+	}
+	return r;
+}
+
+/* follow - user @u follows order @id: 1 or 0, *@f and *@out as sk_seckill_follow(). */
+static int
+follow(const char *u, uint64_t id, struct sk_seckill_follow *f, struct sk_seckill_reply *out)
+{
+	struct sk_http_request r = req_of(u);
+	struct sk_client_id cl = {0};
+	char s[24];
+
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)id);
+	return sk_seckill_follow(&T.lc, s, strlen(s), &r, cl, NOW_NS, 1000, f, out);
+}
+
+static uint64_t
+buy(const char *u)
+{
+	struct sk_http_request r = req_of(u);
+	struct sk_seckill_reply out;
+
+	r.method = SK_HTTP_METHOD_POST;
+	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x020012c6, NOW_NS, 1000, &out),
+			 SK_SECKILL_WON);
+	return out.order;
+}
+
+/* Only the order's own user follows it; a stranger, a bad id and an unknown
+ * order get the same 404; no identity: 401. */
+START_TEST(follow_owner_only)
+{
+	struct sk_seckill_follow f;
+	struct sk_seckill_reply out;
+	uint64_t o7 = buy("7"), o8 = buy("4294967303"); /* 8 + 2^32: another tag */
+
+	ck_assert_int_eq(follow("7", o7, &f, &out), 1);
+	ck_assert_uint_eq(f.order, o7);
+	ck_assert_uint_eq(f.user, 7);
+	ck_assert_uint_eq(f.status, SK_ORDER_QUEUED);
+	ck_assert_int_eq(follow("8", o7, &f, &out), 0);
+	ck_assert_uint_eq(out.status, 404);
+	ck_assert_int_eq(follow("7", o8, &f, &out), 0);
+	ck_assert_uint_eq(out.status, 404);
+	ck_assert_int_eq(follow("4294967303", o8, &f, &out), 1);
+	ck_assert_int_eq(follow("7", o7 + 1000, &f, &out), 0); /* not made yet */
+	ck_assert_uint_eq(out.status, 404);
+	ck_assert_int_eq(follow("", o7, &f, &out), 0);
+	ck_assert_uint_eq(out.status, 401);
+	struct sk_http_request r = req_of("7");
+	ck_assert_int_eq(sk_seckill_follow(&T.lc, "12x", 3, &r, (struct sk_client_id){0}, NOW_NS,
+					   1000, &f, &out),
+			 0);
+	ck_assert_uint_eq(out.status, 404);
+	/* the control plane moves it on: the follower sees the new status */
+	ck_assert_int_eq(sk_status_move(&T.lc.buy.status, o7, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
+			 0);
+	ck_assert_int_eq(follow("7", o7, &f, &out), 1);
+	ck_assert_uint_eq(f.status, SK_ORDER_CONFIRMED);
+}
+END_TEST
+
+/* An order settled and its slot reused: followed as settled (as the poll tells anyone). */
+START_TEST(follow_settled)
+{
+	struct sk_seckill_follow f;
+	struct sk_seckill_reply out;
+	struct sk_order_rec rec;
+	uint64_t first = 0;
+	char u[24];
+
+	for (unsigned i = 1; i <= 1100; i++) {
+		snprintf(u, sizeof(u), "%u", i);
+		uint64_t o = buy(u);
+		if (first == 0)
+			first = o;
+		ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.arena.ring[0], &rec, sizeof(rec)), 0);
+		ck_assert_int_eq(sk_status_move(&T.lc.buy.status, rec.id, SK_ORDER_QUEUED,
+						SK_ORDER_CONFIRMED),
+				 0);
+		sk_shm_settle(T.arena.shm, 0, rec.id + 1);
+	}
+	ck_assert_int_eq(follow("1", first, &f, &out), 1);
+	ck_assert_uint_eq(f.status, SK_ORDER_NONE);
+	/* the slot's new order is user 1025's, not user 1's */
+	ck_assert_int_eq(follow("1100", first, &f, &out), 1); /* settled: no owner to check */
+}
+END_TEST
+
+static Suite *
+sse_table_suite(void)
+{
+	Suite *s = suite_create("sse_table");
+	TCase *tc = tcase_create("table");
+	TCase *tf = tcase_create("follow");
+
+	tcase_add_test(tc, init_refuses);
+	tcase_add_test(tc, caps);
+	tcase_add_test(tc, counts_random);
+	tcase_add_test(tc, scan_bounded);
+	tcase_add_test(tc, step);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(tf, setup, teardown);
+	tcase_add_test(tf, follow_owner_only);
+	tcase_add_test(tf, follow_settled);
+	suite_add_tcase(s, tf);
+	return s;
+}
+
+SK_TEST_EAL_MAIN(sse_table_suite, "test-sse-table")
