@@ -14,7 +14,12 @@
 #     order pay): the stream says "paid" and the dataplane closes it. The
 #     events are exactly queued, confirmed, paid, in that order;
 #  4. a stream of a paid order: one event "paid", then the close at once;
-#  5. the dataplane's telemetry counts the streams and events.
+#  5. the dataplane's telemetry counts the streams and events;
+#  6. seckill-crowd --follow 100: every other winner (user base 100) opens
+#     its stream and reads "confirmed" (or queued, then confirmed); the
+#     streams stay open (nothing final) until --follow-seconds;
+#  7. the per-user cap (sse_per_user = 2): a third stream of one user gets
+#     429 {"status":"busy"} with Retry-After while two are open.
 # Every wait is on a condition and bounded; the curl clients are stopped by
 # their PIDs on every exit path.
 . "$(dirname "$0")/lib.sh"
@@ -25,9 +30,13 @@ require_env curl SK_CONTROL SK_SECKILLCTL
 tmp=$(mktemp -d)
 SPID=
 stop_stream() {
-	[ -z "$SPID" ] || kill_tree KILL "$SPID"
-	[ -z "$SPID" ] || wait "$SPID" 2>/dev/null || true
+	local p
+	for p in $SPID "${HOLD[@]}"; do
+		kill_tree KILL "$p"
+		wait "$p" 2>/dev/null || true
+	done
 }
+HOLD=()
 at_exit stop_stream
 at_exit rm_tmp
 export SK_SBX_ADMIN_PORT=$((19000 + $$ % 1000))
@@ -36,7 +45,7 @@ ADMIN=http://127.0.0.1:$SK_SBX_ADMIN_PORT
 
 cfg=$tmp/sse.ini
 {
-	durable_config | sed 's/^ack = durable$/ack = queued/'
+	durable_config | sed -e 's/^ack = durable$/ack = queued/' -e '/^ack_wait_ms/a sse_per_user = 2'
 	cat <<-EOF
 
 		[item.1]
@@ -112,5 +121,36 @@ expect_eq "telemetry: sse_opened" "$(tele sse_opened)" 1
 expect_eq "telemetry: sse_events (4 pushed)" "$(tele sse_events)" 4
 expect_eq "telemetry: sse_finished" "$(tele sse_finished)" 2
 expect_eq "telemetry: sse_open back to 0" "$(tele sse_open)" 0
+
+# ------------------------------------------------------------------ 6. crowd --follow
+rc=0
+sbx_exec timeout 60 "$SK_CROWD" --server "$SERVER" --item 1 --users 20 --user-base 100 \
+	--retriers 0 --conns 16 --follow 100 --follow-seconds 2 --json "$tmp/crowd.json" \
+	--orders "$tmp/crowd.orders" >"$tmp/crowd.out" 2>&1 || rc=$?
+cat "$tmp/crowd.out"
+expect_eq "crowd: checks pass" "$rc" 0
+cf() {
+	json_get "$tmp/crowd.json" "d['follow']['$1']"
+}
+expect_eq "crowd --follow: 9 winners (10 units, 1 sold before)" "$(cf winners)" 9
+expect_eq "crowd --follow: a stream per winner, each 200" "$(cf streams):$(cf opened)" "9:9"
+expect_eq "crowd --follow: each stream ends on confirmed" \
+	"$(json_get "$tmp/crowd.json" "d['follow']['by_status']['confirmed']")" 9
+expect_eq "crowd --follow: open until the end (no final status), no error" \
+	"$(cf open_at_end):$(cf closed_final):$(cf errors)" "9:0:0"
+
+# ------------------------------------------------------------------ 7. per-user cap
+read -r u o < <(head -n 1 "$tmp/crowd.orders")
+for i in 1 2; do
+	sbx_exec curl -s -N -m 30 -H "X-User-Id: $u" "http://$SERVER/v1/orders/$o/events" \
+		>"$tmp/hold$i" 2>/dev/null &
+	HOLD+=($!)
+	check "cap: stream $i of user $u open" wait_for 10 "stream $i" has_event "$tmp/hold$i" confirmed
+done
+out=$(sbx_exec curl -s -m 10 -D "$tmp/busy.head" -w ' %{http_code}' -H "X-User-Id: $u" \
+	"http://$SERVER/v1/orders/$o/events") || true
+expect_eq "cap: a third stream of the user: 429 busy" "$out" '{"status":"busy"} 429'
+check "cap: with Retry-After" grep -qi '^Retry-After: 1' "$tmp/busy.head"
+expect_eq "telemetry: sse_refused_user" "$(tele sse_refused_user)" 1
 
 finish
