@@ -137,39 +137,34 @@ sk_app_sse_route(struct sk_app *app, struct sk_app_conn *ac, const struct sk_htt
 	return SK_APP_PARK;
 }
 
+/* sse_send - sk_sse_send_fn of the app: -EAGAIN while a slow reader's
+ * send space is short (its event waits, the status stays). */
+static int
+sse_send(void *arg, void *conn, const void *data, size_t len)
+{
+	struct sk_app *app = arg;
+	struct sk_app_conn *ac = conn;
+
+	if (sk_app_send_space(ac) < len)
+		return -EAGAIN;
+	if (sse_write(ac, data, len) != 0) {
+		app->stats.send_errors++;
+		return -ENOTCONN;
+	}
+	return 0;
+}
+
+/* sse_final - sk_sse_end_fn of the app: the stream sent its final event. */
+static void
+sse_final(void *arg, void *conn, uint32_t slot)
+{
+	(void)slot;
+	sse_end(arg, conn);
+}
+
 void
 sk_app_sse_poll(struct sk_app *app)
 {
-	struct sk_sse_table *t = app->sse;
-	const struct sk_status *status = &app->seckill->buy.status;
-	uint32_t slots[SK_SSE_SCAN_MAX];
-	uint32_t k = sk_sse_table_scan(t, SK_SSE_SCAN_MAX, slots);
-
-	for (uint32_t i = 0; i < k; i++) {
-		struct sk_sse_stream *s = &t->s[slots[i]];
-		struct sk_app_conn *ac = s->conn;
-		char ev[SK_SSE_EVENT_MAX];
-		unsigned send = 0;
-		enum sk_sse_action a =
-			sk_sse_step(s, sk_status_get(status, s->order), app->now_tsc, &send);
-		int rc;
-
-		if (a == SK_SSE_ACT_NOTHING)
-			continue;
-		/* A slow reader: its event waits for room (the status stays). */
-		if (sk_app_send_space(ac) < SK_SSE_EVENT_MAX)
-			continue;
-		if (a == SK_SSE_ACT_KEEPALIVE)
-			rc = sse_write(ac, SK_SSE_KEEPALIVE, SK_SSE_KEEPALIVE_LEN);
-		else
-			rc = sse_write(ac, ev,
-				       sk_sse_event(ev, s->order, sk_sse_status_name(send)));
-		if (rc != 0) { /* closing already: on_close frees the slot */
-			app->stats.send_errors++;
-			continue;
-		}
-		sk_sse_table_sent(t, slots[i], a, send, app->now_tsc);
-		if (a == SK_SSE_ACT_LAST)
-			sse_end(app, ac);
-	}
+	sk_sse_table_poll(app->sse, &app->seckill->buy.status, SK_SSE_SCAN_MAX, app->now_tsc,
+			  sse_send, sse_final, app);
 }

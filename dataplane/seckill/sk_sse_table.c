@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sk_common.h"
+#include "sk_sse.h"
 #include "sk_sse_table.h"
 
 #define SSE_MAX_STREAMS (UINT32_C(1) << 24)
@@ -225,4 +226,36 @@ sk_sse_table_sent(struct sk_sse_table *t, uint32_t slot, enum sk_sse_action acti
 	t->stats->events++;
 	if (action == SK_SSE_ACT_LAST)
 		t->stats->finished++;
+}
+
+uint32_t
+sk_sse_table_poll(struct sk_sse_table *t, const struct sk_status *st, uint32_t budget,
+		  uint64_t now_tsc, sk_sse_send_fn send, sk_sse_end_fn end, void *arg)
+{
+	uint32_t slots[SK_SSE_SCAN_MAX], sent = 0;
+	uint32_t k = sk_sse_table_scan(t, budget, slots);
+
+	for (uint32_t i = 0; i < k; i++) {
+		struct sk_sse_stream *s = &t->s[slots[i]];
+		char ev[SK_SSE_EVENT_MAX];
+		unsigned status = 0;
+		enum sk_sse_action a =
+			sk_sse_step(s, sk_status_get(st, s->order), now_tsc, &status);
+		int rc;
+
+		if (a == SK_SSE_ACT_NOTHING)
+			continue;
+		if (a == SK_SSE_ACT_KEEPALIVE)
+			rc = send(arg, s->conn, SK_SSE_KEEPALIVE, SK_SSE_KEEPALIVE_LEN);
+		else
+			rc = send(arg, s->conn, ev,
+				  sk_sse_event(ev, s->order, sk_sse_status_name(status)));
+		if (rc != 0)
+			continue; /* no room (next turn), or closing (its close frees the slot) */
+		sk_sse_table_sent(t, slots[i], a, status, now_tsc);
+		sent++;
+		if (a == SK_SSE_ACT_LAST)
+			end(arg, s->conn, slots[i]);
+	}
+	return sent;
 }

@@ -157,6 +157,31 @@ enum sk_sse_action sk_sse_step(const struct sk_sse_stream *s, unsigned status, u
 void sk_sse_table_sent(struct sk_sse_table *t, uint32_t slot, enum sk_sse_action action,
 		       unsigned status, uint64_t now_tsc);
 
+/**
+ * What sk_sse_table_poll() sends with: write @p len bytes of a stream on
+ * connection @p conn. Returns 0 when written, -EAGAIN when there is no room
+ * now (the stream tries again at its next turn), another negative errno
+ * when the connection cannot take it (closing).
+ */
+typedef int (*sk_sse_send_fn)(void *arg, void *conn, const void *data, size_t len);
+
+/**
+ * What sk_sse_table_poll() calls once a stream sent its final event: the
+ * owner frees @p slot (sk_sse_table_close()) and closes @p conn.
+ */
+typedef void (*sk_sse_end_fn)(void *arg, void *conn, uint32_t slot);
+
+/**
+ * sk_sse_table_poll - one turn of the streams: the next @p budget (<=
+ * SK_SSE_SCAN_MAX) open streams (sk_sse_table_scan()) read their order's
+ * status in @p st and send what sk_sse_step() says through @p send (the
+ * event, or the keep-alive comment), then sk_sse_table_sent(); a final
+ * event is followed by @p end. No allocation; bounded by @p budget.
+ * @return the events and keep-alive comments sent.
+ */
+uint32_t sk_sse_table_poll(struct sk_sse_table *t, const struct sk_status *st, uint32_t budget,
+			   uint64_t now_tsc, sk_sse_send_fn send, sk_sse_end_fn end, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

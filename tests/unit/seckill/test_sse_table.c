@@ -17,6 +17,7 @@
 #include <rte_ring_elem.h>
 
 #include "sk_seckill.h"
+#include "sk_sse.h"
 #include "sk_sse_table.h"
 #include "sk_test_arena.h"
 #include "sk_test_eal_main.h"
@@ -198,6 +199,114 @@ START_TEST(step)
 }
 END_TEST
 
+/* A status table of one lcore in plain memory: 2^10 slots, ids seq 1..100 of EPOCH. */
+static struct {
+	_Atomic uint8_t bytes[1024];
+	_Atomic uint32_t users[1024];
+	struct sk_status_window win;
+	struct sk_status st;
+	char out[4][512]; /* what each connection (0..3) was sent */
+	size_t len[4];
+	int room[4];	   /* sends each connection still takes (-1: any) */
+	uint32_t ended[4]; /* end calls per connection */
+} P;
+
+static void
+plain_status(void)
+{
+	memset(&P, 0, sizeof(P));
+	P.win.seq_bits = SK_ORDER_SEQ_BITS;
+	atomic_store(&P.win.oldest, sk_order_id_make(EPOCH, 0, 0, 1));
+	atomic_store(&P.win.next, sk_order_id_make(EPOCH, 0, 0, 101));
+	P.st = (struct sk_status){.base = P.bytes,
+				  .users = P.users,
+				  .win = &P.win,
+				  .nlcores = 1,
+				  .bits = 10,
+				  .epoch = EPOCH};
+	for (int i = 0; i < 4; i++)
+		P.room[i] = -1;
+}
+
+static int
+p_send(void *arg, void *conn, const void *data, size_t len)
+{
+	uintptr_t c = (uintptr_t)conn;
+
+	(void)arg;
+	if (P.room[c] == 0)
+		return -EAGAIN;
+	if (P.room[c] > 0)
+		P.room[c]--;
+	ck_assert_uint_le(P.len[c] + len, sizeof(P.out[c]));
+	memcpy(P.out[c] + P.len[c], data, len);
+	P.len[c] += len;
+	return 0;
+}
+
+static void
+p_end(void *arg, void *conn, uint32_t slot)
+{
+	struct sk_sse_table *t = arg;
+
+	P.ended[(uintptr_t)conn]++;
+	sk_sse_table_close(t, slot); /* as the app: free the slot, close the connection */
+}
+
+/* The poll pushes each change once, waits for room, ends a stream on its final status. */
+START_TEST(poll_pushes)
+{
+	void *m;
+	struct sk_sse_table *t = table(8, 8, &m);
+	uint64_t id[3];
+	uint32_t sl;
+
+	plain_status();
+	for (uintptr_t c = 0; c < 3; c++) {
+		id[c] = sk_order_id_make(EPOCH, 0, 0, 1 + (uint32_t)c);
+		atomic_store(&P.bytes[1 + c], SK_ORDER_QUEUED);
+		ck_assert_int_eq(sk_sse_table_open(t, (void *)c, 5, id[c], SK_ORDER_QUEUED, 0, &sl),
+				 0);
+	}
+	ck_assert_uint_eq(sk_sse_table_poll(t, &P.st, 64, 1, p_send, p_end, t), 0);
+	atomic_store(&P.bytes[1], SK_ORDER_CONFIRMED);
+	atomic_store(&P.bytes[2], SK_ORDER_PAID);
+	P.room[0] = 0; /* connection 0 has no room now */
+	ck_assert_uint_eq(sk_sse_table_poll(t, &P.st, 64, 2, p_send, p_end, t), 1);
+	ck_assert_uint_eq(P.ended[1], 1);
+	ck_assert_uint_eq(t->n, 2);
+	char want[160];
+	snprintf(want, sizeof(want),
+		 "event: status\ndata: {\"order\":\"%llu\",\"status\":\"paid\"}\n\n",
+		 (unsigned long long)id[1]);
+	ck_assert_uint_eq(P.len[1], strlen(want));
+	ck_assert_int_eq(memcmp(P.out[1], want, P.len[1]), 0);
+	ck_assert_uint_eq(P.len[0], 0);
+	P.room[0] = -1; /* room again: the event goes at the next turn, once */
+	ck_assert_uint_eq(sk_sse_table_poll(t, &P.st, 64, 3, p_send, p_end, t), 1);
+	ck_assert_uint_eq(sk_sse_table_poll(t, &P.st, 64, 4, p_send, p_end, t), 0);
+	snprintf(want, sizeof(want),
+		 "event: status\ndata: {\"order\":\"%llu\",\"status\":\"confirmed\"}\n\n",
+		 (unsigned long long)id[0]);
+	ck_assert_uint_eq(P.len[0], strlen(want));
+	ck_assert_int_eq(memcmp(P.out[0], want, P.len[0]), 0);
+	/* the order leaves the table (slot reused): settled, final */
+	atomic_store(&P.win.oldest, sk_order_id_make(EPOCH, 0, 0, 3));
+	ck_assert_uint_eq(sk_sse_table_poll(t, &P.st, 64, 5, p_send, p_end, t), 1);
+	ck_assert_uint_eq(P.ended[0], 1);
+	ck_assert_ptr_nonnull(strstr(P.out[0], "\"status\":\"settled\"}\n\n"));
+	/* the last one's keep-alive once due */
+	ck_assert_uint_eq(sk_sse_table_poll(t, &P.st, 64, KA, p_send, p_end, t), 1);
+	ck_assert_uint_eq(P.len[2], SK_SSE_KEEPALIVE_LEN);
+	ck_assert_int_eq(memcmp(P.out[2], ": ka\n\n", SK_SSE_KEEPALIVE_LEN), 0);
+	ck_assert_uint_eq(t->stats->events, 3);
+	ck_assert_uint_eq(t->stats->keepalives, 1);
+	ck_assert_uint_eq(t->stats->finished, 2);
+	ck_assert_uint_eq(t->stats->open, 1);
+	free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------ follow */
 
 static struct {
@@ -332,6 +441,70 @@ START_TEST(follow_settled)
 }
 END_TEST
 
+/* token - a JWT of @user (item claim @item, none if 0) in @buf; its length. */
+static size_t
+token(struct sk_token_key *key, uint64_t user, uint64_t item, char *buf, size_t cap)
+{
+	struct sk_token_claims cl = {.user = user,
+				     .item = item,
+				     .has_item = item != 0,
+				     .exp = NOW_NS / 1000000000 + 600};
+	size_t len;
+
+	ck_assert_int_eq(sk_token_mint(key, &cl, buf, cap, &len), 0);
+	return len;
+}
+
+/* jwt_follow - follow @id with "Bearer @tok"; 1 or the answer's status. */
+static int
+jwt_follow(const char *tok, size_t len, uint64_t id, struct sk_seckill_follow *f)
+{
+	char auth[600], s[24];
+	struct sk_http_request r = {.method = SK_HTTP_METHOD_GET, .version = 11};
+	struct sk_seckill_reply out;
+
+	snprintf(auth, sizeof(auth), "Bearer %.*s", (int)len, tok);
+	r.authorization = auth;
+	r.authorization_len = (uint16_t)strlen(auth);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)id);
+	if (sk_seckill_follow(&T.lc, s, strlen(s), &r, (struct sk_client_id){0}, NOW_NS, 1000, f,
+			      &out) == 1)
+		return 1;
+	return out.status;
+}
+
+/* With auth on: the token's user, whatever item its claim names; a token
+ * of another user 404, a forged one 401. */
+START_TEST(follow_jwt_any_item)
+{
+	static const char secret[] = "sse-test-secret-0123456789-abcdefghijkl";
+	struct sk_token_key *key;
+	struct sk_seckill_follow f;
+	char tok[512];
+	size_t len;
+	uint64_t o7 = buy("7");
+
+	ck_assert_int_eq(sk_token_key_create(secret, strlen(secret), &key), 0);
+	T.conf.auth = true;
+	T.conf.key = key;
+	T.conf.token_skew_s = 5;
+	len = token(key, 7, 1, tok, sizeof(tok)); /* the item it bought */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
+	ck_assert_uint_eq(f.user, 7);
+	len = token(key, 7, 99, tok, sizeof(tok)); /* another item */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
+	len = token(key, 7, 0, tok, sizeof(tok)); /* no item claim */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
+	len = token(key, 8, 1, tok, sizeof(tok));
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 404);
+	len = token(key, 7, 99, tok, sizeof(tok));
+	tok[len - 2] = tok[len - 2] == 'A' ? 'B' : 'A'; /* a forged signature */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 401);
+	T.conf.auth = false;
+	sk_token_key_free(key);
+}
+END_TEST
+
 static Suite *
 sse_table_suite(void)
 {
@@ -344,10 +517,12 @@ sse_table_suite(void)
 	tcase_add_test(tc, counts_random);
 	tcase_add_test(tc, scan_bounded);
 	tcase_add_test(tc, step);
+	tcase_add_test(tc, poll_pushes);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_test(tf, follow_owner_only);
 	tcase_add_test(tf, follow_settled);
+	tcase_add_test(tf, follow_jwt_any_item);
 	suite_add_tcase(s, tf);
 	return s;
 }
