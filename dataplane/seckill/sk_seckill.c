@@ -521,6 +521,20 @@ sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool dupli
 	}
 }
 
+/* not_placed_or_unknown - the answer for order @id, not in the status
+ * table and not stored, by what the marks say (@e): 410 not_placed for one
+ * lost with a crash, else 404. */
+static void
+not_placed_or_unknown(struct sk_seckill_reply *out, uint64_t id, enum sk_shm_earlier e)
+{
+	if (e == SK_SHM_EARLIER_LOST)
+		json(out, 410, 0,
+		     "{\"order\":\"%llu\",\"status\":\"not_placed\",\"detail\":\"buy again\"}",
+		     (unsigned long long)id);
+	else
+		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+}
+
 void
 sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		 struct sk_seckill_reply *out)
@@ -542,13 +556,8 @@ sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		if (e == SK_SHM_EARLIER_STORED)
 			json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"settled\"}",
 			     (unsigned long long)id);
-		else if (e == SK_SHM_EARLIER_LOST)
-			json(out, 410, 0,
-			     "{\"order\":\"%llu\",\"status\":\"not_placed\",\"detail\":\"buy "
-			     "again\"}",
-			     (unsigned long long)id);
 		else
-			canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+			not_placed_or_unknown(out, id, e);
 		return;
 	}
 	json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"%s\"}", (unsigned long long)id,
@@ -619,13 +628,7 @@ sk_seckill_follow(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		}
 	} else if (!settled_here(lc, id)) {
 		/* Of an earlier run: lost (410, as the poll), or unknown. */
-		if (sk_shm_earlier(lc->buy.shm, id) == SK_SHM_EARLIER_LOST)
-			json(out, 410, 0,
-			     "{\"order\":\"%llu\",\"status\":\"not_placed\",\"detail\":\"buy "
-			     "again\"}",
-			     (unsigned long long)id);
-		else
-			canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+		not_placed_or_unknown(out, id, sk_shm_earlier(lc->buy.shm, id));
 		return 0;
 	}
 	f->order = id;

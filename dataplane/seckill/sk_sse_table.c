@@ -13,17 +13,14 @@
 
 #define SSE_MAX_STREAMS (UINT32_C(1) << 24)
 
-static const char *const names[SK_SSE_SETTLED + 1] = {
-	[SK_ORDER_QUEUED] = "queued", [SK_ORDER_CONFIRMED] = "confirmed",
-	[SK_ORDER_PAID] = "paid",     [SK_ORDER_CANCELLED] = "cancelled",
-	[SK_ORDER_FAILED] = "failed", [SK_ORDER_REFUNDED] = "refunded",
-	[SK_SSE_SETTLED] = "settled",
-};
-
 const char *
 sk_sse_status_name(unsigned status)
 {
-	return status < SK_ARRAY_SIZE(names) ? names[status] : NULL;
+	if (status == SK_SSE_SETTLED)
+		return "settled";
+	return status > SK_ORDER_NONE && status < SK_ORDER_STATUS_COUNT
+		       ? sk_order_status_name(status)
+		       : NULL;
 }
 
 bool

@@ -3,9 +3,9 @@
  * Unit tests of the order events streams: the stream table (caps per lcore
  * and per user, the per-user counts against a reference under a fixed-seed
  * random open/close sequence, the bounded round-robin scan, what a stream
- * sends next: event, final event, keep-alive) and sk_seckill_follow()
- * (only the order's own user may follow it; a stranger gets the answer of
- * an unknown order). EAL in --no-huge mode for the order ring.
+ * sends next: event, final event, keep-alive) and the poll that pushes
+ * (sk_sse_table_poll()) over a status table in plain memory. Plain C, no
+ * EAL. Who may follow an order: test_order_poll.c.
  */
 #include <check.h>
 #include <errno.h>
@@ -13,19 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_ring.h>
-#include <rte_ring_elem.h>
-
-#include "sk_seckill.h"
 #include "sk_sse.h"
 #include "sk_sse_table.h"
-#include "sk_test_arena.h"
-#include "sk_test_eal_main.h"
+#include "sk_test.h"
 
-#define EPOCH  1764000002u
-#define NOW_NS (1800000000LL * 1000000000LL)
-#define HZ     1000000000ULL
-#define KA     15000ULL /* keep-alive period, TSC cycles, for the table tests */
+#define EPOCH 1764000002u
+#define KA    15000ULL /* keep-alive period, TSC cycles, for the table tests */
 
 /* table - a table of @max streams, @per_user of one user, in @mem (freed by the caller). */
 static struct sk_sse_table *
@@ -307,210 +300,11 @@ START_TEST(poll_pushes)
 }
 END_TEST
 
-/* ------------------------------------------------------------ follow */
-
-static struct {
-	struct sk_test_arena arena; /* one lcore, 2^10 status slots and sequences */
-	struct sk_seckill_conf conf;
-	struct sk_seckill_lcore lc;
-	struct sk_item *it;
-} T;
-
-static void
-setup(void)
-{
-	struct sk_shm_conf c = {.nlcores = 1,
-				.max_items = 2,
-				.dedup_slots = 8192,
-				.status_bits = 10,
-				.epoch = EPOCH};
-	struct sk_stock_conf ic = {
-		.id = 1, .per_user_limit = 1, .end_ns = INT64_MAX, .price = 5, .total = 3000};
-
-	sk_test_arena_init(&T.arena, &c);
-	sk_test_arena_rings(&T.arena, 1024);
-	T.arena.shm->win[0].seq_bits = 10;
-	T.conf = (struct sk_seckill_conf){.auth = false};
-	ck_assert_int_eq(
-		sk_seckill_lcore_init(&T.lc, T.arena.shm, 0, T.arena.ring[0], &T.conf, NULL, HZ),
-		0);
-	ck_assert_int_eq(sk_shm_item_add(T.arena.shm, &ic, 0, &T.it), 0);
-}
-
-static void
-teardown(void)
-{
-	sk_test_arena_fini(&T.arena);
-}
-
-/* req_of - a request of user @user ("" for none), its X-User-Id in @u. */
-static struct sk_http_request
-req_of(const char *u)
-{
-	struct sk_http_request r = {.method = SK_HTTP_METHOD_GET, .version = 11};
-
-	if (*u != '\0') {
-		r.user_id = u;
-		r.user_id_len = (uint16_t)strlen(u);
-	}
-	return r;
-}
-
-/* follow - user @u follows order @id: 1 or 0, *@f and *@out as sk_seckill_follow(). */
-static int
-follow(const char *u, uint64_t id, struct sk_seckill_follow *f, struct sk_seckill_reply *out)
-{
-	struct sk_http_request r = req_of(u);
-	struct sk_client_id cl = {0};
-	char s[24];
-
-	snprintf(s, sizeof(s), "%llu", (unsigned long long)id);
-	return sk_seckill_follow(&T.lc, s, strlen(s), &r, cl, NOW_NS, 1000, f, out);
-}
-
-static uint64_t
-buy(const char *u)
-{
-	struct sk_http_request r = req_of(u);
-	struct sk_seckill_reply out;
-
-	r.method = SK_HTTP_METHOD_POST;
-	ck_assert_int_eq(sk_seckill_buy(&T.lc, "1", 1, &r, 0x020012c6, NOW_NS, 1000, &out),
-			 SK_SECKILL_WON);
-	return out.order;
-}
-
-/* Only the order's own user follows it; a stranger, a bad id and an unknown
- * order get the same 404; no identity: 401. */
-START_TEST(follow_owner_only)
-{
-	struct sk_seckill_follow f;
-	struct sk_seckill_reply out;
-	uint64_t o7 = buy("7"), o8 = buy("4294967303"); /* 8 + 2^32: another tag */
-
-	ck_assert_int_eq(follow("7", o7, &f, &out), 1);
-	ck_assert_uint_eq(f.order, o7);
-	ck_assert_uint_eq(f.user, 7);
-	ck_assert_uint_eq(f.status, SK_ORDER_QUEUED);
-	ck_assert_int_eq(follow("8", o7, &f, &out), 0);
-	ck_assert_uint_eq(out.status, 404);
-	ck_assert_int_eq(follow("7", o8, &f, &out), 0);
-	ck_assert_uint_eq(out.status, 404);
-	ck_assert_int_eq(follow("4294967303", o8, &f, &out), 1);
-	ck_assert_int_eq(follow("7", o7 + 1000, &f, &out), 0); /* not made yet */
-	ck_assert_uint_eq(out.status, 404);
-	ck_assert_int_eq(follow("", o7, &f, &out), 0);
-	ck_assert_uint_eq(out.status, 401);
-	struct sk_http_request r = req_of("7");
-	ck_assert_int_eq(sk_seckill_follow(&T.lc, "12x", 3, &r, (struct sk_client_id){0}, NOW_NS,
-					   1000, &f, &out),
-			 0);
-	ck_assert_uint_eq(out.status, 404);
-	/* the control plane moves it on: the follower sees the new status */
-	ck_assert_int_eq(sk_status_move(&T.lc.buy.status, o7, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
-			 0);
-	ck_assert_int_eq(follow("7", o7, &f, &out), 1);
-	ck_assert_uint_eq(f.status, SK_ORDER_CONFIRMED);
-}
-END_TEST
-
-/* An order settled and its slot reused: followed as settled (as the poll tells anyone). */
-START_TEST(follow_settled)
-{
-	struct sk_seckill_follow f;
-	struct sk_seckill_reply out;
-	struct sk_order_rec rec;
-	uint64_t first = 0;
-	char u[24];
-
-	for (unsigned i = 1; i <= 1100; i++) {
-		snprintf(u, sizeof(u), "%u", i);
-		uint64_t o = buy(u);
-		if (first == 0)
-			first = o;
-		ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.arena.ring[0], &rec, sizeof(rec)), 0);
-		ck_assert_int_eq(sk_status_move(&T.lc.buy.status, rec.id, SK_ORDER_QUEUED,
-						SK_ORDER_CONFIRMED),
-				 0);
-		sk_shm_settle(T.arena.shm, 0, rec.id + 1);
-	}
-	ck_assert_int_eq(follow("1", first, &f, &out), 1);
-	ck_assert_uint_eq(f.status, SK_ORDER_NONE);
-	/* the slot's new order is user 1025's, not user 1's */
-	ck_assert_int_eq(follow("1100", first, &f, &out), 1); /* settled: no owner to check */
-}
-END_TEST
-
-/* token - a JWT of @user (item claim @item, none if 0) in @buf; its length. */
-static size_t
-token(struct sk_token_key *key, uint64_t user, uint64_t item, char *buf, size_t cap)
-{
-	struct sk_token_claims cl = {.user = user,
-				     .item = item,
-				     .has_item = item != 0,
-				     .exp = NOW_NS / 1000000000 + 600};
-	size_t len;
-
-	ck_assert_int_eq(sk_token_mint(key, &cl, buf, cap, &len), 0);
-	return len;
-}
-
-/* jwt_follow - follow @id with "Bearer @tok"; 1 or the answer's status. */
-static int
-jwt_follow(const char *tok, size_t len, uint64_t id, struct sk_seckill_follow *f)
-{
-	char auth[600], s[24];
-	struct sk_http_request r = {.method = SK_HTTP_METHOD_GET, .version = 11};
-	struct sk_seckill_reply out;
-
-	snprintf(auth, sizeof(auth), "Bearer %.*s", (int)len, tok);
-	r.authorization = auth;
-	r.authorization_len = (uint16_t)strlen(auth);
-	snprintf(s, sizeof(s), "%llu", (unsigned long long)id);
-	if (sk_seckill_follow(&T.lc, s, strlen(s), &r, (struct sk_client_id){0}, NOW_NS, 1000, f,
-			      &out) == 1)
-		return 1;
-	return out.status;
-}
-
-/* With auth on: the token's user, whatever item its claim names; a token
- * of another user 404, a forged one 401. */
-START_TEST(follow_jwt_any_item)
-{
-	static const char secret[] = "sse-test-secret-0123456789-abcdefghijkl";
-	struct sk_token_key *key;
-	struct sk_seckill_follow f;
-	char tok[512];
-	size_t len;
-	uint64_t o7 = buy("7");
-
-	ck_assert_int_eq(sk_token_key_create(secret, strlen(secret), &key), 0);
-	T.conf.auth = true;
-	T.conf.key = key;
-	T.conf.token_skew_s = 5;
-	len = token(key, 7, 1, tok, sizeof(tok)); /* the item it bought */
-	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
-	ck_assert_uint_eq(f.user, 7);
-	len = token(key, 7, 99, tok, sizeof(tok)); /* another item */
-	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
-	len = token(key, 7, 0, tok, sizeof(tok)); /* no item claim */
-	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
-	len = token(key, 8, 1, tok, sizeof(tok));
-	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 404);
-	len = token(key, 7, 99, tok, sizeof(tok));
-	tok[len - 2] = tok[len - 2] == 'A' ? 'B' : 'A'; /* a forged signature */
-	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 401);
-	T.conf.auth = false;
-	sk_token_key_free(key);
-}
-END_TEST
-
 static Suite *
 sse_table_suite(void)
 {
 	Suite *s = suite_create("sse_table");
 	TCase *tc = tcase_create("table");
-	TCase *tf = tcase_create("follow");
 
 	tcase_add_test(tc, init_refuses);
 	tcase_add_test(tc, caps);
@@ -519,12 +313,7 @@ sse_table_suite(void)
 	tcase_add_test(tc, step);
 	tcase_add_test(tc, poll_pushes);
 	suite_add_tcase(s, tc);
-	tcase_add_checked_fixture(tf, setup, teardown);
-	tcase_add_test(tf, follow_owner_only);
-	tcase_add_test(tf, follow_settled);
-	tcase_add_test(tf, follow_jwt_any_item);
-	suite_add_tcase(s, tf);
 	return s;
 }
 
-SK_TEST_EAL_MAIN(sse_table_suite, "test-sse-table")
+SK_TEST_MAIN(sse_table_suite)
