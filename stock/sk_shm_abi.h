@@ -36,8 +36,8 @@
  */
 #define SK_SHM_VERSION                                                                             \
 	11 /* 11: a user tag per status slot (users_off); 10: settled is an order id, per-lcore    \
-	     status windows (slot reuse, epoch roll); 9: an item's per-request fields in its first                                                      \
-	     cache line; 8: TLS area in the stats block; 7: order record 64 B, client of either                                                     \
+	     status windows (slot reuse, epoch roll); 9: an item's per-request fields in its first \
+	     cache line; 8: TLS area in the stats block; 7: order record 64 B, client of either    \
 	     family; 6: member, order id layout; 5: cluster items; 4: item state paused */
 
 /**
