@@ -96,6 +96,8 @@ static const struct key seckill_keys[] = {
 	{"order_ring", KEY_U32_POW2, CFG(order_ring), 64, 1u << 24},
 	{"ack", KEY_ACK, CFG(ack), 0, 0},
 	{"ack_wait_ms", KEY_U32, CFG(ack_wait_ms), 1, 60000},
+	{"sse_max", KEY_U32, CFG(sse_max), 0, 1u << 24},
+	{"sse_per_user", KEY_U32, CFG(sse_per_user), 1, 1024},
 	/* the deprecated alias of [store] path: the same field, read by all */
 	{"store", KEY_PATH, CFG(store), 0, 0, USES_DP | USES_CTL | USES_MW, NULL, NULL},
 	{"global_rate", KEY_U64, CFG(global_rate), 0, RATE_MAX},
@@ -612,6 +614,8 @@ sk_config_defaults(struct sk_config *cfg)
 	cfg->auth = true;
 	cfg->ack = SK_CONFIG_ACK_QUEUED; /* durable when a store is named, see check_seckill() */
 	cfg->ack_wait_ms = 500;
+	cfg->sse_max = 1024; /* 0 is a value here: no order events streams */
+	cfg->sse_per_user = 4;
 	cfg->token_skew_s = 5;
 	cfg->max_items = 64;
 	cfg->dedup_slots = 4194304;

@@ -302,10 +302,12 @@ struct sk_config {
 
 	/* [seckill]; a rate of 0 is no limit, a burst of 0 is one second's worth
 	 * (= the rate) */
-	bool auth;			      /**< on: Bearer JWT; off: X-User-Id */
-	uint8_t ack;			      /**< enum sk_config_ack; default: durable if store */
-	uint32_t ack_wait_ms;		      /**< ack = durable: longest park, then 202 */
-	char store[SK_CONFIG_PATH_MAX];	      /**< control plane's LMDB dir: recovery; "" none */
+	bool auth;			/**< on: Bearer JWT; off: X-User-Id */
+	uint8_t ack;			/**< enum sk_config_ack; default: durable if store */
+	uint32_t ack_wait_ms;		/**< ack = durable: longest park, then 202 */
+	uint32_t sse_max;		/**< open order events streams per lcore; 0 = route off */
+	uint32_t sse_per_user;		/**< ... of one user, per lcore */
+	char store[SK_CONFIG_PATH_MAX]; /**< control plane's LMDB dir: recovery; "" none */
 	char secret_file[SK_CONFIG_PATH_MAX]; /**< token secret; needed for auth with items */
 	uint32_t token_skew_s;		      /**< clock skew allowed on exp/nbf */
 	uint32_t max_items;		      /**< item slots of the arena */

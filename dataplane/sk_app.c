@@ -48,11 +48,11 @@ route_healthz(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_r
 	return SK_APP_DONE;
 }
 
-/* seckill_reply - send @r (canned in the connection's variant, or status +
- * JSON body + Retry-After). */
-static void
-seckill_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
-	      const struct sk_seckill_reply *r)
+/* sk_app_seckill_reply - send @r (canned in the connection's variant, or
+ * status + JSON body + Retry-After). */
+void
+sk_app_seckill_reply(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+		     const struct sk_seckill_reply *r)
 {
 	struct sk_http_response resp = {
 		.status = r->status,
@@ -88,11 +88,11 @@ app_peer(const struct sk_app_conn *ac)
 	return a;
 }
 
-/* app_client - the client of the request on @ac ("Client address" in
+/* sk_app_client - the client of the request on @ac ("Client address" in
  * sk_app.h): the connection's (its peer's keys, taken once at open, or the
  * PROXY header's), unless a forwarded header is to be judged. */
-static struct sk_client_id
-app_client(struct sk_app *app, struct sk_app_conn *ac)
+struct sk_client_id
+sk_app_client(struct sk_app *app, struct sk_app_conn *ac)
 {
 	struct sk_addr peer;
 
@@ -140,12 +140,12 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 		if (r.status == 200)
 			app->stats.durable_200++;
 		ps->order = 0;
-		seckill_reply(app, ac, req, &r);
+		sk_app_seckill_reply(app, ac, req, &r);
 		buy_timed(app, ps->t0);
 		return SK_APP_DONE;
 	}
-	o = sk_seckill_buy_from(app->seckill, arg, arg_len, req, app_client(app, ac), app->now_ns,
-				app->now_tsc, &r);
+	o = sk_seckill_buy_from(app->seckill, arg, arg_len, req, sk_app_client(app, ac),
+				app->now_ns, app->now_tsc, &r);
 	/* A winner, or a retry of one whose order is still queued (in the status table). */
 	if (app->durable && r.order != 0 &&
 	    (o == SK_SECKILL_WON || (o == SK_SECKILL_DUPLICATE && r.status == 202))) {
@@ -155,24 +155,29 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 		app->stats.durable_park_full++;
 		sk_seckill_settled_reply(app->seckill, r.order, o == SK_SECKILL_DUPLICATE, &r);
 	}
-	seckill_reply(app, ac, req, &r);
+	sk_app_seckill_reply(app, ac, req, &r);
 	buy_timed(app, app->now_tsc);
 	return SK_APP_DONE;
 }
 
-/* route_order - GET|HEAD /v1/orders/{id}: from the status table. */
+/* route_order - GET|HEAD /v1/orders/{id}: from the status table; GET
+ * /v1/orders/{id}/events: its events stream (sk_app_sse.c). */
 static enum sk_app_verdict
 route_order(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
 	    const char *arg, size_t arg_len)
 {
+	static const char events[] = "/events";
 	struct sk_seckill_reply r;
 
 	if (sk_unlikely(app->seckill == NULL)) {
 		sk_app_reply_canned(app, ac, req, SK_HTTP_CANNED_NOT_FOUND);
 		return SK_APP_DONE;
 	}
+	if (arg_len > sizeof(events) - 1 &&
+	    memcmp(arg + arg_len - (sizeof(events) - 1), events, sizeof(events) - 1) == 0)
+		return sk_app_sse_route(app, ac, req, arg, arg_len - (sizeof(events) - 1));
 	sk_seckill_order(app->seckill, arg, arg_len, &r);
-	seckill_reply(app, ac, req, &r);
+	sk_app_seckill_reply(app, ac, req, &r);
 	return SK_APP_DONE;
 }
 
@@ -188,7 +193,7 @@ route_item(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_requ
 		return SK_APP_DONE;
 	}
 	sk_seckill_item(app->seckill, arg, arg_len, app->now_ns, &r);
-	seckill_reply(app, ac, req, &r);
+	sk_app_seckill_reply(app, ac, req, &r);
 	return SK_APP_DONE;
 }
 
@@ -559,6 +564,7 @@ app_on_close(void *arg, struct sk_tcp_conn *c)
 		app->stats.parked--;
 	if (ac->tls != NULL)
 		sk_tls_release(ac->tls);
+	sk_app_sse_closed(app, ac);
 	/* Its FIFO entry, if any, is now stale; a reused area starts zeroed. */
 	((struct park_state *)ac->route_data)->order = 0;
 	app->stats.conns_closed++;
@@ -677,6 +683,16 @@ sk_app_create(const struct sk_app_conf *conf)
 		app->park_cap = conf->park_slots;
 		app->ack_wait_tsc = app->tsc_hz / 1000 * conf->ack_wait_ms;
 	}
+	if (conf->sse_max != 0 && conf->seckill != NULL) {
+		int rc = sk_app_sse_create(app, conf->sse_max, conf->sse_per_user, conf->socket);
+
+		if (rc != 0) {
+			rte_free(app->parks);
+			rte_free(app);
+			rte_errno = -rc;
+			return NULL;
+		}
+	}
 	clock_sync(app, rte_rdtsc());
 	return app;
 }
@@ -687,6 +703,7 @@ sk_app_free(struct sk_app *app)
 	if (app == NULL)
 		return;
 	rte_free(app->parks);
+	rte_free(app->sse);
 	rte_free(app);
 }
 
@@ -704,6 +721,8 @@ sk_app_poll(struct sk_app *app, uint64_t now_tsc)
 	}
 	if (app->park_count != 0)
 		sk_app_park_poll(app);
+	if (app->sse != NULL && app->sse->n != 0)
+		sk_app_sse_poll(app);
 	if (app->tls != NULL)
 		sk_tls_lcore_poll(app->tls, now_tsc);
 	/* Live settings: one load per pass; a change is applied here, between bursts. */

@@ -17,6 +17,7 @@
  *   GET|HEAD /healthz            200 {"status":"ok"}
  *   POST     /v1/seckill/{item}  sk_seckill_buy()
  *   GET|HEAD /v1/orders/{id}     sk_seckill_order()
+ *   GET      /v1/orders/{id}/events  the order's events stream (sk_app_sse.c)
  *   GET|HEAD /v1/items/{item}    sk_seckill_item()
  *
  * The seckill answers (struct sk_seckill_reply) go out either as a canned
@@ -116,6 +117,7 @@
 #include "sk_http.h"
 #include "sk_net.h"
 #include "sk_seckill.h"
+#include "sk_sse_table.h"
 #include "sk_tls.h"
 
 #ifdef __cplusplus
@@ -194,6 +196,7 @@ struct sk_app_stats {
 	uint64_t durable_stale;	       /**< FIFO entries dropped: connection gone */
 	uint64_t durable_park_full;    /**< winners answered at once: FIFO full */
 	struct sk_client_stats client; /**< the client behind a proxy ("Client address") */
+	struct sk_sse_stats sse;       /**< order events streams (sk_app_sse.c) */
 } sk_cache_aligned;
 
 /**
@@ -266,8 +269,11 @@ struct sk_app_conf {
 	uint32_t ack_wait_ms;		  /**< ack_durable: longest park, then 202 (> 0) */
 	uint32_t park_slots;		  /**< ack_durable: FIFO entries (> 0), e.g. the
 					       lcore's connections (max_conns x ports) */
-	uint32_t head_timeout_ms;	  /**< a request head must be complete this long after its
-					       first bytes arrived, else 408 and close; 0 = no limit */
+	uint32_t sse_max;	  /**< open order events streams at most (0: the route answers 404;
+				       needs @c seckill) */
+	uint32_t sse_per_user;	  /**< ... of one user (>= 1 when sse_max > 0) */
+	uint32_t head_timeout_ms; /**< a request head must be complete this long after its
+				       first bytes arrived, else 408 and close; 0 = no limit */
 	uint32_t body_timeout_ms; /**< ... and its body this long after the head; 0 = none */
 	const struct sk_client_conf *client; /**< PROXY header, forwarded header and the
 						  proxies trusted (copied); NULL: neither */
@@ -282,7 +288,8 @@ struct sk_app_conf {
  * sk_app_create - the app of one lcore.
  * @param conf  settings; conf->seckill must outlive the app
  * @return the app, or NULL with rte_errno = EINVAL (limits out of range;
- *   ack_durable with park_slots or ack_wait_ms 0; a client proxy or
+ *   ack_durable with park_slots or ack_wait_ms 0; sse_max above 2^24 or
+ *   sse_per_user 0 with sse_max set; a client proxy or
  *   forwarded value above 2) or ENOMEM.
  */
 struct sk_app *sk_app_create(const struct sk_app_conf *conf);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sk_app_impl.h - private to the app (sk_app.c, sk_app_park.c): the app's
- * state and the durable ack's FIFO of parked winners. One lcore owns an
+ * sk_app_impl.h - private to the app (sk_app.c, sk_app_park.c,
+ * sk_app_sse.c): the app's state, the durable ack's FIFO of parked winners
+ * and the order events streams. One lcore owns an
  * app: nothing here is shared between threads.
  */
 #ifndef SK_APP_IMPL_H
@@ -38,6 +39,9 @@ struct park_state {
 	uint8_t due;	   /* set by sk_app_poll() when it resumes the connection */
 	uint8_t settled;   /* ... because the order settled (else: the wait ran out) */
 	uint8_t duplicate; /* a winner's retry: the answer says "duplicate":true */
+	/* An order events stream's slot in app->sse, plus 1 (0: none;
+	 * sk_app_sse.c). Written by that route only, never by the buy's. */
+	uint32_t sse_slot1;
 };
 
 _Static_assert(sizeof(struct park_state) <= sizeof(((struct sk_app_conn *)0)->route_data),
@@ -69,6 +73,7 @@ struct sk_app {
 	uint64_t ack_wait_tsc;	  /* longest park */
 	struct park_entry *parks; /* rte_zmalloc'd, park_cap entries; NULL: ack = queued */
 	uint32_t park_cap, park_head, park_count;
+	struct sk_sse_table *sse;	  /* order events streams; rte_zmalloc'd; NULL: none */
 	char reply[SK_APP_REPLY_MAX];	  /* scratch for sk_app_reply() */
 	struct sk_shm_lcore_stats own_ls; /* ls without a seckill lcore (no arena) */
 } sk_cache_aligned;
@@ -130,5 +135,42 @@ bool sk_app_park_push(struct sk_app *app, struct sk_app_conn *ac, uint64_t order
  * their wait ran out); bounded by the FIFO's length.
  */
 void sk_app_park_poll(struct sk_app *app);
+
+/**
+ * sk_app_seckill_reply - send the seckill answer @p r (canned in the
+ * connection's variant, or status + JSON body + Retry-After).
+ */
+void sk_app_seckill_reply(struct sk_app *app, struct sk_app_conn *ac,
+			  const struct sk_http_request *req, const struct sk_seckill_reply *r);
+
+/** sk_app_client - the client of the request on @p ac ("Client address" in sk_app.h). */
+struct sk_client_id sk_app_client(struct sk_app *app, struct sk_app_conn *ac);
+
+/**
+ * sk_app_sse_create - the table of @p max order events streams, @p per_user
+ * of one user (sk_app_sse.c), counted in app->stats.sse.
+ * @return 0 or -ENOMEM, -EINVAL.
+ */
+int sk_app_sse_create(struct sk_app *app, uint32_t max, uint32_t per_user, int socket);
+
+/**
+ * sk_app_sse_route - GET /v1/orders/{id}/events (@p arg: "{id}"): the
+ * checks of sk_seckill_follow(), the caps, then 200 text/event-stream with
+ * the order's status now; the connection stays parked (SK_APP_PARK) until
+ * the stream ends: a final status, or the peer's FIN.
+ */
+enum sk_app_verdict sk_app_sse_route(struct sk_app *app, struct sk_app_conn *ac,
+				     const struct sk_http_request *req, const char *arg,
+				     size_t arg_len);
+
+/**
+ * sk_app_sse_poll - push what a bounded slice of the open streams
+ * (SK_SSE_SCAN_MAX) has due: a status change, a final status (then
+ * close), a keep-alive comment.
+ */
+void sk_app_sse_poll(struct sk_app *app);
+
+/** sk_app_sse_closed - on_close of @p ac: free its stream, if it has one. */
+void sk_app_sse_closed(struct sk_app *app, struct sk_app_conn *ac);
 
 #endif /* SK_APP_IMPL_H */

@@ -303,6 +303,8 @@ setup_lcores(struct dataplane *dp)
 		}
 		ac.ack_durable = cfg->ack == SK_CONFIG_ACK_DURABLE;
 		ac.ack_wait_ms = cfg->ack_wait_ms;
+		ac.sse_max = cfg->sse_max;
+		ac.sse_per_user = cfg->sse_per_user;
 		ac.head_timeout_ms = cfg->head_timeout_ms;
 		ac.body_timeout_ms = cfg->body_timeout_ms;
 		/* One parked request per connection; twice that for connections

@@ -103,6 +103,8 @@ struct summary {
 	uint64_t requests, responses, parse_errors, request_timeout, parked, send_blocked;
 	uint64_t durable_parked, durable_settled, durable_timeout, durable_200, durable_stale,
 		durable_park_full;
+	uint64_t sse_open, sse_opened, sse_events, sse_keepalives, sse_refused_max,
+		sse_refused_user, sse_finished;
 	uint64_t proxy_ok, proxy_local, proxy_direct, proxy_refused_untrusted, proxy_missing,
 		proxy_bad, forwarded_used, forwarded_ignored, forwarded_bad;
 	uint64_t http[SK_APP_STATUS_SLOTS];
@@ -185,6 +187,13 @@ sum_lcore(unsigned i, struct summary *s)
 	s->durable_200 += as->durable_200;
 	s->durable_stale += as->durable_stale;
 	s->durable_park_full += as->durable_park_full;
+	s->sse_open += as->sse.open;
+	s->sse_opened += as->sse.opened;
+	s->sse_events += as->sse.events;
+	s->sse_keepalives += as->sse.keepalives;
+	s->sse_refused_max += as->sse.refused_max;
+	s->sse_refused_user += as->sse.refused_user;
+	s->sse_finished += as->sse.finished;
 	s->proxy_ok += as->client.proxy_ok;
 	s->proxy_local += as->client.proxy_local;
 	s->proxy_direct += as->client.proxy_direct;
@@ -256,6 +265,13 @@ summary_fill(struct rte_tel_data *d, const struct summary *s)
 	U64(durable_200);
 	U64(durable_stale);
 	U64(durable_park_full);
+	U64(sse_open);
+	U64(sse_opened);
+	U64(sse_events);
+	U64(sse_keepalives);
+	U64(sse_refused_max);
+	U64(sse_refused_user);
+	U64(sse_finished);
 	U64(proxy_ok);
 	U64(proxy_local);
 	U64(proxy_direct);

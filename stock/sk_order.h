@@ -203,6 +203,7 @@ struct sk_status_window {
  */
 struct sk_status {
 	_Atomic uint8_t *base;		    /**< nlcores << bits bytes */
+	_Atomic uint32_t *users;	    /**< nlcores << bits user tags, same index */
 	const struct sk_status_window *win; /**< nlcores windows */
 	uint32_t nlcores;
 	uint32_t bits;	 /**< log2 of the bytes per lcore */
@@ -287,6 +288,42 @@ sk_status_get(const struct sk_status *st, uint64_t id)
 		return SK_ORDER_NONE;
 	unsigned v = atomic_load(s);
 	return sk_status_still(st, id) ? v : SK_ORDER_NONE;
+}
+
+/**
+ * sk_status_user_tag - the 32-bit tag of user @p user kept beside its
+ * order's status byte (the two halves folded). Pure. Two users may share a
+ * tag (one chance in 2^32 for a given pair): the tag says who may follow
+ * an order, it is no proof of identity by itself.
+ */
+static inline uint32_t
+sk_status_user_tag(uint64_t user)
+{
+	return (uint32_t)(user ^ (user >> 32));
+}
+
+/**
+ * sk_status_get_user - status of @p id and, when it is not SK_ORDER_NONE,
+ * the user tag its lcore wrote with it (*@p tag; untouched otherwise).
+ * SK_ORDER_NONE if @p id is not in the table now (also: its slot was
+ * reused during the call). The selling lcore writes the tag before it
+ * publishes QUEUED, so a status read here always comes with its order's
+ * tag. Thread-safe, lock-free.
+ */
+static inline unsigned
+sk_status_get_user(const struct sk_status *st, uint64_t id, uint32_t *tag)
+{
+	_Atomic uint8_t *s = sk_status_slot(st, id);
+
+	if (s == NULL)
+		return SK_ORDER_NONE;
+	unsigned v = atomic_load(s);
+	uint32_t t = atomic_load_explicit(&st->users[s - st->base], memory_order_relaxed);
+
+	if (v == SK_ORDER_NONE || !sk_status_still(st, id))
+		return SK_ORDER_NONE;
+	*tag = t;
+	return v;
 }
 
 /**

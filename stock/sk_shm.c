@@ -106,6 +106,7 @@ sk_shm_abi_fingerprint(void)
 		OFF(sk_shm, dedup_off),
 		OFF(sk_shm, dedup_slots),
 		OFF(sk_shm, status_off),
+		OFF(sk_shm, users_off),
 		OFF(sk_shm, dedup_used),
 		OFF(sk_shm, nitems),
 		OFF(sk_shm, member),
@@ -223,6 +224,11 @@ layout(const struct sk_shm_conf *conf, struct sk_shm *l)
 	l->status_off = off;
 	if (!sk_add_size(off, (size_t)conf->nlcores << conf->status_bits, &off))
 		return false;
+	/* status_bits >= 10: the bytes above end on a 4-byte boundary */
+	l->users_off = off;
+	if (!sk_mul_size((size_t)conf->nlcores << conf->status_bits, sizeof(uint32_t), &n) ||
+	    !sk_add_size(off, n, &off))
+		return false;
 	l->size = sk_align_up(off, SK_CACHE_LINE);
 	return l->size >= off;
 }
@@ -272,6 +278,7 @@ sk_shm_init(void *mem, size_t len, const struct sk_shm_conf *conf)
 	shm->dedup_off = l.dedup_off;
 	shm->dedup_slots = conf->dedup_slots;
 	shm->status_off = l.status_off;
+	shm->users_off = l.users_off;
 	for (unsigned i = 0; i < conf->nlcores; i++) {
 		/* seq 0 of the run's first epoch stays unused: an empty window */
 		uint64_t first = sk_order_id_make(conf->epoch, conf->member, i, 1);
@@ -449,6 +456,7 @@ void
 sk_shm_status(const struct sk_shm *shm, struct sk_status *st)
 {
 	st->base = (_Atomic uint8_t *)((uintptr_t)shm + shm->status_off);
+	st->users = (_Atomic uint32_t *)((uintptr_t)shm + shm->users_off);
 	st->win = shm->win;
 	st->nlcores = shm->nlcores;
 	st->bits = shm->status_bits;

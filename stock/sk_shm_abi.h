@@ -35,10 +35,11 @@
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
 #define SK_SHM_VERSION                                                                             \
-	11 /* 11: item gate and reserved_only flags; 10: settled is an order id, per-lcore status  \
-	     windows (slot reuse, epoch roll); 9: an item's per-request fields in its first cache                                                \
-	     line; 8: TLS area in the stats block; 7: order record 64 B, client of either family;                                             \
-	     6: member, order id layout; 5: cluster items; 4: item state paused */
+	11 /* 11: item gate and reserved_only flags, a user tag per status slot (users_off);       \
+	      10: settled is an order id, per-lcore status windows (slot reuse, epoch roll);       \
+	      9: an item's per-request fields in its first cache line; 8: TLS area in the stats    \
+	      block; 7: order record 64 B, client of either family; 6: member, order id layout;    \
+	      5: cluster items; 4: item state paused */
 
 /**
  * How far the control plane got with one lcore's orders: every order of
@@ -168,6 +169,7 @@ struct sk_shm {
 	uint64_t dedup_off; /**< struct sk_dedup_slot[dedup_slots] */
 	uint64_t dedup_slots;
 	uint64_t status_off;	     /**< uint8_t[nlcores << status_bits] */
+	uint64_t users_off;	     /**< uint32_t[nlcores << status_bits]: each slot's user tag */
 	_Atomic uint64_t dedup_used; /**< slots already handed to items */
 	_Atomic uint32_t nitems;     /**< items published so far */
 	uint32_t member;	     /**< cluster member number of the ids (0: standalone) */

@@ -521,6 +521,20 @@ sk_seckill_settled_reply(struct sk_seckill_lcore *lc, uint64_t order, bool dupli
 	}
 }
 
+/* not_placed_or_unknown - the answer for order @id, not in the status
+ * table and not stored, by what the marks say (@e): 410 not_placed for one
+ * lost with a crash, else 404. */
+static void
+not_placed_or_unknown(struct sk_seckill_reply *out, uint64_t id, enum sk_shm_earlier e)
+{
+	if (e == SK_SHM_EARLIER_LOST)
+		json(out, 410, 0,
+		     "{\"order\":\"%llu\",\"status\":\"not_placed\",\"detail\":\"buy again\"}",
+		     (unsigned long long)id);
+	else
+		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+}
+
 void
 sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		 struct sk_seckill_reply *out)
@@ -542,17 +556,85 @@ sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		if (e == SK_SHM_EARLIER_STORED)
 			json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"settled\"}",
 			     (unsigned long long)id);
-		else if (e == SK_SHM_EARLIER_LOST)
-			json(out, 410, 0,
-			     "{\"order\":\"%llu\",\"status\":\"not_placed\",\"detail\":\"buy "
-			     "again\"}",
-			     (unsigned long long)id);
 		else
-			canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+			not_placed_or_unknown(out, id, e);
 		return;
 	}
 	json(out, 200, 0, "{\"order\":\"%llu\",\"status\":\"%s\"}", (unsigned long long)id,
 	     sk_order_status_name(st));
+}
+
+/*
+ * follower - the user of a follow request, or 0. A follow is of an order,
+ * not of an item: any item claim passes. sk_token_verify() checks the item
+ * claim last, after the signature, sub and times, so SK_TOKEN_E_WRONG_ITEM
+ * means a token valid in all else, whose signed sub is then read.
+ */
+static uint64_t
+follower(struct sk_seckill_lcore *lc, const struct sk_http_request *req, int64_t now_ns)
+{
+	enum sk_token_status st;
+	uint64_t user = 0;
+	const char *tok;
+	size_t len;
+
+	if (!lc->conf->auth)
+		return identify(lc, req, 0, now_ns);
+	tok = bearer(req, &len);
+	if (tok == NULL) {
+		lc->stats.token[SK_TOKEN_E_MALFORMED]++;
+		return 0;
+	}
+	lc->stats.token_verifies++;
+	st = lc->ring != NULL ? sk_token_verify_ring(lc->ring, tok, len, 0, now_ns / 1000000000,
+						     lc->conf->token_skew_s, &user)
+			      : sk_token_verify(lc->conf->key, tok, len, 0, now_ns / 1000000000,
+						lc->conf->token_skew_s, &user);
+	if (st == SK_TOKEN_E_WRONG_ITEM && sk_token_peek_user(tok, len, &user) == 0)
+		st = SK_TOKEN_OK;
+	lc->stats.token[st < SK_TOKEN__COUNT ? st : SK_TOKEN_E_MALFORMED]++;
+	return st == SK_TOKEN_OK ? user : 0;
+}
+
+int
+sk_seckill_follow(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
+		  const struct sk_http_request *req, struct sk_client_id client, int64_t now_ns,
+		  uint64_t now_tsc, struct sk_seckill_follow *f, struct sk_seckill_reply *out)
+{
+	uint64_t id, user, wait = 0;
+	uint32_t tag = 0;
+	unsigned st;
+
+	if (!parse_u64(arg, arg_len, &id)) {
+		canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+		return 0;
+	}
+	/* As a buy: a forged-token flood pays the per-IP limit before the HMAC. */
+	if (lc->conf->auth && lc->rl != NULL &&
+	    sk_ratelimit_ip_take(lc->rl, client.key, now_tsc, &wait) != SK_RL_PASS) {
+		rate_limited(lc, wait, out);
+		return 0;
+	}
+	user = follower(lc, req, now_ns);
+	if (user == 0) {
+		canned(out, 401, SK_HTTP_CANNED_UNAUTHORIZED);
+		return 0;
+	}
+	st = sk_status_get_user(&lc->buy.status, id, &tag);
+	if (st != SK_ORDER_NONE) {
+		if (tag != sk_status_user_tag(user)) { /* someone else's: as if unknown */
+			canned(out, 404, SK_HTTP_CANNED_NOT_FOUND);
+			return 0;
+		}
+	} else if (!settled_here(lc, id)) {
+		/* Of an earlier run: lost (410, as the poll), or unknown. */
+		not_placed_or_unknown(out, id, sk_shm_earlier(lc->buy.shm, id));
+		return 0;
+	}
+	f->order = id;
+	f->user = user;
+	f->status = st;
+	return 1;
 }
 
 static const char *

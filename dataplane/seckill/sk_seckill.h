@@ -203,6 +203,33 @@ enum sk_seckill_outcome sk_seckill_buy_from(struct sk_seckill_lcore *lc, const c
 void sk_seckill_order(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
 		      struct sk_seckill_reply *out);
 
+/** What sk_seckill_follow() found: an order its requester may follow. */
+struct sk_seckill_follow {
+	uint64_t order;	 /**< the order id */
+	uint64_t user;	 /**< the requester, its owner */
+	unsigned status; /**< enum sk_order_status now; SK_ORDER_NONE: settled (slot reused) */
+};
+
+/**
+ * sk_seckill_follow - the checks of GET /v1/orders/{id}/events (the order
+ * events stream): the id, the per-IP limit (auth on: before the HMAC, as a
+ * buy), the requester's identity as for a buy (Bearer token or X-User-Id)
+ * except that a token's item claim may be any item, and ownership: the
+ * user tag of the order's status slot must be the requester's.
+ * @param f    on 1: the order, its owner and its status now
+ * @param out  on 0: the answer - 404 (bad id, unknown order, or another
+ *             user's: the same answer, so a stranger learns nothing), 401
+ *             (no identity), 429 {"status":"busy"} (per-IP limit), 410
+ *             not_placed (an order of an earlier run lost with a crash,
+ *             as the poll)
+ * @return 1: follow it (also an order of this run settled and whose slot
+ *   was reused: status SK_ORDER_NONE, which the poll tells anyone); 0: answer
+ *   @p out. Arena reads and at most one HMAC; no syscall.
+ */
+int sk_seckill_follow(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len,
+		      const struct sk_http_request *req, struct sk_client_id client, int64_t now_ns,
+		      uint64_t now_tsc, struct sk_seckill_follow *f, struct sk_seckill_reply *out);
+
 /**
  * sk_seckill_item - GET /v1/items/{item}: 200 with state (scheduled, open,
  * sold_out, paused, ended), remaining units (pool + every bucket) and the

@@ -187,6 +187,13 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	crowd_run(&cw);
+	if (cw.o.follow != 0 && cw.fatal == NULL && !crowd_interrupted) {
+		rc = crowd_follow(&cw, &cw.follow);
+		if (rc != 0) {
+			teardown(&cw);
+			return rc;
+		}
+	}
 
 	if (cw.fatal != NULL)
 		sk_log(PROG, "%s", cw.fatal);

@@ -63,6 +63,8 @@ struct opts {
 	uint64_t expect_units;
 	double retriers;
 	double max_seconds;
+	double follow_seconds; /* --follow: how long the streams are read (default 5) */
+	uint32_t follow;       /* --follow N: % of the winners that follow their order */
 	uint32_t conns;
 	uint32_t timeout_ms;
 	uint32_t conn_requests; /* answers per connection, then reconnect; 0 = no limit */
@@ -174,6 +176,27 @@ struct stats {
 	char item_state[16];
 };
 
+/** The names of the events counted by --follow, and one slot for any other. */
+enum { FOLLOW_NAMES = 7, FOLLOW_OTHER = FOLLOW_NAMES };
+
+/** What --follow counted (all zero without it). */
+struct follow_stats {
+	uint64_t winners;    /* winners of the run (the pool drawn from) */
+	uint64_t streams;    /* streams tried: --follow % of the winners, at most --conns */
+	uint64_t opened;     /* answered 200 text/event-stream */
+	uint64_t refused;    /* answered 429 (a cap of the dataplane) */
+	uint64_t not_found;  /* answered 404 */
+	uint64_t other_http; /* answered anything else */
+	uint64_t events;     /* status events read */
+	uint64_t by_name[FOLLOW_NAMES + 1];
+	uint64_t keepalives;   /* keep-alive comments read */
+	uint64_t closed_final; /* closed by the server after a final status */
+	uint64_t closed_early; /* closed by the server before one */
+	uint64_t open_at_end;  /* still open when --follow-seconds ran out */
+	uint64_t errors;       /* connect, socket or protocol errors */
+	double secs;	       /* the phase's length */
+};
+
 /* The whole run; one, static in main() (large: histogram and connections). */
 struct crowd {
 	struct opts o;
@@ -216,6 +239,7 @@ struct crowd {
 	char note[160]; /* why the time bound stopped the run early, or "" */
 	bool timebound; /* stopped by --max-seconds */
 	struct stats st;
+	struct follow_stats follow; /* --follow */
 	struct sk_crowd_hist lat;
 	/* precomputed request heads */
 	char buy_head[192];
@@ -363,6 +387,29 @@ void crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now);
 
 /** crowd_conn_event - handle epoll events @p ev of @p c at @p now. */
 void crowd_conn_event(struct crowd *cw, struct conn *c, uint32_t ev, uint64_t now);
+
+/**
+ * crowd_build_identity - append the X-User-Id or "Authorization: Bearer"
+ * line (a token minted for the item) of user index @p u at @p p + *@p len
+ * (room: CONN_OUT_CAP - *@p len); *@p len grows.
+ * @return false if the token cannot be minted.
+ */
+bool crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u);
+
+/* ---------------------------------------------------------------- crowd_follow.c */
+
+/** crowd_follow_name - the event name of slot @p k of follow_stats::by_name. */
+const char *crowd_follow_name(unsigned k);
+
+/**
+ * crowd_follow - with --follow N, after the run: open GET
+ * /v1/orders/{id}/events for N% of the winners (drawn with --seed, at most
+ * --conns streams, plain TCP), read each stream until the server closes it
+ * or --follow-seconds run out, and count into @p fs. Blocks for at most
+ * --follow-seconds (plus the connects).
+ * @return 0, or EXIT_RUNTIME when out of memory (after a line on stderr).
+ */
+int crowd_follow(struct crowd *cw, struct follow_stats *fs);
 
 /* ---------------------------------------------------------------- crowd_tls.c */
 

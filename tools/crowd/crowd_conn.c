@@ -233,9 +233,9 @@ conn_flush(struct crowd *cw, struct conn *c, uint64_t now)
 	return true;
 }
 
-/* build_identity - the X-User-Id or Authorization line for user index @u. */
-static bool
-build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u)
+/* crowd_build_identity - the X-User-Id or Authorization line for user index @u. */
+bool
+crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u)
 {
 	uint64_t user = cw->o.user_base + u;
 
@@ -326,7 +326,7 @@ crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now)
 		break;
 	}
 	if (k != JOB_ITEM) {
-		if (!build_identity(cw, p, &len, u)) {
+		if (!crowd_build_identity(cw, p, &len, u)) {
 			snprintf(cw->fatal_buf, sizeof(cw->fatal_buf), "cannot mint a token");
 			cw->fatal = cw->fatal_buf;
 			return;

@@ -26,6 +26,7 @@ static const char usage[] =
 	"                     [--wait-start] [--secret-file FILE] [--timeout-ms N]\n"
 	"                     [--max-seconds S] [--poll] [--expect-units N] [--json FILE]\n"
 	"                     [--orders FILE] [--cpu N] [--conn-requests N]\n"
+	"                     [--follow PERCENT [--follow-seconds S]]\n"
 	"                     [--tls [--sni NAME] [--tls-resume] [--cacert FILE]\n"
 	"                      [--tls-version 1.2|1.3]]\n"
 	"\n"
@@ -55,6 +56,10 @@ static const char usage[] =
 	"  --orders FILE        write \"user order\" lines for every winner\n"
 	"  --cpu N              pin the process to CPU N\n"
 	"  --conn-requests N    close a connection after N answers and open a new one\n"
+	"  --follow PERCENT     after the run, PERCENT of the winners (0..100, drawn with\n"
+	"                       --seed, at most --conns) open GET /v1/orders/{id}/events\n"
+	"                       and count its events until the server closes it\n"
+	"  --follow-seconds S   how long the streams are read (default 5; plain TCP)\n"
 	"  --tls                HTTPS: TLS 1.2 or 1.3, ALPN http/1.1; the certificate\n"
 	"                       is not verified unless --cacert\n"
 	"  --sni NAME           send NAME as server_name (default: none)\n"
@@ -130,6 +135,7 @@ static const struct int_opt {
 	 offsetof(struct opts, has_expect)},
 	{'C', 0, CPU_SETSIZE - 1, "a CPU number", OPT_FIELD(cpu), 0},
 	{'q', 1, UINT32_MAX, "a number of requests (1..4294967295)", OPT_FIELD(conn_requests), 0},
+	{'F', 0, 100, "a percentage (0..100)", OPT_FIELD(follow), 0},
 };
 
 /* int_opt_of - the entry of option @key in int_opts, or NULL. */
@@ -245,6 +251,8 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		{"orders", required_argument, NULL, 'o'},
 		{"cpu", required_argument, NULL, 'C'},
 		{"conn-requests", required_argument, NULL, 'q'},
+		{"follow", required_argument, NULL, 'F'},
+		{"follow-seconds", required_argument, NULL, 'f'},
 		{"tls", no_argument, NULL, 'T'},
 		{"sni", required_argument, NULL, 'N'},
 		{"tls-resume", no_argument, NULL, 'R'},
@@ -263,6 +271,7 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 	o->seed = 1;
 	o->retriers = 0.2;
 	o->max_seconds = 60;
+	o->follow_seconds = 5;
 	o->conns = 64;
 	o->timeout_ms = 10000;
 	o->cpu = -1;
@@ -285,6 +294,11 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		case 'm':
 			if (!sk_parse_double(optarg, 0.001, 3600.0, &o->max_seconds))
 				return bad_arg("max-seconds", optarg, "a duration (0.001..3600 s)");
+			break;
+		case 'f':
+			if (!sk_parse_double(optarg, 0.001, 3600.0, &o->follow_seconds))
+				return bad_arg("follow-seconds", optarg,
+					       "a duration (0.001..3600 s)");
 			break;
 		case 'S':
 			o->server = optarg;
@@ -355,6 +369,10 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		       : o->tls_resume ? "tls-resume"
 		       : o->cacert     ? "cacert"
 				       : "tls-version");
+		return EXIT_USAGE;
+	}
+	if (o->tls && o->follow != 0) {
+		sk_log(PROG, "--follow reads plain HTTP: not with --tls");
 		return EXIT_USAGE;
 	}
 	if (o->tls && !o->has_port)

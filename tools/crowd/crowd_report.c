@@ -129,6 +129,48 @@ lat_str(uint64_t ns, char *buf, size_t cap)
 	return buf;
 }
 
+/* report_follow_text - the --follow line: streams, answers, events by name, closes. */
+static void
+report_follow_text(const struct follow_stats *f, uint32_t percent)
+{
+	printf("follow: %" PRIu64 " streams (%u%% of %" PRIu64
+	       " winners) in %.2f s: opened %" PRIu64 " | 429 %" PRIu64 " | 404 %" PRIu64
+	       " | other %" PRIu64 " | events %" PRIu64,
+	       f->streams, percent, f->winners, f->secs, f->opened, f->refused, f->not_found,
+	       f->other_http, f->events);
+	for (unsigned k = 0; k <= FOLLOW_NAMES; k++)
+		if (f->by_name[k] != 0)
+			printf(" %s %" PRIu64, crowd_follow_name(k), f->by_name[k]);
+	printf(" | keep-alives %" PRIu64 " | closed after final %" PRIu64 ", before %" PRIu64
+	       " | open at the end %" PRIu64 " | errors %" PRIu64 "\n",
+	       f->keepalives, f->closed_final, f->closed_early, f->open_at_end, f->errors);
+}
+
+/* report_follow_json - ,"follow":{...} (null without --follow). */
+static void
+report_follow_json(const struct crowd *cw, FILE *f)
+{
+	const struct follow_stats *fs = &cw->follow;
+
+	if (cw->o.follow == 0) {
+		fprintf(f, ",\"follow\":null");
+		return;
+	}
+	fprintf(f,
+		",\"follow\":{\"percent\":%u,\"winners\":%" PRIu64 ",\"streams\":%" PRIu64
+		",\"opened\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"not_found\":%" PRIu64
+		",\"other_http\":%" PRIu64 ",\"events\":%" PRIu64 ",\"keepalives\":%" PRIu64
+		",\"closed_final\":%" PRIu64 ",\"closed_early\":%" PRIu64
+		",\"open_at_end\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"duration_s\":%.6f"
+		",\"by_status\":{",
+		cw->o.follow, fs->winners, fs->streams, fs->opened, fs->refused, fs->not_found,
+		fs->other_http, fs->events, fs->keepalives, fs->closed_final, fs->closed_early,
+		fs->open_at_end, fs->errors, fs->secs);
+	for (unsigned k = 0; k <= FOLLOW_NAMES; k++)
+		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", crowd_follow_name(k), fs->by_name[k]);
+	fprintf(f, "}}");
+}
+
 void
 crowd_report_text(const struct crowd *cw, const struct summary *s)
 {
@@ -188,6 +230,8 @@ crowd_report_text(const struct crowd *cw, const struct summary *s)
 		       " timeout %" PRIu64 " protocol %" PRIu64 " (lost attempts %" PRIu64 ")\n",
 		       st->err_connect, st->err_socket, st->err_closed, st->err_timeout,
 		       st->err_protocol, st->lost);
+	if (cw->o.follow != 0)
+		report_follow_text(&cw->follow, cw->o.follow);
 	if (st->item_http != 0) {
 		printf("item %" PRIu64 ": HTTP %d", cw->o.item, st->item_http);
 		if (st->item_state[0] != '\0')
@@ -290,6 +334,7 @@ crowd_report_json(const struct crowd *cw, const struct summary *s, FILE *f)
 			st->tls_failed, st->tls_offered, st->tls13, st->tls12);
 	else
 		fprintf(f, ",\"tls\":null");
+	report_follow_json(cw, f);
 	if (cw->o.poll) {
 		fprintf(f,
 			",\"polls\":{\"sent\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"missing\":%" PRIu64

@@ -4,11 +4,14 @@
  * are no longer in the status table: a settled order whose slot was reused
  * (200 "settled", a holder's retry still 200 "confirmed"), and orders of an
  * earlier run judged by the store's high-water marks (200 "settled" at or
- * below its lcore's mark, 410 "not_placed" above it: lost with a crash).
+ * below its lcore's mark, 410 "not_placed" above it: lost with a crash);
+ * and who may follow an order's events stream (sk_seckill_follow(): only
+ * its own user, by X-User-Id or a token of any item).
  */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ring.h>
@@ -186,6 +189,168 @@ START_TEST(earlier_runs)
 }
 END_TEST
 
+/* ------------------------------------------------------------ follow */
+
+/* req_of - a request of user @user ("" for none), its X-User-Id in @u. */
+static struct sk_http_request
+req_of(const char *u)
+{
+	struct sk_http_request r = {.method = SK_HTTP_METHOD_GET, .version = 11};
+
+	if (*u != '\0') {
+		r.user_id = u;
+		r.user_id_len = (uint16_t)strlen(u);
+	}
+	return r;
+}
+
+/* follow - user @u follows order @id: 1 or 0, *@f and *@out as sk_seckill_follow(). */
+static int
+follow(const char *u, uint64_t id, struct sk_seckill_follow *f, struct sk_seckill_reply *out)
+{
+	struct sk_http_request r = req_of(u);
+	struct sk_client_id cl = {0};
+	char s[24];
+
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)id);
+	return sk_seckill_follow(&T.lc, s, strlen(s), &r, cl, NOW_NS, 1000, f, out);
+}
+
+/* won - user @u (decimal) buys item 1 and wins: the order. */
+static uint64_t
+won(const char *u)
+{
+	struct sk_seckill_reply out;
+
+	ck_assert_int_eq(buy(strtoull(u, NULL, 10), &out), SK_SECKILL_WON);
+	return out.order;
+}
+
+/* Only the order's own user follows it; a stranger, a bad id and an unknown
+ * order get the same 404; no identity: 401. */
+START_TEST(follow_owner_only)
+{
+	struct sk_seckill_follow f;
+	struct sk_seckill_reply out;
+	uint64_t o7 = won("7"), o8 = won("4294967303"); /* 8 + 2^32: another tag */
+
+	ck_assert_int_eq(follow("7", o7, &f, &out), 1);
+	ck_assert_uint_eq(f.order, o7);
+	ck_assert_uint_eq(f.user, 7);
+	ck_assert_uint_eq(f.status, SK_ORDER_QUEUED);
+	ck_assert_int_eq(follow("8", o7, &f, &out), 0);
+	ck_assert_uint_eq(out.status, 404);
+	ck_assert_int_eq(follow("7", o8, &f, &out), 0);
+	ck_assert_uint_eq(out.status, 404);
+	ck_assert_int_eq(follow("4294967303", o8, &f, &out), 1);
+	ck_assert_int_eq(follow("7", o7 + 1000, &f, &out), 0); /* not made yet */
+	ck_assert_uint_eq(out.status, 404);
+	ck_assert_int_eq(follow("", o7, &f, &out), 0);
+	ck_assert_uint_eq(out.status, 401);
+	struct sk_http_request r = req_of("7");
+	ck_assert_int_eq(sk_seckill_follow(&T.lc, "12x", 3, &r, (struct sk_client_id){0}, NOW_NS,
+					   1000, &f, &out),
+			 0);
+	ck_assert_uint_eq(out.status, 404);
+	/* the control plane moves it on: the follower sees the new status */
+	ck_assert_int_eq(sk_status_move(&T.lc.buy.status, o7, SK_ORDER_QUEUED, SK_ORDER_CONFIRMED),
+			 0);
+	ck_assert_int_eq(follow("7", o7, &f, &out), 1);
+	ck_assert_uint_eq(f.status, SK_ORDER_CONFIRMED);
+}
+END_TEST
+
+/* An order settled and its slot reused: followed as settled (as the poll tells anyone). */
+START_TEST(follow_settled)
+{
+	struct sk_seckill_follow f;
+	struct sk_seckill_reply out;
+	struct sk_order_rec rec;
+	uint64_t first = 0;
+	char u[24];
+
+	for (unsigned i = 1; i <= 1100; i++) {
+		snprintf(u, sizeof(u), "%u", i);
+		uint64_t o = won(u);
+		if (first == 0)
+			first = o;
+		ck_assert_uint_eq(rte_ring_sc_dequeue_elem(T.arena.ring[0], &rec, sizeof(rec)), 0);
+		ck_assert_int_eq(sk_status_move(&T.lc.buy.status, rec.id, SK_ORDER_QUEUED,
+						SK_ORDER_CONFIRMED),
+				 0);
+		sk_shm_settle(T.arena.shm, 0, rec.id + 1);
+	}
+	ck_assert_int_eq(follow("1", first, &f, &out), 1);
+	ck_assert_uint_eq(f.status, SK_ORDER_NONE);
+	/* the slot's new order is user 1025's, not user 1's */
+	ck_assert_int_eq(follow("1100", first, &f, &out), 1); /* settled: no owner to check */
+}
+END_TEST
+
+/* token - a JWT of @user (item claim @item, none if 0) in @buf; its length. */
+static size_t
+token(struct sk_token_key *key, uint64_t user, uint64_t item, char *buf, size_t cap)
+{
+	struct sk_token_claims cl = {.user = user,
+				     .item = item,
+				     .has_item = item != 0,
+				     .exp = NOW_NS / 1000000000 + 600};
+	size_t len;
+
+	ck_assert_int_eq(sk_token_mint(key, &cl, buf, cap, &len), 0);
+	return len;
+}
+
+/* jwt_follow - follow @id with "Bearer @tok"; 1 or the answer's status. */
+static int
+jwt_follow(const char *tok, size_t len, uint64_t id, struct sk_seckill_follow *f)
+{
+	char auth[600], s[24];
+	struct sk_http_request r = {.method = SK_HTTP_METHOD_GET, .version = 11};
+	struct sk_seckill_reply out;
+
+	snprintf(auth, sizeof(auth), "Bearer %.*s", (int)len, tok);
+	r.authorization = auth;
+	r.authorization_len = (uint16_t)strlen(auth);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)id);
+	if (sk_seckill_follow(&T.lc, s, strlen(s), &r, (struct sk_client_id){0}, NOW_NS, 1000, f,
+			      &out) == 1)
+		return 1;
+	return out.status;
+}
+
+/* With auth on: the token's user, whatever item its claim names; a token
+ * of another user 404, a forged one 401. */
+START_TEST(follow_jwt_any_item)
+{
+	static const char secret[] = "sse-test-secret-0123456789-abcdefghijkl";
+	struct sk_token_key *key;
+	struct sk_seckill_follow f;
+	char tok[512];
+	size_t len;
+	uint64_t o7 = won("7");
+
+	ck_assert_int_eq(sk_token_key_create(secret, strlen(secret), &key), 0);
+	T.conf.auth = true;
+	T.conf.key = key;
+	T.conf.token_skew_s = 5;
+	len = token(key, 7, 1, tok, sizeof(tok)); /* the item it bought */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
+	ck_assert_uint_eq(f.user, 7);
+	len = token(key, 7, 99, tok, sizeof(tok)); /* another item */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
+	len = token(key, 7, 0, tok, sizeof(tok)); /* no item claim */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 1);
+	len = token(key, 8, 1, tok, sizeof(tok));
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 404);
+	len = token(key, 7, 99, tok, sizeof(tok));
+	tok[len - 2] = tok[len - 2] == 'A' ? 'B' : 'A'; /* a forged signature */
+	ck_assert_int_eq(jwt_follow(tok, len, o7, &f), 401);
+	T.conf.auth = false;
+	sk_token_key_free(key);
+}
+END_TEST
+
 static Suite *
 order_poll_suite(void)
 {
@@ -195,6 +360,9 @@ order_poll_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, recycled_slot);
 	tcase_add_test(tc, earlier_runs);
+	tcase_add_test(tc, follow_owner_only);
+	tcase_add_test(tc, follow_settled);
+	tcase_add_test(tc, follow_jwt_any_item);
 	suite_add_tcase(s, tc);
 	return s;
 }

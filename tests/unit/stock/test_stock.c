@@ -504,7 +504,9 @@ START_TEST(shm_items)
 	struct sk_status st;
 	sk_shm_status(shm, &st);
 	ck_assert_uint_eq(st.epoch, SK_ORDER_EPOCH_BASE + 1000);
-	ck_assert_ptr_eq((void *)(st.base + (2u << 12)), (void *)((char *)shm + shm->size));
+	/* the status bytes, then a user tag per slot, end the arena */
+	ck_assert_ptr_eq((void *)(st.base + (2u << 12)), (void *)st.users);
+	ck_assert_ptr_eq((void *)(st.users + (2u << 12)), (void *)((char *)shm + shm->size));
 	sk_test_arena_fini(&a);
 }
 END_TEST
