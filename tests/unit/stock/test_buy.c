@@ -26,8 +26,8 @@ static void
 fx_setup(unsigned ring_size)
 {
 	struct sk_shm_conf c = {.nlcores = 2,
-				.max_items = SK_BUY_MAX_LINES + 2,
-				.dedup_slots = 8192,
+				.max_items = 2 * SK_BUY_MAX_LINES,
+				.dedup_slots = 32768,
 				.status_bits = 10,
 				.epoch = EPOCH};
 
