@@ -37,8 +37,8 @@ static const struct {
 } good[] = {
 	{"{\"lines\":[{\"item\":1,\"qty\":1}]}", 1, 1, 1, 1, 1},
 	{"{\"lines\":[{\"qty\":2,\"item\":7}]}", 1, 7, 2, 7, 2},
-	{" \t\r\n{ \"lines\" : [ { \"item\" : 3 , \"qty\" : 4 } , {\"item\":5,\"qty\":1000} ] }\n ", 2,
-	 3, 4, 5, 1000},
+	{" \t\r\n{ \"lines\" : [ { \"item\" : 3 , \"qty\" : 4 } , {\"item\":5,\"qty\":1000} ] }\n ",
+	 2, 3, 4, 5, 1000},
 	{"{\"lines\":[{\"item\":4294967295,\"qty\":1}]}", 1, 4294967295u, 1, 4294967295u, 1},
 	{"{\"lines\":[{\"item\":10,\"qty\":1},{\"item\":20,\"qty\":2},{\"item\":30,\"qty\":3}]}", 3,
 	 10, 1, 30, 3},
@@ -72,8 +72,8 @@ START_TEST(sixteen_lines_not_seventeen)
 	for (unsigned n = 16; n <= 17; n++) {
 		int at = snprintf(body, sizeof(body), "{\"lines\":[");
 		for (unsigned i = 0; i < n; i++)
-			at += snprintf(body + at, sizeof(body) - (size_t)at, "%s{\"item\":%u,\"qty\":1}",
-				       i ? "," : "", 100 + i);
+			at += snprintf(body + at, sizeof(body) - (size_t)at,
+				       "%s{\"item\":%u,\"qty\":1}", i ? "," : "", 100 + i);
 		snprintf(body + at, sizeof(body) - (size_t)at, "]}");
 		if (n == 16) {
 			ck_assert_int_eq(parse(body, &b, &e), 0);
@@ -140,8 +140,7 @@ static const struct {
 	 "duplicate item"},
 	{"{\"lines\":[{\"item\":1,\"qty\":1},{\"item\":2,\"qty\":", 1, "unexpected end of body"},
 	{"{\"lines\":[{\"item\":1,\"qty\":1},{\"item\":2,\"qty", 1, "unexpected end of body"},
-	{"{\"lines\":[{\"item\":1,\"qty\":1},{\"item\":2,\"qty\":5", 1,
-	 "unexpected end of body"},
+	{"{\"lines\":[{\"item\":1,\"qty\":1},{\"item\":2,\"qty\":5", 1, "unexpected end of body"},
 };
 
 START_TEST(refusals_name_their_line)
