@@ -71,8 +71,8 @@ sk_crowd_cart_body(char *out, size_t cap, uint64_t first, unsigned lines)
 	size_t n = 0;
 	int w;
 
-	if (lines == 0 || lines > SK_CROWD_CART_LINES_MAX || first == 0 ||
-	    first + lines - 1 > UINT32_MAX)
+	if (lines == 0 || lines > SK_CROWD_CART_LINES_MAX || first == 0 || first > UINT32_MAX ||
+	    lines - 1 > UINT32_MAX - first)
 		return 0;
 	w = snprintf(out, cap, "{\"lines\":[");
 	for (unsigned i = 0; w > 0 && (size_t)w < cap - n && i < lines; i++) {
