@@ -365,7 +365,8 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 				       : "tls-version");
 		return EXIT_USAGE;
 	}
-	if (o->mix.cart_pct > 0 && (o->item == 0 || o->item > UINT32_MAX - (o->mix.cart_lines - 1))) {
+	if (o->mix.cart_pct > 0 &&
+	    (o->item == 0 || o->item > UINT32_MAX - (o->mix.cart_lines - 1))) {
 		sk_log(PROG, "--mix cart: items %" PRIu64 "..+%u are not item ids", o->item,
 		       o->mix.cart_lines - 1);
 		return EXIT_USAGE;

@@ -159,8 +159,8 @@ crowd_report_text(const struct crowd *cw, const struct summary *s)
 	for (unsigned k = SK_CROWD_ST_QUEUED; k < SK_CROWD_ST__COUNT; k++) {
 		uint64_t v = st->status[k];
 		/* wins above; a cart's 409 duplicate in the duplicates below */
-		if (k == SK_CROWD_ST_QUEUED || k == SK_CROWD_ST_CONFIRMED || k == SK_CROWD_ST_PAID ||
-		    k == SK_CROWD_ST_DUPLICATE)
+		if (k == SK_CROWD_ST_QUEUED || k == SK_CROWD_ST_CONFIRMED ||
+		    k == SK_CROWD_ST_PAID || k == SK_CROWD_ST_DUPLICATE)
 			continue;
 		if (v != 0)
 			printf(" | %s %" PRIu64, sk_crowd_status_str((enum sk_crowd_status)k), v);
