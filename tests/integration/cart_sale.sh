@@ -16,6 +16,9 @@
 #  3. no partial cart in LMDB: every stored order of item 1 is item 1 alone
 #     or all three lines (items 1, 2, 3, one unit each);
 #  4. seckillctl reconcile passes.
+# Before the sale, over the wire: a body that is not a cart is 400 naming
+# its line, a Content-Type that is not JSON 415, a body over http.body_max
+# 413; none of them takes a unit.
 # The crowd run is bounded (--max-seconds).
 . "$(dirname "$0")/lib.sh"
 require_env curl SK_CROWD SK_CONTROL SK_SECKILLCTL
@@ -46,6 +49,22 @@ TOTAL=(0 300 120 120)
 	EOF
 } >"$tmp/sale.ini"
 sbx_up --config "$tmp/sale.ini"
+
+# ------------------------------------------------------------ 0. refusals
+# post CTYPE BODY - POST /v1/cart as user 9 from the client namespace; prints
+# the status code and the body.
+post() {
+	sbx_exec curl -s -m 5 -X POST -H 'X-User-Id: 9' -H "Content-Type: $1" --data-binary "$2" \
+		-w ' %{http_code}' "http://$SERVER/v1/cart" || true
+}
+expect_eq "a qty of 0 is 400 naming line 1" \
+	"$(post application/json '{"lines":[{"item":1,"qty":1},{"item":2,"qty":0}]}')" \
+	'{"status":"bad_request","line":1,"detail":"qty out of range 1..1000"} 400'
+expect_eq "text/plain is 415" "$(post text/plain '{"lines":[{"item":1,"qty":1}]}')" \
+	'{"status":"unsupported_media_type"} 415'
+expect_match "a body over http.body_max is 413" \
+	"$(post application/json "$(printf '%02000d' 0)")" ' 413$'
+expect_eq "item 1 untouched by the refusals" "$(item_field sold 1)" 0
 
 # ------------------------------------------------------------ 1. the sale
 rc=0
