@@ -16,6 +16,7 @@
 #include <rte_malloc.h>
 
 #include "sk_app_impl.h"
+#include "sk_cart.h"
 #include "sk_logfmt.h"
 #include "sk_order.h"
 
@@ -109,7 +110,8 @@ sk_app_client(struct sk_app *app, struct sk_app_conn *ac)
 }
 
 /*
- * route_buy - POST /v1/seckill/{item}. With ack = durable a winner (or the
+ * buy_or_cart - POST /v1/seckill/{item} (route_buy), or POST /v1/cart
+ * (route_cart) with @cart. With ack = durable a winner (or the
  * duplicate of a queued order of this run) is parked
  * (SK_APP_PARK) until sk_app_poll() finds its order settled or its wait
  * over; the call after the resume answers from the status table and does
@@ -117,8 +119,8 @@ sk_app_client(struct sk_app *app, struct sk_app_conn *ac)
  * the connection) parks again.
  */
 static enum sk_app_verdict
-route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
-	  const char *arg, size_t arg_len)
+buy_or_cart(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	    const char *arg, size_t arg_len, bool cart)
 {
 	struct park_state *ps = (struct park_state *)ac->route_data;
 	struct sk_seckill_reply r;
@@ -144,8 +146,12 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 		buy_timed(app, ps->t0);
 		return SK_APP_DONE;
 	}
-	o = sk_seckill_buy_from(app->seckill, arg, arg_len, req, sk_app_client(app, ac),
-				app->now_ns, app->now_tsc, &r);
+	if (cart)
+		o = sk_cart_buy(app->seckill, req, sk_app_client(app, ac), app->now_ns, app->now_tsc,
+				&r);
+	else
+		o = sk_seckill_buy_from(app->seckill, arg, arg_len, req, sk_app_client(app, ac),
+					app->now_ns, app->now_tsc, &r);
 	/* A winner, or a retry of one whose order is still queued (in the status table). */
 	if (app->durable && r.order != 0 &&
 	    (o == SK_SECKILL_WON || (o == SK_SECKILL_DUPLICATE && r.status == 202))) {
@@ -158,6 +164,21 @@ route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_reque
 	sk_app_seckill_reply(app, ac, req, &r);
 	buy_timed(app, app->now_tsc);
 	return SK_APP_DONE;
+}
+
+static enum sk_app_verdict
+route_buy(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	  const char *arg, size_t arg_len)
+{
+	return buy_or_cart(app, ac, req, arg, arg_len, false);
+}
+
+/* route_cart - POST /v1/cart: a buy of several lines (sk_cart.h), parked as a buy. */
+static enum sk_app_verdict
+route_cart(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_request *req,
+	   const char *arg, size_t arg_len)
+{
+	return buy_or_cart(app, ac, req, arg, arg_len, true);
 }
 
 /* route_order - GET|HEAD /v1/orders/{id}: from the status table; GET
@@ -210,6 +231,7 @@ route_item(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_requ
  * the request of the flash-sale crowd. */
 static const struct sk_app_route routes[] = {
 	ROUTE_PREFIX("/v1/seckill/", M(POST), route_buy),
+	ROUTE_EXACT("/v1/cart", M(POST), route_cart),
 	ROUTE_PREFIX("/v1/orders/", M(GET) | M(HEAD), route_order),
 	ROUTE_PREFIX("/v1/items/", M(GET) | M(HEAD), route_item),
 	ROUTE_EXACT("/healthz", M(GET) | M(HEAD), route_healthz),

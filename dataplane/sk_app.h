@@ -16,6 +16,7 @@
  *
  *   GET|HEAD /healthz            200 {"status":"ok"}
  *   POST     /v1/seckill/{item}  sk_seckill_buy()
+ *   POST     /v1/cart            sk_cart_buy() (dataplane/seckill/sk_cart.h)
  *   GET|HEAD /v1/orders/{id}     sk_seckill_order()
  *   GET      /v1/orders/{id}/events  the order's events stream (sk_app_sse.c)
  *   GET|HEAD /v1/items/{item}    sk_seckill_item()
@@ -98,8 +99,8 @@
  * latency runs from the TSC of the poll pass that handled its request (the
  * pass's RX burst) to the moment its answer was written to the connection
  * (rte_rdtsc()); for a parked winner that is when its parked answer (200
- * confirmed, 202 queued, 503 failed) is written. Only POST
- * /v1/seckill/{item} answers are timed.
+ * confirmed, 202 queued, 503 failed) is written. Only the answers of POST
+ * /v1/seckill/{item} and POST /v1/cart are timed.
  *
  * Thread-safety: one struct sk_app per lcore, used only by that lcore (its
  * callbacks run inside that lcore's sk_net_* calls). sk_app_stats() and

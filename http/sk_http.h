@@ -130,7 +130,7 @@ enum sk_http_result {
 	SK_HTTP_E_FRAMING,
 	/** 400: HTTP/1.1 request without Host, or Host twice. */
 	SK_HTTP_E_HOST,
-	/** 400: Authorization or X-User-Id twice. */
+	/** 400: Authorization, X-User-Id or Content-Type twice. */
 	SK_HTTP_E_DUPLICATE,
 	/**
 	 * 405: a registered method that this appliance serves on no
@@ -211,6 +211,7 @@ struct sk_http_request {
 	const char *host;
 	const char *authorization; /**< Authorization value, OWS trimmed */
 	const char *user_id;	   /**< X-User-Id value, OWS trimmed */
+	const char *content_type;  /**< Content-Type value, OWS trimmed */
 	const uint8_t *body;	   /**< body_len bytes after the head (DONE only) */
 	uint32_t head_len;	   /**< bytes of the head, leading empty lines included */
 	uint32_t body_len;	   /**< Content-Length (0 when absent) */
@@ -220,6 +221,7 @@ struct sk_http_request {
 	uint16_t host_len;
 	uint16_t authorization_len;
 	uint16_t user_id_len;
+	uint16_t content_type_len;
 	uint16_t nfields;	 /**< header field lines seen */
 	uint8_t method;		 /**< enum sk_http_method */
 	uint8_t version;	 /**< 10 for HTTP/1.0, 11 for HTTP/1.1 (and 1.2..1.9) */
@@ -252,6 +254,7 @@ struct sk_http_parser {
 	uint16_t host_off, host_len;
 	uint16_t auth_off, auth_len;
 	uint16_t uid_off, uid_len;
+	uint16_t ctype_off, ctype_len;
 	uint16_t nfields;
 	uint16_t flags;	 /* SK_HTTP_F_* (private) */
 	uint8_t state;	 /* private state machine position */

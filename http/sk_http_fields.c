@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sk_http_fields.c - the meaning of the field lines the appliance reads
- * (Host, Expect, X-User-Id, Connection, Authorization, Content-Length,
- * Transfer-Encoding), run by the parser (sk_http_parse.c) once per complete
+ * (Host, Expect, X-User-Id, Connection, Authorization, Content-Type,
+ * Content-Length, Transfer-Encoding), run by the parser (sk_http_parse.c) once per complete
  * field line, never per byte. Values are re-read from the request buffer
  * and recorded as offsets; nothing is copied.
  */
@@ -148,6 +148,15 @@ sk_http_field_line(struct sk_http_parser *p, const uint8_t *buf, size_t vend)
 	case 10:
 		if (EQ_LOWER(name, nlen, "connection"))
 			field_connection(p, v, vlen);
+		break;
+	case 12:
+		if (!EQ_LOWER(name, nlen, "content-type"))
+			break;
+		if (p->flags & F_CTYPE)
+			return SK_HTTP_E_DUPLICATE;
+		p->flags |= F_CTYPE;
+		p->ctype_off = (uint16_t)vs;
+		p->ctype_len = (uint16_t)vlen;
 		break;
 	case 13:
 		if (!EQ_LOWER(name, nlen, "authorization"))

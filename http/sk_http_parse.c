@@ -223,6 +223,8 @@ fill_request(const struct sk_http_parser *p, const uint8_t *buf, struct sk_http_
 	req->authorization_len = p->auth_len;
 	req->user_id = (p->flags & F_UID) ? b + p->uid_off : NULL;
 	req->user_id_len = p->uid_len;
+	req->content_type = (p->flags & F_CTYPE) ? b + p->ctype_off : NULL;
+	req->content_type_len = p->ctype_len;
 	req->head_len = p->head_len;
 	req->body_len = p->body_len;
 	req->len = (uint32_t)p->head_len + p->body_len;

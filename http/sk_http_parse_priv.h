@@ -55,6 +55,7 @@ enum {
 	F_EXPECT = 1 << 8,
 	F_QUERY = 1 << 9,     /* a '?' was seen: path_len is set */
 	F_ABSOLUTE = 1 << 10, /* absolute-form target: host_off/len is its authority */
+	F_CTYPE = 1 << 11,    /* a Content-Type was seen: ctype_off/len */
 };
 
 /*

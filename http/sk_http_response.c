@@ -55,6 +55,8 @@ reason(unsigned status)
 		return "Content Too Large";
 	case 414:
 		return "URI Too Long";
+	case 415:
+		return "Unsupported Media Type";
 	case 417:
 		return "Expectation Failed";
 	case 425:

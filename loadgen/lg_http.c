@@ -17,7 +17,7 @@
 
 static const char *const kind_names[LG_REQ__COUNT] = {
 	[LG_REQ_BUY] = "buy",	[LG_REQ_BUY_JWT] = "buy_jwt", [LG_REQ_ORDER] = "order",
-	[LG_REQ_ITEM] = "item", [LG_REQ_HEALTHZ] = "healthz",
+	[LG_REQ_ITEM] = "item", [LG_REQ_HEALTHZ] = "healthz", [LG_REQ_CART] = "cart",
 };
 
 const char *
@@ -52,7 +52,7 @@ tmpl_set(struct lg_tmpl *t, const char *head, const char *tail, bool has_var)
 }
 
 int
-lg_req_tmpl_init(struct lg_req_tmpl *t, const char *host, uint64_t item)
+lg_req_tmpl_init(struct lg_req_tmpl *t, const char *host, uint64_t item, unsigned cart_lines)
 {
 	char head[2 * LG_TMPL_PART_MAX];
 	char hdr[LG_TMPL_PART_MAX];
@@ -79,7 +79,18 @@ lg_req_tmpl_init(struct lg_req_tmpl *t, const char *host, uint64_t item)
 	rc |= tmpl_set(&t->kind[LG_REQ_ITEM], head, "", false);
 	snprintf(head, sizeof(head), "GET /healthz%s", hdr);
 	rc |= tmpl_set(&t->kind[LG_REQ_HEALTHZ], head, "", false);
-	return rc != 0 ? -ENAMETOOLONG : 0;
+	if (rc != 0)
+		return -ENAMETOOLONG;
+	/* a cart of items item..: its body follows the head's final CRLF */
+	size_t blen = sk_crowd_cart_body(t->cart_body, sizeof(t->cart_body), item, cart_lines);
+	if (blen == 0)
+		return 0; /* no cart of these items: lg_opts refuses a mix with carts */
+	t->cart_body_len = (uint16_t)blen;
+	snprintf(head, sizeof(head),
+		 "POST /v1/cart%sContent-Type: application/json\r\nContent-Length: %zu\r\n"
+		 "X-User-Id: ",
+		 hdr, blen);
+	return tmpl_set(&t->kind[LG_REQ_CART], head, "\r\n", true);
 }
 
 static const char conn_close[] = "Connection: close\r\n";
@@ -111,6 +122,10 @@ lg_req_build(const struct lg_req_tmpl *t, enum lg_req_kind k, uint64_t num, cons
 	}
 	out[n++] = '\r';
 	out[n++] = '\n';
+	if (k == LG_REQ_CART) {
+		memcpy(out + n, t->cart_body, t->cart_body_len);
+		n += t->cart_body_len;
+	}
 	return n;
 }
 

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crowd_mix.h"
 #include "sk_http_client.h"
 
 #ifdef __cplusplus
@@ -45,8 +46,16 @@ enum lg_req_kind {
 	LG_REQ_ORDER,	/**< GET /v1/orders/{order} */
 	LG_REQ_ITEM,	/**< GET /v1/items/{item} */
 	LG_REQ_HEALTHZ, /**< GET /healthz */
+	LG_REQ_CART,	/**< POST /v1/cart, X-User-Id: {user}, a cart of items item.. */
 	LG_REQ__COUNT
 };
+
+/** lg_req_is_buy - whether @p k buys (a single item or a cart): its wins count. */
+static inline bool
+lg_req_is_buy(enum lg_req_kind k)
+{
+	return k == LG_REQ_BUY || k == LG_REQ_BUY_JWT || k == LG_REQ_CART;
+}
 
 /** lg_req_kind_str - the name of @p k in --mix and in the JSON ("buy_jwt"). */
 const char *lg_req_kind_str(enum lg_req_kind k);
@@ -74,6 +83,8 @@ struct lg_tmpl {
 /** The templates of every kind, for one server and item. */
 struct lg_req_tmpl {
 	struct lg_tmpl kind[LG_REQ__COUNT];
+	char cart_body[SK_CROWD_CART_BODY_MAX]; /**< LG_REQ_CART's body, after the CRLF */
+	uint16_t cart_body_len;
 };
 
 /**
@@ -82,18 +93,22 @@ struct lg_req_tmpl {
  * @param t     [out] the template set.
  * @param host  Host header value (e.g. "198.18.0.1" or "198.18.0.1:8080");
  *              printable ASCII without blanks.
- * @param item  the item id of buys and item reads.
- * @return 0, or -EINVAL (NULL or bad @p host), -ENAMETOOLONG (@p host makes
- *   a template longer than LG_TMPL_PART_MAX).
+ * @param item  the item id of buys and item reads, the first item of a cart.
+ * @param cart_lines  lines of a cart: items item .. item + cart_lines - 1,
+ *              qty 1 each; 1..SK_CROWD_CART_LINES_MAX.
+ * @return 0 (with no cart template, cart_body_len 0, when @p item is 0,
+ *   @p cart_lines out of range or the items pass UINT32_MAX), or -EINVAL
+ *   (NULL or bad @p host), -ENAMETOOLONG (@p host makes a template longer
+ *   than LG_TMPL_PART_MAX).
  */
-int lg_req_tmpl_init(struct lg_req_tmpl *t, const char *host, uint64_t item);
+int lg_req_tmpl_init(struct lg_req_tmpl *t, const char *host, uint64_t item, unsigned cart_lines);
 
 /**
  * lg_req_build - write one request of kind @p k into @p out.
  *
  * @param t      the templates.
  * @param k      the kind.
- * @param num    the user id (LG_REQ_BUY) or order id (LG_REQ_ORDER);
+ * @param num    the user id (LG_REQ_BUY, LG_REQ_CART) or order id (LG_REQ_ORDER);
  *               ignored by the other kinds.
  * @param tok    the token of LG_REQ_BUY_JWT (@p tok_len bytes, not
  *               NUL-terminated); ignored by the other kinds.

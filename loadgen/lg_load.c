@@ -121,7 +121,7 @@ send_one(struct lg_load *l, struct sk_tcp_conn *c, struct lg_conn *a)
 	unsigned slot;
 	int rc;
 
-	if (k == LG_REQ_BUY)
+	if (k == LG_REQ_BUY || k == LG_REQ_CART)
 		num = lg_pick_user(&l->pick);
 	else if (k == LG_REQ_ORDER)
 		num = pick_order(l);
@@ -230,7 +230,7 @@ answered(struct lg_load *l, struct lg_conn *a, const uint8_t *buf)
 	a->head = (a->head + 1) & (LG_DEPTH_MAX - 1);
 	a->inflight--;
 	l->inflight--;
-	if ((k == LG_REQ_BUY || k == LG_REQ_BUY_JWT) && (r->status == 200 || r->status == 202)) {
+	if (lg_req_is_buy(k) && (r->status == 200 || r->status == 202)) {
 		uint64_t id = lg_resp_order(buf + r->head_len, r->content_len);
 
 		if (id != 0)

@@ -29,7 +29,8 @@ max_request(const struct lg_load *l)
 	for (int k = 0; k < LG_REQ__COUNT; k++) {
 		const struct lg_tmpl *t = &l->tmpl.kind[k];
 		size_t n = (size_t)t->head_len + t->tail_len + (k == LG_REQ_BUY_JWT ? tok : 20) +
-			   sizeof("Connection: close\r\n\r\n");
+			   sizeof("Connection: close\r\n\r\n") +
+			   (k == LG_REQ_CART ? l->tmpl.cart_body_len : 0);
 
 		if (l->o->mix[k] != 0 && n > m)
 			m = n;
@@ -67,7 +68,7 @@ lg_load_create(const struct lg_opts *o, const struct lg_load_env *env, char *err
 		snprintf(host, sizeof(host), "%s", lg_server_str(o, true, addr));
 	else
 		snprintf(host, sizeof(host), "%s:%u", lg_server_str(o, true, addr), o->server_port);
-	rc = lg_req_tmpl_init(&l->tmpl, host, o->item);
+	rc = lg_req_tmpl_init(&l->tmpl, host, o->item, o->cart_lines);
 	if (rc != 0) {
 		sk_set_err(err, errlen, "request templates: %s", strerror(-rc));
 		goto err;

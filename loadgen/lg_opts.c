@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ lg_opts_defaults(struct lg_opts *o)
 	o->sport_max = 65535;
 	o->item = 1;
 	o->mix[LG_REQ_BUY] = 1;
+	o->cart_lines = SK_CROWD_CART_LINES_DEFAULT;
 	o->users = 1000000;
 	o->user_base = 1;
 	o->order_id = 1;
@@ -193,6 +195,7 @@ real(const char *name, const char *v, double min, double max, double *out, char 
 NUM_OPT(opt_port, port_id, 0, UINT16_MAX - 1)
 NUM_OPT(opt_item, item, 0, UINT64_MAX)
 NUM_OPT(opt_users, users, 1, UINT64_MAX)
+NUM_OPT(opt_cart_lines, cart_lines, 1, SK_CROWD_CART_LINES_MAX)
 NUM_OPT(opt_user_base, user_base, 1, UINT64_MAX)
 NUM_OPT(opt_order_id, order_id, 1, UINT64_MAX)
 NUM_OPT(opt_tokens, tokens, 1, LG_TOKENS_MAX)
@@ -389,7 +392,7 @@ opt_mix(struct lg_opts *o, const char *name, const char *v, char *err, size_t er
 		    dec(eq + 1, len - (size_t)(eq + 1 - p), 0, 1000000, &w) != 0 || mix[k] != 0) {
 			sk_set_err(err, errlen,
 				   "--%s: '%.*s' is not KIND=WEIGHT (KIND buy, buy_jwt, order, "
-				   "item or healthz, once each; WEIGHT 0..1000000)",
+				   "item, healthz or cart, once each; WEIGHT 0..1000000)",
 				   name, (int)len, p);
 			return -EINVAL;
 		}
@@ -472,6 +475,7 @@ static const struct opt_def {
 	{"port", true, opt_port},
 	{"mix", true, opt_mix},
 	{"item", true, opt_item},
+	{"cart-lines", true, opt_cart_lines},
 	{"users", true, opt_users},
 	{"user-base", true, opt_user_base},
 	{"user-pick", true, opt_user_pick},
@@ -716,6 +720,12 @@ check(struct lg_opts *o, const struct seen *seen, char *err, size_t errlen)
 	if (o->users - 1 > UINT64_MAX - o->user_base) {
 		sk_set_err(err, errlen,
 			   "--users: user-base + users - 1 exceeds 18446744073709551615");
+		return -EINVAL;
+	}
+	if (o->mix[LG_REQ_CART] != 0 &&
+	    (o->item == 0 || o->item > UINT32_MAX || o->cart_lines - 1 > UINT32_MAX - o->item)) {
+		sk_set_err(err, errlen, "--mix: a cart of items %" PRIu64 "..+%u names no item ids",
+			   o->item, o->cart_lines - 1);
 		return -EINVAL;
 	}
 	if (o->mix[LG_REQ_BUY_JWT] != 0 && o->secret_file == NULL) {

@@ -68,6 +68,7 @@ struct lg_opts {
 	uint16_t port_id; /**< DPDK port (default 0) */
 	/* requests */
 	uint64_t item;		     /**< default 1 */
+	uint32_t cart_lines;	     /**< --cart-lines: lines of a cart (default 3) */
 	uint32_t mix[LG_REQ__COUNT]; /**< weights (default buy=1) */
 	uint64_t users;		     /**< default 1000000 */
 	uint64_t user_base;	     /**< default 1 */

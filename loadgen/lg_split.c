@@ -46,7 +46,7 @@ lg_split(const struct lg_opts *o, unsigned n, unsigned i, struct lg_opts *out, u
 		return too_few("--inflight", o->inflight_max, n, err, errlen);
 	if (nports < n)
 		return too_few("--sports", nports, n, err, errlen);
-	if (o->mix[LG_REQ_BUY] != 0 && o->users < n)
+	if ((o->mix[LG_REQ_BUY] != 0 || o->mix[LG_REQ_CART] != 0) && o->users < n)
 		return too_few("--users", o->users, n, err, errlen);
 	if (o->mix[LG_REQ_BUY_JWT] != 0 && o->tokens < n)
 		return too_few("--tokens", o->tokens, n, err, errlen);

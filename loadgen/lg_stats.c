@@ -83,8 +83,10 @@ lg_stats_merge(struct lg_stats *dst, const struct lg_stats *src)
 		dst->sent[k] += src->sent[k];
 		dst->answered[k] += src->answered[k];
 	}
-	for (unsigned c = 0; c <= LG_STATUS_MAX; c++)
+	for (unsigned c = 0; c <= LG_STATUS_MAX; c++) {
 		dst->status[c] += src->status[c];
+		dst->cart_status[c] += src->cart_status[c];
+	}
 	for (unsigned e = 0; e < SK_HTTP_CLIENT__COUNT; e++)
 		dst->parse_errors[e] += src->parse_errors[e];
 	dst->wins_confirmed += src->wins_confirmed;
@@ -187,6 +189,12 @@ lg_stats_summary(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 	for (unsigned c = LG_STATUS_MIN; c <= LG_STATUS_MAX; c++)
 		if (s->status[c] != 0)
 			fprintf(out, " %u=%" PRIu64, c, s->status[c]);
+	if (s->answered[LG_REQ_CART] != 0) {
+		fprintf(out, "\n  carts:");
+		for (unsigned c = LG_STATUS_MIN; c <= LG_STATUS_MAX; c++)
+			if (s->cart_status[c] != 0)
+				fprintf(out, " %u=%" PRIu64, c, s->cart_status[c]);
+	}
 	fprintf(out, "\n  wins: %" PRIu64 " confirmed (200), %" PRIu64 " queued (202)\n",
 		s->wins_confirmed, s->wins_queued);
 	fprintf(out,
@@ -265,6 +273,14 @@ lg_stats_json(const struct lg_stats *s, const struct lg_tcp_errors *tcp,
 			continue;
 		fprintf(out, "%s\"%s\":{\"sent\":%" PRIu64 ",\"answered\":%" PRIu64 "}", sep,
 			lg_req_kind_str((enum lg_req_kind)k), s->sent[k], s->answered[k]);
+		sep = ",";
+	}
+	fprintf(out, "},\"cart_status\":{");
+	sep = "";
+	for (unsigned c = LG_STATUS_MIN; c <= LG_STATUS_MAX; c++) {
+		if (s->cart_status[c] == 0)
+			continue;
+		fprintf(out, "%s\"%u\":%" PRIu64, sep, c, s->cart_status[c]);
 		sep = ",";
 	}
 	fprintf(out,

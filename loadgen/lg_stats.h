@@ -57,9 +57,10 @@ struct lg_tls_counts {
 
 /** Counters of one run. All monotonic. */
 struct lg_stats {
-	uint64_t sent[LG_REQ__COUNT];	    /**< requests queued on a connection */
-	uint64_t answered[LG_REQ__COUNT];   /**< complete responses, by request kind */
-	uint64_t status[LG_STATUS_MAX + 1]; /**< responses by status code */
+	uint64_t sent[LG_REQ__COUNT];		 /**< requests queued on a connection */
+	uint64_t answered[LG_REQ__COUNT];	 /**< complete responses, by request kind */
+	uint64_t status[LG_STATUS_MAX + 1];	 /**< responses by status code */
+	uint64_t cart_status[LG_STATUS_MAX + 1]; /**< ... of the carts (LG_REQ_CART) */
 	uint64_t wins_confirmed; /**< buys answered 200 (confirmed, or a winner's retry) */
 	uint64_t wins_queued;	 /**< buys answered 202 (queued) */
 	uint64_t parse_errors[SK_HTTP_CLIENT__COUNT]; /**< malformed responses (connection dropped)
@@ -103,7 +104,9 @@ lg_stats_answer(struct lg_stats *s, enum lg_req_kind k, uint16_t status, uint64_
 
 	s->answered[k]++;
 	s->status[status <= LG_STATUS_MAX ? status : 0]++;
-	if (k == LG_REQ_BUY || k == LG_REQ_BUY_JWT) {
+	if (k == LG_REQ_CART)
+		s->cart_status[status <= LG_STATUS_MAX ? status : 0]++;
+	if (lg_req_is_buy(k)) {
 		s->wins_confirmed += status == 200;
 		s->wins_queued += status == 202;
 	}

@@ -36,6 +36,9 @@
 #   buy            POST /v1/seckill/1, X-User-Id, distinct users; the item
 #                  holds more units than the run can sell (bounded by
 #                  --requests), so every answer is a win
+#   cart3          POST /v1/cart, X-User-Id, distinct users, 3 lines (items
+#                  8, 9, 10, one unit each), every answer a win: compare its
+#                  busy cycles per request with buy's
 #   soldout6, buy6 soldout and buy over IPv6 (the memif port's address6
 #                  2001:2::1/64, the loadgen's client 2001:2::100); buy6 on
 #                  item 6
@@ -101,11 +104,11 @@ fi
 # Sizes. The runs are bounded by time (DUR s) and, for buys, by a request
 # count that the item's stock and the order ring can hold without a control
 # plane draining it (the order ring keeps every win of the run: BUY_N,
-# BUY6_N and wrk's must stay under its 4194304).
+# BUY6_N, wrk's and 3 x CART_N records must stay under its 4194304).
 if [ "$QUICK" = 1 ]; then
-	DUR=2 WRK_DUR=2 BUY_N=1500000 BUY6_N=500000 JWT_N=300000 BUYTLS_N=500000
+	DUR=2 WRK_DUR=2 BUY_N=1500000 BUY6_N=500000 JWT_N=300000 BUYTLS_N=500000 CART_N=200000
 else
-	DUR=8 WRK_DUR=8 BUY_N=2500000 BUY6_N=1000000 JWT_N=1000000 BUYTLS_N=1000000
+	DUR=8 WRK_DUR=8 BUY_N=2500000 BUY6_N=1000000 JWT_N=1000000 BUYTLS_N=1000000 CART_N=300000
 fi
 BUY_TOTAL=3100000   # BUY_N + wrk's buys (< 600k) on item 1
 JWT_TOTAL=1100000   # JWT_N on item 3
@@ -227,7 +230,7 @@ phase_off() {
 
 			[seckill]
 			auth = off
-			dedup_slots = 12587008
+			dedup_slots = 14159872
 			order_ring = 4194304
 
 			[item.1]
@@ -245,6 +248,10 @@ phase_off() {
 			total = $BUY6_N
 			dedup_slots = 4194304
 		EOF
+		for i in 8 9 10; do
+			printf '\n[item.%s]\nname = bench carts, line %s\ntotal = %s\ndedup_slots = 524288\n' \
+				"$i" $((i - 7)) "$CART_N"
+		done
 	} >"$tmp/off.ini"
 	sbx_start "$tmp/off.ini"
 
@@ -254,6 +261,8 @@ phase_off() {
 	lg soldout_d1 --mix buy=1 --item 2 --users 100000000 --conns 1000 --depth 1 \
 		--duration "$DUR"
 	lg buy --mix buy=1 --item 1 --user-base 1 --users "$BUY_N" --requests "$BUY_N" "${KA[@]}"
+	lg cart3 --mix cart=1 --item 8 --cart-lines 3 --user-base 1 --users "$CART_N" \
+		--requests "$CART_N" "${KA[@]}"
 	# the same two over IPv6 (the memif port's address6; the loadgen's one
 	# client address in its /64): the cost of IPv6 against the two above
 	lg soldout6 --server "$MEMIF_ADDR6" --mix buy=1 --item 2 --users 100000000 "${KA[@]}"
@@ -379,7 +388,7 @@ run_phase() {
 	"$fn"
 }
 SUF=""
-run_phase phase_off healthz soldout soldout_d1 buy soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
+run_phase phase_off healthz soldout soldout_d1 buy cart3 soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
 run_phase phase_on soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized
 if any_wanted soldout_tls buy_tls tls_full tls_resumed; then
 	SK_DATAPLANE=$DP_NEW SUF="" # no baseline: an older dataplane has no [tls]

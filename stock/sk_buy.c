@@ -155,7 +155,7 @@ rollback(struct sk_buy_lcore *lc, struct sk_buy_line *lines, struct sk_dedup_slo
 
 static enum sk_buy_status
 buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *lines, unsigned n,
-    uint64_t *order)
+    uint64_t *order, unsigned *at)
 {
 	struct sk_dedup_slot *slots[SK_BUY_MAX_LINES];
 	struct sk_order_rec recs[SK_BUY_MAX_LINES];
@@ -163,9 +163,11 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 	int rc;
 
 	*order = 0;
+	*at = n;
 	if (sk_unlikely(n == 0 || n > SK_BUY_MAX_LINES || req->user == 0))
 		return SK_BUY_INVALID;
 	for (i = 0; i < n; i++) {
+		*at = i;
 		if (sk_stock_is_sold_out(lines[i].item))
 			return SK_BUY_SOLD_OUT;
 		if (lines[i].qty == 0 || lines[i].qty > SK_STOCK_MAX_QTY)
@@ -174,6 +176,7 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 		if (sk_unlikely(state != SK_ITEM_ACTIVE))
 			return state == SK_ITEM_PAUSED ? SK_BUY_PAUSED : SK_BUY_CLOSED;
 	}
+	*at = n;
 	if (sk_unlikely(seq_end(lc, lc->next_pos)) && lc->next_epoch == 0 &&
 	    !pick_epoch(lc, req->now_ns))
 		return SK_BUY_FULL;
@@ -185,14 +188,17 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 	if (n > 1) {
 		sort_lines(lines, n);
 		for (i = 1; i < n; i++)
-			if (lines[i].item == lines[i - 1].item)
+			if (lines[i].item == lines[i - 1].item) {
+				*at = i;
 				return SK_BUY_INVALID;
+			}
 	}
 
 	for (i = 0; i < n; i++) {
 		struct sk_item *it = lines[i].item;
 		struct sk_dedup d;
 
+		*at = i;
 		sk_shm_dedup(lc->shm, it, &d);
 		rc = sk_dedup_acquire(&d, req->user, lines[i].qty, it->per_user_limit, &slots[i],
 				      order);
@@ -208,6 +214,7 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 		}
 	}
 
+	*at = n;
 	uint64_t id = id_at(lc, lc->next_pos);
 	for (i = 0; i < n; i++)
 		recs[i] = (struct sk_order_rec){
@@ -253,13 +260,22 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 }
 
 enum sk_buy_status
-sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *lines, unsigned n,
-       uint64_t *order)
+sk_buy_lines(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *lines,
+	     unsigned n, uint64_t *order, unsigned *at)
 {
-	enum sk_buy_status s = buy(lc, req, lines, n, order);
+	enum sk_buy_status s = buy(lc, req, lines, n, order, at);
 
 	lc->count[s]++;
 	return s;
+}
+
+enum sk_buy_status
+sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *lines, unsigned n,
+       uint64_t *order)
+{
+	unsigned at;
+
+	return sk_buy_lines(lc, req, lines, n, order, &at);
 }
 
 int

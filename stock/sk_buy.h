@@ -41,7 +41,7 @@
 #include "sk_shm.h"
 
 /** Most lines in one cart. */
-#define SK_BUY_MAX_LINES 8
+#define SK_BUY_MAX_LINES 16
 
 /** Outcome of a buy, one per answer the front door gives. */
 enum sk_buy_status {
@@ -114,6 +114,20 @@ int sk_buy_lcore_init(struct sk_buy_lcore *lc, struct sk_shm *shm, unsigned lcor
  */
 enum sk_buy_status sk_buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
 			  struct sk_buy_line *lines, unsigned n, uint64_t *order);
+
+/**
+ * sk_buy_lines - sk_buy() that also names the line a refusal is about (a
+ * cart's answer names its item).
+ * @param at  [out] for a refusal caused by one line (SK_BUY_DUPLICATE,
+ *            SK_BUY_LIMIT, SK_BUY_SOLD_OUT, SK_BUY_SHORT, SK_BUY_CLOSED,
+ *            SK_BUY_PAUSED, and SK_BUY_INVALID for a bad qty or a repeated
+ *            item) its index in @p lines as they stand on return; @p n for
+ *            every other outcome
+ * @return as sk_buy(); same contract otherwise.
+ */
+enum sk_buy_status sk_buy_lines(struct sk_buy_lcore *lc, const struct sk_buy_req *req,
+				struct sk_buy_line *lines, unsigned n, uint64_t *order,
+				unsigned *at);
 
 /**
  * sk_buy_cancel - cancel an order and give its units back (payment timeout,

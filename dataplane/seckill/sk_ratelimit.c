@@ -365,6 +365,25 @@ sk_ratelimit_commit(struct sk_ratelimit *rl, uint32_t item_slot, uint64_t now)
 }
 
 enum sk_rl_verdict
+sk_ratelimit_item_admit(struct sk_ratelimit *rl, uint32_t item_slot, uint64_t now, uint64_t *wait)
+{
+	uint64_t w;
+
+	SK_DEBUG_ASSERT(item_slot < rl->n_items);
+	if (item_slot >= rl->n_items || (w = sk_rl_bucket_wait(&rl->items[item_slot], now)) == 0)
+		return SK_RL_PASS;
+	return refuse(rl, SK_RL_REFUSED_ITEM, w, wait);
+}
+
+void
+sk_ratelimit_item_commit(struct sk_ratelimit *rl, uint32_t item_slot, uint64_t now)
+{
+	SK_DEBUG_ASSERT(item_slot < rl->n_items);
+	if (item_slot < rl->n_items)
+		sk_rl_bucket_charge(&rl->items[item_slot], now);
+}
+
+enum sk_rl_verdict
 sk_ratelimit_check(struct sk_ratelimit *rl, uint32_t item_slot, uint32_t ip, uint64_t now,
 		   uint64_t *wait)
 {

@@ -324,6 +324,25 @@ enum sk_rl_verdict sk_ratelimit_admit(struct sk_ratelimit *rl, uint32_t item_slo
 void sk_ratelimit_commit(struct sk_ratelimit *rl, uint32_t item_slot, uint64_t now);
 
 /**
+ * sk_ratelimit_item_admit - the item limit alone, decided but not charged:
+ * for the further items of a request that sk_ratelimit_admit() passed on
+ * its first (a cart). Charge it with sk_ratelimit_item_commit() once the
+ * request is authentic, before any other call on @p rl.
+ * @return SK_RL_PASS, or SK_RL_REFUSED_ITEM (counted; @p wait, if not
+ *         NULL, receives the cycles until it could pass). A slot out of
+ *         range passes (asserted in debug builds).
+ */
+enum sk_rl_verdict sk_ratelimit_item_admit(struct sk_ratelimit *rl, uint32_t item_slot,
+					   uint64_t now, uint64_t *wait);
+
+/**
+ * sk_ratelimit_item_commit - charge the item limit of @p item_slot for a
+ * request that sk_ratelimit_item_admit() passed at @p now. Never fails,
+ * counts nothing.
+ */
+void sk_ratelimit_item_commit(struct sk_ratelimit *rl, uint32_t item_slot, uint64_t now);
+
+/**
  * sk_ratelimit_ip_take - the per-IP limit alone: charge @p ip at @p now if
  * it conforms. For requests that are not buys but still cost an HMAC (a
  * sold-out holder's retry); the item and global limits are not looked at.

@@ -9,6 +9,7 @@
 
 #include "sk_client.h"
 #include "sk_seckill.h"
+#include "sk_seckill_impl.h"
 
 const char *
 sk_seckill_outcome_name(unsigned outcome)
@@ -102,6 +103,20 @@ canned(struct sk_seckill_reply *out, uint16_t status, enum sk_http_canned_id id)
 	out->canned = (int16_t)id;
 }
 
+void
+sk_seckill_vjson(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after,
+		 const char *fmt, va_list ap)
+{
+	int n = vsnprintf(out->body, sizeof(out->body), fmt, ap);
+
+	SK_ASSERT(n > 0 && (size_t)n < sizeof(out->body));
+	out->status = status;
+	out->retry_after = retry_after;
+	out->canned = -1;
+	out->order = 0;
+	out->body_len = (uint16_t)n;
+}
+
 static void json(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -111,14 +126,8 @@ json(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after, const 
 	va_list ap;
 
 	va_start(ap, fmt);
-	int n = vsnprintf(out->body, sizeof(out->body), fmt, ap);
+	sk_seckill_vjson(out, status, retry_after, fmt, ap);
 	va_end(ap);
-	SK_ASSERT(n > 0 && (size_t)n < sizeof(out->body));
-	out->status = status;
-	out->retry_after = retry_after;
-	out->canned = -1;
-	out->order = 0;
-	out->body_len = (uint16_t)n;
 }
 
 /*
@@ -673,4 +682,37 @@ sk_seckill_item(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, in
 	     "{\"item\":%u,\"state\":\"%s\",\"remaining\":%llu,\"starts_at\":%lld,\"ends_at\":%s}",
 	     it->id, item_state(it, now_ns), (unsigned long long)sk_stock_remaining(it),
 	     (long long)(it->start_ns / 1000000), ends);
+}
+
+/* ------------------------------------------------ shared with the cart route */
+
+uint64_t
+sk_seckill_identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_t item,
+		    int64_t now_ns)
+{
+	return identify(lc, req, item, now_ns);
+}
+
+void
+sk_seckill_canned(struct sk_seckill_reply *out, uint16_t status, enum sk_http_canned_id id)
+{
+	canned(out, status, id);
+}
+
+enum sk_seckill_outcome
+sk_seckill_rate_limited(struct sk_seckill_lcore *lc, uint64_t wait, struct sk_seckill_reply *out)
+{
+	return rate_limited(lc, wait, out);
+}
+
+enum sk_seckill_outcome
+sk_seckill_denied(struct sk_seckill_lcore *lc, struct sk_seckill_reply *out)
+{
+	return denied(lc, out);
+}
+
+uint32_t
+sk_seckill_item_slot(const struct sk_seckill_lcore *lc, const struct sk_item *it)
+{
+	return item_slot(lc, it);
 }

@@ -18,6 +18,8 @@
  * Every refusal that needs no verified user comes before the token's HMAC,
  * the one costly step: a flood of forged tokens from one address gets 429
  * once its burst is spent, without an HMAC (token_verifies counts them).
+ *   POST /v1/cart:            the same checks over every line of a cart
+ *     (sk_cart.h, which shares this file's answers: sk_seckill_impl.h).
  *   GET /v1/orders/{id}:      the status table (404 if unknown to this run).
  *   GET /v1/items/{item}:     state and remaining units merged over lcores.
  *

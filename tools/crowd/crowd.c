@@ -136,6 +136,18 @@ setup(struct crowd *cw)
 	cw->buy_head_len = (size_t)snprintf(cw->buy_head, sizeof(cw->buy_head),
 					    "POST /v1/seckill/%" PRIu64 " HTTP/1.1\r\nHost: %s\r\n",
 					    o->item, o->host);
+	if (o->mix.cart_pct > 0) {
+		char body[SK_CROWD_CART_BODY_MAX];
+		size_t n = sk_crowd_cart_body(body, sizeof(body), o->item, o->mix.cart_lines);
+
+		SK_ASSERT(n > 0); /* the items were checked with the options */
+		cw->cart_head_len = (size_t)snprintf(
+			cw->cart_head, sizeof(cw->cart_head),
+			"POST /v1/cart HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n",
+			o->host);
+		cw->cart_tail_len = (size_t)snprintf(cw->cart_tail, sizeof(cw->cart_tail),
+						     "Content-Length: %zu\r\n\r\n%s", n, body);
+	}
 	sk_crowd_hist_init(&cw->lat);
 	cw->t_start = now_ns();
 	cw->deadline = cw->t_start + (uint64_t)(o->max_seconds * 1e9);

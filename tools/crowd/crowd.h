@@ -30,6 +30,7 @@
 
 #include "crowd_hist.h"
 #include "crowd_http.h"
+#include "crowd_mix.h"
 #include "sk_http_client.h"
 #include "sk_token.h"
 
@@ -48,7 +49,7 @@
 #define ATTEMPTS_MAX 200000000ull
 /* Receive buffer: one whole answer fits, head and body at their limits. */
 #define CONN_IN_CAP  (SK_HTTP_CLIENT_HEAD_MAX + SK_HTTP_CLIENT_BODY_MAX)
-#define CONN_OUT_CAP (SK_TOKEN_MAX_LEN + 512)
+#define CONN_OUT_CAP (SK_TOKEN_MAX_LEN + 512 + SK_CROWD_CART_BODY_MAX)
 
 /* The command line, as crowd_opts_parse() leaves it. */
 struct opts {
@@ -61,6 +62,7 @@ struct opts {
 	uint64_t attempts;
 	uint64_t seed;
 	uint64_t expect_units;
+	struct sk_crowd_mix mix; /* --mix: the share of carts and their lines */
 	double retriers;
 	double max_seconds;
 	double follow_seconds; /* --follow: how long the streams are read (default 5) */
@@ -170,7 +172,9 @@ struct stats {
 	uint64_t polls_missing; /* 404 */
 	uint64_t polls_bad;	/* other status, bad body, wrong order, lost */
 	uint64_t poll_status[SK_CROWD_ST__COUNT];
-	int item_http; /* GET /v1/items answer, 0 if none */
+	uint64_t carts_sent;			  /* buy requests that were carts (--mix) */
+	uint64_t cart_status[SK_CROWD_ST__COUNT]; /* cart answers by body "status" */
+	int item_http;				  /* GET /v1/items answer, 0 if none */
 	bool item_has_remaining;
 	uint64_t item_remaining;
 	char item_state[16];
@@ -244,6 +248,10 @@ struct crowd {
 	/* precomputed request heads */
 	char buy_head[192];
 	size_t buy_head_len;
+	char cart_head[192]; /* --mix cart: POST /v1/cart, Host, Content-Type */
+	size_t cart_head_len;
+	char cart_tail[SK_CROWD_CART_BODY_MAX + 32]; /* Content-Length, CRLF, the body */
+	size_t cart_tail_len;
 };
 
 /* One check of the report (docs/crowd.md, "Checks"). */
@@ -307,6 +315,13 @@ int crowd_opts_parse(int argc, char **argv, struct opts *o);
  * @return the array (o->attempts entries), or NULL when out of memory.
  */
 uint32_t *crowd_schedule_build(const struct opts *o, uint64_t *retriers);
+
+/** crowd_is_cart - whether user index @p u buys carts (--mix). */
+static inline bool
+crowd_is_cart(const struct crowd *cw, uint32_t u)
+{
+	return cw->o.mix.cart_pct > 0 && sk_crowd_mix_is_cart(&cw->o.mix, cw->o.seed, u);
+}
 
 /* ---------------------------------------------------------------- crowd_answer.c */
 

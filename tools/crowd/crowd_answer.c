@@ -170,6 +170,8 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_r
 		return;
 	}
 	cw->st.status[b.status]++;
+	if (crowd_is_cart(cw, u))
+		cw->st.cart_status[b.status]++;
 	switch (b.status) {
 	case SK_CROWD_ST_QUEUED:
 	case SK_CROWD_ST_CONFIRMED:
@@ -192,6 +194,12 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_r
 	case SK_CROWD_ST_LIMIT:
 		if (b.has_order)
 			record_order(cw, u, b.order, UF_LIMIT);
+		break;
+	case SK_CROWD_ST_DUPLICATE: /* a cart naming an item the user holds, in that order */
+		if (r->status == 409 && b.has_order) {
+			cw->st.duplicates++;
+			record_order(cw, u, b.order, UF_DUP);
+		}
 		break;
 	case SK_CROWD_ST_NOT_STARTED:
 		if (cw->o.wait_start && r->status == 425)

@@ -233,9 +233,10 @@ conn_flush(struct crowd *cw, struct conn *c, uint64_t now)
 	return true;
 }
 
-/* crowd_build_identity - the X-User-Id or Authorization line for user index @u. */
+/* crowd_build_identity - the X-User-Id or Authorization line for user index @u;
+ * a cart's token has no item claim. */
 bool
-crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u)
+crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u, bool cart)
 {
 	uint64_t user = cw->o.user_base + u;
 
@@ -246,7 +247,7 @@ crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u)
 		return true;
 	}
 	struct sk_token_claims cl = {
-		.user = user, .item = cw->o.item, .exp = cw->token_exp, .has_item = true};
+		.user = user, .item = cw->o.item, .exp = cw->token_exp, .has_item = !cart};
 	size_t tlen;
 	put_lit(p, len, "Authorization: Bearer ");
 	if (sk_token_mint(cw->key, &cl, p + *len, CONN_OUT_CAP - *len - 64, &tlen) != 0)
@@ -299,6 +300,7 @@ crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now)
 	enum job_kind k;
 	size_t len = 0;
 	char *p = c->out;
+	bool cart = false;
 
 	if (c->state != CS_IDLE)
 		return;
@@ -307,8 +309,10 @@ crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now)
 		return;
 	switch (k) {
 	case JOB_BUY:
-		memcpy(p, cw->buy_head, cw->buy_head_len);
-		len = cw->buy_head_len;
+		cart = crowd_is_cart(cw, u);
+		memcpy(p, cart ? cw->cart_head : cw->buy_head,
+		       cart ? cw->cart_head_len : cw->buy_head_len);
+		len = cart ? cw->cart_head_len : cw->buy_head_len;
 		break;
 	case JOB_POLL:
 		put_lit(p, &len, "GET /v1/orders/");
@@ -326,12 +330,17 @@ crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now)
 		break;
 	}
 	if (k != JOB_ITEM) {
-		if (!crowd_build_identity(cw, p, &len, u)) {
+		if (!crowd_build_identity(cw, p, &len, u, cart)) {
 			snprintf(cw->fatal_buf, sizeof(cw->fatal_buf), "cannot mint a token");
 			cw->fatal = cw->fatal_buf;
 			return;
 		}
-		put_lit(p, &len, k == JOB_BUY ? "Content-Length: 0\r\n\r\n" : "\r\n");
+		if (cart) {
+			memcpy(p + len, cw->cart_tail, cw->cart_tail_len);
+			len += cw->cart_tail_len;
+		} else {
+			put_lit(p, &len, k == JOB_BUY ? "Content-Length: 0\r\n\r\n" : "\r\n");
+		}
 	}
 	c->out_len = (uint32_t)len;
 	c->out_off = 0;
@@ -342,6 +351,7 @@ crowd_conn_dispatch(struct crowd *cw, struct conn *c, uint64_t now)
 	cw->inflight++;
 	if (k == JOB_BUY) {
 		cw->st.sent++;
+		cw->st.carts_sent += cart;
 		if (cw->t_go == 0) {
 			cw->t_go = now;
 			cw->n_go = cw->st.answered;

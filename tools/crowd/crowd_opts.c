@@ -28,7 +28,7 @@ static const char usage[] =
 	"                     [--orders FILE] [--cpu N] [--conn-requests N]\n"
 	"                     [--follow PERCENT [--follow-seconds S]]\n"
 	"                     [--tls [--sni NAME] [--tls-resume] [--cacert FILE]\n"
-	"                      [--tls-version 1.2|1.3]]\n"
+	"                      [--tls-version 1.2|1.3]] [--mix cart=PCT[,lines=K]]\n"
 	"\n"
 	"Simulate a flash-sale crowd against POST /v1/seckill/{item} and check the answers.\n"
 	"\n"
@@ -67,6 +67,8 @@ static const char usage[] =
 	"  --cacert FILE        verify the server against the PEM CA file (the name of\n"
 	"                       --sni, else the address)\n"
 	"  --tls-version V      only TLS 1.2 or only TLS 1.3\n"
+	"  --mix cart=PCT[,lines=K]  PCT% of the users buy K-line carts (POST /v1/cart,\n"
+	"                       default K 3) of items --item .. --item+K-1, qty 1 each\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"Exit status: 0 all checks passed, 1 a check failed, 2 usage, 3 could not run,\n"
@@ -258,6 +260,7 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		{"tls-resume", no_argument, NULL, 'R'},
 		{"cacert", required_argument, NULL, 'A'},
 		{"tls-version", required_argument, NULL, 'V'},
+		{"mix", required_argument, NULL, 'X'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -302,6 +305,11 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'S':
 			o->server = optarg;
+			break;
+		case 'X':
+			if (sk_crowd_mix_parse(optarg, &o->mix) != 0)
+				return bad_arg("mix", optarg,
+					       "cart=PCT[,lines=K] (PCT 0..100, K 1..16)");
 			break;
 		case 'k':
 			o->secret_file = optarg;
@@ -373,6 +381,12 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->tls && o->follow != 0) {
 		sk_log(PROG, "--follow reads plain HTTP: not with --tls");
+		return EXIT_USAGE;
+	}
+	if (o->mix.cart_pct > 0 &&
+	    (o->item == 0 || o->item > UINT32_MAX - (o->mix.cart_lines - 1))) {
+		sk_log(PROG, "--mix cart: items %" PRIu64 "..+%u are not item ids", o->item,
+		       o->mix.cart_lines - 1);
 		return EXIT_USAGE;
 	}
 	if (o->tls && !o->has_port)

@@ -200,7 +200,9 @@ crowd_report_text(const struct crowd *cw, const struct summary *s)
 		printf(" (%" PRIu64 " from an earlier run)", s->won_earlier);
 	for (unsigned k = SK_CROWD_ST_QUEUED; k < SK_CROWD_ST__COUNT; k++) {
 		uint64_t v = st->status[k];
-		if (k == SK_CROWD_ST_QUEUED || k == SK_CROWD_ST_CONFIRMED || k == SK_CROWD_ST_PAID)
+		/* wins above; a cart's 409 duplicate in the duplicates below */
+		if (k == SK_CROWD_ST_QUEUED || k == SK_CROWD_ST_CONFIRMED ||
+		    k == SK_CROWD_ST_PAID || k == SK_CROWD_ST_DUPLICATE)
 			continue;
 		if (v != 0)
 			printf(" | %s %" PRIu64, sk_crowd_status_str((enum sk_crowd_status)k), v);
@@ -219,6 +221,16 @@ crowd_report_text(const struct crowd *cw, const struct summary *s)
 		printf(" | Retry-After %" PRIu64 " (max %" PRIu64 " s)", st->retry_after,
 		       st->retry_after_max);
 	printf("\n");
+	if (cw->o.mix.cart_pct > 0) {
+		printf("carts (%u%% of the users, %u lines): %" PRIu64 " sent", cw->o.mix.cart_pct,
+		       cw->o.mix.cart_lines, st->carts_sent);
+		for (unsigned k = SK_CROWD_ST_NONE; k < SK_CROWD_ST__COUNT; k++)
+			if (st->cart_status[k] != 0)
+				printf(" | %s %" PRIu64,
+				       sk_crowd_status_str((enum sk_crowd_status)k),
+				       st->cart_status[k]);
+		printf("\n");
+	}
 	if (cw->o.tls)
 		printf("tls: handshakes full %" PRIu64 " resumed %" PRIu64 " failed %" PRIu64
 		       " (sessions offered %" PRIu64 "; TLS 1.3 %" PRIu64 ", TLS 1.2 %" PRIu64
@@ -335,6 +347,14 @@ crowd_report_json(const struct crowd *cw, const struct summary *s, FILE *f)
 	else
 		fprintf(f, ",\"tls\":null");
 	report_follow_json(cw, f);
+	if (cw->o.mix.cart_pct > 0) {
+		fprintf(f, ",\"carts\":{\"pct\":%u,\"lines\":%u,\"sent\":%" PRIu64 ",",
+			cw->o.mix.cart_pct, cw->o.mix.cart_lines, st->carts_sent);
+		json_counts(f, "status", st->cart_status, 0, SK_CROWD_ST__COUNT, true);
+		fprintf(f, "}");
+	} else {
+		fprintf(f, ",\"carts\":null");
+	}
 	if (cw->o.poll) {
 		fprintf(f,
 			",\"polls\":{\"sent\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"missing\":%" PRIu64

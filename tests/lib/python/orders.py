@@ -30,6 +30,11 @@ if the condition holds, 1 otherwise (the first few offenders on stderr).
                                     their user
     orders.py pay-race FILE ADMIN   pay the first 25 orders right at their
                                     deadline; prints "paid cancelled bad"
+    orders.py carts ADMIN ITEM K    check: every stored order (every state) of
+                                    ITEM is whole: its lines are ITEM alone
+                                    or items ITEM..ITEM+K-1, one unit each,
+                                    0..nlines-1; prints "orders carts
+                                    units:u1,u2,..." (units per item)
     orders.py layout HEADER         check: the id layout here is the one of
                                     stock/sk_order.h (HEADER), and the
                                     decoders undo make_id
@@ -100,21 +105,27 @@ def admin_order(admin, order):
         return json.load(r)
 
 
-def store_list(admin, item):
-    """Print "user order" for every confirmed order of ITEM in LMDB, following
-    the cursor from page to page (at most 1,000 pages)."""
+def orders_of(admin, item, state):
+    """Every order of ITEM in state STATE in LMDB (the admin API's
+    GET /v1/orders?item=&state=, page by page; at most 1,000 pages)."""
     after = ""
     for _ in range(1000):
-        url = f"{admin}/v1/orders?item={item}&state=confirmed&limit=1000{after}"
+        url = f"{admin}/v1/orders?item={item}&state={state}&limit=1000{after}"
         req = urllib.request.Request(url, headers=admin_api.headers())
         with urllib.request.urlopen(req, timeout=10) as r:
             page = json.load(r)
-        for o in page["orders"]:
-            print(o["user"], o["order"])
+        yield from page["orders"]
         if not page["more"]:
-            return 0
+            return
         after = f"&after={page['next']}"
-    sys.exit("orders.py store-list: more than 1,000 pages")
+    sys.exit("orders.py: more than 1,000 pages")
+
+
+def store_list(admin, item):
+    """Print "user order" for every confirmed order of ITEM in LMDB."""
+    for o in orders_of(admin, item, "confirmed"):
+        print(o["user"], o["order"])
+    return 0
 
 
 def in_store(path, admin):
@@ -289,6 +300,33 @@ def layout(header):
     return 1 if bad else 0
 
 
+def carts(admin, item, k):
+    """Check that every order of ITEM in LMDB (every stored state) is a
+    single-item buy of ITEM or a whole K-line cart of ITEM..ITEM+K-1, qty 1
+    per line; print "orders carts units:..." with the live (confirmed or
+    paid) units of each item."""
+    item, k = int(item), int(k)
+    want = list(range(item, item + k))
+    units = collections.Counter()
+    n = ncarts = bad = 0
+    for state in ("confirmed", "paid", "cancelled", "refunded"):
+        for o in orders_of(admin, item, state):
+            n += 1
+            lines = o["lines"]
+            items = [ln["item"] for ln in lines]
+            whole = [ln["line"] for ln in lines] == list(range(len(lines))) and all(
+                ln["qty"] == 1 for ln in lines) and items in ([item], want)
+            if not whole:
+                bad += 1
+                if bad < 5:
+                    print("partial or odd order:", o, file=sys.stderr)
+            ncarts += len(lines) > 1
+            if state in ("confirmed", "paid"):
+                units.update(items)
+    print(n, ncarts, "units:" + ",".join(str(units[i]) for i in want))
+    return 1 if bad else 0
+
+
 def main(argv):
     cmd, a = argv[1], argv[2:]
     if cmd == "store-list":
@@ -315,6 +353,8 @@ def main(argv):
         return ctl_show(a[0], a[1])
     if cmd == "pay-race":
         return pay_race(a[0], a[1])
+    if cmd == "carts":
+        return carts(a[0], a[1], a[2])
     if cmd == "layout":
         return layout(a[0])
     sys.exit(f"orders.py: unknown command {cmd!r} (see the top of the file)")

@@ -13,7 +13,7 @@
 static void
 fx_setup_small_batch(void)
 {
-	fx_setup_with(16, 0); /* 8 records per ring per drain */
+	fx_setup_with(16, 0); /* SK_BUY_MAX_LINES (16) records per ring per drain */
 }
 
 /* ------------------------------------------------------------------- drain */
@@ -74,8 +74,8 @@ START_TEST(drain_never_splits_a_cart)
 	struct sk_item *it[3] = {add_item(1, 100, 50), add_item(2, 100, 50), add_item(3, 100, 50)};
 	unsigned orders = 0, records = 0;
 
-	/* 3-line carts: 8-record peeks end inside a cart most of the time. */
-	for (unsigned u = 0; u < 40; u++) {
+	/* 1..3-line carts: 16-record peeks end inside a cart most of the time. */
+	for (unsigned u = 0; u < 100; u++) {
 		struct sk_buy_line l[3] = {{it[0], 1}, {it[1], 1}, {it[2], 1}};
 		uint64_t id;
 		ck_assert_int_eq(buy_lines(u % NLCORES, 100 + u, l, u % 3 + 1, &id), SK_BUY_OK);
@@ -90,7 +90,7 @@ START_TEST(drain_never_splits_a_cart)
 		records -= (unsigned)rc;
 	}
 	ck_assert_uint_eq(records, 0);
-	ck_assert_uint_eq(orders, 40);
+	ck_assert_uint_eq(orders, 100);
 	ck_assert_uint_gt(stats().batches, 5);
 	assert_store_ok();
 	for (unsigned i = 0; i < 3; i++)
@@ -100,7 +100,7 @@ END_TEST
 
 START_TEST(drain_waits_for_linger)
 {
-	struct sk_item *it = add_item(1, 10, 1);
+	struct sk_item *it = add_item(1, 20, 1);
 
 	sk_control_close(F.ctl);
 	F.conf.batch_linger_ns = 5 * MS;
@@ -111,13 +111,13 @@ START_TEST(drain_waits_for_linger)
 	ck_assert_uint_eq(sk_control_ring_depth(F.ctl, 0), 1);
 	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 5 * MS, 0, NULL), 1);
 	/* A full per-ring share is committed at once. */
-	for (unsigned u = 0; u < 9; u++)
+	for (unsigned u = 0; u < 17; u++)
 		buy(0, 10 + u, it);
 	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 6 * MS, 0, NULL), 0);
 	sk_control_close(F.ctl);
-	F.conf.batch_max = 16; /* quota 8 per ring */
+	F.conf.batch_max = 32; /* quota 16 per ring */
 	ctl_open();
-	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 6 * MS, 0, NULL), 8);
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0 + 6 * MS, 0, NULL), 16);
 }
 END_TEST
 

@@ -16,6 +16,8 @@
 
 #include "crowd_hist.h"
 #include "crowd_http.h"
+#include "crowd_mix.h"
+#include "sk_cart_body.h"
 #include "sk_http.h"
 #include "sk_http_client.h"
 #include "sk_test.h"
@@ -164,6 +166,59 @@ START_TEST(test_status_names)
 		ck_assert_ptr_nonnull(sk_crowd_status_str((enum sk_crowd_status)s));
 	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST_SOLD_OUT), "sold_out");
 	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST__COUNT), "unknown");
+}
+END_TEST
+
+/* --mix: its syntax, the cart bodies (which the dataplane's reader takes as
+ * they are), and a pick that keeps a buyer on one kind. */
+START_TEST(test_mix)
+{
+	static const char *const bad[] = {
+		"",	   "cart",	     "cart=",		"cart=101",   "cart=-1",
+		"cart=5,", "cart=5,lines=0", "cart=5,lines=17", "cart=5,x=3", "cart=5,lines=3x",
+		"buy=5"};
+	struct sk_crowd_mix m = {0};
+	char body[SK_CROWD_CART_BODY_MAX];
+
+	ck_assert_int_eq(sk_crowd_mix_parse("cart=30", &m), 0);
+	ck_assert_uint_eq(m.cart_pct, 30);
+	ck_assert_uint_eq(m.cart_lines, SK_CROWD_CART_LINES_DEFAULT);
+	ck_assert_int_eq(sk_crowd_mix_parse("cart=100,lines=16", &m), 0);
+	ck_assert_uint_eq(m.cart_lines, 16);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(sk_crowd_mix_parse(bad[i], &m) == -EINVAL, "%s", bad[i]);
+	ck_assert_uint_eq(m.cart_pct, 100); /* untouched */
+
+	for (unsigned k = 1; k <= SK_CROWD_CART_LINES_MAX; k++) {
+		struct sk_cart_body cb;
+		struct sk_cart_error e;
+		uint64_t first = UINT32_MAX - SK_CROWD_CART_LINES_MAX + 1;
+		size_t n = sk_crowd_cart_body(body, sizeof(body), first, k);
+
+		ck_assert_uint_gt(n, 0);
+		ck_assert_int_eq(sk_cart_body_parse((const uint8_t *)body, n, &cb, &e), 0);
+		ck_assert_uint_eq(cb.n, k);
+		ck_assert_uint_eq(cb.lines[k - 1].item, first + k - 1);
+		ck_assert_uint_eq(cb.lines[k - 1].qty, 1);
+	}
+	ck_assert_uint_eq(sk_crowd_cart_body(body, sizeof(body), UINT32_MAX, 2), 0);
+	ck_assert_uint_eq(sk_crowd_cart_body(body, sizeof(body), 1, 17), 0);
+	ck_assert_uint_eq(sk_crowd_cart_body(body, 20, 1, 3), 0);
+
+	/* about PCT% of the buyers, each always the same kind */
+	m = (struct sk_crowd_mix){.cart_pct = 30, .cart_lines = 3};
+	unsigned carts = 0;
+	for (uint64_t u = 0; u < 10000; u++) {
+		bool c = sk_crowd_mix_is_cart(&m, 7, u);
+		ck_assert(c == sk_crowd_mix_is_cart(&m, 7, u));
+		carts += c;
+	}
+	ck_assert_uint_ge(carts, 2700);
+	ck_assert_uint_le(carts, 3300);
+	m.cart_pct = 0;
+	ck_assert(!sk_crowd_mix_is_cart(&m, 7, 1));
+	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST_DUPLICATE), "duplicate");
+	ck_assert_str_eq(sk_crowd_status_str(SK_CROWD_ST_SHORT), "short");
 }
 END_TEST
 
@@ -355,6 +410,7 @@ crowd_suite(void)
 	tcase_add_loop_test(tc, test_body_table, 0,
 			    (int)(sizeof(body_cases) / sizeof(body_cases[0])));
 	tcase_add_test(tc, test_status_names);
+	tcase_add_test(tc, test_mix);
 	tcase_add_test(tc, test_dataplane_canned);
 	tcase_add_test(tc, test_dataplane_written);
 	tcase_add_test(tc, test_hist_buckets);

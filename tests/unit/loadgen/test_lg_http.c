@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lg_http.h"
+#include "sk_cart_body.h"
 #include "sk_http.h"
 #include "sk_test.h"
 
@@ -232,7 +233,7 @@ START_TEST(test_req_build)
 	char out[LG_REQ_MAX];
 	size_t n;
 
-	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1", 1001), 0);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1", 1001, 3), 0);
 	n = lg_req_build(&t, c->kind, c->num, c->tok, c->tok ? strlen(c->tok) : 0, c->close, out);
 	ck_assert_uint_eq(n, strlen(c->want));
 	ck_assert_msg(memcmp(out, c->want, n) == 0, "case %d: %.*s", _i, (int)n, out);
@@ -248,7 +249,7 @@ START_TEST(test_req_dataplane_parses)
 	char out[LG_REQ_MAX];
 
 	memset(tok, 'a', 1024);
-	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1:8080", 7), 0);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1:8080", 7, 16), 0);
 	for (int k = 0; k < LG_REQ__COUNT; k++) {
 		for (int close = 0; close <= 1; close++) {
 			struct sk_http_parser p;
@@ -263,9 +264,21 @@ START_TEST(test_req_dataplane_parses)
 			ck_assert_uint_eq(req.len, n);
 			ck_assert(req.keep_alive == !close);
 			ck_assert_uint_eq(req.host_len, strlen("198.18.0.1:8080"));
-			ck_assert_uint_eq(req.method, k <= LG_REQ_BUY_JWT ? SK_HTTP_METHOD_POST
-									  : SK_HTTP_METHOD_GET);
-			if (k == LG_REQ_BUY)
+			ck_assert_uint_eq(req.method, k <= LG_REQ_BUY_JWT || k == LG_REQ_CART
+							      ? SK_HTTP_METHOD_POST
+							      : SK_HTTP_METHOD_GET);
+			if (k == LG_REQ_CART) {
+				struct sk_cart_body cb;
+				struct sk_cart_error e;
+
+				ck_assert(sk_cart_content_type_ok(req.content_type,
+								  req.content_type_len));
+				ck_assert_int_eq(
+					sk_cart_body_parse(req.body, req.body_len, &cb, &e), 0);
+				ck_assert_uint_eq(cb.n, 16);
+				ck_assert_uint_eq(cb.lines[15].item, 7 + 15);
+			}
+			if (k == LG_REQ_BUY || k == LG_REQ_CART)
 				ck_assert(req.user_id_len == 2 &&
 					  memcmp(req.user_id, "99", 2) == 0);
 			if (k == LG_REQ_BUY_JWT)
@@ -282,13 +295,16 @@ START_TEST(test_req_errors)
 	static char tok[LG_REQ_MAX];
 	char out[LG_REQ_MAX];
 
-	ck_assert_int_eq(lg_req_tmpl_init(&t, "", 1), -EINVAL);
-	ck_assert_int_eq(lg_req_tmpl_init(&t, "a b", 1), -EINVAL);
-	ck_assert_int_eq(lg_req_tmpl_init(&t, "a\r\nX: y", 1), -EINVAL);
-	ck_assert_int_eq(lg_req_tmpl_init(NULL, "a", 1), -EINVAL);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "", 1, 3), -EINVAL);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "a b", 1, 3), -EINVAL);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "a\r\nX: y", 1, 3), -EINVAL);
+	ck_assert_int_eq(lg_req_tmpl_init(NULL, "a", 1, 3), -EINVAL);
 	memset(host, 'h', sizeof(host) - 1);
-	ck_assert_int_eq(lg_req_tmpl_init(&t, host, 1), -ENAMETOOLONG);
-	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1", UINT64_MAX), 0);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, host, 1, 3), -ENAMETOOLONG);
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1", UINT64_MAX, 3), 0);
+	ck_assert_uint_eq(t.cart_body_len, 0); /* no cart of items past UINT32_MAX */
+	ck_assert_int_eq(lg_req_tmpl_init(&t, "198.18.0.1", 1, 17), 0);
+	ck_assert_uint_eq(t.cart_body_len, 0);
 	memset(tok, 'a', sizeof(tok));
 	ck_assert_uint_eq(lg_req_build(&t, LG_REQ_BUY_JWT, 0, tok, sizeof(tok), true, out), 0);
 	ck_assert_uint_gt(lg_req_build(&t, LG_REQ_BUY_JWT, 0, tok, 1024, true, out), 1024);

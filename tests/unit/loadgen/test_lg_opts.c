@@ -249,15 +249,20 @@ static const struct bad_case bad_cases[] = {
 	{"--server 198.18.0.1 --duration 0", "--duration: '0' is not a number in 0.001..86400"},
 	{"--server 198.18.0.1 --mix buy",
 	 "--mix: 'buy' is not KIND=WEIGHT (KIND buy, buy_jwt, order, "
-	 "item or healthz, once each; WEIGHT 0..1000000)"},
+	 "item, healthz or cart, once each; WEIGHT 0..1000000)"},
 	{"--server 198.18.0.1 --mix buy=1,sell=1",
-	 "--mix: 'sell=1' is not KIND=WEIGHT (KIND buy, buy_jwt, order, item or healthz, once "
-	 "each; WEIGHT 0..1000000)"},
+	 "--mix: 'sell=1' is not KIND=WEIGHT (KIND buy, buy_jwt, order, item, healthz or cart, "
+	 "once each; WEIGHT 0..1000000)"},
 	{"--server 198.18.0.1 --mix buy=1,buy=2",
-	 "--mix: 'buy=2' is not KIND=WEIGHT (KIND buy, buy_jwt, order, item or healthz, once "
-	 "each; WEIGHT 0..1000000)"},
+	 "--mix: 'buy=2' is not KIND=WEIGHT (KIND buy, buy_jwt, order, item, healthz or cart, "
+	 "once each; WEIGHT 0..1000000)"},
 	{"--server 198.18.0.1 --mix buy=0", "--mix: 'buy=0': every weight is 0"},
 	{"--server 198.18.0.1 --mix buy_jwt=1", "--mix: buy_jwt needs --secret-file"},
+	{"--server 198.18.0.1 --mix cart=1 --item 0",
+	 "--mix: a cart of items 0..+2 names no item ids"},
+	{"--server 198.18.0.1 --mix cart=1 --item 4294967295 --cart-lines 2",
+	 "--mix: a cart of items 4294967295..+1 names no item ids"},
+	{"--server 198.18.0.1 --cart-lines 17", "--cart-lines: '17' is not an integer in 1..16"},
 	{"--server 198.18.0.1 --user-base 18446744073709551615 --users 2",
 	 "--users: user-base + users - 1 exceeds 18446744073709551615"},
 	{"--server 198.18.0.1 --user-pick zipf", "--user-pick: 'zipf' is neither seq nor random"},

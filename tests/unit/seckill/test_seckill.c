@@ -18,66 +18,25 @@
 #include <rte_ring_elem.h>
 
 #include "sk_dpmetrics.h"
+#include "seckill_fx.h"
 #include "sk_seckill.h"
 #include "sk_test_arena.h"
 #include "sk_test_eal_main.h"
 
-#define EPOCH  1764000002u
-#define NOW_S  1800000000LL
-#define NOW_NS (NOW_S * 1000000000LL)
-#define HZ     1000000000ULL
-#define SECRET "a-test-secret-of-32-bytes-length"
-
-static struct {
-	struct sk_test_arena arena; /* one lcore, its order ring */
-	struct sk_token_key *key;
-	struct sk_seckill_conf conf;
-	struct sk_seckill_lcore lc;
-	struct sk_ratelimit *rl;
-} T;
+static struct seckill_fx T;
 
 static struct sk_item *
 add_item(uint32_t id, uint64_t total, int64_t start, int64_t end)
 {
-	struct sk_stock_conf c = {.id = id,
-				  .per_user_limit = 1,
-				  .start_ns = start,
-				  .end_ns = end,
-				  .price = 500,
-				  .total = total};
-	struct sk_item *it;
-
-	ck_assert_int_eq(sk_shm_item_add(T.arena.shm, &c, 0, &it), 0);
-	return it;
+	return seckill_fx_item(&T, id, total, 1, start, end);
 }
 
 static void
 setup_common(bool auth, bool limits)
 {
-	struct sk_shm_conf c = {.nlcores = 1,
-				.max_items = 8,
-				.dedup_slots = 8192,
-				.status_bits = 12,
-				.epoch = EPOCH};
+	struct sk_ratelimit_config rc = seckill_fx_limits();
 
-	sk_test_arena_init(&T.arena, &c);
-	sk_test_arena_rings(&T.arena, 1024);
-	ck_assert_int_eq(sk_token_key_create(SECRET, strlen(SECRET), &T.key), 0);
-	T.conf = (struct sk_seckill_conf){.auth = auth, .token_skew_s = 5, .key = T.key};
-	T.rl = NULL;
-	if (limits) {
-		struct sk_ratelimit_config rc;
-		sk_ratelimit_config_defaults(&rc);
-		rc.hz = HZ;
-		rc.n_items = 8;
-		rc.n_lcores = 1;
-		rc.ip_rate = 1;
-		rc.ip_burst = 3;
-		ck_assert_int_eq(sk_ratelimit_create(&rc, &T.rl), 0);
-	}
-	ck_assert_int_eq(
-		sk_seckill_lcore_init(&T.lc, T.arena.shm, 0, T.arena.ring[0], &T.conf, T.rl, HZ),
-		0);
+	seckill_fx_setup(&T, auth, limits ? &rc : NULL);
 	add_item(1, 3, NOW_NS - 1000000000LL, INT64_MAX);
 	add_item(2, 5, NOW_NS + 1500000000LL, INT64_MAX); /* starts in 1.5 s */
 	add_item(3, 5, NOW_NS - 20000000000LL, NOW_NS);	  /* ended just now */
@@ -104,9 +63,7 @@ setup_limits(void)
 static void
 teardown(void)
 {
-	sk_token_key_free(T.key);
-	sk_ratelimit_free(T.rl);
-	sk_test_arena_fini(&T.arena);
+	seckill_fx_teardown(&T);
 }
 
 static struct sk_http_request

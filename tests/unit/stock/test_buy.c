@@ -26,8 +26,8 @@ static void
 fx_setup(unsigned ring_size)
 {
 	struct sk_shm_conf c = {.nlcores = 2,
-				.max_items = 8,
-				.dedup_slots = 8192,
+				.max_items = 2 * SK_BUY_MAX_LINES,
+				.dedup_slots = 32768,
 				.status_bits = 10,
 				.epoch = EPOCH};
 
@@ -518,6 +518,39 @@ START_TEST(cart_all_or_nothing)
 }
 END_TEST
 
+/* A cart of SK_BUY_MAX_LINES lines: one id, every line on the ring; a
+ * refusal names its line (sk_buy_lines()) and leaves every unit in place. */
+START_TEST(cart_max_lines)
+{
+	struct sk_buy_req r = {.user = 61, .now_ns = 5};
+	struct sk_buy_line cart[SK_BUY_MAX_LINES];
+	struct sk_order_rec rec[SK_BUY_MAX_LINES + 1];
+	unsigned at;
+	uint64_t id;
+
+	for (unsigned i = 0; i < SK_BUY_MAX_LINES; i++)
+		cart[i] = (struct sk_buy_line){add_item(100 + SK_BUY_MAX_LINES - i, 3, 2), 2};
+	ck_assert_int_eq(sk_buy_lines(&F.lc[0], &r, cart, SK_BUY_MAX_LINES, &id, &at), SK_BUY_OK);
+	ck_assert_uint_eq(at, SK_BUY_MAX_LINES);
+	ck_assert_uint_eq(drain(F.ring[0], rec, SK_BUY_MAX_LINES + 1), SK_BUY_MAX_LINES);
+	for (unsigned i = 0; i < SK_BUY_MAX_LINES; i++) {
+		ck_assert_uint_eq(rec[i].id, id);
+		ck_assert_uint_eq(rec[i].line, i);
+		ck_assert_uint_eq(rec[i].nlines, SK_BUY_MAX_LINES);
+		ck_assert_uint_eq(rec[i].item, 101 + i); /* in item order */
+	}
+	/* another user: line 7 (item 108) is short by one, nothing is taken */
+	r.user = 62;
+	for (unsigned i = 0; i < SK_BUY_MAX_LINES; i++)
+		cart[i].qty = i == 7 ? 2 : 1;
+	ck_assert_int_eq(sk_buy_lines(&F.lc[0], &r, cart, SK_BUY_MAX_LINES, &id, &at),
+			 SK_BUY_SHORT);
+	ck_assert_uint_eq(cart[at].item->id, 108);
+	for (unsigned i = 0; i < SK_BUY_MAX_LINES; i++)
+		ck_assert_uint_eq(sk_stock_remaining(cart[i].item), 1);
+}
+END_TEST
+
 START_TEST(cancel_returns_once)
 {
 	struct sk_item *it = add_item(40, 2, 2);
@@ -731,6 +764,7 @@ buy_suite(void)
 	tcase_add_test(tc, epoch_roll);
 	tcase_add_test(tc, window_covers_the_ring);
 	tcase_add_test(tc, cart_all_or_nothing);
+	tcase_add_test(tc, cart_max_lines);
 	tcase_add_test(tc, cancel_returns_once);
 	tcase_add_test(tc, refund_returns_units);
 	suite_add_tcase(s, tc);

@@ -307,6 +307,33 @@ START_TEST(test_item_limits)
 }
 END_TEST
 
+/* A cart's further items: decided without a charge, charged on commit. */
+START_TEST(test_item_admit_commit)
+{
+	struct sk_ratelimit_config c = base_cfg();
+	struct sk_ratelimit *rl;
+	uint64_t wait = 0;
+
+	c.item_rate = 10;
+	c.item_burst = 2;
+	c.ip_slots = 0;
+	rl = make(&c);
+	/* deciding alone charges nothing: as often as asked */
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(sk_ratelimit_item_admit(rl, 1, T0, NULL), SK_RL_PASS);
+	sk_ratelimit_item_commit(rl, 1, T0);
+	sk_ratelimit_item_commit(rl, 1, T0);
+	ck_assert_int_eq(sk_ratelimit_item_admit(rl, 1, T0, &wait), SK_RL_REFUSED_ITEM);
+	ck_assert_uint_eq(wait, SEC / 10);
+	ck_assert_uint_eq(sk_ratelimit_stats_get(rl)->refused[SK_RL_REFUSED_ITEM], 1);
+	ck_assert_int_eq(sk_ratelimit_item_admit(rl, 1, T0 + SEC / 10, NULL), SK_RL_PASS);
+	/* the other slots and the global bucket were not charged */
+	ck_assert_int_eq(sk_ratelimit_check(rl, 0, 1, T0, NULL), SK_RL_PASS);
+	ck_assert_int_eq(sk_ratelimit_check(rl, 0, 1, T0, NULL), SK_RL_PASS);
+	sk_ratelimit_free(rl);
+}
+END_TEST
+
 /* Global and item values are divided among lcores (rounded up); IP is not. */
 START_TEST(test_lcore_share)
 {
@@ -634,6 +661,7 @@ ratelimit_suite(void)
 	tcase_add_test(tc, test_global_all_or_nothing);
 	tcase_add_test(tc, test_admit_commit);
 	tcase_add_test(tc, test_item_limits);
+	tcase_add_test(tc, test_item_admit_commit);
 	tcase_add_test(tc, test_lcore_share);
 	tcase_add_test(tc, test_ip_table_fixed_memory);
 	tcase_add_test(tc, test_ip_table_one_set);

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sk_seckill_impl.h - private to the seckill routes (sk_seckill.c,
+ * sk_cart.c): the answers and checks the buy and the cart share, so that a
+ * rule has one home. Same thread-safety as sk_seckill.h: the owning lcore.
+ */
+#ifndef SK_SECKILL_IMPL_H
+#define SK_SECKILL_IMPL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "sk_seckill.h"
+
+/**
+ * sk_seckill_vjson - set @p out to @p status with the JSON body printed
+ * from @p fmt (it must fit SK_SECKILL_BODY_MAX: asserted), Retry-After
+ * @p retry_after (0: none), no order.
+ */
+void sk_seckill_vjson(struct sk_seckill_reply *out, uint16_t status, uint32_t retry_after,
+		      const char *fmt, va_list ap);
+
+/**
+ * sk_seckill_identify - the buyer's user id, or 0 (401): X-User-Id, or the
+ * Bearer token verified for @p item (0: a token with an item claim is
+ * refused, one without is accepted). With auth on this is the request's one
+ * HMAC, counted in lc->stats.
+ */
+uint64_t sk_seckill_identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req,
+			     uint32_t item, int64_t now_ns);
+
+/** sk_seckill_canned - set @p out to the prebuilt answer @p id (HTTP @p status). */
+void sk_seckill_canned(struct sk_seckill_reply *out, uint16_t status, enum sk_http_canned_id id);
+
+/**
+ * sk_seckill_rate_limited - the 429 {"status":"busy"} of a limiter refusal
+ * that asks to wait @p wait TSC cycles. @return SK_SECKILL_RATE_LIMITED.
+ */
+enum sk_seckill_outcome sk_seckill_rate_limited(struct sk_seckill_lcore *lc, uint64_t wait,
+						struct sk_seckill_reply *out);
+
+/**
+ * sk_seckill_denied - the 403 {"status":"denied"} of a deny list, counted
+ * in the live block (lc->live must be set: a deny list came from it).
+ * @return SK_SECKILL_ENDED (the outcome counter of every 403).
+ */
+enum sk_seckill_outcome sk_seckill_denied(struct sk_seckill_lcore *lc,
+					  struct sk_seckill_reply *out);
+
+/** sk_seckill_item_slot - @p it's index in the arena: its rate-limit slot. */
+uint32_t sk_seckill_item_slot(const struct sk_seckill_lcore *lc, const struct sk_item *it);
+
+#endif /* SK_SECKILL_IMPL_H */
