@@ -147,8 +147,8 @@ buy_or_cart(struct sk_app *app, struct sk_app_conn *ac, const struct sk_http_req
 		return SK_APP_DONE;
 	}
 	if (cart)
-		o = sk_cart_buy(app->seckill, req, sk_app_client(app, ac), app->now_ns, app->now_tsc,
-				&r);
+		o = sk_cart_buy(app->seckill, req, sk_app_client(app, ac), app->now_ns,
+				app->now_tsc, &r);
 	else
 		o = sk_seckill_buy_from(app->seckill, arg, arg_len, req, sk_app_client(app, ac),
 					app->now_ns, app->now_tsc, &r);

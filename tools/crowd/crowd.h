@@ -405,11 +405,12 @@ void crowd_conn_event(struct crowd *cw, struct conn *c, uint32_t ev, uint64_t no
 
 /**
  * crowd_build_identity - append the X-User-Id or "Authorization: Bearer"
- * line (a token minted for the item) of user index @p u at @p p + *@p len
- * (room: CONN_OUT_CAP - *@p len); *@p len grows.
+ * line (a token minted for the item; with @p cart, one without an item
+ * claim) of user index @p u at @p p + *@p len (room: CONN_OUT_CAP -
+ * *@p len); *@p len grows.
  * @return false if the token cannot be minted.
  */
-bool crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u);
+bool crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u, bool cart);
 
 /* ---------------------------------------------------------------- crowd_follow.c */
 

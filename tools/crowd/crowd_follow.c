@@ -191,7 +191,7 @@ open_stream(struct crowd *cw, struct fstream *s, uint32_t u)
 				      "GET /v1/orders/%" PRIu64 "/events HTTP/1.1\r\nHost: %s\r\n",
 				      cw->order[u], cw->o.host);
 
-	if (!crowd_build_identity(cw, s->out, &len, u) || len + 3 > sizeof(s->out))
+	if (!crowd_build_identity(cw, s->out, &len, u, false) || len + 3 > sizeof(s->out))
 		return false;
 	memcpy(s->out + len, "\r\n", 2);
 	s->out_len = (uint32_t)len + 2;
