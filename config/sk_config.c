@@ -224,6 +224,7 @@ static const struct key item_keys[] = {
 	{"end", KEY_TIME, ITEM(end), 0, 1},
 	{"batch_max", KEY_U32, ITEM(batch_max), 0, 1u << 24},
 	{"dedup_slots", KEY_U64, ITEM(dedup_slots), 0, UINT64_C(1) << 31},
+	{"gate", KEY_BOOL, ITEM(gate), 0, 0},
 };
 
 /* [proxy]: who the client is behind a load balancer or a CDN. */

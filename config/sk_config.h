@@ -163,6 +163,7 @@ struct sk_config_item {
 	uint64_t dedup_slots;	       /**< dedup slice; 0: automatic (8 x total) */
 	struct sk_config_time start;   /**< default "+0": at process start */
 	struct sk_config_time end;     /**< default "never" */
+	bool gate;		       /**< buyers need the item's gate claim (default off) */
 };
 
 /** Certificate/key pairs of [tls] (sk_tls.h's SK_TLS_CERTS_MAX). */

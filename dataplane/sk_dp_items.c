@@ -33,6 +33,7 @@ activity_from_config(struct dataplane *dp, const struct sk_config_item *ci,
 	a->per_user_limit = ci->per_user_limit;
 	a->total = ci->total;
 	a->price = ci->price;
+	a->gate = ci->gate;
 	snprintf(a->name, sizeof(a->name), "%s", ci->name);
 	if (sk_config_item_window(ci, dp->start_ns, &a->start_ns, &a->end_ns) != 0)
 		return sk_dp_fail(dp, -EINVAL,
@@ -59,6 +60,7 @@ config_differs(const struct sk_config_item *ci, const struct sk_store_activity *
 	DIFF(a->total != cfg->total, "total");
 	DIFF(a->price != cfg->price, "price");
 	DIFF(a->per_user_limit != cfg->per_user_limit, "per_user_limit");
+	DIFF(a->gate != cfg->gate, "gate");
 	DIFF(!ci->start.relative && a->start_ns != cfg->start_ns, "start");
 	DIFF(!ci->end.relative && a->end_ns != cfg->end_ns, "end");
 #undef DIFF

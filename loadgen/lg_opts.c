@@ -200,6 +200,7 @@ NUM_OPT(opt_user_base, user_base, 1, UINT64_MAX)
 NUM_OPT(opt_order_id, order_id, 1, UINT64_MAX)
 NUM_OPT(opt_tokens, tokens, 1, LG_TOKENS_MAX)
 NUM_OPT(opt_token_ttl, token_ttl_s, 1, 86400 * 365)
+NUM_OPT(opt_gate, gate_pct, 0, 100)
 NUM_OPT(opt_conns, conns, 1, LG_CONNS_MAX)
 NUM_OPT(opt_depth, depth, 1, LG_DEPTH_MAX)
 NUM_OPT(opt_inflight, inflight_max, 1, (uint64_t)LG_CONNS_MAX *LG_DEPTH_MAX)
@@ -483,6 +484,7 @@ static const struct opt_def {
 	{"secret-file", true, opt_secret},
 	{"tokens", true, opt_tokens},
 	{"token-ttl", true, opt_token_ttl},
+	{"gate", true, opt_gate},
 	{"conns", true, opt_conns},
 	{"depth", true, opt_depth},
 	{"inflight", true, opt_inflight},

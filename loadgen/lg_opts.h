@@ -77,6 +77,8 @@ struct lg_opts {
 	const char *secret_file;
 	uint32_t tokens;      /**< JWT pool size (default 1000, users user_base..) */
 	uint32_t token_ttl_s; /**< default 3600 */
+	uint32_t gate_pct;    /**< --gate: percent of the tokens with the item's gate claim
+				   (token index mod 100 < gate_pct); default 0: none */
 	/* load */
 	uint32_t conns;	       /**< default 64 */
 	uint32_t depth;	       /**< default 1 */

@@ -15,7 +15,7 @@
 
 int
 lg_tokens_mint(struct lg_tokens *t, const char *secret_file, uint32_t n, uint64_t user_base,
-	       uint64_t item, uint32_t ttl_s, char *err, size_t errlen)
+	       uint64_t item, uint32_t ttl_s, uint32_t gate_pct, char *err, size_t errlen)
 {
 	static uint8_t secret[SK_CONFIG_TOKEN_SECRET_MAX];
 	struct sk_token_key *key = NULL;
@@ -53,6 +53,8 @@ lg_tokens_mint(struct lg_tokens *t, const char *secret_file, uint32_t n, uint64_
 		size_t tl;
 
 		c.user = user_base + i;
+		c.gate = item;
+		c.has_gate = item != 0 && lg_tokens_gated(i, gate_pct);
 		rc = sk_token_mint(key, &c, t->buf + (size_t)i * LG_TOKEN_STRIDE, LG_TOKEN_STRIDE,
 				   &tl);
 		if (rc != 0) {

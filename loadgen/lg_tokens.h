@@ -11,6 +11,7 @@
 #ifndef LG_TOKENS_H
 #define LG_TOKENS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,14 +31,22 @@ struct lg_tokens {
 /**
  * lg_tokens_mint - read the secret from @p secret_file and mint @p n tokens
  * for users @p user_base.., item @p item, valid from now - 60 s to now +
- * @p ttl_s.
+ * @p ttl_s. Token @c i carries the item's gate claim (`"gate":"<item>"`)
+ * when i mod 100 < @p gate_pct (0: none, 100: all; see lg_tokens_gated()).
  *
  * @return 0, or a negative errno with a message in @p err: the errors of
  *   sk_config_read_secret() and sk_token_key_create() (-EINVAL: secret
  *   shorter than 32 bytes), -ENOMEM, -ENOSPC (a token longer than the stride).
  */
 int lg_tokens_mint(struct lg_tokens *t, const char *secret_file, uint32_t n, uint64_t user_base,
-		   uint64_t item, uint32_t ttl_s, char *err, size_t errlen);
+		   uint64_t item, uint32_t ttl_s, uint32_t gate_pct, char *err, size_t errlen);
+
+/** lg_tokens_gated - whether token @p i of a pool minted with @p gate_pct has the gate claim. */
+static inline bool
+lg_tokens_gated(uint32_t i, uint32_t gate_pct)
+{
+	return i % 100 < gate_pct;
+}
 
 /** lg_tokens_get - token @p i (< t->n) and its length in @p len. */
 static inline const char *

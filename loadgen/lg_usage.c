@@ -31,6 +31,8 @@ const char lg_opts_usage[] =
 	"  --secret-file FILE       the sale's token secret: buy_jwt sends pre-minted JWTs\n"
 	"  --tokens N               JWTs minted, users user-base.. (default 1000)\n"
 	"  --token-ttl S            their lifetime (default 3600)\n"
+	"  --gate PCT               PCT% of them (index mod 100 < PCT) carry the item's\n"
+	"                           gate claim, the rest lack it (default 0: none)\n"
 	"Load:\n"
 	"  --conns N                connections (default 64); with --short, at once\n"
 	"  --depth D                pipelined requests per connection, 1..32 (default 1)\n"

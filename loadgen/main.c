@@ -143,7 +143,7 @@ main(int argc, char **argv)
 	}
 	if (o.mix[LG_REQ_BUY_JWT] != 0 &&
 	    lg_tokens_mint(&tokens, o.secret_file, o.tokens, o.user_base, o.item, o.token_ttl_s,
-			   err, sizeof(err)) != 0) {
+			   o.gate_pct, err, sizeof(err)) != 0) {
 		sk_logf(SK_LOG_ERROR, "startup", "err=%s", err);
 		goto out;
 	}

@@ -45,6 +45,12 @@
 #   short_conn     SYN -> GET /healthz (Connection: close) -> FIN, 32 at once
 #   soldout_jwt    POST /v1/seckill/4 (total 0), valid JWTs of non-holders
 #   buy_jwt        POST /v1/seckill/3, a distinct pre-minted JWT per request
+#   buy_jwt_claim  buy_jwt on item 9, every token with the gate claim
+#                  (--gate 100), the item without the gate flag: the cost
+#                  of the longer token and of reading the claim
+#   buy_jwt_gate   the same on item 8, which requires the claim ([item.8]
+#                  gate = on): every buy passes the check and wins; the
+#                  check's own cost is buy_jwt_gate - buy_jwt_claim
 #   unauthorized   POST /v1/seckill/5, JWTs signed with another secret (401)
 # and over TLS (the dataplane's [tls] port 443, an ECDSA P-256 certificate
 # made with openssl in the run's temp dir; TLS 1.3, X25519):
@@ -111,7 +117,7 @@ else
 	DUR=8 WRK_DUR=8 BUY_N=2500000 BUY6_N=1000000 JWT_N=1000000 BUYTLS_N=1000000 CART_N=300000
 fi
 BUY_TOTAL=3100000   # BUY_N + wrk's buys (< 600k) on item 1
-JWT_TOTAL=1100000   # JWT_N on item 3
+JWT_TOTAL=1100000   # JWT_N on item 3 (and on items 8 and 9)
 
 SK_SBX_PAGES=${SK_SBX_PAGES:-768}
 export SK_SBX_PAGES
@@ -297,8 +303,8 @@ phase_on() {
 			[seckill]
 			auth = on
 			secret_file = $tmp/secret
-			dedup_slots = 2099200
-			order_ring = 2097152
+			dedup_slots = 6293504
+			order_ring = 4194304
 
 			[item.3]
 			name = bench jwt buys
@@ -314,12 +320,27 @@ phase_on() {
 			name = bench forged tokens
 			total = 10
 			dedup_slots = 1024
+
+			[item.8]
+			name = bench jwt buys through the gate
+			total = $JWT_TOTAL
+			dedup_slots = 2097152
+			gate = on
+
+			[item.9]
+			name = bench jwt buys with the claim, no gate
+			total = $JWT_TOTAL
+			dedup_slots = 2097152
 		EOF
 	} >"$tmp/on.ini"
 	sbx_start "$tmp/on.ini"
 
 	lg soldout_jwt --mix buy_jwt=1 --item 4 --secret-file "$tmp/secret" --tokens 100000 "${KA[@]}"
 	lg buy_jwt --mix buy_jwt=1 --item 3 --secret-file "$tmp/secret" --tokens "$JWT_N" --requests "$JWT_N" "${KA[@]}"
+	lg buy_jwt_claim --mix buy_jwt=1 --item 9 --secret-file "$tmp/secret" --gate 100 \
+		--tokens "$JWT_N" --requests "$JWT_N" "${KA[@]}"
+	lg buy_jwt_gate --mix buy_jwt=1 --item 8 --secret-file "$tmp/secret" --gate 100 \
+		--tokens "$JWT_N" --requests "$JWT_N" "${KA[@]}"
 	lg unauthorized --mix buy_jwt=1 --item 5 --secret-file "$tmp/other" --tokens 100000 "${KA[@]}"
 
 	lua_post "$tmp/soldout_jwt.lua" 4 Authorization \
@@ -389,7 +410,8 @@ run_phase() {
 }
 SUF=""
 run_phase phase_off healthz soldout soldout_d1 buy cart3 soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
-run_phase phase_on soldout_jwt buy_jwt unauthorized wrk_soldout_jwt wrk_unauthorized
+run_phase phase_on soldout_jwt buy_jwt buy_jwt_claim buy_jwt_gate unauthorized wrk_soldout_jwt \
+	wrk_unauthorized
 if any_wanted soldout_tls buy_tls tls_full tls_resumed; then
 	SK_DATAPLANE=$DP_NEW SUF="" # no baseline: an older dataplane has no [tls]
 	phase_tls

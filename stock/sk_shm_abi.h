@@ -81,6 +81,8 @@ enum sk_seckill_outcome {
 	SK_SECKILL_PAUSED,	 /**< 503 "paused": an operator paused the sale */
 	SK_SECKILL_RESTOCKING,	 /**< 503 "restocking": a cluster item empty here, not
 				      everywhere (units may come from the pool) */
+	SK_SECKILL_GATE,	 /**< 403 "gate": the item requires the token's gate claim for
+				      it, and the buyer's token has none (or one of another item) */
 	SK_SECKILL__COUNT
 };
 

@@ -20,8 +20,8 @@
 #include "sk_token.h"
 #include "sk_token_priv.h"
 
-/* Longest payload sk_token_mint() writes: 5 claims of at most ~30 bytes. */
-#define SK_MINT_PAYLOAD_MAX 192
+/* Longest payload sk_token_mint() writes: 6 claims of at most ~31 bytes. */
+#define SK_MINT_PAYLOAD_MAX 224
 
 /* ------------------------------------------------------------------------
  * Verify.
@@ -39,10 +39,10 @@ sk_token_ring_find(const struct sk_token_ring *ring, const char *kid, size_t len
 }
 
 /* verify - the one verification: with @key, or (@key NULL) the key of
- * @ring the header's kid names. */
+ * @ring the header's kid names; what the token says into @out. */
 static enum sk_token_status
 verify(const struct sk_token_key *key, const struct sk_token_ring *ring, const char *tok,
-       size_t len, uint64_t item, int64_t now, uint32_t skew, uint64_t *user)
+       size_t len, uint64_t item, int64_t now, uint32_t skew, struct sk_token_verified *out)
 {
 	uint8_t hdr[SK_SEG_MAX], pay[SK_SEG_MAX], sig[SK_SEG_MAX], mac[SK_MAC_LEN];
 	const char *d1, *d2;
@@ -54,7 +54,7 @@ verify(const struct sk_token_key *key, const struct sk_token_ring *ring, const c
 	const uint8_t *kid;
 	size_t kid_len;
 
-	SK_DEBUG_ASSERT((key != NULL || ring != NULL) && user != NULL);
+	SK_DEBUG_ASSERT((key != NULL || ring != NULL) && out != NULL);
 	if (len > SK_TOKEN_MAX_LEN)
 		return SK_TOKEN_E_TOO_LONG;
 	if (tok == NULL || len == 0)
@@ -114,22 +114,48 @@ verify(const struct sk_token_key *key, const struct sk_token_ring *ring, const c
 		return SK_TOKEN_E_NOT_YET_VALID;
 	if (c.has_item && c.item != item)
 		return SK_TOKEN_E_WRONG_ITEM;
-	*user = c.sub;
+	out->user = c.sub;
+	out->gate = c.has_gate ? c.gate : 0;
 	return SK_TOKEN_OK;
+}
+
+enum sk_token_status
+sk_token_verify_claims(const struct sk_token_key *key, const char *tok, size_t len, uint64_t item,
+		       int64_t now, uint32_t skew, struct sk_token_verified *out)
+{
+	return verify(key, NULL, tok, len, item, now, skew, out);
+}
+
+enum sk_token_status
+sk_token_verify_ring_claims(const struct sk_token_ring *ring, const char *tok, size_t len,
+			    uint64_t item, int64_t now, uint32_t skew,
+			    struct sk_token_verified *out)
+{
+	return verify(NULL, ring, tok, len, item, now, skew, out);
 }
 
 enum sk_token_status
 sk_token_verify(const struct sk_token_key *key, const char *tok, size_t len, uint64_t item,
 		int64_t now, uint32_t skew, uint64_t *user)
 {
-	return verify(key, NULL, tok, len, item, now, skew, user);
+	struct sk_token_verified v;
+	enum sk_token_status st = verify(key, NULL, tok, len, item, now, skew, &v);
+
+	if (st == SK_TOKEN_OK)
+		*user = v.user;
+	return st;
 }
 
 enum sk_token_status
 sk_token_verify_ring(const struct sk_token_ring *ring, const char *tok, size_t len, uint64_t item,
 		     int64_t now, uint32_t skew, uint64_t *user)
 {
-	return verify(NULL, ring, tok, len, item, now, skew, user);
+	struct sk_token_verified v;
+	enum sk_token_status st = verify(NULL, ring, tok, len, item, now, skew, &v);
+
+	if (st == SK_TOKEN_OK)
+		*user = v.user;
+	return st;
 }
 
 /* ------------------------------------------------------------------------
@@ -177,7 +203,8 @@ sk_token_mint_kid(const struct sk_token_key *key, const char *kid,
 	if (out != NULL && cap > 0)
 		out[0] = '\0';
 	if (key == NULL || claims == NULL || out == NULL || claims->user == 0 ||
-	    !time_ok(claims->exp) || (claims->has_nbf && !time_ok(claims->nbf)) ||
+	    (claims->has_gate && claims->gate == 0) || !time_ok(claims->exp) ||
+	    (claims->has_nbf && !time_ok(claims->nbf)) ||
 	    (claims->has_iat && !time_ok(claims->iat)) || (kid != NULL && !kid_valid(kid)))
 		return -EINVAL;
 	if (kid != NULL) {
@@ -193,6 +220,9 @@ sk_token_mint_kid(const struct sk_token_key *key, const char *kid,
 	if (claims->has_item)
 		n += snprintf(payload + n, sizeof(payload) - (size_t)n, ",\"item\":%" PRIu64,
 			      claims->item);
+	if (claims->has_gate)
+		n += snprintf(payload + n, sizeof(payload) - (size_t)n, ",\"gate\":\"%" PRIu64 "\"",
+			      claims->gate);
 	if (claims->has_iat)
 		n += snprintf(payload + n, sizeof(payload) - (size_t)n, ",\"iat\":%" PRId64,
 			      claims->iat);

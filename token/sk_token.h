@@ -14,6 +14,12 @@
  *  - `nbf`  not before, unix seconds (JSON number). Optional.
  *  - `item` restricts the token to one item id (u64, string or integer).
  *           Optional; absent means "any item".
+ *  - `gate` the gate claim: the shop's captcha or quiz service let this
+ *           user buy item N (`"gate":"N"`, a JSON string of a decimal id,
+ *           1..UINT64_MAX, strict as `sub`). Optional; read in the same pass
+ *           as the other claims, after the signature, and handed to the
+ *           caller (sk_token_verify_claims()), which decides what an item
+ *           that requires it answers. Any other shape is SK_TOKEN_E_MALFORMED.
  *
  * Every other claim is skipped (nested objects, arrays and strings with
  * escapes included, nesting depth at most SK_TOKEN_MAX_DEPTH). The header must
@@ -33,8 +39,8 @@
  * two state copies, and SHA-256 over the signing input plus one block.
  *
  * Thread-safety: a key is immutable after sk_token_key_create(); any number
- * of lcores may verify with one key at the same time. sk_token_verify(),
- * sk_token_mint() and sk_token_user_id_parse() allocate nothing, take no lock
+ * of lcores may verify with one key at the same time. sk_token_verify()
+ * (and its variants), sk_token_mint() and sk_token_user_id_parse() allocate nothing, take no lock
  * and make no system call; their cost is bounded by SK_TOKEN_MAX_LEN.
  */
 #ifndef SK_TOKEN_H
@@ -110,9 +116,17 @@ struct sk_token_claims {
 	int64_t exp;   /**< expiry, unix seconds, 0..SK_TOKEN_TIME_MAX */
 	int64_t nbf;   /**< not before, written only if has_nbf */
 	int64_t iat;   /**< issued at, written only if has_iat (informational) */
+	uint64_t gate; /**< gate claim (an item id, non-zero), written only if has_gate */
 	bool has_item;
 	bool has_nbf;
 	bool has_iat;
+	bool has_gate;
+};
+
+/** What a good token says (sk_token_verify_claims()). */
+struct sk_token_verified {
+	uint64_t user; /**< sub, non-zero */
+	uint64_t gate; /**< the gate claim's item id; 0: the token has none */
 };
 
 /**
@@ -242,6 +256,30 @@ enum sk_token_status sk_token_verify_ring(const struct sk_token_ring *ring, cons
 					  uint64_t *user);
 
 /**
+ * sk_token_verify_claims - sk_token_verify() that hands over what the token
+ * says: its user and its gate claim, read in the one pass over the claims
+ * that follows the signature check (no second HMAC, no second parse).
+ * Same parameters and results as sk_token_verify(), except:
+ * @param[out] out  on SK_TOKEN_OK, the user and the gate claim (0: none);
+ *                  untouched otherwise
+ * A gate member that is not a string of a decimal id 1..UINT64_MAX (or a
+ * second gate member) is SK_TOKEN_E_MALFORMED, in the payload's place of
+ * the order. Thread-safety and cost as sk_token_verify().
+ */
+enum sk_token_status sk_token_verify_claims(const struct sk_token_key *key, const char *tok,
+					    size_t len, uint64_t item, int64_t now, uint32_t skew,
+					    struct sk_token_verified *out);
+
+/**
+ * sk_token_verify_ring_claims - sk_token_verify_claims() with the key of
+ * @p ring the token's kid names (as sk_token_verify_ring(), with
+ * SK_TOKEN_E_UNKNOWN_KID).
+ */
+enum sk_token_status sk_token_verify_ring_claims(const struct sk_token_ring *ring, const char *tok,
+						 size_t len, uint64_t item, int64_t now,
+						 uint32_t skew, struct sk_token_verified *out);
+
+/**
  * sk_token_mint_kid - sk_token_mint() with a kid in the header
  * (`{"alg":"HS256","typ":"JWT","kid":"<kid>"}`); @p kid NULL is
  * sk_token_mint(). -EINVAL also for a kid that is not 1..SK_TOKEN_KID_MAX
@@ -254,8 +292,8 @@ int sk_token_mint_kid(const struct sk_token_key *key, const char *kid,
  * sk_token_mint - write a signed compact token for @p claims.
  *
  * The header is `{"alg":"HS256","typ":"JWT"}`; the payload carries sub as a
- * decimal string, then item, iat, nbf, exp as JSON integers. The output is
- * NUL-terminated.
+ * decimal string, then item as a JSON integer, gate as a decimal string,
+ * then iat, nbf, exp as JSON integers. The output is NUL-terminated.
  *
  * @param key
  *   Key from sk_token_key_create().
@@ -269,11 +307,31 @@ int sk_token_mint_kid(const struct sk_token_key *key, const char *kid,
  *   If not NULL, receives the token length (without the NUL).
  * @return
  *   0 on success, or a negative errno:
- *   - -EINVAL: NULL argument, user 0, or a time outside 0..SK_TOKEN_TIME_MAX.
+ *   - -EINVAL: NULL argument, user 0, has_gate with gate 0, or a time
+ *     outside 0..SK_TOKEN_TIME_MAX.
  *   - -ENOSPC: @p cap too small; @p out is left empty ("") if @p cap > 0.
  */
 int sk_token_mint(const struct sk_token_key *key, const struct sk_token_claims *claims, char *out,
 		  size_t cap, size_t *len);
+
+/**
+ * sk_token_nbf_jitter - the per-user delay of a spread nbf: a number in
+ * [0, @p spread) that depends on @p user only (splitmix64 of the id), so a
+ * token reissued to a user keeps its place in the spread (seckill-token
+ * --nbf-spread: nbf = iat + sk_token_nbf_jitter(user, spread)). 0 when
+ * @p spread is 0. Pure; thread-safe.
+ */
+static inline uint64_t
+sk_token_nbf_jitter(uint64_t user, uint64_t spread)
+{
+	uint64_t z = user + UINT64_C(0x9e3779b97f4a7c15);
+
+	if (spread == 0)
+		return 0;
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return (z ^ (z >> 31)) % spread;
+}
 
 /**
  * sk_token_user_id_parse - parse an `X-User-Id` value (used when auth is off).

@@ -2,7 +2,7 @@
 /*
  * sk_token_claims.c - what the tokens say: a strict JSON scanner (just
  * enough to find a few members of one object), the JOSE header check
- * (alg, typ, crit), the claims scan (sub, item, exp, nbf) and the strict
+ * (alg, typ, crit), the claims scan (sub, item, exp, nbf, gate) and the strict
  * user id parser also used for X-User-Id. Works on decoded bytes the
  * caller owns; no allocation, cost linear in the input.
  */
@@ -331,6 +331,23 @@ id_value(struct sk_js *j, uint64_t *out)
 }
 
 /*
+ * gate_value - the gate claim: a JSON string of a decimal item id,
+ * 1..UINT64_MAX, no escape. Consumes the value; 0 or -EINVAL (whatever
+ * else, valid JSON or not: the caller refuses the token either way).
+ */
+static int
+gate_value(struct sk_js *j, uint64_t *out)
+{
+	struct sk_js_tok t;
+	uint64_t v;
+
+	if (!js_string(j, &t) || t.escaped || parse_u64(t.s, t.len, &v) != 0 || v == 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
  * time_value - a NumericDate: non-negative JSON number without exponent, at
  * most SK_TOKEN_TIME_MAX. Fractions are allowed; @round_up says whether a
  * fraction rounds up (nbf: never early) or down (exp: never late).
@@ -449,7 +466,7 @@ sk_token_check_header(const uint8_t *h, size_t n, const uint8_t **kid, size_t *k
 	return alg_ok ? SK_TOKEN_OK : SK_TOKEN_E_ALG;
 }
 
-enum { C_SUB = 1, C_ITEM = 2, C_EXP = 4, C_NBF = 8 };
+enum { C_SUB = 1, C_ITEM = 2, C_EXP = 4, C_NBF = 8, C_GATE = 16 };
 
 enum sk_token_status
 sk_token_check_payload(const uint8_t *p, size_t n, struct sk_claims_seen *c)
@@ -490,6 +507,11 @@ sk_token_check_payload(const uint8_t *p, size_t n, struct sk_claims_seen *c)
 			if (time_value(&j, true, &c->nbf) != 0)
 				return SK_TOKEN_E_MALFORMED;
 			c->has_nbf = true;
+		} else if (TOK_IS(&key, "gate")) {
+			bit = C_GATE;
+			if (gate_value(&j, &c->gate) != 0)
+				return SK_TOKEN_E_MALFORMED;
+			c->has_gate = true;
 		} else {
 			bit = 0;
 			if (!js_skip(&j, 1))

@@ -72,9 +72,9 @@ sk_token_b64_len(size_t n)
 
 /* What sk_token_check_payload() found; zero it before the call. */
 struct sk_claims_seen {
-	uint64_t sub, item;
+	uint64_t sub, item, gate;
 	int64_t exp, nbf;
-	bool has_sub, bad_sub, has_item, has_exp, has_nbf;
+	bool has_sub, bad_sub, has_item, has_exp, has_nbf, has_gate;
 };
 
 /*
@@ -89,9 +89,9 @@ enum sk_token_status sk_token_check_header(const uint8_t *h, size_t n, const uin
 
 /*
  * sk_token_check_payload - scan the decoded claims @p (@n bytes) into @c:
- * sub, item, exp, nbf (each at most once, of the right type); any other
- * claim is skipped. Returns SK_TOKEN_OK or SK_TOKEN_E_MALFORMED; a sub that
- * is valid JSON but not a user id sets @c->bad_sub instead.
+ * sub, item, exp, nbf, gate (each at most once, of the right type; gate a
+ * string of a decimal id 1..UINT64_MAX); any other claim is skipped. Returns SK_TOKEN_OK or
+ * SK_TOKEN_E_MALFORMED; a sub that is valid JSON but not a user id sets @c->bad_sub instead.
  */
 enum sk_token_status sk_token_check_payload(const uint8_t *p, size_t n, struct sk_claims_seen *c);
 

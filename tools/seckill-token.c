@@ -2,8 +2,9 @@
 /*
  * seckill-token - mint a buy-path token (JWT HS256) for tests and operators.
  *
- *   seckill-token (--secret-file F | --secret S) --sub USER [--item ID] [--kid KID]
- *                 [--ttl SECONDS] [--nbf SECONDS] [--now UNIX]
+ *   seckill-token (--secret-file F | --secret S) --sub USER [--item ID [--gate]]
+ *                 [--kid KID] [--ttl SECONDS] [--nbf SECONDS | --nbf-spread SECONDS]
+ *                 [--now UNIX]
  *
  * Prints the token and a newline on stdout. Exit status: 0 success,
  * 1 runtime failure (secret file unreadable, secret too short), 2 usage error.
@@ -31,7 +32,8 @@ _Static_assert(SK_CONFIG_TOKEN_SECRET_MIN == 32 && SK_CONFIG_TOKEN_SECRET_MAX ==
 
 static const char usage[] =
 	"usage: seckill-token (--secret-file FILE | --secret SECRET) --sub USER\n"
-	"                     [--item ID] [--ttl SECONDS] [--nbf SECONDS] [--now UNIX]\n"
+	"                     [--item ID [--gate]] [--kid KID] [--ttl SECONDS]\n"
+	"                     [--nbf SECONDS | --nbf-spread SECONDS] [--now UNIX]\n"
 	"\n"
 	"Mint a JWT HS256 token for POST /v1/seckill/{item} and print it.\n"
 	"\n"
@@ -40,11 +42,18 @@ static const char usage[] =
 	"  --secret SECRET     shared secret given inline (visible in ps: tests only)\n"
 	"  --sub USER          user id, decimal 1..18446744073709551615\n"
 	"  --item ID           restrict the token to item ID (default: any item)\n"
+	"  --gate              add the gate claim for --item (\"gate\":\"ID\"): the user\n"
+	"                      passed the shop's captcha or quiz; an item that\n"
+	"                      requires it refuses tokens without it (403 gate)\n"
 	"  --kid KID           name the key in the header (the appliance's key ring:\n"
 	"                      1-32 of A-Z a-z 0-9 . _ -); default: no kid (the\n"
 	"                      appliance's default key)\n"
 	"  --ttl SECONDS       lifetime: exp = now + SECONDS (default 300)\n"
 	"  --nbf SECONDS       not valid before now + SECONDS (may be negative)\n"
+	"  --nbf-spread SECONDS\n"
+	"                      not valid before now + a per-user delay in\n"
+	"                      [0, SECONDS), the same for a user at every issue\n"
+	"                      (spreads a crowd's arrival; 1..86400)\n"
 	"  --now UNIX          use this as the current time (reproducible tokens)\n"
 	"  -h, --help          this help\n"
 	"\n"
@@ -61,6 +70,8 @@ main(int argc, char **argv)
 		{"kid", required_argument, NULL, 'k'},
 		{"ttl", required_argument, NULL, 't'},
 		{"nbf", required_argument, NULL, 'n'},
+		{"nbf-spread", required_argument, NULL, 'S'},
+		{"gate", no_argument, NULL, 'g'},
 		{"now", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -70,8 +81,8 @@ main(int argc, char **argv)
 	char tok[SK_TOKEN_MAX_LEN + 1];
 	struct sk_token_claims c;
 	struct sk_token_key *key = NULL;
-	int64_t ttl = 300, nbf_off = 0, now = (int64_t)time(NULL);
-	bool have_sub = false, have_nbf = false;
+	int64_t ttl = 300, nbf_off = 0, spread = 0, now = (int64_t)time(NULL);
+	bool have_sub = false, have_nbf = false, gate = false;
 	size_t secret_len = 0;
 	int opt, rc;
 
@@ -124,6 +135,15 @@ main(int argc, char **argv)
 			}
 			have_nbf = true;
 			break;
+		case 'S':
+			if (!sk_parse_i64(optarg, 1, 86400, &spread)) {
+				sk_log(PROG, "--nbf-spread: '%s' is not 1..86400 seconds", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'g':
+			gate = true;
+			break;
 		case 'N':
 			if (!sk_parse_i64(optarg, 0, SK_TOKEN_TIME_MAX, &now)) {
 				sk_log(PROG, "--now: '%s' is not a unix time", optarg);
@@ -151,6 +171,14 @@ main(int argc, char **argv)
 	if (!have_sub) {
 		sk_log(PROG, "--sub is required");
 		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (gate && (!c.has_item || c.item == 0)) {
+		sk_log(PROG, "--gate needs --item (an item id, not 0): the claim names the item");
+		return EXIT_USAGE;
+	}
+	if (have_nbf && spread != 0) {
+		sk_log(PROG, "give at most one of --nbf and --nbf-spread");
 		return EXIT_USAGE;
 	}
 
@@ -190,6 +218,13 @@ main(int argc, char **argv)
 	if (have_nbf) {
 		c.nbf = now + nbf_off;
 		c.has_nbf = true;
+	} else if (spread != 0) {
+		c.nbf = now + (int64_t)sk_token_nbf_jitter(c.user, (uint64_t)spread);
+		c.has_nbf = true;
+	}
+	if (gate) {
+		c.gate = c.item;
+		c.has_gate = true;
 	}
 	if (c.exp > SK_TOKEN_TIME_MAX || (c.has_nbf && (c.nbf < 0 || c.nbf > SK_TOKEN_TIME_MAX))) {
 		sk_log(PROG, "exp or nbf out of range");

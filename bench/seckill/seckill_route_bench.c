@@ -33,6 +33,19 @@
  *   forged_jwt_ip_rl  auth on, ip_rate 20/s, burst 40, spent    → 429
  *                     (refused by the per-IP limit before any HMAC;
  *                     the TSC passed is frozen, so the bucket never refills)
+ * and the gate check (on two items of 2,000 units still on sale, each bought
+ * once by the 1,000 holders, with tokens carrying the gate claim of the item):
+ *   dup_jwt_claim     auth on, holder's JWT with the claim, item
+ *                     without the gate flag                     → duplicate
+ *   dup_jwt_gate      the same on an item with the flag: the claim
+ *                     is checked, and passes                    → duplicate
+ *   gate_pair_on/off  dup_jwt_gate on one item whose flag is set and
+ *                     cleared batch by batch (1,024 calls each, in turn),
+ *                     so the machine's load hits both alike; gate_pair_diff
+ *                     is the median of the pairs' differences: the cost
+ *                     of the check itself
+ *   gate_refused_jwt  a non-holder's JWT without the claim on the
+ *                     gated item (after the HMAC)               → 403 gate
  * and for reference, on the sold_out_jwt tokens:
  *   token_verify      sk_token_verify() alone
  *   token_peek_user   sk_token_peek_user() alone
@@ -68,6 +81,10 @@
 #define ITEM_STR  "1001"
 #define ITEM2	  1002u /* on sale: the forged-token cases */
 #define ITEM2_STR "1002"
+#define ITEM3	  1003u /* on sale, no gate flag: the claim read, not checked */
+#define ITEM3_STR "1003"
+#define ITEM4	  1004u /* on sale, gate flag: the claim checked */
+#define ITEM4_STR "1004"
 #define UNITS	  1000u
 #define CROWD	  1024u /* requests per case, a power of two */
 #define RUNS_MAX  50
@@ -101,11 +118,12 @@ struct bcase {
 	{                                                                                          \
 		.name = (n), .what = (w), .kind = (k), .lc = (l), .rq = (r), .want = (o)           \
 	}
-#define CASE_ITEM2(n, w, l, r, o)                                                                  \
+#define CASE_AT(n, w, l, it, r, o)                                                                 \
 	{                                                                                          \
-		.name = (n), .what = (w), .kind = K_ROUTE, .lc = (l), .item = ITEM2_STR,           \
-		.rq = (r), .want = (o)                                                             \
+		.name = (n), .what = (w), .kind = K_ROUTE, .lc = (l), .item = (it), .rq = (r),     \
+		.want = (o)                                                                        \
 	}
+#define CASE_ITEM2(n, w, l, r, o) CASE_AT(n, w, l, ITEM2_STR, r, o)
 
 static struct {
 	struct sk_shm *shm;
@@ -132,7 +150,7 @@ static struct sk_shm *
 new_arena(void)
 {
 	struct sk_shm_conf c = {.nlcores = 1,
-				.max_items = 4,
+				.max_items = 8,
 				.dedup_slots = UINT64_C(1) << 16,
 				.status_bits = 12,
 				.epoch = (uint32_t)time(NULL)};
@@ -163,10 +181,10 @@ user_id_reqs(struct sk_http_request *rq, char *buf, size_t cap, uint64_t (*id)(u
 }
 
 /* token_reqs - CROWD requests with "Authorization: Bearer <JWT of id(i)>",
- * the tokens as a crowd's would be: sub, item, iat, nbf, exp. */
+ * the tokens as a crowd's would be: sub, item, (gate if @gate,) iat, nbf, exp. */
 static void
 token_reqs(struct sk_http_request *rq, char *buf, size_t cap, uint64_t (*id)(unsigned),
-	   uint32_t item)
+	   uint32_t item, bool gate)
 {
 	int64_t now_s = B.now_ns / 1000000000;
 	size_t off = 0, len;
@@ -175,6 +193,8 @@ token_reqs(struct sk_http_request *rq, char *buf, size_t cap, uint64_t (*id)(uns
 		struct sk_token_claims cl = {.user = id(i),
 					     .item = item,
 					     .has_item = true,
+					     .gate = item,
+					     .has_gate = gate,
 					     .iat = now_s - 60,
 					     .has_iat = true,
 					     .nbf = now_s - 65,
@@ -253,6 +273,66 @@ sell_out(const struct sk_http_request *holders)
 			   rte_rdtsc(), &out) != SK_SECKILL_SOLD_OUT ||
 	    !sk_stock_is_sold_out(B.it) || sk_stock_remaining(B.it) != 0)
 		die("the item is not sold out after 1,000 winners");
+}
+
+/* buy_once - each holder of @rq (1,000 distinct users; the 24 repeated ones
+ * get their order back) buys @item once through the route. */
+static void
+buy_once(const struct sk_http_request *rq, const char *item)
+{
+	struct sk_seckill_reply out;
+	struct sk_order_rec rec;
+
+	for (unsigned i = 0; i < CROWD; i++) {
+		enum sk_seckill_outcome o = sk_seckill_buy(&B.lc_on, item, strlen(item), &rq[i],
+							   CLIENT_IP, B.now_ns, rte_rdtsc(), &out);
+
+		if (o != (i < UNITS ? SK_SECKILL_WON : SK_SECKILL_DUPLICATE))
+			die("a holder's first buy of a gate item did not win");
+		if (o == SK_SECKILL_WON && rte_ring_sc_dequeue_elem(B.ring, &rec, sizeof(rec)) != 0)
+			die("no order record for a gate item's winner");
+	}
+}
+
+/* Batch pairs of the gate pair (flag on, flag off), at most. */
+#define PAIRS_MAX 65536
+
+/*
+ * gate_pair - the same holder requests @rq on item @it (ITEM4) with its gate
+ * flag set and cleared in turn, a batch of CROWD calls each, for about
+ * @seconds: the medians of cycles per call with the flag on and off, and
+ * the median of the pairs' differences (on - off). The flag is left set.
+ */
+static void
+gate_pair(struct sk_item *it, const struct sk_http_request *rq, double seconds, double *on,
+	  double *off, double *diff)
+{
+	static double c_on[PAIRS_MAX], c_off[PAIRS_MAX], d[PAIRS_MAX];
+	struct sk_seckill_reply out;
+	double t0 = bench_now_s();
+	size_t n = 0;
+
+	while (n < PAIRS_MAX && bench_now_s() - t0 < seconds) {
+		for (int flag = 1; flag >= 0; flag--) {
+			uint64_t c0, c1;
+
+			it->gate = (uint8_t)flag;
+			c0 = rte_rdtsc();
+			for (unsigned i = 0; i < CROWD; i++)
+				if (sk_seckill_buy(&B.lc_on, ITEM4_STR, sizeof(ITEM4_STR) - 1,
+						   &rq[i], CLIENT_IP, B.now_ns, 0,
+						   &out) != SK_SECKILL_DUPLICATE)
+					B.wrong++;
+			c1 = rte_rdtsc();
+			(flag ? c_on : c_off)[n] = (double)(c1 - c0) / CROWD;
+		}
+		d[n] = c_on[n] - c_off[n];
+		n++;
+	}
+	it->gate = 1;
+	*on = bench_median(c_on, n);
+	*off = bench_median(c_off, n);
+	*diff = bench_median(d, n);
 }
 
 /* one - one call of case @c on request @i; returns its outcome. */
@@ -351,12 +431,15 @@ main(int argc, char **argv)
 	static struct sk_http_request rq_holder_uid[CROWD], rq_other_uid[CROWD];
 	static struct sk_http_request rq_holder_jwt[CROWD], rq_other_jwt[CROWD], rq_none[CROWD];
 	static struct sk_http_request rq_forged[CROWD];
+	static struct sk_http_request rq_claim3[CROWD], rq_claim4[CROWD], rq_nogate4[CROWD];
 	static char buf_holder_uid[CROWD * 24], buf_other_uid[CROWD * 24];
-	char *buf_holder_jwt, *buf_other_jwt, *buf_forged;
+	char *buf_holder_jwt, *buf_other_jwt, *buf_forged, *buf_claim3, *buf_claim4, *buf_nogate4;
 	size_t tok_cap = (size_t)CROWD * 320;
 	double seconds = 2, runs_d = 5, cpu_d = -1, load[3] = {0, 0, 0};
 	bool json = false;
 	int opt, rc, runs, cpu;
+	struct sk_item *it4 = NULL;
+	double pair_on, pair_off, pair_diff;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 's') {
@@ -391,8 +474,11 @@ main(int argc, char **argv)
 	buf_holder_jwt = malloc(tok_cap);
 	buf_other_jwt = malloc(tok_cap);
 	buf_forged = malloc(tok_cap);
+	buf_claim3 = malloc(tok_cap);
+	buf_claim4 = malloc(tok_cap);
+	buf_nogate4 = malloc(tok_cap);
 	if (B.shm == NULL || B.ring == NULL || buf_holder_jwt == NULL || buf_other_jwt == NULL ||
-	    buf_forged == NULL)
+	    buf_forged == NULL || buf_claim3 == NULL || buf_claim4 == NULL || buf_nogate4 == NULL)
 		die("out of memory (arena, order ring or token buffers)");
 	if (sk_token_key_create(SECRET, strlen(SECRET), &B.key) != 0)
 		die("cannot create the token key");
@@ -430,17 +516,30 @@ main(int argc, char **argv)
 	sc.id = ITEM2;
 	if (sk_shm_item_add(B.shm, &sc, 0, NULL) != 0)
 		die("cannot add the second item");
+	sc.total = 2 * UNITS; /* stays on sale after every holder bought once */
+	sc.id = ITEM3;
+	if (sk_shm_item_add(B.shm, &sc, 0, NULL) != 0)
+		die("cannot add the third item");
+	sc.id = ITEM4;
+	sc.gate = true;
+	if (sk_shm_item_add(B.shm, &sc, 0, &it4) != 0)
+		die("cannot add the gated item");
 
 	user_id_reqs(rq_holder_uid, buf_holder_uid, sizeof(buf_holder_uid), holder_id);
 	user_id_reqs(rq_other_uid, buf_other_uid, sizeof(buf_other_uid), non_holder_id);
-	token_reqs(rq_holder_jwt, buf_holder_jwt, tok_cap, holder_id, ITEM);
-	token_reqs(rq_other_jwt, buf_other_jwt, tok_cap, non_holder_id, ITEM);
-	token_reqs(rq_forged, buf_forged, tok_cap, non_holder_id, ITEM2);
+	token_reqs(rq_holder_jwt, buf_holder_jwt, tok_cap, holder_id, ITEM, false);
+	token_reqs(rq_other_jwt, buf_other_jwt, tok_cap, non_holder_id, ITEM, false);
+	token_reqs(rq_forged, buf_forged, tok_cap, non_holder_id, ITEM2, false);
+	token_reqs(rq_claim3, buf_claim3, tok_cap, holder_id, ITEM3, true);
+	token_reqs(rq_claim4, buf_claim4, tok_cap, holder_id, ITEM4, true);
+	token_reqs(rq_nogate4, buf_nogate4, tok_cap, non_holder_id, ITEM4, false);
 	forge(rq_forged);
 	for (unsigned i = 0; i < CROWD; i++)
 		rq_none[i] = (struct sk_http_request){
 			.method = SK_HTTP_METHOD_POST, .version = 11, .keep_alive = true};
 	sell_out(rq_holder_uid);
+	buy_once(rq_claim3, ITEM3_STR);
+	buy_once(rq_claim4, ITEM4_STR);
 
 	struct bcase cases[] = {
 		CASE("sold_out_user_id", "sold out, auth off, X-User-Id of a non-holder", K_ROUTE,
@@ -464,6 +563,12 @@ main(int argc, char **argv)
 		CASE_ITEM2("forged_jwt_ip_rl",
 			   "on sale, forged JWT, ip_rate on, burst spent (429, no HMAC)", &B.lc_rl,
 			   rq_forged, SK_SECKILL_RATE_LIMITED),
+		CASE_AT("dup_jwt_claim", "on sale, holder's JWT with the gate claim, no gate flag",
+			&B.lc_on, ITEM3_STR, rq_claim3, SK_SECKILL_DUPLICATE),
+		CASE_AT("dup_jwt_gate", "on sale, holder's JWT with the gate claim, gate flag",
+			&B.lc_on, ITEM4_STR, rq_claim4, SK_SECKILL_DUPLICATE),
+		CASE_AT("gate_refused_jwt", "on sale, gate flag, JWT without the claim (403 gate)",
+			&B.lc_on, ITEM4_STR, rq_nogate4, SK_SECKILL_GATE),
 	};
 	const size_t ncases = sizeof(cases) / sizeof(cases[0]);
 	struct sk_seckill_reply spent;
@@ -483,6 +588,7 @@ main(int argc, char **argv)
 	for (int r = 0; r < runs; r++)
 		for (size_t k = 0; k < ncases; k++)
 			timed(&cases[k], seconds / runs, r);
+	gate_pair(it4, rq_claim4, seconds, &pair_on, &pair_off, &pair_diff);
 	if (B.wrong != 0)
 		die("a timed call gave an unexpected outcome");
 	if (B.lc_rl.stats.token_verifies != rlc.ip_burst)
@@ -506,7 +612,9 @@ main(int argc, char **argv)
 		for (size_t k = 0; k < ncases; k++)
 			printf(",\"%s_ns\":%.1f,\"%s_cycles\":%.1f", cases[k].name, cases[k].m_ns,
 			       cases[k].name, cases[k].m_cyc);
-		printf("}\n");
+		printf(",\"gate_pair_on_cycles\":%.1f,\"gate_pair_off_cycles\":%.1f,"
+		       "\"gate_pair_diff_cycles\":%.1f}\n",
+		       pair_on, pair_off, pair_diff);
 	} else {
 		printf("seckill-route-bench: item of %u units sold out by %u users, dedup slice "
 		       "%" PRIu64 " slots,\n"
@@ -519,12 +627,21 @@ main(int argc, char **argv)
 		for (size_t k = 0; k < ncases; k++)
 			printf("  %-18s %9.1f %9.1f %8.1f  %s\n", cases[k].name, cases[k].m_ns,
 			       cases[k].m_cyc, cases[k].m_cyc / cases[3].m_cyc, cases[k].what);
+		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_on", "", pair_on, "",
+		       "dup_jwt_gate, flag set (batches in turn with the next)");
+		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_off", "", pair_off, "",
+		       "the same requests, same item, flag cleared");
+		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_diff", "", pair_diff, "",
+		       "median of the pairs' on - off: the gate check");
 	}
 	rte_ring_free(B.ring);
 	sk_token_key_free(B.key);
 	free(buf_holder_jwt);
 	free(buf_other_jwt);
 	free(buf_forged);
+	free(buf_claim3);
+	free(buf_claim4);
+	free(buf_nogate4);
 	sk_ratelimit_free(B.rl);
 	free(B.shm);
 	sk_test_eal_cleanup();

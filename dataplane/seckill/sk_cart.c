@@ -196,7 +196,8 @@ cart(struct sk_seckill_lcore *lc, const struct sk_http_request *req, struct sk_c
 		return sk_seckill_rate_limited(lc, wait, out);
 
 	/* item 0: a token that names an item is for that item's buy only */
-	struct sk_buy_req br = {.user = sk_seckill_identify(lc, req, 0, now_ns),
+	uint64_t gate;
+	struct sk_buy_req br = {.user = sk_seckill_identify(lc, req, 0, now_ns, &gate),
 				.client = client.addr,
 				.now_ns = now_ns};
 	if (br.user == 0) {
@@ -205,6 +206,11 @@ cart(struct sk_seckill_lcore *lc, const struct sk_http_request *req, struct sk_c
 	}
 	if (sk_unlikely(lc->deny != NULL) && sk_deny_user(lc->deny, br.user))
 		return sk_seckill_denied(lc, out);
+	/* A gated line needs the token's gate claim of its item: one claim
+	 * names one item, so a cart holds at most one gated item. */
+	for (unsigned i = 0; i < body.n; i++)
+		if (sk_unlikely(lines[i].item->gate) && gate != lines[i].item->id)
+			return item_reply(out, 403, 0, "gate", lines[i].item->id, SK_SECKILL_GATE);
 	if (lc->rl != NULL && !user_limits(lc, br.user, slot, body.n, now_tsc, &wait))
 		return sk_seckill_rate_limited(lc, wait, out);
 

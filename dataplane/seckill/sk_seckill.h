@@ -12,6 +12,9 @@
  *     time window (425 not_started / 403 ended) → rate limits (429 +
  *     Retry-After; the address is charged) → identity (Bearer JWT, or
  *     X-User-Id when auth is off; 401) → user deny list (403 denied) →
+ *     gate claim, on an item that requires it (403 gate; the claim is read
+ *     with the identity, in the token's one pass; X-User-Id has none, so
+ *     with auth off a gated item refuses every buyer) →
  *     per-user attempt limit (429) → item and global limits charged →
  *     sk_buy() → 202 queued | 200/202 duplicate | 409 limit | 410 | 429 | 503.
  *

@@ -23,11 +23,12 @@ void sk_seckill_vjson(struct sk_seckill_reply *out, uint16_t status, uint32_t re
 /**
  * sk_seckill_identify - the buyer's user id, or 0 (401): X-User-Id, or the
  * Bearer token verified for @p item (0: a token with an item claim is
- * refused, one without is accepted). With auth on this is the request's one
- * HMAC, counted in lc->stats.
+ * refused, one without is accepted); *@p gate its gate claim (0: none, and
+ * always 0 with X-User-Id). With auth on this is the request's one HMAC,
+ * counted in lc->stats.
  */
 uint64_t sk_seckill_identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req,
-			     uint32_t item, int64_t now_ns);
+			     uint32_t item, int64_t now_ns, uint64_t *gate);
 
 /** sk_seckill_canned - set @p out to the prebuilt answer @p id (HTTP @p status). */
 void sk_seckill_canned(struct sk_seckill_reply *out, uint16_t status, enum sk_http_canned_id id);

@@ -70,12 +70,14 @@ struct opts {
 	uint32_t conns;
 	uint32_t timeout_ms;
 	uint32_t conn_requests; /* answers per connection, then reconnect; 0 = no limit */
+	uint32_t gate_pct;	/* --gate: percent of the users whose token has the gate claim */
 	uint16_t port;
 	uint8_t tls_version; /* --tls-version: 0 any, 12 or 13 */
 	int cpu;
 	bool has_port;
 	bool has_attempts;
 	bool has_expect;
+	bool has_gate; /* --gate given */
 	bool wait_start;
 	bool poll;
 	bool tls;
@@ -95,7 +97,23 @@ enum {
 	UF_LIMIT = 1u << 2,	 /* got a 409 limit with an order id */
 	UF_WON_TWICE = 1u << 3,	 /* second fresh win seen (counted once) */
 	UF_TWO_ORDERS = 1u << 4, /* a second, different order id seen (counted once) */
+	UF_GATE = 1u << 5,	 /* got a 403 gate */
+	UF_SOLD_OUT = 1u << 6,	 /* got a 410 sold_out */
+	UF_OTHER = 1u << 7,	 /* got an answer that is neither of these two nor a win */
 };
+
+/**
+ * crowd_user_has_gate - whether the token of user index @p u (user id
+ * user-base + @p u) carries the gate claim under --gate PCT: the users whose
+ * index ends, modulo 100, below PCT (so any block of 100 users splits
+ * exactly, and a test can tell the two groups apart from the ids). Without
+ * --gate, no token has it.
+ */
+static inline bool
+crowd_user_has_gate(const struct opts *o, uint64_t u)
+{
+	return o->has_gate && u % 100 < o->gate_pct;
+}
 
 /* Order id -> user index, open addressing with linear probing; key 0 = empty. */
 struct order_map {
@@ -268,6 +286,7 @@ enum {
 	CK_UNIQUE,
 	CK_POLLS,
 	CK_ERRORS,
+	CK_GATE,
 	CK_ANSWERED,
 	CK__COUNT
 };
@@ -280,6 +299,13 @@ struct summary {
 	double secs;   /* measured buy phase */
 	double rps;    /* answers per second over the measured phase */
 	double waited; /* seconds paused by --wait-start */
+	/* --gate: the users by claim, and what the users without it got */
+	uint64_t gate_with, gate_without;
+	uint64_t gate_claim_refused; /* users with the claim answered 403 gate (wrong) */
+	uint64_t lacking_won;	     /* users without the claim holding an order (wrong) */
+	uint64_t lacking_gate;	     /* users without the claim answered 403 gate */
+	uint64_t lacking_sold_out;   /* ... answered only 410 (they came after the sell-out) */
+	uint64_t lacking_other;	     /* ... answered anything else (wrong) */
 	struct check ck[CK__COUNT];
 	int exit;
 };

@@ -172,6 +172,13 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_r
 	cw->st.status[b.status]++;
 	if (crowd_is_cart(cw, u))
 		cw->st.cart_status[b.status]++;
+	if (b.status == SK_CROWD_ST_GATE && r->status == 403)
+		cw->uflags[u] |= UF_GATE;
+	else if (b.status == SK_CROWD_ST_SOLD_OUT && r->status == 410)
+		cw->uflags[u] |= UF_SOLD_OUT;
+	else if (!(b.status == SK_CROWD_ST_QUEUED || b.status == SK_CROWD_ST_CONFIRMED ||
+		   b.status == SK_CROWD_ST_PAID))
+		cw->uflags[u] |= UF_OTHER;
 	switch (b.status) {
 	case SK_CROWD_ST_QUEUED:
 	case SK_CROWD_ST_CONFIRMED:

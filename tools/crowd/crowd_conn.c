@@ -246,8 +246,12 @@ crowd_build_identity(struct crowd *cw, char *p, size_t *len, uint32_t u, bool ca
 		put_lit(p, len, "\r\n");
 		return true;
 	}
-	struct sk_token_claims cl = {
-		.user = user, .item = cw->o.item, .exp = cw->token_exp, .has_item = !cart};
+	struct sk_token_claims cl = {.user = user,
+				     .item = cw->o.item,
+				     .has_item = !cart,
+				     .gate = cw->o.item,
+				     .has_gate = crowd_user_has_gate(&cw->o, u),
+				     .exp = cw->token_exp};
 	size_t tlen;
 	put_lit(p, len, "Authorization: Bearer ");
 	if (sk_token_mint(cw->key, &cl, p + *len, CONN_OUT_CAP - *len - 64, &tlen) != 0)

@@ -25,7 +25,7 @@ static const char usage[] =
 	"                     [--attempts N] [--retriers FRACTION] [--seed N] [--conns N]\n"
 	"                     [--wait-start] [--secret-file FILE] [--timeout-ms N]\n"
 	"                     [--max-seconds S] [--poll] [--expect-units N] [--json FILE]\n"
-	"                     [--orders FILE] [--cpu N] [--conn-requests N]\n"
+	"                     [--orders FILE] [--cpu N] [--conn-requests N] [--gate PCT]\n"
 	"                     [--follow PERCENT [--follow-seconds S]]\n"
 	"                     [--tls [--sni NAME] [--tls-resume] [--cacert FILE]\n"
 	"                      [--tls-version 1.2|1.3]] [--mix cart=PCT[,lines=K]]\n"
@@ -48,6 +48,10 @@ static const char usage[] =
 	"  --wait-start         on 425 not_started, pause until starts_in_ms, then go\n"
 	"  --secret-file FILE   auth on: send a JWT per user (exp now+600 s, item claim);\n"
 	"                       without it, send X-User-Id\n"
+	"  --gate PCT           with --secret-file: PCT% of the users (index mod 100 <\n"
+	"                       PCT) carry the item's gate claim, the rest lack it;\n"
+	"                       checks that no user without it wins and that none\n"
+	"                       with it is answered 403 gate\n"
 	"  --timeout-ms N       per-request and connect timeout (default 10000)\n"
 	"  --max-seconds S      hard bound on the whole run (default 60)\n"
 	"  --poll               at the end, GET /v1/orders/{id} for every winner\n"
@@ -138,6 +142,8 @@ static const struct int_opt {
 	{'C', 0, CPU_SETSIZE - 1, "a CPU number", OPT_FIELD(cpu), 0},
 	{'q', 1, UINT32_MAX, "a number of requests (1..4294967295)", OPT_FIELD(conn_requests), 0},
 	{'F', 0, 100, "a percentage (0..100)", OPT_FIELD(follow), 0},
+	{'g', 0, 100, "a percentage (0..100)", OPT_FIELD(gate_pct),
+	 offsetof(struct opts, has_gate)},
 };
 
 /* int_opt_of - the entry of option @key in int_opts, or NULL. */
@@ -255,6 +261,7 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		{"conn-requests", required_argument, NULL, 'q'},
 		{"follow", required_argument, NULL, 'F'},
 		{"follow-seconds", required_argument, NULL, 'f'},
+		{"gate", required_argument, NULL, 'g'},
 		{"tls", no_argument, NULL, 'T'},
 		{"sni", required_argument, NULL, 'N'},
 		{"tls-resume", no_argument, NULL, 'R'},
@@ -387,6 +394,11 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 	    (o->item == 0 || o->item > UINT32_MAX - (o->mix.cart_lines - 1))) {
 		sk_log(PROG, "--mix cart: items %" PRIu64 "..+%u are not item ids", o->item,
 		       o->mix.cart_lines - 1);
+		return EXIT_USAGE;
+	}
+	if (o->has_gate && (o->secret_file == NULL || o->item == 0)) {
+		sk_log(PROG, "--gate needs --secret-file and an --item other than 0 "
+			     "(X-User-Id carries no claim)");
 		return EXIT_USAGE;
 	}
 	if (o->tls && !o->has_port)

@@ -9,6 +9,41 @@
 
 #include "crowd.h"
 
+/* summarize_gate - --gate: put user index @u in its group of @s. */
+static void
+summarize_gate(const struct crowd *cw, uint64_t u, struct summary *s)
+{
+	uint8_t f = cw->uflags[u];
+
+	if (!cw->o.has_gate)
+		return;
+	if (crowd_user_has_gate(&cw->o, u)) {
+		s->gate_with++;
+		s->gate_claim_refused += (f & UF_GATE) != 0;
+		return;
+	}
+	s->gate_without++;
+	s->lacking_won += cw->order[u] != 0;
+	s->lacking_gate += (f & UF_GATE) != 0;
+	s->lacking_sold_out += (f & (UF_GATE | UF_SOLD_OUT)) == UF_SOLD_OUT;
+	s->lacking_other += (f & UF_OTHER) != 0;
+}
+
+/* check_gate - --gate: nobody without the claim won or was answered
+ * anything but 403 gate or 410, and nobody with it was answered 403 gate. */
+static void
+check_gate(const struct summary *s, struct check *ck)
+{
+	*ck = (struct check){
+		"gate", s->lacking_won == 0 && s->lacking_other == 0 && s->gate_claim_refused == 0,
+		""};
+	snprintf(ck->text, sizeof(ck->text),
+		 "gate: %" PRIu64 " users without the claim: %" PRIu64 " refused 403 gate, %" PRIu64
+		 " sold out, %" PRIu64 " won, %" PRIu64 " other; %" PRIu64 " with it refused",
+		 s->gate_without, s->lacking_gate, s->lacking_sold_out, s->lacking_won,
+		 s->lacking_other, s->gate_claim_refused);
+}
+
 void
 crowd_summarize(const struct crowd *cw, struct summary *s)
 {
@@ -16,6 +51,7 @@ crowd_summarize(const struct crowd *cw, struct summary *s)
 
 	memset(s, 0, sizeof(*s));
 	for (uint64_t u = 0; u < cw->o.users; u++) {
+		summarize_gate(cw, u, s);
 		if (cw->order[u] == 0)
 			continue;
 		s->winners++;
@@ -81,6 +117,9 @@ crowd_summarize(const struct crowd *cw, struct summary *s)
 	}
 	ck[CK_ERRORS] = (struct check){"no_errors", s->errors == 0, ""};
 	snprintf(ck[CK_ERRORS].text, sizeof(ck[0].text), "errors %" PRIu64, s->errors);
+	ck[CK_GATE] = (struct check){"gate", -1, ""};
+	if (cw->o.has_gate)
+		check_gate(s, &ck[CK_GATE]);
 	uint64_t done = st->answered - st->deferred;
 	ck[CK_ANSWERED] =
 		(struct check){"all_answered", done == cw->o.attempts && cw->phase == PH_DONE, ""};
@@ -355,6 +394,17 @@ crowd_report_json(const struct crowd *cw, const struct summary *s, FILE *f)
 	} else {
 		fprintf(f, ",\"carts\":null");
 	}
+	if (cw->o.has_gate)
+		fprintf(f,
+			",\"gate\":{\"pct\":%u,\"with_claim\":%" PRIu64 ",\"without\":%" PRIu64
+			",\"refused\":%" PRIu64 ",\"claim_refused\":%" PRIu64
+			",\"lacking_gate\":%" PRIu64 ",\"lacking_sold_out\":%" PRIu64
+			",\"lacking_won\":%" PRIu64 ",\"lacking_other\":%" PRIu64 "}",
+			cw->o.gate_pct, s->gate_with, s->gate_without, st->status[SK_CROWD_ST_GATE],
+			s->gate_claim_refused, s->lacking_gate, s->lacking_sold_out, s->lacking_won,
+			s->lacking_other);
+	else
+		fprintf(f, ",\"gate\":null");
 	if (cw->o.poll) {
 		fprintf(f,
 			",\"polls\":{\"sent\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"missing\":%" PRIu64

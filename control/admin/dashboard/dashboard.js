@@ -56,6 +56,7 @@ const OUTCOMES = [
 	['not_found', '#a8a29e'],
 	['bad_request', '#be185d'],
 	['paused', '#0284c7'],
+	['gate', '#9333ea'],
 ];
 
 const LCORE_COLORS = ['#0d9488', '#d97706', '#7c3aed', '#db2777', '#65a30d', '#0891b2', '#ea580c', '#4f46e5'];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_token.c - libFuzzer target for sk_token_verify() and sk_token_peek_user().
+ * fuzz_token.c - libFuzzer target for sk_token_verify(), sk_token_verify_claims()
+ * and sk_token_peek_user().
  *
  * The first input byte picks a mode:
  *   even  the rest is a raw token. Verify must not crash, and if it accepts,
@@ -14,7 +15,8 @@
  *         refused for its signature; the same token with one signature bit flipped, or
  *         signed with another key, must be refused.
  * Every token is copied into a buffer of exactly its length so ASan catches
- * any overread.
+ * any overread. sk_token_verify() and sk_token_verify_claims() must agree
+ * (status and user) on every input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,6 +56,11 @@ verify_exact(const struct sk_token_key *k, const char *tok, size_t len, int64_t 
 		abort();
 	memcpy(copy, tok, len);
 	st = sk_token_verify(k, copy, len, ITEM, now, SKEW, user);
+
+	struct sk_token_verified v = {0, 0};
+	if (sk_token_verify_claims(k, copy, len, ITEM, now, SKEW, &v) != st ||
+	    (st == SK_TOKEN_OK && v.user != *user))
+		abort();
 	free(copy);
 	return st;
 }

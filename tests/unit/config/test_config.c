@@ -240,6 +240,7 @@ static const struct bad_case bad_cases[] = {
 	 "item.1.price: 9007199254740993 is out of range 0..9007199254740992"},
 	{ITEM1 "price = 9.99\n", "item.1.price: '9.99' is not a decimal number"},
 	{ITEM1 "per_user_limit = 0\n", "item.1.per_user_limit: 0 is out of range 1..1000000"},
+	{ITEM1 "gate = maybe\n", "item.1.gate: 'maybe' is not on/off"},
 	{ITEM1 "name = a\"b\n", ":8: item.1.name: control characters, '\"' and '\\' are not"},
 	{ITEM1 "name = a\\b\n", "item.1.name: control characters"},
 	{ITEM1 "name = "
@@ -505,6 +506,7 @@ static const char seckill_text[] = PORT0 "[seckill]\n"
 					 "end = +1h\n"
 					 "batch_max = 64\n"
 					 "dedup_slots = 16384\n"
+					 "gate = on\n"
 					 "[item.4294967295]\n"
 					 "total = 0\n"
 					 "start = 1800000000\n"
@@ -554,6 +556,7 @@ START_TEST(test_seckill_file)
 	ck_assert_int_eq(it->end.s, 3600);
 	ck_assert_uint_eq(it->batch_max, 64);
 	ck_assert_uint_eq(it->dedup_slots, 16384);
+	ck_assert(it->gate);
 
 	it = &cfg.items[1];
 	ck_assert_uint_eq(it->id, 4294967295u);
@@ -566,6 +569,7 @@ START_TEST(test_seckill_file)
 	ck_assert_int_eq(it->end.s, 1800000600);
 	ck_assert_uint_eq(it->batch_max, 0);
 	ck_assert_uint_eq(it->dedup_slots, 0);
+	ck_assert(!it->gate); /* off by default */
 
 	it = &cfg.items[2];
 	ck_assert_uint_eq(it->id, 7);

@@ -7,7 +7,10 @@
  *
  *   crowd_fake_server [--port N] [--units N] [--item ID] [--start-in-ms N]
  *                     [--secret-file F] [--close-every N] [--busy-every N]
- *                     [--broken MODE] [--max-seconds S] [--ipv6]
+ *                     [--broken MODE] [--max-seconds S] [--ipv6] [--gate]
+ *
+ * --gate: the item requires the gate claim (with --secret-file): a token
+ * without "gate":"<item>" is answered 403 {"status":"gate"}.
  *
  * Prints "port N" on stdout once it listens (--port 0, the default, picks a
  * free one), then serves until SIGTERM/SIGINT or --max-seconds (default 120).
@@ -19,6 +22,7 @@
  *   poll-missing  polling the first order answers 404
  *   drop          the 50th buy request gets no answer: the connection closes
  *   garbage       the 50th buy request gets a malformed answer
+ *   gate-leak     (--gate) the first buyer without the claim is let through
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,7 +50,16 @@
 #define USERS_CAP (1u << 21) /* distinct buyers the map holds */
 #define ORDER_ID0 1000000ull /* first order id: ids are ORDER_ID0 + seq */
 
-enum broken { B_NONE, B_TWO_ORDERS, B_DUP_MISMATCH, B_SHARED, B_POLL_MISSING, B_DROP, B_GARBAGE };
+enum broken {
+	B_NONE,
+	B_TWO_ORDERS,
+	B_DUP_MISMATCH,
+	B_SHARED,
+	B_POLL_MISSING,
+	B_DROP,
+	B_GARBAGE,
+	B_GATE_LEAK
+};
 
 struct fconn {
 	int fd;
@@ -62,6 +75,7 @@ struct server {
 	int64_t start_ns; /* realtime ns at which the sale opens */
 	enum broken broken;
 	bool broken_done;
+	bool gate; /* --gate */
 	struct sk_token_key *key;
 	uint64_t *ukeys; /* user ids, 0 = empty */
 	uint64_t *uorders;
@@ -172,13 +186,16 @@ header(const char *h, size_t len, const char *name, size_t *vlen)
 	return NULL;
 }
 
+/* identify - the buyer, or 0; *@gate its token's gate claim (0: none). */
 static uint64_t
-identify(struct server *sv, const char *h, size_t hlen)
+identify(struct server *sv, const char *h, size_t hlen, uint64_t *gate)
 {
+	struct sk_token_verified tv = {0, 0};
 	const char *v;
 	size_t vlen;
 	uint64_t user = 0;
 
+	*gate = 0;
 	if (sv->key == NULL) {
 		v = header(h, hlen, "X-User-Id", &vlen);
 		if (v == NULL || sk_token_user_id_parse(v, vlen, &user) != 0)
@@ -188,10 +205,11 @@ identify(struct server *sv, const char *h, size_t hlen)
 	v = header(h, hlen, "Authorization", &vlen);
 	if (v == NULL || vlen < 8 || strncasecmp(v, "Bearer ", 7) != 0)
 		return 0;
-	if (sk_token_verify(sv->key, v + 7, vlen - 7, sv->item, real_ns() / 1000000000, 5, &user) !=
-	    SK_TOKEN_OK)
+	if (sk_token_verify_claims(sv->key, v + 7, vlen - 7, sv->item, real_ns() / 1000000000, 5,
+				   &tv) != SK_TOKEN_OK)
 		return 0;
-	return user;
+	*gate = tv.gate;
+	return tv.user;
 }
 
 static void
@@ -199,7 +217,7 @@ buy(struct server *sv, struct fconn *c, const char *h, size_t hlen)
 {
 	char body[160];
 	int64_t now = real_ns();
-	uint64_t user, *slot;
+	uint64_t user, gate, *slot;
 	size_t idx;
 
 	sv->buys++;
@@ -218,11 +236,19 @@ buy(struct server *sv, struct fconn *c, const char *h, size_t hlen)
 		reply(sv, c, 425, "Too Early", "", body, false);
 		return;
 	}
-	user = identify(sv, h, hlen);
+	user = identify(sv, h, hlen, &gate);
 	if (user == 0) {
 		reply(sv, c, 401, "Unauthorized", "WWW-Authenticate: Bearer\r\n",
 		      "{\"status\":\"unauthorized\"}", false);
 		return;
+	}
+	if (sv->gate && gate != sv->item) {
+		if (sv->broken == B_GATE_LEAK && !sv->broken_done) {
+			sv->broken_done = true;
+		} else {
+			reply(sv, c, 403, "Forbidden", "", "{\"status\":\"gate\"}", false);
+			return;
+		}
 	}
 	if (sv->busy_every && sv->buys % sv->busy_every == 0) {
 		reply(sv, c, 429, "Too Many Requests", "Retry-After: 1\r\n",
@@ -471,11 +497,12 @@ main(int argc, char **argv)
 		{"broken", required_argument, NULL, 'B'},
 		{"max-seconds", required_argument, NULL, 'm'},
 		{"ipv6", no_argument, NULL, '6'},
+		{"gate", no_argument, NULL, 'g'},
 		{NULL, 0, NULL, 0},
 	};
 	static const char *const modes[] = {"none",	    "two-orders",   "dup-mismatch",
 					    "shared-order", "poll-missing", "drop",
-					    "garbage"};
+					    "garbage",	    "gate-leak"};
 	static struct server sv;
 	uint64_t port = 0, start_ms = 0, max_s = 120, v = 0;
 	int opt;
@@ -488,6 +515,9 @@ main(int argc, char **argv)
 		switch (opt) {
 		case '6':
 			v6 = true;
+			break;
+		case 'g':
+			sv.gate = true;
 			break;
 		case 'k':
 			ok = load_key(&sv, optarg) == 0;

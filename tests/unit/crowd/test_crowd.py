@@ -180,7 +180,9 @@ def good_run():
     check("good: item read sold_out, 0 remaining",
           s["item_read"] == {"http": 200, "state": "sold_out", "remaining": 0},
           str(s["item_read"]))
-    check("good: every check true", all(s["checks"].values()) and s["ok"] and s["exit"] == 0,
+    check("good: every check true (gate: not applicable)",
+          all(v for k, v in s["checks"].items() if k != "gate") and
+          s["checks"]["gate"] is None and s["gate"] is None and s["ok"] and s["exit"] == 0,
           str(s["checks"]))
     check("good: human summary", "check: winners == units (100) OK" in out and
           "attempts 5000 (2000 users, 400 retrying)" in out, out)
@@ -289,6 +291,41 @@ def auth():
         f.write("short\n")
     rc, _, out = crowd(1, "--secret-file", short)
     check("short secret: exit 2", rc == 2 and "shorter than 32" in out, out)
+
+
+def gate():
+    good = os.path.join(TMP, "secret-gate")
+    with open(good, "w") as f:
+        f.write("g" * 40 + "\n")
+    # 2000 users, 70 % with the claim (index mod 100 < 70): 1400 and 600
+    with Fake("--units", "100", "--secret-file", good, "--gate") as f:
+        rc, s, out = crowd(f.port, *BASE, "--secret-file", good, "--gate", "70", "--poll",
+                           "--expect-units", "100", "--orders", os.path.join(TMP, "gate.orders"))
+    g = s and s["gate"]
+    check("gate 70: exit 0, check true", rc == 0 and s["checks"]["gate"] is True, out)
+    check("gate 70: the split", g and g["pct"] == 70 and g["with_claim"] == 1400 and
+          g["without"] == 600, str(g))
+    check("gate 70: nobody without the claim won, nobody with it refused",
+          g and g["lacking_won"] == 0 and g["claim_refused"] == 0 and g["lacking_other"] == 0,
+          str(g))
+    check("gate 70: the users without it were refused (403 gate) or came after the sell-out",
+          g and g["lacking_gate"] + g["lacking_sold_out"] == 600 and g["lacking_gate"] > 0 and
+          s["status"].get("gate") == g["refused"] and s["http"].get("403") == g["refused"],
+          str(s))
+    with open(os.path.join(TMP, "gate.orders")) as f:
+        users = [int(line.split()[0]) for line in f]
+    check("gate 70: every winner's id is one with the claim",
+          len(users) == 100 and all((u - 1) % 100 < 70 for u in users), str(users[:10]))
+    check("gate 70: human summary counts 403 gate apart",
+          "| gate " in out and "600 users without the claim" in out, out)
+    with Fake("--units", "100", "--secret-file", good, "--gate", "--broken", "gate-leak") as f:
+        rc, s, out = crowd(f.port, *BASE, "--secret-file", good, "--gate", "70")
+    check("gate-leak: exit 1, the gate check fails",
+          rc == 1 and s["checks"]["gate"] is False and s["gate"]["lacking_won"] == 1, out)
+    rc, _, out = crowd(1, "--gate", "70")
+    check("--gate without --secret-file: exit 2", rc == 2 and "--secret-file" in out, out)
+    rc, _, out = crowd(1, "--gate", "101", "--secret-file", good)
+    check("--gate 101: exit 2", rc == 2 and "percentage" in out, out)
 
 
 def wait_start():
@@ -442,7 +479,7 @@ def tls():
 
 
 def main():
-    for t in (good_run, ipv6, expect_wrong, broken_runs, reconnects, busy, auth, wait_start,
+    for t in (good_run, ipv6, expect_wrong, broken_runs, reconnects, busy, auth, gate, wait_start,
               determinism, usage, refused, tls):
         try:
             t()

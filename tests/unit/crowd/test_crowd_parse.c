@@ -71,6 +71,7 @@ static const struct body_case body_cases[] = {
 	{"{\"status\":\"unauthorized\"}", 0, SK_CROWD_ST_UNAUTHORIZED, 0, false, -1, -1, NULL},
 	{"{\"order\":\"9\",\"status\":\"cancelled\"}", 0, SK_CROWD_ST_CANCELLED, 9, false, -1, -1,
 	 NULL},
+	{"{\"status\":\"gate\"}", 0, SK_CROWD_ST_GATE, 0, false, -1, -1, NULL},
 	{"{\"status\":\"weird\"}", 0, SK_CROWD_ST_OTHER, 0, false, -1, -1, NULL},
 	{"{\"status\":\"s\\u006fld_out\"}", 0, SK_CROWD_ST_OTHER, 0, false, -1, -1, NULL},
 	{"{}", 0, SK_CROWD_ST_NONE, 0, false, -1, -1, NULL},

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lg_opts.h"
+#include "lg_tokens.h"
 #include "sk_test.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
@@ -109,6 +110,13 @@ START_TEST(test_good)
 	ck_assert(o.json && o.quiet);
 	ck_assert_int_eq(o.user_pick, LG_USER_RANDOM);
 	ck_assert_uint_eq(o.seed, 7);
+	ck_assert_uint_eq(o.gate_pct, 0);
+
+	/* --gate: the share of the tokens with the gate claim, index mod 100 */
+	ck_assert_int_eq(parse("--server 198.18.0.1 --gate 70", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.gate_pct, 70);
+	ck_assert(lg_tokens_gated(69, 70) && !lg_tokens_gated(70, 70) && lg_tokens_gated(100, 70));
+	ck_assert(!lg_tokens_gated(0, 0) && lg_tokens_gated(99, 100));
 
 	/* --cps makes the connections short; a /31 and a /32 are all hosts */
 	ck_assert_int_eq(parse("--server 198.18.0.1 --cps 1000 --step 1 --clients 198.18.1.0/31",
@@ -239,6 +247,7 @@ static const struct bad_case bad_cases[] = {
 	{"--server 198.18.0.1 --conns -1", "--conns: '-1' is not an integer in 1..1000000"},
 	{"--server 198.18.0.1 --tokens 4000001",
 	 "--tokens: '4000001' is not an integer in 1..4000000"},
+	{"--server 198.18.0.1 --gate 101", "--gate: '101' is not an integer in 0..100"},
 	{"--server 198.18.0.1 --rate 0", "--rate: '0' is not a number in 0.001..1e+09"},
 	{"--server 198.18.0.1 --rate nan", "--rate: 'nan' is not a number in 0.001..1e+09"},
 	{"--server 198.18.0.1 --rate 1 --cps 1", "--cps: give only one of --rate and --cps"},

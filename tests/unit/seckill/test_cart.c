@@ -271,6 +271,34 @@ START_TEST(token_without_item_claim)
 }
 END_TEST
 
+/* A gated line needs the token's gate claim of its item: 403 gate naming
+ * it, nothing taken; with the claim the cart buys. */
+START_TEST(gated_line)
+{
+	struct sk_token_claims c = {.user = 78, .exp = NOW_S + 60};
+	char tok[SK_TOKEN_MAX_LEN + 1], h[SK_TOKEN_MAX_LEN + 16];
+	struct sk_seckill_reply out;
+
+	sk_shm_item_find(T.arena.shm, 1)->gate = 1; /* as preheat copies the flag */
+	mint(h, sizeof(h), 77, false, 0);
+	ck_assert_int_eq(cart(h, JSON, CART2, &out), SK_SECKILL_GATE);
+	ck_assert_uint_eq(out.status, 403);
+	body_is(&out, "{\"status\":\"gate\",\"item\":1}");
+	c.gate = 5, c.has_gate = true; /* the claim of the other line's item */
+	ck_assert_int_eq(sk_token_mint(T.key, &c, tok, sizeof(tok), NULL), 0);
+	snprintf(h, sizeof(h), "Bearer %s", tok);
+	ck_assert_int_eq(cart(h, JSON, CART2, &out), SK_SECKILL_GATE);
+	ck_assert_uint_eq(remaining(1), 3);
+	ck_assert_uint_eq(remaining(5), 10);
+	ck_assert_uint_eq(outcome(SK_SECKILL_GATE), 2);
+	c.gate = 1;
+	ck_assert_int_eq(sk_token_mint(T.key, &c, tok, sizeof(tok), NULL), 0);
+	snprintf(h, sizeof(h), "Bearer %s", tok);
+	ck_assert_int_eq(cart(h, JSON, CART2, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(remaining(1), 2);
+}
+END_TEST
+
 /* The address pays once per cart; each line's item limit is its own. */
 START_TEST(rate_limits)
 {
@@ -303,6 +331,7 @@ cart_suite(void)
 	tc = tcase_create("auth");
 	tcase_add_checked_fixture(tc, setup_auth, teardown);
 	tcase_add_test(tc, token_without_item_claim);
+	tcase_add_test(tc, gated_line);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_add_checked_fixture(tc, setup_limits, teardown);

@@ -110,6 +110,14 @@ static const struct {
 	{"extra argument", {"--secret", SEC, "--sub", "1", "extra", NULL}, 2},
 	{"short secret", {"--secret", "0123456789abcdef0123456789abcde", "--sub", "1", NULL}, 1},
 	{"missing secret file", {"--secret-file", "/nonexistent/secret", "--sub", "1", NULL}, 1},
+	{"gate without item", {"--secret", SEC, "--sub", "1", "--gate", NULL}, 2},
+	{"gate of item 0", {"--secret", SEC, "--sub", "1", "--item", "0", "--gate", NULL}, 2},
+	{"nbf-spread 0", {"--secret", SEC, "--sub", "1", "--nbf-spread", "0", NULL}, 2},
+	{"nbf-spread junk", {"--secret", SEC, "--sub", "1", "--nbf-spread", "9s", NULL}, 2},
+	{"nbf-spread too long", {"--secret", SEC, "--sub", "1", "--nbf-spread", "86401", NULL}, 2},
+	{"nbf and nbf-spread",
+	 {"--secret", SEC, "--sub", "1", "--nbf", "5", "--nbf-spread", "60", NULL},
+	 2},
 	{"empty secret file", {"--secret-file", "/dev/null", "--sub", "1", NULL}, 1},
 };
 
@@ -168,6 +176,72 @@ START_TEST(test_mint_nbf_default_ttl)
 }
 END_TEST
 
+/* verify_claims - as verify(), with the gate claim in *@gate. */
+static enum sk_token_status
+verify_claims(const struct out *o, uint64_t item, int64_t now, struct sk_token_verified *v)
+{
+	struct sk_token_key *k = NULL;
+	enum sk_token_status st;
+
+	ck_assert_uint_gt(o->len, 1);
+	ck_assert_int_eq(sk_token_key_create(SEC, strlen(SEC), &k), 0);
+	st = sk_token_verify_claims(k, o->text, o->len - 1, item, now, 0, v);
+	sk_token_key_free(k);
+	return st;
+}
+
+/* --gate: the claim names --item; without it, no claim. */
+START_TEST(test_mint_gate)
+{
+	const char *args[] = {"--secret", SEC,	    "--sub", "42", "--item",
+			      "7",	  "--gate", "--now", NOW,  NULL};
+	const char *plain[] = {"--secret", SEC, "--sub", "42", "--item", "7", "--now", NOW, NULL};
+	struct sk_token_verified v = {0, 0};
+	struct out o = run(args);
+
+	ck_assert_int_eq(o.status, 0);
+	ck_assert_int_eq(verify_claims(&o, 7, 1700000000, &v), SK_TOKEN_OK);
+	ck_assert_uint_eq(v.user, 42);
+	ck_assert_uint_eq(v.gate, 7);
+	o = run(plain);
+	ck_assert_int_eq(verify_claims(&o, 7, 1700000000, &v), SK_TOKEN_OK);
+	ck_assert_uint_eq(v.gate, 0);
+}
+END_TEST
+
+/* --nbf-spread: nbf = now + the user's jitter in [0, S), the same at each
+ * issue, and the users spread over the window. */
+START_TEST(test_mint_nbf_spread)
+{
+	char sub[24];
+	const char *args[] = {"--secret", SEC,	   "--sub", sub, "--nbf-spread",
+			      "60",	  "--now", NOW,	    NULL};
+	uint64_t user = 0, early = 0, late = 0;
+
+	for (int u = 1; u <= 40; u++) {
+		int64_t j = (int64_t)sk_token_nbf_jitter((uint64_t)u, 60);
+		struct out o, o2;
+
+		snprintf(sub, sizeof(sub), "%d", u);
+		o = run(args);
+		ck_assert_int_eq(o.status, 0);
+		ck_assert_int_lt(j, 60);
+		ck_assert_int_ge(j, 0);
+		if (j > 0)
+			ck_assert_int_eq(verify(&o, 1, 1700000000 + j - 1, &user),
+					 SK_TOKEN_E_NOT_YET_VALID);
+		ck_assert_int_eq(verify(&o, 1, 1700000000 + j, &user), SK_TOKEN_OK);
+		ck_assert_uint_eq(user, (uint64_t)u);
+		o2 = run(args); /* a reissue: the same token, the same nbf */
+		ck_assert_str_eq(o.text, o2.text);
+		early += j < 30;
+		late += j >= 30;
+	}
+	ck_assert_uint_gt(early, 5); /* spread, not piled at one end */
+	ck_assert_uint_gt(late, 5);
+}
+END_TEST
+
 /* A secret file's trailing newline (\n or \r\n) is not part of the secret. */
 START_TEST(test_secret_file)
 {
@@ -213,6 +287,8 @@ main(int argc, char **argv)
 	tcase_add_test(tc, test_mint_item_ttl);
 	tcase_add_test(tc, test_mint_nbf_default_ttl);
 	tcase_add_test(tc, test_secret_file);
+	tcase_add_test(tc, test_mint_gate);
+	tcase_add_test(tc, test_mint_nbf_spread);
 	suite_add_tcase(s, tc);
 	return sk_test_run(s, false);
 }
