@@ -35,6 +35,7 @@ static const char *const outcome_names[SK_SECKILL__COUNT] = {
 	[SK_SECKILL_BAD_REQUEST] = "bad_request",
 	[SK_SECKILL_PAUSED] = "paused",
 	[SK_SECKILL_RESTOCKING] = "restocking",
+	[SK_SECKILL_NOT_RESERVED] = "not_reserved",
 };
 
 const char *

@@ -36,8 +36,8 @@
  */
 #define SK_SHM_VERSION                                                                             \
 	11 /* 11: item gate and reserved_only flags; 10: settled is an order id, per-lcore status  \
-	     windows (slot reuse, epoch roll); 9: an item's per-request fields in its first cache                                                \
-	     line; 8: TLS area in the stats block; 7: order record 64 B, client of either family;                                             \
+	     windows (slot reuse, epoch roll); 9: an item's per-request fields in its first cache  \
+	     line; 8: TLS area in the stats block; 7: order record 64 B, client of either family;  \
 	     6: member, order id layout; 5: cluster items; 4: item state paused */
 
 /**
@@ -80,6 +80,8 @@ enum sk_seckill_outcome {
 	SK_SECKILL_PAUSED,	 /**< 503 "paused": an operator paused the sale */
 	SK_SECKILL_RESTOCKING,	 /**< 503 "restocking": a cluster item empty here, not
 				      everywhere (units may come from the pool) */
+	SK_SECKILL_NOT_RESERVED, /**< 403 "not_reserved": a reserved_only item, the buyer not
+				      in its reservation set */
 	SK_SECKILL__COUNT
 };
 
