@@ -83,7 +83,7 @@ extern "C" {
  * nor honour a removal or a pause.
  */
 #define SK_STORE_SCHEMA_MAJOR	     4
-#define SK_STORE_SCHEMA_MINOR	     0
+#define SK_STORE_SCHEMA_MINOR	     1 /* 1: reservations (sk_store_reserve.h) */
 #define SK_STORE_SCHEMA_MAJOR_OLDEST 1
 
 /** Default LMDB map size (the most the data file may grow to): 1 GiB. */
