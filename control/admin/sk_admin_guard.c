@@ -78,6 +78,34 @@ is_json(const char *ct)
 	return *ct == '\0' || *ct == ';';
 }
 
+/* is_text - the media type of @ct is text/plain (parameters allowed). */
+static bool
+is_text(const char *ct)
+{
+	size_t n = prefix_ci(ct, "text/plain");
+
+	if (n == 0)
+		return false;
+	ct += n;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return *ct == '\0' || *ct == ';';
+}
+
+/* takes_text - @url is a route whose body is plain text: a list of ids. */
+static bool
+takes_text(const char *url)
+{
+	static const char pre[] = "/v1/activities/", post[] = "/reservations";
+	size_t n = sizeof(pre) - 1, d = 0;
+
+	if (url == NULL || strncmp(url, pre, n) != 0)
+		return false;
+	while (url[n + d] >= '0' && url[n + d] <= '9')
+		d++;
+	return d != 0 && strcmp(url + n + d, post) == 0;
+}
+
 /* changes_state - @m is a method that changes things (of those our routes take: POST). */
 static bool
 changes_state(const char *m)
@@ -87,8 +115,8 @@ changes_state(const char *m)
 }
 
 unsigned
-sk_admin_guard(const char *method, const char *host, const char *origin, const char *content_type,
-	       const char **why)
+sk_admin_guard(const char *method, const char *url, const char *host, const char *origin,
+	       const char *content_type, const char **why)
 {
 	size_t n;
 
@@ -101,7 +129,9 @@ sk_admin_guard(const char *method, const char *host, const char *origin, const c
 		*why = "cross-origin request refused (Origin is not this API's own)";
 		return 403;
 	}
-	if (changes_state(method) && (content_type == NULL || !is_json(content_type))) {
+	if (changes_state(method) && (content_type == NULL || !is_json(content_type)) &&
+	    !(origin == NULL && content_type != NULL && is_text(content_type) &&
+	      strcmp(method, "POST") == 0 && takes_text(url))) {
 		*why = "Content-Type must be application/json";
 		return 415;
 	}
