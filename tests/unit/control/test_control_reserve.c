@@ -228,6 +228,51 @@ START_TEST(no_block)
 }
 END_TEST
 
+/* seckillctl activity reserve: many batches, repeats, a bad file, show. */
+START_TEST(seckillctl_reserve)
+{
+	enum { N = 40000 };
+	static char out[8192];
+	char sock[PATH_MAX + 32], file[PATH_MAX + 32], bad[PATH_MAX + 32], err[SK_CONTROL_ERR_MAX];
+	struct sk_admin *adm;
+	FILE *f;
+
+	if (seckillctl_path == NULL)
+		return;
+	ck_assert_int_eq(sk_control_reserve_set(F.ctl, zone_new(8u << 20)), 0);
+	snprintf(sock, sizeof(sock), "%s/admin.sock", F.dir);
+	snprintf(file, sizeof(file), "%s/ids.txt", F.dir);
+	snprintf(bad, sizeof(bad), "%s/bad.txt", F.dir);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	for (unsigned u = 1; u <= N; u++)
+		fprintf(f, "%u%s\n", 1000000 + u, u % 1000 == 0 ? "\r" : "");
+	fprintf(f, "\n1000001\n"); /* an empty line, a repeat */
+	fclose(f);
+	ck_assert_int_eq(sk_test_write_file(bad, "5\n6\nseven\n", 0600), 0);
+	struct sk_admin_conf ac = {.socket_path = sock};
+	ck_assert_int_eq(sk_admin_start(&adm, F.ctl, &ac, err, sizeof(err)), 0);
+
+	const char *const ok[] = {"--socket", sock, "activity", "reserve", "21", file, NULL};
+	ck_assert_int_eq(sk_test_exec(F.dir, seckillctl_path, ok, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "40000 added, 40000 reserved") != NULL, "%s", out);
+	ck_assert_int_eq(sk_test_exec(F.dir, seckillctl_path, ok, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "0 added, 40000 reserved") != NULL, "%s", out);
+	ck_assert_uint_eq(stored(ITEM), N);
+	ck_assert(sk_reserve_has(sk_control_reserve(F.ctl), ITEM, 1000000 + N));
+
+	const char *const no[] = {"--socket", sock, "activity", "reserve", "21", bad, NULL};
+	ck_assert_int_eq(sk_test_exec(F.dir, seckillctl_path, no, out, sizeof(out)), 2);
+	ck_assert(!sk_reserve_has(sk_control_reserve(F.ctl), ITEM, 5));
+	const char *const unknown[] = {"--socket", sock, "activity", "reserve", "99", file, NULL};
+	ck_assert_int_eq(sk_test_exec(F.dir, seckillctl_path, unknown, out, sizeof(out)), 4);
+	const char *const show[] = {"--socket", sock, "activity", "show", "21", NULL};
+	ck_assert_int_eq(sk_test_exec(F.dir, seckillctl_path, show, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "reserved         40000 users") != NULL, "%s", out);
+	sk_admin_stop(adm);
+}
+END_TEST
+
 /* The one text/plain route: without Origin only, POST only, that path only. */
 START_TEST(guard_text_route)
 {
@@ -273,5 +318,6 @@ test_control_add_reserve(Suite *s)
 	tcase_add_test(tc, drop_on_archive);
 	tcase_add_test(tc, no_block);
 	tcase_add_test(tc, guard_text_route);
+	tcase_add_test(tc, seckillctl_reserve);
 	suite_add_tcase(s, tc);
 }
