@@ -63,6 +63,7 @@ struct opts {
 	uint64_t expect_units;
 	double retriers;
 	double max_seconds;
+	double reserved; /* --reserved: percent of the users in the set; < 0: off */
 	uint32_t conns;
 	uint32_t timeout_ms;
 	uint32_t conn_requests; /* answers per connection, then reconnect; 0 = no limit */
@@ -82,15 +83,18 @@ struct opts {
 	const char *secret_file;
 	const char *json;
 	const char *orders;
+	const char *reserved_file; /* --reserved-file: the reserved users' ids written here */
+	bool prepare;		   /* --prepare: write --reserved-file and exit */
 };
 
 /* Per-user flags (one byte each, next to the first order id seen). */
 enum {
-	UF_WIN = 1u << 0,	 /* got a fresh (non-duplicate) win */
-	UF_DUP = 1u << 1,	 /* got a duplicate answer */
-	UF_LIMIT = 1u << 2,	 /* got a 409 limit with an order id */
-	UF_WON_TWICE = 1u << 3,	 /* second fresh win seen (counted once) */
-	UF_TWO_ORDERS = 1u << 4, /* a second, different order id seen (counted once) */
+	UF_WIN = 1u << 0,	   /* got a fresh (non-duplicate) win */
+	UF_DUP = 1u << 1,	   /* got a duplicate answer */
+	UF_LIMIT = 1u << 2,	   /* got a 409 limit with an order id */
+	UF_WON_TWICE = 1u << 3,	   /* second fresh win seen (counted once) */
+	UF_TWO_ORDERS = 1u << 4,   /* a second, different order id seen (counted once) */
+	UF_NOT_RESERVED = 1u << 5, /* answered 403 not_reserved */
 };
 
 /* Order id -> user index, open addressing with linear probing; key 0 = empty. */
@@ -236,6 +240,7 @@ enum {
 	CK_UNIQUE,
 	CK_POLLS,
 	CK_ERRORS,
+	CK_RESERVED,
 	CK_ANSWERED,
 	CK__COUNT
 };
@@ -283,6 +288,19 @@ int crowd_opts_parse(int argc, char **argv, struct opts *o);
  * @return the array (o->attempts entries), or NULL when out of memory.
  */
 uint32_t *crowd_schedule_build(const struct opts *o, uint64_t *retriers);
+
+/**
+ * crowd_reserved - whether user index @p u is one of the o->reserved percent
+ * of reserved users (a fixed draw from o->seed and the user id: the same
+ * options give the same set). Always true when --reserved is off.
+ */
+bool crowd_reserved(const struct opts *o, uint64_t u);
+
+/**
+ * crowd_reserved_write - the ids of the reserved users, one per line, to
+ * o->reserved_file. 0, or EXIT_RUNTIME (printed).
+ */
+int crowd_reserved_write(const struct opts *o);
 
 /* ---------------------------------------------------------------- crowd_answer.c */
 

@@ -193,6 +193,9 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_r
 		if (b.has_order)
 			record_order(cw, u, b.order, UF_LIMIT);
 		break;
+	case SK_CROWD_ST_NOT_RESERVED:
+		cw->uflags[u] |= UF_NOT_RESERVED;
+		break;
 	case SK_CROWD_ST_NOT_STARTED:
 		if (cw->o.wait_start && r->status == 425)
 			wait_start(cw, &b, u, now);

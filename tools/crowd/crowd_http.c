@@ -51,6 +51,7 @@ static const char *const status_names[SK_CROWD_ST__COUNT] = {
 	[SK_CROWD_ST_UNAUTHORIZED] = "unauthorized",
 	[SK_CROWD_ST_NOT_FOUND] = "not_found",
 	[SK_CROWD_ST_BAD_REQUEST] = "bad_request",
+	[SK_CROWD_ST_NOT_RESERVED] = "not_reserved",
 	[SK_CROWD_ST_OTHER] = "other",
 };
 

@@ -41,6 +41,7 @@ enum sk_crowd_status {
 	SK_CROWD_ST_UNAUTHORIZED,
 	SK_CROWD_ST_NOT_FOUND,
 	SK_CROWD_ST_BAD_REQUEST,
+	SK_CROWD_ST_NOT_RESERVED,
 	SK_CROWD_ST_OTHER, /**< a string not listed above */
 	SK_CROWD_ST__COUNT
 };

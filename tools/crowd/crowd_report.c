@@ -82,6 +82,21 @@ crowd_summarize(const struct crowd *cw, struct summary *s)
 	ck[CK_ERRORS] = (struct check){"no_errors", s->errors == 0, ""};
 	snprintf(ck[CK_ERRORS].text, sizeof(ck[0].text), "errors %" PRIu64, s->errors);
 	uint64_t done = st->answered - st->deferred;
+	ck[CK_RESERVED] = (struct check){"reserved_only", -1, ""};
+	if (cw->o.reserved >= 0) {
+		uint64_t strangers = 0, refused = 0, wrongly = 0;
+		for (uint64_t u = 0; u < cw->o.users; u++) {
+			bool r = crowd_reserved(&cw->o, u), nr = cw->uflags[u] & UF_NOT_RESERVED;
+			strangers += !r && cw->order[u] != 0;
+			refused += nr;
+			wrongly += r && nr;
+		}
+		ck[CK_RESERVED].ok = strangers == 0 && wrongly == 0;
+		snprintf(ck[CK_RESERVED].text, sizeof(ck[0].text),
+			 "winners not reserved %" PRIu64 ", users refused not_reserved %" PRIu64
+			 " (of them reserved %" PRIu64 ")",
+			 strangers, refused, wrongly);
+	}
 	ck[CK_ANSWERED] =
 		(struct check){"all_answered", done == cw->o.attempts && cw->phase == PH_DONE, ""};
 	snprintf(ck[CK_ANSWERED].text, sizeof(ck[0].text), "answered %" PRIu64 "/%" PRIu64 "%s",
