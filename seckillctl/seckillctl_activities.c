@@ -352,27 +352,6 @@ struct id_text {
 	size_t len, cap, ids;
 };
 
-/* id_line - @s (@n bytes, no newline; a final '\r' dropped) is a user id
- * 1..UINT64_MAX in decimal, or empty (*@empty). */
-static bool
-id_line(const char *s, size_t n, bool *empty)
-{
-	uint64_t v = 0;
-
-	if (n != 0 && s[n - 1] == '\r')
-		n--;
-	*empty = n == 0;
-	if (n == 0)
-		return true;
-	if (n > SK_U64_DEC_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9' || __builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
-			return false;
-	return v != 0;
-}
-
 /* read_ids - every line of @f into @t; EX_OK, EX_USAGE naming the first
  * bad line of @name, or EX_ERR (no memory, read error). */
 static int
@@ -384,12 +363,15 @@ read_ids(FILE *f, const char *name, struct id_text *t)
 	int ex = EX_OK;
 
 	while ((n = getline(&line, &cap, f)) > 0) {
-		bool empty;
+		uint64_t v;
 
 		no++;
 		if (line[n - 1] == '\n')
 			n--;
-		if (!id_line(line, (size_t)n, &empty)) {
+		if (n != 0 && line[n - 1] == '\r')
+			n--;
+		line[n] = '\0';
+		if (n != 0 && !sk_parse_u64(line, 1, UINT64_MAX, &v)) {
 			sk_log(PROG,
 			       "%s:%zu: not a user id (decimal 1..18446744073709551615); "
 			       "nothing sent",
@@ -397,10 +379,8 @@ read_ids(FILE *f, const char *name, struct id_text *t)
 			ex = EX_USAGE;
 			break;
 		}
-		if (empty)
+		if (n == 0) /* an empty line */
 			continue;
-		if (line[n - 1] == '\r')
-			n--;
 		if (t->len + (size_t)n + 2 > t->cap) {
 			size_t nc = t->cap != 0 ? t->cap * 2 : 1 << 16;
 			char *nb = realloc(t->buf, nc);

@@ -15,6 +15,8 @@
  *   - requests, requests_by_time  payment request id -> outcome (exactly once)
  *   - user_orders, state_orders   every order line by (item, user) and by
  *                (item, state): the admin API's order queries
+ *   - reservations  item -> the user ids of its reservation set
+ *                (sk_store_reserve.h)
  *
  * Every key and value is laid out byte by byte in docs/storage.md; all
  * integers are big-endian so LMDB's byte order is numeric order.

@@ -64,25 +64,11 @@ host_ok(const char *host)
 	return false;
 }
 
-/* is_json - the media type of @ct is application/json (parameters allowed). */
+/* media_is - the media type of @ct is @type (parameters allowed). */
 static bool
-is_json(const char *ct)
+media_is(const char *ct, const char *type)
 {
-	size_t n = prefix_ci(ct, CT_JSON);
-
-	if (n == 0)
-		return false;
-	ct += n;
-	while (*ct == ' ' || *ct == '\t')
-		ct++;
-	return *ct == '\0' || *ct == ';';
-}
-
-/* is_text - the media type of @ct is text/plain (parameters allowed). */
-static bool
-is_text(const char *ct)
-{
-	size_t n = prefix_ci(ct, "text/plain");
+	size_t n = prefix_ci(ct, type);
 
 	if (n == 0)
 		return false;
@@ -129,8 +115,8 @@ sk_admin_guard(const char *method, const char *url, const char *host, const char
 		*why = "cross-origin request refused (Origin is not this API's own)";
 		return 403;
 	}
-	if (changes_state(method) && (content_type == NULL || !is_json(content_type)) &&
-	    !(origin == NULL && content_type != NULL && is_text(content_type) &&
+	if (changes_state(method) && (content_type == NULL || !media_is(content_type, CT_JSON)) &&
+	    !(origin == NULL && content_type != NULL && media_is(content_type, "text/plain") &&
 	      strcmp(method, "POST") == 0 && takes_text(url))) {
 		*why = "Content-Type must be application/json";
 		return 415;

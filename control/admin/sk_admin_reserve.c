@@ -14,27 +14,24 @@
 
 #include "sk_admin_impl.h"
 #include "sk_control.h"
+#include "sk_parse.h"
 #include "sk_reserve_ctl.h"
 #include "sk_store.h"
 
 /* user_id - @len bytes at @s, a decimal 1..UINT64_MAX without sign or
- * blanks (a trailing '\r' allowed), into *@v. */
+ * blanks (a trailing '\r' allowed), into *@v: sk_parse_u64()'s rule. */
 static bool
 user_id(const char *s, size_t len, uint64_t *v)
 {
-	uint64_t x = 0;
+	char d[SK_U64_DEC_MAX + 1];
 
 	if (len != 0 && s[len - 1] == '\r')
 		len--;
 	if (len == 0 || len > SK_U64_DEC_MAX)
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9' || __builtin_mul_overflow(x, 10, &x) ||
-		    __builtin_add_overflow(x, (uint64_t)(s[i] - '0'), &x))
-			return false;
-	}
-	*v = x;
-	return x != 0;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	return sk_parse_u64(d, 1, UINT64_MAX, v);
 }
 
 /* parse - the ids of @body into @ids (room for @len / 2 + 1); their count,
