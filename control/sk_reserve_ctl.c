@@ -49,6 +49,9 @@ sk_control_reserve_attach(struct sk_control *ctl, char *err, size_t errlen)
 	z = sk_reserve_attach(mz->addr, mz->len, err, errlen);
 	if (z == NULL)
 		return -EPROTO;
+	/* The last writer may have died mid-change: its allocator is rebuilt
+	 * from the published tables before anything is written. */
+	sk_reserve_recover(z);
 	rc = sk_control_reserve_set(ctl, z);
 	if (rc == 0 && (rc = sk_control_reserve_sync(ctl, 0)) != 0)
 		sk_logf(SK_LOG_ERROR, "reserve", "msg=\"sets not loaded from the store: %s\"",

@@ -8,6 +8,7 @@
 #include "sk_reserve.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(struct sk_reserve_zone) % SK_CACHE_LINE == 0, "the heap starts aligned");
@@ -391,4 +392,52 @@ sk_reserve_table_bytes(const struct sk_reserve_zone *z, uint32_t item)
 			       : 0;
 
 	return (t & 0xffffffffu) * 8;
+}
+
+/* ------------------------------------------------------------ recovery */
+
+static int
+ext_cmp(const void *a, const void *b)
+{
+	const struct sk_reserve_ext *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+void
+sk_reserve_recover(struct sk_reserve_zone *z)
+{
+	static struct sk_reserve_ext live[SK_RESERVE_DIR]; /* the writer's: one at a time */
+	uint64_t g = atomic_load_explicit(&z->gen, memory_order_relaxed) + 1, at = 0;
+	uint32_t n = 0;
+
+	z->items = 0;
+	for (uint32_t i = 0; i < SK_RESERVE_DIR; i++) {
+		struct sk_reserve_dirent *d = &z->dir[i];
+		uint64_t t = atomic_load_explicit(&d->tab, memory_order_relaxed), users = 0;
+
+		if (atomic_load_explicit(&d->key, memory_order_relaxed) == 0)
+			continue;
+		z->items++;
+		if (t != 0) {
+			const _Atomic uint64_t *s = slots_at(z, t);
+			for (uint64_t j = 0; j < (t & 0xffffffffu); j++)
+				users += atomic_load_explicit(&s[j], memory_order_relaxed) != 0;
+			live[n++] = (struct sk_reserve_ext){.off = (t >> 32) * 64,
+							    .len = (t & 0xffffffffu) * 8};
+		}
+		d->users = users;
+	}
+	qsort(live, n, sizeof(live[0]), ext_cmp);
+	z->nfree = z->nretired = 0;
+	for (uint32_t i = 0; i <= n; i++) {
+		uint64_t end = i < n ? live[i].off : z->heap_len;
+
+		if (end > at)
+			z->retired[z->nretired++] =
+				(struct sk_reserve_ext){.off = at, .len = end - at, .gen = g};
+		if (i < n)
+			at = live[i].off + live[i].len;
+	}
+	atomic_store_explicit(&z->gen, g, memory_order_release);
 }

@@ -176,6 +176,15 @@ bool sk_reserve_quiescent(const struct sk_reserve_zone *z);
  */
 uint64_t sk_reserve_reclaim(struct sk_reserve_zone *z);
 
+/**
+ * sk_reserve_recover - a new writer's first step on a block another writer
+ * left (possibly killed in the middle of a change): the allocator rebuilt
+ * from the published tables alone - every other heap byte retired at a new
+ * generation, so it is reused only once every lcore moved on - and each
+ * set's count recounted from its table. Tables and lookups are untouched.
+ */
+void sk_reserve_recover(struct sk_reserve_zone *z);
+
 /** sk_reserve_free_bytes - heap bytes free now (retired ones not counted). */
 uint64_t sk_reserve_free_bytes(const struct sk_reserve_zone *z);
 
