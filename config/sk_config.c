@@ -111,6 +111,7 @@ static const struct key seckill_keys[] = {
 	{"user_burst", KEY_U64, CFG(user_burst), 0, RATE_MAX},
 	{"user_slots", KEY_U32_POW2Z, CFG(user_slots), 4, 1u << 26},
 	{"deny_max", KEY_U32, CFG(deny_max), 0, 1u << 22}, /* SK_DENY_CAP_MAX */
+	{"reserve_mb", KEY_U32, CFG(reserve_mb), 0, 1u << 16},
 };
 
 /*
@@ -627,6 +628,7 @@ sk_config_defaults(struct sk_config *cfg)
 	cfg->user_burst = 20;
 	cfg->user_slots = 65536;
 	cfg->deny_max = 65536;
+	cfg->reserve_mb = 64;
 	cfg->tls_port = 443;
 	cfg->tls_ticket_rotate_s = 3600;
 	cfg->tls_handshake_timeout_ms = 10000;

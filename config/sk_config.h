@@ -324,6 +324,7 @@ struct sk_config {
 	uint32_t user_slots; /**< per-user limiter entries per lcore (power of 2); 0 = off for good
 			      */
 	uint32_t deny_max;   /**< entries of each deny list (users, prefixes); 0 = no deny lists */
+	uint32_t reserve_mb; /**< MiB of the reservation sets' heap; 0 = no reservations */
 
 	/* [proxy]: the client behind a load balancer or a CDN */
 	uint8_t proxy_protocol; /**< enum sk_config_proxy: PROXY header on every connection */

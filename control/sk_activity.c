@@ -14,6 +14,7 @@
 #include "sk_control_impl.h"
 #include "sk_logfmt.h"
 #include "sk_preheat.h"
+#include "sk_reserve_ctl.h"
 
 static const char *const result_names[] = {
 	[SK_ACTIVITY_DONE] = "done",	     [SK_ACTIVITY_UNCHANGED] = "unchanged",
@@ -147,6 +148,9 @@ load_item(struct sk_control *ctl, const struct sk_store_activity *a)
 {
 	int rc = sk_preheat_item(ctl->store, ctl->shm, a, 0, 0, NULL, NULL);
 
+	/* Its set in memory as in the store (logged if it cannot be). */
+	if (rc == 0 && a->reserved_only && ctl->reserve != NULL)
+		(void)sk_control_reserve_sync(ctl, a->item);
 	if (rc == 0)
 		stat_add(&ctl->st.activities_loaded, 1);
 	else

@@ -24,6 +24,7 @@
 #include "sk_control.h"
 #include "sk_control_impl.h"
 #include "sk_live_ctl.h"
+#include "sk_reserve_ctl.h"
 
 void
 sk_control_heartbeat(struct sk_control *ctl, int64_t now_ns)
@@ -102,6 +103,8 @@ ctl_free(struct sk_control *ctl)
 		pthread_mutex_destroy(&ctl->wlock);
 	if (ctl->live_lock_ok)
 		pthread_mutex_destroy(&ctl->live_lock);
+	if (ctl->reserve_lock_ok)
+		pthread_mutex_destroy(&ctl->reserve_lock);
 	free(ctl->buf);
 	free(ctl->cbuf);
 	free(ctl->outcome);
@@ -252,7 +255,11 @@ sk_control_attach(struct sk_control **out, const struct sk_control_conf *conf, c
 		/* An older dataplane has no live block: live changes are then
 		 * refused, everything else works. */
 		rc = sk_control_live_attach(*out, why, sizeof(why));
-		if (rc == -EPROTO) {
+		/* Likewise the reservation sets (seckill.reserve_mb = 0): then
+		 * additions are refused; the store's sets are loaded here. */
+		if (rc != -EPROTO)
+			rc = sk_control_reserve_attach(*out, why, sizeof(why));
+		if (rc == -EPROTO || rc == -ENOMEM) {
 			sk_set_err(err, errlen, "%s", why);
 			sk_control_close(*out);
 			*out = NULL;

@@ -80,6 +80,11 @@ struct sk_control {
 	pthread_mutex_t live_lock; /* one change at a time */
 	bool live_lock_ok;
 
+	/* Reservation sets (sk_reserve_ctl.c): the dataplane's block, NULL: none. */
+	struct sk_reserve_zone *reserve;
+	pthread_mutex_t reserve_lock; /* one writer at a time */
+	bool reserve_lock_ok;
+
 	/* Counters: written with relaxed atomic adds, read with atomic loads. */
 	struct sk_control_stats st;
 };

@@ -18,6 +18,7 @@
 #include "sk_control_impl.h"
 #include "sk_export.h"
 #include "sk_logfmt.h"
+#include "sk_reserve_ctl.h"
 #include "sk_store_archive.h"
 
 #define S_NS		INT64_C(1000000000)
@@ -129,6 +130,11 @@ sk_control_archive(struct sk_control *ctl, uint32_t item, int64_t now_ns,
 	if (rc != 0)
 		return rc;
 	stat_add(&ctl->st.activities_archived, 1);
+	/* Its reservation set has no use left: out of the store and memory. */
+	int dr = sk_control_reserve_drop(ctl, item);
+	if (dr < 0)
+		sk_logf(SK_LOG_WARN, "retention",
+			"item=%" PRIu32 " msg=\"reservation set kept: %s\"", item, strerror(-dr));
 	__atomic_store_n(&r->rescan, true, __ATOMIC_RELEASE);
 	sk_logf(SK_LOG_NOTICE, "retention",
 		"item=%" PRIu32 " orders=%" PRIu64 " file_bytes=%" PRIu64

@@ -27,6 +27,7 @@
 #include "sk_dispatch.h"
 #include "sk_http.h"
 #include "sk_live.h"
+#include "sk_reserve.h"
 #include "sk_lcore.h"
 #include "sk_net.h"
 #include "sk_port.h"
@@ -65,6 +66,8 @@ struct dataplane {
 	struct sk_tls_lcore *tls[RTE_MAX_LCORE];	 /* per lcore index */
 	const struct rte_memzone *live_mz;		 /* live settings (SK_LIVE_MEMZONE) */
 	struct sk_live_zone *live;
+	const struct rte_memzone *reserve_mz; /* reservation sets (SK_RESERVE_MEMZONE) */
+	struct sk_reserve_zone *reserve;
 };
 
 /** sk_dp_fail - format the start-up error into dp->err; returns @rc. */
@@ -108,6 +111,15 @@ void sk_dp_ratelimit_conf(const struct dataplane *dp, struct sk_ratelimit_config
  * entries; every lcore's buy path follows it. 0 or a negative errno.
  */
 int sk_dp_setup_live(struct dataplane *dp);
+
+/**
+ * sk_dp_setup_reserve - the reservation sets' memzone (SK_RESERVE_MEMZONE)
+ * with a heap of seckill.reserve_mb MiB, empty (the control plane loads the
+ * sets from the store); every lcore's buy path reads it. Without it
+ * (reserve_mb 0) a reserved_only item refuses every buyer. 0 or a negative
+ * errno.
+ */
+int sk_dp_setup_reserve(struct dataplane *dp);
 
 /**
  * sk_dp_setup_items - the config's items and, with a store, every open stored

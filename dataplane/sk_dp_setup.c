@@ -201,6 +201,33 @@ sk_dp_setup_live(struct dataplane *dp)
 	return 0;
 }
 
+int
+sk_dp_setup_reserve(struct dataplane *dp)
+{
+	size_t size = sk_reserve_size((uint64_t)dp->cfg.reserve_mb << 20);
+
+	if (dp->cfg.reserve_mb == 0)
+		return 0;
+	if (size == 0)
+		return sk_dp_fail(dp, -EINVAL, "seckill.reserve_mb: %u is too large",
+				  dp->cfg.reserve_mb);
+	dp->reserve_mz = rte_memzone_reserve_aligned(SK_RESERVE_MEMZONE, size, (int)rte_socket_id(),
+						     0, SK_CACHE_LINE);
+	if (dp->reserve_mz == NULL)
+		return sk_dp_fail(dp, -rte_errno,
+				  "seckill.reserve_mb: cannot reserve the %zu MiB reservation "
+				  "sets: %s",
+				  size >> 20, rte_strerror(rte_errno));
+	dp->reserve = sk_reserve_init(dp->reserve_mz->addr, dp->reserve_mz->len, dp->nb_lcores);
+	if (dp->reserve == NULL)
+		return sk_dp_fail(dp, -EINVAL, "seckill.reserve_mb: cannot lay out the sets");
+	for (unsigned i = 0; i < dp->nb_lcores; i++)
+		if (sk_seckill_reserve_attach(dp->seckill[i], dp->reserve) != 0)
+			return sk_dp_fail(dp, -EINVAL, "lcore %u: cannot read the reservation sets",
+					  dp->lcore_ids[i]);
+	return 0;
+}
+
 static int
 setup_ports_and_pool(struct dataplane *dp)
 {
@@ -370,6 +397,8 @@ sk_dp_setup(struct dataplane *dp)
 	if (rc == 0)
 		rc = sk_dp_setup_live(dp);
 	if (rc == 0)
+		rc = sk_dp_setup_reserve(dp);
+	if (rc == 0)
 		rc = setup_ports_and_pool(dp);
 	if (rc == 0)
 		rc = setup_lcores(dp);
@@ -419,6 +448,10 @@ sk_dp_free(struct dataplane *dp)
 		rte_memzone_free(dp->live_mz);
 	dp->live_mz = NULL;
 	dp->live = NULL;
+	if (dp->reserve_mz != NULL)
+		rte_memzone_free(dp->reserve_mz);
+	dp->reserve_mz = NULL;
+	dp->reserve = NULL;
 	if (dp->shm_mz != NULL)
 		rte_memzone_free(dp->shm_mz);
 	dp->shm_mz = NULL;

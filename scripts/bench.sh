@@ -52,6 +52,10 @@
 #                  gate = on): every buy passes the check and wins; the
 #                  check's own cost is buy_jwt_gate - buy_jwt_claim
 #   unauthorized   POST /v1/seckill/5, JWTs signed with another secret (401)
+#   buy_jwt_reserved  buy_jwt on item 8, a reserved_only activity whose set
+#                  holds every token's user (loaded by the control plane,
+#                  which is stopped before the run): buy_jwt plus the
+#                  reservation lookup
 # and over TLS (the dataplane's [tls] port 443, an ECDSA P-256 certificate
 # made with openssl in the run's temp dir; TLS 1.3, X25519):
 #   soldout_tls    soldout, keep-alive over TLS
@@ -352,6 +356,38 @@ phase_on() {
 	sbx_stop
 }
 
+# --- phase 2b: reservations ----------------------------------------------------
+# phase_reserved - buy_jwt on a reserved_only activity: the control plane
+# creates it and loads the JWT_N token users into its set, then is killed
+# (its drain would share the cpus); the dataplane keeps the set.
+phase_reserved() {
+	secret "$tmp/secret"
+	{
+		base_config seckill dedup_slots
+		cat <<-EOF
+
+			[seckill]
+			auth = on
+			secret_file = $tmp/secret
+			dedup_slots = 2099200
+			order_ring = 2097152
+			reserve_mb = 64
+			ack = queued
+
+			[store]
+			path = $tmp/store-reserved
+		EOF
+	} >"$tmp/reserved.ini"
+	sbx_start "$tmp/reserved.ini" --control
+	"$SBX" ctl activity add 8 --total "$JWT_TOTAL" --limit 1 --reserved-only \
+		--name "bench jwt reserved" >&2 || die "activity add 8 failed"
+	seq 1 "$JWT_N" | "$SBX" ctl activity reserve 8 - >&2 || die "activity reserve 8 failed"
+	"$SBX" control kill
+	lg buy_jwt_reserved --mix buy_jwt=1 --item 8 --secret-file "$tmp/secret" --tokens "$JWT_N" \
+		--requests "$JWT_N" "${KA[@]}"
+	sbx_stop
+}
+
 # --- phase 3: TLS -------------------------------------------------------------
 # phase_tls - the TLS scenarios: the dataplane's [tls] port 443 with an
 # ECDSA P-256 certificate (shop.test) made here, auth off (X-User-Id)
@@ -412,6 +448,10 @@ SUF=""
 run_phase phase_off healthz soldout soldout_d1 buy cart3 soldout6 buy6 short_conn wrk_healthz wrk_soldout wrk_buy
 run_phase phase_on soldout_jwt buy_jwt buy_jwt_claim buy_jwt_gate unauthorized wrk_soldout_jwt \
 	wrk_unauthorized
+if any_wanted buy_jwt_reserved; then
+	SK_DATAPLANE=$DP_NEW SUF="" # no baseline: an older dataplane has no sets
+	phase_reserved
+fi
 if any_wanted soldout_tls buy_tls tls_full tls_resumed; then
 	SK_DATAPLANE=$DP_NEW SUF="" # no baseline: an older dataplane has no [tls]
 	phase_tls

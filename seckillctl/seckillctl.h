@@ -86,6 +86,7 @@ enum ctl_args {
 	ARGS_ITEM_ID,
 	ARGS_ITEM_UNITS,
 	ARGS_FILE,
+	ARGS_ITEM_FILE,
 	ARGS_WORD,
 	ARGS_WORDS
 };
@@ -145,6 +146,7 @@ int cmd_activity_close(const struct ctl *c, const struct ctl_cmd *cmd, char **ar
 /* cmd_activity_archive - activity archive ID: POST /v1/activities/ID/archive. */
 int cmd_activity_archive(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_pause(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
+int cmd_activity_reserve(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_activity_extend(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args);
 int cmd_stock_remove(const struct ctl *c, const struct ctl_cmd *cmd, char **args);

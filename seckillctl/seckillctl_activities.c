@@ -339,3 +339,142 @@ cmd_stock_add(const struct ctl *c, const struct ctl_cmd *cmd, char **args)
 	json_decref(j);
 	return EX_OK;
 }
+
+/* ------------------------------------------------------ activity reserve */
+
+/* The largest batch sent: below the admin API's body limit (16384 bytes,
+ * SK_ADMIN_BODY_MAX of control/admin/sk_admin.h). */
+#define RESERVE_BATCH 16000
+
+/* The ids of a file, one "ID\n" after another, checked. */
+struct id_text {
+	char *buf;
+	size_t len, cap, ids;
+};
+
+/* read_ids - every line of @f into @t; EX_OK, EX_USAGE naming the first
+ * bad line of @name, or EX_ERR (no memory, read error). */
+static int
+read_ids(FILE *f, const char *name, struct id_text *t)
+{
+	char *line = NULL;
+	size_t cap = 0, no = 0;
+	ssize_t n;
+	int ex = EX_OK;
+
+	while ((n = getline(&line, &cap, f)) > 0) {
+		uint64_t v;
+
+		no++;
+		if (line[n - 1] == '\n')
+			n--;
+		if (n != 0 && line[n - 1] == '\r')
+			n--;
+		line[n] = '\0';
+		if (n != 0 && !sk_parse_u64(line, 1, UINT64_MAX, &v)) {
+			sk_log(PROG,
+			       "%s:%zu: not a user id (decimal 1..18446744073709551615); "
+			       "nothing sent",
+			       name, no);
+			ex = EX_USAGE;
+			break;
+		}
+		if (n == 0) /* an empty line */
+			continue;
+		if (t->len + (size_t)n + 2 > t->cap) {
+			size_t nc = t->cap != 0 ? t->cap * 2 : 1 << 16;
+			char *nb = realloc(t->buf, nc);
+			if (nb == NULL) {
+				sk_log(PROG, "out of memory");
+				ex = EX_ERR;
+				break;
+			}
+			t->buf = nb;
+			t->cap = nc;
+		}
+		memcpy(t->buf + t->len, line, (size_t)n);
+		t->len += (size_t)n;
+		t->buf[t->len++] = '\n';
+		t->ids++;
+	}
+	if (ex == EX_OK && ferror(f)) {
+		sk_log(PROG, "%s: %s", name, strerror(errno));
+		ex = EX_ERR;
+	}
+	free(line);
+	return ex;
+}
+
+/* send_batches - POST @t in batches cut at line ends; the ids added in
+ * *@added, the last answer in *@last (NULL on failure). */
+static int
+send_batches(const struct ctl *c, const char *id, struct id_text *t, uint64_t *added, json_t **last)
+{
+	struct target tg = target_of("/v1/activities/", id, "/reservations", "activity");
+	size_t at = 0;
+	int ex = EX_OK;
+
+	*added = 0;
+	*last = NULL;
+	while (at < t->len && ex == EX_OK) {
+		size_t end = at + RESERVE_BATCH < t->len ? at + RESERVE_BATCH : t->len;
+		while (end < t->len && t->buf[end - 1] != '\n')
+			end--;
+		/* NUL-ended in place: the next batch's first byte, kept aside
+		 * (the last batch ends on its last newline). */
+		bool tail = end == t->len;
+		size_t cut = tail ? t->len - 1 : end;
+		char keep = t->buf[cut];
+		t->buf[cut] = '\0';
+		json_decref(*last);
+		ex = api_text(c, tg.path, t->buf + at, tg.what, BODY_PARSE, last);
+		t->buf[cut] = keep;
+		if (ex == EX_OK)
+			*added += (uint64_t)jnum(*last, "added");
+		at = end;
+	}
+	if (ex != EX_OK && *added != 0)
+		sk_log(PROG, "activity %s: %" PRIu64 " ids were added before the failure", id,
+		       *added);
+	return ex;
+}
+
+int
+cmd_activity_reserve(const struct ctl *c, const struct ctl_cmd *cmd CTL_UNUSED, char **args)
+{
+	bool std = strcmp(args[1], "-") == 0;
+	FILE *f = std ? stdin : fopen(args[1], "r");
+	struct id_text t = {0};
+	uint64_t added = 0;
+	json_t *last = NULL;
+	int ex;
+
+	if (f == NULL) {
+		sk_log(PROG, "%s: %s", args[1], strerror(errno));
+		return EX_USAGE;
+	}
+	ex = read_ids(f, std ? "stdin" : args[1], &t);
+	if (!std)
+		fclose(f);
+	if (ex == EX_OK && t.ids == 0) {
+		/* Nothing to add: the set's total as it is. */
+		struct target tg =
+			target_of("/v1/activities/", args[0], "/reservations", "activity");
+		ex = api(c, "GET", tg.path, NULL, tg.what, BODY_PARSE, &last);
+	} else if (ex == EX_OK) {
+		ex = send_batches(c, args[0], &t, &added, &last);
+	}
+	free(t.buf);
+	if (ex == EX_OK && c->json) {
+		json_object_set_new(last, "added", json_integer((json_int_t)added));
+		char *s = json_dumps(last, JSON_COMPACT);
+		if (s != NULL)
+			printf("%s\n", s);
+		free(s);
+	} else if (ex == EX_OK) {
+		printf("activity %s: %" PRIu64 " added, %lld reserved\n", args[0], added,
+		       jnum(last, "reserved"));
+	}
+	json_decref(last);
+	return ex;
+}

@@ -115,7 +115,8 @@ curl_errno(CURL *h, CURLcode cc, struct resp *r, const char *errbuf)
  * @r empty.
  */
 static int
-request(const struct ctl *c, const char *method, const char *path, const char *body, struct resp *r)
+request(const struct ctl *c, const char *method, const char *path, const char *body,
+	const char *ctype, struct resp *r)
 {
 	char url[128], errbuf[CURL_ERROR_SIZE] = "";
 	bool post = strcmp(method, "POST") == 0;
@@ -137,8 +138,11 @@ request(const struct ctl *c, const char *method, const char *path, const char *b
 	r->cap = 16384;
 	r->body = malloc(r->cap);
 	h = curl_easy_init();
-	/* Every POST says JSON, also without a body: the API refuses any other type. */
-	if (post && (hdr = curl_slist_append(NULL, "Content-Type: application/json")) == NULL)
+	/* Every POST names its type, also without a body: the API refuses a
+	 * POST without one (JSON; a list of ids is text/plain). */
+	char ct[64];
+	snprintf(ct, sizeof(ct), "Content-Type: %s", ctype);
+	if (post && (hdr = curl_slist_append(NULL, ct)) == NULL)
 		goto out;
 	if (tcp && c->token != NULL) {
 		char *auth = malloc(strlen(c->token) + 32);
@@ -191,9 +195,10 @@ out:
 
 /* call - request + the common error handling; returns an exit code, EX_OK with @r set. */
 static int
-call(const struct ctl *c, const char *method, const char *path, const char *body, struct resp *r)
+call(const struct ctl *c, const char *method, const char *path, const char *body, const char *ctype,
+     struct resp *r)
 {
-	int rc = request(c, method, path, body, r);
+	int rc = request(c, method, path, body, ctype, r);
 
 	if (rc == -ECONNREFUSED || rc == -ENOENT || rc == -ETIMEDOUT || rc == -EHOSTUNREACH ||
 	    rc == -ECONNRESET || rc == -EACCES || rc == -ENAMETOOLONG) {
@@ -283,6 +288,28 @@ ctl_load_token(struct ctl *c, const char *path)
 }
 
 /* api - one call of the admin API (see seckillctl_client.h). */
+/* answer - what api() and api_text() do with answer @r (freed here). */
+static int
+answer(struct resp *r, const char *what, enum body_use use, json_t **out)
+{
+	int ex = EX_OK;
+	bool ok = r->status == 200 || r->status == 201;
+	if (use == BODY_PRINT_ALL || (use == BODY_PRINT && ok))
+		fwrite(r->body, 1, r->len, stdout);
+	if (!ok) {
+		ex = status_exit(r, what);
+	} else if (use == BODY_PARSE) {
+		json_error_t e;
+		*out = json_loadb(r->body, r->len, 0, &e);
+		if (*out == NULL) {
+			sk_log(PROG, "malformed JSON from the daemon: %s", e.text);
+			ex = EX_ERR;
+		}
+	}
+	resp_free(r);
+	return ex;
+}
+
 int
 api(const struct ctl *c, const char *method, const char *path, json_t *body, const char *what,
     enum body_use use, json_t **out)
@@ -298,25 +325,26 @@ api(const struct ctl *c, const char *method, const char *path, json_t *body, con
 		sk_log(PROG, "out of memory");
 		return EX_ERR;
 	}
-	ex = call(c, method, path, text, &r);
+	ex = call(c, method, path, text, "application/json", &r);
 	free(text);
 	if (ex != EX_OK)
 		return ex;
-	bool ok = r.status == 200 || r.status == 201;
-	if (use == BODY_PRINT_ALL || (use == BODY_PRINT && ok))
-		fwrite(r.body, 1, r.len, stdout);
-	if (!ok) {
-		ex = status_exit(&r, what);
-	} else if (use == BODY_PARSE) {
-		json_error_t e;
-		*out = json_loadb(r.body, r.len, 0, &e);
-		if (*out == NULL) {
-			sk_log(PROG, "malformed JSON from the daemon: %s", e.text);
-			ex = EX_ERR;
-		}
-	}
-	resp_free(&r);
-	return ex;
+	return answer(&r, what, use, out);
+}
+
+int
+api_text(const struct ctl *c, const char *path, const char *text, const char *what,
+	 enum body_use use, json_t **out)
+{
+	struct resp r;
+	int ex;
+
+	if (out != NULL)
+		*out = NULL;
+	ex = call(c, "POST", path, text, "text/plain", &r);
+	if (ex != EX_OK)
+		return ex;
+	return answer(&r, what, use, out);
 }
 
 enum body_use

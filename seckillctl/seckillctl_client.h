@@ -35,6 +35,12 @@ int api(const struct ctl *c, const char *method, const char *path, json_t *body,
 	enum body_use use, json_t **out);
 
 /*
+ * api_text - api() for a POST of @text (NUL-terminated) as text/plain.
+ */
+int api_text(const struct ctl *c, const char *path, const char *text, const char *what,
+	     enum body_use use, json_t **out);
+
+/*
  * ctl_load_token - read the bearer token of TCP from the file at @path
  * into c->token (malloc'd; freed by the caller): one line of 1..512
  * visible ASCII characters. The file's mode is not checked here (the

@@ -91,6 +91,9 @@ print_item(const json_t *j)
 									: "",
 			       json_is_true(json_object_get(a, "reserved_only")) ? "reserved only"
 										 : "");
+		if (json_is_integer(json_object_get(j, "reserved")) &&
+		    (json_is_true(json_object_get(a, "reserved_only")) || jnum(j, "reserved") > 0))
+			printf("%-16s %lld users\n", "reserved", jnum(j, "reserved"));
 		if (jnum(a, "pay_timeout_ns") > 0)
 			printf("%-16s %lld s\n", "pay timeout",
 			       jnum(a, "pay_timeout_ns") / 1000000000);

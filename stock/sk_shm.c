@@ -36,6 +36,7 @@ static const char *const outcome_names[SK_SECKILL__COUNT] = {
 	[SK_SECKILL_PAUSED] = "paused",
 	[SK_SECKILL_RESTOCKING] = "restocking",
 	[SK_SECKILL_GATE] = "gate",
+	[SK_SECKILL_NOT_RESERVED] = "not_reserved",
 };
 
 const char *

@@ -83,6 +83,8 @@ enum sk_seckill_outcome {
 				      everywhere (units may come from the pool) */
 	SK_SECKILL_GATE,	 /**< 403 "gate": the item requires the token's gate claim for
 				      it, and the buyer's token has none (or one of another item) */
+	SK_SECKILL_NOT_RESERVED, /**< 403 "not_reserved": a reserved_only item, the buyer not
+				      in its reservation set */
 	SK_SECKILL__COUNT
 };
 

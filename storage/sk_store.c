@@ -367,6 +367,8 @@ store_create(struct sk_store *st, MDB_txn *txn, const char *dir, char *err, size
 						 MDB_CREATE | db_list[i].flags,
 						 (MDB_dbi *)((char *)st + db_list[i].off)));
 	if (rc == 0)
+		rc = store_reserve_open(st, txn, false);
+	if (rc == 0)
 		rc = schema_write(st, txn);
 	st->has_requests = st->has_index = rc == 0;
 	put_be64(v, 1);
@@ -495,6 +497,12 @@ schema_setup(struct sk_store *st, const char *dir, char *err, size_t errlen)
 			goto out;
 		}
 	}
+	rc = store_reserve_open(st, txn, rdonly);
+	if (rc != 0) {
+		sk_set_err(err, errlen, "%s: damaged store: database reservations: %s", dir,
+			   strerror(-rc));
+		goto out;
+	}
 	/* Minor versions only add; an older minor, or an older major whose
 	 * bytes this build reads as they are, is upgraded by stamping ours. */
 	uint32_t ours = SK_STORE_SCHEMA_MINOR; /* a variable: no "always false" at 0 */
@@ -590,7 +598,8 @@ sk_store_open(struct sk_store **out, const char *dir, const struct sk_store_conf
 	}
 	rc = mdb_env_create(&st->env);
 	if (rc == 0)
-		rc = mdb_env_set_maxdbs(st->env, 1 + SK_ARRAY_SIZE(db_list));
+		rc = mdb_env_set_maxdbs(st->env,
+					2 + SK_ARRAY_SIZE(db_list)); /* meta, reservations */
 	if (rc == 0)
 		rc = mdb_env_set_mapsize(st->env, conf->map_size != 0 ? conf->map_size
 								      : SK_STORE_MAP_SIZE_DEFAULT);

@@ -15,6 +15,8 @@
  *   - requests, requests_by_time  payment request id -> outcome (exactly once)
  *   - user_orders, state_orders   every order line by (item, user) and by
  *                (item, state): the admin API's order queries
+ *   - reservations  item -> the user ids of its reservation set
+ *                (sk_store_reserve.h)
  *
  * Every key and value is laid out byte by byte in docs/storage.md; all
  * integers are big-endian so LMDB's byte order is numeric order.
@@ -83,7 +85,7 @@ extern "C" {
  * nor honour a removal or a pause.
  */
 #define SK_STORE_SCHEMA_MAJOR	     4
-#define SK_STORE_SCHEMA_MINOR	     0
+#define SK_STORE_SCHEMA_MINOR	     1 /* 1: reservations (sk_store_reserve.h) */
 #define SK_STORE_SCHEMA_MAJOR_OLDEST 1
 
 /** Default LMDB map size (the most the data file may grow to): 1 GiB. */

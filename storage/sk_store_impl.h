@@ -99,6 +99,8 @@ struct sk_store {
 	MDB_dbi meta, orders, by_user, items, events, cursors, deadlines;
 	MDB_dbi requests, requests_by_time; /* schema 2; see has_requests */
 	MDB_dbi user_orders, state_orders;  /* schema 3; see has_index */
+	MDB_dbi reservations;		    /* schema 4.1; see has_reserve */
+	bool has_reserve;		    /* false: a store before 4.1 opened read-only */
 	bool has_requests;		    /* false: a schema 1 store opened read-only */
 	bool has_index;			    /* false: a schema 1-2 store opened read-only */
 	uint32_t upgraded_from;		    /* the schema major this open upgraded (0: none) */
@@ -458,6 +460,10 @@ int store_ledger_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct s
 int store_ledger_store(struct sk_store *st, MDB_txn *txn, uint32_t item,
 		       const struct sk_store_ledger *l);
 /* store_act_load - the activity of @item; -ENOENT if none, -EIO if damaged. */
+/* store_reserve_open - open (create when writable) the reservations
+ * database in @txn; absent from a read-only older store: has_reserve false. */
+int store_reserve_open(struct sk_store *st, MDB_txn *txn, bool rdonly);
+
 int store_act_load(struct sk_store *st, MDB_txn *txn, uint32_t item, struct sk_store_activity *a);
 /* store_act_store - write the definition of a->item in @txn. */
 int store_act_store(struct sk_store *st, MDB_txn *txn, const struct sk_store_activity *a);

@@ -129,6 +129,13 @@ route(struct sk_control *ctl, const char *method, const char *path, const char *
 		if (strcmp(rest, "/archive") == 0)
 			return strcmp(method, "POST") == 0 ? adm_post_archive(ctl, id, r)
 							   : not_allowed(r, "POST");
+		if (strcmp(rest, "/reservations") == 0) {
+			if (is_get(method))
+				return adm_get_reservations(ctl, id, r);
+			return strcmp(method, "POST") == 0
+				       ? adm_post_reservations(ctl, id, body, body_len, r)
+				       : not_allowed(r, "GET, HEAD, POST");
+		}
 		if (strcmp(rest, "/extend") == 0)
 			return strcmp(method, "POST") == 0
 				       ? adm_post_extend(ctl, id, body, body_len, r)

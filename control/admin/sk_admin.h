@@ -42,6 +42,8 @@
  *   POST /v1/activities/{id}/pause    buys answered 503 "paused" until /resume
  *   POST /v1/activities/{id}/resume
  *   POST /v1/activities/{id}/extend   {"end_ns":N|null}: a later end
+ *   GET  /v1/activities/{id}/reservations  {"item":ID,"reserved":N}
+ *   POST /v1/activities/{id}/reservations  text/plain: one user id per line
  *   GET  /dashboard               the live dashboard (HTML; its files at
  *                                 /dashboard/NAME), docs/dashboard.md
  *
@@ -156,16 +158,20 @@ void sk_admin_stop(struct sk_admin *a);
  *     cross-origin requests; curl, seckillctl and Prometheus send none.
  *  3. POST, PUT, PATCH and DELETE carry Content-Type application/json
  *     (parameters such as "; charset=utf-8" allowed), also without a body;
- *     otherwise 415. A form or a fetch without preflight cannot.
+ *     otherwise 415. A form or a fetch without preflight cannot. One
+ *     exception: a POST to /v1/activities/{id}/reservations may carry
+ *     text/plain (its body is a list of ids) when it has no Origin at all -
+ *     every current browser names one on a POST, curl and seckillctl none.
  *
  * @param method        request method
+ * @param url           the request's path
  * @param host          the Host header; NULL if absent
  * @param origin        the Origin header; NULL if absent
  * @param content_type  the Content-Type header; NULL if absent
  * @param[out] why      on refusal, a static one-line reason
  * @return 0 to serve the request, else 421, 403 or 415. Thread-safe.
  */
-unsigned sk_admin_guard(const char *method, const char *host, const char *origin,
+unsigned sk_admin_guard(const char *method, const char *url, const char *host, const char *origin,
 			const char *content_type, const char **why);
 
 /** An answer of sk_admin_handle(). */

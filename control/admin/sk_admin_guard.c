@@ -64,11 +64,11 @@ host_ok(const char *host)
 	return false;
 }
 
-/* is_json - the media type of @ct is application/json (parameters allowed). */
+/* media_is - the media type of @ct is @type (parameters allowed). */
 static bool
-is_json(const char *ct)
+media_is(const char *ct, const char *type)
 {
-	size_t n = prefix_ci(ct, CT_JSON);
+	size_t n = prefix_ci(ct, type);
 
 	if (n == 0)
 		return false;
@@ -76,6 +76,20 @@ is_json(const char *ct)
 	while (*ct == ' ' || *ct == '\t')
 		ct++;
 	return *ct == '\0' || *ct == ';';
+}
+
+/* takes_text - @url is a route whose body is plain text: a list of ids. */
+static bool
+takes_text(const char *url)
+{
+	static const char pre[] = "/v1/activities/", post[] = "/reservations";
+	size_t n = sizeof(pre) - 1, d = 0;
+
+	if (url == NULL || strncmp(url, pre, n) != 0)
+		return false;
+	while (url[n + d] >= '0' && url[n + d] <= '9')
+		d++;
+	return d != 0 && strcmp(url + n + d, post) == 0;
 }
 
 /* changes_state - @m is a method that changes things (of those our routes take: POST). */
@@ -87,8 +101,8 @@ changes_state(const char *m)
 }
 
 unsigned
-sk_admin_guard(const char *method, const char *host, const char *origin, const char *content_type,
-	       const char **why)
+sk_admin_guard(const char *method, const char *url, const char *host, const char *origin,
+	       const char *content_type, const char **why)
 {
 	size_t n;
 
@@ -101,7 +115,9 @@ sk_admin_guard(const char *method, const char *host, const char *origin, const c
 		*why = "cross-origin request refused (Origin is not this API's own)";
 		return 403;
 	}
-	if (changes_state(method) && (content_type == NULL || !is_json(content_type))) {
+	if (changes_state(method) && (content_type == NULL || !media_is(content_type, CT_JSON)) &&
+	    !(origin == NULL && content_type != NULL && media_is(content_type, "text/plain") &&
+	      strcmp(method, "POST") == 0 && takes_text(url))) {
 		*why = "Content-Type must be application/json";
 		return 415;
 	}

@@ -229,12 +229,12 @@ handle(struct sk_admin *a, struct MHD_Connection *c, const char *url, const char
  * connection is closed after it) and *refused set.
  */
 static enum MHD_Result
-guard(struct MHD_Connection *c, const char *method, bool *refused)
+guard(struct MHD_Connection *c, const char *method, const char *url, bool *refused)
 {
 	const char *why;
 	struct sk_admin_reply r = {0};
 	unsigned st = sk_admin_guard(
-		method, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+		method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ORIGIN),
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE),
 		&why);
@@ -334,7 +334,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	}
 	if (rs == NULL) { /* headers only: the body follows */
 		bool refused;
-		enum MHD_Result g = guard(c, method, &refused);
+		enum MHD_Result g = guard(c, method, url, &refused);
 
 		if (!refused && g == MHD_YES)
 			g = authorize(l, c, url, method, &refused);

@@ -12,6 +12,7 @@
  *   sk_admin_http.c        libmicrohttpd glue and the listeners
  *   sk_admin_guard.c       the Host / Origin / Content-Type checks (sk_admin_guard)
  *   sk_admin_auth.c        the bearer token of the TCP listener (file, check)
+ *   sk_admin_reserve.c     GET and POST /v1/activities/{id}/reservations
  *   sk_admin_live.c        GET /v1/live, POST /v1/live/limits, /log, /deny, /keys
  *   sk_admin_dashboard.c   GET /dashboard and its files (made by control/admin/dashboard/embed.py)
  *
@@ -98,6 +99,16 @@ int adm_post_cluster_forget(struct sk_control *ctl, uint64_t id, const char *bod
 int adm_get_item(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
 int adm_get_activities(struct sk_control *ctl, struct sk_admin_reply *r);
 int adm_get_activity(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+
+/* ---------------------------------------------------- sk_admin_reserve.c */
+
+/* adm_get_reservations - GET /v1/activities/{id}/reservations: {"item","reserved"}. */
+int adm_get_reservations(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r);
+/* adm_post_reservations - POST /v1/activities/{id}/reservations: text/plain,
+ * one user id per line; {"item","added","reserved"}; 400 naming a bad line,
+ * 507 when the sets are full (nothing added either way). */
+int adm_post_reservations(struct sk_control *ctl, uint64_t id, const char *body, size_t len,
+			  struct sk_admin_reply *r);
 
 /* ------------------------------------------------- sk_admin_activities.c */
 

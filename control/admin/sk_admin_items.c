@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "sk_admin_impl.h"
+#include "sk_reserve_ctl.h"
 
 /* ------------------------------------------------------------------ items */
 
@@ -152,7 +153,11 @@ adm_get_activity(struct sk_control *ctl, uint64_t id, struct sk_admin_reply *r)
 	if (rc != 0)
 		return adm_reply_error(r, 503, "store error");
 	json_t *o = adm_item_json(&it);
-	if (o != NULL)
+	uint64_t reserved = 0;
+	if (o != NULL) {
 		json_object_set_new(o, "archive", adm_archive_json(ctl, (uint32_t)id));
+		if (sk_control_reserve_total(ctl, (uint32_t)id, &reserved) == 0)
+			json_object_set_new(o, "reserved", adm_jint(reserved));
+	}
 	return adm_reply_json(r, 200, o);
 }

@@ -208,9 +208,13 @@ cart(struct sk_seckill_lcore *lc, const struct sk_http_request *req, struct sk_c
 		return sk_seckill_denied(lc, out);
 	/* A gated line needs the token's gate claim of its item: one claim
 	 * names one item, so a cart holds at most one gated item. */
-	for (unsigned i = 0; i < body.n; i++)
+	for (unsigned i = 0; i < body.n; i++) {
 		if (sk_unlikely(lines[i].item->gate) && gate != lines[i].item->id)
 			return item_reply(out, 403, 0, "gate", lines[i].item->id, SK_SECKILL_GATE);
+		if (!sk_seckill_reserved(lc, lines[i].item, br.user))
+			return item_reply(out, 403, 0, "not_reserved", lines[i].item->id,
+					  SK_SECKILL_NOT_RESERVED);
+	}
 	if (lc->rl != NULL && !user_limits(lc, br.user, slot, body.n, now_tsc, &wait))
 		return sk_seckill_rate_limited(lc, wait, out);
 

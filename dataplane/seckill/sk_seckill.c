@@ -76,6 +76,17 @@ sk_seckill_live_attach(struct sk_seckill_lcore *lc, struct sk_live_zone *z)
 	return 0;
 }
 
+int
+sk_seckill_reserve_attach(struct sk_seckill_lcore *lc, struct sk_reserve_zone *z)
+{
+	if (z == NULL || lc->buy.lcore >= z->nlcores)
+		return -EINVAL;
+	lc->reserve = z;
+	lc->reserve_gen = atomic_load_explicit(&z->gen, memory_order_acquire);
+	sk_reserve_ack(z, lc->buy.lcore, lc->reserve_gen);
+	return 0;
+}
+
 /* ------------------------------------------------------------ helpers */
 
 /* parse_u64 - strict decimal id, 1..UINT64_MAX (the X-User-Id rules). */
@@ -324,21 +335,38 @@ denied(struct sk_seckill_lcore *lc, struct sk_seckill_reply *out)
 }
 
 /*
- * gated - the 403 of an item that requires the gate claim: a prebuilt body,
- * no printf (a quiz-less crowd is refused here as often as a sold-out one).
+ * refused_403 - a 403 with the prebuilt JSON @body (@len bytes), no printf:
+ * the gate and the reservation refuse whole crowds, as often as a sold-out
+ * sale does.
  */
+static enum sk_seckill_outcome
+refused_403(struct sk_seckill_reply *out, const char *body, size_t len, enum sk_seckill_outcome o)
+{
+	memcpy(out->body, body, len);
+	out->body_len = (uint16_t)len;
+	out->status = 403;
+	out->retry_after = 0;
+	out->canned = -1;
+	out->order = 0;
+	return o;
+}
+
+/* not_reserved - the 403 of a reserved_only item to a buyer outside its set. */
+static enum sk_seckill_outcome
+not_reserved(struct sk_seckill_reply *out)
+{
+	static const char body[] = "{\"status\":\"not_reserved\"}";
+
+	return refused_403(out, body, sizeof(body) - 1, SK_SECKILL_NOT_RESERVED);
+}
+
+/* gated - the 403 of an item that requires the gate claim. */
 static enum sk_seckill_outcome
 gated(struct sk_seckill_reply *out)
 {
 	static const char body[] = "{\"status\":\"gate\"}";
 
-	memcpy(out->body, body, sizeof(body) - 1);
-	out->body_len = sizeof(body) - 1;
-	out->status = 403;
-	out->retry_after = 0;
-	out->canned = -1;
-	out->order = 0;
-	return SK_SECKILL_GATE;
+	return refused_403(out, body, sizeof(body) - 1, SK_SECKILL_GATE);
 }
 
 /*
@@ -448,6 +476,8 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 	 * every buyer (docs/api.md). */
 	if (sk_unlikely(it->gate) && gate != it->id)
 		return gated(out);
+	if (!sk_seckill_reserved(lc, it, br.user))
+		return not_reserved(out);
 	if (lc->rl != NULL) {
 		/* The buyer's own attempts, before the stock is touched. */
 		if (sk_ratelimit_user_take(lc->rl, br.user, item_slot(lc, it), now_tsc, &wait) !=

@@ -15,6 +15,7 @@
  *     gate claim, on an item that requires it (403 gate; the claim is read
  *     with the identity, in the token's one pass; X-User-Id has none, so
  *     with auth off a gated item refuses every buyer) →
+ *     reservation set of a reserved_only item (403 not_reserved) →
  *     per-user attempt limit (429) → item and global limits charged →
  *     sk_buy() → 202 queued | 200/202 duplicate | 409 limit | 410 | 429 | 503.
  *
@@ -52,6 +53,7 @@
 #include "sk_http.h"
 #include "sk_live.h"
 #include "sk_ratelimit.h"
+#include "sk_reserve.h"
 #include "sk_shm_abi.h"
 #include "sk_token.h"
 
@@ -96,6 +98,8 @@ struct sk_seckill_lcore {
 	const struct sk_deny *deny;	    /**< deny lists of live_gen; NULL: none */
 	const struct sk_token_ring *ring;   /**< token keys of live_gen; NULL: conf->key */
 	uint32_t log_level;		    /**< log level of live_gen */
+	struct sk_reserve_zone *reserve;    /**< reservation sets; NULL: none (all refused) */
+	uint64_t reserve_gen;		    /**< the sets' generation this lcore acknowledged */
 	struct sk_seckill_stats stats;
 } sk_cache_aligned;
 
@@ -151,15 +155,30 @@ int sk_seckill_live_attach(struct sk_seckill_lcore *lc, struct sk_live_zone *z);
 void sk_seckill_live_apply(struct sk_seckill_lcore *lc, uint64_t gen);
 
 /**
- * sk_seckill_live_poll - the once-per-burst check: one relaxed load; on a
- * new generation, sk_seckill_live_apply() it.
- * @return the new generation, or 0 when nothing changed.
+ * sk_seckill_reserve_attach - read the reservation sets of @p z from now on
+ * (its current generation acknowledged at once). Call before the lcore
+ * runs. Without it a reserved_only item refuses every buyer.
+ * @return 0, or -EINVAL (@p z NULL, or the lcore index beyond its lcores).
+ */
+int sk_seckill_reserve_attach(struct sk_seckill_lcore *lc, struct sk_reserve_zone *z);
+
+/**
+ * sk_seckill_live_poll - the once-per-burst check: one relaxed load of each
+ * block; a new generation of the live settings is applied
+ * (sk_seckill_live_apply()), one of the reservation sets acknowledged
+ * (this lcore holds no table pointer between bursts).
+ * @return the new live generation, or 0 when the live settings did not change.
  */
 static inline uint64_t
 sk_seckill_live_poll(struct sk_seckill_lcore *lc)
 {
 	uint64_t g;
 
+	if (lc->reserve != NULL &&
+	    sk_unlikely((g = sk_reserve_changed(lc->reserve, lc->reserve_gen)) != 0)) {
+		lc->reserve_gen = g;
+		sk_reserve_ack(lc->reserve, lc->buy.lcore, g);
+	}
 	if (lc->live == NULL || (g = sk_live_changed(lc->live, lc->live_gen)) == 0)
 		return 0;
 	sk_seckill_live_apply(lc, g);

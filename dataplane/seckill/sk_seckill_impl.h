@@ -51,4 +51,16 @@ enum sk_seckill_outcome sk_seckill_denied(struct sk_seckill_lcore *lc,
 /** sk_seckill_item_slot - @p it's index in the arena: its rate-limit slot. */
 uint32_t sk_seckill_item_slot(const struct sk_seckill_lcore *lc, const struct sk_item *it);
 
+/**
+ * sk_seckill_reserved - whether @p user may buy @p it: the item is not
+ * reserved_only, or @p user is in its reservation set (sk_reserve_has();
+ * no set attached: nobody is). Reads only.
+ */
+static inline bool
+sk_seckill_reserved(const struct sk_seckill_lcore *lc, const struct sk_item *it, uint64_t user)
+{
+	return sk_likely(!it->reserved_only) ||
+	       (lc->reserve != NULL && sk_reserve_has(lc->reserve, it->id, user));
+}
+
 #endif /* SK_SECKILL_IMPL_H */

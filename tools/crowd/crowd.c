@@ -181,6 +181,10 @@ main(int argc, char **argv)
 	rc = crowd_opts_parse(argc, argv, &cw.o);
 	if (rc != 0)
 		return rc < 0 ? 0 : rc;
+	if (cw.o.reserved_file != NULL && (rc = crowd_reserved_write(&cw.o)) != 0)
+		return rc;
+	if (cw.o.prepare)
+		return 0;
 	cw.epfd = -1;
 	if (cw.o.json != NULL && (json = open_out(cw.o.json, "json")) == NULL)
 		return EXIT_USAGE;

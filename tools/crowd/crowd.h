@@ -67,6 +67,7 @@ struct opts {
 	double max_seconds;
 	double follow_seconds; /* --follow: how long the streams are read (default 5) */
 	uint32_t follow;       /* --follow N: % of the winners that follow their order */
+	double reserved;       /* --reserved: percent of the users in the set; < 0: off */
 	uint32_t conns;
 	uint32_t timeout_ms;
 	uint32_t conn_requests; /* answers per connection, then reconnect; 0 = no limit */
@@ -88,18 +89,21 @@ struct opts {
 	const char *secret_file;
 	const char *json;
 	const char *orders;
+	const char *reserved_file; /* --reserved-file: the reserved users' ids written here */
+	bool prepare;		   /* --prepare: write --reserved-file and exit */
 };
 
 /* Per-user flags (one byte each, next to the first order id seen). */
 enum {
-	UF_WIN = 1u << 0,	 /* got a fresh (non-duplicate) win */
-	UF_DUP = 1u << 1,	 /* got a duplicate answer */
-	UF_LIMIT = 1u << 2,	 /* got a 409 limit with an order id */
-	UF_WON_TWICE = 1u << 3,	 /* second fresh win seen (counted once) */
-	UF_TWO_ORDERS = 1u << 4, /* a second, different order id seen (counted once) */
-	UF_GATE = 1u << 5,	 /* got a 403 gate */
-	UF_SOLD_OUT = 1u << 6,	 /* got a 410 sold_out */
-	UF_OTHER = 1u << 7,	 /* got an answer that is neither of these two nor a win */
+	UF_WIN = 1u << 0,	   /* got a fresh (non-duplicate) win */
+	UF_DUP = 1u << 1,	   /* got a duplicate answer */
+	UF_LIMIT = 1u << 2,	   /* got a 409 limit with an order id */
+	UF_WON_TWICE = 1u << 3,	   /* second fresh win seen (counted once) */
+	UF_TWO_ORDERS = 1u << 4,   /* a second, different order id seen (counted once) */
+	UF_GATE = 1u << 5,	   /* got a 403 gate */
+	UF_SOLD_OUT = 1u << 6,	   /* got a 410 sold_out */
+	UF_OTHER = 1u << 7,	   /* got an answer that is neither of these two nor a win */
+	UF_NOT_RESERVED = 1u << 8, /* answered 403 not_reserved */
 };
 
 /**
@@ -234,7 +238,7 @@ struct crowd {
 	uint32_t requeue_n;
 	/* users */
 	uint64_t *order; /* first order id seen per user, 0 = none */
-	uint8_t *uflags;
+	uint16_t *uflags;
 	struct order_map omap;
 	/* polls */
 	uint32_t *poll_users;
@@ -287,6 +291,7 @@ enum {
 	CK_POLLS,
 	CK_ERRORS,
 	CK_GATE,
+	CK_RESERVED,
 	CK_ANSWERED,
 	CK__COUNT
 };
@@ -348,6 +353,18 @@ crowd_is_cart(const struct crowd *cw, uint32_t u)
 {
 	return cw->o.mix.cart_pct > 0 && sk_crowd_mix_is_cart(&cw->o.mix, cw->o.seed, u);
 }
+/**
+ * crowd_reserved - whether user index @p u is one of the o->reserved percent
+ * of reserved users (a fixed draw from o->seed and the user id: the same
+ * options give the same set). Always true when --reserved is off.
+ */
+bool crowd_reserved(const struct opts *o, uint64_t u);
+
+/**
+ * crowd_reserved_write - the ids of the reserved users, one per line, to
+ * o->reserved_file. 0, or EXIT_RUNTIME (printed).
+ */
+int crowd_reserved_write(const struct opts *o);
 
 /* ---------------------------------------------------------------- crowd_answer.c */
 

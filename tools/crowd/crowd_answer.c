@@ -87,9 +87,9 @@ order_map_put(struct order_map *m, uint64_t id, uint32_t u)
 }
 /* record_order - user @u was given order @id by an answer of kind @flag. */
 static void
-record_order(struct crowd *cw, uint32_t u, uint64_t id, uint8_t flag)
+record_order(struct crowd *cw, uint32_t u, uint64_t id, uint16_t flag)
 {
-	uint8_t *f = &cw->uflags[u];
+	uint16_t *f = &cw->uflags[u];
 	uint64_t *mine = &cw->order[u];
 
 	if (flag == UF_WIN && (*f & UF_WIN) && !(*f & UF_WON_TWICE)) {
@@ -207,6 +207,9 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_r
 			cw->st.duplicates++;
 			record_order(cw, u, b.order, UF_DUP);
 		}
+		break;
+	case SK_CROWD_ST_NOT_RESERVED:
+		cw->uflags[u] |= UF_NOT_RESERVED;
 		break;
 	case SK_CROWD_ST_NOT_STARTED:
 		if (cw->o.wait_start && r->status == 425)

@@ -54,6 +54,7 @@ static const char *const status_names[SK_CROWD_ST__COUNT] = {
 	[SK_CROWD_ST_DUPLICATE] = "duplicate",
 	[SK_CROWD_ST_SHORT] = "short",
 	[SK_CROWD_ST_GATE] = "gate",
+	[SK_CROWD_ST_NOT_RESERVED] = "not_reserved",
 	[SK_CROWD_ST_OTHER] = "other",
 };
 

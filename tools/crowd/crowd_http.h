@@ -41,10 +41,11 @@ enum sk_crowd_status {
 	SK_CROWD_ST_UNAUTHORIZED,
 	SK_CROWD_ST_NOT_FOUND,
 	SK_CROWD_ST_BAD_REQUEST,
-	SK_CROWD_ST_DUPLICATE, /**< a cart naming an item the user holds (409) */
-	SK_CROWD_ST_SHORT,     /**< a cart line asking more than is left */
-	SK_CROWD_ST_GATE,      /**< 403: the item requires the token's gate claim */
-	SK_CROWD_ST_OTHER,     /**< a string not listed above */
+	SK_CROWD_ST_DUPLICATE,	  /**< a cart naming an item the user holds (409) */
+	SK_CROWD_ST_SHORT,	  /**< a cart line asking more than is left */
+	SK_CROWD_ST_GATE,	  /**< 403: the item requires the token's gate claim */
+	SK_CROWD_ST_NOT_RESERVED, /**< 403: the item sells to its reserved users only */
+	SK_CROWD_ST_OTHER,	  /**< a string not listed above */
 	SK_CROWD_ST__COUNT
 };
 

@@ -27,6 +27,7 @@ static const char usage[] =
 	"                     [--max-seconds S] [--poll] [--expect-units N] [--json FILE]\n"
 	"                     [--orders FILE] [--cpu N] [--conn-requests N] [--gate PCT]\n"
 	"                     [--follow PERCENT [--follow-seconds S]]\n"
+	"                     [--reserved PCT --reserved-file FILE [--prepare]]\n"
 	"                     [--tls [--sni NAME] [--tls-resume] [--cacert FILE]\n"
 	"                      [--tls-version 1.2|1.3]] [--mix cart=PCT[,lines=K]]\n"
 	"\n"
@@ -64,6 +65,12 @@ static const char usage[] =
 	"                       --seed, at most --conns) open GET /v1/orders/{id}/events\n"
 	"                       and count its events until the server closes it\n"
 	"  --follow-seconds S   how long the streams are read (default 5; plain TCP)\n"
+	"  --reserved PCT       a reserved_only sale: PCT% of the users (a fixed draw\n"
+	"                       from --seed) reserved; checks that every winner is one\n"
+	"                       and that none of them is refused not_reserved\n"
+	"  --reserved-file FILE write the reserved users' ids there, one per line, before\n"
+	"                       the sale (for seckillctl activity reserve)\n"
+	"  --prepare            only write --reserved-file, then exit 0 (no sale)\n"
 	"  --tls                HTTPS: TLS 1.2 or 1.3, ALPN http/1.1; the certificate\n"
 	"                       is not verified unless --cacert\n"
 	"  --sni NAME           send NAME as server_name (default: none)\n"
@@ -268,6 +275,9 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 		{"cacert", required_argument, NULL, 'A'},
 		{"tls-version", required_argument, NULL, 'V'},
 		{"mix", required_argument, NULL, 'X'},
+		{"reserved", required_argument, NULL, 'Q'},
+		{"reserved-file", required_argument, NULL, 'L'},
+		{"prepare", no_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -285,6 +295,7 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 	o->conns = 64;
 	o->timeout_ms = 10000;
 	o->cpu = -1;
+	o->reserved = -1;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", lopts, &idx)) != -1) {
@@ -309,6 +320,16 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 			if (!sk_parse_double(optarg, 0.001, 3600.0, &o->follow_seconds))
 				return bad_arg("follow-seconds", optarg,
 					       "a duration (0.001..3600 s)");
+			break;
+		case 'Q':
+			if (!sk_parse_double(optarg, 0.0, 100.0, &o->reserved))
+				return bad_arg("reserved", optarg, "a percentage (0..100)");
+			break;
+		case 'L':
+			o->reserved_file = optarg;
+			break;
+		case 'G':
+			o->prepare = true;
 			break;
 		case 'S':
 			o->server = optarg;
@@ -399,6 +420,14 @@ crowd_opts_parse(int argc, char **argv, struct opts *o)
 	if (o->has_gate && (o->secret_file == NULL || o->item == 0)) {
 		sk_log(PROG, "--gate needs --secret-file and an --item other than 0 "
 			     "(X-User-Id carries no claim)");
+		return EXIT_USAGE;
+	}
+	if ((o->reserved_file != NULL || o->prepare) && o->reserved < 0) {
+		sk_log(PROG, "--%s needs --reserved", o->prepare ? "prepare" : "reserved-file");
+		return EXIT_USAGE;
+	}
+	if (o->prepare && o->reserved_file == NULL) {
+		sk_log(PROG, "--prepare needs --reserved-file");
 		return EXIT_USAGE;
 	}
 	if (o->tls && !o->has_port)

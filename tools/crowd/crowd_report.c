@@ -13,7 +13,7 @@
 static void
 summarize_gate(const struct crowd *cw, uint64_t u, struct summary *s)
 {
-	uint8_t f = cw->uflags[u];
+	uint16_t f = cw->uflags[u];
 
 	if (!cw->o.has_gate)
 		return;
@@ -121,6 +121,21 @@ crowd_summarize(const struct crowd *cw, struct summary *s)
 	if (cw->o.has_gate)
 		check_gate(s, &ck[CK_GATE]);
 	uint64_t done = st->answered - st->deferred;
+	ck[CK_RESERVED] = (struct check){"reserved_only", -1, ""};
+	if (cw->o.reserved >= 0) {
+		uint64_t strangers = 0, refused = 0, wrongly = 0;
+		for (uint64_t u = 0; u < cw->o.users; u++) {
+			bool r = crowd_reserved(&cw->o, u), nr = cw->uflags[u] & UF_NOT_RESERVED;
+			strangers += !r && cw->order[u] != 0;
+			refused += nr;
+			wrongly += r && nr;
+		}
+		ck[CK_RESERVED].ok = strangers == 0 && wrongly == 0;
+		snprintf(ck[CK_RESERVED].text, sizeof(ck[0].text),
+			 "winners not reserved %" PRIu64 ", users refused not_reserved %" PRIu64
+			 " (of them reserved %" PRIu64 ")",
+			 strangers, refused, wrongly);
+	}
 	ck[CK_ANSWERED] =
 		(struct check){"all_answered", done == cw->o.attempts && cw->phase == PH_DONE, ""};
 	snprintf(ck[CK_ANSWERED].text, sizeof(ck[0].text), "answered %" PRIu64 "/%" PRIu64 "%s",

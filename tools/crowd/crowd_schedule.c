@@ -3,9 +3,15 @@
  * crowd_schedule.c - the order of the buy attempts: every user once, the
  * retriers' extra attempts, all shuffled by --seed (splitmix64, Fisher-Yates).
  */
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "sk_log.h"
 
 #include "crowd.h"
 
@@ -63,4 +69,38 @@ crowd_schedule_build(const struct opts *o, uint64_t *retriers)
 	}
 	*retriers = r;
 	return a;
+}
+
+bool
+crowd_reserved(const struct opts *o, uint64_t u)
+{
+	uint64_t s = o->seed ^ (o->user_base + u) * 0xd6e8feb86659fd93ull;
+
+	if (o->reserved < 0)
+		return true;
+	return (double)(rng_next(&s) >> 11) * 0x1p-53 * 100.0 < o->reserved;
+}
+
+int
+crowd_reserved_write(const struct opts *o)
+{
+	FILE *f = fopen(o->reserved_file, "w");
+	uint64_t n = 0;
+
+	if (f == NULL) {
+		sk_log(PROG, "--reserved-file %s: %s", o->reserved_file, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	for (uint64_t u = 0; u < o->users; u++)
+		if (crowd_reserved(o, u)) {
+			fprintf(f, "%" PRIu64 "\n", o->user_base + u);
+			n++;
+		}
+	if (fclose(f) != 0) {
+		sk_log(PROG, "--reserved-file %s: write error", o->reserved_file);
+		return EXIT_RUNTIME;
+	}
+	sk_log(PROG, "%" PRIu64 " of %" PRIu64 " users reserved, in %s", n, o->users,
+	       o->reserved_file);
+	return 0;
 }

@@ -301,8 +301,8 @@ START_TEST(guard_table)
 
 	for (size_t i = 0; i < SK_ARRAY_SIZE(t); i++) {
 		const char *why = NULL;
-		unsigned got =
-			sk_admin_guard(t[i].method, t[i].host, t[i].origin, t[i].ctype, &why);
+		unsigned got = sk_admin_guard(t[i].method, "/v1/activities", t[i].host, t[i].origin,
+					      t[i].ctype, &why);
 
 		ck_assert_msg(got == t[i].want, "row %zu (%s %s %s %s): %u, want %u", i,
 			      t[i].method, t[i].host ? t[i].host : "-",

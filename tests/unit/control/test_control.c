@@ -366,6 +366,7 @@ control_suite(void)
 	test_control_add_views(s);
 	test_control_add_mapgrow(s);
 	test_control_add_retention(s);
+	test_control_add_reserve(s);
 	return s;
 }
 

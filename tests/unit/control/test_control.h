@@ -147,5 +147,6 @@ void test_control_add_activity(Suite *s);
 void test_control_add_views(Suite *s);
 void test_control_add_mapgrow(Suite *s);
 void test_control_add_retention(Suite *s);
+void test_control_add_reserve(Suite *s);
 
 #endif /* TEST_CONTROL_H */

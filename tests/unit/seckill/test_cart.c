@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ring.h>
@@ -299,6 +300,34 @@ START_TEST(gated_line)
 }
 END_TEST
 
+/* A reserved_only line sells to the users of its set only: 403
+ * not_reserved naming it, nothing taken; a reserved user's cart buys. */
+START_TEST(reserved_line)
+{
+	size_t size = sk_reserve_size(1 << 16);
+	void *mem = aligned_alloc(SK_CACHE_LINE, size);
+	struct sk_reserve_zone *z = mem != NULL ? sk_reserve_init(mem, size, 1) : NULL;
+	const uint64_t ids[] = {41, 42};
+	struct sk_seckill_reply out;
+
+	ck_assert_ptr_nonnull(z);
+	sk_shm_item_find(T.arena.shm, 1)->reserved_only = 1; /* as preheat copies the flag */
+	ck_assert_int_eq(sk_reserve_add(z, 1, ids, 2, NULL), 0);
+	ck_assert_int_eq(cart("40", JSON, CART2, &out), SK_SECKILL_NOT_RESERVED); /* no sets yet */
+	ck_assert_int_eq(sk_seckill_reserve_attach(&T.lc, z), 0);
+	ck_assert_int_eq(cart("40", JSON, CART2, &out), SK_SECKILL_NOT_RESERVED);
+	ck_assert_uint_eq(out.status, 403);
+	body_is(&out, "{\"status\":\"not_reserved\",\"item\":1}");
+	ck_assert_uint_eq(remaining(1), 3);
+	ck_assert_uint_eq(remaining(5), 10);
+	ck_assert_uint_eq(outcome(SK_SECKILL_NOT_RESERVED), 2);
+	ck_assert_int_eq(cart("41", JSON, CART2, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(remaining(1), 2);
+	T.lc.reserve = NULL;
+	free(mem);
+}
+END_TEST
+
 /* The address pays once per cart; each line's item limit is its own. */
 START_TEST(rate_limits)
 {
@@ -327,6 +356,7 @@ cart_suite(void)
 	tcase_add_test(tc, refusals_name_the_item);
 	tcase_add_test(tc, short_and_sold_out);
 	tcase_add_test(tc, bad_body_and_media_type);
+	tcase_add_test(tc, reserved_line);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("auth");
 	tcase_add_checked_fixture(tc, setup_auth, teardown);
