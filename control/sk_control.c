@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_errno.h>
 #include <rte_memzone.h>
@@ -407,4 +408,17 @@ sk_control_items_foreach(struct sk_control *ctl, sk_control_item_cb cb, void *ar
 			return rc;
 	}
 	return sk_store_activity_foreach(ctl->store, store_only_item, &fc);
+}
+
+bool
+sk_control_wait_ms(bool (*done)(const void *arg), const void *arg, unsigned ms)
+{
+	const struct timespec tick = {0, 1000000};
+
+	for (unsigned i = 0; i < ms; i++) {
+		if (done(arg))
+			return true;
+		nanosleep(&tick, NULL);
+	}
+	return done(arg);
 }

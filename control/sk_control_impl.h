@@ -166,4 +166,13 @@ void ctl_retention_free(struct sk_control *ctl);
 /* The reconcile's metrics table (sk_control_reconcile_metrics() writes it). */
 extern const struct sk_prom_table sk_control_reconcile_table;
 
+/**
+ * sk_control_wait_ms - poll @p done(@p arg) once a millisecond, for at most
+ * @p ms milliseconds: the writer's bounded wait for the lcores to
+ * acknowledge a generation (live settings, reservation sets).
+ * @return true once @p done held (checked once more at the end).
+ * Thread-safety: as @p done; sleeps, never on an lcore.
+ */
+bool sk_control_wait_ms(bool (*done)(const void *arg), const void *arg, unsigned ms);
+
 #endif /* SK_CONTROL_IMPL_H */

@@ -62,18 +62,10 @@ sk_control_live(const struct sk_control *ctl)
 	return ctl->live;
 }
 
-/* wait_quiescent - true once every lcore runs on the published generation
- * (bounded: SK_LIVE_CTL_WAIT_MS, polled each millisecond). */
+/* quiescent - every lcore runs on the published generation (sk_control_wait_ms()). */
 static bool
-wait_quiescent(const struct sk_live_zone *z)
+quiescent(const void *z)
 {
-	const struct timespec ms = {0, 1000000};
-
-	for (unsigned i = 0; i < SK_LIVE_CTL_WAIT_MS; i++) {
-		if (sk_live_quiescent(z))
-			return true;
-		nanosleep(&ms, NULL);
-	}
 	return sk_live_quiescent(z);
 }
 
@@ -107,7 +99,8 @@ sk_control_live_change(struct sk_control *ctl, enum sk_live_kind kind, const cha
 		return -ENODEV;
 	}
 	pthread_mutex_lock(&ctl->live_lock);
-	if (!wait_quiescent(ctl->live) || (s = sk_live_begin(ctl->live)) == NULL) {
+	if (!sk_control_wait_ms(quiescent, ctl->live, SK_LIVE_CTL_WAIT_MS) ||
+	    (s = sk_live_begin(ctl->live)) == NULL) {
 		pthread_mutex_unlock(&ctl->live_lock);
 		sk_set_err(err, errlen, "an lcore has not applied the previous change yet");
 		return -EBUSY;

@@ -59,19 +59,11 @@ sk_control_reserve_attach(struct sk_control *ctl, char *err, size_t errlen)
 	return rc == -ENOMEM ? rc : 0;
 }
 
-/* settled - true once every lcore acknowledged the published generation,
- * so that every retired table can be reused (bounded: SK_RESERVE_CTL_WAIT_MS,
- * polled each millisecond). */
+/* quiescent - every lcore acknowledged the published generation, so that
+ * every retired table can be reused (sk_control_wait_ms()). */
 static bool
-settled(const struct sk_reserve_zone *z)
+quiescent(const void *z)
 {
-	const struct timespec ms = {0, 1000000};
-
-	for (unsigned i = 0; i < SK_RESERVE_CTL_WAIT_MS; i++) {
-		if (sk_reserve_quiescent(z))
-			return true;
-		nanosleep(&ms, NULL);
-	}
 	return sk_reserve_quiescent(z);
 }
 
@@ -82,7 +74,7 @@ again(const struct sk_reserve_zone *z, int rc)
 {
 	if (rc != -EAGAIN)
 		return rc;
-	return settled(z) ? 0 : -EBUSY;
+	return sk_control_wait_ms(quiescent, z, SK_RESERVE_CTL_WAIT_MS) ? 0 : -EBUSY;
 }
 
 int
