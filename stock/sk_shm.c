@@ -37,6 +37,7 @@ static const char *const outcome_names[SK_SECKILL__COUNT] = {
 	[SK_SECKILL_RESTOCKING] = "restocking",
 	[SK_SECKILL_GATE] = "gate",
 	[SK_SECKILL_NOT_RESERVED] = "not_reserved",
+	[SK_SECKILL_DENIED] = "denied",
 };
 
 const char *

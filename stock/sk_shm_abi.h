@@ -35,7 +35,8 @@
  * cannot see (a field's meaning, a counter's unit, a status value).
  */
 #define SK_SHM_VERSION                                                                             \
-	11 /* 11: item gate and reserved_only flags, a user tag per status slot (users_off);       \
+	11 /* 11: item gate and reserved_only flags, a user tag per status slot (users_off), 24    \
+	      outcome slots;                                                                       \
 	      10: settled is an order id, per-lcore status windows (slot reuse, epoch roll);       \
 	      9: an item's per-request fields in its first cache line; 8: TLS area in the stats    \
 	      block; 7: order record 64 B, client of either family; 6: member, order id layout;    \
@@ -55,7 +56,7 @@ struct sk_shm_progress {
 } sk_cache_aligned;
 
 /** Buy outcome slots of a stats block (enum sk_seckill_outcome fits). */
-#define SK_SHM_OUTCOMES 16
+#define SK_SHM_OUTCOMES 24
 
 /**
  * Outcomes of the buy route, one counter each: the index of
@@ -85,6 +86,7 @@ enum sk_seckill_outcome {
 				      it, and the buyer's token has none (or one of another item) */
 	SK_SECKILL_NOT_RESERVED, /**< 403 "not_reserved": a reserved_only item, the buyer not
 				      in its reservation set */
+	SK_SECKILL_DENIED,	 /**< 403 "denied": the address or the user is on a deny list */
 	SK_SECKILL__COUNT
 };
 

@@ -325,15 +325,6 @@ rate_limited(struct sk_seckill_lcore *lc, uint64_t wait, struct sk_seckill_reply
 	return SK_SECKILL_RATE_LIMITED;
 }
 
-/* denied - the 403 of a deny list. */
-static enum sk_seckill_outcome
-denied(struct sk_seckill_lcore *lc, struct sk_seckill_reply *out)
-{
-	lc->live->lcore[lc->buy.lcore].denied++;
-	json(out, 403, 0, "{\"status\":\"denied\"}");
-	return SK_SECKILL_ENDED; /* a 403; the deny count is the live block's */
-}
-
 /*
  * refused_403 - a 403 with the prebuilt JSON @body (@len bytes), no printf:
  * the gate and the reservation refuse whole crowds, as often as a sold-out
@@ -349,6 +340,16 @@ refused_403(struct sk_seckill_reply *out, const char *body, size_t len, enum sk_
 	out->canned = -1;
 	out->order = 0;
 	return o;
+}
+
+/* denied - the 403 of a deny list, counted in the live block too. */
+static enum sk_seckill_outcome
+denied(struct sk_seckill_lcore *lc, struct sk_seckill_reply *out)
+{
+	static const char body[] = "{\"status\":\"denied\"}";
+
+	lc->live->lcore[lc->buy.lcore].denied++;
+	return refused_403(out, body, sizeof(body) - 1, SK_SECKILL_DENIED);
 }
 
 /* not_reserved - the 403 of a reserved_only item to a buyer outside its set. */

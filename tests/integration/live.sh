@@ -162,6 +162,8 @@ check "every lcore applied the clear" wait_for 5 "lcores on 6" all_on 6
 expect_match "the user buys again" "$(buy 77 2)" '^20[02]$'
 expect_match "the address buys again" "$(buy 80 2 --interface 198.18.0.200)" '^20[02]$'
 expect_eq "status: denied counted" "$(st 'sum(l["denied"] for l in d["lcores"])')" 3
+check "metrics: the three refusals are the outcome denied" \
+	wait_metric 'seckill_requests_total{outcome="denied"}' -eq 3 10
 
 # --- 4. a user hammering one item is limited; another is served
 check "live limits user_rate=1 user_burst=5" ctl live limits user_rate=1 user_burst=5

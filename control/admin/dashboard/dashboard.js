@@ -56,7 +56,10 @@ const OUTCOMES = [
 	['not_found', '#a8a29e'],
 	['bad_request', '#be185d'],
 	['paused', '#0284c7'],
+	['restocking', '#0369a1'],
 	['gate', '#9333ea'],
+	['not_reserved', '#c026d3'],
+	['denied', '#44403c'],
 ];
 
 const LCORE_COLORS = ['#0d9488', '#d97706', '#7c3aed', '#db2777', '#65a30d', '#0891b2', '#ea580c', '#4f46e5'];

@@ -98,10 +98,10 @@ END_TEST
 START_TEST(outcome_names)
 {
 	static const char *const want[SK_SECKILL__COUNT] = {
-		"won",	       "duplicate",   "limit",	      "sold_out",
-		"not_started", "ended",	      "unauthorized", "rate_limited",
-		"busy",	       "unavailable", "not_found",    "bad_request",
-		"paused",      "restocking",  "gate",	      "not_reserved",
+		"won",		"duplicate",	"limit",	"sold_out",   "not_started",
+		"ended",	"unauthorized", "rate_limited", "busy",	      "unavailable",
+		"not_found",	"bad_request",	"paused",	"restocking", "gate",
+		"not_reserved", "denied",
 	};
 
 	for (unsigned k = 0; k < SK_SECKILL__COUNT; k++)
