@@ -273,21 +273,23 @@ START_TEST(deep_ring_is_partial_not_mismatch)
 	struct sk_item *it = add_item(1, 100);
 	struct sk_reconcile_info ri;
 
-	/* 20 records in lcore 0's ring, one drain takes 8 per ring */
-	for (uint64_t u = 1; u <= 20; u++)
+	/* 40 records in lcore 0's ring; one drain takes its quota per ring,
+	 * the batch (8) raised to a whole cart (SK_BUY_MAX_LINES, 16): 24
+	 * are left, more than a quota */
+	for (uint64_t u = 1; u <= 40; u++)
 		buy(0, u, it);
 	ri = run(T0);
 	ck_assert(ri.partial);
 	ck_assert_uint_eq(ri.suspect, 0);
-	ck_assert_int_eq(sk_control_drain(F.ctl, T0, SK_CONTROL_DRAIN_NOW, NULL), 8);
+	ck_assert_int_eq(sk_control_drain(F.ctl, T0, SK_CONTROL_DRAIN_NOW, NULL), SK_BUY_MAX_LINES);
 	ri = run(T0 + 2 * S);
 	ck_assert(ri.partial);
 	ck_assert_uint_eq(ri.suspect, 0);
 	assert_metric("seckill_reconcile_runs_total{result=\"partial\"} 2");
 
 	/* a partial run still sees LMDB holding more than the arena sold */
-	atomic_fetch_add(&it->returned, 15);
-	atomic_fetch_add(&it->pool, 15);
+	atomic_fetch_add(&it->returned, 30);
+	atomic_fetch_add(&it->pool, 30);
 	ri = run(T0 + 3 * S);
 	ck_assert(ri.partial);
 	ck_assert_uint_eq(ri.suspect, 1);
