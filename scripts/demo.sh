@@ -7,10 +7,16 @@
 # up (the dataplane in a network namespace of its own, on one end of a veth
 # pair through net_af_packet; the other end lives in the client namespace,
 # addressed from 198.18.0.0/15), puts 1,000 units on
-# sale a few seconds ahead with seckillctl activity add (as an operator
-# would), fires a crowd of 50,000 users making
-# 120,000 signed buy attempts at it from inside the namespace, and prints
-# what happened. The control plane (seckill-control) runs beside the
+# sale a few seconds ahead with seckillctl activity add --gate (as an
+# operator would: buyers need the gate claim that the shop's quiz puts in
+# their token), fires a crowd of 50,000 users making
+# 120,000 signed buy attempts at it from inside the namespace (a tenth of
+# them skipped the quiz: 403 gate), and prints
+# what happened. The push: a tenth of the winners follow their order's
+# Server-Sent Events stream (seckill-crowd --follow), and after the sale one
+# winner's stream is shown with curl -N while the demo pays the order
+# (seckillctl order pay): confirmed -> paid, then the appliance closes it.
+# The control plane (seckill-control) runs beside the
 # dataplane: with ack = durable each winner is answered 200 once its order
 # is on disk in LMDB, and the control plane exports every order to a Kafka
 # broker (librdkafka's mock cluster, tools/kafka), from which the reference
@@ -28,6 +34,8 @@
 #
 #   ./scripts/demo.sh                 as root, on Debian 12
 #   SK_DEMO_UNITS=5000 SK_DEMO_USERS=100000 SK_DEMO_ATTEMPTS=250000 ./scripts/demo.sh
+#   SK_DEMO_GATE=70 SK_DEMO_FOLLOW=50 ./scripts/demo.sh   (% of the users who
+#                                     passed the quiz; % of the winners following)
 #
 # Cores: the dataplane runs on core 1, the crowd and the control plane on core 0.
 set -euo pipefail
@@ -42,6 +50,8 @@ ATTEMPTS=${SK_DEMO_ATTEMPTS:-120000}
 CONNS=${SK_DEMO_CONNS:-128}
 CLUSTER=${SK_DEMO_CLUSTER:-1}
 START_IN=${SK_DEMO_START_IN:-6}
+GATE=${SK_DEMO_GATE:-90}
+FOLLOW=${SK_DEMO_FOLLOW:-10}
 ITEM=1001
 GUARD=1002
 export SK_SBX=seckill-demo
@@ -67,9 +77,13 @@ export SK_SBX_ADMIN_PORT=${SK_DEMO_ADMIN_PORT:-8081}
 
 work=$(mktemp -d /tmp/seckill-demo.XXXXXX)
 tmp=$work SOCK=$work/mariadb.sock MPORT=${SK_DEMO_WRITER_PORT:-9105}
-kafka_pid=
+kafka_pid='' sse_pid=''
 cleanup() {
 	dc_cleanup
+	if [ -n "$sse_pid" ]; then
+		kill "$sse_pid" 2>/dev/null || true
+		wait "$sse_pid" 2>/dev/null || true
+	fi
 	writer_stop TERM
 	db_stop TERM
 	scripts/sandbox.sh down >/dev/null 2>&1 || true
@@ -140,22 +154,44 @@ up=$(scripts/sandbox.sh up --config "$work/demo.ini" --bin "$BIN" --lcores 1)
 server=$(sed -n 's/.*server=\([0-9.]*\).*/\1/p' <<<"$up")
 [ -n "$server" ] || sk_die "sandbox did not report its address: $up"
 
-sk_log "the operator creates the sale: seckillctl activity add $ITEM --total $UNITS ... --start +${START_IN}s"
+sk_log "the operator creates the sale: seckillctl activity add $ITEM --total $UNITS ... --start +${START_IN}s --gate"
 scripts/sandbox.sh ctl activity add "$ITEM" --total "$UNITS" --price 99900 --limit 1 \
-	--name "demo phone" --start "+${START_IN}s" --end +600s | head -n 1
+	--name "demo phone" --start "+${START_IN}s" --end +600s --gate | head -n 1
 before=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$ITEM")
 sk_log "item before the sale: $before"
 
-sk_log "the crowd: $USERS users, $ATTEMPTS signed attempts, $CONNS connections, from core 0"
+sk_log "the crowd: $USERS users ($GATE% passed the quiz), $ATTEMPTS signed attempts, $CONNS connections, from core 0; $FOLLOW% of the winners follow their order"
 set +e
 scripts/sandbox.sh exec "$CROWD" --server "$server" --item "$ITEM" --users "$USERS" \
 	--attempts "$ATTEMPTS" --conns "$CONNS" --secret-file "$work/secret" --wait-start \
 	--expect-units "$UNITS" --poll --max-seconds 120 --cpu 0 --json "$work/crowd.json" \
+	--gate "$GATE" --follow "$FOLLOW" --follow-seconds 2 --orders "$work/orders.txt" \
 	| tee "$work/crowd.txt"
 crowd_rc=${PIPESTATUS[0]}
 set -e
 
 after=$(scripts/sandbox.sh exec curl -s --max-time 5 "http://$server/v1/items/$ITEM")
+# The push, live: a winner follows its order's events with curl -N while the
+# payment service (here: seckillctl order pay) records the payment; the
+# dataplane pushes paid, then closes the stream. Every wait is bounded.
+sse_user='' sse_order='' sse_rc=-1 paid="no winner to follow"
+[ ! -s "$work/orders.txt" ] || read -r sse_user sse_order <"$work/orders.txt" || true
+if [ -n "$sse_order" ]; then
+	# The token goes to curl in a file (-H @file), not on its command line.
+	(umask 077 && echo "Authorization: Bearer $("$TOKEN" --secret-file "$work/secret" \
+		--sub "$sse_user" --item "$ITEM" --gate)" >"$work/sse.hdr")
+	scripts/sandbox.sh exec curl -sN --max-time 10 -H "@$work/sse.hdr" \
+		"http://$server/v1/orders/$sse_order/events" >"$work/sse.txt" 2>&1 &
+	sse_pid=$!
+	for _ in $(seq 1 50); do
+		grep -q '^data:' "$work/sse.txt" && break
+		sleep 0.1
+	done
+	paid=$(scripts/sandbox.sh ctl order pay "$sse_order" 2>&1) || true
+	sse_rc=0
+	wait "$sse_pid" || sse_rc=$?
+	sse_pid=
+fi
 # A token signed with another secret, for an item that still has stock.
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/wrong"
 forged_tok=$("$TOKEN" --secret-file "$work/wrong" --sub 7 --item "$GUARD")
@@ -196,9 +232,10 @@ else
 fi
 mysql_item=$(sql seckill "SELECT CONCAT('total ', total + added, ', sold ', sold, ', returned ',
 	returned) FROM items WHERE id = $ITEM" 2>/dev/null) || mysql_item="?"
-requests=$(scripts/sandbox.sh ctl metrics 2>/dev/null |
-	sed -n 's/^seckill_requests_total{outcome="\([a-z_]*\)"} \([1-9][0-9]*\)$/\1=\2/p' |
-	tr '\n' ' ') || true
+metrics=$(scripts/sandbox.sh ctl metrics 2>/dev/null) || metrics=
+requests=$(sed -n 's/^seckill_requests_total{outcome="\([a-z_]*\)"} \([1-9][0-9]*\)$/\1=\2/p' \
+	<<<"$metrics" | tr '\n' ' ')
+gated=$(sed -n 's/^seckill_requests_total{outcome="gate"} \([0-9]*\)$/\1/p' <<<"$metrics")
 
 echo
 echo "================ act 1: flash sale summary ================"
@@ -214,9 +251,19 @@ echo "activities (seckillctl activity list):"
 sed 's/^/  /' <<<"$activities"
 grep -E '^(attempts|winners|check|latency)' "$work/crowd.txt" || cat "$work/crowd.txt"
 python3 scripts/lib/crowd_verdict.py "$work/crowd.json" "$UNITS"
+python3 scripts/lib/crowd_verdict.py --gate "$work/crowd.json" "${gated:-?}"
+python3 scripts/lib/crowd_verdict.py --follow "$work/crowd.json"
+stream_ok=no
+if [ -n "$sse_order" ]; then
+	echo "one winner's stream (user $sse_user, curl -N .../v1/orders/$sse_order/events; meanwhile seckillctl: $paid):"
+	python3 scripts/lib/crowd_verdict.py --stream "$work/sse.txt" "$sse_rc" && stream_ok=yes
+else
+	echo "one winner's stream: $paid"
+fi
 echo "==========================================================="
 
 [ "$crowd_rc" -eq 0 ] || sk_die "the crowd's checks failed (exit $crowd_rc)"
+[ "$stream_ok" = yes ] || sk_die "the winner's stream did not show its status, then paid, then the close"
 [ "$CLUSTER" != 0 ] || exit 0
 
 # Act 2 needs core 1 for its two dataplanes: act 1's appliance goes down.

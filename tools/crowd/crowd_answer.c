@@ -177,7 +177,9 @@ crowd_answer_buy(struct crowd *cw, struct conn *c, const struct sk_http_client_r
 	else if (b.status == SK_CROWD_ST_SOLD_OUT && r->status == 410)
 		cw->uflags[u] |= UF_SOLD_OUT;
 	else if (!(b.status == SK_CROWD_ST_QUEUED || b.status == SK_CROWD_ST_CONFIRMED ||
-		   b.status == SK_CROWD_ST_PAID))
+		   b.status == SK_CROWD_ST_PAID ||
+		   /* under --wait-start a 425 is a deferral: the attempt goes again */
+		   (b.status == SK_CROWD_ST_NOT_STARTED && r->status == 425 && cw->o.wait_start)))
 		cw->uflags[u] |= UF_OTHER;
 	switch (b.status) {
 	case SK_CROWD_ST_QUEUED:

@@ -320,6 +320,14 @@ def gate():
           len(users) == 100 and all((u - 1) % 100 < 70 for u in users), str(users[:10]))
     check("gate 70: human summary counts 403 gate apart",
           "| gate " in out and "600 users without the claim" in out, out)
+    # Before the start every buyer gets 425 (the time is checked before the
+    # identity): under --wait-start that is a deferral, not a wrong answer.
+    with Fake("--units", "100", "--secret-file", good, "--gate", "--start-in-ms", "1200") as f:
+        rc, s, out = crowd(f.port, *BASE, "--secret-file", good, "--gate", "70", "--wait-start",
+                           "--expect-units", "100")
+    check("gate 70 with --wait-start: the 425s before the start fail no check",
+          rc == 0 and s["checks"]["gate"] is True and s["gate"]["lacking_other"] == 0 and
+          s["status"].get("not_started", 0) >= 1 and s["gate"]["refused"] > 0, out)
     with Fake("--units", "100", "--secret-file", good, "--gate", "--broken", "gate-leak") as f:
         rc, s, out = crowd(f.port, *BASE, "--secret-file", good, "--gate", "70")
     check("gate-leak: exit 1, the gate check fails",
