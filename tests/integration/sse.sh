@@ -102,10 +102,8 @@ check "stream: confirmed once stored (30 s)" wait_for 30 "confirmed event" has_e
 check "pay: seckillctl order pay" "$SBX" ctl order pay "$order"
 check "stream: paid (10 s)" wait_for 10 "paid event" has_event "$tmp/ev" paid
 rc=0
-for _ in $(seq 1 100); do
-	kill -0 "$SPID" 2>/dev/null || break
-	sleep 0.1
-done
+gone() { ! kill -0 "$1" 2>/dev/null; }
+check "stream: curl ends (10 s)" wait_for 10 "the stream's close" gone "$SPID"
 wait "$SPID" || rc=$?
 SPID=
 expect_eq "stream: closed by the dataplane after paid (curl exit 0)" "$rc" 0
