@@ -372,6 +372,33 @@ flag_pair(struct sk_seckill_lcore *lc, uint8_t *flag, const char *item,
 	return (struct pair){bench_median(c_on, n), bench_median(c_off, n), bench_median(d, n)};
 }
 
+/* print_pair - a flag pair's three lines: @p's on, off and difference. */
+static void
+print_pair(const char *name, struct pair p, const char *on, const char *what)
+{
+	static const char *const sfx[3] = {"_on", "_off", "_diff"};
+	const double v[3] = {p.on, p.off, p.diff};
+	char n[32], w[128];
+
+	for (int k = 0; k < 3; k++) {
+		snprintf(n, sizeof(n), "%s%s", name, sfx[k]);
+		snprintf(w, sizeof(w), "%s%s",
+			 k == 0	  ? on
+			 : k == 1 ? "the same requests, same item, flag cleared"
+				  : "median of the pairs' on - off: ",
+			 k == 2 ? what : "");
+		printf("  %-18s %9s %9.1f %8s  %s\n", n, "", v[k], "", w);
+	}
+}
+
+/* json_pair - a flag pair's three JSON members. */
+static void
+json_pair(const char *name, struct pair p)
+{
+	printf(",\"%s_on_cycles\":%.1f,\"%s_off_cycles\":%.1f,\"%s_diff_cycles\":%.1f", name, p.on,
+	       name, p.off, name, p.diff);
+}
+
 /* reserve_set - ITEM5's set: the CROWD holders and RESERVED - CROWD others,
  * loaded whole; the lcores B.lc_on and B.lc_off read it. */
 static void
@@ -684,14 +711,10 @@ main(int argc, char **argv)
 		for (size_t k = 0; k < ncases; k++)
 			printf(",\"%s_ns\":%.1f,\"%s_cycles\":%.1f", cases[k].name, cases[k].m_ns,
 			       cases[k].name, cases[k].m_cyc);
-		printf(",\"gate_pair_on_cycles\":%.1f,\"gate_pair_off_cycles\":%.1f,"
-		       "\"gate_pair_diff_cycles\":%.1f,\"reserved_users\":%u,"
-		       "\"reserved_pair_on_cycles\":%.1f,\"reserved_pair_off_cycles\":%.1f,"
-		       "\"reserved_pair_diff_cycles\":%.1f,\"reserved_uid_pair_on_cycles\":%.1f,"
-		       "\"reserved_uid_pair_off_cycles\":%.1f,\"reserved_uid_pair_diff_cycles\":%."
-		       "1f}\n",
-		       gate.on, gate.off, gate.diff, RESERVED, res.on, res.off, res.diff,
-		       res_uid.on, res_uid.off, res_uid.diff);
+		json_pair("gate_pair", gate);
+		json_pair("reserved_pair", res);
+		json_pair("reserved_uid", res_uid);
+		printf(",\"reserved_users\":%u}\n", RESERVED);
 	} else {
 		printf("seckill-route-bench: item of %u units sold out by %u users, dedup slice "
 		       "%" PRIu64 " slots,\n"
@@ -704,24 +727,14 @@ main(int argc, char **argv)
 		for (size_t k = 0; k < ncases; k++)
 			printf("  %-18s %9.1f %9.1f %8.1f  %s\n", cases[k].name, cases[k].m_ns,
 			       cases[k].m_cyc, cases[k].m_cyc / cases[3].m_cyc, cases[k].what);
-		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_on", "", gate.on, "",
-		       "dup_jwt_gate, flag set (batches in turn with the next)");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_off", "", gate.off, "",
-		       "the same requests, same item, flag cleared");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_diff", "", gate.diff, "",
-		       "median of the pairs' on - off: the gate check");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "reserved_pair_on", "", res.on, "",
-		       "holder's JWT, reserved_only set, set of 1M users, lines cold");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "reserved_pair_off", "", res.off, "",
-		       "the same requests, same item, flag cleared");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "reserved_pair_diff", "", res.diff, "",
-		       "median of the pairs' on - off: the reservation check");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "reserved_uid_on", "", res_uid.on, "",
-		       "the same, auth off, X-User-Id of the holders");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "reserved_uid_off", "", res_uid.off, "",
-		       "the same requests, flag cleared");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "reserved_uid_diff", "", res_uid.diff, "",
-		       "median of the pairs' on - off (no token)");
+		print_pair("gate_pair", gate,
+			   "dup_jwt_gate, flag set (batches in turn with the next)",
+			   "the gate check");
+		print_pair("reserved_pair", res,
+			   "holder's JWT, reserved_only set, set of 1M users, lines cold",
+			   "the reservation check");
+		print_pair("reserved_uid", res_uid, "the same, auth off, X-User-Id of the holders",
+			   "no token");
 	}
 	rte_ring_free(B.ring);
 	sk_token_key_free(B.key);
