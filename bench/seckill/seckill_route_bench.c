@@ -47,7 +47,7 @@
  *   gate_refused_jwt  a non-holder's JWT without the claim on the
  *                     gated item (after the HMAC)               → 403 gate
  * and the reservation check, the same way (an item of 2,000 units bought
- * once by the 1,000 holders, every holder in its reservation set of
+ * once by the 1,024 holders, every holder in its reservation set of
  * RESERVED users, ~1M, loaded whole as the control plane does):
  *   reserved_pair_on/off  the holders' JWTs (duplicate) with the item's
  *                     reserved_only flag set and cleared batch by batch;
@@ -55,8 +55,9 @@
  *                     are flushed from the cache, as in a crowd of millions
  *                     of distinct users where each line is cold;
  *                     reserved_pair_diff is the median of the differences
- *   reserved_uid_on/off/diff the same with auth off, the holders' X-User-Id (no
- *                     token to read the user from before the check)
+ *   reserved_uid_on/off/diff  the same with auth off, the holders'
+ *                     X-User-Id (no HMAC between the prefetch and the
+ *                     check to hide the miss behind)
  * and for reference, on the sold_out_jwt tokens:
  *   token_verify      sk_token_verify() alone
  *   token_peek_user   sk_token_peek_user() alone
