@@ -47,7 +47,7 @@
  *   gate_refused_jwt  a non-holder's JWT without the claim on the
  *                     gated item (after the HMAC)               → 403 gate
  * and the reservation check, the same way (an item of 2,000 units bought
- * once by the 1,024 holders, every holder in its reservation set of
+ * once by the 1,000 holders, every holder in its reservation set of
  * RESERVED users, ~1M, loaded whole as the control plane does):
  *   reserved_pair_on/off  the holders' JWTs (duplicate) with the item's
  *                     reserved_only flag set and cleared batch by batch;
