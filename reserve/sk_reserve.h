@@ -30,8 +30,9 @@
  * rebuilt at a third full (24 bytes per user) and fills back to half.
  *
  * Thread-safety: one writer at a time (the caller's lock); any number of
- * readers (sk_reserve_has(), sk_reserve_changed(), sk_reserve_ack() for the
- * reader's own lcore). Nothing here allocates, locks or makes a system call.
+ * readers (sk_reserve_has(), sk_reserve_prefetch(), sk_reserve_changed(),
+ * sk_reserve_ack() for the reader's own lcore). Nothing here allocates,
+ * locks or makes a system call.
  */
 #ifndef SK_RESERVE_H
 #define SK_RESERVE_H
@@ -223,6 +224,26 @@ sk_reserve_dir_find(const struct sk_reserve_zone *z, uint32_t item)
 }
 
 /**
+ * sk_reserve_first - the table of directory entry @p d (NULL: an empty set)
+ * and, in *@p slots and *@p at, its size and the first slot a probe for
+ * @p user reads: the one home of the slot rule of sk_reserve_has() and
+ * sk_reserve_prefetch().
+ */
+static inline const _Atomic uint64_t *
+sk_reserve_first(const struct sk_reserve_zone *z, const struct sk_reserve_dirent *d, uint64_t user,
+		 uint64_t *slots, uint64_t *at)
+{
+	uint64_t t =
+		atomic_load_explicit(&((struct sk_reserve_dirent *)d)->tab, memory_order_acquire);
+
+	if (t == 0)
+		return NULL;
+	*slots = t & 0xffffffffu;
+	*at = (uint64_t)(((unsigned __int128)sk_reserve_mix(user) * *slots) >> 64);
+	return (const _Atomic uint64_t *)((const char *)z + z->heap_off + (t >> 32) * 64);
+}
+
+/**
  * sk_reserve_has - true if @p user is in item @p item's set. Lock-free, no
  * store; an id added concurrently may or may not be seen yet.
  */
@@ -230,18 +251,13 @@ static inline bool
 sk_reserve_has(const struct sk_reserve_zone *z, uint32_t item, uint64_t user)
 {
 	const struct sk_reserve_dirent *d = sk_reserve_dir_find(z, item);
+	uint64_t slots = 0, i = 0;
 
 	if (d == NULL || user == 0)
 		return false;
-	uint64_t t =
-		atomic_load_explicit(&((struct sk_reserve_dirent *)d)->tab, memory_order_acquire);
-	if (t == 0)
+	const _Atomic uint64_t *s = sk_reserve_first(z, d, user, &slots, &i);
+	if (s == NULL)
 		return false;
-	const _Atomic uint64_t *s =
-		(const _Atomic uint64_t *)((const char *)z + z->heap_off + (t >> 32) * 64);
-	uint64_t slots = t & 0xffffffffu;
-	uint64_t i = (uint64_t)(((unsigned __int128)sk_reserve_mix(user) * slots) >> 64);
-
 	/* At most half full: an empty slot ends every probe long before. */
 	for (uint64_t n = 0; n < slots; n++) {
 		uint64_t v = atomic_load_explicit((_Atomic uint64_t *)&s[i], memory_order_relaxed);
@@ -253,6 +269,38 @@ sk_reserve_has(const struct sk_reserve_zone *z, uint32_t item, uint64_t user)
 			i = 0;
 	}
 	return false;
+}
+
+/**
+ * sk_reserve_prefetch - start loading, without waiting for it, the table
+ * line a later sk_reserve_has(@p z, @p item, @p user) reads first, so that
+ * the lookup finds it cached: a set of millions of users is far larger
+ * than the cache, and its lookup is otherwise one memory miss. The caller
+ * issues it as soon as it knows the item and a user, then does other work
+ * (the token's HMAC) before the lookup.
+ *
+ * A hint only: it changes no result. @p user may be a claim not yet
+ * verified (a token's "sub" read without its signature): the decision is
+ * still sk_reserve_has() on the verified user. It reads the item's
+ * directory entry (cached in the common case: one per item) and issues a
+ * prefetch of one table line; no store, no fault (a prefetch of any
+ * address is harmless), no allocation, lock or system call. An unknown
+ * item, an empty set or a @p user of 0 prefetch nothing.
+ *
+ * Thread-safety: a reader, as sk_reserve_has(); the table it names may be
+ * replaced at once (the line is then merely useless).
+ */
+static inline void
+sk_reserve_prefetch(const struct sk_reserve_zone *z, uint32_t item, uint64_t user)
+{
+	const struct sk_reserve_dirent *d = sk_reserve_dir_find(z, item);
+	uint64_t slots = 0, i = 0;
+
+	if (d == NULL || user == 0)
+		return;
+	const _Atomic uint64_t *s = sk_reserve_first(z, d, user, &slots, &i);
+	if (s != NULL)
+		__builtin_prefetch((const void *)&s[i], 0, 3);
 }
 
 /**

@@ -16,7 +16,19 @@
  *
  * The cost is the loop's TSC cycles divided by the lookups: independent
  * lookups overlap their cache misses as a core overlaps the requests of a
- * burst. Figures are medians over R runs. --json prints one JSON object.
+ * burst. Then the buy path's order, one request at a time, over the hit
+ * stream: some work that needs the previous answer (WORK rounds of the
+ * mixer, over a thousand cycles, standing for the token's HMAC) then the
+ * lookup, with and without sk_reserve_prefetch() of the user
+ * before the work:
+ *
+ *   cold        work, lookup (each lookup one miss, not overlapped)
+ *   prefetched  prefetch, work, lookup
+ *
+ * both less the work alone: batches of 2,048 new users, the work alone
+ * and the work with the lookups in turn, the median over 256 batches of
+ * the difference per lookup. The other figures are medians over R runs.
+ * --json prints one JSON object.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -33,6 +45,8 @@
 #define HOT    1024u
 #define BATCH  1000u
 #define ITEM   7u
+#define WORK   160u  /* rounds of the mixer between a prefetch and its lookup */
+#define SERIAL 2048u /* users per batch of the serial measure */
 
 static struct {
 	struct sk_reserve_zone *z;
@@ -117,6 +131,46 @@ run(const uint64_t *stream, uint32_t span, uint64_t n)
 	return __rdtsc() - t0;
 }
 
+/* serial - @n requests in turn from @u: work that needs the previous
+ * answer, then (@look) the lookup, prefetched first if @pre; cycles. */
+static uint64_t
+serial(const uint64_t *u, uint64_t n, bool look, bool pre)
+{
+	uint64_t t0 = __rdtsc(), acc = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (pre)
+			sk_reserve_prefetch(B.z, ITEM, u[i]);
+		for (uint32_t k = 0; k < WORK; k++)
+			acc = sk_reserve_mix(acc + k);
+		if (look)
+			acc += sk_reserve_has(B.z, ITEM, u[i]);
+	}
+	B.sink += acc;
+	return __rdtsc() - t0;
+}
+
+/* measure_serial - cold and prefetched: per batch of SERIAL users (each
+ * batch new users, so their lines are cold), the work alone then the work
+ * with the lookups; the median over the batches of the difference per
+ * lookup. */
+static void
+measure_serial(double med[2])
+{
+	static double d[STREAM / SERIAL];
+	const uint32_t batches = STREAM / SERIAL / 2;
+
+	for (uint32_t k = 0; k < 2; k++) {
+		for (uint32_t b = 0; b < batches; b++) {
+			const uint64_t *u = B.in + (k * batches + b) * SERIAL;
+			double work = (double)serial(u, SERIAL, false, false);
+
+			d[b] = ((double)serial(u, SERIAL, true, k == 1) - work) / SERIAL;
+		}
+		med[k] = bench_median(d, batches);
+	}
+}
+
 /* measure - medians of hit, miss, hot over @runs runs, into @med. */
 static void
 measure(uint32_t runs, double med[3])
@@ -173,13 +227,14 @@ main(int argc, char **argv)
 	if (cpu >= 0 && bench_pin(cpu) != 0)
 		return 1;
 	setup(users);
-	double loaded[3], grown[3];
+	double loaded[3], grown[3], ser[2];
 	if (load(users) != 0) {
 		fprintf(stderr, "reserve-bench: the set does not fit\n");
 		return 1;
 	}
 	double bl = (double)sk_reserve_table_bytes(B.z, ITEM) / (double)users;
 	measure(runs, loaded);
+	measure_serial(ser);
 	if (sk_reserve_load(B.z, ITEM, NULL, 0) != 0 || grow(users) != 0) {
 		fprintf(stderr, "reserve-bench: the grown set does not fit\n");
 		return 1;
@@ -191,9 +246,10 @@ main(int argc, char **argv)
 		       ",\"loaded\":{\"bytes_per_user\":%.1f,\"hit_cycles\":%.1f,"
 		       "\"miss_cycles\":%.1f,\"hot_cycles\":%.1f},\"grown\":{\"bytes_per_user\":%."
 		       "1f,"
-		       "\"hit_cycles\":%.1f,\"miss_cycles\":%.1f,\"hot_cycles\":%.1f}}\n",
-		       users, bl, loaded[0], loaded[1], loaded[2], bg, grown[0], grown[1],
-		       grown[2]);
+		       "\"hit_cycles\":%.1f,\"miss_cycles\":%.1f,\"hot_cycles\":%.1f},"
+		       "\"serial\":{\"cold_cycles\":%.1f,\"prefetched_cycles\":%.1f}}\n",
+		       users, bl, loaded[0], loaded[1], loaded[2], bg, grown[0], grown[1], grown[2],
+		       ser[0], ser[1]);
 	} else {
 		printf("%" PRIu64 " reserved users; TSC cycles per lookup, median of %u runs\n",
 		       users, runs);
@@ -202,6 +258,9 @@ main(int argc, char **argv)
 		       loaded[2]);
 		printf("%-8s %14.1f %8.1f %8.1f %8.1f\n", "grown", bg, grown[0], grown[1],
 		       grown[2]);
+		printf("one at a time after %u mixer rounds of work (loaded set, hit "
+		       "users):\n%-8s %14s %8.1f\n%-8s %14s %8.1f\n",
+		       WORK, "cold", "", ser[0], "prefetched", "", ser[1]);
 	}
 	return B.sink == UINT64_MAX; /* keep the lookups */
 }

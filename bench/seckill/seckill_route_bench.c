@@ -46,6 +46,18 @@
  *                     of the check itself
  *   gate_refused_jwt  a non-holder's JWT without the claim on the
  *                     gated item (after the HMAC)               → 403 gate
+ * and the reservation check, the same way (an item of 2,000 units bought
+ * once by the 1,000 holders, every holder in its reservation set of
+ * RESERVED users, ~1M, loaded whole as the control plane does):
+ *   reserved_pair_on/off  the holders' JWTs (duplicate) with the item's
+ *                     reserved_only flag set and cleared batch by batch;
+ *                     before each batch the table lines of its 1,024 users
+ *                     are flushed from the cache, as in a crowd of millions
+ *                     of distinct users where each line is cold;
+ *                     reserved_pair_diff is the median of the differences
+ *   reserved_uid_on/off/diff  the same with auth off, the holders'
+ *                     X-User-Id (no HMAC between the prefetch and the
+ *                     check to hide the miss behind)
  * and for reference, on the sold_out_jwt tokens:
  *   token_verify      sk_token_verify() alone
  *   token_peek_user   sk_token_peek_user() alone
@@ -67,6 +79,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <x86intrin.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -85,6 +98,9 @@
 #define ITEM3_STR "1003"
 #define ITEM4	  1004u /* on sale, gate flag: the claim checked */
 #define ITEM4_STR "1004"
+#define ITEM5	  1005u /* on sale, reserved_only: the reservation check */
+#define ITEM5_STR "1005"
+#define RESERVED  (1u << 20) /* users in ITEM5's set */
 #define UNITS	  1000u
 #define CROWD	  1024u /* requests per case, a power of two */
 #define RUNS_MAX  50
@@ -134,6 +150,7 @@ static struct {
 	struct sk_seckill_lcore lc_off, lc_on, lc_rl;
 	struct sk_ratelimit *rl;
 	struct sk_dedup dedup;
+	struct sk_reserve_zone *reserve;
 	int64_t now_ns;
 	uint64_t sink;
 	uint64_t wrong;
@@ -294,18 +311,40 @@ buy_once(const struct sk_http_request *rq, const char *item)
 	}
 }
 
-/* Batch pairs of the gate pair (flag on, flag off), at most. */
+/* Batch pairs of a flag pair (flag on, flag off), at most. */
 #define PAIRS_MAX 65536
 
-/*
- * gate_pair - the same holder requests @rq on item @it (ITEM4) with its gate
- * flag set and cleared in turn, a batch of CROWD calls each, for about
- * @seconds: the medians of cycles per call with the flag on and off, and
- * the median of the pairs' differences (on - off). The flag is left set.
- */
+/* A flag pair's figures: cycles per call, flag on and off, and on - off. */
+struct pair {
+	double on, off, diff;
+};
+
+/* flush_lines - evict the first table line of ITEM5's set each holder's
+ * lookup reads (a crowd of millions: every lookup's line is cold). */
 static void
-gate_pair(struct sk_item *it, const struct sk_http_request *rq, double seconds, double *on,
-	  double *off, double *diff)
+flush_lines(void)
+{
+	const struct sk_reserve_dirent *d = sk_reserve_dir_find(B.reserve, ITEM5);
+	uint64_t slots = 0, at = 0;
+
+	for (unsigned i = 0; i < CROWD; i++) {
+		const _Atomic uint64_t *s = sk_reserve_first(B.reserve, d, HOLDER(i), &slots, &at);
+
+		if (s != NULL)
+			_mm_clflush((const void *)&s[at]);
+	}
+	_mm_mfence();
+}
+
+/*
+ * flag_pair - the same holder requests @rq on item @item with its flag
+ * @flag (a byte of the item: gate, reserved_only) set and cleared in turn,
+ * a batch of CROWD calls each, for about @seconds (@cold: the set's lines
+ * flushed before each batch, untimed). The flag is left set.
+ */
+static struct pair
+flag_pair(struct sk_seckill_lcore *lc, uint8_t *flag, const char *item,
+	  const struct sk_http_request *rq, bool cold, double seconds)
 {
 	static double c_on[PAIRS_MAX], c_off[PAIRS_MAX], d[PAIRS_MAX];
 	struct sk_seckill_reply out;
@@ -313,26 +352,72 @@ gate_pair(struct sk_item *it, const struct sk_http_request *rq, double seconds, 
 	size_t n = 0;
 
 	while (n < PAIRS_MAX && bench_now_s() - t0 < seconds) {
-		for (int flag = 1; flag >= 0; flag--) {
+		for (int f = 1; f >= 0; f--) {
 			uint64_t c0, c1;
 
-			it->gate = (uint8_t)flag;
+			*flag = (uint8_t)f;
+			if (cold)
+				flush_lines();
 			c0 = rte_rdtsc();
 			for (unsigned i = 0; i < CROWD; i++)
-				if (sk_seckill_buy(&B.lc_on, ITEM4_STR, sizeof(ITEM4_STR) - 1,
-						   &rq[i], CLIENT_IP, B.now_ns, 0,
-						   &out) != SK_SECKILL_DUPLICATE)
+				if (sk_seckill_buy(lc, item, strlen(item), &rq[i], CLIENT_IP,
+						   B.now_ns, 0, &out) != SK_SECKILL_DUPLICATE)
 					B.wrong++;
 			c1 = rte_rdtsc();
-			(flag ? c_on : c_off)[n] = (double)(c1 - c0) / CROWD;
+			(f ? c_on : c_off)[n] = (double)(c1 - c0) / CROWD;
 		}
 		d[n] = c_on[n] - c_off[n];
 		n++;
 	}
-	it->gate = 1;
-	*on = bench_median(c_on, n);
-	*off = bench_median(c_off, n);
-	*diff = bench_median(d, n);
+	*flag = 1;
+	return (struct pair){bench_median(c_on, n), bench_median(c_off, n), bench_median(d, n)};
+}
+
+/* print_pair - a flag pair's three lines: @p's on, off and difference. */
+static void
+print_pair(const char *name, struct pair p, const char *on, const char *what)
+{
+	static const char *const sfx[3] = {"_on", "_off", "_diff"};
+	const double v[3] = {p.on, p.off, p.diff};
+	char n[32], w[128];
+
+	for (int k = 0; k < 3; k++) {
+		snprintf(n, sizeof(n), "%s%s", name, sfx[k]);
+		snprintf(w, sizeof(w), "%s%s",
+			 k == 0	  ? on
+			 : k == 1 ? "the same requests, same item, flag cleared"
+				  : "median of the pairs' on - off: ",
+			 k == 2 ? what : "");
+		printf("  %-18s %9s %9.1f %8s  %s\n", n, "", v[k], "", w);
+	}
+}
+
+/* json_pair - a flag pair's three JSON members. */
+static void
+json_pair(const char *name, struct pair p)
+{
+	printf(",\"%s_on_cycles\":%.1f,\"%s_off_cycles\":%.1f,\"%s_diff_cycles\":%.1f", name, p.on,
+	       name, p.off, name, p.diff);
+}
+
+/* reserve_set - ITEM5's set: the CROWD holders and RESERVED - CROWD others,
+ * loaded whole; the lcores B.lc_on and B.lc_off read it. */
+static void
+reserve_set(void)
+{
+	size_t size = sk_reserve_size((uint64_t)RESERVED * 48);
+	uint64_t *ids = malloc(RESERVED * sizeof(*ids));
+
+	B.reserve = sk_reserve_init(bench_huge_alloc(size, NULL), size, 1);
+	if (ids == NULL || B.reserve == NULL)
+		die("out of memory (reservation set)");
+	for (unsigned i = 0; i < RESERVED; i++)
+		ids[i] = i < CROWD ? HOLDER(i) : UINT64_C(6200000000) + i;
+	if (sk_reserve_load(B.reserve, ITEM5, ids, RESERVED) != 0 ||
+	    sk_seckill_reserve_attach(&B.lc_on, B.reserve) != 0 ||
+	    sk_seckill_reserve_attach(&B.lc_off, B.reserve) != 0)
+		die("cannot load the reservation set");
+	free(ids);
 }
 
 /* one - one call of case @c on request @i; returns its outcome. */
@@ -432,14 +517,16 @@ main(int argc, char **argv)
 	static struct sk_http_request rq_holder_jwt[CROWD], rq_other_jwt[CROWD], rq_none[CROWD];
 	static struct sk_http_request rq_forged[CROWD];
 	static struct sk_http_request rq_claim3[CROWD], rq_claim4[CROWD], rq_nogate4[CROWD];
+	static struct sk_http_request rq_res5[CROWD];
 	static char buf_holder_uid[CROWD * 24], buf_other_uid[CROWD * 24];
 	char *buf_holder_jwt, *buf_other_jwt, *buf_forged, *buf_claim3, *buf_claim4, *buf_nogate4;
+	char *buf_res5;
 	size_t tok_cap = (size_t)CROWD * 320;
 	double seconds = 2, runs_d = 5, cpu_d = -1, load[3] = {0, 0, 0};
 	bool json = false;
 	int opt, rc, runs, cpu;
-	struct sk_item *it4 = NULL;
-	double pair_on, pair_off, pair_diff;
+	struct sk_item *it4 = NULL, *it5 = NULL;
+	struct pair gate, res, res_uid;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 's') {
@@ -477,8 +564,10 @@ main(int argc, char **argv)
 	buf_claim3 = malloc(tok_cap);
 	buf_claim4 = malloc(tok_cap);
 	buf_nogate4 = malloc(tok_cap);
+	buf_res5 = malloc(tok_cap);
 	if (B.shm == NULL || B.ring == NULL || buf_holder_jwt == NULL || buf_other_jwt == NULL ||
-	    buf_forged == NULL || buf_claim3 == NULL || buf_claim4 == NULL || buf_nogate4 == NULL)
+	    buf_forged == NULL || buf_claim3 == NULL || buf_claim4 == NULL || buf_nogate4 == NULL ||
+	    buf_res5 == NULL)
 		die("out of memory (arena, order ring or token buffers)");
 	if (sk_token_key_create(SECRET, strlen(SECRET), &B.key) != 0)
 		die("cannot create the token key");
@@ -524,6 +613,11 @@ main(int argc, char **argv)
 	sc.gate = true;
 	if (sk_shm_item_add(B.shm, &sc, 0, &it4) != 0)
 		die("cannot add the gated item");
+	sc.id = ITEM5;
+	sc.gate = false;
+	sc.reserved_only = true;
+	if (sk_shm_item_add(B.shm, &sc, 0, &it5) != 0)
+		die("cannot add the reserved item");
 
 	user_id_reqs(rq_holder_uid, buf_holder_uid, sizeof(buf_holder_uid), holder_id);
 	user_id_reqs(rq_other_uid, buf_other_uid, sizeof(buf_other_uid), non_holder_id);
@@ -533,6 +627,7 @@ main(int argc, char **argv)
 	token_reqs(rq_claim3, buf_claim3, tok_cap, holder_id, ITEM3, true);
 	token_reqs(rq_claim4, buf_claim4, tok_cap, holder_id, ITEM4, true);
 	token_reqs(rq_nogate4, buf_nogate4, tok_cap, non_holder_id, ITEM4, false);
+	token_reqs(rq_res5, buf_res5, tok_cap, holder_id, ITEM5, false);
 	forge(rq_forged);
 	for (unsigned i = 0; i < CROWD; i++)
 		rq_none[i] = (struct sk_http_request){
@@ -540,6 +635,8 @@ main(int argc, char **argv)
 	sell_out(rq_holder_uid);
 	buy_once(rq_claim3, ITEM3_STR);
 	buy_once(rq_claim4, ITEM4_STR);
+	reserve_set();
+	buy_once(rq_res5, ITEM5_STR);
 
 	struct bcase cases[] = {
 		CASE("sold_out_user_id", "sold out, auth off, X-User-Id of a non-holder", K_ROUTE,
@@ -588,7 +685,10 @@ main(int argc, char **argv)
 	for (int r = 0; r < runs; r++)
 		for (size_t k = 0; k < ncases; k++)
 			timed(&cases[k], seconds / runs, r);
-	gate_pair(it4, rq_claim4, seconds, &pair_on, &pair_off, &pair_diff);
+	gate = flag_pair(&B.lc_on, &it4->gate, ITEM4_STR, rq_claim4, false, seconds);
+	res = flag_pair(&B.lc_on, &it5->reserved_only, ITEM5_STR, rq_res5, true, seconds);
+	res_uid =
+		flag_pair(&B.lc_off, &it5->reserved_only, ITEM5_STR, rq_holder_uid, true, seconds);
 	if (B.wrong != 0)
 		die("a timed call gave an unexpected outcome");
 	if (B.lc_rl.stats.token_verifies != rlc.ip_burst)
@@ -612,9 +712,10 @@ main(int argc, char **argv)
 		for (size_t k = 0; k < ncases; k++)
 			printf(",\"%s_ns\":%.1f,\"%s_cycles\":%.1f", cases[k].name, cases[k].m_ns,
 			       cases[k].name, cases[k].m_cyc);
-		printf(",\"gate_pair_on_cycles\":%.1f,\"gate_pair_off_cycles\":%.1f,"
-		       "\"gate_pair_diff_cycles\":%.1f}\n",
-		       pair_on, pair_off, pair_diff);
+		json_pair("gate_pair", gate);
+		json_pair("reserved_pair", res);
+		json_pair("reserved_uid", res_uid);
+		printf(",\"reserved_users\":%u}\n", RESERVED);
 	} else {
 		printf("seckill-route-bench: item of %u units sold out by %u users, dedup slice "
 		       "%" PRIu64 " slots,\n"
@@ -627,12 +728,14 @@ main(int argc, char **argv)
 		for (size_t k = 0; k < ncases; k++)
 			printf("  %-18s %9.1f %9.1f %8.1f  %s\n", cases[k].name, cases[k].m_ns,
 			       cases[k].m_cyc, cases[k].m_cyc / cases[3].m_cyc, cases[k].what);
-		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_on", "", pair_on, "",
-		       "dup_jwt_gate, flag set (batches in turn with the next)");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_off", "", pair_off, "",
-		       "the same requests, same item, flag cleared");
-		printf("  %-18s %9s %9.1f %8s  %s\n", "gate_pair_diff", "", pair_diff, "",
-		       "median of the pairs' on - off: the gate check");
+		print_pair("gate_pair", gate,
+			   "dup_jwt_gate, flag set (batches in turn with the next)",
+			   "the gate check");
+		print_pair("reserved_pair", res,
+			   "holder's JWT, reserved_only set, set of 1M users, lines cold",
+			   "the reservation check");
+		print_pair("reserved_uid", res_uid, "the same, auth off, X-User-Id of the holders",
+			   "no token");
 	}
 	rte_ring_free(B.ring);
 	sk_token_key_free(B.key);
@@ -642,6 +745,7 @@ main(int argc, char **argv)
 	free(buf_claim3);
 	free(buf_claim4);
 	free(buf_nogate4);
+	free(buf_res5);
 	sk_ratelimit_free(B.rl);
 	free(B.shm);
 	sk_test_eal_cleanup();

@@ -236,6 +236,23 @@ identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req, uint32_
 	return v.user;
 }
 
+/* The claimed user, NOT authenticated (sk_seckill_impl.h). */
+uint64_t
+sk_seckill_claimed_user(const struct sk_seckill_lcore *lc, const struct sk_http_request *req)
+{
+	uint64_t user = 0; /* both parsers leave it untouched on failure */
+	const char *tok;
+	size_t len;
+
+	if (!lc->conf->auth) {
+		if (req->user_id != NULL)
+			(void)sk_token_user_id_parse(req->user_id, req->user_id_len, &user);
+	} else if ((tok = bearer(req, &len)) != NULL) {
+		(void)sk_token_peek_user(tok, len, &user);
+	}
+	return user;
+}
+
 /* Answer of holder_order(). */
 enum holder {
 	HOLDER_NO,	     /* not a holder (or its claim does not verify): 410 / paused */
@@ -261,23 +278,14 @@ holder_order(struct sk_seckill_lcore *lc, const struct sk_item *it,
 	     const struct sk_http_request *req, uint32_t client_ip, int64_t now_ns,
 	     uint64_t now_tsc, uint64_t *order, uint64_t *wait)
 {
-	uint64_t user = 0, o = 0, gate;
+	uint64_t user, o = 0, gate;
 	uint32_t units = 0;
 	struct sk_dedup d;
 
 	if (it->per_user_limit != 1)
 		return HOLDER_NO; /* a holder below its limit asks for one more: 410 */
-	if (!lc->conf->auth) {
-		if (req->user_id == NULL ||
-		    sk_token_user_id_parse(req->user_id, req->user_id_len, &user) != 0)
-			return HOLDER_NO;
-	} else {
-		size_t len;
-		const char *tok = bearer(req, &len);
-
-		if (tok == NULL || sk_token_peek_user(tok, len, &user) != 0)
-			return HOLDER_NO;
-	}
+	if ((user = sk_seckill_claimed_user(lc, req)) == 0)
+		return HOLDER_NO;
 	sk_shm_dedup(lc->buy.shm, it, &d);
 	if (sk_dedup_lookup(&d, user, &units, &o) != 0 || units == 0 || o == 0)
 		return HOLDER_NO;
@@ -461,6 +469,10 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 	if (lc->rl != NULL &&
 	    sk_ratelimit_admit(lc->rl, item_slot(lc, it), client_ip, now_tsc, &wait) != SK_RL_PASS)
 		return rate_limited(lc, wait, out);
+
+	/* A reserved set's line, loading during the HMAC (a hint only). */
+	if (sk_unlikely(it->reserved_only) && lc->reserve != NULL)
+		sk_reserve_prefetch(lc->reserve, it->id, sk_seckill_claimed_user(lc, req));
 
 	struct sk_buy_req br = {.user = identify(lc, req, it->id, now_ns, &gate),
 				.client = *record,

@@ -30,6 +30,15 @@ void sk_seckill_vjson(struct sk_seckill_reply *out, uint16_t status, uint32_t re
 uint64_t sk_seckill_identify(struct sk_seckill_lcore *lc, const struct sk_http_request *req,
 			     uint32_t item, int64_t now_ns, uint64_t *gate);
 
+/**
+ * sk_seckill_claimed_user - the user @p req claims, NOT authenticated:
+ * X-User-Id with auth off, else the Bearer token's "sub" read without its
+ * signature (sk_token_peek_user()); 0: none or malformed. Only for steps a
+ * verification confirms or that change no answer (a prefetch). No HMAC.
+ */
+uint64_t sk_seckill_claimed_user(const struct sk_seckill_lcore *lc,
+				 const struct sk_http_request *req);
+
 /** sk_seckill_canned - set @p out to the prebuilt answer @p id (HTTP @p status). */
 void sk_seckill_canned(struct sk_seckill_reply *out, uint16_t status, enum sk_http_canned_id id);
 

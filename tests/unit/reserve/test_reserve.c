@@ -3,7 +3,8 @@
  * test_reserve.c - reservation sets: layout and attach, insert, bulk load,
  * lookup hit and miss, duplicates, memory per user, a full heap and a full
  * directory, space reused only once every lcore moved on, and a reader
- * thread looking up while the writer grows the table under it.
+ * thread looking up while the writer grows the table under it; the
+ * lookup's prefetch harmless on any input.
  */
 #include <check.h>
 #include <errno.h>
@@ -156,6 +157,53 @@ START_TEST(test_load_replaces_and_empties)
 	ck_assert_uint_eq(sk_reserve_count(z, 9), 0);
 	ck_assert(!sk_reserve_has(z, 9, 4));
 	ck_assert_int_eq(sk_reserve_load(z, 10, NULL, 0), 0); /* never had a set */
+	free(mem);
+}
+END_TEST
+
+/*
+ * sk_reserve_prefetch() on any input - an unknown item, user 0, an item
+ * whose set was emptied, users in and out of a set - changes no byte of
+ * the block and no answer, and the first slot it names is in the table.
+ */
+START_TEST(test_prefetch_harmless)
+{
+	void *mem;
+	struct sk_reserve_zone *z = make_zone(1 << 20, 1, &mem);
+	uint64_t ids[500];
+
+	for (uint64_t i = 0; i < 500; i++)
+		ids[i] = user_id(i);
+	ck_assert_int_eq(sk_reserve_load(z, 3, ids, 500), 0);
+	ck_assert_int_eq(sk_reserve_load(z, 4, ids, 2), 0);
+	ck_assert_int_eq(sk_reserve_load(z, 4, NULL, 0), 0); /* an empty set */
+	ack_all(z);
+
+	void *copy = malloc(z->size);
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, z, z->size);
+	const uint32_t items[] = {0, 3, 4, 5, UINT32_MAX};
+	const uint64_t users[] = {0, 1, ids[0], ids[499], user_id(500), UINT64_MAX};
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+		for (size_t j = 0; j < sizeof(users) / sizeof(users[0]); j++) {
+			sk_reserve_prefetch(z, items[i], users[j]);
+			ck_assert_int_eq(sk_reserve_has(z, items[i], users[j]),
+					 items[i] == 3 && (j == 2 || j == 3));
+		}
+	for (uint64_t i = 0; i < 2000; i++) {
+		uint64_t slots = 0, at = 0;
+		const struct sk_reserve_dirent *d = sk_reserve_dir_find(z, 3);
+
+		ck_assert_ptr_nonnull(d);
+		ck_assert_ptr_nonnull(sk_reserve_first(z, d, user_id(i), &slots, &at));
+		ck_assert_uint_lt(at, slots);
+		sk_reserve_prefetch(z, 3, user_id(i));
+		ck_assert_int_eq(sk_reserve_has(z, 3, user_id(i)), i < 500);
+	}
+	ck_assert_ptr_null(
+		sk_reserve_first(z, sk_reserve_dir_find(z, 4), 1, &(uint64_t){0}, &(uint64_t){0}));
+	ck_assert_int_eq(memcmp(copy, z, z->size), 0);
+	free(copy);
 	free(mem);
 }
 END_TEST
@@ -338,6 +386,7 @@ reserve_suite(void)
 	tcase_add_test(tc, test_insert_lookup_duplicates);
 	tcase_add_test(tc, test_growth_and_memory);
 	tcase_add_test(tc, test_load_replaces_and_empties);
+	tcase_add_test(tc, test_prefetch_harmless);
 	tcase_add_test(tc, test_reuse_waits_for_lcores);
 	tcase_add_test(tc, test_recover);
 	tcase_add_test(tc, test_full);

@@ -6,7 +6,8 @@
  * the check comes after identity and the window (401, 425, 403 ended win);
  * other items do not look; no sets attached refuses everyone; ids added
  * while the lcore runs are seen; the lcore acknowledges a grown set's
- * generation once per burst.
+ * generation once per burst; with tokens, the user claimed before the HMAC
+ * (the prefetch's) never decides.
  */
 #include <check.h>
 #include <errno.h>
@@ -188,6 +189,57 @@ START_TEST(added_while_running)
 }
 END_TEST
 
+/* jwt_buy - buy item 1 with a Bearer token of @user signed by @key; the
+ * signature's first character changed if @forge. */
+static enum sk_seckill_outcome
+jwt_buy(const struct sk_token_key *key, uint64_t user, bool forge, struct sk_seckill_reply *out)
+{
+	struct sk_token_claims cl = {.user = user,
+				     .item = 1,
+				     .has_item = true,
+				     .iat = NOW_NS / 1000000000 - 60,
+				     .has_iat = true,
+				     .exp = NOW_NS / 1000000000 + 3600};
+	char auth[SK_TOKEN_MAX_LEN + 8] = "Bearer ";
+	size_t len;
+
+	ck_assert_int_eq(sk_token_mint(key, &cl, auth + 7, sizeof(auth) - 7, &len), 0);
+	if (forge) {
+		char *sig = strrchr(auth, '.') + 1;
+
+		sig[0] = sig[0] == 'A' ? 'B' : 'A';
+	}
+	struct sk_http_request r = {.method = SK_HTTP_METHOD_POST,
+				    .version = 11,
+				    .authorization = auth,
+				    .authorization_len = (uint16_t)(len + 7)};
+	return sk_seckill_buy(&T.lc, "1", 1, &r, 0x020012c6, NOW_NS, 1000, out);
+}
+
+/* With auth on, the set's line is prefetched for the token's claimed sub
+ * before the HMAC, but only the verified user decides: a forged token of a
+ * reserved user is 401, a good token of another user 403, and neither
+ * takes a unit. */
+START_TEST(jwt_claimed_user_never_decides)
+{
+	static const char secret[] = "reserve-test-secret-0123456789-abcdef";
+	struct sk_token_key *key;
+	struct sk_seckill_reply out;
+
+	ck_assert_int_eq(sk_token_key_create(secret, sizeof(secret) - 1, &key), 0);
+	T.conf.auth = true;
+	T.conf.key = key;
+	ck_assert_int_eq(sk_seckill_reserve_attach(&T.lc, T.z), 0);
+	ck_assert_int_eq(jwt_buy(key, 10, true, &out), SK_SECKILL_UNAUTHORIZED);
+	ck_assert_int_eq(jwt_buy(key, 99, false, &out), SK_SECKILL_NOT_RESERVED);
+	is_not_reserved(&out);
+	ck_assert_uint_eq(remaining(1), 3);
+	ck_assert_int_eq(jwt_buy(key, 10, false, &out), SK_SECKILL_WON);
+	ck_assert_uint_eq(remaining(1), 2);
+	sk_token_key_free(key);
+}
+END_TEST
+
 static Suite *
 seckill_reserve_suite(void)
 {
@@ -198,6 +250,7 @@ seckill_reserve_suite(void)
 	tcase_add_test(tc, reserved_buys_others_refused);
 	tcase_add_test(tc, order_of_checks);
 	tcase_add_test(tc, no_sets_refuse_everyone);
+	tcase_add_test(tc, jwt_claimed_user_never_decides);
 	tcase_add_test(tc, added_while_running);
 	suite_add_tcase(s, tc);
 	return s;
