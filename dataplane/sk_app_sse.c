@@ -42,6 +42,8 @@ sk_app_sse_create(struct sk_app *app, uint32_t max, uint32_t per_user, int socke
 		return -EINVAL;
 	}
 	app->sse->stats = &app->stats.sse;
+	app->sse_every_tsc = app->tsc_hz / 1000000 * SK_APP_SSE_SCAN_US;
+	app->sse_due_tsc = 0;
 	return 0;
 }
 
@@ -165,6 +167,9 @@ sse_final(void *arg, void *conn, uint32_t slot)
 void
 sk_app_sse_poll(struct sk_app *app)
 {
+	if (app->now_tsc < app->sse_due_tsc)
+		return;
+	app->sse_due_tsc = app->now_tsc + app->sse_every_tsc;
 	sk_sse_table_poll(app->sse, &app->seckill->buy.status, SK_SSE_SCAN_MAX, app->now_tsc,
 			  sse_send, sse_final, app);
 }

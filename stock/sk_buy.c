@@ -239,9 +239,11 @@ buy(struct sk_buy_lcore *lc, const struct sk_buy_req *req, struct sk_buy_line *l
 	size_t slot = ((size_t)lc->lcore << lc->status.bits) +
 		      (lc->next_pos & ((UINT64_C(1) << lc->status.bits) - 1));
 	_Atomic uint8_t *st = &lc->status.base[slot];
-	/* The owner's tag before the status that publishes it (SSE followers). */
+	/* The owner's tag before the status that publishes it (SSE followers);
+	 * release: a reader that sees the new tag sees the raised oldest too,
+	 * so an old status never passes with the new owner's tag. */
 	atomic_store_explicit(&lc->status.users[slot], sk_status_user_tag(req->user),
-			      memory_order_relaxed);
+			      memory_order_release);
 	atomic_store(st, SK_ORDER_QUEUED);
 	/* In the window before the record can reach the control plane. */
 	atomic_store_explicit(&lc->win->next, after_id(lc), memory_order_release);

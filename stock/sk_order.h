@@ -318,7 +318,9 @@ sk_status_get_user(const struct sk_status *st, uint64_t id, uint32_t *tag)
 	if (s == NULL)
 		return SK_ORDER_NONE;
 	unsigned v = atomic_load(s);
-	uint32_t t = atomic_load_explicit(&st->users[s - st->base], memory_order_relaxed);
+	/* acquire: pairs with the seller's release of the tag, which follows
+	 * its raise of oldest - a reused slot's new tag fails the check below */
+	uint32_t t = atomic_load_explicit(&st->users[s - st->base], memory_order_acquire);
 
 	if (v == SK_ORDER_NONE || !sk_status_still(st, id))
 		return SK_ORDER_NONE;

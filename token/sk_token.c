@@ -255,28 +255,33 @@ sk_token_mint_kid(const struct sk_token_key *key, const char *kid,
 /*
  * peek_sub_first - the fast path of sk_token_peek_user() for a payload that
  * starts with the "sub" claim as sk_token_mint() writes it
- * ({"sub":"<digits>",...): decode only the first 40 characters (30 bytes,
- * enough for the longest id and its quote). 0 and @user, or -1 when the
- * payload is not of that shape (the caller then parses it all).
+ * ({"sub":"<digits>",...): its first 8 characters are then exactly
+ * "eyJzdWIi" ({"sub"), compared without decoding; the next 20 characters
+ * hold :" and an id of up to 12 digits with its quote, and only a longer
+ * id needs 12 more. 0 and @user, or -1 when the payload is not of that
+ * shape (the caller then parses it all).
  */
 static int
 peek_sub_first(const char *p, size_t n, uint64_t *user)
 {
-	static const char prefix[] = "{\"sub\":\"";
-	uint8_t b[30];
-	size_t k = (n < 40 ? n : 40) & ~(size_t)3;
-	ssize_t got = k >= 12 ? sk_token_b64_decode(p, k, b, sizeof(b)) : -1;
+	static const char head[] = "eyJzdWIi"; /* base64url of {"sub" */
+	uint8_t b[24];			       /* :" + up to 20 digits + " */
 	const uint8_t *q;
 
-	if (got < (ssize_t)sizeof(prefix) || memcmp(b, prefix, sizeof(prefix) - 1) != 0)
+	if (n < sizeof(head) - 1 + 32 || memcmp(p, head, sizeof(head) - 1) != 0)
 		return -1;
-	q = memchr(b + sizeof(prefix) - 1, '"', (size_t)got - (sizeof(prefix) - 1));
-	if (q == NULL)
+	p += sizeof(head) - 1;
+	if (sk_token_b64_decode(p, 20, b, 15) != 15 || b[0] != ':' || b[1] != '"')
 		return -1;
-	return sk_token_user_id_parse((const char *)b + sizeof(prefix) - 1,
-				      (size_t)(q - b) - (sizeof(prefix) - 1), user) == 0
-		       ? 0
-		       : -1;
+	q = memchr(b + 2, '"', 13);
+	if (q == NULL) {
+		if (sk_token_b64_decode(p + 20, 12, b + 15, 9) != 9)
+			return -1;
+		q = memchr(b + 15, '"', 9);
+		if (q == NULL)
+			return -1;
+	}
+	return sk_token_user_id_parse((const char *)b + 2, (size_t)(q - b) - 2, user) == 0 ? 0 : -1;
 }
 
 int

@@ -218,6 +218,31 @@ START_TEST(test_peek_with_gate)
 }
 END_TEST
 
+/* The peek's fast path stops at the sub's closing quote: ids of every
+ * length (1..20 digits, so every group count) read as the full verify
+ * reads them. */
+START_TEST(test_peek_every_length)
+{
+	struct sk_token_key *k = new_key();
+	char tok[SK_TOKEN_MAX_LEN + 1];
+	uint64_t id = 7;
+
+	for (unsigned digits = 1; digits <= 20; digits++) {
+		struct sk_token_claims c = {.user = id, .exp = NOW + 60};
+		uint64_t peeked = 0, verified = 0;
+
+		ck_assert_int_eq(sk_token_mint(k, &c, tok, sizeof(tok), NULL), 0);
+		ck_assert_int_eq(sk_token_peek_user(tok, strlen(tok), &peeked), 0);
+		ck_assert_int_eq(sk_token_verify(k, tok, strlen(tok), 0, NOW, 0, &verified),
+				 SK_TOKEN_OK);
+		ck_assert_uint_eq(peeked, id);
+		ck_assert_uint_eq(verified, id);
+		id = digits < 19 ? id * 10 + 3 : UINT64_MAX; /* one digit more */
+	}
+	sk_token_key_free(k);
+}
+END_TEST
+
 static Suite *
 gate_suite(void)
 {
@@ -227,6 +252,7 @@ gate_suite(void)
 	tcase_add_loop_test(tc, test_gate_table, 0, (int)SK_ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_mint_round_trip);
 	tcase_add_test(tc, test_peek_with_gate);
+	tcase_add_test(tc, test_peek_every_length);
 	suite_add_tcase(s, tc);
 	return s;
 }
