@@ -77,13 +77,33 @@ again(const struct sk_reserve_zone *z, int rc)
 	return sk_control_wait_ms(quiescent, z, SK_RESERVE_CTL_WAIT_MS) ? 0 : -EBUSY;
 }
 
+static int sync_one(uint32_t item, uint64_t count, void *arg);
+
+/*
+ * undo - the store refused ids the block took (@src): the block goes back
+ * to what LMDB holds, so that nobody may buy who would not be reserved
+ * after a restart. @src, kept for the caller. Reservation mutex held.
+ */
+static int
+undo(struct sk_control *ctl, uint32_t item, int src)
+{
+	uint64_t count = 0;
+
+	if (sk_store_reserve_count(ctl->store, item, &count) != 0 ||
+	    sync_one(item, count, ctl) != 0)
+		sk_logf(SK_LOG_ERROR, "reserve",
+			"item=%" PRIu32 " msg=\"set ahead of the store until the next sync\"",
+			item);
+	return src;
+}
+
 int
 sk_control_reserve_add(struct sk_control *ctl, uint32_t item, const uint64_t *users, size_t n,
 		       uint64_t *added, uint64_t *total, char *err, size_t errlen)
 {
 	struct sk_reserve_zone *z = ctl->reserve;
 	uint64_t in_mem = 0, stored = 0;
-	int rc;
+	int rc, src = 0;
 
 	*added = *total = 0;
 	if (z == NULL) {
@@ -96,11 +116,13 @@ sk_control_reserve_add(struct sk_control *ctl, uint32_t item, const uint64_t *us
 	if (rc == -EAGAIN && (rc = again(z, rc)) == 0)
 		rc = sk_reserve_add(z, item, users, n, &in_mem);
 	rc = rc == -EAGAIN ? -EBUSY : rc;
-	if (rc == 0)
-		rc = sk_store_reserve_add(ctl->store, item, users, n, &stored);
+	if (rc == 0 && (src = sk_store_reserve_add(ctl->store, item, users, n, &stored)) != 0)
+		rc = undo(ctl, item, src);
 	*total = sk_reserve_count(z, item);
 	pthread_mutex_unlock(&ctl->reserve_lock);
-	if (rc == -ENOSPC)
+	if (src != 0)
+		sk_set_err(err, errlen, "store: %s", strerror(-src));
+	else if (rc == -ENOSPC)
 		sk_set_err(err, errlen,
 			   z->items >= SK_RESERVE_ITEMS_MAX
 				   ? "reservation sets full: %u items have one"

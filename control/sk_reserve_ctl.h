@@ -55,8 +55,9 @@ struct sk_reserve_zone *sk_control_reserve(const struct sk_control *ctl);
  * @return 0; -EINVAL (a user id 0: nothing added); -ENODEV (no block);
  *         -ENOSPC (the sets' memory or directory is full: nothing added,
  *         @p err says which); -EBUSY (an lcore did not move on in time:
- *         nothing added, retry); or an error of the store (the ids are in
- *         the shared set, not durable: the next sync drops them).
+ *         nothing added, retry); or an error of the store (-ENOSPC
+ *         included: @p err says "store: ..."), after which the shared set
+ *         is rebuilt from the store, so none of these ids may buy.
  */
 int sk_control_reserve_add(struct sk_control *ctl, uint32_t item, const uint64_t *users, size_t n,
 			   uint64_t *added, uint64_t *total, char *err, size_t errlen);

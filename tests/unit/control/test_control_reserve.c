@@ -304,6 +304,43 @@ START_TEST(guard_text_route)
 }
 END_TEST
 
+/* A store of 256 KiB that cannot take 60,000 ids the block can: the
+ * add fails, and the block goes back to what LMDB holds - no user may buy
+ * who would not be reserved after a restart. */
+static void
+setup_small_map(void)
+{
+	fx_setup_with(0, 256 * 1024);
+	zmem = NULL;
+	ck_assert_int_eq(sk_control_reserve_set(F.ctl, zone_new(4 << 20)), 0);
+	struct sk_store_activity a = activity(ITEM, 10);
+	a.reserved_only = true;
+	ck_assert_int_eq(sk_control_activity_add(F.ctl, &a, T0), SK_ACTIVITY_DONE);
+}
+
+START_TEST(store_refusal_undone)
+{
+	enum { N = 60000 };
+	uint64_t *ids = malloc(N * sizeof(*ids)), added = 0, total = 0;
+	const uint64_t few[] = {7, 8};
+	char err[128];
+
+	ck_assert_ptr_nonnull(ids);
+	ck_assert_int_eq(
+		sk_control_reserve_add(F.ctl, ITEM, few, 2, &added, &total, err, sizeof(err)), 0);
+	for (size_t i = 0; i < N; i++)
+		ids[i] = 1000 + i;
+	ck_assert_int_ne(
+		sk_control_reserve_add(F.ctl, ITEM, ids, N, &added, &total, err, sizeof(err)), 0);
+	ck_assert_uint_eq(stored(ITEM), 2);
+	ck_assert_uint_eq(sk_reserve_count(zmem, ITEM), 2);
+	ck_assert(sk_reserve_has(zmem, ITEM, 7));
+	ck_assert(!sk_reserve_has(zmem, ITEM, 1000));
+	ck_assert(!sk_reserve_has(zmem, ITEM, 1000 + N - 1));
+	free(ids);
+}
+END_TEST
+
 void
 test_control_add_reserve(Suite *s)
 {
@@ -319,5 +356,10 @@ test_control_add_reserve(Suite *s)
 	tcase_add_test(tc, no_block);
 	tcase_add_test(tc, guard_text_route);
 	tcase_add_test(tc, seckillctl_reserve);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("reservations_small_map");
+	tcase_add_checked_fixture(tc, setup_small_map, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, store_refusal_undone);
 	suite_add_tcase(s, tc);
 }

@@ -89,7 +89,7 @@ fx_setup(void)
 static void
 fx_setup_small_batch(void)
 {
-	fx_setup_with(16); /* 8 records per ring per drain */
+	fx_setup_with(16); /* 8 records per ring per drain, raised to one cart (16) */
 }
 
 static void
