@@ -397,9 +397,11 @@ sk_dp_setup(struct dataplane *dp)
 	if (rc == 0)
 		rc = sk_dp_setup_live(dp);
 	if (rc == 0)
-		rc = sk_dp_setup_reserve(dp);
-	if (rc == 0)
 		rc = setup_ports_and_pool(dp);
+	/* After the ports: a port's or the pool's mistake is the one to
+	 * report, not the memory of a block that no sale may use. */
+	if (rc == 0)
+		rc = sk_dp_setup_reserve(dp);
 	if (rc == 0)
 		rc = setup_lcores(dp);
 	return rc;

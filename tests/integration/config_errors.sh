@@ -108,7 +108,7 @@ run 1 "tcp.rcv_buf_size: 4096 must exceed http.head_max (8192)" "${PORT0}[tcp]\n
 run 1 "tcp.rcv_buf_size: 9000 is less than http.head_max + http.body_max (8192 + 1024)" \
 	"${PORT0}[tcp]\nrcv_buf_size = 9000\n" "$VDEV"
 # The arena and the items come first after the EAL, before the ports.
-run 1 "seckill.dedup_slots: cannot reserve the 65544 MiB arena" \
+run 1 "seckill.dedup_slots: cannot reserve the 65576 MiB arena" \
 	"${PORT0}[seckill]\ndedup_slots = 2147483648\n" "$VDEV"
 run 1 "item.5.end: must be after item.5.start (one is relative to the start, the other absolute)" \
 	"${PORT0}[seckill]\nauth = off\n[item.5]\ntotal = 1\nstart = 8000000000\nend = +5\n" "$VDEV"
