@@ -32,7 +32,8 @@ _Static_assert(SK_CONFIG_TOKEN_SECRET_MIN == 32 && SK_CONFIG_TOKEN_SECRET_MAX ==
 
 static const char usage[] =
 	"usage: seckill-token (--secret-file FILE | --secret SECRET) --sub USER\n"
-	"                     [--item ID [--gate]] [--kid KID] [--ttl SECONDS]\n"
+	"                     [--item ID [--gate] | --gate-item ID] [--kid KID]\n"
+	"                     [--ttl SECONDS]\n"
 	"                     [--nbf SECONDS | --nbf-spread SECONDS] [--now UNIX]\n"
 	"\n"
 	"Mint a JWT HS256 token for POST /v1/seckill/{item} and print it.\n"
@@ -45,6 +46,9 @@ static const char usage[] =
 	"  --gate              add the gate claim for --item (\"gate\":\"ID\"): the user\n"
 	"                      passed the shop's captcha or quiz; an item that\n"
 	"                      requires it refuses tokens without it (403 gate)\n"
+	"  --gate-item ID      the gate claim of item ID in a token for any item\n"
+	"                      (no item claim): a cart's token, whose gated line\n"
+	"                      is item ID\n"
 	"  --kid KID           name the key in the header (the appliance's key ring:\n"
 	"                      1-32 of A-Z a-z 0-9 . _ -); default: no kid (the\n"
 	"                      appliance's default key)\n"
@@ -72,6 +76,7 @@ main(int argc, char **argv)
 		{"nbf", required_argument, NULL, 'n'},
 		{"nbf-spread", required_argument, NULL, 'S'},
 		{"gate", no_argument, NULL, 'g'},
+		{"gate-item", required_argument, NULL, 'G'},
 		{"now", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -83,6 +88,7 @@ main(int argc, char **argv)
 	struct sk_token_key *key = NULL;
 	int64_t ttl = 300, nbf_off = 0, spread = 0, now = (int64_t)time(NULL);
 	bool have_sub = false, have_nbf = false, gate = false;
+	uint64_t gate_item = 0;
 	size_t secret_len = 0;
 	int opt, rc;
 
@@ -144,6 +150,13 @@ main(int argc, char **argv)
 		case 'g':
 			gate = true;
 			break;
+		case 'G':
+			if (!sk_parse_u64(optarg, 1, UINT64_MAX, &gate_item)) {
+				sk_log(PROG, "--gate-item: '%s' is not an item id (1..2^64-1)",
+				       optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'N':
 			if (!sk_parse_i64(optarg, 0, SK_TOKEN_TIME_MAX, &now)) {
 				sk_log(PROG, "--now: '%s' is not a unix time", optarg);
@@ -171,6 +184,10 @@ main(int argc, char **argv)
 	if (!have_sub) {
 		sk_log(PROG, "--sub is required");
 		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (gate_item != 0 && (gate || c.has_item)) {
+		sk_log(PROG, "--gate-item: for a token without --item (use --gate with --item)");
 		return EXIT_USAGE;
 	}
 	if (gate && (!c.has_item || c.item == 0)) {
@@ -222,8 +239,8 @@ main(int argc, char **argv)
 		c.nbf = now + (int64_t)sk_token_nbf_jitter(c.user, (uint64_t)spread);
 		c.has_nbf = true;
 	}
-	if (gate) {
-		c.gate = c.item;
+	if (gate || gate_item != 0) {
+		c.gate = gate ? c.item : gate_item;
 		c.has_gate = true;
 	}
 	if (c.exp > SK_TOKEN_TIME_MAX || (c.has_nbf && (c.nbf < 0 || c.nbf > SK_TOKEN_TIME_MAX))) {

@@ -112,6 +112,13 @@ static const struct {
 	{"missing secret file", {"--secret-file", "/nonexistent/secret", "--sub", "1", NULL}, 1},
 	{"gate without item", {"--secret", SEC, "--sub", "1", "--gate", NULL}, 2},
 	{"gate of item 0", {"--secret", SEC, "--sub", "1", "--item", "0", "--gate", NULL}, 2},
+	{"gate-item with item",
+	 {"--secret", SEC, "--sub", "1", "--item", "3", "--gate-item", "3", NULL},
+	 2},
+	{"gate-item with gate",
+	 {"--secret", SEC, "--sub", "1", "--gate", "--gate-item", "3", NULL},
+	 2},
+	{"gate-item 0", {"--secret", SEC, "--sub", "1", "--gate-item", "0", NULL}, 2},
 	{"nbf-spread 0", {"--secret", SEC, "--sub", "1", "--nbf-spread", "0", NULL}, 2},
 	{"nbf-spread junk", {"--secret", SEC, "--sub", "1", "--nbf-spread", "9s", NULL}, 2},
 	{"nbf-spread too long", {"--secret", SEC, "--sub", "1", "--nbf-spread", "86401", NULL}, 2},
@@ -206,6 +213,15 @@ START_TEST(test_mint_gate)
 	o = run(plain);
 	ck_assert_int_eq(verify_claims(&o, 7, 1700000000, &v), SK_TOKEN_OK);
 	ck_assert_uint_eq(v.gate, 0);
+
+	/* --gate-item: the claim without an item claim (a cart's token) */
+	const char *cart[] = {"--secret", SEC,	   "--sub", "42", "--gate-item",
+			      "9",	  "--now", NOW,	    NULL};
+	o = run(cart);
+	ck_assert_int_eq(o.status, 0);
+	ck_assert_int_eq(verify_claims(&o, 0, 1700000000, &v), SK_TOKEN_OK);
+	ck_assert_uint_eq(v.gate, 9);
+	ck_assert_int_eq(verify_claims(&o, 5, 1700000000, &v), SK_TOKEN_OK); /* any item */
 }
 END_TEST
 
