@@ -230,7 +230,7 @@ cart(struct sk_seckill_lcore *lc, const struct sk_http_request *req, struct sk_c
 	/* A gated line needs the token's gate claim of its item: one claim
 	 * names one item, so a cart holds at most one gated item. */
 	for (unsigned i = 0; i < body.n; i++) {
-		if (sk_unlikely(lines[i].item->gate) && gate != lines[i].item->id)
+		if (!sk_seckill_gate_ok(lines[i].item, gate))
 			return item_reply(out, 403, 0, "gate", lines[i].item->id, SK_SECKILL_GATE);
 		if (!sk_seckill_reserved(lc, lines[i].item, br.user))
 			return item_reply(out, 403, 0, "not_reserved", lines[i].item->id,

@@ -487,7 +487,7 @@ buy(struct sk_seckill_lcore *lc, const char *arg, size_t arg_len, const struct s
 	 * token's claims: one byte of the item's first line and a compare.
 	 * X-User-Id carries no claim, so with auth off a gated item refuses
 	 * every buyer (docs/api.md). */
-	if (sk_unlikely(it->gate) && gate != it->id)
+	if (!sk_seckill_gate_ok(it, gate))
 		return gated(out);
 	if (!sk_seckill_reserved(lc, it, br.user))
 		return not_reserved(out);

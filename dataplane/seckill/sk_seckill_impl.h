@@ -61,6 +61,17 @@ enum sk_seckill_outcome sk_seckill_denied(struct sk_seckill_lcore *lc,
 uint32_t sk_seckill_item_slot(const struct sk_seckill_lcore *lc, const struct sk_item *it);
 
 /**
+ * sk_seckill_gate_ok - whether a buyer whose token's gate claim is @p gate
+ * (0: none, and always none with X-User-Id) may buy @p it: the item needs
+ * no claim, or the claim names it. Pure.
+ */
+static inline bool
+sk_seckill_gate_ok(const struct sk_item *it, uint64_t gate)
+{
+	return sk_likely(!it->gate) || gate == it->id;
+}
+
+/**
  * sk_seckill_reserved - whether @p user may buy @p it: the item is not
  * reserved_only, or @p user is in its reservation set (sk_reserve_has();
  * no set attached: nobody is). Reads only.
